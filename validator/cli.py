@@ -1,0 +1,115 @@
+"""Command line: gathers options and hands them to loaders, the core and a reporter.
+
+Exit codes (see errors.py): 0 ok, 1 a data file is bad, 2 usage, 3 profile
+or internal error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import ConfigError, DataError, ExitCode, LbnormError
+from .loaders import builtin_profile_names, load_builtin_profile, load_profile_file, load_results
+from .normalization import score_results
+from .normalize_report import REPORTERS, Outcome
+from .profile import Profile
+from .safe_text import one_line
+
+DEFAULT_PROFILE = "open-llm-leaderboard-v2"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="lbnorm")
+def cli() -> None:
+    """lbnorm: recompute leaderboard normalized scores from harness results."""
+
+
+@cli.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
+              help=f"Built-in leaderboard profile [default: {DEFAULT_PROFILE}].")
+@click.option("--profile-file", type=click.Path(path_type=Path),
+              help="Your own profile (YAML or JSON) following schemas/profile.schema.json.")
+@click.option("--output-format", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True,
+              help="text: two decimals for people; json: full precision for scripts.")
+@click.option("--explain", is_flag=True,
+              help="Show every subtask's raw value, choice count, lower bound and normalized value.")
+def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file: Path | None,
+              output_format: str, explain: bool) -> None:
+    """Compute the leaderboard's normalized scores for each RESULTS file.
+
+    Reads lm-eval 0.4.x, lm-eval 0.3 and lighteval / Open LLM Leaderboard v1
+    results files. Each score is max(raw - 1/num_choices, 0) / (1 - 1/num_choices) * 100,
+    subtasks are clipped before they are averaged, and nothing is rounded
+    before the output.
+    """
+    profile = _profile(profile_name, profile_file)
+    outcomes = [_normalize_one(path, profile) for path in results]
+    REPORTERS[output_format](outcomes, sys.stdout, explain)
+    failed = [o for o in outcomes if o.error]
+    for outcome in failed:
+        click.echo(f"lbnorm: error: {one_line(outcome.error, 2000)}", err=True)
+    sys.exit(ExitCode.DATA if failed else ExitCode.OK)
+
+
+def _profile(name: str | None, file: Path | None) -> Profile:
+    if name and file:
+        raise click.UsageError("give either --profile or --profile-file, not both")
+    if file:
+        return load_profile_file(file)
+    return load_builtin_profile(name or DEFAULT_PROFILE)
+
+
+def _normalize_one(path: Path, profile: Profile) -> Outcome:
+    try:
+        return Outcome(path=str(path), scores=score_results(profile, load_results(path)))
+    except DataError as exc:
+        message = str(exc)
+        if not message.startswith(str(path)):
+            message = f"{path}: {message}"
+        return Outcome(path=str(path), error=message + _profile_hint(path, profile, message))
+
+
+def _profile_hint(path: Path, profile: Profile, message: str) -> str:
+    """When every task is missing, the file probably belongs to another leaderboard."""
+    if "tasks missing" not in message:
+        return ""
+    for name in builtin_profile_names():
+        if name == profile.name:
+            continue
+        try:
+            score_results(load_builtin_profile(name), load_results(path))
+        except LbnormError:
+            continue
+        return f" (the file fits profile '{name}': try --profile {name})"
+    return ""
+
+
+def main() -> None:
+    try:
+        # Without standalone mode click returns the code of --help/--version
+        # and raises everything else, so every exit code is decided here.
+        code = cli.main(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else ExitCode.OK)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(ExitCode.USAGE)
+    except click.exceptions.Abort:
+        click.echo("lbnorm: aborted", err=True)
+        sys.exit(ExitCode.USAGE)
+    except ConfigError as exc:
+        click.echo(f"lbnorm: configuration error: {one_line(exc, 2000)}", err=True)
+        sys.exit(ExitCode.CONFIG)
+    except LbnormError as exc:
+        click.echo(f"lbnorm: error: {one_line(exc, 2000)}", err=True)
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        sys.exit(ExitCode.OK)
+    except Exception as exc:  # an internal error must still say what to do
+        click.echo(f"lbnorm: internal error: {type(exc).__name__}: {one_line(exc)}; "
+                   "please report it with the command you ran", err=True)
+        sys.exit(ExitCode.CONFIG)

@@ -1,0 +1,34 @@
+"""Error types and the exit codes they map to.
+
+Exit codes are a contract with CI scripts and the GitHub Action:
+0 success, 1 bad data (a submitted file), 2 bad usage (command line),
+3 a problem with the tool's own configuration (a profile file) or an
+internal error. A traceback is never the answer to bad data.
+"""
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    DATA = 1
+    USAGE = 2
+    CONFIG = 3
+
+
+class LbnormError(Exception):
+    """Base class: an expected failure with a one-line, user-facing message."""
+
+    exit_code = ExitCode.CONFIG
+
+
+class DataError(LbnormError):
+    """A submitted file cannot be read or normalized."""
+
+    exit_code = ExitCode.DATA
+
+
+class ConfigError(LbnormError):
+    """A profile (built-in or --profile-file) is missing or invalid."""
+
+    exit_code = ExitCode.CONFIG

@@ -1,0 +1,50 @@
+"""What the normalizer needs from a results file, whatever harness wrote it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+STDERR_MARKER = "_stderr"
+
+
+@dataclass(frozen=True)
+class SampleCount:
+    """lm-eval's n-samples entry: documents in the split and documents scored."""
+
+    original: Any
+    effective: Any
+
+
+@dataclass
+class TaskEntry:
+    """One task or group entry of a results file.
+
+    `metrics` maps (metric, filter) to the value exactly as it was in the file
+    (a number, "N/A", a bool...): judging values is the normalizer's job.
+    Formats without filters (lm-eval 0.3, lighteval) use the filter "none".
+    """
+
+    key: str
+    name: str
+    metrics: dict[tuple[str, str], Any]
+    num_fewshot: Any = None
+
+    def metric_keys(self) -> list[str]:
+        return [f"{m},{f}" for (m, f) in self.metrics if STDERR_MARKER not in m]
+
+
+@dataclass
+class HarnessResults:
+    format: str
+    model: str | None
+    entries: dict[str, TaskEntry]
+    n_samples: dict[str, SampleCount] = field(default_factory=dict)
+    versions: dict[str, Any] = field(default_factory=dict)
+    limit: Any = None
+
+    def find(self, names: tuple[str, ...]) -> TaskEntry | None:
+        for name in names:
+            if name in self.entries:
+                return self.entries[name]
+        return None
