@@ -76,7 +76,7 @@ def _normalize_one(path: Path, profile: Profile) -> Outcome:
 
 def _profile_hint(path: Path, profile: Profile, message: str) -> str:
     """When every task is missing, the file probably belongs to another leaderboard."""
-    if "tasks missing" not in message:
+    if "no task of profile" not in message:
         return ""
     for name in builtin_profile_names():
         if name == profile.name:

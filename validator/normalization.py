@@ -21,6 +21,7 @@ from .results import HarnessResults, TaskEntry
 FROM_GROUP = "group entry"
 FROM_N_SAMPLES = "pooled from subtasks, sizes from n-samples"
 FROM_PROFILE_SIZES = "pooled from subtasks, sizes from the profile"
+MISSING = "missing"
 
 
 def normalize_value(value: float, lower_bound: float) -> float:
@@ -86,6 +87,9 @@ def lower_bound_of(num_choices: int | None, normalize: bool) -> float:
 
 def score_results(profile: Profile, results: HarnessResults) -> FileScores:
     """Normalize every benchmark of the profile; fail with every reason at once."""
+    if not any(results.find(task.names) for bench in profile.benchmarks for task in bench.tasks):
+        raise DataError(f"no task of profile {profile.name} is in the file "
+                        f"(it has: {_first(sorted(results.entries)) or 'no entries'})")
     scores: dict[str, BenchmarkScore] = {}
     problems: list[str] = []
     for bench in profile.benchmarks:
@@ -96,7 +100,9 @@ def score_results(profile: Profile, results: HarnessResults) -> FileScores:
         except DataError as exc:
             problems.append(str(exc))
     if problems:
-        raise DataError("; ".join(problems))
+        advice = ". The leaderboard uses every task, so rerun the missing ones" if any(
+            MISSING in p for p in problems) else ""
+        raise DataError("; ".join(problems) + advice)
     # sum() adds left to right from 0, in the profile's order, as the leaderboard does.
     total = sum(scores[bench_id].score for bench_id in profile.average_order)
     return FileScores(
@@ -138,9 +144,7 @@ def _entries_of(bench: Benchmark, results: HarnessResults) -> list[tuple[Task, T
         else:
             found.append((task, entry))
     if missing:
-        raise DataError(
-            f"{bench.id}: {len(missing)} of {len(bench.tasks)} tasks missing ({_first(missing)}); "
-            "the leaderboard uses all of them, so rerun the missing tasks")
+        raise DataError(f"{bench.id}: {len(missing)} of {len(bench.tasks)} tasks {MISSING} ({_first(missing)})")
     return found
 
 

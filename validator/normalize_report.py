@@ -81,8 +81,8 @@ def _file_text(path: str, fs: FileScores, explain: bool) -> str:
              f"  model {one_line(fs.model or 'unknown')} | {fs.format} | profile {fs.profile}",
              f"  {'Benchmark':<14}{'Raw':>8}{'Score':>9}"]
     for bench in fs.benchmarks.values():
-        label = f"{bench.name} (retired, not averaged)" if bench.retired else bench.name
-        lines.append(f"  {label:<14}{bench.raw:>8.4f}{bench.score:>9.2f}")
+        retired = "  (retired: not in the average)" if bench.retired else ""
+        lines.append(f"  {bench.name:<14}{bench.raw:>8.4f}{bench.score:>9.2f}{retired}")
     lines.append(f"  {'Average':<14}{'':>8}{fs.average:>9.2f}")
     for bench in fs.benchmarks.values():
         if bench.raw_source and bench.raw_source != FROM_GROUP:
