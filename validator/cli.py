@@ -12,6 +12,9 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .check_report import REPORTERS as CHECK_REPORTERS
+from .check_report import ReportOptions, use_color
+from .checker import DEFAULT_TOLERANCE, CheckOptions, profile_for_options, run_check
 from .errors import ConfigError, DataError, ExitCode, LbnormError
 from .loaders import builtin_profile_names, load_builtin_profile, load_profile_file, load_results
 from .normalization import score_results
@@ -54,6 +57,66 @@ def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file:
     for outcome in failed:
         click.echo(f"lbnorm: error: {one_line(outcome.error, 2000)}", err=True)
     sys.exit(ExitCode.DATA if failed else ExitCode.OK)
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
+              help="Check every file with this built-in profile. Without it (and without --profile-file), "
+                   f"each submission's 'profile' field picks a built-in one [default: {DEFAULT_PROFILE}].")
+@click.option("--profile-file", type=click.Path(path_type=Path),
+              help="Check every file with your own profile (YAML or JSON).")
+@click.option("--tolerance", type=click.FloatRange(min=0.0, max=100.0), default=DEFAULT_TOLERANCE,
+              show_default=True,
+              help="Largest accepted |reported - recomputed|, in normalized points. Published values carry "
+                   "two decimals, and the average of six rounded scores can differ from the rounded "
+                   "average by one unit in the last place, hence 0.01.")
+@click.option("--strict", is_flag=True, help="Warnings fail the check too.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
+              help="Workspace: every file read, including a submission's results file, must be inside it.")
+@click.option("--output-format", type=click.Choice(sorted(CHECK_REPORTERS)), default="text", show_default=True)
+@click.option("-v", "--verbose", count=True, help="Also show each file's reported and recomputed scores.")
+@click.option("-q", "--quiet", count=True, help="Show errors only.")
+def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path | None, tolerance: float,
+          strict: bool, root: Path, output_format: str, verbose: int, quiet: int) -> None:
+    """Check submissions: recompute their scores from the raw results and compare.
+
+    PATHS are files, directories or globs (quote globs), relative to --root.
+    A submission pairs reported scores with a results file; a bare results
+    file gets only the raw-file checks. Exit 0: no errors; 1: errors (or
+    warnings with --strict); 2: usage; 3: bad profile or internal error.
+    See `python -m validator rules` for every check.
+    """
+    if profile_name and profile_file:
+        raise click.UsageError("give either --profile or --profile-file, not both")
+    if not root.is_dir():
+        raise click.UsageError(f"--root {root} is not a directory")
+    options = CheckOptions(root=root, tolerance=tolerance, profile=profile_for_options(profile_name, profile_file))
+    result = run_check(list(paths), options)
+    report = ReportOptions(strict=strict, verbosity=verbose - quiet, color=use_color(sys.stdout))
+    CHECK_REPORTERS[output_format](result, sys.stdout, report)
+    sys.exit(ExitCode.OK if result.ok(strict) else ExitCode.DATA)
+
+
+@cli.command()
+@click.option("--output-format", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
+def rules(output_format: str) -> None:
+    """List every check with its id, severity and documentation."""
+    from .rules import all_rules
+    import json
+
+    listed = all_rules()
+    if output_format == "json":
+        click.echo(json.dumps([{"id": r.id, "name": r.name, "severity": r.severity, "doc": r.doc}
+                               for r in listed], indent=2))
+    elif output_format == "markdown":
+        click.echo("| id | name | severity | what it checks |\n|---|---|---|---|")
+        for r in listed:
+            click.echo(f"| {r.id} | {r.name} | {r.severity} | {' '.join(r.doc.split())} |")
+    else:
+        for r in listed:
+            click.echo(f"{r.id} {r.name} ({r.severity})")
+            click.echo("".join(f"    {line}\n" for line in r.doc.splitlines()))
 
 
 def _profile(name: str | None, file: Path | None) -> Profile:

@@ -26,6 +26,7 @@ class Task:
     n: int | None = None
     non_finite_as_zero: bool = False
     note: str | None = None
+    metric_n: dict[str, int] = field(default_factory=dict)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -47,6 +48,8 @@ class Benchmark:
     retired: dict[str, str] | None = None
     notes: tuple[str, ...] = ()
     sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    binary: bool = False
+    current_task_version: dict[str, Any] | None = None
 
     def choices_of(self, task: Task) -> int | None:
         """The choice count that sets this task's baseline (task overrides benchmark)."""
@@ -65,6 +68,7 @@ class Profile:
     revision: str | None = None
     average_note: str | None = None
     sources: dict[str, dict[str, str]] = field(default_factory=dict)
+    other_entries: dict[str, str] = field(default_factory=dict)  # known, unscored entry -> why
 
     def benchmark(self, benchmark_id: str) -> Benchmark:
         for bench in self.benchmarks:
@@ -97,6 +101,7 @@ def build_profile(data: dict[str, Any], origin: str) -> Profile:
         revision=data.get("revision"),
         average_note=data["average"].get("note"),
         sources=data.get("sources", {}),
+        other_entries={e["task"]: e["note"] for e in data.get("other_entries", ())},
     )
     problems = _cross_reference_problems(profile)
     if problems:
@@ -114,6 +119,7 @@ def _build_benchmark(data: dict[str, Any]) -> Benchmark:
             n=t.get("n"),
             non_finite_as_zero=t.get("non_finite_as_zero", False),
             note=t.get("note"),
+            metric_n=t.get("metric_n", {}),
         )
         for t in data["tasks"]
     )
@@ -131,6 +137,8 @@ def _build_benchmark(data: dict[str, Any]) -> Benchmark:
         retired=data.get("retired"),
         notes=tuple(data.get("notes", ())),
         sources={k: tuple(v) for k, v in data.get("sources", {}).items()},
+        binary=data.get("binary", False),
+        current_task_version=data.get("current_task_version"),
     )
 
 

@@ -65,13 +65,16 @@ def _read_lm_eval_04(doc: dict, results: dict) -> HarnessResults:
     for key, entry in results.items():
         if not isinstance(entry, dict):
             raise DataError(f"results.{key} is {_kind(entry)}, expected an object of metrics")
-        metrics = {}
+        metrics, raw_keys = {}, {}
         for metric_key, value in entry.items():
             if metric_key in _LM_EVAL_ENTRY_INFO:
                 continue
             metric, _, flt = metric_key.partition(",")
             metrics[(metric, flt or "none")] = value
-        entries[key] = TaskEntry(key=key, name=key, metrics=metrics, num_fewshot=n_shot.get(key))
+            raw_keys[(metric, flt or "none")] = metric_key
+        shots, shots_path = _lm_eval_shots(doc, n_shot, key)
+        entries[key] = TaskEntry(key=key, name=key, metrics=metrics, num_fewshot=shots,
+                                 num_fewshot_path=shots_path, raw_keys=raw_keys)
     return HarnessResults(
         format=LM_EVAL_04,
         model=_lm_eval_model(doc),
@@ -79,7 +82,18 @@ def _read_lm_eval_04(doc: dict, results: dict) -> HarnessResults:
         n_samples=_n_samples(doc.get("n-samples")),
         versions=_dict_or_empty(doc.get("versions")),
         limit=_dict_or_empty(doc.get("config")).get("limit"),
+        limit_path=("config", "limit"),
     )
+
+
+def _lm_eval_shots(doc: dict, n_shot: dict, key: str) -> tuple[Any, tuple]:
+    """n-shot[task], else configs[task].num_fewshot (older files), with where it was read."""
+    if key in n_shot:
+        return n_shot[key], ("n-shot", key)
+    config = _dict_or_empty(_dict_or_empty(doc.get("configs")).get(key))
+    if "num_fewshot" in config:
+        return config["num_fewshot"], ("configs", key, "num_fewshot")
+    return None, ()
 
 
 def _n_samples(block: Any) -> dict[str, SampleCount]:
@@ -123,7 +137,8 @@ def _read_lm_eval_03(doc: dict, results: dict) -> HarnessResults:
     config = _dict_or_empty(doc.get("config"))
     shots = config.get("num_fewshot")
     entries = {
-        key: TaskEntry(key=key, name=key, metrics=_plain_metrics(entry), num_fewshot=shots)
+        key: TaskEntry(key=key, name=key, metrics=_plain_metrics(entry), num_fewshot=shots,
+                       num_fewshot_path=("config", "num_fewshot"), raw_keys=_plain_keys(entry))
         for key, entry in results.items()
     }
     return HarnessResults(
@@ -132,11 +147,16 @@ def _read_lm_eval_03(doc: dict, results: dict) -> HarnessResults:
         entries=entries,
         versions=_dict_or_empty(doc.get("versions")),
         limit=config.get("limit"),
+        limit_path=("config", "limit"),
     )
 
 
 def _plain_metrics(entry: dict) -> dict[tuple[str, str], Any]:
     return {(metric, "none"): value for metric, value in entry.items()}
+
+
+def _plain_keys(entry: dict) -> dict[tuple[str, str], str]:
+    return {(metric, "none"): metric for metric in entry}
 
 
 # --- lighteval / Open LLM Leaderboard v1 -----------------------------------------
@@ -156,9 +176,11 @@ def _read_lighteval(doc: dict, results: dict) -> HarnessResults:
         if name in entries:
             raise DataError(f"results has two entries for task '{name}' ('{entries[name].key}' and '{key}'); "
                             "keep one run per task")
-        entries[name] = TaskEntry(key=key, name=name, metrics=_plain_metrics(entry), num_fewshot=shots)
+        entries[name] = TaskEntry(key=key, name=name, metrics=_plain_metrics(entry), num_fewshot=shots,
+                                  num_fewshot_path=("results", key), raw_keys=_plain_keys(entry))
     # Mid-2023 files carry 'config'; later ones 'config_general' (the v1 reader tried both).
-    config = _dict_or_empty(doc.get("config_general", doc.get("config")))
+    config_key = "config_general" if "config_general" in doc else "config"
+    config = _dict_or_empty(doc.get(config_key))
     model = config.get("model_name")
     return HarnessResults(
         format=LIGHTEVAL,
@@ -166,6 +188,7 @@ def _read_lighteval(doc: dict, results: dict) -> HarnessResults:
         entries=entries,
         versions=_dict_or_empty(doc.get("versions")),
         limit=config.get("max_samples"),
+        limit_path=(config_key, "max_samples"),
     )
 
 

@@ -29,6 +29,13 @@ class TaskEntry:
     name: str
     metrics: dict[tuple[str, str], Any]
     num_fewshot: Any = None
+    num_fewshot_path: tuple = ()   # where num_fewshot was read, in the results object
+    raw_keys: dict[tuple[str, str], str] = field(default_factory=dict)  # (metric, filter) -> key as written
+
+    def metric_path(self, metric: str, flt: str) -> tuple:
+        """JSON path of a metric inside the results object (the entry itself if absent)."""
+        raw = self.raw_keys.get((metric, flt))
+        return ("results", self.key, raw) if raw else ("results", self.key)
 
     def metric_keys(self) -> list[str]:
         return [f"{m},{f}" for (m, f) in self.metrics if STDERR_MARKER not in m]
@@ -42,6 +49,7 @@ class HarnessResults:
     n_samples: dict[str, SampleCount] = field(default_factory=dict)
     versions: dict[str, Any] = field(default_factory=dict)
     limit: Any = None
+    limit_path: tuple = ()
 
     def find(self, names: tuple[str, ...]) -> TaskEntry | None:
         for name in names:

@@ -1,0 +1,223 @@
+"""The checker: files in, findings and scores out. No printing here (see check_report.py).
+
+For each file matched by the patterns: read it inside the workspace, parse it,
+and either check it as a submission (its results file is loaded and checked
+with it) or, for a bare results file, run only the raw-file checks. One bad
+file never stops the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .context import AVERAGE, CheckContext
+from .documents import Document, DocumentError, kind_of, parse_document
+from .errors import ConfigError, DataError
+from .findings import ERROR, Finding, format_json_path
+from .loaders import builtin_profile_names, load_builtin_profile
+from .normalization import score_benchmark
+from .paths import PathRefused, Target, confine, expand, relative_reference
+from .profile import Profile
+from .readers import read_results
+from .rules import RULES, Hit, all_rules
+
+DEFAULT_PROFILE = "open-llm-leaderboard-v2"
+DEFAULT_TOLERANCE = 0.01
+BARE_RESULTS_NOTE = "a bare results file: only the raw-file checks ran (no reported numbers to compare)"
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    root: Path
+    tolerance: float = DEFAULT_TOLERANCE
+    profile: Profile | None = None  # the maintainer's; None: the submission's built-in or the default
+
+
+@dataclass
+class FileReport:
+    path: str
+    kind: str  # "submission" or "results"
+    profile: str | None = None
+    reported: dict[str, float] = field(default_factory=dict)
+    recomputed: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CheckResult:
+    findings: list[Finding] = field(default_factory=list)
+    files: list[FileReport] = field(default_factory=list)
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    def ok(self, strict: bool = False) -> bool:
+        return not self.findings if strict else self.count(ERROR) == 0
+
+
+def run_check(patterns: list[str], options: CheckOptions) -> CheckResult:
+    all_rules()  # register the rule modules
+    result = CheckResult()
+    root = options.root.resolve()
+    paths, unmatched = expand(root, patterns)
+    for pattern in unmatched:
+        result.findings.append(_finding("LB100", pattern, f"'{pattern}' matched no file; check the path or glob"))
+    referenced: set[Path] = set()
+    bare: list[Target] = []
+    for path in paths:
+        target, document = _read(root, path, result)
+        if document is None:
+            continue
+        if _is_bare_results(document):
+            bare.append(target)
+            continue
+        referenced |= _check_submission(root, target, document, options, result)
+    for target in bare:
+        if target.path not in referenced:
+            _, document = _read(root, Path(target.display), result)
+            if document is not None:
+                _check_bare_results(document, options, result)
+    result.findings = sorted(set(result.findings), key=Finding.sort_key)
+    result.files.sort(key=lambda f: f.path)
+    return result
+
+
+def _read(root: Path, path: Path, result: CheckResult) -> tuple[Target | None, Document | None]:
+    try:
+        target = confine(root, path)
+    except PathRefused as exc:
+        result.findings.append(_finding("LB101", str(path), str(exc)))
+        return None, None
+    return target, _parse(target, result)
+
+
+def _parse(target: Target, result: CheckResult) -> Document | None:
+    try:
+        text = target.path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        result.findings.append(_finding("LB101", target.display,
+                                        f"byte offset {exc.start} is not UTF-8; save the file as UTF-8"))
+        return None
+    except OSError as exc:
+        result.findings.append(_finding("LB101", target.display, f"cannot be read ({exc.strerror})"))
+        return None
+    try:
+        return parse_document(text, target.display, kind_of(target.path))
+    except DocumentError as exc:
+        result.findings.append(_finding(exc.rule, target.display, exc.message, line=exc.line, column=exc.column))
+        return None
+
+
+def _is_bare_results(document: Document) -> bool:
+    data = document.data
+    return isinstance(data, dict) and "results" in data and "reported" not in data and "schema_version" not in data
+
+
+# --- one submission ---------------------------------------------------------------------
+
+def _check_submission(root: Path, target: Target, document: Document, options: CheckOptions,
+                      result: CheckResult) -> set[Path]:
+    """Check a submission and its results; return the results file it used, if any."""
+    profile = options.profile or _submission_profile(document)
+    ctx = CheckContext(profile=profile, tolerance=options.tolerance, submission=document)
+    report = FileReport(path=target.display, kind="submission", profile=profile.name)
+    used: set[Path] = set()
+    results_value = document.data.get("results") if isinstance(document.data, dict) else None
+    if isinstance(results_value, str):
+        try:
+            results_target = relative_reference(root, target.path, results_value)
+        except PathRefused as exc:
+            _hit(result, "LB203", Hit(document, ("results",), str(exc)))
+        else:
+            used.add(results_target.path)
+            ctx.results_doc = _parse(results_target, result)
+    elif isinstance(results_value, dict):
+        ctx.results_doc, ctx.results_root = document, ("results",)
+    _read_and_score(ctx, result)
+    _run_rules(ctx, result)
+    report.reported = {k: v for k, v in ctx.reported().items() if isinstance(v, (int, float))}
+    report.recomputed = _recomputed(ctx)
+    result.files.append(report)
+    return used
+
+
+def _submission_profile(document: Document) -> Profile:
+    named = document.data.get("profile") if isinstance(document.data, dict) else None
+    if isinstance(named, str) and named in builtin_profile_names():
+        return load_builtin_profile(named)
+    return load_builtin_profile(DEFAULT_PROFILE)  # an unknown name is reported by LB204
+
+
+def _check_bare_results(document: Document, options: CheckOptions, result: CheckResult) -> None:
+    profile = options.profile or load_builtin_profile(DEFAULT_PROFILE)
+    ctx = CheckContext(profile=profile, tolerance=options.tolerance, submission=None, results_doc=document)
+    _read_and_score(ctx, result)
+    _run_rules(ctx, result)
+    result.files.append(FileReport(path=document.display_path, kind="results", profile=profile.name,
+                                   recomputed=_recomputed(ctx), notes=[BARE_RESULTS_NOTE]))
+
+
+def _read_and_score(ctx: CheckContext, result: CheckResult) -> None:
+    if ctx.results_doc is None:
+        return
+    try:
+        ctx.results = read_results(ctx.results_object() if ctx.results_root else ctx.results_doc.data)
+    except DataError as exc:
+        _hit(result, "LB202", Hit(ctx.results_doc, ctx.results_root, str(exc)))
+        return
+    for bench in ctx.profile.benchmarks:
+        if bench.retired and not any(ctx.results.find(t.names) for t in bench.tasks):
+            continue
+        try:
+            ctx.scores[bench.id] = score_benchmark(bench, ctx.results, ctx.profile.normalize)
+        except DataError as exc:
+            ctx.unscored[bench.id] = str(exc)
+    if all(b in ctx.scores for b in ctx.profile.average_order):
+        ctx.average = sum(ctx.scores[b].score for b in ctx.profile.average_order) / len(ctx.profile.average_order)
+
+
+def _run_rules(ctx: CheckContext, result: CheckResult) -> None:
+    before = len(result.findings)
+    for rule in all_rules():
+        if rule.check is not None:
+            for hit in rule.check(ctx):
+                _hit(result, rule.id, hit)
+    # Safety net: a number we could not recompute is never silently accepted.
+    explained = any(f.severity == ERROR for f in result.findings[before:])
+    if ctx.results is not None and ctx.unscored and not explained:
+        for bench_id, reason in ctx.unscored.items():
+            _hit(result, "LB600", Hit(ctx.results_doc, ctx.results_root, f"{bench_id} cannot be recomputed: {reason}"))
+
+
+def _recomputed(ctx: CheckContext) -> dict[str, float]:
+    scores = {bench_id: score.score for bench_id, score in ctx.scores.items()}
+    if ctx.average is not None:
+        scores[AVERAGE] = ctx.average
+    return scores
+
+
+# --- findings ----------------------------------------------------------------------------
+
+def _hit(result: CheckResult, rule_id: str, hit: Hit) -> None:
+    line, column = hit.document.position(hit.path)
+    result.findings.append(_finding(rule_id, hit.document.display_path, hit.message,
+                                    json_path=format_json_path(hit.path), line=line, column=column))
+
+
+def _finding(rule_id: str, file: str, message: str, json_path: str | None = None,
+             line: int | None = None, column: int | None = None) -> Finding:
+    rule = RULES[rule_id]
+    return Finding(rule=rule_id, name=rule.name, severity=rule.severity, file=file, message=message,
+                   json_path=json_path, line=line, column=column)
+
+
+def profile_for_options(name: str | None, file: Path | None) -> Profile | None:
+    """The maintainer's profile, or None to let each submission name a built-in one."""
+    from .loaders import load_profile_file
+
+    if name and file:
+        raise ConfigError("give either --profile or --profile-file, not both")
+    if file:
+        return load_profile_file(file)
+    return load_builtin_profile(name) if name else None

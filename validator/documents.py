@@ -1,0 +1,245 @@
+"""Parsed documents that can say where a value is.
+
+Python's json gives no positions, so a Document keeps its text and maps a
+JSON path to line:column with a position-aware pass that runs only when a
+finding needs it: files without findings never pay for it. YAML positions
+come from the node marks PyYAML records while composing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+JsonPath = tuple[str | int, ...]
+
+
+class DocumentError(Exception):
+    """A file that cannot be read or parsed, with the rule id it breaks."""
+
+    def __init__(self, rule: str, message: str, line: int | None = None, column: int | None = None):
+        super().__init__(message)
+        self.rule, self.message, self.line, self.column = rule, message, line, column
+
+
+@dataclass
+class Document:
+    display_path: str
+    text: str
+    data: Any
+    kind: str  # "json" or "yaml"
+    _positions: dict[JsonPath, int] | None = field(default=None, repr=False)
+    _yaml_marks: dict[JsonPath, tuple[int, int]] | None = field(default=None, repr=False)
+
+    def position(self, path: JsonPath) -> tuple[int | None, int | None]:
+        """Line and column (1-based) of the value at `path`, or of its nearest ancestor."""
+        if self.kind == "yaml":
+            marks = self._yaml_marks or {}
+            for prefix in _prefixes(path):
+                if prefix in marks:
+                    return marks[prefix]
+            return None, None
+        if self._positions is None:
+            self._positions, _ = scan_json(self.text)
+        for prefix in _prefixes(path):
+            if prefix in self._positions:
+                return _line_col(self.text, self._positions[prefix])
+        return None, None
+
+
+def _prefixes(path: JsonPath):
+    for end in range(len(path), -1, -1):
+        yield path[:end]
+
+
+_newline_cache: dict[int, list[int]] = {}
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    starts = _newline_cache.get(id(text))
+    if starts is None or len(_newline_cache) > 64:
+        _newline_cache.clear()
+        starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        _newline_cache[id(text)] = starts
+    line = bisect_right(starts, offset)
+    return line, offset - starts[line - 1] + 1
+
+
+# --- loading ---------------------------------------------------------------------------
+
+def parse_document(text: str, display_path: str, kind: str) -> Document:
+    if kind == "yaml":
+        data, marks = _parse_yaml(text)
+        return Document(display_path, text, data, "yaml", _yaml_marks=marks)
+    return Document(display_path, text, _parse_json(text), "json")
+
+
+def kind_of(path: Path) -> str:
+    return "yaml" if path.suffix.lower() in (".yaml", ".yml") else "json"
+
+
+def _parse_json(text: str) -> Any:
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise DocumentError("LB102", f"not valid JSON: {exc.msg}", exc.lineno, exc.colno) from None
+    except _Duplicate:
+        _, duplicates = scan_json(text)
+        key, offset = duplicates[0]
+        line, column = _line_col(text, offset)
+        raise DocumentError("LB103", f"key {key!r} appears twice in one object; keep one value",
+                            line, column) from None
+    except RecursionError:
+        raise DocumentError("LB102", "nesting is too deep") from None
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Duplicate
+    return obj
+
+
+def _parse_yaml(text: str) -> tuple[Any, dict[JsonPath, tuple[int, int]]]:
+    import yaml
+
+    loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = loader_class(text)
+    try:
+        node = loader.get_single_node()
+        marks: dict[JsonPath, tuple[int, int]] = {}
+        if node is not None:
+            _walk_yaml(node, (), marks)
+        data = loader.construct_document(node) if node is not None else None
+    except DocumentError:
+        raise
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        problem = exc.problem or exc.context or "syntax error"
+        raise DocumentError("LB102", f"not valid YAML: {problem}",
+                            mark.line + 1 if mark else None, mark.column + 1 if mark else None) from None
+    except yaml.YAMLError as exc:
+        raise DocumentError("LB102", f"not valid YAML: {str(exc).splitlines()[0]}") from None
+    finally:
+        loader.dispose()
+    return data, marks
+
+
+def _walk_yaml(node, path: JsonPath, marks: dict) -> None:
+    import yaml
+
+    marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen = set()
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key_node.value)
+            if key in seen:
+                raise DocumentError("LB103", f"key {key!r} appears twice in one mapping; keep one value",
+                                    key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            seen.add(key)
+            marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            _walk_yaml(value_node, (*path, key), marks)
+            marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _walk_yaml(item, (*path, index), marks)
+
+
+# --- the position-aware JSON pass -------------------------------------------------------
+
+_WS = re.compile(r"[ \t\n\r]*")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_SCALAR = re.compile(r"-?Infinity|NaN|true|false|null|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def scan_json(text: str) -> tuple[dict[JsonPath, int], list[tuple[str, int]]]:
+    """Offsets of every value in valid JSON (object members: the offset of the key).
+
+    Also returns the duplicate keys found, with their offsets. Iterative, so
+    any nesting json.loads accepted can be scanned.
+    """
+    positions: dict[JsonPath, int] = {(): _WS.match(text, 0).end()}
+    duplicates: list[tuple[str, int]] = []
+    stack: list[_Frame] = []
+    pos = positions[()]
+    while True:
+        char = text[pos] if pos < len(text) else ""
+        if char in ("{", "["):
+            parent = stack[-1].member_path() if stack else ()
+            stack.append(_Frame(parent, char == "{"))
+            pos = _WS.match(text, pos + 1).end()
+            if text[pos] not in "}]":
+                pos = stack[-1].enter(text, pos, positions, duplicates)
+                continue
+            pos += 1
+            stack.pop()
+        elif char == '"':
+            pos = _STRING.match(text, pos).end()
+        else:
+            match = _SCALAR.match(text, pos)
+            if match is None:
+                raise ValueError(f"unexpected character at offset {pos}")
+            pos = match.end()
+        # After a value: move to the next member, or close containers.
+        while stack:
+            pos = _WS.match(text, pos).end()
+            if text[pos] == ",":
+                pos = stack[-1].enter(text, _WS.match(text, pos + 1).end(), positions, duplicates)
+                break
+            pos += 1  # the closing } or ]
+            stack.pop()
+        else:
+            return positions, duplicates
+
+
+class _Frame:
+    """One open object or array of the scan."""
+
+    __slots__ = ("path", "is_object", "count", "keys", "current")
+
+    def __init__(self, path: JsonPath, is_object: bool):
+        self.path, self.is_object, self.count, self.keys, self.current = path, is_object, 0, set(), None
+
+    def member_path(self) -> JsonPath:
+        return (*self.path, self.current)
+
+    def enter(self, text: str, pos: int, positions: dict, duplicates: list) -> int:
+        """Record the member starting at pos; return the offset of its value."""
+        if not self.is_object:
+            self.current, self.count = self.count, self.count + 1
+            positions[self.member_path()] = pos
+            return pos
+        end = _STRING.match(text, pos).end()
+        self.current = json.loads(text[pos:end])
+        if self.current in self.keys:
+            duplicates.append((self.current, pos))
+        self.keys.add(self.current)
+        positions[self.member_path()] = pos
+        colon = _WS.match(text, end).end()
+        return _WS.match(text, colon + 1).end()
+
+
+# --- non-finite numbers --------------------------------------------------------------
+
+def non_finite_paths(value: Any, path: JsonPath = ()) -> list[JsonPath]:
+    """Paths of every NaN / Infinity in a parsed value."""
+    found: list[JsonPath] = []
+    stack = [(path, value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            found.append(where)
+        elif isinstance(item, dict):
+            stack.extend(((*where, k), v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend(((*where, i), v) for i, v in enumerate(item))
+    return sorted(found, key=lambda p: [str(x) for x in p])

@@ -1,0 +1,46 @@
+"""A finding: one rule broken at one place of one file."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+ERROR = "error"
+WARNING = "warning"
+SEVERITY_ORDER = {ERROR: 0, WARNING: 1}
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    name: str
+    severity: str
+    file: str
+    message: str
+    json_path: str | None = None
+    line: int | None = None
+    column: int | None = None
+
+    def sort_key(self) -> tuple:
+        return (self.file, self.line or 0, self.column or 0, SEVERITY_ORDER[self.severity], self.rule)
+
+    def as_dict(self) -> dict:
+        return {"rule": self.rule, "name": self.name, "severity": self.severity, "file": self.file,
+                "line": self.line, "column": self.column, "json_path": self.json_path,
+                "message": self.message}
+
+
+def format_json_path(path: tuple) -> str:
+    """('results', 'acc_norm,none', 0) -> $.results['acc_norm,none'][0]"""
+    out = "$"
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _IDENTIFIER.match(part):
+            out += f".{part}"
+        else:
+            escaped = part.replace("\\", "\\\\").replace("'", "\\'")
+            out += f"['{escaped}']"
+    return out

@@ -1,0 +1,58 @@
+"""The rule registry: every check has a stable id, a name, a severity and a docstring.
+
+A rule is a function `check(ctx) -> Iterable[Hit]` registered with @rule.
+Its docstring is its documentation (`python -m validator rules` prints it).
+Rules raised while reading a file (syntax, duplicate keys...) have no check
+function: the document loader reports them under the same ids.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from ..findings import ERROR, WARNING  # noqa: F401  (re-exported for rule modules)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A rule's raw result: which document, where in it, and what is wrong."""
+
+    document: Any  # documents.Document
+    path: tuple
+    message: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    severity: str
+    check: Callable[[Any], Iterable[Hit]] | None
+    doc: str
+
+    @property
+    def summary(self) -> str:
+        return self.doc.splitlines()[0] if self.doc else ""
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(rule_id: str, name: str, severity: str, runs: bool = True):
+    """Register a rule; `runs=False` documents a rule the loader reports itself."""
+
+    def register(func: Callable) -> Callable:
+        if rule_id in RULES:
+            raise ValueError(f"rule id {rule_id} registered twice")
+        RULES[rule_id] = Rule(rule_id, name, severity, func if runs else None, inspect.getdoc(func) or "")
+        return func
+
+    return register
+
+
+def all_rules() -> list[Rule]:
+    from . import files, runs, scores, submission, tasks, values  # noqa: F401  (registration)
+
+    return sorted(RULES.values(), key=lambda r: r.id)

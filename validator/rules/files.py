@@ -1,0 +1,84 @@
+"""LB1xx: the files themselves. Most are reported by the loader while reading."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from . import ERROR, WARNING, Hit, rule
+from ..context import CheckContext
+from ..documents import non_finite_paths
+from ..results import STDERR_MARKER
+
+
+@rule("LB100", "no-files", ERROR, runs=False)
+def no_files(ctx):
+    """A path or glob given to `check` matched no file.
+
+    A check that finds nothing to check must not pass: fix the glob or the
+    workflow's `files` input.
+    """
+
+
+@rule("LB101", "unreadable-file", ERROR, runs=False)
+def unreadable_file(ctx):
+    """A file cannot be read: missing, a directory or special file, outside the workspace, or not UTF-8.
+
+    The message names the reason; for bad bytes it gives the byte offset.
+    """
+
+
+@rule("LB102", "syntax-error", ERROR, runs=False)
+def syntax_error(ctx):
+    """The file is not valid JSON or YAML; the finding carries the line and column of the error."""
+
+
+@rule("LB103", "duplicate-key", ERROR, runs=False)
+def duplicate_key(ctx):
+    """An object has the same key twice.
+
+    Which value wins depends on the parser, so a reader and the leaderboard
+    could see different numbers. Keep one.
+    """
+
+
+@rule("LB104", "non-finite-number", ERROR)
+def non_finite_number(ctx: CheckContext) -> Iterator[Hit]:
+    """A metric or reported score is NaN or Infinity.
+
+    lm-eval writes bare `NaN`/`Infinity` tokens; a headline metric that is not
+    finite means the run is broken (the v1 leaderboard silently scored a NaN
+    TruthfulQA as 0). Non-finite standard errors are only a warning (LB105).
+    """
+    for doc, path in _non_finite(ctx):
+        if not any(STDERR_MARKER in str(part) for part in path):
+            yield Hit(doc, path, f"{path[-1]} is {_value_at(doc, path)}; a score must be a finite number")
+
+
+@rule("LB105", "non-finite-stderr", WARNING)
+def non_finite_stderr(ctx: CheckContext) -> Iterator[Hit]:
+    """A standard error is NaN or Infinity.
+
+    Harmless for the score, but it usually means a task had too few samples
+    or bootstrapping failed; worth a look.
+    """
+    for doc, path in _non_finite(ctx):
+        if any(STDERR_MARKER in str(part) for part in path):
+            yield Hit(doc, path, f"{path[-1]} is {_value_at(doc, path)}")
+
+
+def _non_finite(ctx: CheckContext):
+    if ctx.results_doc is not None:
+        results = ctx.results_object()
+        for section in ("results", "groups"):
+            for path in non_finite_paths(results.get(section), (section,)):
+                yield ctx.results_doc, ctx.results_root + path
+    if ctx.submission is not None:
+        for path in non_finite_paths(ctx.reported(), ("reported",)):
+            yield ctx.submission, path
+
+
+def _value_at(doc, path) -> str:
+    value = doc.data
+    for part in path:
+        value = value[part]
+    return str(value)
