@@ -6,6 +6,7 @@ or internal error.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -112,7 +113,8 @@ def rules(output_format: str) -> None:
     elif output_format == "markdown":
         click.echo("| id | name | severity | what it checks |\n|---|---|---|---|")
         for r in listed:
-            click.echo(f"| {r.id} | {r.name} | {r.severity} | {' '.join(r.doc.split())} |")
+            text = " ".join(r.doc.split()).replace("|", "\\|")
+            click.echo(f"| {r.id} | {r.name} | {r.severity} | {text} |")
     else:
         for r in listed:
             click.echo(f"{r.id} {r.name} ({r.severity})")
@@ -173,6 +175,8 @@ def main() -> None:
     except BrokenPipeError:
         sys.exit(ExitCode.OK)
     except Exception as exc:  # an internal error must still say what to do
+        if os.environ.get("LBNORM_DEBUG"):
+            raise
         click.echo(f"lbnorm: internal error: {type(exc).__name__}: {one_line(exc)}; "
                    "please report it with the command you ran", err=True)
         sys.exit(ExitCode.CONFIG)

@@ -46,8 +46,9 @@ class CheckContext:
         return self.results_doc, self.results_root + tuple(path)
 
     def profile_tasks(self) -> list[tuple[Benchmark, Task, TaskEntry | None]]:
-        """Every task of the profile with its results entry (None when missing)."""
-        assert self.results is not None
+        """Every task of the profile with its results entry (None when missing); [] without results."""
+        if self.results is None:
+            return []
         return [(bench, task, self.results.find(task.names))
                 for bench in self.profile.benchmarks for task in bench.tasks]
 

@@ -34,6 +34,7 @@ class Document:
     data: Any
     kind: str  # "json" or "yaml"
     _positions: dict[JsonPath, int] | None = field(default=None, repr=False)
+    _line_starts: list[int] | None = field(default=None, repr=False)
     _yaml_marks: dict[JsonPath, tuple[int, int]] | None = field(default=None, repr=False)
 
     def position(self, path: JsonPath) -> tuple[int | None, int | None]:
@@ -46,9 +47,10 @@ class Document:
             return None, None
         if self._positions is None:
             self._positions, _ = scan_json(self.text)
+            self._line_starts = line_starts(self.text)
         for prefix in _prefixes(path):
             if prefix in self._positions:
-                return _line_col(self.text, self._positions[prefix])
+                return line_col(self._line_starts, self._positions[prefix])
         return None, None
 
 
@@ -57,15 +59,11 @@ def _prefixes(path: JsonPath):
         yield path[:end]
 
 
-_newline_cache: dict[int, list[int]] = {}
+def line_starts(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer("\n", text)]
 
 
-def _line_col(text: str, offset: int) -> tuple[int, int]:
-    starts = _newline_cache.get(id(text))
-    if starts is None or len(_newline_cache) > 64:
-        _newline_cache.clear()
-        starts = [0] + [m.end() for m in re.finditer("\n", text)]
-        _newline_cache[id(text)] = starts
+def line_col(starts: list[int], offset: int) -> tuple[int, int]:
     line = bisect_right(starts, offset)
     return line, offset - starts[line - 1] + 1
 
@@ -91,7 +89,7 @@ def _parse_json(text: str) -> Any:
     except _Duplicate:
         _, duplicates = scan_json(text)
         key, offset = duplicates[0]
-        line, column = _line_col(text, offset)
+        line, column = line_col(line_starts(text), offset)
         raise DocumentError("LB103", f"key {key!r} appears twice in one object; keep one value",
                             line, column) from None
     except RecursionError:

@@ -23,8 +23,6 @@ def partial_run_limit(ctx: CheckContext) -> Iterator[Hit]:
 @rule("LB502", "partial-run-samples", ERROR)
 def partial_run_samples(ctx: CheckContext) -> Iterator[Hit]:
     """A task scored fewer documents than its split has (`n-samples.effective` < `original`)."""
-    if ctx.results is None:
-        return
     for _bench, _task, entry in ctx.profile_tasks():
         counts = ctx.results.n_samples.get(entry.key) if entry else None
         if counts and _int(counts.effective) and _int(counts.original) and counts.effective < counts.original:
@@ -35,8 +33,6 @@ def partial_run_samples(ctx: CheckContext) -> Iterator[Hit]:
 @rule("LB503", "fewshot-mismatch", ERROR)
 def fewshot_mismatch(ctx: CheckContext) -> Iterator[Hit]:
     """A task ran with a few-shot count other than the profile's (BBH 3, MATH 4, MMLU-PRO 5, others 0)."""
-    if ctx.results is None:
-        return
     for bench, _task, entry in ctx.profile_tasks():
         if entry is None or bench.num_fewshot is None or entry.num_fewshot is None:
             continue

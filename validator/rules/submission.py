@@ -28,6 +28,12 @@ def schema(ctx: CheckContext) -> Iterator[Hit]:
         path = tuple(error.absolute_path)
         if path[:1] == (REPORTED,) and error.validator in ("minimum", "maximum"):
             continue  # LB402 says it better
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            allowed = set(error.schema.get("properties", {}))
+            for key in sorted(set(error.instance) - allowed):
+                yield Hit(ctx.submission, (*path, key),
+                          f"'{key}' is not a submission field (allowed: {', '.join(sorted(allowed))})")
+            continue
         yield Hit(ctx.submission, path, error.message)
 
 

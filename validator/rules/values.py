@@ -22,8 +22,6 @@ def invalid_raw_value(ctx: CheckContext) -> Iterator[Hit]:
     Harness values are fractions; 54.0 instead of 0.54, a string such as
     "N/A", or a boolean cannot be normalized. (Non-finite numbers: LB104.)
     """
-    if ctx.results is None:
-        return
     for bench, task, entry in ctx.profile_tasks():
         if entry is None:
             continue
@@ -89,8 +87,8 @@ def group_mismatch(ctx: CheckContext) -> Iterator[Hit]:
             entry = ctx.results.find(task.names)
             value = entry.metrics.get(metric) if entry else None
             n = ctx.sample_count(entry, task, metric[0]) if entry else None
-            if not _finite(value) or n is None:
-                break
+            if not _finite(value) or not 0.0 <= value <= 1.0 or n is None:
+                break  # LB401 / LB104 / LB303 report it
             values.append(value)
             sizes.append(n)
         else:
@@ -123,8 +121,6 @@ def stderr_mismatch(ctx: CheckContext) -> Iterator[Hit]:
 
 def _binary_values(ctx: CheckContext) -> Iterator[tuple[Any, str, str, float, int]]:
     """(entry, filter, metric, value, N) of every finite 0/1 metric with a known N."""
-    if ctx.results is None:
-        return
     for bench, task, entry in ctx.profile_tasks():
         if entry is None or not bench.binary:
             continue

@@ -1,0 +1,464 @@
+"""Regenerate the example folders (run from the repository root).
+
+Every case starts from the official pythia-1b run (examples/pythia-1b) and
+changes one thing. Expected lines are found by searching the written text,
+independently of lbnorm's own locator, and the numbers a wrong method would
+report are computed here with plain arithmetic, independently of lbnorm.
+
+    positive/<case>/  must pass (exit 0) with exactly the findings listed
+    negative/<case>/  must fail (exit 1) with exactly the findings listed
+
+Each folder has a case.yaml: description, args (paths to check, relative to
+the folder), options (extra command-line options) and findings (rule, file,
+line). Checks run with --root tests/examples.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import shutil
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).parent
+REPO = HERE.parents[1]
+PYTHIA = json.loads((REPO / "examples/pythia-1b/results_2025-01-27T10-10-36.877664.json").read_text())
+V1 = json.loads((REPO / "tests/data/v1/results_2023-09-08T17-00-44.389859.json").read_text())
+SHARED_RESULTS = "../../shared/pythia-1b.json"
+R = PYTHIA["results"]
+
+# --- independent arithmetic (spec section 1) ---------------------------------------------
+
+BBH_CHOICES = {"boolean_expressions": 2, "causal_judgement": 2, "date_understanding": 6, "disambiguation_qa": 3,
+               "formal_fallacies": 2, "geometric_shapes": 11, "hyperbaton": 2, "logical_deduction_five_objects": 5,
+               "logical_deduction_seven_objects": 7, "logical_deduction_three_objects": 3,
+               "movie_recommendation": 6, "navigate": 2, "object_counting": 19, "penguins_in_a_table": 5,
+               "reasoning_about_colored_objects": 18, "ruin_names": 6, "salient_translation_error_detection": 6,
+               "snarks": 2, "sports_understanding": 2, "temporal_sequences": 4,
+               "tracking_shuffled_objects_five_objects": 5, "tracking_shuffled_objects_seven_objects": 7,
+               "tracking_shuffled_objects_three_objects": 3, "web_of_lies": 2}
+MUSR = {"murder_mysteries": 2, "object_placements": 5, "team_allocation": 3}
+GPQA = {"diamond": 198, "extended": 546, "main": 448}
+MATH = {"algebra": 307, "counting_and_prob": 123, "geometry": 132, "intermediate_algebra": 280,
+        "num_theory": 154, "prealgebra": 193, "precalculus": 135}
+
+
+def norm(v, lb, clip=True):
+    return (max(v - lb, 0) if clip else v - lb) / (1 - lb) * 100
+
+
+def acc(task, metric="acc_norm,none"):
+    return R[task][metric]
+
+
+def honest(clip=True, bbh_bounds=None, musr_bounds=None, gpqa="pooled", math_="pooled"):
+    bounds = {k: 1 / c for k, c in BBH_CHOICES.items()} | (bbh_bounds or {})
+    mb = {k: 1 / c for k, c in MUSR.items()} | (musr_bounds or {})
+    scores = {
+        "ifeval": (acc("leaderboard_ifeval", "inst_level_strict_acc,none") * 100
+                   + acc("leaderboard_ifeval", "prompt_level_strict_acc,none") * 100) / 2,
+        "bbh": sum(norm(acc(f"leaderboard_bbh_{k}"), b, clip) for k, b in bounds.items()) / 24,
+        "math_lvl5": (acc("leaderboard_math_hard", "exact_match,none") * 100 if math_ == "pooled" else
+                      sum(acc(f"leaderboard_math_{k}_hard", "exact_match,none") * 100 for k in MATH) / 7),
+        "gpqa": (norm(acc("leaderboard_gpqa"), 0.25) if gpqa == "pooled" else
+                 sum(norm(acc(f"leaderboard_gpqa_{k}"), 0.25) for k in GPQA) / 3),
+        "musr": sum(norm(acc(f"leaderboard_musr_{k}"), b, clip) for k, b in mb.items()) / 3,
+        "mmlu_pro": norm(acc("leaderboard_mmlu_pro", "acc,none"), 0.1),
+    }
+    scores["average"] = sum(scores.values()) / 6
+    return scores
+
+
+def rounded(scores):
+    return {k: round(v, 2) for k, v in scores.items()}
+
+
+TRUE = honest()
+
+# --- writing cases ----------------------------------------------------------------------
+
+
+def line_of(text: str, needle: str, occurrence: int = 1) -> int:
+    """Line of the n-th whole occurrence of needle (0.02 must not match 0.0269)."""
+    index, seen = -1, 0
+    while seen < occurrence:
+        index = text.index(needle, index + 1)
+        after = text[index + len(needle): index + len(needle) + 1]
+        if not (after.isdigit() or after in ".eE"):
+            seen += 1
+    return text.count("\n", 0, index) + 1
+
+
+def submission(reported=None, results=SHARED_RESULTS, **extra) -> dict:
+    doc = {"schema_version": 1, "model": "EleutherAI/pythia-1b", "results": results,
+           "reported": rounded(TRUE) if reported is None else reported}
+    doc.update(extra)
+    return doc
+
+
+class Case:
+    def __init__(self, kind: str, name: str, description: str, options=None, args=None):
+        self.dir = HERE / kind / name
+        self.description, self.options, self.args = description, options or [], args or ["submission.json"]
+        self.findings: list[dict] = []
+        self.texts: dict[str, str] = {}
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.dir.mkdir(parents=True)
+
+    def write(self, name: str, content) -> str:
+        text = content if isinstance(content, str) else json.dumps(content, indent=2) + "\n"
+        (self.dir / name).write_text(text)
+        self.texts[name] = text
+        return text
+
+    def expect(self, rule: str, file: str, needle: str | None = None, occurrence: int = 1):
+        line = line_of(self.texts[file], needle, occurrence) if needle else None
+        self.findings.append({"rule": rule, "file": file, "line": line})
+
+    def close(self):
+        config = {"description": self.description, "args": self.args, "options": self.options,
+                  "findings": self.findings}
+        (self.dir / "case.yaml").write_text(yaml.safe_dump(config, sort_keys=False, width=100))
+
+
+def results_case(kind, name, description, mutate, reported=None, options=None) -> tuple[Case, str]:
+    doc = copy.deepcopy(PYTHIA)
+    mutate(doc)
+    case = Case(kind, name, description, options)
+    text = case.write("results.json", doc)
+    case.write("submission.json", submission(reported, results="results.json"))
+    return case, text
+
+
+def main() -> None:
+    for kind in ("positive", "negative"):
+        shutil.rmtree(HERE / kind, ignore_errors=True)
+    (HERE / "shared").mkdir(exist_ok=True)
+    (HERE / "shared/pythia-1b.json").write_text(json.dumps(PYTHIA, indent=2) + "\n")
+    positives()
+    negatives()
+    wrong_methods()
+
+
+# --- positive ---------------------------------------------------------------------------
+
+def positives() -> None:
+    c = Case("positive", "pythia_two_decimals", "The official pythia-1b numbers as published (two decimals).")
+    c.write("submission.json", submission())
+    c.close()
+
+    c = Case("positive", "pythia_full_precision", "The same numbers at full precision.")
+    c.write("submission.json", submission(reported=dict(TRUE)))
+    c.close()
+
+    c = Case("positive", "yaml_submission", "A YAML submission.", args=["submission.yaml"])
+    c.write("submission.yaml", yaml.safe_dump(submission(), sort_keys=False))
+    c.close()
+
+    c = Case("positive", "embedded_results", "The results object embedded in the submission.")
+    c.write("submission.json", submission(results=PYTHIA))
+    c.close()
+
+    def drop_groups(doc):
+        for group in ("leaderboard", "leaderboard_bbh", "leaderboard_gpqa", "leaderboard_math_hard", "leaderboard_musr"):
+            doc["results"][group] = {"alias": group}  # lm-eval 2024-07..2025-04: groups without values
+        doc.pop("groups")
+    c, _ = results_case("positive", "groups_without_values",
+                        "lm-eval 2024-07..2025-04 wrote group entries without values: GPQA and MATH are pooled.",
+                        drop_groups)
+    c.close()
+
+    c = Case("positive", "bare_results_file", "A bare lm-eval results file: only the raw-file checks run.",
+             args=["results.json"])
+    c.write("results.json", PYTHIA)
+    c.close()
+
+    c = Case("positive", "v1_lighteval", "An Open LLM Leaderboard v1 file (lighteval keys, DROP retired).",
+             options=["--profile", "open-llm-leaderboard-v1"])
+    c.write("results.json", V1)
+    c.write("submission.json", {"schema_version": 1, "model": "ehartford/WizardLM-33B-V1.0-Uncensored",
+                                "profile": "open-llm-leaderboard-v1", "results": "results.json",
+                                "reported": {"arc": 63.65, "hellaswag": 83.84, "mmlu": 59.36, "truthfulqa": 56.8,
+                                             "winogrande": 77.66, "gsm8k": 18.65, "drop": 20.89,
+                                             "average": 59.99}})
+    c.close()
+
+    def extra_task(doc):
+        doc["results"]["arc_easy"] = {"alias": "arc_easy", "acc,none": 0.5, "acc_stderr,none": 0.01}
+    c, text = results_case("positive", "extra_task_warning", "An extra task outside the profile is only a warning.",
+                           extra_task)
+    c.expect("LB301", "results.json", '"arc_easy": {')
+    c.close()
+
+
+# --- negative: one per rule -----------------------------------------------------------------
+
+def negatives() -> None:
+    c = Case("negative", "LB100_no_files", "A glob that matches nothing fails.", args=["nothing-*.json"])
+    c.findings.append({"rule": "LB100", "file": "nothing-*.json", "line": None})
+    c.close()
+
+    c = Case("negative", "LB101_not_utf8", "A file that is not UTF-8.")
+    (c.dir / "submission.json").write_bytes(b'{"model": "caf\xe9"}\n')
+    c.findings.append({"rule": "LB101", "file": "submission.json", "line": None})
+    c.close()
+
+    c = Case("negative", "LB102_syntax", "A JSON syntax error, with its line.")
+    c.write("submission.json", '{\n  "schema_version": 1,\n  "model": "EleutherAI/pythia-1b"\n  "results": "x"\n}\n')
+    c.expect("LB102", "submission.json", '"results"')
+    c.close()
+
+    c = Case("negative", "LB103_duplicate_key", "The same benchmark reported twice.")
+    text = json.dumps(submission(), indent=2).replace('"bbh": 2.29,', '"bbh": 2.29,\n    "bbh": 9.99,')
+    c.write("submission.json", text)
+    c.expect("LB103", "submission.json", '"bbh": 9.99')
+    c.close()
+
+    c = Case("negative", "LB104_nan_reported", "A NaN reported score.")
+    c.write("submission.json", json.dumps(submission(), indent=2).replace('"musr": 2.73', '"musr": NaN'))
+    c.expect("LB104", "submission.json", '"musr": NaN')
+    c.close()
+
+    def nan_metric(doc):
+        doc["results"]["leaderboard_mmlu_pro"]["acc,none"] = math.nan
+    c, text = results_case("negative", "LB104_nan_metric", "A NaN headline metric in the results.", nan_metric)
+    c.expect("LB104", "results.json", '"acc,none": NaN')
+    c.close()
+
+    def nan_stderr(doc):
+        doc["results"]["leaderboard_mmlu_pro"]["acc_stderr,none"] = math.nan
+    c, text = results_case("negative", "LB105_nan_stderr_strict", "A NaN stderr fails only with --strict.",
+                           nan_stderr, options=["--strict"])
+    c.expect("LB105", "results.json", '"acc_stderr,none": NaN')
+    c.close()
+
+    c = Case("negative", "LB201_schema", "Every schema error, each on its line.")
+    doc = submission()
+    del doc["model"]
+    doc["tolerance"] = 5
+    doc["reported"]["bbh"] = "2.29"
+    c.write("submission.json", doc)
+    c.expect("LB201", "submission.json", "{")             # 'model' is a required property
+    c.expect("LB201", "submission.json", '"tolerance"')   # additional property
+    c.expect("LB201", "submission.json", '"bbh": "2.29"')  # not a number
+    c.close()
+
+    c = Case("negative", "LB202_results_format", "The results file is not a harness results file.")
+    c.write("results.json", {"results": {"some_task": {"score": 1}}})
+    c.write("submission.json", submission(results="results.json"))
+    c.expect("LB202", "results.json", "{")
+    c.close()
+
+    c = Case("negative", "LB203_results_escapes", "A results path that leaves the repository.")
+    c.write("submission.json", submission(results="../../../../../../etc/passwd"))
+    c.expect("LB203", "submission.json", '"results"')
+    c.close()
+
+    c = Case("negative", "LB203_results_absolute", "An absolute results path.")
+    c.write("submission.json", submission(results="/etc/hostname"))
+    c.expect("LB203", "submission.json", '"results"')
+    c.close()
+
+    c = Case("negative", "LB204_profile_mismatch", "The submission names a profile the maintainer did not choose.",
+             options=["--profile", "open-llm-leaderboard-v2"])
+    c.write("submission.json", submission(profile="open-llm-leaderboard-v1"))
+    c.expect("LB204", "submission.json", '"profile"')
+    c.close()
+
+    def extra(doc):
+        doc["results"]["arc_easy"] = {"alias": "arc_easy", "acc,none": 0.5}
+    c, _ = results_case("negative", "LB301_unknown_task_strict", "An unknown task fails with --strict.", extra,
+                        options=["--strict"])
+    c.expect("LB301", "results.json", '"arc_easy": {')
+    c.close()
+
+    def rename(doc):
+        doc["results"]["leaderboard_bbh_snark"] = doc["results"].pop("leaderboard_bbh_snarks")
+    c, _ = results_case("negative", "LB302_renamed_subtask", "A BBH subtask renamed.", rename)
+    c.expect("LB302", "results.json", '"leaderboard_bbh_snark": {')
+    c.expect("LB303", "results.json", '"results": {')
+    c.close()
+
+    def remove(doc):
+        del doc["results"]["leaderboard_bbh_snarks"]
+    c, _ = results_case("negative", "LB303_missing_subtask", "A BBH subtask removed.", remove)
+    c.expect("LB303", "results.json", '"results": {')
+    c.close()
+
+    def dyck(doc):
+        doc["results"]["leaderboard_bbh_dyck_languages"] = {"alias": "x", "acc_norm,none": 0.1}
+    c, _ = results_case("negative", "LB304_unknown_choice_count_strict",
+                        "A free-form BBH task with no choice count fails with --strict.", dyck, options=["--strict"])
+    c.expect("LB304", "results.json", '"leaderboard_bbh_dyck_languages": {')
+    c.close()
+
+    def no_metric(doc):
+        del doc["results"]["leaderboard_musr_team_allocation"]["acc_norm,none"]
+    c, _ = results_case("negative", "LB305_missing_metric", "A subtask without the metric the leaderboard reads.",
+                        no_metric)
+    c.expect("LB305", "results.json", '"leaderboard_musr_team_allocation": {')
+    c.close()
+
+    def percent(doc):
+        doc["results"]["leaderboard_gpqa_main"]["acc_norm,none"] = 24.553571428571427
+    c, _ = results_case("negative", "LB401_percentage_raw", "A raw value written as a percentage.", percent)
+    c.expect("LB401", "results.json", '"acc_norm,none": 24.553571428571427')
+    c.close()
+
+    c = Case("negative", "LB402_reported_scale", "A reported score outside 0-100.")
+    c.write("submission.json", submission(reported=rounded(TRUE) | {"ifeval": 122.08}))
+    c.expect("LB402", "submission.json", '"ifeval": 122.08')
+    c.expect("LB601", "submission.json", '"ifeval": 122.08')
+    c.close()
+
+    def edit_value(doc):
+        entry = doc["results"]["leaderboard_bbh_snarks"]
+        entry["acc_norm,none"] = 0.54  # 96.12/178: not a whole number of answers
+        entry["acc_norm_stderr,none"] = math.sqrt(0.54 * 0.46 / 177)  # stderr edited to match
+        bbh = doc["results"]["leaderboard_bbh"]  # and the group too, so only k/N gives it away
+        sizes = {k: {"causal_judgement": 187, "penguins_in_a_table": 146, "snarks": 178}.get(k, 250) for k in BBH_CHOICES}
+        bbh["acc_norm,none"] = sum(doc["results"][f"leaderboard_bbh_{k}"]["acc_norm,none"] * n
+                                   for k, n in sizes.items()) / 5761
+        doc["groups"]["leaderboard_bbh"] = bbh
+    c, _ = results_case("negative", "LB403_edited_value", "An edited subtask value that is not k/N.", edit_value)
+    c.expect("LB403", "results.json", '"acc_norm,none": 0.54')
+    c.close()
+
+    def edit_group(doc):
+        doc["results"]["leaderboard_gpqa"]["acc_norm,none"] = 0.3
+        doc["groups"]["leaderboard_gpqa"] = doc["results"]["leaderboard_gpqa"]
+    reported = rounded(TRUE | {"gpqa": norm(0.3, 0.25)})
+    reported["average"] = round((sum(TRUE[k] for k in TRUE if k not in ("gpqa", "average")) + norm(0.3, 0.25)) / 6, 2)
+    c, _ = results_case("negative", "LB404_edited_group", "A GPQA group value that its subsets do not pool to.",
+                        edit_group, reported=reported)
+    c.expect("LB404", "results.json", '"acc_norm,none": 0.3,')
+    c.close()
+
+    def edit_stderr(doc):
+        doc["results"]["leaderboard_musr_murder_mysteries"]["acc_norm_stderr,none"] = 0.02
+    c, _ = results_case("negative", "LB405_stderr_strict", "A stderr that does not fit its value fails with --strict.",
+                        edit_stderr, options=["--strict"])
+    c.expect("LB405", "results.json", '"acc_norm_stderr,none": 0.02')
+    c.close()
+
+    def limit(doc):
+        doc["config"]["limit"] = 10
+    c, _ = results_case("negative", "LB501_limit", "A run with --limit.", limit)
+    c.expect("LB501", "results.json", '"limit": 10')
+    c.close()
+
+    def partial(doc):
+        # navigate scored on 100 of 250 documents, everything else consistent with that
+        doc["n-samples"]["leaderboard_bbh_navigate"]["effective"] = 100
+        entry = doc["results"]["leaderboard_bbh_navigate"]
+        entry["acc_norm_stderr,none"] = math.sqrt(0.44 * 0.56 / 99)
+        sizes = {k: {"causal_judgement": 187, "penguins_in_a_table": 146, "snarks": 178, "navigate": 100}.get(k, 250)
+                 for k in BBH_CHOICES}
+        doc["results"]["leaderboard_bbh"]["acc_norm,none"] = sum(
+            doc["results"][f"leaderboard_bbh_{k}"]["acc_norm,none"] * n for k, n in sizes.items()) / sum(sizes.values())
+        doc["groups"]["leaderboard_bbh"] = doc["results"]["leaderboard_bbh"]
+    c, _ = results_case("negative", "LB502_partial_samples", "A subtask scored on part of its documents.", partial)
+    c.expect("LB502", "results.json", '"effective": 100')
+    c.close()
+
+    def shots(doc):
+        doc["n-shot"]["leaderboard_mmlu_pro"] = 0
+    c, _ = results_case("negative", "LB503_fewshot", "MMLU-PRO run 0-shot instead of 5-shot.", shots)
+    c.expect("LB503", "results.json", '"leaderboard_mmlu_pro": 0')
+    c.close()
+
+    c = Case("negative", "LB504_model", "The submission claims another model.")
+    c.write("submission.json", submission() | {"model": "EleutherAI/pythia-1.4b"})
+    c.expect("LB504", "submission.json", '"model"')
+    c.close()
+
+    def old_math(doc):
+        doc["versions"] = {f"leaderboard_math_{k}_hard": 2.0 for k in MATH}
+    c, _ = results_case("negative", "LB505_stale_math_scorer_strict",
+                        "MATH task version 2.0 predates the Math-Verify scorer (warning; fails with --strict).",
+                        old_math, options=["--strict"])
+    c.expect("LB505", "results.json", '"leaderboard_math_algebra_hard": 2.0')
+    c.close()
+
+    def bad_size(doc):
+        for group in ("leaderboard_gpqa",):
+            doc["results"][group] = {"alias": group}
+            doc["groups"].pop(group)
+        doc["n-samples"]["leaderboard_gpqa_main"]["effective"] = "448"
+    c, _ = results_case("negative", "LB600_not_recomputable",
+                        "GPQA cannot be pooled: an n-samples count is a string.", bad_size)
+    c.expect("LB600", "results.json", "{")
+    c.close()
+
+    c = Case("negative", "LB601_moved_by_0_1", "One reported number moved by 0.1.")
+    c.write("submission.json", submission(reported=rounded(TRUE) | {"musr": 2.83}))
+    c.expect("LB601", "submission.json", '"musr": 2.83')
+    c.close()
+
+    c = Case("negative", "LB601_yaml", "A divergence in a YAML submission, on its line.", args=["submission.yaml"])
+    c.write("submission.yaml", yaml.safe_dump(submission(reported=rounded(TRUE) | {"gpqa": 1.89}), sort_keys=False))
+    c.expect("LB601", "submission.yaml", "gpqa: 1.89")
+    c.close()
+
+    c = Case("negative", "LB602_average", "The average moved by 0.1.")
+    c.write("submission.json", submission(reported=rounded(TRUE) | {"average": 5.07}))
+    c.expect("LB602", "submission.json", '"average": 5.07')
+    c.close()
+
+    c = Case("negative", "LB603_reported_missing", "MuSR not reported.")
+    reported = rounded(TRUE)
+    del reported["musr"]
+    c.write("submission.json", submission(reported=reported))
+    c.expect("LB603", "submission.json", '"reported"')
+    c.close()
+
+    c = Case("negative", "LB604_reported_unknown", "A benchmark id the profile does not have.")
+    c.write("submission.json", submission(reported=rounded(TRUE) | {"bbh_raw": 30.04}))
+    c.expect("LB604", "submission.json", '"bbh_raw"')
+    c.close()
+
+
+# --- the common wrong methods (normalization spec section 7) ----------------------------------
+
+WRONG_METHODS = {
+    # name: (description, scores computed the wrong way)
+    "no_clipping": ("Subtasks not clipped at 0 before averaging.", honest(clip=False)),
+    "gpqa_per_subset": ("GPQA normalized per subset and averaged instead of pooled.", honest(gpqa="per_subset")),
+    "math_subset_mean": ("MATH as the plain mean of the 7 subsets instead of pooled.", honest(math_="mean")),
+    "object_counting_18": ("BBH object_counting with 18 choices instead of 19.",
+                           honest(bbh_bounds={"object_counting": 1 / 18})),
+    "bound_0_333": ("Lower bound 0.333 instead of exactly 1/3 for every 3-choice task.",
+                    honest(bbh_bounds={k: 0.333 for k, c in BBH_CHOICES.items() if c == 3},
+                           musr_bounds={"team_allocation": 0.333})),
+}
+
+
+def wrong_methods() -> None:
+    summary = {}
+    for name, (description, wrong) in WRONG_METHODS.items():
+        reported = rounded(wrong)
+        caught = {k: abs(reported[k] - TRUE[k]) for k in TRUE if abs(reported[k] - TRUE[k]) > 0.01 + 1e-9}
+        kind = "negative" if caught else "positive"
+        c = Case(kind, f"wrong_{name}", description + (" Caught at the default tolerance." if caught else
+                 " Within the default tolerance of 0.01: not caught."))
+        c.write("submission.json", submission(reported=reported))
+        for key in caught:
+            c.expect("LB602" if key == "average" else "LB601", "submission.json", f'"{key}": {reported[key]}')
+        c.close()
+        summary[name] = {k: round(abs(reported[k] - TRUE[k]), 4) for k in TRUE}
+    # Rounding each benchmark before averaging: the average of the rounded six.
+    shown = rounded(TRUE)
+    shown["average"] = sum(v for k, v in shown.items() if k != "average") / 6
+    c = Case("positive", "wrong_rounding_before_averaging",
+             "Average computed from benchmark scores rounded to 2 decimals. Within tolerance: not caught.")
+    c.write("submission.json", submission(reported=shown))
+    c.close()
+    summary["rounding_before_averaging"] = {"average": round(abs(shown["average"] - TRUE["average"]), 4)}
+    (HERE / "wrong_methods.json").write_text(json.dumps(summary, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

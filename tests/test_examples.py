@@ -1,0 +1,69 @@
+"""Data-driven examples: tests/examples/{positive,negative}/<case>/case.yaml.
+
+A positive case must exit 0 and a negative case 1, each with exactly the
+findings (rule id, file, line) its case.yaml lists. Regenerate the folders
+with tests/examples/make_examples.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from validator.cli import cli
+from validator.rules import all_rules
+
+EXAMPLES = Path(__file__).parent / "examples"
+CASES = sorted(p for kind in ("positive", "negative") for p in (EXAMPLES / kind).iterdir() if p.is_dir())
+
+
+def run_case(case: Path):
+    config = yaml.safe_load((case / "case.yaml").read_text())
+    prefix = case.relative_to(EXAMPLES).as_posix() + "/"
+    args = ["check", "--root", str(EXAMPLES), "--output-format", "json", *config["options"],
+            *(prefix + a for a in config["args"])]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    report = json.loads(result.output)
+    found = sorted((f["rule"], f["file"].removeprefix(prefix), f["line"]) for f in report["findings"])
+    expected = sorted((f["rule"], f["file"], f["line"]) for f in config["findings"])
+    return result.exit_code, found, expected, report
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_example(case: Path):
+    exit_code, found, expected, report = run_case(case)
+    assert found == expected, json.dumps(report["findings"], indent=1)
+    assert exit_code == (0 if case.parent.name == "positive" else 1)
+
+
+def test_every_rule_has_a_negative_example():
+    covered = {f["rule"] for case in CASES if case.parent.name == "negative"
+               for f in yaml.safe_load((case / "case.yaml").read_text())["findings"]}
+    assert covered == {r.id for r in all_rules()}
+
+
+def test_honest_submissions_carry_the_recomputed_scores():
+    _, _, _, report = run_case(EXAMPLES / "positive" / "pythia_two_decimals")
+    scores = report["scores"]["positive/pythia_two_decimals/submission.json"]
+    assert scores["reported"]["bbh"] == 2.29
+    assert abs(scores["recomputed"]["bbh"] - 2.2939863995762866) < 1e-12
+
+
+def test_the_wrong_methods_table_in_the_readme_matches_the_examples():
+    """README's table of which common mistakes the default tolerance catches."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    for case in CASES:
+        if case.name.startswith("wrong_"):
+            caught = "caught" if case.parent.name == "negative" else "not caught"
+            assert f"| `{case.name}` | {caught} |" in readme, case.name
+
+
+def test_docs_rules_md_is_generated_from_the_registry():
+    from conftest import REPO, run_cli
+
+    generated = run_cli("rules", "--output-format", "markdown").stdout
+    assert generated in (REPO / "docs" / "rules.md").read_text()
