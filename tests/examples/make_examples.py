@@ -186,6 +186,34 @@ def positives() -> None:
                                              "average": 59.99}})
     c.close()
 
+    def unweighted(doc):
+        musr = [doc["results"][f"leaderboard_musr_{k}"]["acc_norm,none"] for k in MUSR]
+        doc["results"]["leaderboard_musr"]["acc_norm,none"] = sum(musr) / 3  # weight_by_size: false
+        doc["groups"]["leaderboard_musr"] = doc["results"]["leaderboard_musr"]
+    c, _ = results_case("positive", "group_plain_mean", "A group computed with weight_by_size: false.", unweighted)
+    c.close()
+
+    def local_model(doc):
+        del doc["model_name"]
+        doc["config"]["model_args"] = "pretrained=/models/pythia-1b,dtype=float16"
+    c, _ = results_case("positive", "local_model_path", "model_args names a local path: no model comparison.",
+                        local_model)
+    c.close()
+
+    for kind, options in (("positive", []), ("negative", ["--strict"])):
+        name = "stale_math_published_value" if kind == "positive" else "LB606_stale_math_published_value_strict"
+        published_math = round(TRUE["math_lvl5"] + 0.05, 2)  # what a Math-Verify re-run published
+        reported = rounded(TRUE) | {"math_lvl5": published_math}
+        reported["average"] = round((sum(TRUE[k] for k in TRUE if k not in ("math_lvl5", "average"))
+                                     + published_math) / 6, 2)
+        c, _ = results_case(kind, name, "Published Math-Verify MATH value with results from task version 2.0: "
+                            "warnings explain the mismatch" + (" (fails with --strict)." if options else "."),
+                            lambda doc: doc.update(versions={f"leaderboard_math_{k}_hard": 2.0 for k in MATH}),
+                            reported=reported, options=options)
+        c.expect("LB505", "results.json", '"leaderboard_math_algebra_hard": 2.0')
+        c.expect("LB606", "submission.json", f'"math_lvl5": {published_math}')
+        c.close()
+
     def extra_task(doc):
         doc["results"]["arc_easy"] = {"alias": "arc_easy", "acc,none": 0.5, "acc_stderr,none": 0.01}
     c, text = results_case("positive", "extra_task_warning", "An extra task outside the profile is only a warning.",

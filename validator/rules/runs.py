@@ -43,10 +43,16 @@ def fewshot_mismatch(ctx: CheckContext) -> Iterator[Hit]:
 
 @rule("LB504", "model-mismatch", ERROR)
 def model_mismatch(ctx: CheckContext) -> Iterator[Hit]:
-    """The submission's model differs from the model named in the results file."""
+    """The submission's model differs from the model named in the results file.
+
+    Compared only when the results name a hub id (org/name); a local path in
+    model_args says nothing about the model. Case is ignored, as on the hub.
+    """
     named = ctx.submission_data().get("model")
     actual = ctx.results.model if ctx.results else None
-    if isinstance(named, str) and actual and named.casefold() != actual.casefold():
+    if not (actual and _hub_id(actual)):
+        return
+    if isinstance(named, str) and named.casefold() != actual.casefold():
         yield Hit(ctx.submission, ("model",), f"submission is for '{named}', but the results are for '{actual}'")
 
 
@@ -58,20 +64,32 @@ def stale_scorer(ctx: CheckContext) -> Iterator[Hit]:
     the leaderboard's published number by a few hundredths: a data/version
     mismatch, not a formula error. The profile's note explains the history.
     """
-    if ctx.results is None:
-        return
     for bench in ctx.profile.benchmarks:
-        current = bench.current_task_version
-        if not current:
-            continue
-        for task in bench.tasks:
-            name = next((n for n in task.names if n in ctx.results.versions), None)
-            version = _version(ctx.results.versions.get(name)) if name else None
-            if version is not None and version < current["version"]:
-                yield Hit(*ctx.at_results("versions", name),
-                          f"{name} is task version {version:g}, older than the {current['version']:g} behind "
-                          f"the published {bench.name} values. {current['note']}")
-                break  # one warning per benchmark
+        stale = stale_task(ctx, bench)
+        if stale:
+            name, version = stale
+            current = bench.current_task_version
+            yield Hit(*ctx.at_results("versions", name),
+                      f"{name} is task version {version:g}, older than the {current['version']:g} behind "
+                      f"the published {bench.name} values. {current['note']}")
+
+
+def stale_task(ctx: CheckContext, bench) -> tuple[str, float] | None:
+    """(task, version) when the file scored this benchmark with an older scorer than the published one."""
+    current = bench.current_task_version
+    if not current or ctx.results is None:
+        return None
+    for task in bench.tasks:
+        name = next((n for n in task.names if n in ctx.results.versions), None)
+        version = _version(ctx.results.versions.get(name)) if name else None
+        if version is not None and version < current["version"]:
+            return name, version
+    return None
+
+
+def _hub_id(model: str) -> bool:
+    parts = model.split("/")
+    return len(parts) == 2 and all(parts) and not model.startswith((".", "~")) and "\\" not in model
 
 
 def _version(value: Any) -> float | None:

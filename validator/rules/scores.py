@@ -6,9 +6,10 @@ import difflib
 import math
 from typing import Any, Iterator
 
-from . import ERROR, Hit, rule
+from . import ERROR, WARNING, Hit, rule
 from ..context import AVERAGE, REPORTED, CheckContext
 from ..formulas import describe
+from .runs import stale_task
 
 FLOAT_SLACK = 1e-9  # so that a difference of exactly the tolerance passes despite float noise
 
@@ -31,13 +32,29 @@ def score_divergence(ctx: CheckContext) -> Iterator[Hit]:
     can redo it by hand. The tolerance is the maintainer's (--tolerance,
     default 0.01: published values carry two decimals).
     """
-    for key, value in ctx.reported().items():
-        score = ctx.scores.get(key)
-        if key == AVERAGE or score is None or not _finite(value):
-            continue
-        if abs(value - score.score) > ctx.tolerance + FLOAT_SLACK:
+    for key, value, score in _diverging(ctx):
+        if key not in _stale_ids(ctx):
             yield Hit(ctx.submission, (REPORTED, key), _divergence(key, value, score.score, ctx.tolerance)
                       + f"; {describe(score)}")
+
+
+@rule("LB606", "stale-scorer-divergence", WARNING)
+def stale_scorer_divergence(ctx: CheckContext) -> Iterator[Hit]:
+    """A reported score differs from the recomputed one, and the results were scored by an older scorer.
+
+    The leaderboard re-ran MATH with Math-Verify (Feb 2025), so a published
+    MATH value cannot be reproduced from an older results file (LB505). The
+    difference is reported as a warning that explains the data/version
+    mismatch rather than blaming the formula; with --strict it fails. The
+    average is then checked with the reported value of that benchmark.
+    """
+    for key, value, score in _diverging(ctx):
+        if key in _stale_ids(ctx):
+            task, version = _stale_ids(ctx)[key]
+            yield Hit(ctx.submission, (REPORTED, key), _divergence(key, value, score.score, ctx.tolerance)
+                      + f"; {task} was scored with task version {version:g}, older than the scorer behind "
+                      "published values, so this cannot be verified from this file: attach results from the "
+                      "current scorer")
 
 
 @rule("LB602", "average-divergence", ERROR)
@@ -51,10 +68,15 @@ def average_divergence(ctx: CheckContext) -> Iterator[Hit]:
     value = ctx.reported().get(AVERAGE)
     if ctx.average is None or not _finite(value):
         return
-    if abs(value - ctx.average) > ctx.tolerance + FLOAT_SLACK:
-        terms = " + ".join(f"{ctx.scores[b].score:.4f}" for b in ctx.profile.average_order)
-        yield Hit(ctx.submission, (REPORTED, AVERAGE), _divergence(AVERAGE, value, ctx.average, ctx.tolerance)
-                  + f"; average = ({terms}) / {len(ctx.profile.average_order)}, from unrounded scores")
+    # A benchmark whose divergence LB606 explains enters with its reported value.
+    stale = {k: v for k, v, _ in _diverging(ctx) if k in _stale_ids(ctx)}
+    terms = [stale.get(b, ctx.scores[b].score) for b in ctx.profile.average_order]
+    average = sum(terms) / len(terms)
+    if abs(value - average) > ctx.tolerance + FLOAT_SLACK:
+        shown = " + ".join(f"{t:.4f}" for t in terms)
+        note = f" (reported {', '.join(stale)} used, see LB606)" if stale else ""
+        yield Hit(ctx.submission, (REPORTED, AVERAGE), _divergence(AVERAGE, value, average, ctx.tolerance)
+                  + f"; average = ({shown}) / {len(terms)}, from unrounded scores{note}")
 
 
 @rule("LB603", "reported-missing", ERROR)
@@ -77,6 +99,19 @@ def reported_unknown(ctx: CheckContext) -> Iterator[Hit]:
             close = difflib.get_close_matches(key, ids, n=1, cutoff=0.6)
             hint = f"; did you mean '{close[0]}'?" if close else f"; known ids: {', '.join(ids)}"
             yield Hit(ctx.submission, (REPORTED, key), f"'{key}' is not a benchmark of {ctx.profile.name}{hint}")
+
+
+def _diverging(ctx: CheckContext) -> Iterator[tuple[str, float, Any]]:
+    """(id, reported, BenchmarkScore) of every benchmark off by more than the tolerance."""
+    for key, value in ctx.reported().items():
+        score = ctx.scores.get(key)
+        if key != AVERAGE and score is not None and _finite(value) and \
+                abs(value - score.score) > ctx.tolerance + FLOAT_SLACK:
+            yield key, value, score
+
+
+def _stale_ids(ctx: CheckContext) -> dict[str, tuple[str, float]]:
+    return {b.id: stale for b in ctx.profile.benchmarks if (stale := stale_task(ctx, b))}
 
 
 def _divergence(key: str, reported: float, recomputed: float, tolerance: float) -> str:

@@ -69,11 +69,12 @@ def not_k_over_n(ctx: CheckContext) -> Iterator[Hit]:
 
 @rule("LB404", "group-mismatch", ERROR)
 def group_mismatch(ctx: CheckContext) -> Iterator[Hit]:
-    """A group value disagrees with the size-weighted mean of its subtasks.
+    """A group value disagrees with the mean of its subtasks.
 
-    lm-eval computes a group as sum(v_i * n_i) / sum(n_i); pooling the
-    subtasks reproduces it to the last bits. A difference means the group or
-    a subtask was edited, or subtasks are missing.
+    lm-eval computes a group as sum(v_i * n_i) / sum(n_i) (weight_by_size,
+    the leaderboard's setting) or as the plain mean (weight_by_size: false);
+    either reproduces it to the last bits. A group matching neither was
+    edited, or its subtasks were.
     """
     if ctx.results is None:
         return
@@ -93,8 +94,9 @@ def group_mismatch(ctx: CheckContext) -> Iterator[Hit]:
             sizes.append(n)
         else:
             pooled = pooled_mean(values, sizes)
+            plain = sum(values) / len(values)
             reported = group.metrics[metric]
-            if abs(pooled - reported) > GROUP_TOLERANCE:
+            if min(abs(pooled - reported), abs(plain - reported)) > GROUP_TOLERANCE:
                 yield Hit(*ctx.at_results(*group.metric_path(*metric)),
                           f"group {group.key} {metric[0]} is {reported!r}, but its {len(values)} subtasks pool "
                           f"to {pooled!r} (sum(v_i * n_i) / {sum(sizes)})")

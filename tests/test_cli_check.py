@@ -1,0 +1,99 @@
+"""`python -m validator check` as a maintainer runs it: exit codes, output, options."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from conftest import EXAMPLE, REPO, run_cli
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    shutil.copy(EXAMPLE, tmp_path / "results.json")
+    submission = json.loads((REPO / "examples" / "pythia-1b" / "submission.json").read_text())
+    submission["results"] = "results.json"
+    (tmp_path / "good.json").write_text(json.dumps(submission, indent=2))
+    submission["reported"]["gpqa"] = 1.0
+    (tmp_path / "bad.json").write_text(json.dumps(submission, indent=2))
+    return tmp_path
+
+
+def line_of(path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def test_the_quick_start_example_passes():
+    proc = run_cli("check", "-v", "examples/pythia-1b/submission.json")
+    assert proc.returncode == 0, proc.stdout
+    assert "ok: 1 file(s) checked, 0 error(s), 0 warning(s)" in proc.stdout
+
+
+def test_all_files_are_checked_and_the_results_file_is_not_checked_twice(workspace):
+    proc = run_cli("check", "--output-format", "json", "*.json", cwd=workspace)
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 1
+    assert report["files_checked"] == 2  # good.json and bad.json; results.json belongs to them
+    gpqa_line = line_of(workspace / "bad.json", '"gpqa": 1.0')
+    assert [(f["rule"], f["file"], f["line"]) for f in report["findings"]] == [("LB601", "bad.json", gpqa_line)]
+    assert "GPQA = max(p - 1/4, 0) / (1 - 1/4) * 100 with p = 0.25671140939597314" in report["findings"][0]["message"]
+
+
+def test_text_output_and_quiet_and_no_color(workspace):
+    proc = run_cli("check", "bad.json", cwd=workspace)
+    assert proc.stdout.splitlines()[0] == "bad.json"
+    needle = '"gpqa": 1.0'
+    where = f"{line_of(workspace / 'bad.json', needle)}:5"
+    assert proc.stdout.splitlines()[1].startswith(f"  {where:<8} error   LB601 score-divergence  gpqa: reported 1.0, "
+                                                  "recomputed 0.8949")
+    assert "\x1b[" not in proc.stdout  # not a terminal
+    assert run_cli("check", "-q", "good.json", cwd=workspace).stdout == "ok: 1 file(s) checked, 0 error(s), 0 warning(s)\n"
+
+
+def test_tolerance_is_the_maintainers_knob(workspace):
+    assert run_cli("check", "--tolerance", "0.2", "bad.json", cwd=workspace).returncode == 0
+    assert run_cli("check", "--tolerance", "0.001", "good.json", cwd=workspace).returncode == 1
+
+
+def test_strict_makes_warnings_fail(workspace):
+    results = json.loads((workspace / "results.json").read_text())
+    results["results"]["leaderboard_mmlu_pro"]["acc_stderr,none"] = 0.5
+    (workspace / "results.json").write_text(json.dumps(results))
+    assert run_cli("check", "good.json", cwd=workspace).returncode == 0
+    proc = run_cli("check", "--strict", "good.json", cwd=workspace)
+    assert proc.returncode == 1 and "LB405" in proc.stdout
+
+
+def test_maintainer_profile_file_is_used(workspace):
+    profile = workspace.parent / "board.yaml"
+    profile.write_text((REPO / "validator" / "profiles" / "open-llm-leaderboard-v2.yaml").read_text()
+                       .replace("name: open-llm-leaderboard-v2", "name: my-board"))
+    proc = run_cli("check", "--profile-file", str(profile), "good.json", cwd=workspace)
+    assert proc.returncode == 1 and "LB204 profile-mismatch" in proc.stdout
+
+
+@pytest.mark.parametrize("args, code", [
+    (["check"], 2),
+    (["check", "--tolerance", "-1", "x.json"], 2),
+    (["check", "--profile", "nope", "x.json"], 2),
+    (["check", "--root", "/no/such/dir", "x.json"], 2),
+    (["check", "--profile-file", "/no/such/profile.yaml", "x.json"], 3),
+])
+def test_usage_and_configuration_errors(args, code):
+    proc = run_cli(*args)
+    assert proc.returncode == code, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_file_outside_the_root_is_refused(workspace):
+    proc = run_cli("check", "--root", str(workspace), str(EXAMPLE))
+    assert proc.returncode == 1 and "resolves outside the workspace" in proc.stdout
+
+
+def test_rules_lists_every_rule_with_its_documentation():
+    proc = run_cli("rules", "--output-format", "json")
+    rules = json.loads(proc.stdout)
+    assert len(rules) == 31 and all(r["doc"] and r["severity"] in ("error", "warning") for r in rules)
+    assert [r["id"] for r in rules] == sorted(r["id"] for r in rules)

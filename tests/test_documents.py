@@ -1,0 +1,83 @@
+"""The position-aware pass: every JSON path maps to the line and column of its value."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import EXAMPLE
+from validator.documents import DocumentError, non_finite_paths, parse_document, scan_json
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(
+        st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6), children, max_size=4),
+    max_leaves=20)
+
+
+def leaf_paths(value, path=()):
+    yield path, value
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from leaf_paths(child, (*path, key))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from leaf_paths(child, (*path, index))
+
+
+@settings(max_examples=200)
+@given(json_values, st.sampled_from([None, 0, 1, 2]))
+def test_every_path_points_at_its_member(value, indent):
+    """A member's offset is its key's opening quote; an array item's is the item's first character."""
+    text = json.dumps(value, indent=indent)
+    positions, duplicates = scan_json(text)
+    assert duplicates == []
+    for path, child in leaf_paths(value):
+        offset = positions[path]
+        if path and isinstance(path[-1], str):
+            key_end = offset + len(json.dumps(path[-1]))
+            assert json.loads(text[offset:key_end]) == path[-1]
+        else:
+            decoded, _ = json.JSONDecoder().raw_decode(text, offset)
+            assert decoded == child
+
+
+def test_positions_in_the_example_file():
+    doc = parse_document(EXAMPLE.read_text(), "example.json", "json")
+    line, column = doc.position(("results", "leaderboard_bbh_snarks", "acc_norm,none"))
+    assert EXAMPLE.read_text().splitlines()[line - 1][column - 1:].startswith('"acc_norm,none": 0.5393258426966292')
+    # a path that does not exist falls back to its nearest ancestor
+    assert doc.position(("results", "leaderboard_bbh_snarks", "nope")) == doc.position(("results", "leaderboard_bbh_snarks"))
+
+
+def test_duplicate_keys_are_located_in_json_and_yaml():
+    for text, kind, where in (('{"a": {"b": 1,\n "b": 2}}', "json", (2, 2)), ("a: 1\nb:\n  c: 1\n  c: 2\n", "yaml", (4, 3))):
+        try:
+            parse_document(text, "f", kind)
+        except DocumentError as exc:
+            assert (exc.rule, (exc.line, exc.column)) == ("LB103", where)
+        else:
+            raise AssertionError("duplicate not detected")
+
+
+def test_syntax_errors_carry_line_and_column():
+    for text, kind in (('{\n  "a": 1,\n  }', "json"), ("a: [1, 2\nb: 3\n", "yaml")):
+        try:
+            parse_document(text, "f", kind)
+        except DocumentError as exc:
+            assert exc.rule == "LB102" and exc.line and exc.column
+        else:
+            raise AssertionError("syntax error not detected")
+
+
+def test_yaml_positions_point_at_keys():
+    doc = parse_document("model: m\nreported:\n  bbh: 2.29\n  average: 4.97\n", "s.yaml", "yaml")
+    assert doc.position(("reported", "average")) == (4, 3)
+
+
+def test_non_finite_values_are_found_anywhere():
+    data = json.loads('{"a": [1, NaN, {"b": Infinity}], "c": -Infinity, "d": 1e308}')
+    assert non_finite_paths(data) == [("a", 1), ("a", 2, "b"), ("c",)]

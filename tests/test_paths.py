@@ -1,0 +1,68 @@
+"""Every file read must be a regular file inside the workspace."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from validator.paths import PathRefused, confine, expand, relative_reference
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    root = tmp_path / "ws"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "a.json").write_text("{}")
+    (tmp_path / "secret.json").write_text("{}")
+    return root
+
+
+def test_a_regular_file_inside_is_accepted(workspace):
+    assert confine(workspace, workspace / "sub" / "a.json").display == "sub/a.json"
+
+
+@pytest.mark.parametrize("make, reason", [
+    (lambda ws: ws / ".." / "secret.json", "outside the workspace"),
+    (lambda ws: ws / "sub", "is a directory"),
+    (lambda ws: ws / "missing.json", "no such file"),
+])
+def test_escapes_directories_and_missing_files_are_refused(workspace, make, reason):
+    with pytest.raises(PathRefused, match=reason):
+        confine(workspace, make(workspace))
+
+
+def test_a_symlink_leading_out_is_refused(workspace):
+    (workspace / "link.json").symlink_to(workspace.parent / "secret.json")
+    with pytest.raises(PathRefused, match="outside the workspace"):
+        confine(workspace, workspace / "link.json")
+
+
+def test_a_symlink_inside_is_followed(workspace):
+    (workspace / "link.json").symlink_to(workspace / "sub" / "a.json")
+    assert confine(workspace, workspace / "link.json").path == workspace / "sub" / "a.json"
+
+
+def test_a_fifo_is_refused_without_opening_it(workspace):
+    os.mkfifo(workspace / "pipe.json")
+    with pytest.raises(PathRefused, match="not a regular file"):
+        confine(workspace, workspace / "pipe.json")
+
+
+@pytest.mark.parametrize("reference, reason", [
+    ("/etc/passwd", "absolute"),
+    ("../../secret.json", "outside the workspace"),
+    ("a\x00.json", "NUL"),
+    ("C:\\\\x.json", "absolute"),
+])
+def test_references_in_submissions(workspace, reference, reason):
+    with pytest.raises(PathRefused, match=reason):
+        relative_reference(workspace, workspace / "sub" / "submission.json", reference)
+
+
+def test_globs_directories_and_unmatched_patterns(workspace):
+    (workspace / "sub" / "b.yaml").write_text("a: 1")
+    (workspace / "sub" / "notes.txt").write_text("x")
+    paths, unmatched = expand(workspace, ["sub/*.json", "sub", "none/*.json"])
+    assert [p.as_posix() for p in paths] == ["sub/a.json", "sub/b.yaml"]
+    assert unmatched == ["none/*.json"]
