@@ -72,6 +72,17 @@ def honest(clip=True, bbh_bounds=None, musr_bounds=None, gpqa="pooled", math_="p
     return scores
 
 
+BBH_SIZES = {k: {"causal_judgement": 187, "penguins_in_a_table": 146, "snarks": 178}.get(k, 250) for k in BBH_CHOICES}
+
+
+def repool_bbh(doc, sizes=BBH_SIZES):
+    """Set the BBH group to the size-weighted mean of its subtasks, as lm-eval would."""
+    group = doc["results"]["leaderboard_bbh"]
+    group["acc_norm,none"] = sum(doc["results"][f"leaderboard_bbh_{k}"]["acc_norm,none"] * n
+                                 for k, n in sizes.items()) / sum(sizes.values())
+    doc["groups"]["leaderboard_bbh"] = group
+
+
 def rounded(scores):
     return {k: round(v, 2) for k, v in scores.items()}
 
@@ -346,11 +357,7 @@ def negatives() -> None:
         entry = doc["results"]["leaderboard_bbh_snarks"]
         entry["acc_norm,none"] = 0.54  # 96.12/178: not a whole number of answers
         entry["acc_norm_stderr,none"] = math.sqrt(0.54 * 0.46 / 177)  # stderr edited to match
-        bbh = doc["results"]["leaderboard_bbh"]  # and the group too, so only k/N gives it away
-        sizes = {k: {"causal_judgement": 187, "penguins_in_a_table": 146, "snarks": 178}.get(k, 250) for k in BBH_CHOICES}
-        bbh["acc_norm,none"] = sum(doc["results"][f"leaderboard_bbh_{k}"]["acc_norm,none"] * n
-                                   for k, n in sizes.items()) / 5761
-        doc["groups"]["leaderboard_bbh"] = bbh
+        repool_bbh(doc)  # and the group too, so only k/N gives it away
     c, _ = results_case("negative", "LB403_edited_value", "An edited subtask value that is not k/N.", edit_value)
     c.expect("LB403", "results.json", '"acc_norm,none": 0.54')
     c.close()
@@ -383,11 +390,7 @@ def negatives() -> None:
         doc["n-samples"]["leaderboard_bbh_navigate"]["effective"] = 100
         entry = doc["results"]["leaderboard_bbh_navigate"]
         entry["acc_norm_stderr,none"] = math.sqrt(0.44 * 0.56 / 99)
-        sizes = {k: {"causal_judgement": 187, "penguins_in_a_table": 146, "snarks": 178, "navigate": 100}.get(k, 250)
-                 for k in BBH_CHOICES}
-        doc["results"]["leaderboard_bbh"]["acc_norm,none"] = sum(
-            doc["results"][f"leaderboard_bbh_{k}"]["acc_norm,none"] * n for k, n in sizes.items()) / sum(sizes.values())
-        doc["groups"]["leaderboard_bbh"] = doc["results"]["leaderboard_bbh"]
+        repool_bbh(doc, BBH_SIZES | {"navigate": 100})
     c, _ = results_case("negative", "LB502_partial_samples", "A subtask scored on part of its documents.", partial)
     c.expect("LB502", "results.json", '"effective": 100')
     c.close()
