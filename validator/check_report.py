@@ -18,7 +18,7 @@ from typing import Callable, TextIO
 from . import __version__
 from .checker import CheckResult, FileReport
 from .findings import ERROR, WARNING, Finding
-from .safe_text import one_line
+from .safe_text import neutralize_json, one_line
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,7 @@ def report_json(result: CheckResult, out: TextIO, options: ReportOptions) -> Non
         "notes": [{"file": f.path, "message": note} for f in result.files for note in f.notes],
         "lbnorm_version": __version__,
     }
-    json.dump(doc, out, indent=2, ensure_ascii=True, allow_nan=False)
-    out.write("\n")
+    out.write(neutralize_json(json.dumps(doc, indent=2, ensure_ascii=True, allow_nan=False)) + "\n")
 
 
 def _finite(scores: dict[str, float]) -> dict[str, float | None]:

@@ -121,6 +121,15 @@ def rules(output_format: str) -> None:
             click.echo("".join(f"    {line}\n" for line in r.doc.splitlines()))
 
 
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("ignored", nargs=-1, type=click.UNPROCESSED)
+def action(ignored: tuple[str, ...]) -> None:
+    """Run as the GitHub Action (reads INPUT_* and GITHUB_* variables; see action.yml)."""
+    from .action import main as action_main
+
+    sys.exit(action_main())
+
+
 def _profile(name: str | None, file: Path | None) -> Profile:
     if name and file:
         raise click.UsageError("give either --profile or --profile-file, not both")

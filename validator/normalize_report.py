@@ -19,7 +19,7 @@ from typing import Callable, TextIO
 from . import __version__
 from .normalization import FROM_GROUP, BenchmarkScore, FileScores, SubtaskScore
 from .profile import MEAN_OF_METRICS, POOLED
-from .safe_text import one_line
+from .safe_text import neutralize_json, one_line
 
 
 @dataclass(frozen=True)
@@ -37,8 +37,7 @@ def report_json(outcomes: list[Outcome], out: TextIO, explain: bool = False) -> 
         "files": [_file_json(o.path, o.scores) for o in outcomes if o.scores],
         "errors": [{"path": o.path, "message": o.error} for o in outcomes if o.error],
     }
-    json.dump(doc, out, indent=2, ensure_ascii=True, allow_nan=False)
-    out.write("\n")
+    out.write(neutralize_json(json.dumps(doc, indent=2, ensure_ascii=True, allow_nan=False)) + "\n")
 
 
 def _file_json(path: str, fs: FileScores) -> dict:

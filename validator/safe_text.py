@@ -1,9 +1,10 @@
 """Make text from a submitted file safe to print on one line.
 
 File names, model names and values come from whoever opened the pull
-request. Printed raw, a newline could start a forged log line and a control
-character could rewrite the terminal. Everything that reaches a human goes
-through `one_line`.
+request. Printed raw, a newline could start a forged log line, a control
+character could rewrite the terminal, and on GitHub Actions a line starting
+with `::` or containing `##[` anywhere is a workflow command. Everything that
+reaches a log goes through `one_line` (or `neutralize_json` for JSON text).
 """
 
 from __future__ import annotations
@@ -18,9 +19,26 @@ def one_line(text: object, limit: int = MAX_CHARS) -> str:
     s = str(text)
     if len(s) > limit:
         s = s[:limit] + f"...[{len(s) - limit} more chars]"
-    if s.isprintable():
-        return s
-    return "".join(_escape(ch) for ch in s)
+    if not s.isprintable():
+        s = "".join(_escape(ch) for ch in s)
+    return _no_workflow_commands(s)
+
+
+def _no_workflow_commands(s: str) -> str:
+    """The runner reads `##[cmd]` anywhere in a line and `::cmd` at its start."""
+    s = s.replace("##[", "##\\[")
+    if s.lstrip().startswith("::"):
+        s = "\\" + s.lstrip()
+    return s
+
+
+def neutralize_json(text: str) -> str:
+    """JSON text that no runner reads as a command: '#' inside strings becomes \\u0023.
+
+    `##[` can only occur inside JSON strings, where the escape keeps the value.
+    Lines of indented JSON never start with `::` outside a string.
+    """
+    return text.replace("##[", "\\u0023#[")
 
 
 def _escape(ch: str) -> str:

@@ -1,0 +1,85 @@
+"""The real image: build the repository's Dockerfile and run it as the runner does.
+
+Mandatory when CI is set (CI runs as root on these machines); elsewhere it
+runs only with LBNORM_IMAGE_TEST=1, because it needs root, apt and a few
+minutes. Also the static checks of the action's metadata and Dockerfile.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from conftest import REPO
+from runner_mimic import commands
+from test_action import OUR_COMMANDS, line_of, make_workspace, parse_outputs
+
+WANTED = bool(os.environ.get("CI") or os.environ.get("LBNORM_IMAGE_TEST"))
+
+
+def test_action_yml_matches_the_github_actions_schema():
+    proc = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-actions",
+                           str(REPO / "action.yml")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_action_inputs_are_snake_case_and_match_what_the_entrypoint_reads():
+    action = yaml.safe_load((REPO / "action.yml").read_text())
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert set(action["inputs"]) == {"files", "profile", "profile_file", "profile_sha256", "tolerance", "strict",
+                                     "report"}
+    assert all("-" not in name and name.islower() for name in action["inputs"])
+    assert set(action["outputs"]) == {"passed", "files_checked", "errors", "warnings", "report"}
+
+
+def test_dockerfile_passes_hadolint():
+    hadolint = shutil.which("hadolint")
+    assert hadolint, "hadolint is a test dependency: pip install '.[test]'"
+    proc = subprocess.run([hadolint, str(REPO / "Dockerfile")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_dockerfile_rules_of_the_spec():
+    text = (REPO / "Dockerfile").read_text()
+    assert 'ENTRYPOINT ["python", "-I", "-m", "validator", "action"]' in text
+    assert "\nUSER " not in text and "\nWORKDIR " not in text
+    assert (REPO / ".dockerignore").read_text().startswith("# Allow-list")
+
+
+def test_pre_commit_hook_runs_the_installed_command():
+    hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
+    assert hooks[0]["id"] == "lbnorm-check" and hooks[0]["entry"] == "lbnorm check"
+    assert hooks[0]["language"] == "python" and set(hooks[0]["types_or"]) == {"json", "yaml"}
+
+
+@pytest.mark.skipif(not WANTED, reason="the real-image test runs when CI is set or LBNORM_IMAGE_TEST=1 "
+                                       "(it needs root, apt and a few minutes)")
+def test_the_real_image_checks_a_workspace_like_the_runner(tmp_path):
+    if os.geteuid() != 0:
+        pytest.fail("the real-image test is mandatory in CI and needs root to run dockerd")
+    ws = make_workspace(tmp_path)
+    (ws / "validator").mkdir()  # a planted package must not be imported in the image either
+    (ws / "validator" / "__init__.py").write_text("print('::error::planted validator ran')\n")
+    files, workflow = tmp_path / "file_commands", tmp_path / "workflow"
+    files.mkdir()
+    workflow.mkdir()
+    (files / "set_output").write_text("")
+    (files / "step_summary").write_text("")
+    (workflow / "event.json").write_text(json.dumps({"pull_request": {"number": 1}}))
+    proc = subprocess.run([str(REPO / ".ci" / "action-image-test.sh"), str(ws), str(files), str(workflow),
+                           "submissions/**/*.json"], capture_output=True, text=True, timeout=1500)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    line = line_of(ws / "submissions/pythia/inflated.json", '"bbh": 3.29')
+    assert (f"::error file=submissions/pythia/inflated.json,line={line},col=5,title=LB601 score-divergence::"
+            in proc.stdout), proc.stdout + proc.stderr
+    assert {c.name for c in commands(proc.stdout)} <= OUR_COMMANDS and "planted" not in proc.stdout
+    assert parse_outputs((files / "set_output").read_text()) == {
+        "passed": "false", "files_checked": "2", "errors": "1", "warnings": "0", "report": "lbnorm-report.json"}
+    assert "| bbh | 3.29 | 2.2940 | +0.9960 | ❌ diverges |" in (files / "step_summary").read_text()
+    assert json.loads((ws / "lbnorm-report.json").read_text())["findings"][0]["line"] == line

@@ -1,0 +1,192 @@
+"""The GitHub Action entrypoint: `python -I -m validator action`, run by the runner in the container.
+
+Inputs arrive as INPUT_<NAME> variables (upper-cased; a hyphen survives, so
+INPUT_PROFILE-FILE is accepted as well as INPUT_PROFILE_FILE). The workspace
+is $GITHUB_WORKSPACE: every file read must be inside it. Rules never come
+from the pull request: built-in profiles live in the image, and a
+maintainer's profile file must match the sha256 given in the workflow.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, TextIO
+
+from .check_report import ReportOptions, report_json, report_text
+from .checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_check
+from .errors import ConfigError, ExitCode
+from .findings import ERROR, WARNING
+from .github import annotation_lines, escape_data, output_block, summary_markdown
+from .loaders import builtin_profile_names, load_builtin_profile, load_profile_file
+from .paths import PathRefused, confine
+from .profile import Profile
+from .safe_text import one_line
+
+TRUE_VALUES, FALSE_VALUES = ("true", "True", "TRUE"), ("false", "False", "FALSE")
+DEFAULT_REPORT = "lbnorm-report.json"
+
+
+class InputError(Exception):
+    """A workflow input is wrong: the maintainer's configuration, exit 2."""
+
+
+@dataclass(frozen=True)
+class ActionInputs:
+    files: list[str]
+    profile: str
+    profile_file: str
+    profile_sha256: str
+    tolerance: float
+    strict: bool
+    report: str
+
+
+def read_inputs(env: Mapping[str, str]) -> ActionInputs:
+    files = _files(_input(env, "files"))
+    if not files:
+        raise InputError("input 'files' is empty: list the submission files or globs to check")
+    return ActionInputs(
+        files=files,
+        profile=_input(env, "profile").strip(),
+        profile_file=_input(env, "profile_file").strip(),
+        profile_sha256=_input(env, "profile_sha256").strip().lower(),
+        tolerance=_tolerance(_input(env, "tolerance").strip() or str(DEFAULT_TOLERANCE)),
+        strict=_boolean(_input(env, "strict").strip() or "false", "strict"),
+        report=_input(env, "report", DEFAULT_REPORT).strip(),
+    )
+
+
+def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
+    """INPUT_NAME, or INPUT_NA-ME when the workflow used a hyphen; both set and different is an error."""
+    values = {key: env[key] for key in (f"INPUT_{name.upper()}", f"INPUT_{name.upper().replace('_', '-')}")
+              if key in env}
+    if len(set(values.values())) > 1:
+        raise InputError(f"inputs {' and '.join(values)} disagree; set only {name}")
+    return next(iter(values.values()), default)
+
+
+def _files(value: str) -> list[str]:
+    """One glob per line; a single line may hold several, separated by spaces (quote names with spaces)."""
+    lines = [line.strip() for line in value.splitlines() if line.strip()]
+    if len(lines) == 1:
+        try:
+            return shlex.split(lines[0])
+        except ValueError as exc:
+            raise InputError(f"input 'files' cannot be split: {exc}") from None
+    return lines
+
+
+def _boolean(value: str, name: str) -> bool:
+    # The same rule as @actions/core getBooleanInput (YAML 1.2 core schema).
+    if value in TRUE_VALUES:
+        return True
+    if value in FALSE_VALUES:
+        return False
+    raise InputError(f"input '{name}' is {value!r}; use true or false")
+
+
+def _tolerance(value: str) -> float:
+    try:
+        tolerance = float(value)
+    except ValueError:
+        raise InputError(f"input 'tolerance' is {value!r}, not a number") from None
+    if not 0.0 <= tolerance <= 100.0:
+        raise InputError(f"input 'tolerance' is {value}; use a number of normalized points between 0 and 100")
+    return tolerance
+
+
+def maintainer_profile(inputs: ActionInputs, workspace: Path) -> Profile | None:
+    """The built-in profile named in the workflow, or a profile file pinned by its sha256."""
+    if inputs.profile and inputs.profile_file:
+        raise InputError("set either 'profile' or 'profile_file', not both")
+    if inputs.profile:
+        if inputs.profile not in builtin_profile_names():
+            raise InputError(f"input 'profile' is {inputs.profile!r}; built-in profiles: "
+                             f"{', '.join(builtin_profile_names())}")
+        return load_builtin_profile(inputs.profile)
+    if not inputs.profile_file:
+        return None
+    if len(inputs.profile_sha256) != 64 or any(c not in "0123456789abcdef" for c in inputs.profile_sha256):
+        raise InputError("'profile_file' needs 'profile_sha256' (64 hex digits, from `sha256sum FILE`): "
+                         "the pin stops a pull request from editing the rules it is judged by")
+    try:
+        target = confine(workspace, Path(inputs.profile_file))
+    except PathRefused as exc:
+        raise ConfigError(f"profile_file: {exc}") from None
+    digest = hashlib.sha256(target.path.read_bytes()).hexdigest()
+    if digest != inputs.profile_sha256:
+        raise ConfigError(f"profile_file {target.display} has sha256 {digest}, but the workflow pins "
+                          f"{inputs.profile_sha256}; if the maintainers changed the profile, update the pin")
+    return load_profile_file(target.path)
+
+
+def run_action(env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
+    workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
+    try:
+        inputs = read_inputs(env)
+        profile = maintainer_profile(inputs, workspace)
+    except InputError as exc:
+        out.write(f"::error title=lbnorm configuration::{_data(exc)}\n")
+        return ExitCode.USAGE
+    except ConfigError as exc:
+        out.write(f"::error title=lbnorm configuration::{_data(exc)}\n")
+        return ExitCode.CONFIG
+    result = run_check(inputs.files, CheckOptions(root=workspace, tolerance=inputs.tolerance, profile=profile))
+    report_path = _write_report(workspace, inputs.report, result, inputs.strict, err)
+    details = f"see the job summary{' and ' + report_path if report_path else ''}"
+    for line in annotation_lines(result, details):
+        out.write(line + "\n")
+    out.write("::group::lbnorm report\n")
+    report_text(result, out, ReportOptions(strict=inputs.strict, verbosity=1))
+    out.write("::endgroup::\n")
+    _append(env.get("GITHUB_STEP_SUMMARY"), summary_markdown(result, inputs.strict, inputs.tolerance), err)
+    _append(env.get("GITHUB_OUTPUT"), output_block({
+        "passed": "true" if result.ok(inputs.strict) else "false",
+        "files_checked": str(len(result.files)),
+        "errors": str(result.count(ERROR)),
+        "warnings": str(result.count(WARNING)),
+        "report": report_path or "",
+    }), err)
+    return ExitCode.OK if result.ok(inputs.strict) else ExitCode.DATA
+
+
+def _write_report(workspace: Path, name: str, result: CheckResult, strict: bool, err: TextIO) -> str | None:
+    """Write the JSON report inside the workspace, never through a symlink the PR planted."""
+    if not name:
+        return None
+    path = (workspace / name)
+    if not Path(os.path.normpath(path)).is_relative_to(workspace) or not path.parent.resolve().is_relative_to(workspace):
+        err.write(f"lbnorm: the report path {one_line(name)} leaves the workspace; no report written\n")
+        return None
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        err.write(f"lbnorm: cannot write the report {one_line(name)} ({exc.strerror}); "
+                  "a symlink or directory is in the way\n")
+        return None
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        report_json(result, handle, ReportOptions(strict=strict))
+    return Path(os.path.normpath(path)).relative_to(workspace).as_posix()
+
+
+def _append(path: str | None, text: str, err: TextIO) -> None:
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError as exc:
+        err.write(f"lbnorm: cannot write {one_line(path)} ({exc.strerror})\n")
+
+
+def _data(exc: Exception) -> str:
+    return escape_data(str(exc))
+
+
+def main(env: Mapping[str, str] | None = None) -> int:
+    return run_action(os.environ if env is None else env, sys.stdout, sys.stderr)
