@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .context import AVERAGE, CheckContext
 from .documents import Document, DocumentError, kind_of, parse_document
-from .errors import ConfigError, DataError
+from .errors import DataError
 from .findings import ERROR, Finding, format_json_path
 from .loaders import builtin_profile_names, load_builtin_profile
 from .normalization import score_benchmark
@@ -210,14 +210,3 @@ def _finding(rule_id: str, file: str, message: str, json_path: str | None = None
     rule = RULES[rule_id]
     return Finding(rule=rule_id, name=rule.name, severity=rule.severity, file=file, message=message,
                    json_path=json_path, line=line, column=column)
-
-
-def profile_for_options(name: str | None, file: Path | None) -> Profile | None:
-    """The maintainer's profile, or None to let each submission name a built-in one."""
-    from .loaders import load_profile_file
-
-    if name and file:
-        raise ConfigError("give either --profile or --profile-file, not both")
-    if file:
-        return load_profile_file(file)
-    return load_builtin_profile(name) if name else None

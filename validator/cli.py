@@ -15,7 +15,7 @@ import click
 from . import __version__
 from .check_report import REPORTERS as CHECK_REPORTERS
 from .check_report import ReportOptions, use_color
-from .checker import DEFAULT_TOLERANCE, CheckOptions, profile_for_options, run_check
+from .checker import DEFAULT_TOLERANCE, CheckOptions, run_check
 from .errors import ConfigError, DataError, ExitCode, LbnormError
 from .loaders import builtin_profile_names, load_builtin_profile, load_profile_file, load_results
 from .normalization import score_results
@@ -51,7 +51,7 @@ def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file:
     subtasks are clipped before they are averaged, and nothing is rounded
     before the output.
     """
-    profile = _profile(profile_name, profile_file)
+    profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(DEFAULT_PROFILE)
     outcomes = [_normalize_one(path, profile) for path in results]
     REPORTERS[output_format](outcomes, sys.stdout, explain)
     failed = [o for o in outcomes if o.error]
@@ -88,8 +88,6 @@ def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
     warnings with --strict); 2: usage; 3: bad profile or internal error.
     See `python -m validator rules` for every check.
     """
-    if profile_name and profile_file:
-        raise click.UsageError("give either --profile or --profile-file, not both")
     if not root.is_dir():
         raise click.UsageError(f"--root {root} is not a directory")
     options = CheckOptions(root=root, tolerance=tolerance, profile=profile_for_options(profile_name, profile_file))
@@ -130,12 +128,13 @@ def action(ignored: tuple[str, ...]) -> None:
     sys.exit(action_main())
 
 
-def _profile(name: str | None, file: Path | None) -> Profile:
+def profile_for_options(name: str | None, file: Path | None) -> Profile | None:
+    """The maintainer's profile from --profile / --profile-file, or None when neither is given."""
     if name and file:
         raise click.UsageError("give either --profile or --profile-file, not both")
     if file:
         return load_profile_file(file)
-    return load_builtin_profile(name or DEFAULT_PROFILE)
+    return load_builtin_profile(name) if name else None
 
 
 def _normalize_one(path: Path, profile: Profile) -> Outcome:
