@@ -81,3 +81,31 @@ def test_yaml_positions_point_at_keys():
 def test_non_finite_values_are_found_anywhere():
     data = json.loads('{"a": [1, NaN, {"b": Infinity}], "c": -Infinity, "d": 1e308}')
     assert non_finite_paths(data) == [("a", 1), ("a", 2, "b"), ("c",)]
+
+
+BILLION_LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+    f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+    for i in range(9))
+
+
+def test_a_yaml_alias_bomb_fails_fast_with_a_clear_error():
+    import time
+
+    start = time.perf_counter()
+    try:
+        parse_document(BILLION_LAUGHS, "bomb.yaml", "yaml")
+    except DocumentError as exc:
+        assert exc.rule == "LB102" and "alias bomb" in exc.message
+    else:
+        raise AssertionError("10**10 values were accepted")
+    assert time.perf_counter() - start < 30  # bounded work, not a hang (a generous bound, not a benchmark)
+
+
+def test_deep_yaml_nesting_is_a_data_error():
+    try:
+        parse_document("[" * 5000 + "]" * 5000, "deep.yaml", "yaml")
+    except DocumentError as exc:
+        assert exc.rule == "LB102"
+    else:
+        raise AssertionError("accepted")

@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import Any
 
 JsonPath = tuple[str | int, ...]
+# YAML aliases share nodes; walking them repeats work. A "billion laughs" file
+# stops at this many visited values instead of running for ever.
+MAX_YAML_VALUES = 1_000_000
 
 
 class DocumentError(Exception):
@@ -116,10 +119,12 @@ def _parse_yaml(text: str) -> tuple[Any, dict[JsonPath, tuple[int, int]]]:
         node = loader.get_single_node()
         marks: dict[JsonPath, tuple[int, int]] = {}
         if node is not None:
-            _walk_yaml(node, (), marks)
+            _walk_yaml(node, (), marks, [MAX_YAML_VALUES])
         data = loader.construct_document(node) if node is not None else None
     except DocumentError:
         raise
+    except RecursionError:
+        raise DocumentError("LB102", "YAML nesting is too deep") from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         problem = exc.problem or exc.context or "syntax error"
@@ -132,9 +137,13 @@ def _parse_yaml(text: str) -> tuple[Any, dict[JsonPath, tuple[int, int]]]:
     return data, marks
 
 
-def _walk_yaml(node, path: JsonPath, marks: dict) -> None:
+def _walk_yaml(node, path: JsonPath, marks: dict, budget: list[int]) -> None:
     import yaml
 
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise DocumentError("LB102", f"YAML aliases expand to more than {MAX_YAML_VALUES:,} values "
+                            "(an alias bomb?); write the values out instead of using anchors")
     marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
     if isinstance(node, yaml.MappingNode):
         seen = set()
@@ -145,11 +154,11 @@ def _walk_yaml(node, path: JsonPath, marks: dict) -> None:
                                     key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             seen.add(key)
             marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            _walk_yaml(value_node, (*path, key), marks)
+            _walk_yaml(value_node, (*path, key), marks, budget)
             marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk_yaml(item, (*path, index), marks)
+            _walk_yaml(item, (*path, index), marks, budget)
 
 
 # --- the position-aware JSON pass -------------------------------------------------------
