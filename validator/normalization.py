@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
 
 from .errors import DataError
 from .profile import MEAN_OF_METRICS, POOLED, Benchmark, Profile, Task
