@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import EXAMPLE
+
 from validator.documents import DocumentError, non_finite_paths, parse_document, scan_json
 
 json_values = st.recursive(
@@ -106,6 +108,38 @@ def test_deep_yaml_nesting_is_a_data_error():
     try:
         parse_document("[" * 5000 + "]" * 5000, "deep.yaml", "yaml")
     except DocumentError as exc:
-        assert exc.rule == "LB102"
+        assert exc.rule == "LB108"
     else:
         raise AssertionError("accepted")
+
+
+@pytest.mark.parametrize("kind, text", [
+    ("json", "[" * 100 + "]" * 100),
+    ("json", '{"a": ' * 100 + "1" + "}" * 100),
+    ("json", "[" * 100_000 + "]" * 100_000),
+    ("yaml", "a:\n" + "".join(" " * i + "- \n" for i in range(1, 100))),
+])
+def test_nesting_past_the_depth_limit_is_lb108(kind, text):
+    with pytest.raises(DocumentError) as caught:
+        parse_document(text, "deep", kind)
+    assert caught.value.rule == "LB108"
+
+
+def test_the_depth_limit_is_a_setting():
+    from validator.limits import Limits
+
+    parse_document("[" * 100 + "]" * 100, "deep.json", "json", Limits(max_depth=100))
+    with pytest.raises(DocumentError, match="more than 99 levels"):
+        parse_document("[" * 100 + "]" * 100, "deep.json", "json", Limits(max_depth=99))
+
+
+@pytest.mark.parametrize("kind, text, line", [
+    ("json", '{\n "a": "' + "x" * 1_000_001 + '"}', 2),
+    ("json", '{\n "' + "k" * 1_000_001 + '": 1}', 1),
+    ("json", '{"a":\n ' + "7" * 5_000_000 + "}", 2),
+    ("yaml", "a:\n  b: " + "x" * 1_000_001, 2),
+])
+def test_long_strings_keys_and_numbers_are_lb109(kind, text, line):
+    with pytest.raises(DocumentError) as caught:
+        parse_document(text, "long", kind)
+    assert caught.value.rule == "LB109" and caught.value.line == line

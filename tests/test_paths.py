@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -63,6 +64,30 @@ def test_references_in_submissions(workspace, reference, reason):
 def test_globs_directories_and_unmatched_patterns(workspace):
     (workspace / "sub" / "b.yaml").write_text("a: 1")
     (workspace / "sub" / "notes.txt").write_text("x")
-    paths, unmatched = expand(workspace, ["sub/*.json", "sub", "none/*.json"])
+    paths, unmatched, too_many = expand(workspace, ["sub/*.json", "sub", "none/*.json"], max_files=10)
     assert [p.as_posix() for p in paths] == ["sub/a.json", "sub/b.yaml"]
-    assert unmatched == ["none/*.json"]
+    assert unmatched == ["none/*.json"] and not too_many
+
+
+def test_globs_never_follow_symlinked_folders(workspace):
+    """Three links to '.' made glob.glob('**') walk 3**40 paths; the walk must not follow them."""
+    for name in "xyz":
+        os.symlink(".", workspace / "sub" / name)
+    os.symlink("/", workspace / "sub" / "rootfs")
+    paths, unmatched, too_many = expand(workspace, ["sub/**/*.json", "**/a.json", "sub"], max_files=10)
+    assert [p.as_posix() for p in paths] == ["sub/a.json"]
+    assert not unmatched and not too_many
+
+
+def test_globs_skip_hidden_names_unless_asked(workspace):
+    (workspace / ".git").mkdir()
+    (workspace / ".git" / "c.json").write_text("{}")
+    assert expand(workspace, ["**/*.json"], 10)[0] == [Path("sub/a.json")]
+    assert expand(workspace, [".git/*.json"], 10)[0] == [Path(".git/c.json")]
+
+
+def test_the_walk_stops_past_the_file_limit(workspace):
+    for i in range(20):
+        (workspace / "sub" / f"f{i}.json").write_text("{}")
+    paths, _, too_many = expand(workspace, ["sub/*.json"], max_files=5)
+    assert too_many and len(paths) == 5

@@ -22,6 +22,7 @@ from .checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_check
 from .errors import ConfigError, ExitCode
 from .findings import ERROR, WARNING
 from .github import annotation_lines, escape_data, output_block, summary_markdown
+from .limits import DEFAULT_LIMITS, Limits, parse_size
 from .loaders import builtin_profile_names, load_builtin_profile, load_profile_file
 from .paths import PathRefused, confine
 from .profile import Profile
@@ -44,6 +45,7 @@ class ActionInputs:
     tolerance: float
     strict: bool
     report: str
+    limits: Limits = DEFAULT_LIMITS
 
 
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
@@ -58,7 +60,26 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         tolerance=_tolerance(_input(env, "tolerance").strip() or str(DEFAULT_TOLERANCE)),
         strict=_boolean(_input(env, "strict").strip() or "false", "strict"),
         report=_input(env, "report", DEFAULT_REPORT).strip(),
+        limits=_limits(env),
     )
+
+
+def _limits(env: Mapping[str, str]) -> Limits:
+    """max_file_size (64M, 10MB, bytes), max_files, max_depth, max_string_length; empty: the default."""
+    values = {}
+    for field, name in (("max_file_bytes", "max_file_size"), ("max_files", "max_files"),
+                        ("max_depth", "max_depth"), ("max_string_length", "max_string_length")):
+        text = _input(env, name).strip()
+        if not text:
+            continue
+        try:
+            values[field] = parse_size(text) if field == "max_file_bytes" else int(text)
+        except ValueError:
+            raise InputError(f"input '{name}' is {text!r}; use a whole number"
+                             + (" of bytes, or K, M or G (e.g. 64M)" if field == "max_file_bytes" else "")) from None
+        if values[field] < 1:
+            raise InputError(f"input '{name}' is {text!r}; use a positive number")
+    return Limits(**values)
 
 
 def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
@@ -136,7 +157,8 @@ def run_action(env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
     except ConfigError as exc:
         out.write(f"::error title=lbnorm configuration::{_data(exc)}\n")
         return ExitCode.CONFIG
-    result = run_check(inputs.files, CheckOptions(root=workspace, tolerance=inputs.tolerance, profile=profile))
+    result = run_check(inputs.files, CheckOptions(root=workspace, tolerance=inputs.tolerance, profile=profile,
+                                                  limits=inputs.limits))
     report_path = _write_report(workspace, inputs.report, result, inputs.strict, err)
     details = f"see the job summary{' and ' + report_path if report_path else ''}"
     for line in annotation_lines(result, details):

@@ -4,6 +4,10 @@ For each file matched by the patterns: read it inside the workspace, parse it,
 and either check it as a submission (its results file is loaded and checked
 with it) or, for a bare results file, run only the raw-file checks. One bad
 file never stops the others.
+
+Files are visited smallest first, so submissions come before the results
+files they reference; a results file already checked with its submission is
+not read again, and one document at a time is held in memory.
 """
 
 from __future__ import annotations
@@ -12,10 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .context import AVERAGE, CheckContext
-from .documents import Document, DocumentError, kind_of, parse_document
+import os
+
+from .documents import Document, DocumentError
 from .errors import DataError
 from .findings import ERROR, Finding, format_json_path
-from .loaders import builtin_profile_names, load_builtin_profile
+from .limits import DEFAULT_LIMITS, Limits
+from .loaders import builtin_profile_names, load_builtin_profile, read_document
 from .normalization import score_benchmark
 from .paths import PathRefused, Target, confine, expand, relative_reference
 from .profile import Profile
@@ -25,6 +32,9 @@ from .rules import RULES, Hit, all_rules
 DEFAULT_PROFILE = "open-llm-leaderboard-v2"
 DEFAULT_TOLERANCE = 0.01
 BARE_RESULTS_NOTE = "a bare results file: only the raw-file checks ran (no reported numbers to compare)"
+# A hostile file can hold a million NaNs; past this many findings of one rule
+# in one file, a single finding says how many more there are.
+MAX_FINDINGS_PER_RULE = 50
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,7 @@ class CheckOptions:
     root: Path
     tolerance: float = DEFAULT_TOLERANCE
     profile: Profile | None = None  # the maintainer's; None: the submission's built-in or the default
+    limits: Limits = DEFAULT_LIMITS
 
 
 @dataclass
@@ -60,50 +71,68 @@ def run_check(patterns: list[str], options: CheckOptions) -> CheckResult:
     all_rules()  # register the rule modules
     result = CheckResult()
     root = options.root.resolve()
-    paths, unmatched = expand(root, patterns)
+    paths, unmatched, too_many = expand(root, patterns, options.limits.max_files)
     for pattern in unmatched:
         result.findings.append(_finding("LB100", pattern, f"'{pattern}' matched no file; check the path or glob"))
-    referenced: set[Path] = set()
-    bare: list[Target] = []
-    for path in paths:
-        target, document = _read(root, path, result)
+    if too_many:
+        result.findings.append(_finding("LB107", " ".join(patterns), (
+            f"more than {options.limits.max_files:,} files match; nothing was checked "
+            f"(narrow the globs, or raise {Limits.OPTION_NAMES['max_files']} for a full re-audit)")))
+        return result
+    checked_with_submission: set[Path] = set()
+    bare: dict[Path, CheckResult] = {}
+    for path in sorted(paths, key=lambda p: _size(root / p)):
+        try:
+            target = confine(root, path)
+        except PathRefused as exc:
+            result.findings.append(_finding("LB101", str(path), str(exc)))
+            continue
+        if target.path in checked_with_submission or target.path in bare:
+            continue
+        document = _parse(target, options.limits, result)
         if document is None:
             continue
         if _is_bare_results(document):
-            bare.append(target)
-            continue
-        referenced |= _check_submission(root, target, document, options, result)
-    for target in bare:
-        if target.path not in referenced:
-            _, document = _read(root, Path(target.display), result)
-            if document is not None:
-                _check_bare_results(document, options, result)
-    result.findings = sorted(set(result.findings), key=Finding.sort_key)
+            # Checked now (one document in memory at a time); reported only
+            # if no submission checks it as its results file.
+            bare[target.path] = CheckResult()
+            _check_bare_results(document, options, bare[target.path])
+        else:
+            checked_with_submission |= _check_submission(root, target, document, options, result)
+    for path, outcome in bare.items():
+        if path not in checked_with_submission:
+            result.findings.extend(outcome.findings)
+            result.files.extend(outcome.files)
+    result.findings = _capped(sorted(set(result.findings), key=Finding.sort_key))
     result.files.sort(key=lambda f: f.path)
     return result
 
 
-def _read(root: Path, path: Path, result: CheckResult) -> tuple[Target | None, Document | None]:
+def _size(path: Path) -> int:
     try:
-        target = confine(root, path)
-    except PathRefused as exc:
-        result.findings.append(_finding("LB101", str(path), str(exc)))
-        return None, None
-    return target, _parse(target, result)
+        return os.stat(path).st_size
+    except (OSError, ValueError):
+        return 0  # confine() reports it
 
 
-def _parse(target: Target, result: CheckResult) -> Document | None:
+def _capped(findings: list[Finding]) -> list[Finding]:
+    kept: list[Finding] = []
+    counts: dict[tuple[str, str], int] = {}
+    for finding in findings:
+        key = (finding.file, finding.rule)
+        counts[key] = counts.get(key, 0) + 1
+        if counts[key] <= MAX_FINDINGS_PER_RULE:
+            kept.append(finding)
+    for (file, rule_id), count in counts.items():
+        if count > MAX_FINDINGS_PER_RULE:
+            kept.append(_finding(rule_id, file, f"{count - MAX_FINDINGS_PER_RULE:,} more {rule_id} findings "
+                                 f"in this file are not listed; fix the ones above and run again"))
+    return sorted(kept, key=Finding.sort_key)
+
+
+def _parse(target: Target, limits: Limits, result: CheckResult) -> Document | None:
     try:
-        text = target.path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        result.findings.append(_finding("LB101", target.display,
-                                        f"byte offset {exc.start} is not UTF-8; save the file as UTF-8"))
-        return None
-    except OSError as exc:
-        result.findings.append(_finding("LB101", target.display, f"cannot be read ({exc.strerror})"))
-        return None
-    try:
-        return parse_document(text, target.display, kind_of(target.path))
+        return read_document(target.path, target.display, limits)
     except DocumentError as exc:
         result.findings.append(_finding(exc.rule, target.display, exc.message, line=exc.line, column=exc.column))
         return None
@@ -131,7 +160,7 @@ def _check_submission(root: Path, target: Target, document: Document, options: C
             _hit(result, "LB203", Hit(document, ("results",), str(exc)))
         else:
             used.add(results_target.path)
-            ctx.results_doc = _parse(results_target, result)
+            ctx.results_doc = _parse(results_target, options.limits, result)
     elif isinstance(results_value, dict):
         ctx.results_doc, ctx.results_root = document, ("results",)
     _read_and_score(ctx, result)

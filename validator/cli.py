@@ -17,6 +17,7 @@ from .check_report import REPORTERS as CHECK_REPORTERS
 from .check_report import ReportOptions, use_color
 from .checker import DEFAULT_TOLERANCE, CheckOptions, run_check
 from .errors import ConfigError, DataError, ExitCode, LbnormError
+from .limits import DEFAULT_LIMITS, Limits, describe_size, parse_size
 from .loaders import builtin_profile_names, load_builtin_profile, load_profile_file, load_results
 from .normalization import score_results
 from .normalize_report import REPORTERS, Outcome
@@ -32,6 +33,41 @@ def cli() -> None:
     """lbnorm: recompute leaderboard normalized scores from harness results."""
 
 
+class SizeType(click.ParamType):
+    name = "size"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        try:
+            return parse_size(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def limit_options(command):
+    """--max-file-size, --max-files, --max-depth, --max-string-length, gathered into `limits`."""
+    defaults = DEFAULT_LIMITS
+    options = [
+        click.option("--max-file-size", "max_file_bytes", type=SizeType(), default=defaults.max_file_bytes,
+                     help=f"Largest file read, e.g. 64M [default: {describe_size(defaults.max_file_bytes)}]."),
+        click.option("--max-files", type=click.IntRange(min=1), default=defaults.max_files, show_default=True,
+                     help="Most files one run checks; more is an error (LB107), not a partial check."),
+        click.option("--max-depth", type=click.IntRange(min=1), default=defaults.max_depth, show_default=True,
+                     help="Deepest nesting of objects and arrays."),
+        click.option("--max-string-length", type=click.IntRange(min=1), default=defaults.max_string_length,
+                     show_default=True, help="Longest string or key, in characters."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def limits_from(max_file_bytes: int, max_files: int, max_depth: int, max_string_length: int) -> Limits:
+    return Limits(max_file_bytes=max_file_bytes, max_files=max_files, max_depth=max_depth,
+                  max_string_length=max_string_length)
+
+
 @cli.command()
 @click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
@@ -42,8 +78,9 @@ def cli() -> None:
               help="text: two decimals for people; json: full precision for scripts.")
 @click.option("--explain", is_flag=True,
               help="Show every subtask's raw value, choice count, lower bound and normalized value.")
+@limit_options
 def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file: Path | None,
-              output_format: str, explain: bool) -> None:
+              output_format: str, explain: bool, **limits: int) -> None:
     """Compute the leaderboard's normalized scores for each RESULTS file.
 
     Reads lm-eval 0.4.x, lm-eval 0.3 and lighteval / Open LLM Leaderboard v1
@@ -52,7 +89,7 @@ def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file:
     before the output.
     """
     profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(DEFAULT_PROFILE)
-    outcomes = [_normalize_one(path, profile) for path in results]
+    outcomes = [_normalize_one(path, profile, limits_from(**limits)) for path in results]
     REPORTERS[output_format](outcomes, sys.stdout, explain)
     failed = [o for o in outcomes if o.error]
     for outcome in failed:
@@ -78,8 +115,9 @@ def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file:
 @click.option("--output-format", type=click.Choice(sorted(CHECK_REPORTERS)), default="text", show_default=True)
 @click.option("-v", "--verbose", count=True, help="Also show each file's reported and recomputed scores.")
 @click.option("-q", "--quiet", count=True, help="Show errors only.")
+@limit_options
 def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path | None, tolerance: float,
-          strict: bool, root: Path, output_format: str, verbose: int, quiet: int) -> None:
+          strict: bool, root: Path, output_format: str, verbose: int, quiet: int, **limits: int) -> None:
     """Check submissions: recompute their scores from the raw results and compare.
 
     PATHS are files, directories or globs (quote globs), relative to --root.
@@ -90,7 +128,8 @@ def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
     """
     if not root.is_dir():
         raise click.UsageError(f"--root {root} is not a directory")
-    options = CheckOptions(root=root, tolerance=tolerance, profile=profile_for_options(profile_name, profile_file))
+    options = CheckOptions(root=root, tolerance=tolerance, profile=profile_for_options(profile_name, profile_file),
+                           limits=limits_from(**limits))
     result = run_check(list(paths), options)
     report = ReportOptions(strict=strict, verbosity=verbose - quiet, color=use_color(sys.stdout))
     CHECK_REPORTERS[output_format](result, sys.stdout, report)
@@ -137,9 +176,9 @@ def profile_for_options(name: str | None, file: Path | None) -> Profile | None:
     return load_builtin_profile(name) if name else None
 
 
-def _normalize_one(path: Path, profile: Profile) -> Outcome:
+def _normalize_one(path: Path, profile: Profile, limits: Limits) -> Outcome:
     try:
-        return Outcome(path=str(path), scores=score_results(profile, load_results(path)))
+        return Outcome(path=str(path), scores=score_results(profile, load_results(path, limits)))
     except DataError as exc:
         message = str(exc)
         if not message.startswith(str(path)):

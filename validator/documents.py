@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .limits import DEFAULT_LIMITS, Limits
+
 JsonPath = tuple[str | int, ...]
 # YAML aliases share nodes; walking them repeats work. A "billion laughs" file
 # stops at this many visited values instead of running for ever.
@@ -73,18 +75,23 @@ def line_col(starts: list[int], offset: int) -> tuple[int, int]:
 
 # --- loading ---------------------------------------------------------------------------
 
-def parse_document(text: str, display_path: str, kind: str) -> Document:
+def parse_document(text: str, display_path: str, kind: str, limits: Limits = DEFAULT_LIMITS) -> Document:
     if kind == "yaml":
-        data, marks = _parse_yaml(text)
+        data, marks = _parse_yaml(text, limits)
         return Document(display_path, text, data, "yaml", _yaml_marks=marks)
-    return Document(display_path, text, _parse_json(text), "json")
+    document = Document(display_path, text, _parse_json(text, limits), "json")
+    problem = shape_problem(document.data, limits)
+    if problem:
+        rule, message, path = problem
+        raise DocumentError(rule, message, *document.position(path))
+    return document
 
 
 def kind_of(path: Path) -> str:
     return "yaml" if path.suffix.lower() in (".yaml", ".yml") else "json"
 
 
-def _parse_json(text: str) -> Any:
+def _parse_json(text: str, limits: Limits) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
@@ -96,7 +103,49 @@ def _parse_json(text: str) -> Any:
         raise DocumentError("LB103", f"key {key!r} appears twice in one object; keep one value",
                             line, column) from None
     except RecursionError:
-        raise DocumentError("LB102", "nesting is too deep") from None
+        raise DocumentError("LB108", _too_deep(limits)) from None
+    except ValueError:  # Python refuses to convert integers of more than 4,300 digits
+        match = _LONG_INTEGER.search(text)
+        if match is None:
+            raise
+        start = match.start() + len(match[0]) - len(match[0].lstrip())
+        line, column = line_col(line_starts(text), start)
+        raise DocumentError("LB109", f"a number has {len(match[0].strip()):,} digits; write a number of normal length",
+                            line, column) from None
+
+
+_LONG_INTEGER = re.compile(r"(?<=[:\[,])\s*-?\d{4301,}")
+
+
+def _too_deep(limits: Limits) -> str:
+    return (f"objects and arrays are nested more than {limits.max_depth} levels deep; "
+            f"results files need far fewer (raise {Limits.OPTION_NAMES['max_depth']} if this file is honest)")
+
+
+def _too_long(limits: Limits, length: int) -> str:
+    return (f"a string of {length:,} characters is longer than the limit of {limits.max_string_length:,} "
+            f"(raise {Limits.OPTION_NAMES['max_string_length']} if this file is honest)")
+
+
+def shape_problem(data: Any, limits: Limits) -> tuple[str, str, JsonPath] | None:
+    """The first value nested too deep (LB108) or string too long (LB109), with its path."""
+    longest = limits.max_string_length
+    if isinstance(data, str) and len(data) > longest:
+        return "LB109", _too_long(limits, len(data)), ()
+    stack: list[tuple[Any, JsonPath]] = [(data, ())] if isinstance(data, (dict, list)) else []
+    while stack:
+        container, path = stack.pop()
+        if len(path) >= limits.max_depth:
+            return "LB108", _too_deep(limits), path
+        items = container.items() if isinstance(container, dict) else enumerate(container)
+        for key, value in items:
+            if isinstance(value, (dict, list)):
+                stack.append((value, (*path, key)))
+            elif isinstance(value, str) and len(value) > longest:
+                return "LB109", _too_long(limits, len(value)), (*path, key)
+            if isinstance(key, str) and len(key) > longest:
+                return "LB109", _too_long(limits, len(key)), path
+    return None
 
 
 class _Duplicate(ValueError):
@@ -110,7 +159,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def _parse_yaml(text: str) -> tuple[Any, dict[JsonPath, tuple[int, int]]]:
+def _parse_yaml(text: str, limits: Limits) -> tuple[Any, dict[JsonPath, tuple[int, int]]]:
     import yaml
 
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -119,12 +168,12 @@ def _parse_yaml(text: str) -> tuple[Any, dict[JsonPath, tuple[int, int]]]:
         node = loader.get_single_node()
         marks: dict[JsonPath, tuple[int, int]] = {}
         if node is not None:
-            _walk_yaml(node, (), marks, [MAX_YAML_VALUES])
+            _walk_yaml(node, (), marks, [MAX_YAML_VALUES], limits)
         data = loader.construct_document(node) if node is not None else None
     except DocumentError:
         raise
     except RecursionError:
-        raise DocumentError("LB102", "YAML nesting is too deep") from None
+        raise DocumentError("LB108", _too_deep(limits)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         problem = exc.problem or exc.context or "syntax error"
@@ -137,34 +186,44 @@ def _parse_yaml(text: str) -> tuple[Any, dict[JsonPath, tuple[int, int]]]:
     return data, marks
 
 
-def _walk_yaml(node, path: JsonPath, marks: dict, budget: list[int]) -> None:
+def _walk_yaml(node, path: JsonPath, marks: dict, budget: list[int], limits: Limits) -> None:
     import yaml
 
     budget[0] -= 1
     if budget[0] < 0:
         raise DocumentError("LB102", f"YAML aliases expand to more than {MAX_YAML_VALUES:,} values "
                             "(an alias bomb?); write the values out instead of using anchors")
-    marks[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    here = (node.start_mark.line + 1, node.start_mark.column + 1)
+    marks[path] = here
+    if isinstance(node, yaml.ScalarNode) and len(node.value) > limits.max_string_length:
+        raise DocumentError("LB109", _too_long(limits, len(node.value)), *here)
+    if not isinstance(node, yaml.ScalarNode) and len(path) >= limits.max_depth:
+        raise DocumentError("LB108", _too_deep(limits), *here)
     if isinstance(node, yaml.MappingNode):
         seen = set()
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key_node.value)
+            if len(key) > limits.max_string_length:
+                raise DocumentError("LB109", _too_long(limits, len(key)),
+                                    key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             if key in seen:
                 raise DocumentError("LB103", f"key {key!r} appears twice in one mapping; keep one value",
                                     key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             seen.add(key)
             marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            _walk_yaml(value_node, (*path, key), marks, budget)
+            _walk_yaml(value_node, (*path, key), marks, budget, limits)
             marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk_yaml(item, (*path, index), marks, budget)
+            _walk_yaml(item, (*path, index), marks, budget, limits)
 
 
 # --- the position-aware JSON pass -------------------------------------------------------
 
 _WS = re.compile(r"[ \t\n\r]*")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# Unrolled form: the alternation form keeps backtracking state per character
+# (700 MB for a 5 MB string).
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _SCALAR = re.compile(r"-?Infinity|NaN|true|false|null|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 

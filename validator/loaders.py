@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import stat
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .documents import DocumentError, kind_of, parse_document
+from .documents import Document, DocumentError, kind_of, parse_document
 from .errors import ConfigError, DataError
+from .limits import DEFAULT_LIMITS, Limits, describe_size
 from .profile import Profile, build_profile
 from .readers import read_results
 from .results import HarnessResults
@@ -23,33 +26,66 @@ from .results import HarnessResults
 PROFILE_SCHEMA = "profile.schema.json"
 
 
-def read_text(path: Path, error: type[Exception] = DataError) -> str:
-    """Read UTF-8 (a BOM is allowed); other bytes are an error naming the offset."""
+def read_untrusted(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
+    """The text of a regular file no bigger than the limit: UTF-8, with or without a BOM.
+
+    Raises DocumentError (LB101 unreadable, LB106 too large). The file is opened
+    without blocking and checked after opening, so a FIFO or device that
+    replaced a checked path can still not hang or flood the reader.
+    """
     try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise error(f"{path}: is a directory, expected a file") from None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        raise error(f"{path}: no such file") from None
+        raise DocumentError("LB101", "no such file") from None
     except OSError as exc:
-        raise error(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        raise DocumentError("LB101", f"cannot be read ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "rb") as handle:
+        mode, size = (info := os.fstat(handle.fileno())).st_mode, info.st_size
+        if stat.S_ISDIR(mode):
+            raise DocumentError("LB101", "is a directory, expected a file")
+        if not stat.S_ISREG(mode):
+            raise DocumentError("LB101", "is not a regular file (a FIFO, device or socket); it is not read")
+        if size > limits.max_file_bytes:
+            raise DocumentError("LB106", _too_large(size, limits))
+        data = handle.read(limits.max_file_bytes + 1)
+    if len(data) > limits.max_file_bytes:
+        raise DocumentError("LB106", _too_large(len(data), limits))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise error(f"{path}: byte offset {exc.start} is not UTF-8; save the file as UTF-8") from None
+        raise DocumentError("LB101", f"byte offset {exc.start} is not UTF-8; save the file as UTF-8") from None
 
 
-def parse(text: str, origin: str, kind: str, error: type[Exception] = DataError) -> Any:
+def _too_large(size: int, limits: Limits) -> str:
+    return (f"the file has {size:,} bytes, more than the limit of {describe_size(limits.max_file_bytes)} "
+            f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this file is honest)")
+
+
+def read_document(path: Path, display_path: str, limits: Limits = DEFAULT_LIMITS) -> Document:
+    """Read and parse one untrusted file; DocumentError carries the rule id and position."""
+    return parse_document(read_untrusted(path, limits), display_path, kind_of(path), limits)
+
+
+def read_text(path: Path, error: type[Exception] = DataError, limits: Limits = DEFAULT_LIMITS) -> str:
+    """read_untrusted() for the CLI's own arguments: errors become `error` and name the path."""
+    try:
+        return read_untrusted(path, limits)
+    except DocumentError as exc:
+        raise error(f"{path}: {exc.message}") from None
+
+
+def parse(text: str, origin: str, kind: str, error: type[Exception] = DataError,
+          limits: Limits = DEFAULT_LIMITS) -> Any:
     """JSON (NaN tokens allowed, duplicate keys refused) or safe YAML, with line:column in errors."""
     try:
-        return parse_document(text, origin, kind).data
+        return parse_document(text, origin, kind, limits).data
     except DocumentError as exc:
         where = f":{exc.line}:{exc.column}" if exc.line else ""
         raise error(f"{origin}{where}: {exc.message}") from None
 
 
-def load_results(path: Path) -> HarnessResults:
-    doc = parse(read_text(path), str(path), kind_of(path))
+def load_results(path: Path, limits: Limits = DEFAULT_LIMITS) -> HarnessResults:
+    doc = parse(read_text(path, limits=limits), str(path), kind_of(path), limits=limits)
     try:
         return read_results(doc)
     except DataError as exc:

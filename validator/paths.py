@@ -7,7 +7,7 @@ turns out to be a regular file.
 
 from __future__ import annotations
 
-import glob
+import fnmatch
 import os
 import stat
 from dataclasses import dataclass
@@ -63,28 +63,93 @@ def relative_reference(root: Path, base_file: Path, reference: str) -> Target:
     return confine(root, base_file.parent.relative_to(root) / reference)
 
 
-def expand(root: Path, patterns: list[str]) -> tuple[list[Path], list[str]]:
-    """Paths (relative to root) matched by the patterns, and the patterns that matched nothing.
+def expand(root: Path, patterns: list[str], max_files: int) -> tuple[list[Path], list[str], bool]:
+    """Paths (relative to root) matched by the patterns, the patterns that matched nothing,
+    and whether more than max_files matched (the walk stops there).
 
     A literal path is kept as given (confine() judges it later); a directory
-    expands to the JSON and YAML files below it.
+    expands to the JSON and YAML files below it. Globs and directories are
+    walked without following symlinked directories: two links to `.` would
+    otherwise make `**` walk 2**40 paths.
     """
-    found: list[Path] = []
+    found: dict[Path, None] = {}
     unmatched: list[str] = []
     for pattern in patterns:
         if GLOB_CHARS & set(pattern):
-            absolute = Path(pattern).is_absolute()
-            matches = glob.glob(pattern, recursive=True) if absolute else glob.glob(pattern, root_dir=root, recursive=True)
-            files = [Path(m) for m in sorted(matches) if not (root / m).is_dir()]
-            if not files:
-                unmatched.append(pattern)
-            found.extend(files)
+            parts = _glob_parts(root, pattern)
+            if parts is None:
+                found[Path(pattern)] = None  # absolute, outside the root: confine() refuses it
+                continue
+            matches = _walk(root, Path(), parts, max_files + 1)
         elif (root / pattern).is_dir() and not (root / pattern).is_symlink():
-            below = sorted(p for p in (root / pattern).rglob("*")
-                           if p.suffix.lower() in CHECKABLE_SUFFIXES and not p.is_dir())
-            if not below:
-                unmatched.append(pattern)
-            found.extend(p.relative_to(root) if p.is_relative_to(root) else p for p in below)
+            matches = [p for p in _walk(root, Path(pattern), ["**", "*"], max_files + 1)
+                       if p.suffix.lower() in CHECKABLE_SUFFIXES]
         else:
-            found.append(Path(pattern))
-    return list(dict.fromkeys(found)), unmatched
+            matches = [Path(pattern)]
+        for match in matches:
+            found[match] = None
+            if len(found) > max_files:
+                return list(found)[:max_files], unmatched, True
+        if not matches:
+            unmatched.append(pattern)
+    return list(found), unmatched, False
+
+
+def _glob_parts(root: Path, pattern: str) -> list[str] | None:
+    """The pattern's path segments relative to root (None: an absolute pattern outside it)."""
+    path = Path(pattern)
+    if path.is_absolute():
+        if not path.is_relative_to(root):
+            return None
+        path = path.relative_to(root)
+    parts: list[str] = []
+    for part in path.parts:
+        if not (part == "**" and parts and parts[-1] == "**"):  # a/**/**/b is a/**/b
+            parts.append(part)
+    return parts
+
+
+def _walk(root: Path, here: Path, parts: list[str], budget: int) -> list[Path]:
+    """Files (and symlinks to files, judged later) below root/here that match the segments, sorted."""
+    return sorted(_matches(root, here, parts, budget), key=lambda p: p.as_posix())
+
+
+def _matches(root: Path, here: Path, parts: list[str], budget: int):
+    stack = [(here, parts)]
+    seen: set[tuple[Path, int]] = set()
+    while stack and budget > 0:
+        where, rest = stack.pop()
+        if (where, len(rest)) in seen:  # `**` reaches one folder by several routes
+            continue
+        seen.add((where, len(rest)))
+        if not rest:
+            if not (root / where).is_dir():
+                budget -= 1
+                yield where
+            continue
+        head, tail = rest[0], rest[1:]
+        if head == "**":
+            stack.append((where, tail))
+            stack.extend((where / name, rest) for name in _children(root / where, "*") if _is_real_dir(root / where / name))
+        elif GLOB_CHARS & set(head):
+            stack.extend((where / name, tail) for name in _children(root / where, head))
+        elif os.path.lexists(root / where / head) and (not tail or _is_real_dir(root / where / head)):
+            stack.append((where / head, tail))
+
+
+def _children(folder: Path, pattern: str) -> list[str]:
+    """Names in a folder matching one glob segment; hidden names only when the pattern starts with '.'."""
+    if not _is_real_dir(folder):
+        return []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    wanted = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+    if not pattern.startswith("."):
+        wanted = [n for n in wanted if not n.startswith(".")]
+    return wanted
+
+
+def _is_real_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()

@@ -233,6 +233,35 @@ def positives() -> None:
     c.close()
 
 
+# --- negative: the input limits (each lowered to show it is a setting) ---------------------
+
+def limits() -> None:
+    c = Case("negative", "LB106_file_too_large", "The shared results file is larger than --max-file-size 16K.",
+             options=["--max-file-size", "16K"])
+    c.write("submission.json", submission())
+    c.findings.append({"rule": "LB106", "file": "shared/pythia-1b.json", "line": None})
+    c.close()
+
+    c = Case("negative", "LB107_too_many_files", "Two submissions with --max-files 1: nothing is checked.",
+             options=["--max-files", "1"], args=["*.json"])
+    c.write("a.json", submission())
+    c.write("b.json", submission())
+    c.findings.append({"rule": "LB107", "file": "*.json", "line": None})
+    c.close()
+
+    c = Case("negative", "LB108_nesting_too_deep", "A submission nested deeper than --max-depth 3.",
+             options=["--max-depth", "3"])
+    c.write("submission.json", submission(notes={"a": {"b": {"c": 1}}}))
+    c.expect("LB108", "submission.json", '"b": {')
+    c.close()
+
+    c = Case("negative", "LB109_value_too_long", "A model name longer than --max-string-length 200.",
+             options=["--max-string-length", "200"])
+    c.write("submission.json", submission(model="EleutherAI/" + "x" * 300))
+    c.expect("LB109", "submission.json", '"model"')
+    c.close()
+
+
 # --- negative: one per rule -----------------------------------------------------------------
 
 def negatives() -> None:
@@ -273,6 +302,8 @@ def negatives() -> None:
                            nan_stderr, options=["--strict"])
     c.expect("LB105", "results.json", '"acc_stderr,none": NaN')
     c.close()
+
+    limits()
 
     c = Case("negative", "LB201_schema", "Every schema error, each on its line.")
     doc = submission()

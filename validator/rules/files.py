@@ -41,6 +41,45 @@ def duplicate_key(ctx):
     """
 
 
+@rule("LB106", "file-too-large", ERROR, runs=False)
+def file_too_large(ctx):
+    """A file is larger than `--max-file-size` (default 64 MiB; Action input `max_file_size`).
+
+    lm-eval 0.4 results files with their `configs` section run to a few MB;
+    a much larger one is not read, so that a pull request cannot exhaust the
+    runner's memory. Raise the limit if an honest file needs it.
+    """
+
+
+@rule("LB107", "too-many-files", ERROR, runs=False)
+def too_many_files(ctx):
+    """The paths and globs match more than `--max-files` files (default 20,000; input `max_files`).
+
+    Nothing is checked then: a partial check that passes would mislead.
+    Narrow the globs to the files a pull request changes, or raise the limit
+    for a deliberate re-audit of a whole leaderboard.
+    """
+
+
+@rule("LB108", "nesting-too-deep", ERROR, runs=False)
+def nesting_too_deep(ctx):
+    """Objects and arrays are nested deeper than `--max-depth` (default 64; input `max_depth`).
+
+    Results files nest about ten levels deep; a deeper file is hostile or
+    broken, and arbitrarily deep nesting would exhaust the parser's stack.
+    """
+
+
+@rule("LB109", "value-too-long", ERROR, runs=False)
+def value_too_long(ctx):
+    """A string or key is longer than `--max-string-length`, or a number has over 4,300 digits.
+
+    The default is 1,000,000 characters (Action input `max_string_length`).
+    Such values would be echoed in findings and summaries and slow every
+    later step; no honest results file needs them.
+    """
+
+
 @rule("LB104", "non-finite-number", ERROR)
 def non_finite_number(ctx: CheckContext) -> Iterator[Hit]:
     """A metric or reported score is NaN or Infinity.

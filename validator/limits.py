@@ -1,0 +1,46 @@
+"""Resource limits for untrusted input, with defaults a maintainer can change.
+
+Whoever opens a pull request controls the size and shape of every file, so
+each dimension that costs time or memory has a cap and a rule id (LB106-LB109).
+The defaults leave room for real files: lm-eval 0.4 results carry every
+task's `configs` and run to a few MB; their nesting stays under 15 levels.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+KIB, MIB, GIB = 1024, 1024**2, 1024**3
+_SIZE = re.compile(r"(?P<number>\d+)\s*(?P<unit>[kmg]?)(?:i?b)?", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_file_bytes: int = 64 * MIB       # LB106; MTEB's results repo caps at 10 MB, lm-eval files reach a few MB
+    max_files: int = 20_000              # LB107; a 5,000-submission re-audit matches 10,000 files
+    max_depth: int = 64                  # LB108; nesting of objects and arrays
+    max_string_length: int = 1_000_000   # LB109; characters in one string or key
+
+    # The same names are the CLI options and the Action inputs (documented in README).
+    OPTION_NAMES = {"max_file_bytes": "--max-file-size", "max_files": "--max-files",
+                    "max_depth": "--max-depth", "max_string_length": "--max-string-length"}
+
+
+DEFAULT_LIMITS = Limits()
+
+
+def parse_size(text: str) -> int:
+    """'64M', '64MiB', '10MB', '500k' or a plain number of bytes; K, M and G are powers of 1024."""
+    match = _SIZE.fullmatch(text.strip())
+    if not match:
+        raise ValueError(f"{text!r} is not a size; write a number of bytes or use K, M or G (e.g. 64M)")
+    factor = {"": 1, "k": KIB, "m": MIB, "g": GIB}[match["unit"].lower()]
+    return int(match["number"]) * factor
+
+
+def describe_size(size: int) -> str:
+    for unit, factor in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor} {unit}"
+    return f"{size:,} bytes"
