@@ -70,7 +70,9 @@ def test_the_cli_text_and_json_output_carry_no_commands(tmp_path):
         assert commands(proc.stdout + proc.stderr) == [], output_format
         if output_format == "json":
             report = json.loads(proc.stdout)
-            assert any("##[error]legacy forged" in f["message"] for f in report["findings"])  # value kept
+            # messages are one line: the value is shown, with ##[ broken up and newlines escaped
+            assert any("##\\[error]legacy forged" in f["message"] for f in report["findings"])
+            assert not any("\n" in f["message"] for f in report["findings"])
 
 
 def test_normalize_output_carries_no_commands(tmp_path):

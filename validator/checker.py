@@ -28,6 +28,7 @@ from .paths import PathRefused, Target, confine, expand, relative_reference
 from .profile import Profile
 from .readers import read_results
 from .rules import RULES, Hit, all_rules
+from .safe_text import one_line
 
 DEFAULT_PROFILE = "open-llm-leaderboard-v2"
 DEFAULT_TOLERANCE = 0.01
@@ -59,6 +60,9 @@ class FileReport:
 class CheckResult:
     findings: list[Finding] = field(default_factory=list)
     files: list[FileReport] = field(default_factory=list)
+    # (file, rule) -> findings past MAX_FINDINGS_PER_RULE, counted but not kept
+    overflow: dict[tuple[str, str], int] = field(default_factory=dict)
+    shown: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -103,7 +107,11 @@ def run_check(patterns: list[str], options: CheckOptions) -> CheckResult:
         if path not in checked_with_submission:
             result.findings.extend(outcome.findings)
             result.files.extend(outcome.files)
-    result.findings = _capped(sorted(set(result.findings), key=Finding.sort_key))
+            result.overflow.update(outcome.overflow)
+    for (file, rule_id), count in result.overflow.items():
+        result.findings.append(_finding(rule_id, file, f"{count:,} more {rule_id} findings in this file are "
+                                        "not listed; fix the ones above and run again"))
+    result.findings = sorted(set(result.findings), key=Finding.sort_key)
     result.files.sort(key=lambda f: f.path)
     return result
 
@@ -113,21 +121,6 @@ def _size(path: Path) -> int:
         return os.stat(path).st_size
     except (OSError, ValueError):
         return 0  # confine() reports it
-
-
-def _capped(findings: list[Finding]) -> list[Finding]:
-    kept: list[Finding] = []
-    counts: dict[tuple[str, str], int] = {}
-    for finding in findings:
-        key = (finding.file, finding.rule)
-        counts[key] = counts.get(key, 0) + 1
-        if counts[key] <= MAX_FINDINGS_PER_RULE:
-            kept.append(finding)
-    for (file, rule_id), count in counts.items():
-        if count > MAX_FINDINGS_PER_RULE:
-            kept.append(_finding(rule_id, file, f"{count - MAX_FINDINGS_PER_RULE:,} more {rule_id} findings "
-                                 f"in this file are not listed; fix the ones above and run again"))
-    return sorted(kept, key=Finding.sort_key)
 
 
 def _parse(target: Target, limits: Limits, result: CheckResult) -> Document | None:
@@ -229,6 +222,11 @@ def _recomputed(ctx: CheckContext) -> dict[str, float]:
 # --- findings ----------------------------------------------------------------------------
 
 def _hit(result: CheckResult, rule_id: str, hit: Hit) -> None:
+    key = (hit.document.display_path, rule_id)
+    result.shown[key] = result.shown.get(key, 0) + 1
+    if result.shown[key] > MAX_FINDINGS_PER_RULE:
+        result.overflow[key] = result.overflow.get(key, 0) + 1
+        return
     line, column = hit.document.position(hit.path)
     result.findings.append(_finding(rule_id, hit.document.display_path, hit.message,
                                     json_path=format_json_path(hit.path), line=line, column=column))
@@ -237,5 +235,6 @@ def _hit(result: CheckResult, rule_id: str, hit: Hit) -> None:
 def _finding(rule_id: str, file: str, message: str, json_path: str | None = None,
              line: int | None = None, column: int | None = None) -> Finding:
     rule = RULES[rule_id]
-    return Finding(rule=rule_id, name=rule.name, severity=rule.severity, file=file, message=message,
+    # Messages quote submitted text; keep each on one line whoever prints it.
+    return Finding(rule=rule_id, name=rule.name, severity=rule.severity, file=file, message=one_line(message, 2000),
                    json_path=json_path, line=line, column=column)

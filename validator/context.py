@@ -25,6 +25,7 @@ class CheckContext:
     scores: dict[str, BenchmarkScore] = field(default_factory=dict)
     unscored: dict[str, str] = field(default_factory=dict)  # benchmark id -> why not
     average: float | None = None
+    memo: dict[str, Any] = field(default_factory=dict)  # work rules share, computed once per file
 
     # --- the submission ---------------------------------------------------------------
     def submission_data(self) -> dict:

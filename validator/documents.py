@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,8 +79,9 @@ def line_col(starts: list[int], offset: int) -> tuple[int, int]:
 def parse_document(text: str, display_path: str, kind: str, limits: Limits = DEFAULT_LIMITS) -> Document:
     if kind == "yaml":
         data, marks = _parse_yaml(text, limits)
-        return Document(display_path, text, data, "yaml", _yaml_marks=marks)
-    document = Document(display_path, text, _parse_json(text, limits), "json")
+        document = Document(display_path, text, data, "yaml", _yaml_marks=marks)
+    else:
+        document = Document(display_path, text, _parse_json(text, limits), "json")
     problem = shape_problem(document.data, limits)
     if problem:
         rule, message, path = problem
@@ -127,8 +129,13 @@ def _too_long(limits: Limits, length: int) -> str:
             f"(raise {Limits.OPTION_NAMES['max_string_length']} if this file is honest)")
 
 
+# Integers past the float range cannot be a score or a count, and every
+# float operation on them raises OverflowError.
+LARGEST_INTEGER = int(sys.float_info.max)
+
+
 def shape_problem(data: Any, limits: Limits) -> tuple[str, str, JsonPath] | None:
-    """The first value nested too deep (LB108) or string too long (LB109), with its path."""
+    """The first value nested too deep (LB108), or string too long or integer too large (LB109), with its path."""
     longest = limits.max_string_length
     if isinstance(data, str) and len(data) > longest:
         return "LB109", _too_long(limits, len(data)), ()
@@ -143,6 +150,9 @@ def shape_problem(data: Any, limits: Limits) -> tuple[str, str, JsonPath] | None
                 stack.append((value, (*path, key)))
             elif isinstance(value, str) and len(value) > longest:
                 return "LB109", _too_long(limits, len(value)), (*path, key)
+            elif type(value) is int and not -LARGEST_INTEGER <= value <= LARGEST_INTEGER:
+                return "LB109", (f"an integer of {len(str(abs(value)))} digits is beyond the range of any "
+                                 "score or count; write a number of normal size"), (*path, key)
             if isinstance(key, str) and len(key) > longest:
                 return "LB109", _too_long(limits, len(key)), path
     return None

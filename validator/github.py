@@ -27,6 +27,8 @@ DIVERGENCE_RULES = {"LB601": "fail", "LB602": "fail", "LB606": "warn"}
 
 
 def escape_data(text: str) -> str:
+    # A file name that is not UTF-8 carries surrogates; write them as \udcff, not as raw bytes.
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace("##[", "##\\[")
 
 
@@ -53,7 +55,7 @@ def annotation_lines(result: CheckResult, details: str) -> list[str]:
 
 def annotation(finding: Finding) -> str:
     props = []
-    if finding.rule != "LB100":  # LB100's "file" is a glob, not a file
+    if finding.rule not in ("LB100", "LB107"):  # their "file" is the globs, not a file
         props.append(f"file={escape_property(finding.file)}")
     if finding.line:
         props.append(f"line={finding.line}")

@@ -38,7 +38,12 @@ def display_path(root: Path, path: Path) -> str:
 def confine(root: Path, path: Path) -> Target:
     """Resolve `path` (relative to root) and refuse anything but a regular file inside root."""
     shown = display_path(root, path)
-    resolved = (root / path).resolve()
+    try:
+        resolved = (root / path).resolve()
+    except (RuntimeError, OSError):  # Python 3.11 raises RuntimeError for a symlink loop
+        raise PathRefused(f"{shown} is a symlink loop; it is not read") from None
+    except ValueError:  # a lone surrogate written in JSON cannot become a file name
+        raise PathRefused(f"{shown} is not a valid file name (it is not valid Unicode)") from None
     if not resolved.is_relative_to(root):
         raise PathRefused(f"{shown} resolves outside the workspace ({root}); only files in the repository are read")
     try:

@@ -7,6 +7,8 @@ the schema cannot express. No I/O happens here (see `loaders.py`).
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +80,10 @@ class Profile:
 
     def task_index(self) -> dict[str, tuple[Benchmark, Task]]:
         """Every task name and alias -> (benchmark, task)."""
+        return self._task_index
+
+    @functools.cached_property
+    def _task_index(self) -> dict[str, tuple[Benchmark, Task]]:
         return {
             name: (bench, task)
             for bench in self.benchmarks

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 import os
 from typing import Iterator
 
@@ -90,26 +91,72 @@ def missing_metric(ctx: CheckContext) -> Iterator[Hit]:
 
 
 def _unknown_entries(ctx: CheckContext):
-    if ctx.results is None:
-        return
-    known = set(ctx.profile.task_index()) | set(ctx.profile.other_entries)
-    known |= {b.group for b in ctx.profile.benchmarks if b.group}
-    for name, entry in ctx.results.entries.items():
-        if name not in known:
-            yield name, entry
+    return [(name, entry) for name, (entry, _, _) in _unknown(ctx).items()]
 
 
 def _suggestion(ctx: CheckContext, name: str) -> str | None:
-    matches = difflib.get_close_matches(name, list(ctx.profile.task_index()), n=1, cutoff=0.85)
-    return matches[0] if matches else None
+    return _unknown(ctx)[name][1]
 
 
 def _family(ctx: CheckContext, name: str) -> Benchmark | None:
-    """The multiple-choice benchmark whose task-name prefix `name` shares."""
+    return _unknown(ctx)[name][2]
+
+
+def _unknown(ctx: CheckContext) -> dict[str, tuple]:
+    """Unknown result entries -> (entry, closest profile task or None, benchmark family or None).
+
+    Worked out once per file and shared by LB301, LB302 and LB304: a hostile
+    file can hold hundreds of thousands of task names.
+    """
+    if "unknown_tasks" in ctx.memo:
+        return ctx.memo["unknown_tasks"]
+    found: dict[str, tuple] = {}
+    if ctx.results is not None:
+        profile_names = list(ctx.profile.task_index())
+        by_length: dict[int, list[str]] = {}
+        for candidate in profile_names:
+            by_length.setdefault(len(candidate), []).append(candidate)
+        known = set(profile_names) | set(ctx.profile.other_entries)
+        known |= {b.group for b in ctx.profile.benchmarks if b.group}
+        families = _family_prefixes(ctx)
+        for name, entry in ctx.results.entries.items():
+            if name not in known:
+                family = next((bench for prefix, bench in families if name.startswith(prefix)), None)
+                found[name] = (entry, _closest(name, by_length), family)
+    ctx.memo["unknown_tasks"] = found
+    return found
+
+
+def _closest(name: str, by_length: dict[int, list[str]], cutoff: float = 0.85) -> str | None:
+    """difflib.get_close_matches(n=1, cutoff), looking only at names of a length that can match.
+
+    A ratio is at most 2*min(a, b)/(a + b) for lengths a and b, so a name of
+    length a can only match lengths between a*c/(2-c) and a*(2-c)/c.
+    """
+    size = len(name)
+    candidates = [c for length in range(math.ceil(size * cutoff / (2 - cutoff)),
+                                        math.floor(size * (2 - cutoff) / cutoff) + 1)
+                  for c in by_length.get(length, ())]
+    if not candidates:
+        return None
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(name)
+    best, best_ratio = None, cutoff
+    for candidate in candidates:
+        matcher.set_seq1(candidate)
+        if matcher.quick_ratio() >= best_ratio and (ratio := matcher.ratio()) >= best_ratio:
+            if best is None or ratio > best_ratio:
+                best, best_ratio = candidate, ratio
+    return best
+
+
+def _family_prefixes(ctx: CheckContext) -> list[tuple[str, Benchmark]]:
+    """Task-name prefixes of the multiple-choice benchmarks with several tasks."""
+    prefixes = []
     for bench in ctx.profile.benchmarks:
         if bench.output_type != MULTIPLE_CHOICE or len(bench.tasks) < 2:
             continue
         prefix = os.path.commonprefix([t.name for t in bench.tasks])
-        if len(prefix) >= 4 and name.startswith(prefix):
-            return bench
-    return None
+        if len(prefix) >= 4:
+            prefixes.append((prefix, bench))
+    return prefixes
