@@ -97,3 +97,26 @@ def test_rules_lists_every_rule_with_its_documentation():
     rules = json.loads(proc.stdout)
     assert len(rules) == 35 and all(r["doc"] and r["severity"] in ("error", "warning") for r in rules)
     assert [r["id"] for r in rules] == sorted(r["id"] for r in rules)
+
+
+def test_worker_processes_give_the_same_report_as_one_process(tmp_path):
+    """A re-audit over many folders: --jobs 2 must find exactly what one process finds."""
+    from validator.checker import PARALLEL_MIN_FILES
+
+    submission = json.loads((EXAMPLE.parent / "submission.json").read_text())
+    for i in range(PARALLEL_MIN_FILES):
+        folder = tmp_path / f"m{i:03d}"
+        folder.mkdir()
+        (folder / "results.json").write_text(EXAMPLE.read_text())
+        reported = submission["reported"] | ({"bbh": 9.99} if i % 7 == 0 else {})
+        (folder / "submission.json").write_text(json.dumps(submission | {"results": "results.json",
+                                                                         "reported": reported}))
+    (tmp_path / "m000" / "orphan.json").write_text(EXAMPLE.read_text())  # a bare results file nobody uses
+    reports = []
+    for jobs in ("1", "2"):
+        proc = run_cli("check", "--root", str(tmp_path), "--jobs", jobs, "--output-format", "json", "m*/*.json")
+        assert proc.returncode == 1
+        reports.append(json.loads(proc.stdout))
+    assert reports[0] == reports[1]
+    assert reports[0]["files_checked"] == PARALLEL_MIN_FILES + 1
+    assert sum(f["rule"] == "LB601" for f in reports[0]["findings"]) == len(range(0, PARALLEL_MIN_FILES, 7))

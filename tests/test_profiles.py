@@ -169,3 +169,10 @@ def test_json_profile_files_are_accepted(tmp_path):
 def test_missing_profile_file_is_a_configuration_error(tmp_path):
     proc = run_cli("normalize", "--profile-file", str(tmp_path / "absent.yaml"), str(COMMUNITY))
     assert proc.returncode == 3 and "absent.yaml: no such file" in proc.stderr
+
+
+@pytest.mark.parametrize("name", builtin_profile_names())
+def test_every_builtin_profile_passes_the_profile_schema(name):
+    """Runs skip the schema for built-in profiles (it is the slowest part of a one-file check); this is the guard."""
+    validated = load_builtin_profile(name, validate=True)
+    assert validated == load_builtin_profile(name)

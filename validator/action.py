@@ -158,7 +158,7 @@ def run_action(env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
         out.write(f"::error title=lbnorm configuration::{_data(exc)}\n")
         return ExitCode.CONFIG
     result = run_check(inputs.files, CheckOptions(root=workspace, tolerance=inputs.tolerance, profile=profile,
-                                                  limits=inputs.limits))
+                                                  limits=inputs.limits, jobs=os.cpu_count() or 1))
     report_path = _write_report(workspace, inputs.report, result, inputs.strict, err)
     details = f"see the job summary{' and ' + report_path if report_path else ''}"
     for line in annotation_lines(result, details):

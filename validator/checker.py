@@ -12,11 +12,12 @@ not read again, and one document at a time is held in memory.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .context import AVERAGE, CheckContext
-import os
 
 from .documents import Document, DocumentError
 from .errors import DataError
@@ -36,6 +37,9 @@ BARE_RESULTS_NOTE = "a bare results file: only the raw-file checks ran (no repor
 # A hostile file can hold a million NaNs; past this many findings of one rule
 # in one file, a single finding says how many more there are.
 MAX_FINDINGS_PER_RULE = 50
+# Below this many files, starting worker processes costs more than it saves.
+PARALLEL_MIN_FILES = 64
+PARALLEL_BATCH_FOLDERS = 25
 
 
 @dataclass(frozen=True)
@@ -44,6 +48,7 @@ class CheckOptions:
     tolerance: float = DEFAULT_TOLERANCE
     profile: Profile | None = None  # the maintainer's; None: the submission's built-in or the default
     limits: Limits = DEFAULT_LIMITS
+    jobs: int = 1  # worker processes for large runs (a re-audit); 1 checks in this process
 
 
 @dataclass
@@ -71,7 +76,9 @@ class CheckResult:
         return not self.findings if strict else self.count(ERROR) == 0
 
 
-def run_check(patterns: list[str], options: CheckOptions) -> CheckResult:
+def run_check(patterns: list[str], options: CheckOptions,
+              progress: Callable[[int, int], None] | None = None) -> CheckResult:
+    """Check every file the patterns match; `progress(done, total)` is called as batches finish."""
     all_rules()  # register the rule modules
     result = CheckResult()
     root = options.root.resolve()
@@ -83,26 +90,15 @@ def run_check(patterns: list[str], options: CheckOptions) -> CheckResult:
             f"more than {options.limits.max_files:,} files match; nothing was checked "
             f"(narrow the globs, or raise {Limits.OPTION_NAMES['max_files']} for a full re-audit)")))
         return result
+    batches = _batches(root, paths, options.jobs)
     checked_with_submission: set[Path] = set()
     bare: dict[Path, CheckResult] = {}
-    for path in sorted(paths, key=lambda p: _size(root / p)):
-        try:
-            target = confine(root, path)
-        except PathRefused as exc:
-            result.findings.append(_finding("LB101", str(path), str(exc)))
-            continue
-        if target.path in checked_with_submission or target.path in bare:
-            continue
-        document = _parse(target, options.limits, result)
-        if document is None:
-            continue
-        if _is_bare_results(document):
-            # Checked now (one document in memory at a time); reported only
-            # if no submission checks it as its results file.
-            bare[target.path] = CheckResult()
-            _check_bare_results(document, options, bare[target.path])
-        else:
-            checked_with_submission |= _check_submission(root, target, document, options, result)
+    for part in _run_batches(root, batches, options, progress):
+        result.findings.extend(part.result.findings)
+        result.files.extend(part.result.files)
+        result.overflow.update(part.result.overflow)
+        checked_with_submission |= part.checked_with_submission
+        bare.update(part.bare)
     for path, outcome in bare.items():
         if path not in checked_with_submission:
             result.findings.extend(outcome.findings)
@@ -114,6 +110,81 @@ def run_check(patterns: list[str], options: CheckOptions) -> CheckResult:
     result.findings = sorted(set(result.findings), key=Finding.sort_key)
     result.files.sort(key=lambda f: f.path)
     return result
+
+
+@dataclass
+class _Partial:
+    """One batch's outcome: its findings, the results files its submissions used, its bare results files."""
+
+    result: CheckResult
+    checked_with_submission: set[Path]
+    bare: dict[Path, CheckResult]
+
+
+def _batches(root: Path, paths: list[Path], jobs: int) -> list[list[Path]]:
+    """Split the files for `jobs` processes, keeping each folder whole.
+
+    A submission and its results file usually share a folder; in one batch
+    the results file is read once, with its submission. Small batches let
+    the progress line move and keep each worker's memory flat.
+    """
+    folders: dict[Path, list[Path]] = {}
+    for path in paths:
+        folders.setdefault(path.parent, []).append(path)
+    if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
+        return [paths]
+    groups = list(folders.values())
+    size = max(1, min(PARALLEL_BATCH_FOLDERS, len(groups) // (jobs * 4) or 1))
+    return [[p for group in groups[i:i + size] for p in group] for i in range(0, len(groups), size)]
+
+
+def _run_batches(root: Path, batches: list[list[Path]], options: CheckOptions, progress):
+    total, done = sum(map(len, batches)), 0
+    if len(batches) == 1:
+        yield _check_batch(root, batches[0], options)
+        if progress:
+            progress(total, total)
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    with context.Pool(options.jobs) as pool:
+        jobs = [(root, batch, options) for batch in batches]
+        for part, size in zip(pool.imap(_check_batch_star, jobs), map(len, batches)):
+            done += size
+            if progress:
+                progress(done, total)
+            yield part
+
+
+def _check_batch_star(job) -> _Partial:
+    return _check_batch(*job)
+
+
+def _check_batch(root: Path, paths: list[Path], options: CheckOptions) -> _Partial:
+    """Check files smallest first: submissions come before the results files they use."""
+    all_rules()
+    part = _Partial(CheckResult(), set(), {})
+    for path in sorted(paths, key=lambda p: _size(root / p)):
+        try:
+            target = confine(root, path)
+        except PathRefused as exc:
+            part.result.findings.append(_finding("LB101", str(path), str(exc)))
+            continue
+        if target.path in part.checked_with_submission or target.path in part.bare:
+            continue
+        document = _parse(target, options.limits, part.result)
+        if document is None:
+            continue
+        if _is_bare_results(document):
+            # Checked now (one document in memory at a time); reported only
+            # if no submission checks it as its results file.
+            part.bare[target.path] = CheckResult()
+            _check_bare_results(document, options, part.bare[target.path])
+        else:
+            part.checked_with_submission |= _check_submission(root, target, document, options, part.result)
+    part.result.shown.clear()
+    return part
 
 
 def _size(path: Path) -> int:

@@ -115,9 +115,12 @@ def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file:
 @click.option("--output-format", type=click.Choice(sorted(CHECK_REPORTERS)), default="text", show_default=True)
 @click.option("-v", "--verbose", count=True, help="Also show each file's reported and recomputed scores.")
 @click.option("-q", "--quiet", count=True, help="Show errors only.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0,
+              help="Worker processes for runs of many files (a re-audit); 0 = one per CPU [default: 0]. "
+                   "Fewer than 64 files are always checked in one process.")
 @limit_options
 def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path | None, tolerance: float,
-          strict: bool, root: Path, output_format: str, verbose: int, quiet: int, **limits: int) -> None:
+          strict: bool, root: Path, output_format: str, verbose: int, quiet: int, jobs: int, **limits: int) -> None:
     """Check submissions: recompute their scores from the raw results and compare.
 
     PATHS are files, directories or globs (quote globs), relative to --root.
@@ -129,8 +132,8 @@ def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
     if not root.is_dir():
         raise click.UsageError(f"--root {root} is not a directory")
     options = CheckOptions(root=root, tolerance=tolerance, profile=profile_for_options(profile_name, profile_file),
-                           limits=limits_from(**limits))
-    result = run_check(list(paths), options)
+                           limits=limits_from(**limits), jobs=jobs or os.cpu_count() or 1)
+    result = run_check(list(paths), options, _progress_line if sys.stderr.isatty() and quiet == 0 else None)
     report = ReportOptions(strict=strict, verbosity=verbose - quiet, color=use_color(sys.stdout))
     CHECK_REPORTERS[output_format](result, sys.stdout, report)
     sys.exit(ExitCode.OK if result.ok(strict) else ExitCode.DATA)
@@ -165,6 +168,14 @@ def action(ignored: tuple[str, ...]) -> None:
     from .action import main as action_main
 
     sys.exit(action_main())
+
+
+def _progress_line(done: int, total: int) -> None:
+    """On a terminal, long runs show how far they are (stderr, so reports stay clean)."""
+    if total >= 200:
+        end = "\n" if done == total else ""
+        click.echo(f"\rchecked {done:,} of {total:,} files", err=True, nl=False)
+        click.echo(end, err=True, nl=False)
 
 
 def profile_for_options(name: str | None, file: Path | None) -> Profile | None:

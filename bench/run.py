@@ -1,0 +1,184 @@
+"""Run the benchmark scenarios side by side with the limit and the peers; print a table, write JSON.
+
+    bench/setup.sh                      # clean venvs: lbnorm as users install it, and the peers
+    python bench/generate.py --submissions 5000 --out bench/corpus
+    python bench/run.py --corpus bench/corpus [--repeat 10] [--json bench/results.json] [--image]
+
+Every measurement is a fresh process, timed from start to exit, with its
+peak resident memory from wait4(). Machines are noisy, so the table shows
+the median of --repeat runs for the one-pull-request scenario and ratios
+measured in the same run on the same files:
+
+- the limit: a bare Python process that only reads and json.load()s (or
+  orjson.loads()) the same files;
+- the peers: check-jsonschema with our submission schema (schema only), and
+  bench/notebook_style.py (json.load + the normalization loop, no checks).
+
+--image adds the Action's own cost (bench/image.sh: build time, size over the
+base, a rebuild after a code change, one container run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+VENV_PY = REPO / "bench" / ".venv" / "bin" / "python"                 # made by bench/setup.sh
+PEER_BIN = REPO / "bench" / ".venv-peers" / "bin" / "check-jsonschema"
+PY = str(VENV_PY) if VENV_PY.exists() else sys.executable
+PARSE = {
+    "json": "import json,sys\nfor p in open(sys.argv[1]).read().split('\\n'):\n"
+            "    with open(p,'rb') as f: json.load(f)",
+    "orjson": "import orjson,sys\nfor p in open(sys.argv[1]).read().split('\\n'):\n"
+              "    with open(p,'rb') as f: orjson.loads(f.read())",
+}
+
+
+@dataclass
+class Measurement:
+    scenario: str
+    tool: str
+    seconds: float
+    peak_mib: float
+    runs: int
+    exit_code: int
+
+
+def measure(command: list[str], cwd: Path, repeat: int) -> tuple[float, float, int]:
+    """Median wall seconds, max peak RSS (MiB) and the last exit code of `repeat` fresh processes."""
+    times, peaks, code = [], [], 0
+    for _ in range(repeat):
+        start = time.perf_counter()
+        proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                env=os.environ | {"NO_COLOR": "1"})
+        _, status, usage = os.wait4(proc.pid, 0)
+        times.append(time.perf_counter() - start)
+        peaks.append(usage.ru_maxrss / 1024)  # KiB on Linux
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+    return statistics.median(times), max(peaks), code
+
+
+def available(module: str) -> bool:
+    return subprocess.run([PY, "-c", f"import {module}"], capture_output=True).returncode == 0
+
+
+def file_list(paths: list[Path], folder: Path, name: str) -> Path:
+    listing = folder / name
+    listing.write_text("\n".join(str(p) for p in paths))
+    return listing
+
+
+def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurement]:
+    submissions = sorted(corpus.glob("submissions/**/submission.json"))
+    if not submissions:
+        raise SystemExit(f"no submissions under {corpus}; run bench/generate.py first")
+    results = [next(s.parent.glob("results_*.json")) for s in submissions]
+    one_sub, one_res = submissions[0], results[0]
+    small = [s for s in submissions if s.parent.parent.name in {f"org{i}" for i in range(10)}]
+    small_results = [next(s.parent.glob("results_*.json")) for s in small]
+    check_jsonschema = str(PEER_BIN) if PEER_BIN.exists() else shutil.which("check-jsonschema")
+    schema = str(REPO / "schemas" / "submission.schema.json")
+    parsers = [name for name in PARSE if available(name)]
+    ours = [PY, "-m", "validator"]
+    plan: list[tuple[str, str, list[str], int]] = []
+    print(f"python {PY}; check-jsonschema {check_jsonschema}", file=sys.stderr)
+
+    # 1. one pull request: one submission (and its results file), a fresh process each time
+    pr_files = file_list([one_sub, one_res], work, "pr.txt")
+    plan.append(("one pull request", "lbnorm check", [*ours, "check", "--root", str(corpus),
+                                                      str(one_sub.relative_to(corpus))], repeat))
+    for name in parsers:
+        plan.append(("one pull request", f"bare {name} parse", [PY, "-c", PARSE[name], str(pr_files)], repeat))
+    if check_jsonschema:
+        plan.append(("one pull request", "check-jsonschema (schema only)",
+                     [check_jsonschema, "--schemafile", schema, str(one_sub)], repeat))
+    plan.append(("one pull request", "notebook-style script", [PY, str(REPO / "bench/notebook_style.py"),
+                                                               str(one_res)], repeat))
+
+    # 2. re-audit: every submission in one invocation; and a tenth of them, to show memory is flat
+    every = file_list([p for pair in zip(submissions, results) for p in pair], work, "all.txt")
+    glob_all = "submissions/**/submission.json"
+    label = f"re-audit ({len(submissions)} submissions)"
+    plan.append((label, "lbnorm check", [*ours, "check", "-q", "--root", str(corpus), glob_all], 1))
+    if jobs > 1:
+        plan.append((label, f"lbnorm check --jobs {jobs}",
+                     [*ours, "check", "-q", "--jobs", str(jobs), "--root", str(corpus), glob_all], 1))
+    plan.append((f"re-audit ({len(small)} submissions)", "lbnorm check",
+                 [*ours, "check", "-q", "--root", str(corpus), "submissions/org[0-9]/**/submission.json"], 1))
+    for name in parsers:
+        plan.append((label, f"bare {name} parse", [PY, "-c", PARSE[name], str(every)], 1))
+    if check_jsonschema:
+        plan.append((label, "check-jsonschema (schema only)",
+                     [check_jsonschema, "--schemafile", schema, *map(str, submissions)], 1))
+    plan.append((label, "notebook-style script", [PY, str(REPO / "bench/notebook_style.py"), *map(str, results)], 1))
+
+    # 3. normalize over the same results files
+    label_n = f"normalize ({len(results)} results files)"
+    plan.append((label_n, "lbnorm normalize", [*ours, "normalize", "--output-format", "json", *map(str, results)], 1))
+    if "json" in parsers:
+        plan.append((label_n, "bare json parse", [PY, "-c", PARSE["json"], str(file_list(results, work, "r.txt"))], 1))
+    plan.append((label_n, "notebook-style script", [PY, str(REPO / "bench/notebook_style.py"), *map(str, results)], 1))
+    del small_results
+
+    measurements = []
+    for scenario, tool, command, runs in plan:
+        seconds, peak, code = measure(command, REPO, runs)
+        measurements.append(Measurement(scenario, tool, seconds, peak, runs, code))
+        print(f"  {scenario:34} {tool:34} {seconds:8.3f} s {peak:8.1f} MiB  exit {code}", file=sys.stderr)
+    return measurements
+
+
+def table(measurements: list[Measurement]) -> str:
+    """Markdown: each scenario's rows with ratios to its bare json parse and to lbnorm."""
+    lines = ["| scenario | tool | seconds | peak MiB | × bare json | lbnorm × this |",
+             "|---|---|---:|---:|---:|---:|"]
+    for scenario in dict.fromkeys(m.scenario for m in measurements):
+        rows = [m for m in measurements if m.scenario == scenario]
+        limit = next((m for m in rows if m.tool == "bare json parse"), None)
+        ours = next((m for m in rows if m.tool.startswith("lbnorm")), None)
+        for m in rows:
+            to_limit = f"{m.seconds / limit.seconds:.2f}" if limit else ""
+            ours_to = f"{ours.seconds / m.seconds:.2f}" if ours and m is not ours else ""
+            lines.append(f"| {scenario} | {m.tool} | {m.seconds:.3f} | {m.peak_mib:.0f} | {to_limit} | {ours_to} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=REPO / "bench" / "corpus")
+    parser.add_argument("--repeat", type=int, default=10, help="runs of the one-pull-request scenario")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="also time check --jobs N")
+    parser.add_argument("--json", type=Path, default=REPO / "bench" / "results.json")
+    parser.add_argument("--image", action="store_true", help="also build and run the Action's image (root)")
+    args = parser.parse_args()
+    manifest = json.loads((args.corpus / "manifest.json").read_text())
+    with tempfile.TemporaryDirectory() as work:
+        measurements = scenarios(args.corpus.resolve(), args.repeat, args.jobs, Path(work))
+    image = None
+    if args.image:
+        proc = subprocess.run(["bash", str(REPO / "bench" / "image.sh"), str(args.corpus.resolve())],
+                              capture_output=True, text=True)
+        sys.stderr.write(proc.stderr[-3000:])
+        image = json.loads(proc.stdout) if proc.returncode == 0 else {"error": proc.stderr[-500:]}
+    version = subprocess.run([PY, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True)
+    machine = {"python": version.stdout.strip(), "cpus": os.cpu_count(), "platform": sys.platform}
+    report = {"corpus": manifest, "machine": machine, "measurements": [asdict(m) for m in measurements],
+              "image": image, "table": table(measurements)}
+    args.json.write_text(json.dumps(report, indent=2) + "\n")
+    print(report["table"])
+    if image:
+        print("\n" + json.dumps(image, indent=2))
+
+
+if __name__ == "__main__":
+    main()
