@@ -11,7 +11,7 @@ CORPUS=$1
 # shellcheck source=.ci/docker-env.sh
 . "$REPO/.ci/docker-env.sh"
 now() { date +%s.%N; }
-seconds() { echo "$2 - $1" | bc; }
+seconds() { printf "%.3f" "$(echo "$2 - $1" | bc)"; }
 
 CTX=$W/context; mkdir -p "$CTX"
 cp -r "$REPO/Dockerfile" "$REPO/.dockerignore" "$REPO/requirements-action.txt" "$REPO/pyproject.toml" \
@@ -29,7 +29,7 @@ dep_layer_rebuilt=$(layers lbnorm-bench:rebuilt | sed -n "$((base_layers + 2))p"
 size=$(docker image inspect -f '{{.Size}}' lbnorm-bench:cold)
 base=$(docker image inspect -f '{{.Size}}' "$BASE_TAG")
 
-SUB=$(cd "$CORPUS" && find submissions -name submission.json | sort | head -1)
+SUB=$(cd "$CORPUS" && find submissions -name submission.json | sort | sed -n 1p)  # sed reads all: no SIGPIPE under pipefail
 WS=$W/ws; mkdir -p "$WS/$(dirname "$SUB")" "$W/files" "$W/home"
 cp "$CORPUS/$(dirname "$SUB")"/* "$WS/$(dirname "$SUB")/"
 : > "$W/files/set_output"; : > "$W/files/step_summary"
@@ -43,8 +43,8 @@ code=$?
 t5=$(now)
 
 cat <<JSON
-{"base_image": "$BASE_TAG (local stand-in)", "base_mb": $(echo "scale=1; $base / 1048576" | bc),
- "image_mb": $(echo "scale=1; $size / 1048576" | bc), "over_base_mb": $(echo "scale=1; ($size - $base) / 1048576" | bc),
+{"base_image": "$BASE_TAG (local stand-in)", "base_mb": $(printf "%.1f" "$(echo "$base / 1048576" | bc -l)"),
+ "image_mb": $(printf "%.1f" "$(echo "$size / 1048576" | bc -l)"), "over_base_mb": $(printf "%.1f" "$(echo "($size - $base) / 1048576" | bc -l)"),
  "cold_build_s": $(seconds "$t0" "$t1"), "rebuild_after_code_change_s": $(seconds "$t2" "$t3"),
  "dependency_layer_reused": $([ "$dep_layer_cold" = "$dep_layer_rebuilt" ] && echo true || echo false),
  "container_run_s": $(seconds "$t4" "$t5"), "container_exit": $code}

@@ -99,6 +99,9 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
                                                       str(one_sub.relative_to(corpus))], repeat))
     for name in parsers:
         plan.append(("one pull request", f"bare {name} parse", [PY, "-c", PARSE[name], str(pr_files)], repeat))
+    # the floor under any click + jsonschema tool: the interpreter and the two imports, no work
+    plan.append(("one pull request", "python -c 'import click, jsonschema'",
+                 [PY, "-c", "import click, jsonschema"], repeat))
     if check_jsonschema:
         plan.append(("one pull request", "check-jsonschema (schema only)",
                      [check_jsonschema, "--schemafile", schema, str(one_sub)], repeat))

@@ -89,9 +89,16 @@ def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file:
     before the output.
     """
     profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(DEFAULT_PROFILE)
-    outcomes = [_normalize_one(path, profile, limits_from(**limits)) for path in results]
-    REPORTERS[output_format](outcomes, sys.stdout, explain)
-    failed = [o for o in outcomes if o.error]
+    failed: list[Outcome] = []
+
+    def scored():  # one file at a time: memory stays flat over thousands of files
+        for path in results:
+            outcome = _normalize_one(path, profile, limits_from(**limits))
+            if outcome.error:
+                failed.append(outcome)
+            yield outcome
+
+    REPORTERS[output_format](scored(), sys.stdout, explain)
     for outcome in failed:
         click.echo(f"lbnorm: error: {one_line(outcome.error, 2000)}", err=True)
     sys.exit(ExitCode.DATA if failed else ExitCode.OK)

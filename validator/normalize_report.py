@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, TextIO
+from typing import Callable, Iterable, TextIO
 
 from . import __version__
 from .normalization import FROM_GROUP, BenchmarkScore, FileScores, SubtaskScore
@@ -31,13 +31,27 @@ class Outcome:
 
 # --- JSON ---------------------------------------------------------------------------
 
-def report_json(outcomes: list[Outcome], out: TextIO, explain: bool = False) -> None:
-    doc = {
-        "lbnorm_version": __version__,
-        "files": [_file_json(o.path, o.scores) for o in outcomes if o.scores],
-        "errors": [{"path": o.path, "message": o.error} for o in outcomes if o.error],
-    }
-    out.write(neutralize_json(json.dumps(doc, indent=2, ensure_ascii=True, allow_nan=False)) + "\n")
+def report_json(outcomes: Iterable[Outcome], out: TextIO, explain: bool = False) -> None:
+    """{"lbnorm_version", "files": [...], "errors": [...]}, written file by file.
+
+    Outcomes may be a generator: each file's entry is written as soon as it
+    is scored, so a re-run over thousands of files keeps memory flat.
+    """
+    errors = []
+    out.write(f'{{\n  "lbnorm_version": {json.dumps(__version__)},\n  "files": [')
+    separator = "\n"
+    for outcome in outcomes:
+        if outcome.error:
+            errors.append({"path": outcome.path, "message": outcome.error})
+        if outcome.scores:
+            out.write(separator + _indented(_file_json(outcome.path, outcome.scores), 4))
+            separator = ",\n"
+    out.write(("\n  ]" if separator == ",\n" else "]") + ',\n  "errors": ' + _indented(errors, 2).lstrip() + "\n}\n")
+
+
+def _indented(value, spaces: int) -> str:
+    text = neutralize_json(json.dumps(value, indent=2, ensure_ascii=True, allow_nan=False))
+    return "\n".join(" " * spaces + line for line in text.splitlines())
 
 
 def _file_json(path: str, fs: FileScores) -> dict:
@@ -66,12 +80,14 @@ def _subtask_json(s: SubtaskScore) -> dict:
 
 # --- text ---------------------------------------------------------------------------
 
-def report_text(outcomes: list[Outcome], out: TextIO, explain: bool = False) -> None:
-    for i, outcome in enumerate(outcomes):
+def report_text(outcomes: Iterable[Outcome], out: TextIO, explain: bool = False) -> None:
+    first = True
+    for outcome in outcomes:
         if outcome.scores is None:
             continue  # errors go to stderr, one line each (see cli)
-        if i:
+        if not first:
             out.write("\n")
+        first = False
         out.write(_file_text(outcome.path, outcome.scores, explain))
 
 
@@ -135,7 +151,7 @@ def _fraction(bound: float) -> str:
     return str(Fraction(bound).limit_denominator(1000))
 
 
-REPORTERS: dict[str, Callable[[list[Outcome], TextIO, bool], None]] = {
+REPORTERS: dict[str, Callable[[Iterable[Outcome], TextIO, bool], None]] = {
     "text": report_text,
     "json": report_json,
 }

@@ -1,0 +1,27 @@
+"""The benchmark works end to end on a tiny corpus (the numbers themselves are not tested: see README)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from conftest import REPO
+
+
+def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path):
+    corpus, out = tmp_path / "corpus", tmp_path / "results.json"
+    subprocess.run([sys.executable, str(REPO / "bench" / "generate.py"), "--submissions", "3",
+                    "--results-kb", "200", "--out", str(corpus)], check=True, capture_output=True, timeout=120)
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "run.py"), "--corpus", str(corpus), "--repeat", "1",
+                           "--jobs", "1", "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    rows = {(m["scenario"], m["tool"]): m for m in report["measurements"]}
+    # the generated submissions are honest, so lbnorm passes them; every peer ran too
+    assert rows[("one pull request", "lbnorm check")]["exit_code"] == 0
+    assert rows[("re-audit (3 submissions)", "lbnorm check")]["exit_code"] == 0
+    assert rows[("normalize (3 results files)", "lbnorm normalize")]["exit_code"] == 0
+    assert all(m["exit_code"] == 0 and m["seconds"] > 0 and m["peak_mib"] > 0 for m in report["measurements"])
+    assert {"bare json parse", "notebook-style script"} <= {tool for _, tool in rows}
+    assert "| one pull request | lbnorm check |" in proc.stdout
