@@ -112,12 +112,14 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
     every = file_list([p for pair in zip(submissions, results) for p in pair], work, "all.txt")
     glob_all = "submissions/**/submission.json"
     label = f"re-audit ({len(submissions)} submissions)"
-    plan.append((label, "lbnorm check", [*ours, "check", "-q", "--root", str(corpus), glob_all], 1))
+    plan.append((label, "lbnorm check --jobs 1", [*ours, "check", "-q", "--jobs", "1", "--root", str(corpus),
+                                                  glob_all], 1))
     if jobs > 1:
         plan.append((label, f"lbnorm check --jobs {jobs}",
                      [*ours, "check", "-q", "--jobs", str(jobs), "--root", str(corpus), glob_all], 1))
-    plan.append((f"re-audit ({len(small)} submissions)", "lbnorm check",
-                 [*ours, "check", "-q", "--root", str(corpus), "submissions/org[0-9]/**/submission.json"], 1))
+    plan.append((f"re-audit ({len(small)} submissions)", "lbnorm check --jobs 1",
+                 [*ours, "check", "-q", "--jobs", "1", "--root", str(corpus),
+                  "submissions/org[0-9]/**/submission.json"], 1))
     for name in parsers:
         plan.append((label, f"bare {name} parse", [PY, "-c", PARSE[name], str(every)], 1))
     if check_jsonschema:
