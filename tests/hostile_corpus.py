@@ -181,6 +181,12 @@ def multi_megabyte_number(ws, outside):
 
 
 @case("LB109")
+def yaml_integer_python_cannot_convert(ws, outside):
+    """5,000 digits: PyYAML's int() would raise while constructing the document."""
+    (ws / "submission.yaml").write_text("schema_version: " + "9" * 5000 + "\n")
+
+
+@case("LB109")
 def multi_megabyte_number_string(ws, outside):
     honest(ws)
     (ws / "submission.json").write_text(submission_text(model="7" * 5_000_000))

@@ -128,11 +128,11 @@ def _batches(root: Path, paths: list[Path], jobs: int) -> list[list[Path]]:
     the results file is read once, with its submission. Small batches let
     the progress line move and keep each worker's memory flat.
     """
+    if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
+        return [paths]
     folders: dict[Path, list[Path]] = {}
     for path in paths:
         folders.setdefault(path.parent, []).append(path)
-    if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
-        return [paths]
     groups = list(folders.values())
     size = max(1, min(PARALLEL_BATCH_FOLDERS, len(groups) // (jobs * 4) or 1))
     return [[p for group in groups[i:i + size] for p in group] for i in range(0, len(groups), size)]

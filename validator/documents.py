@@ -116,7 +116,8 @@ def _parse_json(text: str, limits: Limits) -> Any:
                             line, column) from None
 
 
-_LONG_INTEGER = re.compile(r"(?<=[:\[,])\s*-?\d{4301,}")
+_MAX_INT_DIGITS = 4300  # Python's int() refuses more (sys.get_int_max_str_digits)
+_LONG_INTEGER = re.compile(rf"(?<=[:\[,])\s*-?\d{{{_MAX_INT_DIGITS + 1},}}")
 
 
 def _too_deep(limits: Limits) -> str:
@@ -178,7 +179,7 @@ def _parse_yaml(text: str, limits: Limits) -> tuple[Any, dict[JsonPath, tuple[in
         node = loader.get_single_node()
         marks: dict[JsonPath, tuple[int, int]] = {}
         if node is not None:
-            _walk_yaml(node, (), marks, [MAX_YAML_VALUES], limits)
+            _walk_yaml(node, (), marks, [MAX_YAML_VALUES])
         data = loader.construct_document(node) if node is not None else None
     except DocumentError:
         raise
@@ -196,7 +197,10 @@ def _parse_yaml(text: str, limits: Limits) -> tuple[Any, dict[JsonPath, tuple[in
     return data, marks
 
 
-def _walk_yaml(node, path: JsonPath, marks: dict, budget: list[int], limits: Limits) -> None:
+_YAML_INT = "tag:yaml.org,2002:int"
+
+
+def _walk_yaml(node, path: JsonPath, marks: dict, budget: list[int]) -> None:
     import yaml
 
     budget[0] -= 1
@@ -205,27 +209,25 @@ def _walk_yaml(node, path: JsonPath, marks: dict, budget: list[int], limits: Lim
                             "(an alias bomb?); write the values out instead of using anchors")
     here = (node.start_mark.line + 1, node.start_mark.column + 1)
     marks[path] = here
-    if isinstance(node, yaml.ScalarNode) and len(node.value) > limits.max_string_length:
-        raise DocumentError("LB109", _too_long(limits, len(node.value)), *here)
-    if not isinstance(node, yaml.ScalarNode) and len(path) >= limits.max_depth:
-        raise DocumentError("LB108", _too_deep(limits), *here)
+    # Depth and string length are judged after construction (shape_problem),
+    # as for JSON; only what would break construction is refused here.
+    if node.tag == _YAML_INT and len(node.value) > _MAX_INT_DIGITS:
+        raise DocumentError("LB109", f"a number has {len(node.value):,} digits; write a number of normal length",
+                            *here)
     if isinstance(node, yaml.MappingNode):
         seen = set()
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key_node.value)
-            if len(key) > limits.max_string_length:
-                raise DocumentError("LB109", _too_long(limits, len(key)),
-                                    key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             if key in seen:
                 raise DocumentError("LB103", f"key {key!r} appears twice in one mapping; keep one value",
                                     key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             seen.add(key)
-            marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            _walk_yaml(value_node, (*path, key), marks, budget, limits)
+            _walk_yaml(value_node, (*path, key), marks, budget)
+            # a member's position is its key's (the value's walk set the value's)
             marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
-            _walk_yaml(item, (*path, index), marks, budget, limits)
+            _walk_yaml(item, (*path, index), marks, budget)
 
 
 # --- the position-aware JSON pass -------------------------------------------------------
