@@ -1,0 +1,116 @@
+"""The DROP scorer against the real harness, and the deep dive's failure modes (spec B.2.3-B.2.6)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from validator import drop
+
+VECTORS = json.loads((Path(__file__).parent / "data" / "drop_golden" / "vectors.json").read_text(encoding="utf-8"))
+
+
+def _golds(raw):
+    return [tuple(gold) for gold in raw]
+
+
+@pytest.mark.parametrize("vector", VECTORS["process_results"], ids=lambda v: v["name"])
+def test_process_results_matches_the_harness(vector):
+    assert drop.normalize(vector["pred"]) == vector["normalized"]
+    assert drop.process_results(_golds(vector["golds"]), vector["pred"]) == (vector["em"], vector["f1"])
+
+
+@pytest.mark.parametrize("vector", VECTORS["get_metrics"], ids=lambda v: v["name"])
+def test_alignment_of_several_spans_matches_the_harness(vector):
+    assert drop.get_metrics(vector["predicted"], vector["gold"]) == (vector["em"], vector["f1"])
+
+
+def test_vectors_cover_matches_and_misses():
+    outcomes = {(v["em"], v["f1"] > 0) for v in VECTORS["process_results"]}
+    assert outcomes == {(1.0, True), (0.0, True), (0.0, False)}
+
+
+# Spec B.2.6: pred, gold, harness EM/F1, split@\n EM/F1, ws->space F1, flags under until=["."].
+# D' (optional in the spec) marks any prediction ending in a digit under a '.' stop.
+WORKED = [
+    ("E1", "10\n\nPassage: The 2011 census recorded a population of 1,001,360", ("10",), (0, 0), (1, 1), 0.22, {"W!", "D'"}),
+    ("E2", "10\n", ("10",), (1, 1), (1, 1), 1.0, set()),
+    ("E3", "10 \n\nPassage: The 2011 census", ("10",), (0, 0.40), (1, 1), 0.40, {"L"}),
+    ("E4", "10\tyards", ("10",), (0, 0), (0, 0), 0.67, {"W!"}),
+    ("E5", " 12", ("12.25",), (0, 0), (0, 0), 0.0, {"D"}),
+    ("E6", " The answer is 12", ("12.25",), (0, 0), (0, 0), 0.0, {"D"}),
+    ("E9", " 10 yards were gained by the team in the second quarter", ("10",), (0, 0.20), (0, 0.20), 0.20, {"L"}),
+    ("E17", "\n10", ("10",), (1, 1), (0, 0), 1.0, {"D'"}),
+]
+
+
+def _flag_names(flags: drop.SampleFlags) -> set[str]:
+    names = set()
+    if flags.glued:
+        names.add("W!" if flags.glued_lost_gold else "W")
+    if flags.decimal_cut:
+        names.add("D")
+    if flags.possibly_cut:
+        names.add("D'")
+    if flags.long_answer_loss:
+        names.add("L")
+    return names
+
+
+@pytest.mark.parametrize("name,pred,gold,harness,split,ws_f1,flags", WORKED, ids=[w[0] for w in WORKED])
+def test_worked_examples(name, pred, gold, harness, split, ws_f1, flags):
+    golds = [gold]
+    em, f1 = drop.process_results(golds, pred)
+    assert (em, f1) == harness
+    rescored = drop.rescore(pred, golds)
+    assert rescored.newline == split
+    assert rescored.whitespace[1] == ws_f1
+    assert _flag_names(drop.flag_sample(pred, golds, ["."], f1)) == flags
+
+
+def test_e7_and_e8_no_dot_stop_means_no_truncation_flag():
+    assert drop.process_results([("12.25",)], " 12.25") == (1.0, 1.0)
+    assert _flag_names(drop.flag_sample(" 12.25", [("12.25",)], ["\n"], 1.0)) == set()
+    # E8: with a "\n" stop the sentence-final period glues onto the decimal and destroys it.
+    assert drop.normalize(" 12.25.") == "1225.0"
+    assert drop.process_results([("12.25",)], " 12.25.") == (0.0, 0.0)
+    assert _flag_names(drop.flag_sample(" 12.25.", [("12.25",)], ["\n"], 0.0)) == set()
+
+
+def test_e17_lstrip_variant_repairs_what_the_literal_split_breaks():
+    assert drop.rescore("\n10", [("10",)]).newline_lstrip == (1.0, 1.0)
+
+
+def test_glued_number_records_the_part_and_whether_gold_was_lost():
+    flags = drop.flag_sample("10\n\nPassage: x", [("10",)], ["."], 0.0)
+    assert flags.glued == ["10"] and flags.glued_lost_gold
+    other = drop.flag_sample("7\n\nPassage: x", [("10",)], ["."], 0.0)
+    assert other.glued == ["7"] and not other.glued_lost_gold
+
+
+def test_decimal_cut_needs_the_dot_stop_and_a_matching_integer_part():
+    assert drop.decimal_cut(" 12", [("12.25",)], ["."]) == "12.25"
+    assert drop.decimal_cut(" 1,234", [("1,234.5",)], ["."]) == "1,234.5"
+    assert drop.decimal_cut(" 12", [("12.25",)], ["\n"]) is None
+    assert drop.decimal_cut(" 13", [("12.25",)], ["."]) is None
+    assert drop.decimal_cut(" 12 ", [("12.25",)], ["."]) is None  # the harness cut exactly at the '.'
+    possibly = drop.flag_sample(" it was 7", [("10",)], ["."], 0.0)
+    assert possibly.possibly_cut and possibly.decimal_cut is None
+
+
+def test_long_answer_loss_is_the_f1_the_extra_words_cost():
+    flags = drop.flag_sample(" 10 yards were gained by the team in the second quarter", [("10",)], ["."], 0.2)
+    assert flags.long_answer_loss == pytest.approx(0.8)
+    two_spans = drop.flag_sample(" Tom Brady and Peyton Manning", [("Tom Brady", "Peyton Manning")], ["."], 0.29)
+    assert two_spans.long_answer_loss == pytest.approx(0.5 - 0.29)  # one span can score at most 1/2
+    assert drop.flag_sample(" 10", [("10",)], ["."], 1.0).long_answer_loss is None
+
+
+def test_assignment_handles_more_rows_than_columns_and_empty():
+    assert drop.max_weight_assignment([]) == []
+    assert drop.max_weight_assignment([[0.1], [0.9], [0.5]]) == [(1, 0)]
+    assert drop.max_weight_assignment([[1.0, 0.0], [1.0, 0.9]]) == [(0, 0), (1, 1)]
+
+
+def test_has_decimal_gold():
+    assert drop.has_decimal_gold([("12.25",)]) and not drop.has_decimal_gold([("12",), ("Tom",)])
