@@ -65,18 +65,20 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
 
 
 def _limits(env: Mapping[str, str]) -> Limits:
-    """max_file_size (64M, 10MB, bytes), max_files, max_depth, max_string_length; empty: the default."""
+    """max_file_size, max_log_size (64M, 10MB, bytes), max_files, max_depth, max_string_length; empty: the default."""
     values = {}
+    sizes = ("max_file_bytes", "max_log_bytes")
     for field, name in (("max_file_bytes", "max_file_size"), ("max_files", "max_files"),
-                        ("max_depth", "max_depth"), ("max_string_length", "max_string_length")):
+                        ("max_depth", "max_depth"), ("max_string_length", "max_string_length"),
+                        ("max_log_bytes", "max_log_size")):
         text = _input(env, name).strip()
         if not text:
             continue
         try:
-            values[field] = parse_size(text) if field == "max_file_bytes" else int(text)
+            values[field] = parse_size(text) if field in sizes else int(text)
         except ValueError:
             raise InputError(f"input '{name}' is {text!r}; use a whole number"
-                             + (" of bytes, or K, M or G (e.g. 64M)" if field == "max_file_bytes" else "")) from None
+                             + (" of bytes, or K, M or G (e.g. 64M)" if field in sizes else "")) from None
         if values[field] < 1:
             raise InputError(f"input '{name}' is {text!r}; use a positive number")
     return Limits(**values)

@@ -17,26 +17,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .audit import LogTarget, TaskAudit, audit_logs, known_tasks
 from .context import AVERAGE, CheckContext
+from .sample_logs import task_of
 
 from .documents import Document, DocumentError
 from .errors import DataError
-from .findings import ERROR, Finding, format_json_path
+from .findings import ERROR, Findings, format_json_path
 from .limits import DEFAULT_LIMITS, Limits
 from .loaders import builtin_profile_names, load_builtin_profile, read_document
 from .normalization import score_benchmark
 from .paths import PathRefused, Target, confine, expand, relative_reference
 from .profile import Profile
 from .readers import read_results
-from .rules import RULES, Hit, all_rules
-from .safe_text import one_line
+from .rules import Hit, all_rules, make_finding
 
 DEFAULT_PROFILE = "open-llm-leaderboard-v2"
 DEFAULT_TOLERANCE = 0.01
 BARE_RESULTS_NOTE = "a bare results file: only the raw-file checks ran (no reported numbers to compare)"
-# A hostile file can hold a million NaNs; past this many findings of one rule
-# in one file, a single finding says how many more there are.
-MAX_FINDINGS_PER_RULE = 50
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_MIN_FILES = 64
 PARALLEL_BATCH_FOLDERS = 25
@@ -59,21 +57,12 @@ class FileReport:
     reported: dict[str, float] = field(default_factory=dict)
     recomputed: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    audit: list[TaskAudit] = field(default_factory=list)  # the sample logs the submission listed
 
 
 @dataclass
-class CheckResult:
-    findings: list[Finding] = field(default_factory=list)
+class CheckResult(Findings):
     files: list[FileReport] = field(default_factory=list)
-    # (file, rule) -> findings past MAX_FINDINGS_PER_RULE, counted but not kept
-    overflow: dict[tuple[str, str], int] = field(default_factory=dict)
-    shown: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
-
-    def count(self, severity: str) -> int:
-        return sum(1 for f in self.findings if f.severity == severity)
-
-    def ok(self, strict: bool = False) -> bool:
-        return not self.findings if strict else self.count(ERROR) == 0
 
 
 def run_check(patterns: list[str], options: CheckOptions,
@@ -84,9 +73,9 @@ def run_check(patterns: list[str], options: CheckOptions,
     root = options.root.resolve()
     paths, unmatched, too_many = expand(root, patterns, options.limits.max_files)
     for pattern in unmatched:
-        result.findings.append(_finding("LB100", pattern, f"'{pattern}' matched no file; check the path or glob"))
+        result.findings.append(make_finding("LB100", pattern, f"'{pattern}' matched no file; check the path or glob"))
     if too_many:
-        result.findings.append(_finding("LB107", " ".join(patterns), (
+        result.findings.append(make_finding("LB107", " ".join(patterns), (
             f"more than {options.limits.max_files:,} files match; nothing was checked "
             f"(narrow the globs, or raise {Limits.OPTION_NAMES['max_files']} for a full re-audit)")))
         return result
@@ -94,20 +83,15 @@ def run_check(patterns: list[str], options: CheckOptions,
     checked_with_submission: set[Path] = set()
     bare: dict[Path, CheckResult] = {}
     for part in _run_batches(root, batches, options, progress):
-        result.findings.extend(part.result.findings)
+        result.merge(part.result)
         result.files.extend(part.result.files)
-        result.overflow.update(part.result.overflow)
         checked_with_submission |= part.checked_with_submission
         bare.update(part.bare)
     for path, outcome in bare.items():
         if path not in checked_with_submission:
-            result.findings.extend(outcome.findings)
+            result.merge(outcome)
             result.files.extend(outcome.files)
-            result.overflow.update(outcome.overflow)
-    for (file, rule_id), count in result.overflow.items():
-        result.findings.append(_finding(rule_id, file, f"{count:,} more {rule_id} findings in this file are "
-                                        "not listed; fix the ones above and run again"))
-    result.findings = sorted(set(result.findings), key=Finding.sort_key)
+    result.close()
     result.files.sort(key=lambda f: f.path)
     return result
 
@@ -169,7 +153,7 @@ def _check_batch(root: Path, paths: list[Path], options: CheckOptions) -> _Parti
         try:
             target = confine(root, path)
         except PathRefused as exc:
-            part.result.findings.append(_finding("LB101", str(path), str(exc)))
+            part.result.findings.append(make_finding("LB101", str(path), str(exc)))
             continue
         if target.path in part.checked_with_submission or target.path in part.bare:
             continue
@@ -198,7 +182,7 @@ def _parse(target: Target, limits: Limits, result: CheckResult) -> Document | No
     try:
         return read_document(target.path, target.display, limits)
     except DocumentError as exc:
-        result.findings.append(_finding(exc.rule, target.display, exc.message, line=exc.line, column=exc.column))
+        result.findings.append(make_finding(exc.rule, target.display, exc.message, line=exc.line, column=exc.column))
         return None
 
 
@@ -229,10 +213,39 @@ def _check_submission(root: Path, target: Target, document: Document, options: C
         ctx.results_doc, ctx.results_root = document, ("results",)
     _read_and_score(ctx, result)
     _run_rules(ctx, result)
+    report.audit = _audit_listed_logs(root, target, document, ctx, options, result)
     report.reported = {k: v for k, v in ctx.reported().items() if isinstance(v, (int, float))}
     report.recomputed = _recomputed(ctx)
     result.files.append(report)
     return used
+
+
+def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: CheckContext, options: CheckOptions,
+                       result: CheckResult) -> list[TaskAudit]:
+    """Audit the sample logs a submission lists under `samples` against its results (LB7xx)."""
+    listed = document.data.get("samples") if isinstance(document.data, dict) else None
+    if not isinstance(listed, list) or not listed or ctx.results_doc is None:
+        return []
+    tasks = known_tasks(ctx.results_object() if ctx.results_root else ctx.results_doc.data)
+    logs = []
+    for index, entry in enumerate(listed):
+        if not isinstance(entry, str):
+            continue  # LB201 reports it
+        try:
+            log = relative_reference(root, target.path, entry)
+        except PathRefused as exc:
+            _hit(result, "LB700", Hit(document, ("samples", index), str(exc)))
+            continue
+        task = task_of(log.path.name, tasks)
+        if task not in tasks:
+            _hit(result, "LB700", Hit(document, ("samples", index), (
+                "cannot tell which task of the results this log belongs to; name it samples_<task>_<date>.jsonl "
+                "with a task of the results file")))
+            continue
+        logs.append(LogTarget(task, log))
+    audited = audit_logs(ctx.results_doc, logs, options.limits, results_root=ctx.results_root)
+    result.merge(audited)
+    return audited.tasks
 
 
 def _submission_profile(document: Document) -> Profile:
@@ -292,20 +305,9 @@ def _recomputed(ctx: CheckContext) -> dict[str, float]:
 
 # --- findings ----------------------------------------------------------------------------
 
-def _hit(result: CheckResult, rule_id: str, hit: Hit) -> None:
-    key = (hit.document.display_path, rule_id)
-    result.shown[key] = result.shown.get(key, 0) + 1
-    if result.shown[key] > MAX_FINDINGS_PER_RULE:
-        result.overflow[key] = result.overflow.get(key, 0) + 1
+def _hit(result: Findings, rule_id: str, hit: Hit) -> None:
+    if not result.has_room(hit.document.display_path, rule_id):
         return
     line, column = hit.document.position(hit.path)
-    result.findings.append(_finding(rule_id, hit.document.display_path, hit.message,
-                                    json_path=format_json_path(hit.path), line=line, column=column))
-
-
-def _finding(rule_id: str, file: str, message: str, json_path: str | None = None,
-             line: int | None = None, column: int | None = None) -> Finding:
-    rule = RULES[rule_id]
-    # Messages quote submitted text; keep each on one line whoever prints it.
-    return Finding(rule=rule_id, name=rule.name, severity=rule.severity, file=file, message=one_line(message, 2000),
-                   json_path=json_path, line=line, column=column)
+    result.findings.append(make_finding(rule_id, hit.document.display_path, hit.message,
+                                        json_path=format_json_path(hit.path), line=line, column=column))

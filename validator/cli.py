@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .audit_report import REPORTERS as AUDIT_REPORTERS
 from .check_report import REPORTERS as CHECK_REPORTERS
 from .check_report import ReportOptions, use_color
 from .checker import DEFAULT_TOLERANCE, CheckOptions, run_check
@@ -63,9 +64,17 @@ def limit_options(command):
     return command
 
 
-def limits_from(max_file_bytes: int, max_files: int, max_depth: int, max_string_length: int) -> Limits:
+def log_limit_option(command):
+    """--max-log-size, for commands that read sample logs."""
+    return click.option("--max-log-size", "max_log_bytes", type=SizeType(), default=DEFAULT_LIMITS.max_log_bytes,
+                        help="Largest sample log read (logs are streamed, so this bounds time, not memory) "
+                             f"[default: {describe_size(DEFAULT_LIMITS.max_log_bytes)}].")(command)
+
+
+def limits_from(max_file_bytes: int, max_files: int, max_depth: int, max_string_length: int,
+                max_log_bytes: int = DEFAULT_LIMITS.max_log_bytes) -> Limits:
     return Limits(max_file_bytes=max_file_bytes, max_files=max_files, max_depth=max_depth,
-                  max_string_length=max_string_length)
+                  max_string_length=max_string_length, max_log_bytes=max_log_bytes)
 
 
 @cli.command()
@@ -126,6 +135,7 @@ def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file:
               help="Worker processes for runs of many files (a re-audit); 0 = one per CPU [default: 0]. "
                    "Fewer than 64 files are always checked in one process.")
 @limit_options
+@log_limit_option
 def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path | None, tolerance: float,
           strict: bool, root: Path, output_format: str, verbose: int, quiet: int, jobs: int, **limits: int) -> None:
     """Check submissions: recompute their scores from the raw results and compare.
@@ -144,6 +154,38 @@ def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
     report = ReportOptions(strict=strict, verbosity=verbose - quiet, color=use_color(sys.stdout))
     CHECK_REPORTERS[output_format](result, sys.stdout, report)
     sys.exit(ExitCode.OK if result.ok(strict) else ExitCode.DATA)
+
+
+@cli.command()
+@click.argument("results", type=click.Path(path_type=Path))
+@click.argument("samples", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
+              help="Workspace: the results file and every log must be inside it.")
+@click.option("--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the audit too.")
+@click.option("--output-format", type=click.Choice(sorted(AUDIT_REPORTERS)), default="text", show_default=True)
+@click.option("-v", "--verbose", count=True, help="Also list the flagged DROP samples.")
+@click.option("-q", "--quiet", count=True, help="Show errors only.")
+@limit_options
+@log_limit_option
+def audit(results: Path, samples: tuple[Path, ...], root: Path, strict: bool, output_format: str, verbose: int,
+          quiet: int, **limits: int) -> None:
+    """Recompute a results file's raw numbers from its per-sample logs.
+
+    RESULTS is an lm-eval 0.4.x results file. SAMPLES are its logs
+    (samples_<task>_<date>.jsonl, or the 0.4.0-0.4.2 JSON-array form); without
+    them, the logs beside RESULTS with the same date are used. Checks hashes,
+    coverage of doc_ids, every aggregate, acc/acc_norm from log-likelihoods,
+    and DROP's EM/F1 with the deep dive's failure modes. Exit 0: no errors;
+    1: errors (or warnings with --strict); 2: usage; 3: internal error.
+    """
+    from .audit import audit_files
+
+    if not root.is_dir():
+        raise click.UsageError(f"--root {root} is not a directory")
+    result = audit_files(root, results, list(samples) or None, limits_from(**limits))
+    report = ReportOptions(strict=strict, verbosity=verbose - quiet, color=use_color(sys.stdout))
+    AUDIT_REPORTERS[output_format](result, sys.stdout, report)
+    sys.exit(ExitCode.OK if result.ok(strict) and result.tasks else ExitCode.DATA)
 
 
 @cli.command()

@@ -104,7 +104,23 @@ def _file_block(report: FileReport, result: CheckResult) -> str:
         delta = f"{reported - recomputed:+.4f}" if _num(reported) and _num(recomputed) else ""
         rows.append(f"| {_md(key)} | {_fmt(reported, 2)} | {_fmt(recomputed, 4)} | {delta} | "
                     f"{status.get(key, '✅' if delta else '–')} |")
-    return title + notes + "\n".join(rows) + "\n"
+    return title + notes + "\n".join(rows) + "\n" + _audit_block(report)
+
+
+def _audit_block(report: FileReport) -> str:
+    """The sample logs a submission listed: what the audit re-derived (findings are listed below)."""
+    if not report.audit:
+        return ""
+    rows = ["\n| sample log task | samples | hashes | aggregates | DROP F1 as scored / split at \\n |",
+            "|---|---:|---|---|---|"]
+    for task in report.audit:
+        checked = [m for m in task.metrics if m.note is None]
+        drop = task.drop.as_dict() if task.drop else None
+        drop_cell = f"{_fmt(drop['f1_recomputed'], 4)} / {_fmt(drop['f1_nl'], 4)}" if drop else "–"
+        rows.append(f"| {_md(task.task)} | {task.samples:,} | {task.hashes_checked - task.hash_mismatches:,}"
+                    f"/{task.hashes_checked:,} ok, task hash {_md(task.task_hash)} | {len(checked)} recomputed | "
+                    f"{drop_cell} |")
+    return "\n".join(rows) + "\n"
 
 
 def _statuses(report: FileReport, result: CheckResult) -> dict[str, str]:

@@ -21,10 +21,12 @@ class Limits:
     max_files: int = 20_000              # LB107; a 5,000-submission re-audit matches 10,000 files
     max_depth: int = 64                  # LB108; nesting of objects and arrays
     max_string_length: int = 1_000_000   # LB109; characters in one string or key
+    max_log_bytes: int = 4 * GIB         # LB106 for a sample log; MMLU-Pro's log alone runs to ~600 MB
 
     # The same names are the CLI options and the Action inputs (documented in README).
     OPTION_NAMES = {"max_file_bytes": "--max-file-size", "max_files": "--max-files",
-                    "max_depth": "--max-depth", "max_string_length": "--max-string-length"}
+                    "max_depth": "--max-depth", "max_string_length": "--max-string-length",
+                    "max_log_bytes": "--max-log-size"}
 
 
 DEFAULT_LIMITS = Limits()

@@ -19,9 +19,13 @@ import copy
 import json
 import math
 import shutil
+import sys
 from pathlib import Path
 
 import yaml
+
+sys.path.insert(0, str(Path(__file__).parents[1]))
+import harness_logs  # noqa: E402  (tests/harness_logs.py: logs written the way lm-eval writes them)
 
 HERE = Path(__file__).parent
 REPO = HERE.parents[1]
@@ -152,6 +156,7 @@ def main() -> None:
     positives()
     negatives()
     wrong_methods()
+    sample_logs()
 
 
 # --- positive ---------------------------------------------------------------------------
@@ -520,6 +525,171 @@ def wrong_methods() -> None:
     c.close()
     summary["rounding_before_averaging"] = {"average": round(abs(shown["average"] - TRUE["average"]), 4)}
     (HERE / "wrong_methods.json").write_text(json.dumps(summary, indent=2) + "\n")
+
+
+# --- sample logs (LB7xx): a submission that lists its per-sample logs ----------------------------
+
+MUSR_TEAM = "leaderboard_musr_team_allocation"
+MUSR_TEAM_CORRECT = 77  # pythia-1b's acc_norm 0.308 = 77/250
+
+
+def musr_log() -> harness_logs.Task:
+    return harness_logs.scripted_choice_task(MUSR_TEAM, [i < MUSR_TEAM_CORRECT for i in range(250)])
+
+
+def drop_log(predictions=None, golds=None, until=("." ,)) -> harness_logs.Task:
+    return harness_logs.drop_task(predictions or [" 10", " Tom Brady", " 7", " 1,001,360"],
+                                  golds or [[["10"]], [["Tom Brady"]], [["7"], ["seven"]], [["1001360"]]], list(until))
+
+
+def samples_case(kind: str, name: str, description: str, tasks, results_edit=None, log_edit=None,
+                 listed=None, options=None) -> tuple[Case, dict]:
+    """pythia-1b's results with these tasks' configs, n-samples and task_hashes added, and their logs."""
+    doc = copy.deepcopy(PYTHIA)
+    extra = harness_logs.results_for(tasks)
+    for task in tasks:
+        if task.name not in doc["results"]:
+            doc["results"][task.name] = extra["results"][task.name]  # drop: outside the profile (LB301)
+        for key in ("configs", "n-samples", "task_hashes"):
+            doc.setdefault(key, {})[task.name] = extra[key][task.name]
+    if results_edit:
+        results_edit(doc)
+    case = Case(kind, name, description, options)
+    case.write("results.json", doc)
+    logs = {}
+    for task in tasks:
+        lines = [json.dumps(sample, ensure_ascii=False) for sample in task.samples]
+        if log_edit:
+            lines = log_edit(task.name, lines) or lines
+        logs[task.name] = f"samples_{task.name}_{harness_logs.DATE}.jsonl"
+        case.write(logs[task.name], "".join(line + "\n" for line in lines))
+    case.write("submission.json", submission(results="results.json",
+                                             samples=listed if listed is not None else sorted(logs.values())))
+    return case, logs
+
+
+def line_after(text: str, anchor: str, needle: str) -> int:
+    start = text.index(anchor)
+    return text.count("\n", 0, text.index(needle, start)) + 1
+
+
+def sample_logs() -> None:
+    c, logs = samples_case("positive", "samples_honest",
+                           "Honest logs for MuSR team allocation (acc_norm from log-likelihoods) and DROP.",
+                           [musr_log(), drop_log()])
+    c.expect("LB301", "results.json", '"drop": {')
+    c.close()
+
+    c, logs = samples_case("negative", "LB700_samples_missing", "A listed log that is not in the repository.",
+                           [musr_log()], listed=["samples_leaderboard_musr_team_allocation_missing.jsonl"])
+    c.expect("LB700", "submission.json", '"samples_leaderboard_musr_team_allocation_missing.jsonl"')
+    c.close()
+
+    def truncate(task, lines):
+        return lines[:-1] + [lines[-1][: len(lines[-1]) // 2]]
+    c, logs = samples_case("negative", "LB701_truncated_log", "The last line of the log was cut off mid-record.",
+                           [musr_log()], log_edit=truncate)
+    c.findings.append({"rule": "LB701", "file": logs[MUSR_TEAM], "line": 250})
+    c.close()
+
+    def no_hash(task, lines):
+        record = json.loads(lines[9])
+        del record["doc_hash"]
+        lines[9] = json.dumps(record)
+    c, logs = samples_case("negative", "LB702_sample_without_hash",
+                           "One sample lacks its doc_hash although the results file has task_hashes.",
+                           [musr_log()], log_edit=no_hash)
+    c.findings.append({"rule": "LB702", "file": logs[MUSR_TEAM], "line": 10})
+    c.close()
+
+    def edit_doc(task, lines):
+        lines[4] = lines[4].replace("Who did it in story 4?", "Who did it in story 4? (easier)")
+    c, logs = samples_case("negative", "LB703_edited_document", "A document edited after the run.",
+                           [musr_log()], log_edit=edit_doc)
+    c.findings.append({"rule": "LB703", "file": logs[MUSR_TEAM], "line": 5})
+    c.close()
+
+    def swap(task, lines):
+        lines[0], lines[1] = lines[1], lines[0]
+    c, logs = samples_case("negative", "LB704_reordered_samples",
+                           "Two samples swapped: every number agrees, but task_hashes does not.",
+                           [musr_log()], log_edit=swap)
+    c.expect("LB704", "results.json", f'"{MUSR_TEAM}": "')
+    c.close()
+
+    def duplicate(task, lines):
+        lines[-1] = lines[0]
+    c, logs = samples_case("negative", "LB705_duplicate_document",
+                           "The last sample replaced by a copy of the first (a correct one).",
+                           [musr_log()], log_edit=duplicate)
+    c.findings.append({"rule": "LB705", "file": logs[MUSR_TEAM], "line": 250})
+    text = c.texts["results.json"]
+    n_samples_line = line_after(text, '"n-samples"', f'"{MUSR_TEAM}": {{')
+    c.findings.append({"rule": "LB705", "file": "results.json", "line": n_samples_line + 2})
+    c.expect("LB704", "results.json", f'"{MUSR_TEAM}": "')
+    c.expect("LB709", "results.json", '"acc_norm,none": 0.308')
+    c.close()
+
+    def drop_last(task, lines):
+        return lines[:-1]
+    c, logs = samples_case("negative", "LB706_missing_document", "The log lacks its last document (a partial upload).",
+                           [musr_log()], log_edit=drop_last)
+    text = c.texts["results.json"]
+    effective = line_after(text, '"n-samples"', f'"{MUSR_TEAM}": {{') + 2
+    c.findings += [{"rule": "LB706", "file": "results.json", "line": effective},
+                   {"rule": "LB705", "file": "results.json", "line": effective}]
+    c.expect("LB704", "results.json", f'"{MUSR_TEAM}": "')
+    c.expect("LB709", "results.json", '"acc_norm,none": 0.308')
+    c.close()
+
+    c, logs = samples_case("negative", "LB707_task_without_log",
+                           "Configs for MuSR team allocation and DROP, but only the MuSR log is listed.",
+                           [musr_log(), drop_log()], listed=[f"samples_{MUSR_TEAM}_{harness_logs.DATE}.jsonl"],
+                           options=["--strict"])
+    c.expect("LB301", "results.json", '"drop": {')
+    c.findings.append({"rule": "LB707", "file": "results.json",
+                       "line": line_after(c.texts["results.json"], '"configs"', '"drop": {')})
+    c.close()
+
+    def flip(task, lines):
+        lines[0] = lines[0].replace('"acc_norm": 1.0', '"acc_norm": 0.0')
+    c, logs = samples_case("negative", "LB708_edited_sample_score",
+                           "A sample's acc_norm changed: its log-likelihoods still pick the gold answer.",
+                           [musr_log()], log_edit=flip)
+    c.findings.append({"rule": "LB708", "file": logs[MUSR_TEAM], "line": 1})
+    c.expect("LB709", "results.json", '"acc_norm,none": 0.308')
+    c.close()
+
+    def raise_f1(doc):
+        doc["results"]["drop"]["f1,none"] = 0.95
+    c, logs = samples_case("negative", "LB709_edited_aggregate",
+                           "DROP's f1 in the results file raised above what its samples give.",
+                           [drop_log()], results_edit=raise_f1)
+    c.expect("LB301", "results.json", '"drop": {')
+    c.expect("LB709", "results.json", '"f1,none": 0.95')
+    c.close()
+
+    spec_run = drop_log(harness_logs.SPEC_RUN_PREDICTIONS, harness_logs.SPEC_RUN_GOLDS)
+    c, logs = samples_case("negative", "LB710_LB713_drop_deep_dive",
+                           "The spec's DROP run (B.2.6): a glued number, a cut decimal, a long answer, and the '.' "
+                           "stop with a decimal gold; warnings, so --strict fails.", [spec_run], options=["--strict"])
+    c.expect("LB301", "results.json", '"drop": {')
+    c.findings += [{"rule": "LB710", "file": logs["drop"], "line": 1},
+                   {"rule": "LB711", "file": logs["drop"], "line": 2},
+                   {"rule": "LB712", "file": logs["drop"], "line": 3}]
+    text = c.texts["results.json"]
+    c.findings.append({"rule": "LB713", "file": "results.json", "line": line_after(text, '"task": "drop"', '"until"')})
+    c.close()
+
+    def newline_stop(task, lines):
+        return [line.replace('"until": ["."]', '"until": ["\\n"]') for line in lines]
+    c, logs = samples_case("negative", "LB714_other_stop_sequences",
+                           "Samples generated with until ['\\n'] under a config that says ['.'].",
+                           [drop_log()], log_edit=newline_stop, options=["--strict"])
+    c.expect("LB301", "results.json", '"drop": {')
+    text = c.texts["results.json"]
+    c.findings.append({"rule": "LB714", "file": "results.json", "line": line_after(text, '"task": "drop"', '"until"')})
+    c.close()
 
 
 if __name__ == "__main__":

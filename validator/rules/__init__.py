@@ -12,7 +12,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from ..findings import ERROR, WARNING  # noqa: F401  (re-exported for rule modules)
+from ..findings import ERROR, WARNING, Finding  # noqa: F401  (ERROR, WARNING re-exported for rule modules)
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,17 @@ def rule(rule_id: str, name: str, severity: str, runs: bool = True):
 
 
 def all_rules() -> list[Rule]:
-    from . import files, runs, scores, submission, tasks, values  # noqa: F401  (registration)
+    from . import files, runs, samples, scores, submission, tasks, values  # noqa: F401  (registration)
 
     return sorted(RULES.values(), key=lambda r: r.id)
+
+
+def make_finding(rule_id: str, file: str, message: str, json_path: str | None = None,
+                 line: int | None = None, column: int | None = None) -> Finding:
+    """A Finding of a registered rule; the message is made one line, whoever prints it."""
+    from ..safe_text import one_line
+
+    all_rules()
+    rule_ = RULES[rule_id]
+    return Finding(rule=rule_id, name=rule_.name, severity=rule_.severity, file=file,
+                   message=one_line(message, 2000), json_path=json_path, line=line, column=column)

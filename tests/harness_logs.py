@@ -1,0 +1,199 @@
+"""Write results files and sample logs the way lm-eval 0.4.x does, for the audit tests.
+
+The writer mirrors lm_eval/evaluator.py (per-sample hashes) and
+lm_eval/loggers/evaluation_tracker.py (task_hashes, one JSONL file per task,
+json.dumps(..., ensure_ascii=False)); the hash formulas themselves are
+checked against a real 0.4.9.2 log in tests/data/samples/real_0.4.9.2.
+Per-sample DROP scores come from validator.drop, which tests/test_drop.py
+proves equal to the harness on its golden vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from validator import drop
+
+DATE = "2024-06-17T17-37-25.144953"
+DROP_UNTIL = ["."]
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Task:
+    name: str
+    config: dict
+    samples: list[dict] = field(default_factory=list)
+    aggregations: dict[str, str] = field(default_factory=dict)  # metric -> "mean" | "flatten"
+
+
+def with_hashes(sample: dict) -> dict:
+    """Add the three hashes as the harness computes them, before metrics are merged in."""
+    prompt = next(iter(sample["arguments"].values()))["arg_0"]
+    sample["doc_hash"] = sha(json.dumps(sample["doc"], indent=2, ensure_ascii=False))
+    sample["prompt_hash"] = sha(prompt)
+    sample["target_hash"] = sha(str(sample["target"]))
+    return sample
+
+
+def drop_task(predictions: list[str], golds: list[list[list[str]]], until: list[str] = DROP_UNTIL) -> Task:
+    config = {"task": "drop", "dataset_path": "EleutherAI/drop", "output_type": "generate_until",
+              "doc_to_text": "{{passage}} {{question}}", "doc_to_target": "{{ answer|join(',')}}",
+              "target_delimiter": "", "generation_kwargs": {"until": list(until)},
+              "metric_list": [{"metric": "em", "aggregation": "mean", "higher_is_better": True},
+                              {"metric": "f1", "aggregation": "mean", "higher_is_better": True}],
+              "metadata": {"version": 3.0}}
+    task = Task("drop", config)
+    for doc_id, (prediction, answers) in enumerate(zip(predictions, golds)):
+        doc = {"section_id": f"s{doc_id}", "query_id": f"q{doc_id}", "passage": f"Passage {doc_id}.",
+               "question": f"Question {doc_id}?", "id": f"q{doc_id}", "answers": answers}
+        em, f1 = drop.process_results([tuple(a) for a in answers], prediction)
+        sample = {"doc_id": doc_id, "doc": doc, "target": "number,date,spans,worker_id,hit_id",
+                  "arguments": {"gen_args_0": {"arg_0": f"Passage {doc_id}. Question {doc_id}?",
+                                               "arg_1": {"until": list(until)}}},
+                  "resps": [[prediction]], "filtered_resps": [prediction], "filter": "none", "metrics": ["em", "f1"]}
+        with_hashes(sample)
+        sample.update({"em": 0 if em == 0 else em, "f1": 0 if f1 == 0 else f1})
+        task.samples.append(sample)
+    return task
+
+
+def choice_task(name: str, docs: int, seed: int = 1, delimiter: str = " ") -> Task:
+    """A multiple-choice task scored from log-likelihoods, with acc and acc_norm per sample."""
+    rng = random.Random(seed)
+    config = {"task": name, "output_type": "multiple_choice", "target_delimiter": delimiter,
+              "metric_list": [{"metric": "acc", "aggregation": "mean"}, {"metric": "acc_norm", "aggregation": "mean"}]}
+    task = Task(name, config)
+    for doc_id in range(docs):
+        choices = [rng.choice(["A", "Yes", "No way", "perhaps so", "12"]) + str(i) for i in range(rng.randint(2, 5))]
+        gold = rng.randrange(len(choices))
+        lls = [-rng.uniform(0.1, 12.0) for _ in choices]
+        context = f"Question {doc_id}?\nAnswer:"
+        acc = 1.0 if max(range(len(lls)), key=lambda i: (lls[i], -i)) == gold else 0.0
+        normed = [ll / len(c) for ll, c in zip(lls, choices)]
+        acc_norm = 1.0 if max(range(len(normed)), key=lambda i: (normed[i], -i)) == gold else 0.0
+        sample = {"doc_id": doc_id, "doc": {"q": f"Question {doc_id}?", "choices": choices, "label": gold},
+                  "target": str(gold),
+                  "arguments": {f"gen_args_{i}": {"arg_0": context, "arg_1": delimiter + c} for i, c in enumerate(choices)},
+                  "resps": [[[str(ll), "False"]] for ll in lls],
+                  "filtered_resps": [[str(ll), "False"] for ll in lls], "filter": "none", "metrics": ["acc", "acc_norm"]}
+        with_hashes(sample)
+        sample.update({"acc": acc, "acc_norm": acc_norm})
+        task.samples.append(sample)
+    return task
+
+
+def scripted_choice_task(name: str, correct: list[bool], choices: tuple[str, ...] = ("Alice", "Bob", "Carol"),
+                         metrics: tuple[str, ...] = ("acc_norm",)) -> Task:
+    """A multiple-choice task whose acc and acc_norm are 1 exactly where `correct` says (the model picks gold or the next)."""
+    config = {"task": name, "output_type": "multiple_choice", "target_delimiter": " ",
+              "metric_list": [{"metric": m, "aggregation": "mean", "higher_is_better": True} for m in metrics]}
+    task = Task(name, config)
+    for doc_id, right in enumerate(correct):
+        gold = doc_id % len(choices)
+        picked = gold if right else (gold + 1) % len(choices)
+        lls = [-0.5 * len(c) if i == picked else -10.0 * len(c) for i, c in enumerate(choices)]
+        sample = {"doc_id": doc_id, "doc": {"question": f"Who did it in story {doc_id}?", "choices": list(choices),
+                                            "answer_index": gold}, "target": str(gold),
+                  "arguments": {f"gen_args_{i}": {"arg_0": f"Story {doc_id}. Who did it?", "arg_1": " " + c}
+                                for i, c in enumerate(choices)},
+                  "resps": [[[str(ll), "False"]] for ll in lls],
+                  "filtered_resps": [[str(ll), "False"] for ll in lls], "filter": "none", "metrics": list(metrics)}
+        with_hashes(sample)
+        sample.update({m: 1.0 if right else 0.0 for m in metrics})
+        task.samples.append(sample)
+    return task
+
+
+def ifeval_task(outcomes: list[list[bool]]) -> Task:
+    """IFEval-style: prompt level a bool, instruction level a list of bools (flattened when aggregated)."""
+    config = {"task": "leaderboard_ifeval", "output_type": "generate_until", "generation_kwargs": {"until": []},
+              "metric_list": [{"metric": "prompt_level_strict_acc", "aggregation": "mean"},
+                              {"metric": "inst_level_strict_acc",
+                               "aggregation": "def agg_inst_level_acc(items):\n    flat_items = ..."}]}
+    task = Task("leaderboard_ifeval", config)
+    for doc_id, instructions in enumerate(outcomes):
+        sample = {"doc_id": doc_id, "doc": {"key": doc_id, "prompt": f"Write {doc_id} words."}, "target": "0",
+                  "arguments": {"gen_args_0": {"arg_0": f"Write {doc_id} words.", "arg_1": {"until": []}}},
+                  "resps": [["words"]], "filtered_resps": ["words"], "filter": "none",
+                  "metrics": ["prompt_level_strict_acc", "inst_level_strict_acc"]}
+        with_hashes(sample)
+        sample.update({"prompt_level_strict_acc": all(instructions), "inst_level_strict_acc": list(instructions)})
+        task.samples.append(sample)
+    return task
+
+
+def aggregate(task: Task, metric: str) -> float:
+    values = [s[metric] for s in task.samples]
+    if values and isinstance(values[0], list):
+        values = [v for sub in values for v in sub]
+    return sum(values) / len(values)
+
+
+def results_for(tasks: list[Task]) -> dict:
+    """The results file lm-eval 0.4.13 writes for these tasks (groups left out)."""
+    results, configs, n_samples, hashes = {}, {}, {}, {}
+    for task in tasks:
+        metrics = [m["metric"] for m in task.config["metric_list"]]
+        entry = {"alias": task.name}
+        for metric in metrics:
+            entry[f"{metric},none"] = aggregate(task, metric)
+            entry[f"{metric}_stderr,none"] = "N/A"
+        results[task.name] = entry
+        configs[task.name] = task.config
+        n_samples[task.name] = {"original": len(task.samples), "effective": len(task.samples)}
+        hashes[task.name] = sha("".join(s["doc_hash"] + s["prompt_hash"] + s["target_hash"] for s in task.samples))
+    return {"results": results, "group_subtasks": {}, "configs": configs,
+            "versions": {t.name: t.config.get("metadata", {}).get("version", 1.0) for t in tasks},
+            "n-shot": {t.name: 0 for t in tasks}, "n-samples": n_samples,
+            "config": {"model": "hf", "model_args": "pretrained=org/model", "limit": None},
+            "task_hashes": hashes, "lm_eval_version": "0.4.13"}
+
+
+def write_run(folder: Path, tasks: list[Task], results: dict | None = None, date: str = DATE) -> dict[str, Path]:
+    """results_<date>.json and one samples_<task>_<date>.jsonl per task; returns the paths by name."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {"results": folder / f"results_{date}.json"}
+    paths["results"].write_text(json.dumps(results or results_for(tasks), indent=2, ensure_ascii=False),
+                                encoding="utf-8")
+    for task in tasks:
+        path = folder / f"samples_{task.name}_{date}.jsonl"
+        path.write_text("".join(json.dumps(s, ensure_ascii=False) + "\n" for s in task.samples), encoding="utf-8")
+        paths[task.name] = path
+    return paths
+
+
+def write_legacy_run(folder: Path, tasks: list[Task]) -> dict[str, Path]:
+    """The 0.4.0-0.4.2 layout: results.json and <model args>_<task>.jsonl holding a pretty-printed JSON array."""
+    folder.mkdir(parents=True, exist_ok=True)
+    results = results_for(tasks)
+    for key in ("task_hashes", "n-samples", "lm_eval_version"):
+        results.pop(key)
+    paths = {"results": folder / "results.json"}
+    paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
+    for task in tasks:
+        samples = []
+        for sample in task.samples:
+            old = {k: v for k, v in sample.items() if k not in ("doc_hash", "prompt_hash", "target_hash", "filter", "metrics")}
+            old["arguments"] = [list(args.values()) for args in sample["arguments"].values()]
+            old["filtered_resps"] = [[float(ll), False] for ll, _ in sample["filtered_resps"]] \
+                if task.config["output_type"] == "multiple_choice" else sample["filtered_resps"]
+            samples.append(old)
+        path = folder / f"pretrained__org__model_{task.name}.jsonl"
+        path.write_text(json.dumps(samples, indent=2), encoding="utf-8")
+        paths[task.name] = path
+    return paths
+
+
+# The DROP run of spec B.2.6 ("End to end on a 0.4.13 run"): four canned generations
+# after the harness cut them at the first '.'.
+SPEC_RUN_PREDICTIONS = ["10\n\nPassage: The 2011 census recorded a population of 1,001,360", " 12",
+                        " Tom Brady threw it", " 10"]
+SPEC_RUN_GOLDS = [[["10"]], [["12.25"]], [["Tom Brady"]], [["10"]]]

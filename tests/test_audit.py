@@ -1,0 +1,368 @@
+"""`audit`: a results file against its per-sample logs (spec A.2.4 and B.2).
+
+Logs are written the way lm-eval writes them (tests/harness_logs.py); the
+hash formulas are first proven on a real 0.4.9.2 log.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import harness_logs as hl
+from conftest import DATA, REPO, run_cli
+from validator.audit import audit_files
+from validator.sample_scoring import ChoiceScores, choice_scores
+
+REAL_LOG = DATA / "samples" / "real_0.4.9.2" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+
+
+def audit(root: Path, results: Path, *samples: Path):
+    return audit_files(root, results.relative_to(root), [s.relative_to(root) for s in samples] or None)
+
+
+def rules(result) -> list[tuple[str, str, int | None]]:
+    return sorted((f.rule, Path(f.file).name, f.line) for f in result.findings)
+
+
+def spec_run(tmp_path: Path, **kwargs) -> dict[str, Path]:
+    return hl.write_run(tmp_path, [hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS, **kwargs)])
+
+
+# --- the hash formulas, on a log the harness wrote --------------------------------------------
+
+def test_hashes_of_a_real_harness_log_check_out(tmp_path):
+    records = [json.loads(line) for line in REAL_LOG.read_text(encoding="utf-8").splitlines()]
+    task = hl.Task("math_perturbed_full", {"output_type": "generate_until",
+                                           "metric_list": [{"metric": "exact_match", "aggregation": "mean"}]})
+    task.samples = records
+    results = hl.results_for([task])
+    results.pop("n-samples")  # an excerpt: doc_ids 0 and 4 of 5,000
+    paths = hl.write_run(tmp_path, [task], results)
+    result = audit(tmp_path, paths["results"])
+    assert result.tasks[0].hashes_checked == 2 and result.tasks[0].hash_mismatches == 0
+    assert result.findings == []
+
+
+def test_an_edited_real_document_breaks_its_doc_hash(tmp_path):
+    lines = REAL_LOG.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].replace("2x=10", "2x=12")
+    log = tmp_path / REAL_LOG.name
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    task = hl.Task("math_perturbed_full", {"metric_list": [{"metric": "exact_match"}]})
+    task.samples = [json.loads(line) for line in lines]
+    results = hl.results_for([task])
+    results.pop("n-samples")
+    results.pop("task_hashes")
+    (tmp_path / "results_2026-01-21T03-44-18.458309.json").write_text(json.dumps(results))
+    result = audit(tmp_path, tmp_path / "results_2026-01-21T03-44-18.458309.json")
+    [finding] = result.findings
+    assert (finding.rule, finding.line, finding.json_path) == ("LB703", 2, "$.doc_hash")
+    assert finding.column == lines[1].index('"doc_hash"') + 1  # where the key starts, as for every finding
+
+
+# --- the spec's DROP run (B.2.6, end to end) ---------------------------------------------------
+
+def test_spec_drop_run_numbers(tmp_path):
+    paths = spec_run(tmp_path)
+    result = audit(tmp_path, paths["results"])
+    [task] = result.tasks
+    report = task.drop.as_dict()
+    assert (report["em_reported"], report["f1_reported"]) == (0.25, 0.4175)
+    assert (report["em_recomputed"], report["f1_recomputed"]) == (0.25, 0.4175)
+    assert report["n_mismatch"] == 0
+    assert report["counts"] == {"W": 1, "W_impacting": 1, "D": 1, "D_prime": 2, "L": 1, "decimal_golds": 1}
+    assert (report["em_nl"], report["f1_nl"]) == (0.5, 0.6675)
+    assert report["f1_ws"] == pytest.approx(0.4725)
+    assert report["variant"]["until"] == ["."]
+    flagged = {s["doc_id"]: s["flags"] for s in report["flagged_samples"]}
+    assert flagged == {0: ["W!", "D'"], 1: ["D"], 2: ["L"], 3: ["D'"]}
+    assert rules(result) == [("LB710", paths["drop"].name, 1), ("LB711", paths["drop"].name, 2),
+                             ("LB712", paths["drop"].name, 3), ("LB713", paths["results"].name, 21)]
+    assert result.ok() and not result.ok(strict=True)
+
+
+def test_no_dot_stop_no_dot_warning(tmp_path):
+    paths = spec_run(tmp_path, until=["\n\n"])
+    found = {rule for rule, _, _ in rules(audit(tmp_path, paths["results"]))}
+    assert "LB713" not in found and "LB711" not in found  # a decimal cut needs the '.' stop
+
+
+def test_tampered_drop_score_names_task_metric_values_and_doc(tmp_path):
+    task = hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS)
+    task.samples[1]["f1"] = 1.0  # " 12" against 12.25 scores 0
+    results = hl.results_for([task])  # the results agree with the tampered log
+    paths = hl.write_run(tmp_path, [task], results)
+    result = audit(tmp_path, paths["results"])
+    by_rule = {f.rule: f for f in result.findings}
+    assert by_rule["LB708"].line == 2 and "doc_id 1: f1 is logged as 1.0, but the DROP scorer gives 0.0" \
+        in by_rule["LB708"].message
+    message = by_rule["LB709"].message
+    assert "drop f1,none" in message and "0.6675" in message and "0.4175" in message and "doc_id 1" in message
+
+
+def test_gold_is_never_the_target_string(tmp_path):
+    task = hl.drop_task([" number"], [[["10"]]])
+    assert task.samples[0]["target"] == "number,date,spans,worker_id,hit_id"
+    paths = hl.write_run(tmp_path, [task])
+    assert audit(tmp_path, paths["results"]).tasks[0].drop.as_dict()["f1_recomputed"] == 0.0
+
+
+# --- integrity and coverage ------------------------------------------------------------------
+
+def mc_run(tmp_path: Path, docs: int = 40) -> tuple[hl.Task, dict[str, Path]]:
+    task = hl.choice_task("toy_mc", docs)
+    return task, hl.write_run(tmp_path, [task])
+
+
+def edit_log(path: Path, edit) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = edit(lines) or lines
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+
+
+def test_honest_multiple_choice_log_recomputes_exactly(tmp_path):
+    task, paths = mc_run(tmp_path)
+    result = audit(tmp_path, paths["results"])
+    assert result.findings == []
+    metrics = {m.key: m for m in result.tasks[0].metrics}
+    for key in ("acc,none", "acc_norm,none"):
+        assert metrics[key].from_samples == metrics[key].recomputed == metrics[key].reported
+    assert result.tasks[0].task_hash == "ok"
+
+
+def test_missing_documents(tmp_path):
+    task, paths = mc_run(tmp_path)
+    edit_log(paths["toy_mc"], lambda lines: lines[:10] + lines[13:])
+    result = audit(tmp_path, paths["results"])
+    by_rule = {f.rule: f for f in result.findings}
+    assert set(by_rule) <= {"LB704", "LB705", "LB706", "LB709"} and {"LB704", "LB705", "LB706"} <= set(by_rule)
+    assert "37 samples, n-samples.effective says 40" in by_rule["LB706"].message
+    assert by_rule["LB706"].json_path == "$['n-samples'].toy_mc.effective"
+    assert "3 of 40 documents have no sample" in by_rule["LB705"].message
+    assert "doc_ids: 10, 11, 12" in by_rule["LB705"].message
+
+
+def test_duplicate_and_out_of_range_doc_ids(tmp_path):
+    task, paths = mc_run(tmp_path)
+
+    def tamper(lines):
+        lines[5] = lines[4]
+        lines[6] = lines[6].replace('"doc_id": 6,', '"doc_id": 400,')
+    edit_log(paths["toy_mc"], tamper)
+    result = audit(tmp_path, paths["results"])
+    coverage = [f for f in result.findings if f.rule == "LB705" and f.file.endswith(".jsonl")]
+    assert [(f.line, f.json_path) for f in coverage] == [(6, "$.doc_id"), (7, "$.doc_id")]
+    assert "doc_id 4 is logged twice" in coverage[0].message
+    assert "outside the split of 40 documents" in coverage[1].message
+
+
+def test_edited_target_and_prompt(tmp_path):
+    task, paths = mc_run(tmp_path)
+
+    def tamper(lines):
+        lines[2] = lines[2].replace('"target": "', '"target": "9', 1)
+        lines[3] = lines[3].replace("Question 3?\\nAnswer:", "Question 3 (hint: A)?\\nAnswer:", 1)
+    edit_log(paths["toy_mc"], tamper)
+    hashes = [f for f in audit(tmp_path, paths["results"]).findings if f.rule == "LB703"]
+    assert [(f.line, f.json_path) for f in hashes] == [(3, "$.target_hash"), (4, "$.prompt_hash")]
+
+
+def test_edited_multiple_choice_value_is_caught_from_the_log_likelihoods(tmp_path):
+    task = hl.choice_task("toy_mc", 40)
+    first = next(s for s in task.samples if s["acc"] == 0.0)
+    first["acc"] = 1.0
+    paths = hl.write_run(tmp_path, [task])  # results agree with the edited log
+    result = audit(tmp_path, paths["results"])
+    [sample] = [f for f in result.findings if f.rule == "LB708"]
+    assert sample.line == first["doc_id"] + 1 and sample.json_path == "$.acc"
+    [aggregate] = [f for f in result.findings if f.rule == "LB709"]
+    assert f"first differing sample: doc_id {first['doc_id']}" in aggregate.message
+
+
+def test_tampered_aggregate_in_results(tmp_path):
+    task = hl.ifeval_task([[True, False], [True], [True, True, False], [False]])
+    results = hl.results_for([task])
+    results["results"]["leaderboard_ifeval"]["inst_level_strict_acc,none"] = 0.75
+    paths = hl.write_run(tmp_path, [task], results)
+    result = audit(tmp_path, paths["results"])
+    [finding] = result.findings
+    assert finding.rule == "LB709" and finding.json_path == "$.results.leaderboard_ifeval['inst_level_strict_acc,none']"
+    assert "says 0.75, the 7 logged samples give 0.5714285714285714" in finding.message  # 4 of 7 instructions
+
+
+def test_ifeval_instruction_level_is_flattened(tmp_path):
+    task = hl.ifeval_task([[True, False], [True], [True, True, False], [False]])
+    paths = hl.write_run(tmp_path, [task])
+    result = audit(tmp_path, paths["results"])
+    assert result.findings == []
+    metrics = {m.key: m for m in result.tasks[0].metrics}
+    assert metrics["inst_level_strict_acc,none"].samples == 7
+    assert metrics["prompt_level_strict_acc,none"].from_samples == 0.25
+
+
+def test_choice_scores_divide_by_choice_length_without_the_delimiter():
+    # " Yes" counts 3 characters: -3.6/3 = -1.2 loses to -10.8/10 = -1.08. Counting the
+    # delimiter (-3.6/4 = -0.9) would wrongly make "Yes" the acc_norm choice.
+    args = {"gen_args_0": {"arg_0": "Q", "arg_1": " Yes"}, "gen_args_1": {"arg_0": "Q", "arg_1": " Absolutely"}}
+    lls = [["-3.6", "False"], ["-10.8", "False"]]
+    assert choice_scores(lls, args, "0", " ") == ChoiceScores(acc=1.0, acc_norm=0.0)
+    assert choice_scores(lls, args, "Absolutely", " ") == ChoiceScores(acc=0.0, acc_norm=1.0)
+    assert choice_scores(lls, args, "Maybe", " ") == ChoiceScores(acc=0.0, acc_norm=0.0)  # not a choice: gold -100
+
+
+# --- the legacy JSON-array form (lm-eval 0.4.0-0.4.2) ------------------------------------------
+
+def test_legacy_array_logs_are_audited(tmp_path):
+    drop_task = hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS)
+    paths = hl.write_legacy_run(tmp_path, [drop_task, hl.choice_task("toy_mc", 12)])
+    result = audit(tmp_path, paths["results"])
+    tasks = {t.task: t for t in result.tasks}
+    assert set(tasks) == {"drop", "toy_mc"} and tasks["toy_mc"].samples == 12
+    assert tasks["drop"].drop.as_dict()["f1_recomputed"] == 0.4175
+    assert {f.rule for f in result.findings} == {"LB710", "LB711", "LB712", "LB713"}
+    text = paths["drop"].read_text()
+    assert [f.line for f in result.findings if f.rule == "LB711"] == [text[: text.index('"doc_id": 1')].count("\n")]
+
+
+def test_legacy_array_tampered_value_points_at_its_element(tmp_path):
+    task = hl.choice_task("toy_mc", 12)
+    paths = hl.write_legacy_run(tmp_path, [task])
+    text = paths["toy_mc"].read_text()
+    doc = json.loads(text)
+    target = next(i for i, s in enumerate(doc) if s["acc_norm"] == 0.0)
+    doc[target]["acc_norm"] = 1.0
+    paths["toy_mc"].write_text(json.dumps(doc, indent=2))
+    result = audit(tmp_path, paths["results"])
+    [finding] = [f for f in result.findings if f.rule == "LB708"]
+    written = paths["toy_mc"].read_text().splitlines()
+    assert finding.json_path == f"$[{target}].acc_norm"
+    assert '"acc_norm": 1.0' in written[finding.line - 1]
+
+
+def test_truncated_legacy_array(tmp_path):
+    paths = hl.write_legacy_run(tmp_path, [hl.choice_task("toy_mc", 5)])
+    paths["toy_mc"].write_text(paths["toy_mc"].read_text()[:-40])
+    result = audit(tmp_path, paths["results"])
+    assert [f.rule for f in result.findings] == ["LB701"] and "cut off" in result.findings[0].message
+
+
+# --- finding the logs ----------------------------------------------------------------------
+
+def test_discovery_takes_logs_of_the_same_date_only(tmp_path):
+    paths = spec_run(tmp_path)
+    (tmp_path / "samples_drop_2023-01-01T00-00-00.000000.jsonl").write_text("not json\n")
+    result = audit(tmp_path, paths["results"])
+    assert [t.log for t in result.tasks] == [paths["drop"].name]
+
+
+def test_no_log_and_unplaceable_log(tmp_path):
+    paths = spec_run(tmp_path)
+    paths["drop"].unlink()
+    result = audit(tmp_path, paths["results"])
+    assert [f.rule for f in result.findings] == ["LB700"] and "no sample log" in result.findings[0].message
+    other = tmp_path / "notes.jsonl"
+    other.write_text("{}\n")
+    result = audit(tmp_path, paths["results"], other)
+    assert [f.rule for f in result.findings] == ["LB700"] and "cannot tell which task" in result.findings[0].message
+
+
+def test_a_log_outside_the_workspace_is_refused(tmp_path):
+    outside = tmp_path / "outside"
+    ws = tmp_path / "ws"
+    paths = spec_run(ws)
+    real = outside / "secret.jsonl"
+    outside.mkdir()
+    real.write_text('{"doc_id": 0}\n')
+    paths["drop"].unlink()
+    paths["drop"].symlink_to(real)
+    result = audit(ws, paths["results"])
+    assert [f.rule for f in result.findings] == ["LB700"] and "outside the workspace" in result.findings[0].message
+
+
+@pytest.mark.parametrize("line,rule", [(b'{"doc_id": 0, "doc": \xff}\n', "LB701"), (b"[" * 100000 + b"\n", "LB108"),
+                                       (b'{"doc_id": 0\n', "LB701")])
+def test_broken_lines_are_one_finding_with_their_line(tmp_path, line, rule):
+    paths = spec_run(tmp_path)
+    paths["drop"].write_bytes(paths["drop"].read_bytes() + line)
+    result = audit(tmp_path, paths["results"])
+    [finding] = [f for f in result.findings if f.rule == rule]
+    assert finding.line == 5
+    assert "not compared" in result.tasks[0].notes[0]
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+def test_cli_json_report_and_exit_codes(tmp_path):
+    paths = spec_run(tmp_path)
+    proc = run_cli("audit", "--root", str(tmp_path), "--output-format", "json", paths["results"].name, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["ok"] and report["logs_audited"] == 1
+    assert report["tasks"]["drop"]["drop"]["f1_nl"] == 0.6675
+    strict = run_cli("audit", "--strict", paths["results"].name, cwd=tmp_path)
+    assert strict.returncode == 1 and "LB711 drop-decimal-cut" in strict.stdout
+    missing = run_cli("audit", "nothing.json", cwd=tmp_path)
+    assert missing.returncode == 1 and "LB101" in missing.stdout
+
+
+def test_check_audits_the_logs_a_submission_lists(tmp_path):
+    task = hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS)
+    task.samples[3]["em"] = 0  # tampered: " 10" against 10 is an exact match
+    paths = hl.write_run(tmp_path, [task])
+    submission = {"schema_version": 1, "model": "org/model", "results": paths["results"].name,
+                  "samples": [paths["drop"].name], "reported": {"average": 0}}
+    (tmp_path / "submission.json").write_text(json.dumps(submission))
+    proc = run_cli("check", "--output-format", "json", "submission.json", cwd=tmp_path)
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 1
+    assert any(f["rule"] == "LB708" and f["line"] == 4 for f in report["findings"])
+    assert report["audits"]["submission.json"]["drop"]["drop"]["n_mismatch"] == 1
+
+
+# --- memory stays flat over a large log -------------------------------------------------------
+
+_PEAK = """
+import resource, sys
+from pathlib import Path
+from validator.audit import audit_files
+result = audit_files(Path(sys.argv[1]), Path(sys.argv[2]), None)
+assert result.tasks[0].samples == int(sys.argv[3]), result.findings
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _peak_kib(root: Path, results: Path, samples: int) -> int:
+    proc = subprocess.run([sys.executable, "-c", _PEAK, str(root), results.name, str(samples)],
+                          capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return int(proc.stdout)
+
+
+def _big_log_run(folder: Path, docs: int) -> Path:
+    """A multiple-choice log with MMLU-Pro-sized records (a 6 KB prompt per choice, ten choices)."""
+    task = hl.choice_task("toy_mc", docs)
+    padding = "Context sentence. " * 330
+    for sample in task.samples:
+        for args in sample["arguments"].values():
+            args["arg_0"] = padding + args["arg_0"]
+        hl.with_hashes(sample)
+    return hl.write_run(folder, [task])["results"]
+
+
+def test_a_large_log_is_streamed_with_flat_memory(tmp_path):
+    small = _big_log_run(tmp_path / "small", 100)
+    large = _big_log_run(tmp_path / "large", 4000)
+    size = (tmp_path / "large" / "samples_toy_mc_2024-06-17T17-37-25.144953.jsonl").stat().st_size
+    assert size > 60 * 2**20
+    growth_kib = _peak_kib(tmp_path / "large", large, 4000) - _peak_kib(tmp_path / "small", small, 100)
+    assert growth_kib < 16 * 1024, f"peak memory grew by {growth_kib} KiB for a {size >> 20} MiB log"
+
+
+def test_resource_module_reports_kib_on_this_platform():
+    assert sys.platform.startswith("linux") and resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 1000

@@ -1,0 +1,147 @@
+"""What one logged sample should say, recomputed from its own fields. Pure: no I/O.
+
+Formulas are lm-eval's (spec A.2.4):
+- doc_hash = sha256(json.dumps(doc, indent=2, ensure_ascii=False)),
+  prompt_hash = sha256(first request's prompt), target_hash = sha256(str(target));
+- task_hashes[task] = sha256 of every doc_hash + prompt_hash + target_hash, in file order;
+- multiple choice: acc = [argmax(ll) == gold], acc_norm = [argmax(ll / len(choice)) == gold],
+  where len counts characters of the choice without the target delimiter
+  (lm_eval/api/task.py ConfigurableTask.process_results);
+- a task's aggregate is sum(values) / len(values) in log order (lm_eval/api/metrics.py
+  mean); IFEval's instruction level flattens the per-prompt lists first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+HASH_FIELDS = ("doc_hash", "prompt_hash", "target_hash")
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def doc_hash(doc: Any) -> str:
+    return sha256(json.dumps(doc, indent=2, ensure_ascii=False))
+
+
+def requests(arguments: Any) -> list[list[Any]]:
+    """The logged request arguments as lists: {"gen_args_0": {"arg_0": ...}} (>= 0.4.3) or [[...]] (older)."""
+    if isinstance(arguments, dict):
+        return [list(args.values()) if isinstance(args, dict) else [] for args in arguments.values()]
+    if isinstance(arguments, list):
+        return [list(args) if isinstance(args, (list, tuple)) else [args] for args in arguments]
+    return []
+
+
+def first_prompt(arguments: Any) -> str | None:
+    calls = requests(arguments)
+    prompt = calls[0][0] if calls and calls[0] else None
+    return prompt if isinstance(prompt, str) else None
+
+
+def generation_until(arguments: Any) -> list[str] | None:
+    """The stop sequences the first generation request was made with."""
+    calls = requests(arguments)
+    settings = calls[0][1] if calls and len(calls[0]) > 1 else None
+    until = settings.get("until") if isinstance(settings, dict) else None
+    if isinstance(until, str):
+        return [until]
+    return until if isinstance(until, list) and all(isinstance(u, str) for u in until) else None
+
+
+# --- logged values -----------------------------------------------------------------------
+
+def as_number(value: Any) -> float | int | None:
+    """A per-sample metric value the harness could have averaged: bool, int or finite float."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value if abs(value) <= 2**53 else None
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    return None
+
+
+def as_number_list(value: Any) -> list[float | int] | None:
+    """IFEval's instruction-level value: a list of booleans (or numbers)."""
+    if not isinstance(value, list):
+        return None
+    numbers = [as_number(item) for item in value]
+    return None if any(n is None for n in numbers) else numbers
+
+
+def _float(value: Any) -> float | None:
+    """A logged log-likelihood: a JSON number (<= 0.4.2) or its string (>= 0.4.3)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and len(value) < 64:
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+# --- multiple choice ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ChoiceScores:
+    acc: float
+    acc_norm: float | None  # None when a choice is empty (numpy would divide by zero)
+
+
+class NotRecomputable(ValueError):
+    """The sample lacks what a recomputation needs; the message says what."""
+
+
+def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delimiter: str) -> ChoiceScores:
+    """acc and acc_norm of a multiple-choice sample, from its log-likelihoods and choices."""
+    if not isinstance(filtered_resps, list) or not filtered_resps:
+        raise NotRecomputable("filtered_resps is not a list of [log-likelihood, is_greedy] pairs")
+    lls = [_float(pair[0]) if isinstance(pair, (list, tuple)) and pair else None for pair in filtered_resps]
+    if any(ll is None for ll in lls):
+        raise NotRecomputable("a log-likelihood in filtered_resps is not a number")
+    calls = requests(arguments)
+    continuations = [call[1] if len(call) > 1 else None for call in calls]
+    if len(continuations) != len(lls) or not all(isinstance(c, str) for c in continuations):
+        raise NotRecomputable(f"{len(lls)} log-likelihoods but {len(continuations)} choice requests")
+    choices = [c[len(target_delimiter):] if c.startswith(target_delimiter) else c for c in continuations]
+    gold = _gold_index(target, choices)
+    acc = 1.0 if _argmax(lls) == gold else 0.0
+    lengths = [float(len(choice)) for choice in choices]
+    if 0.0 in lengths:
+        return ChoiceScores(acc, None)
+    return ChoiceScores(acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths)]) == gold else 0.0)
+
+
+def _gold_index(target: Any, choices: list[str]) -> int:
+    """The harness's gold: an index when the target is digits, else the choice's position (-100 if absent)."""
+    if isinstance(target, int) and not isinstance(target, bool):
+        return target if target < len(choices) else -100
+    if not isinstance(target, str):
+        raise NotRecomputable("target is neither an index nor a choice")
+    if target.isdigit():
+        index = int(target)
+        return index if index < len(choices) else -100
+    if target.startswith("["):
+        raise NotRecomputable("several gold answers (multiple_target) are not recomputed")
+    return choices.index(target) if target in choices else -100
+
+
+def _argmax(values: list[float]) -> int:
+    """numpy.argmax: the first largest value (a NaN counts as largest, as in numpy)."""
+    best = 0
+    for i, value in enumerate(values):
+        if math.isnan(value):
+            return i
+        if value > values[best]:
+            best = i
+    return best
