@@ -395,6 +395,40 @@ CASES_BY_NAME = {c.name: c for c in CASES}
 assert len(CASES_BY_NAME) == len(CASES)
 
 
+# --- sample logs listed by a submission ------------------------------------------------------
+
+MUSR_LOG = "samples_leaderboard_musr_team_allocation_2024-06-17T17-37-25.144953.jsonl"
+
+
+@case("LB700", args=("submission.json",))
+def sample_log_symlink_to_a_file_outside(ws, outside):
+    """A listed log that is a symlink to the canary outside the workspace."""
+    honest(ws, samples=[MUSR_LOG])
+    os.symlink(outside / "canary.json", ws / MUSR_LOG)
+
+
+@case("LB700", args=("submission.json",))
+def sample_log_symlink_to_a_fifo_outside(ws, outside):
+    """A listed log that is a symlink to a FIFO: it must not even be opened."""
+    honest(ws, samples=[MUSR_LOG])
+    os.symlink(outside / "fifo", ws / MUSR_LOG)
+
+
+@case("LB108", args=("submission.json",))
+def sample_log_nested_100000_deep(ws, outside):
+    """A log line nested 100,000 levels deep."""
+    honest(ws, samples=[MUSR_LOG])
+    (ws / MUSR_LOG).write_text('{"doc_id": 0, "doc": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+
+
+@case("LB705", "LB706", "LB709", args=("submission.json",))
+def sample_log_100000_copies_of_one_document(ws, outside):
+    """100,000 lines claiming doc_id 0: findings are capped, memory stays flat."""
+    honest(ws, samples=[MUSR_LOG])
+    line = json.dumps({"doc_id": 0, "doc": {"q": FORGED}, "target": FORGED, "acc_norm": 1.0}) + "\n"
+    (ws / MUSR_LOG).write_text(line * 100_000)
+
+
 def outside_folder(root: Path) -> Path:
     """The folder next to the workspace: a canary file and a FIFO nobody may open."""
     outside = root / "outside"
