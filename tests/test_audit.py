@@ -311,6 +311,19 @@ def test_cli_json_report_and_exit_codes(tmp_path):
     assert missing.returncode == 1 and "LB101" in missing.stdout
 
 
+def test_cli_paths_from_anywhere_and_the_default_workspace(tmp_path):
+    paths = spec_run(tmp_path / "run")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "samples_drop_2024-06-17T17-37-25.144953.jsonl").write_text(paths["drop"].read_text())
+    proc = run_cli("audit", "-q", str(paths["results"]), cwd=REPO)
+    assert proc.returncode == 0 and "1 log(s) audited" in proc.stdout
+    proc = run_cli("audit", "-q", str(paths["results"]), str(elsewhere / paths["drop"].name), cwd=REPO)
+    assert proc.returncode == 1 and "LB700" in proc.stdout and "--root" in proc.stdout
+    proc = run_cli("audit", "-q", "--root", str(tmp_path), str(paths["results"]), str(elsewhere / paths["drop"].name))
+    assert proc.returncode == 0, proc.stdout
+
+
 def test_check_audits_the_logs_a_submission_lists(tmp_path):
     task = hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS)
     task.samples[3]["em"] = 0  # tampered: " 10" against 10 is an exact match
@@ -366,3 +379,18 @@ def test_a_large_log_is_streamed_with_flat_memory(tmp_path):
 
 def test_resource_module_reports_kib_on_this_platform():
     assert sys.platform.startswith("linux") and resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 1000
+
+
+def test_job_summary_shows_the_sample_log_table(tmp_path):
+    from validator.checker import CheckOptions, run_check
+    from validator.github import annotation_lines, summary_markdown
+
+    paths = spec_run(tmp_path)
+    submission = {"schema_version": 1, "model": "org/model", "results": paths["results"].name,
+                  "samples": [paths["drop"].name], "reported": {"average": 0}}
+    (tmp_path / "submission.json").write_text(json.dumps(submission))
+    result = run_check(["submission.json"], CheckOptions(root=tmp_path))
+    summary = summary_markdown(result, strict=False, tolerance=0.01)
+    assert "| drop | 4 | 4/4 ok, task hash ok | 2 recomputed | 0.4175 / 0.6675 |" in summary
+    annotations = "\n".join(annotation_lines(result, "lbnorm-report.json"))
+    assert f"file={paths['drop'].name},line=2" in annotations and "LB711" in annotations

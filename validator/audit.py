@@ -419,25 +419,9 @@ class TaskAuditor:
         if any(v is None or abs(v - r) > self.tolerance for v, r in zip(logged, (em, f1))):
             report.n_mismatch += 1
         report.decimal_golds += drop.has_decimal_gold(golds)
-        names = []
-        if flags.glued:
-            report.glued += 1
-            report.glued_lost_gold += flags.glued_lost_gold
-            names.append("W!" if flags.glued_lost_gold else "W")
-        if flags.decimal_cut:
-            report.decimal_cut += 1
-            names.append("D")
-        if flags.possibly_cut:
-            report.possibly_cut += 1
-            names.append("D'")
-        if flags.long_answer_loss:
-            report.long_answer += 1
-            report.long_answer_loss_sum += flags.long_answer_loss
-            names.append("L")
+        names = _tally_flags(report, flags)
         for name in names:
             report.first.setdefault(name.rstrip("!"), (doc_id, record.line))
-            if name == "W!":
-                report.first.setdefault("W!", (doc_id, record.line))
         for key, value in (("em_nl", rescored.newline[0]), ("f1_nl", rescored.newline[1]),
                            ("em_nl_lstrip", rescored.newline_lstrip[0]), ("f1_nl_lstrip", rescored.newline_lstrip[1]),
                            ("f1_ws", rescored.whitespace[1])):
@@ -593,6 +577,26 @@ class TaskAuditor:
             self.result.findings.append(make_finding(rule_id, display, message, format_json_path(path), line, column))
 
 
+def _tally_flags(report: DropAudit, flags: drop.SampleFlags) -> list[str]:
+    """Count one sample's flags into the report; their short names (W! = a gold number was lost)."""
+    names = []
+    if flags.glued:
+        report.glued += 1
+        report.glued_lost_gold += flags.glued_lost_gold
+        names.append("W!" if flags.glued_lost_gold else "W")
+    if flags.decimal_cut:
+        report.decimal_cut += 1
+        names.append("D")
+    if flags.possibly_cut:
+        report.possibly_cut += 1
+        names.append("D'")
+    if flags.long_answer_loss:
+        report.long_answer += 1
+        report.long_answer_loss_sum += flags.long_answer_loss
+        names.append("L")
+    return names
+
+
 def record_position(record: SampleRecord, path: tuple, display: str) -> tuple[int, int]:
     """Line and column in the log of the value at `path` inside one record."""
     line, column = Document(display, record.text, record.data, "json").position(path)
@@ -714,7 +718,7 @@ def _confined(root: Path, path: Path, result: AuditResult) -> Target | None:
     try:
         return confine(root, path)
     except PathRefused as exc:
-        result.findings.append(make_finding("LB700", display_path(root, path), str(exc)))
+        result.findings.append(make_finding("LB700", display_path(root, path), f"{exc} (--root sets the workspace)"))
         return None
 
 

@@ -159,16 +159,16 @@ def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
 @cli.command()
 @click.argument("results", type=click.Path(path_type=Path))
 @click.argument("samples", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
-              help="Workspace: the results file and every log must be inside it.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+              help="Workspace: the results file and every log must be inside it [default: the folder of RESULTS].")
 @click.option("--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the audit too.")
 @click.option("--output-format", type=click.Choice(sorted(AUDIT_REPORTERS)), default="text", show_default=True)
 @click.option("-v", "--verbose", count=True, help="Also list the flagged DROP samples.")
 @click.option("-q", "--quiet", count=True, help="Show errors only.")
 @limit_options
 @log_limit_option
-def audit(results: Path, samples: tuple[Path, ...], root: Path, strict: bool, output_format: str, verbose: int,
-          quiet: int, **limits: int) -> None:
+def audit(results: Path, samples: tuple[Path, ...], root: Path | None, strict: bool, output_format: str,
+          verbose: int, quiet: int, **limits: int) -> None:
     """Recompute a results file's raw numbers from its per-sample logs.
 
     RESULTS is an lm-eval 0.4.x results file. SAMPLES are its logs
@@ -180,9 +180,11 @@ def audit(results: Path, samples: tuple[Path, ...], root: Path, strict: bool, ou
     """
     from .audit import audit_files
 
-    if not root.is_dir():
+    workspace = Path(os.path.abspath(root if root is not None else results.parent))
+    if not workspace.is_dir():
         raise click.UsageError(f"--root {root} is not a directory")
-    result = audit_files(root, results, list(samples) or None, limits_from(**limits))
+    inside = [Path(os.path.relpath(os.path.abspath(path), workspace)) for path in (results, *samples)]
+    result = audit_files(workspace, inside[0], inside[1:] or None, limits_from(**limits))
     report = ReportOptions(strict=strict, verbosity=verbose - quiet, color=use_color(sys.stdout))
     AUDIT_REPORTERS[output_format](result, sys.stdout, report)
     sys.exit(ExitCode.OK if result.ok(strict) and result.tasks else ExitCode.DATA)

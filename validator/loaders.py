@@ -26,12 +26,13 @@ from .results import HarnessResults
 PROFILE_SCHEMA = "profile.schema.json"
 
 
-def read_untrusted(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
-    """The text of a regular file no bigger than the limit: UTF-8, with or without a BOM.
+def open_regular_file(path: Path, max_bytes: int, what: str = "file", option: str = "max_file_bytes"):
+    """A binary handle on a regular file no bigger than max_bytes.
 
-    Raises DocumentError (LB101 unreadable, LB106 too large). The file is opened
-    without blocking and checked after opening, so a FIFO or device that
-    replaced a checked path can still not hang or flood the reader.
+    Raises DocumentError (LB101 unreadable or not a regular file, LB106 too
+    large). The file is opened without blocking and checked after opening,
+    so a FIFO or device that replaced a checked path can still not hang or
+    flood the reader.
     """
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -39,26 +40,36 @@ def read_untrusted(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
         raise DocumentError("LB101", "no such file") from None
     except OSError as exc:
         raise DocumentError("LB101", f"cannot be read ({exc.strerror or exc})") from None
-    with os.fdopen(fd, "rb") as handle:
-        mode, size = (info := os.fstat(handle.fileno())).st_mode, info.st_size
-        if stat.S_ISDIR(mode):
-            raise DocumentError("LB101", "is a directory, expected a file")
-        if not stat.S_ISREG(mode):
-            raise DocumentError("LB101", "is not a regular file (a FIFO, device or socket); it is not read")
-        if size > limits.max_file_bytes:
-            raise DocumentError("LB106", _too_large(size, limits))
+    handle = os.fdopen(fd, "rb")
+    mode, size = (info := os.fstat(handle.fileno())).st_mode, info.st_size
+    problem = None
+    if stat.S_ISDIR(mode):
+        problem = DocumentError("LB101", "is a directory, expected a file")
+    elif not stat.S_ISREG(mode):
+        problem = DocumentError("LB101", "is not a regular file (a FIFO, device or socket); it is not read")
+    elif size > max_bytes:
+        problem = DocumentError("LB106", _too_large(size, max_bytes, what, option))
+    if problem:
+        handle.close()
+        raise problem
+    return handle
+
+
+def read_untrusted(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
+    """The text of a regular file no bigger than the limit: UTF-8, with or without a BOM (see open_regular_file)."""
+    with open_regular_file(path, limits.max_file_bytes) as handle:
         data = handle.read(limits.max_file_bytes + 1)
     if len(data) > limits.max_file_bytes:
-        raise DocumentError("LB106", _too_large(len(data), limits))
+        raise DocumentError("LB106", _too_large(len(data), limits.max_file_bytes))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise DocumentError("LB101", f"byte offset {exc.start} is not UTF-8; save the file as UTF-8") from None
 
 
-def _too_large(size: int, limits: Limits) -> str:
-    return (f"the file has {size:,} bytes, more than the limit of {describe_size(limits.max_file_bytes)} "
-            f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this file is honest)")
+def _too_large(size: int, limit: int, what: str = "file", option: str = "max_file_bytes") -> str:
+    return (f"the {what} has {size:,} bytes, more than the limit of {describe_size(limit)} "
+            f"(raise {Limits.OPTION_NAMES[option]} if this {what} is honest)")
 
 
 def read_document(path: Path, display_path: str, limits: Limits = DEFAULT_LIMITS) -> Document:

@@ -14,12 +14,12 @@ import codecs
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 from .documents import DocumentError
+from .loaders import open_regular_file
 from .limits import Limits, describe_size
 
 _SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>[^_]+)\.jsonl$")
@@ -103,23 +103,7 @@ def read_records(path: Path, limits: Limits) -> Iterator[SampleRecord]:
 
 
 def _open_log(path: Path, limits: Limits):
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise DocumentError("LB101", "no such file") from None
-    except OSError as exc:
-        raise DocumentError("LB101", f"cannot be read ({exc.strerror or exc})") from None
-    handle = os.fdopen(fd, "rb")
-    info = os.fstat(handle.fileno())
-    if not stat.S_ISREG(info.st_mode):
-        handle.close()
-        raise DocumentError("LB101", "is not a regular file (a directory, FIFO, device or socket); it is not read")
-    if info.st_size > limits.max_log_bytes:
-        handle.close()
-        raise DocumentError("LB106", f"the log has {info.st_size:,} bytes, more than the limit of "
-                                     f"{describe_size(limits.max_log_bytes)} (raise "
-                                     f"{Limits.OPTION_NAMES['max_log_bytes']} if this log is honest)")
-    return handle
+    return open_regular_file(path, limits.max_log_bytes, "log", "max_log_bytes")
 
 
 def _first_significant_byte(handle) -> bytes:
