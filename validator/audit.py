@@ -22,7 +22,7 @@ from .limits import DEFAULT_LIMITS, Limits
 from .loaders import read_document
 from .paths import PathRefused, Target, confine, display_path
 from .rules import make_finding
-from .sample_logs import SampleRecord, discover, read_records, task_of
+from .sample_logs import UNPLACED_LOG, SampleRecord, discover, read_records, task_of
 from .sample_scoring import (HASH_FIELDS, NotRecomputable, as_number, as_number_list, choice_scores, doc_hash,
                              first_prompt, generation_until, sha256)
 
@@ -262,7 +262,13 @@ class _Coverage:
         if not isinstance(self.seen, bytearray):
             return 0, []
         absent = self.expected - self.distinct
-        first = [i for i in range(len(self.seen)) if not self.seen[i]][:limit] if absent else []
+        first: list[int] = []
+        while absent and len(first) < limit:
+            start = first[-1] + 1 if first else 0
+            index = self.seen.find(0, start)
+            if index < 0:
+                break
+            first.append(index)
         return absent, first
 
 
@@ -705,10 +711,8 @@ def place_logs(root: Path, results: Target, data: Any, named: list[Path] | None,
         if target is None:
             continue
         task = task_of(target.path.name, tasks)
-        if task is None or task not in tasks:
-            result.findings.append(make_finding("LB700", target.display, (
-                f"cannot tell which task of {results.display} this log belongs to; name it "
-                "samples_<task>_<date>.jsonl with a task of the results file")))
+        if task is None:
+            result.findings.append(make_finding("LB700", target.display, UNPLACED_LOG))
             continue
         logs.append(LogTarget(task, target))
     return logs

@@ -19,7 +19,7 @@ from typing import Callable
 
 from .audit import LogTarget, TaskAudit, audit_logs, known_tasks
 from .context import AVERAGE, CheckContext
-from .sample_logs import task_of
+from .sample_logs import UNPLACED_LOG, task_of
 
 from .documents import Document, DocumentError
 from .errors import DataError
@@ -237,10 +237,8 @@ def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: Chec
             _hit(result, "LB700", Hit(document, ("samples", index), str(exc)))
             continue
         task = task_of(log.path.name, tasks)
-        if task not in tasks:
-            _hit(result, "LB700", Hit(document, ("samples", index), (
-                "cannot tell which task of the results this log belongs to; name it samples_<task>_<date>.jsonl "
-                "with a task of the results file")))
+        if task is None:
+            _hit(result, "LB700", Hit(document, ("samples", index), UNPLACED_LOG))
             continue
         logs.append(LogTarget(task, log))
     audited = audit_logs(ctx.results_doc, logs, options.limits, results_root=ctx.results_root)

@@ -44,8 +44,12 @@ class FoundLog:
     path: Path
 
 
+UNPLACED_LOG = ("cannot tell which task of the results file this log belongs to; name it "
+                "samples_<task>_<date>.jsonl with a task of the results file")
+
+
 def task_of(name: str, known_tasks: set[str]) -> str | None:
-    """The task a log file name belongs to: samples_<task>_<date>.jsonl, or legacy <args>_<task>.jsonl."""
+    """The known task a log file name belongs to: samples_<task>_<date>.jsonl, or legacy <args>_<task>.jsonl."""
     match = _SAMPLES_NAME.match(name)
     if match and match["task"] in known_tasks:
         return match["task"]
@@ -54,7 +58,7 @@ def task_of(name: str, known_tasks: set[str]) -> str | None:
         endings = [task for task in known_tasks if stem.endswith("_" + task)]
         if endings:
             return max(endings, key=len)
-    return match["task"] if match else None
+    return None
 
 
 def discover(results_path: Path, known_tasks: set[str]) -> tuple[list[FoundLog], list[str]]:
@@ -79,7 +83,8 @@ def discover(results_path: Path, known_tasks: set[str]) -> tuple[list[FoundLog],
             continue
         if not date and not legacy and not sample:
             continue
-        task = task_of(name, known_tasks)
+        # A samples_ log of an unknown task is kept, so the audit reports it instead of skipping it.
+        task = task_of(name, known_tasks) or (sample["task"] if sample else None)
         if task is not None:
             by_task.setdefault(task, []).append(folder / name)
     logs, problems = [], []

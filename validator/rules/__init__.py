@@ -63,7 +63,8 @@ def make_finding(rule_id: str, file: str, message: str, json_path: str | None = 
     """A Finding of a registered rule; the message is made one line, whoever prints it."""
     from ..safe_text import one_line
 
-    all_rules()
+    if rule_id not in RULES:
+        all_rules()  # registers the rule modules once
     rule_ = RULES[rule_id]
     return Finding(rule=rule_id, name=rule_.name, severity=rule_.severity, file=file,
                    message=one_line(message, 2000), json_path=json_path, line=line, column=column)
