@@ -25,3 +25,28 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path):
     assert all(m["exit_code"] == 0 and m["seconds"] > 0 and m["peak_mib"] > 0 for m in report["measurements"])
     assert {"bare json parse", "notebook-style script"} <= {tool for _, tool in rows}
     assert "| one pull request | lbnorm check |" in proc.stdout
+
+
+LOADED_MODULES = """
+import runpy, sys
+sys.argv = ["validator", *sys.argv[1:]]
+try:
+    runpy.run_module("validator", run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+sys.stdout = sys.__stdout__
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def _modules_loaded_by_check(folder):
+    proc = subprocess.run([sys.executable, "-c", LOADED_MODULES, "check", "-q", "--root", str(folder), "."],
+                          capture_output=True, text=True, cwd=REPO, timeout=60)
+    return set(proc.stdout.splitlines()[-1].split())
+
+
+def test_a_check_loads_the_sample_log_audit_only_when_a_submission_lists_logs():
+    """Every pull request pays for start-up imports (README, Performance); the audit is for the few with logs."""
+    audit = {"validator.audit", "validator.drop", "validator.sample_logs", "validator.sample_scoring"}
+    assert not audit & _modules_loaded_by_check(REPO / "tests" / "examples" / "positive" / "pythia_two_decimals")
+    assert audit <= _modules_loaded_by_check(REPO / "tests" / "examples" / "positive" / "samples_honest")

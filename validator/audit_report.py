@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, Callable, TextIO
 
 from . import __version__
-from .audit import AuditResult, TaskAudit
 from .text_style import Painter, ReportOptions, finding_line
 from .findings import ERROR, WARNING
 from .safe_text import neutralize_json, one_line
+
+if TYPE_CHECKING:  # the audit itself loads only when a log is audited (start-up cost of every check)
+    from .audit import AuditResult, TaskAudit
 
 
 def report_json(result: AuditResult, out: TextIO, options: ReportOptions) -> None:

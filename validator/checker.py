@@ -15,12 +15,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from .audit import LogTarget, TaskAudit, audit_logs, known_tasks
 from .context import AVERAGE, CheckContext
-from .sample_logs import UNPLACED_LOG, task_of
-
 from .documents import Document, DocumentError
 from .errors import DataError
 from .findings import ERROR, Findings, format_json_path
@@ -31,6 +28,9 @@ from .paths import PathRefused, Target, confine, expand, relative_reference
 from .profile import Profile
 from .readers import read_results
 from .rules import Hit, all_rules, make_finding
+
+if TYPE_CHECKING:
+    from .audit import TaskAudit
 
 DEFAULT_PROFILE = "open-llm-leaderboard-v2"
 DEFAULT_TOLERANCE = 0.01
@@ -226,6 +226,10 @@ def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: Chec
     listed = document.data.get("samples") if isinstance(document.data, dict) else None
     if not isinstance(listed, list) or not listed or ctx.results_doc is None:
         return []
+    # Loaded here, not at start-up: most submissions list no logs, and every pull request pays for imports.
+    from .audit import LogTarget, audit_logs, known_tasks
+    from .sample_logs import UNPLACED_LOG, task_of
+
     tasks = known_tasks(ctx.results_object() if ctx.results_root else ctx.results_doc.data)
     logs = []
     for index, entry in enumerate(listed):
