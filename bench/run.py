@@ -6,8 +6,10 @@
 
 Every measurement is a fresh process, timed from start to exit, with its
 peak resident memory from wait4(). Machines are noisy, so the table shows
-the median of --repeat runs for the one-pull-request scenario and ratios
-measured in the same run on the same files:
+the median of --repeat runs for the one-pull-request scenario, its tools
+taking turns run by run (a slow spell hits them all alike), and ratios
+measured in the same run on the same files. The corpus is read once before
+any timing, so no row pays for the disk on behalf of the others.
 
 - the limit: a bare Python process that only reads and json.load()s (or
   orjson.loads()) the same files;
@@ -42,6 +44,12 @@ PARSE = {
     "orjson": "import orjson,sys\nfor p in open(sys.argv[1]).read().split('\\n'):\n"
               "    with open(p,'rb') as f: orjson.loads(f.read())",
 }
+# Run a command in-process and print the modules it loaded: the "imports only" floor then imports
+# exactly those, so the gap between it and the real run is the work itself.
+LIST_MODULES = ("import runpy,sys\nout=sys.argv[1]\nsys.argv=sys.argv[2:]\n"
+                "try: runpy.run_module(sys.argv[0],run_name='__main__',alter_sys=True)\nexcept SystemExit: pass\n"
+                "open(out,'w').write(' '.join(m for m in sys.modules if not m.endswith('__main__')))")
+IMPORT_MODULES = "import importlib,sys\nfor m in open(sys.argv[1]).read().split(): importlib.import_module(m)"
 
 
 @dataclass
@@ -54,18 +62,36 @@ class Measurement:
     exit_code: int
 
 
-def measure(command: list[str], cwd: Path, repeat: int) -> tuple[float, float, int]:
-    """Median wall seconds, max peak RSS (MiB) and the last exit code of `repeat` fresh processes."""
-    times, peaks, code = [], [], 0
+def run_once(command: list[str], cwd: Path) -> tuple[float, float, int]:
+    """Wall seconds, peak RSS (MiB) and exit code of one fresh process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=os.environ | {"NO_COLOR": "1"})
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return seconds, usage.ru_maxrss / 1024, proc.returncode  # ru_maxrss is KiB on Linux
+
+
+def measure_in_turns(commands: list[list[str]], cwd: Path, repeat: int) -> list[tuple[float, float, int]]:
+    """Median seconds, max peak MiB and last exit code per command, the commands taking turns.
+
+    Round-robin rather than one command's repeats in a row: on a shared machine
+    a slow spell then lands on every command alike and the ratios stay put.
+    """
+    runs: list[list[tuple[float, float, int]]] = [[] for _ in commands]
     for _ in range(repeat):
-        start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env=os.environ | {"NO_COLOR": "1"})
-        _, status, usage = os.wait4(proc.pid, 0)
-        times.append(time.perf_counter() - start)
-        peaks.append(usage.ru_maxrss / 1024)  # KiB on Linux
-        proc.returncode = code = os.waitstatus_to_exitcode(status)
-    return statistics.median(times), max(peaks), code
+        for command, done in zip(commands, runs):
+            done.append(run_once(command, cwd))
+    return [(statistics.median(s for s, _, _ in done), max(m for _, m, _ in done), done[-1][2]) for done in runs]
+
+
+def warm_page_cache(paths: list[Path]) -> None:
+    """Read every corpus file once, untimed: otherwise the first row alone pays for the disk."""
+    for path in paths:
+        with open(path, "rb") as f:
+            while f.read(1 << 20):
+                pass
 
 
 def available(module: str) -> bool:
@@ -89,19 +115,25 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
     check_jsonschema = str(PEER_BIN) if PEER_BIN.exists() else shutil.which("check-jsonschema")
     schema = str(REPO / "schemas" / "submission.schema.json")
     parsers = [name for name in PARSE if available(name)]
-    ours = [PY, "-m", "validator"]
+    ours = [PY, "-m", "validator"]  # run from the checkout (cwd REPO): this commit's code, the venv's dependencies
     plan: list[tuple[str, str, list[str], int]] = []
     print(f"python {PY}; check-jsonschema {check_jsonschema}", file=sys.stderr)
 
     # 1. one pull request: one submission (and its results file), a fresh process each time
     pr_files = file_list([one_sub, one_res], work, "pr.txt")
-    plan.append(("one pull request", "lbnorm check", [*ours, "check", "--root", str(corpus),
-                                                      str(one_sub.relative_to(corpus))], repeat))
+    check_one = ["check", "--root", str(corpus), str(one_sub.relative_to(corpus))]
+    plan.append(("one pull request", "lbnorm check", [*ours, *check_one], repeat))
     for name in parsers:
         plan.append(("one pull request", f"bare {name} parse", [PY, "-c", PARSE[name], str(pr_files)], repeat))
-    # the floor under any click + jsonschema tool: the interpreter and the two imports, no work
+    # floors under lbnorm: the interpreter alone; its two core imports; every module a check loads, no work
+    plan.append(("one pull request", "python -c pass", [PY, "-c", "pass"], repeat))
     plan.append(("one pull request", "python -c 'import click, jsonschema'",
                  [PY, "-c", "import click, jsonschema"], repeat))
+    modules = work / "modules.txt"
+    subprocess.run([PY, "-c", LIST_MODULES, str(modules), "validator", *check_one], cwd=REPO, check=True,
+                   stdout=subprocess.DEVNULL)
+    plan.append(("one pull request", "the same imports as lbnorm check, no work",
+                 [PY, "-c", IMPORT_MODULES, str(modules)], repeat))
     if check_jsonschema:
         plan.append(("one pull request", "check-jsonschema (schema only)",
                      [check_jsonschema, "--schemafile", schema, str(one_sub)], repeat))
@@ -117,9 +149,10 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
     if jobs > 1:
         plan.append((label, f"lbnorm check --jobs {jobs}",
                      [*ours, "check", "-q", "--jobs", str(jobs), "--root", str(corpus), glob_all], 1))
-    plan.append((f"re-audit ({len(small)} submissions)", "lbnorm check --jobs 1",
-                 [*ours, "check", "-q", "--jobs", "1", "--root", str(corpus),
-                  "submissions/org[0-9]/**/submission.json"], 1))
+    if len(small) < len(submissions):
+        plan.append((f"re-audit ({len(small)} submissions)", "lbnorm check --jobs 1",
+                     [*ours, "check", "-q", "--jobs", "1", "--root", str(corpus),
+                      "submissions/org[0-9]/**/submission.json"], 1))
     for name in parsers:
         plan.append((label, f"bare {name} parse", [PY, "-c", PARSE[name], str(every)], 1))
     if check_jsonschema:
@@ -135,12 +168,16 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
     plan.append((label_n, "notebook-style script", [PY, str(REPO / "bench/notebook_style.py"), *map(str, results)], 1))
     del small_results
 
-    measurements = []
-    for scenario, tool, command, runs in plan:
-        seconds, peak, code = measure(command, REPO, runs)
-        measurements.append(Measurement(scenario, tool, seconds, peak, runs, code))
-        print(f"  {scenario:34} {tool:34} {seconds:8.3f} s {peak:8.1f} MiB  exit {code}", file=sys.stderr)
-    return measurements
+    print(f"reading the corpus once ({len(submissions) + len(results)} files) before timing", file=sys.stderr)
+    warm_page_cache([*submissions, *results])
+    measured: dict[int, Measurement] = {}
+    for runs in dict.fromkeys(runs for _, _, _, runs in plan):  # the repeated rows take turns
+        batch = [i for i, step in enumerate(plan) if step[3] == runs]
+        for i, (seconds, peak, code) in zip(batch, measure_in_turns([plan[i][2] for i in batch], REPO, runs)):
+            scenario, tool = plan[i][:2]
+            measured[i] = Measurement(scenario, tool, seconds, peak, runs, code)
+            print(f"  {scenario:34} {tool:42} {seconds:8.3f} s {peak:8.1f} MiB  exit {code}", file=sys.stderr)
+    return [measured[i] for i in range(len(plan))]
 
 
 def table(measurements: list[Measurement]) -> str:

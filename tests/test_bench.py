@@ -23,7 +23,8 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path):
     assert rows[("re-audit (3 submissions)", "lbnorm check --jobs 1")]["exit_code"] == 0
     assert rows[("normalize (3 results files)", "lbnorm normalize")]["exit_code"] == 0
     assert all(m["exit_code"] == 0 and m["seconds"] > 0 and m["peak_mib"] > 0 for m in report["measurements"])
-    assert {"bare json parse", "notebook-style script"} <= {tool for _, tool in rows}
+    assert {"bare json parse", "notebook-style script", "python -c pass",
+            "the same imports as lbnorm check, no work"} <= {tool for _, tool in rows}
     assert "| one pull request | lbnorm check |" in proc.stdout
 
 
