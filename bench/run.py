@@ -5,7 +5,8 @@
     python bench/run.py --corpus bench/corpus [--repeat 10] [--json bench/results.json] [--image]
 
 Every measurement is a fresh process, timed from start to exit, with its
-peak resident memory from wait4(). Machines are noisy, so the table shows
+peak resident memory from wait4() (started from a minimal interpreter, see
+SPAWN_AND_WAIT). Machines are noisy, so the table shows
 the median of --repeat runs for the one-pull-request scenario, its tools
 taking turns run by run (a slow spell hits them all alike), and ratios
 measured in the same run on the same files. The corpus is read once before
@@ -30,7 +31,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -62,15 +62,32 @@ class Measurement:
     exit_code: int
 
 
+# Started by a minimal interpreter, not by this process: Linux counts the memory of the process that
+# forks into the child's peak RSS (exec keeps the old high-water mark), so a child of this script,
+# which holds the corpus listing, would never report less than this script's own size.
+SPAWN_AND_WAIT = """
+import os, sys, time
+null = os.open(os.devnull, os.O_WRONLY)
+start = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        os.execvp(sys.argv[1], sys.argv[1:])
+    finally:
+        os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+print(time.perf_counter() - start, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+"""
+
+
 def run_once(command: list[str], cwd: Path) -> tuple[float, float, int]:
     """Wall seconds, peak RSS (MiB) and exit code of one fresh process."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env=os.environ | {"NO_COLOR": "1"})
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return seconds, usage.ru_maxrss / 1024, proc.returncode  # ru_maxrss is KiB on Linux
+    spawned = subprocess.run([sys.executable, "-I", "-S", "-c", SPAWN_AND_WAIT, *command], cwd=cwd,
+                             env=os.environ | {"NO_COLOR": "1"}, capture_output=True, text=True, check=True)
+    seconds, peak_kib, code = spawned.stdout.split()
+    return float(seconds), int(peak_kib) / 1024, int(code)  # ru_maxrss is KiB on Linux
 
 
 def measure_in_turns(commands: list[list[str]], cwd: Path, repeat: int) -> list[tuple[float, float, int]]:
