@@ -1,6 +1,6 @@
 """Run the benchmark scenarios side by side with the limit and the peers; print a table, write JSON.
 
-    bench/setup.sh                      # clean venvs: lbnorm as users install it, and the peers
+    bench/setup.sh                      # clean venvs: lbnorm's dependencies, and the peers apart
     python bench/generate.py --submissions 5000 --out bench/corpus
     python bench/run.py --corpus bench/corpus [--repeat 10] [--json bench/results.json] [--image]
 
