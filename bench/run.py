@@ -128,7 +128,6 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
     results = [next(s.parent.glob("results_*.json")) for s in submissions]
     one_sub, one_res = submissions[0], results[0]
     small = [s for s in submissions if s.parent.parent.name in {f"org{i}" for i in range(10)}]
-    small_results = [next(s.parent.glob("results_*.json")) for s in small]
     check_jsonschema = str(PEER_BIN) if PEER_BIN.exists() else shutil.which("check-jsonschema")
     schema = str(REPO / "schemas" / "submission.schema.json")
     parsers = [name for name in PARSE if available(name)]
@@ -185,7 +184,6 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
     if "json" in parsers:
         plan.append((label_n, "bare json parse", [PY, "-c", PARSE["json"], str(file_list(results, work, "r.txt"))], 1))
     plan.append((label_n, "notebook-style script", [PY, str(REPO / "bench/notebook_style.py"), *map(str, results)], 1))
-    del small_results
 
     print(f"reading the corpus once ({len(submissions) + len(results)} files) before timing", file=sys.stderr)
     warm_page_cache([*submissions, *results])
