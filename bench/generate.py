@@ -26,9 +26,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from validator.loaders import load_builtin_profile  # noqa: E402
-from validator.normalization import score_results  # noqa: E402
-from validator.readers import read_results  # noqa: E402
+from validator.core.normalization import score_results  # noqa: E402
+from validator.io.loaders import load_builtin_profile  # noqa: E402
+from validator.io.readers import read_results  # noqa: E402
 
 TEMPLATE = json.loads((REPO / "examples/pythia-1b/results_2025-01-27T10-10-36.877664.json").read_text())
 WORDS = ("the of and to in is was for that on as with by it from at are this be an which or have not "

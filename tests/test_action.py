@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import EXAMPLE, REPO
 from runner_mimic import commands
 

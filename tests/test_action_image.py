@@ -15,7 +15,6 @@ import sys
 
 import pytest
 import yaml
-
 from conftest import REPO
 from runner_mimic import commands
 from test_action import OUR_COMMANDS, line_of, make_workspace, parse_outputs

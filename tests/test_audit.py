@@ -12,12 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import harness_logs as hl
+import pytest
 from conftest import DATA, REPO, run_cli
-from validator.audit import audit_files
-from validator.sample_scoring import ChoiceScores, choice_scores
+
+from validator.audit.auditor import audit_files
+from validator.audit.sample_scoring import ChoiceScores, choice_scores
 
 REAL_LOG = DATA / "samples" / "real_0.4.9.2" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
 
@@ -343,7 +343,7 @@ def test_check_audits_the_logs_a_submission_lists(tmp_path):
 _PEAK = """
 import resource, sys
 from pathlib import Path
-from validator.audit import audit_files
+from validator.audit.auditor import audit_files
 result = audit_files(Path(sys.argv[1]), Path(sys.argv[2]), None)
 assert result.tasks[0].samples == int(sys.argv[3]), result.findings
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
@@ -382,8 +382,8 @@ def test_resource_module_reports_kib_on_this_platform():
 
 
 def test_job_summary_shows_the_sample_log_table(tmp_path):
-    from validator.checker import CheckOptions, run_check
-    from validator.github import annotation_lines, summary_markdown
+    from validator.check.checker import CheckOptions, run_check
+    from validator.report.github import annotation_lines, summary_markdown
 
     paths = spec_run(tmp_path)
     submission = {"schema_version": 1, "model": "org/model", "results": paths["results"].name,

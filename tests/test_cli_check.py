@@ -6,7 +6,6 @@ import json
 import shutil
 
 import pytest
-
 from conftest import EXAMPLE, REPO, run_cli
 
 
@@ -101,7 +100,7 @@ def test_rules_lists_every_rule_with_its_documentation():
 
 def test_worker_processes_give_the_same_report_as_one_process(tmp_path):
     """A re-audit over many folders: --jobs 2 must find exactly what one process finds."""
-    from validator.checker import PARALLEL_MIN_FILES
+    from validator.check.checker import PARALLEL_MIN_FILES
 
     submission = json.loads((EXAMPLE.parent / "submission.json").read_text())
     for i in range(PARALLEL_MIN_FILES):

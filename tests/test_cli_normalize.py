@@ -6,7 +6,6 @@ import json
 import re
 
 import pytest
-
 from conftest import EXAMPLE, V1_LM_EVAL_03, run_cli
 
 EXPECTED_TEXT_ROWS = [  # two decimals, spec section 8.1 rounded

@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import EXAMPLE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import EXAMPLE
-
-from validator.documents import DocumentError, non_finite_paths, parse_document, scan_json
+from validator.io.documents import (
+    DocumentError,
+    non_finite_paths,
+    parse_document,
+    scan_json,
+)
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
@@ -126,7 +130,7 @@ def test_nesting_past_the_depth_limit_is_lb108(kind, text):
 
 
 def test_the_depth_limit_is_a_setting():
-    from validator.limits import Limits
+    from validator.io.limits import Limits
 
     parse_document("[" * 100 + "]" * 100, "deep.json", "json", Limits(max_depth=100))
     with pytest.raises(DocumentError, match="more than 99 levels"):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from validator import drop
+from validator.audit import drop
 
 VECTORS = json.loads((Path(__file__).parent / "data" / "drop_golden" / "vectors.json").read_text(encoding="utf-8"))
 

@@ -14,8 +14,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from validator.check.rules import all_rules
 from validator.cli import cli
-from validator.rules import all_rules
 
 EXAMPLES = Path(__file__).parent / "examples"
 CASES = sorted(p for kind in ("positive", "negative") for p in (EXAMPLES / kind).iterdir() if p.is_dir())

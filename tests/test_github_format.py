@@ -6,11 +6,16 @@ import re
 
 from hypothesis import given
 from hypothesis import strategies as st
-
 from runner_mimic import commands
-from validator.checker import CheckResult, FileReport
-from validator.findings import Finding
-from validator.github import SUMMARY_LIMIT, annotation, output_block, summary_markdown
+
+from validator.check.checker import CheckResult, FileReport
+from validator.findings.model import Finding
+from validator.report.github import (
+    SUMMARY_LIMIT,
+    annotation,
+    output_block,
+    summary_markdown,
+)
 
 fragments = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=5) | st.sampled_from(
     ["\n", "\r", "%", ":", ",", "::", "##[", "%0A", "::error::", "\u2028", "\r\n::add-mask::x"])

@@ -17,11 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 from hostile_corpus import CANARY, CASES, HostileCase, Snapshot, outside_folder
-from test_action_injection import assert_only_our_commands
 from runner_mimic import commands
+from test_action_injection import assert_only_our_commands
 
 AUDITED = REPO / "tests" / "audited_run.py"
 TIME_LIMIT_S = 60

@@ -17,12 +17,12 @@ import tempfile
 from pathlib import Path
 
 from click.testing import CliRunner
+from conftest import EXAMPLE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import EXAMPLE
 from runner_mimic import commands
 from test_action_injection import assert_only_our_commands
+
 from validator.action import run_action
 from validator.cli import cli
 

@@ -5,12 +5,19 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import EXAMPLE, without_groups, write_json
 
-from conftest import EXAMPLE, write_json, without_groups
-from validator.loaders import load_builtin_profile, load_results
-from validator.normalization import (FROM_GROUP, FROM_N_SAMPLES, FROM_PROFILE_SIZES, lower_bound_of,
-                                     normalize_value, score_benchmark, score_results)
-from validator.results import HarnessResults, TaskEntry
+from validator.core.normalization import (
+    FROM_GROUP,
+    FROM_N_SAMPLES,
+    FROM_PROFILE_SIZES,
+    lower_bound_of,
+    normalize_value,
+    score_benchmark,
+    score_results,
+)
+from validator.core.results import HarnessResults, TaskEntry
+from validator.io.loaders import load_builtin_profile, load_results
 
 V2 = load_builtin_profile("open-llm-leaderboard-v2")
 
@@ -141,7 +148,7 @@ def test_bbh_and_musr_raw_are_unweighted_means_not_the_pooled_group():
 
 
 def test_a_missing_bbh_subtask_is_an_error_never_averaged_over(tmp_path, example_doc):
-    from validator.errors import DataError
+    from validator.core.errors import DataError
 
     del example_doc["results"]["leaderboard_bbh_snarks"]
     with pytest.raises(DataError, match=r"bbh: 1 of 24 tasks missing \(leaderboard_bbh_snarks\)"):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from validator.paths import PathRefused, confine, expand, relative_reference
+from validator.io.paths import PathRefused, confine, expand, relative_reference
 
 
 @pytest.fixture

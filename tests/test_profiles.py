@@ -7,10 +7,14 @@ import re
 
 import jsonschema
 import pytest
-
 from conftest import COMMUNITY, DATA, REPO, SPEC, run_cli
-from validator.errors import ConfigError
-from validator.loaders import builtin_profile_names, load_builtin_profile, load_profile_file
+
+from validator.core.errors import ConfigError
+from validator.io.loaders import (
+    builtin_profile_names,
+    load_builtin_profile,
+    load_profile_file,
+)
 
 V2 = load_builtin_profile("open-llm-leaderboard-v2")
 V1 = load_builtin_profile("open-llm-leaderboard-v1")

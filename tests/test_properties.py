@@ -7,9 +7,14 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validator.loaders import load_builtin_profile
-from validator.normalization import lower_bound_of, normalize_value, score_benchmark, score_results
-from validator.results import HarnessResults, TaskEntry
+from validator.core.normalization import (
+    lower_bound_of,
+    normalize_value,
+    score_benchmark,
+    score_results,
+)
+from validator.core.results import HarnessResults, TaskEntry
+from validator.io.loaders import load_builtin_profile
 
 V2 = load_builtin_profile("open-llm-leaderboard-v2")
 raw = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)

@@ -6,12 +6,12 @@ import json
 import math
 
 import pytest
-
 from conftest import COMMUNITY, EXAMPLE, V1_LIGHTEVAL, V1_LM_EVAL_03, write_json
-from validator.errors import DataError
-from validator.loaders import load_builtin_profile, load_results
-from validator.normalization import score_results
-from validator.readers import LIGHTEVAL, LM_EVAL_03, LM_EVAL_04
+
+from validator.core.errors import DataError
+from validator.core.normalization import score_results
+from validator.io.loaders import load_builtin_profile, load_results
+from validator.io.readers import LIGHTEVAL, LM_EVAL_03, LM_EVAL_04
 
 V1 = load_builtin_profile("open-llm-leaderboard-v1")
 V2 = load_builtin_profile("open-llm-leaderboard-v2")

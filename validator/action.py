@@ -17,16 +17,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, TextIO
 
-from .check_report import ReportOptions, report_json, report_text
-from .checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_check
-from .errors import ConfigError, ExitCode
+from .check.checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_check
+from .core.errors import ConfigError, ExitCode
+from .core.profile import Profile
 from .findings import ERROR, WARNING
-from .github import annotation_lines, escape_data, output_block, summary_markdown
-from .limits import DEFAULT_LIMITS, Limits, parse_size
-from .loaders import builtin_profile_names, load_builtin_profile, load_profile_file
-from .paths import PathRefused, confine
-from .profile import Profile
-from .safe_text import one_line
+from .io.limits import DEFAULT_LIMITS, Limits, parse_size
+from .io.loaders import builtin_profile_names, load_builtin_profile, load_profile_file
+from .io.paths import PathRefused, confine
+from .io.safe_text import one_line
+from .report.check import ReportOptions, report_json, report_text
+from .report.github import annotation_lines, escape_data, output_block, summary_markdown
 
 TRUE_VALUES, FALSE_VALUES = ("true", "True", "TRUE"), ("false", "False", "FALSE")
 DEFAULT_REPORT = "lbnorm-report.json"

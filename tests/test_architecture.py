@@ -1,0 +1,109 @@
+"""The layout is the architecture: imports only point down the layers, and no room grows too big.
+
+    entry (cli, action, __main__) -> report -> check -> audit -> findings -> io -> core
+
+Each package's __init__ docstring says what it may import; this test keeps that true.
+The `ast` module reads the imports, so nothing is executed.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "validator"
+LAYERS = ["core", "io", "findings", "audit", "check", "report", "entry"]  # bottom to top
+ENTRY_MODULES = {"cli", "action", "__main__"}
+MAX_MODULE_LINES = 400
+MAX_CLASS_LINES = 150
+
+
+def modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def dotted(path: Path) -> list[str]:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def layer_of(parts: list[str]) -> str | None:
+    """The layer of validator.<parts...>; None for the root package (it only holds the version)."""
+    if len(parts) < 2 or parts[1] == "__version__":
+        return None
+    top = parts[1]
+    return "entry" if top in ENTRY_MODULES else top
+
+
+def imported(path: Path, source: str | None = None) -> list[tuple[int, list[str]]]:
+    """(line, absolute module parts) of every lbnorm import in the module, at any depth (lazy ones too)."""
+    package = dotted(path) if path.name == "__init__.py" else dotted(path)[:-1]
+    source = path.read_text(encoding="utf-8") if source is None else source
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                target = base + (node.module.split(".") if node.module else [])
+            elif node.module and node.module.split(".")[0] == "validator":
+                target = node.module.split(".")
+            else:
+                continue
+            if node.module is None:  # from . import a, b: each name is a module of the package
+                found += [(node.lineno, target + [alias.name]) for alias in node.names]
+            else:
+                found.append((node.lineno, target))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name.split(".")) for alias in node.names
+                      if alias.name.split(".")[0] == "validator"]
+    return found
+
+
+def test_every_module_belongs_to_a_known_layer():
+    for path in modules():
+        layer = layer_of(dotted(path))
+        assert layer is None or layer in LAYERS, f"{path.relative_to(PACKAGE)}: not in any layer of {LAYERS}"
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_down(path):
+    own = layer_of(dotted(path))
+    for line, target in imported(path):
+        other = layer_of(target)
+        if other is None:  # validator.__version__: the root package holds nothing else
+            continue
+        if own is None:
+            pytest.fail(f"{path.relative_to(PACKAGE)}:{line}: the root package must import nothing")
+        assert LAYERS.index(other) <= LAYERS.index(own), (
+            f"{path.relative_to(PACKAGE)}:{line} ({own}) imports {'.'.join(target)} ({other}): "
+            f"imports must point down {' <- '.join(LAYERS)}")
+
+
+def test_the_root_package_holds_only_the_version():
+    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+
+
+def test_each_package_says_what_it_may_import():
+    for init in PACKAGE.glob("*/__init__.py"):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        assert doc, f"{init.relative_to(PACKAGE)} has no docstring"
+        assert "import" in doc.lower(), f"{init.relative_to(PACKAGE)}: the docstring must say what it may import"
+
+
+def upward_imports(path: Path, source: str | None = None) -> list[str]:
+    own = layer_of(dotted(path))
+    return [".".join(target) for _, target in imported(path, source)
+            if layer_of(target) is not None and LAYERS.index(layer_of(target)) > LAYERS.index(own)]
+
+
+def test_an_upward_import_is_caught():
+    """Positive control: the same parser flags io importing check, relative or absolute, lazy or not."""
+    module = PACKAGE / "io" / "paths.py"
+    source = module.read_text(encoding="utf-8")
+    assert upward_imports(module) == []
+    assert upward_imports(module, source + "\nfrom ..check.checker import run_check\n") == ["validator.check.checker"]
+    assert upward_imports(module, source + "\ndef f():\n    import validator.report.check\n") == [
+        "validator.report.check"]

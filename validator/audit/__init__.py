@@ -1,0 +1,1 @@
+"""The sample-log audit: re-derive a results file's numbers from its per-sample logs. May import findings, io and core."""

@@ -1,0 +1,163 @@
+"""Sample-log rules (LB7xx): the per-sample logs behind a results file.
+
+They run in `python -m validator audit RESULTS [SAMPLES...]`, and in `check`
+for a submission that lists its logs under `samples`. The audit streams each
+log once (audit.py); these entries are the rules' documentation and ids.
+"""
+
+from __future__ import annotations
+
+from ..findings import ERROR, WARNING
+from ..findings.registry import rule
+
+
+@rule("LB700", "samples-missing", ERROR, runs=False)
+def samples_missing(ctx):
+    """A sample log is named but cannot be used, or none belongs to the results file.
+
+    A submission's `samples` entry must be a path inside the repository; a
+    log name must say its task (`samples_<task>_<date>.jsonl`, or the 0.4.0-0.4.2
+    `<model args>_<task>.jsonl`) and the task must be in the results file.
+    Two logs for one task are refused rather than guessed between.
+    """
+
+
+@rule("LB701", "sample-log-syntax", ERROR, runs=False)
+def sample_log_syntax(ctx):
+    """A line of a sample log (or an element of a legacy JSON-array log) is not a JSON object.
+
+    The harness writes one JSON object per line, UTF-8, NaN allowed. A
+    truncated log (cut-off upload, full disk) shows up here with its line.
+    """
+
+
+@rule("LB702", "sample-record-shape", ERROR, runs=False)
+def sample_record_shape(ctx):
+    """A sample lacks a field the audit needs, or has it with the wrong type.
+
+    Needed: `doc_id` (a non-negative integer), `doc`, `target`, `arguments`,
+    and the per-sample metric values; the hashes too when the results file
+    has `task_hashes`. The sample is skipped; the others are still audited.
+    """
+
+
+@rule("LB703", "sample-hash-mismatch", ERROR, runs=False)
+def sample_hash_mismatch(ctx):
+    """A sample's doc_hash, prompt_hash or target_hash is not the hash of what the sample holds.
+
+    lm-eval >= 0.4.3 logs sha256 of json.dumps(doc, indent=2,
+    ensure_ascii=False), of the first request's prompt and of str(target). A
+    mismatch means the document, prompt or target was edited after the run.
+    """
+
+
+@rule("LB704", "task-hash-mismatch", ERROR, runs=False)
+def task_hash_mismatch(ctx):
+    """The results file's task_hashes entry is not the hash of the log's samples, in file order.
+
+    task_hashes[task] is sha256 of every sample's doc_hash + prompt_hash +
+    target_hash concatenated. A mismatch means the log is not the one the
+    results were written with: samples added, removed, reordered or edited.
+    """
+
+
+@rule("LB705", "sample-coverage", ERROR, runs=False)
+def sample_coverage(ctx):
+    """The samples of a filter do not cover doc_id 0..N-1 exactly once (N = n-samples.effective).
+
+    Reports doc_ids logged twice, doc_ids outside the split, and how many
+    documents have no sample. Logs from several ranks are not sorted; the
+    check does not depend on order.
+    """
+
+
+@rule("LB706", "sample-count", ERROR, runs=False)
+def sample_count(ctx):
+    """A filter's number of samples is not n-samples.effective of the results file.
+
+    Points at the `n-samples` entry of the results file; the message names the log.
+    """
+
+
+@rule("LB707", "sample-log-task", WARNING, runs=False)
+def sample_log_task(ctx):
+    """A task has no sample log while others do, or a log holds a task the audit cannot place.
+
+    A submission that ships logs usually ships one per leaf task; a missing
+    one leaves that task's numbers unaudited.
+    """
+
+
+@rule("LB708", "sample-score-mismatch", ERROR, runs=False)
+def sample_score_mismatch(ctx):
+    """A sample's logged metric is not what its own fields give.
+
+    Multiple choice: acc and acc_norm are recomputed from the logged
+    log-likelihoods (acc_norm divides by the character length of the choice
+    without the target delimiter). DROP-style tasks (em and f1 with
+    doc.answers): EM and F1 are recomputed with the harness's algorithm,
+    gold from doc["answers"], never `target`. Tolerance 1e-9.
+    """
+
+
+@rule("LB709", "aggregate-mismatch", ERROR, runs=False)
+def aggregate_mismatch(ctx):
+    """A task's metric in the results file is not the aggregate of its logged samples.
+
+    Means are sum/len in log order, as the harness computes them; IFEval's
+    instruction-level metrics flatten the per-prompt lists first. Where the
+    samples can be recomputed (multiple choice, DROP), the recomputed mean is
+    compared too, and the message names the first doc_id that differs.
+    Tolerance 1e-9: exact up to the summation order of multi-rank runs.
+    """
+
+
+@rule("LB710", "drop-glued-number", WARNING, runs=False)
+def drop_glued_number(ctx):
+    """DROP deep dive, W: predictions with a number glued to text by a newline or tab.
+
+    The harness splits tokens only on spaces and hyphens, so in
+    "10\\n\\nPassage:" the 10 is never normalized to 10.0 and cannot match a
+    gold 10. Reported with the rate, how many of them lost a gold number, and
+    the score with whitespace made spaces (diagnostic only).
+    """
+
+
+@rule("LB711", "drop-decimal-cut", WARNING, runs=False)
+def drop_decimal_cut(ctx):
+    """DROP deep dive, D: predictions cut at the '.' stop sequence inside a decimal gold answer.
+
+    Under until ["."] a model writing 12.25 is logged as 12. Flagged when the
+    prediction ends with the integer part of a decimal gold. No rescoring
+    can repair these without re-running generation; the message also counts
+    D', predictions ending in a digit that were possibly cut.
+    """
+
+
+@rule("LB712", "drop-long-answer", WARNING, runs=False)
+def drop_long_answer(ctx):
+    """DROP deep dive, L: predictions that contain a gold answer but lose F1 to extra words.
+
+    Typical of models that continue with "\\n\\nPassage: ..." until the first
+    '.'. Reported with the rate, the mean F1 lost, and the score with
+    generations split at the first newline, as the blog did.
+    """
+
+
+@rule("LB713", "drop-dot-stop", WARNING, runs=False)
+def drop_dot_stop(ctx):
+    """The stop sequences include '.' for a task whose gold answers include decimals.
+
+    Read from configs[task].generation_kwargs.until (and the samples'
+    own requests). Every decimal answer is cut at its point, so no model can
+    score on those questions.
+    """
+
+
+@rule("LB714", "stop-sequence-mismatch", WARNING, runs=False)
+def stop_sequence_mismatch(ctx):
+    """The samples were generated with other stop sequences than the results file's config says.
+
+    A task run with a different `until` is a different task variant and
+    cannot be compared with results of the standard one.
+    """

@@ -1,0 +1,315 @@
+"""The checker: files in, findings and scores out. No printing here (see check_report.py).
+
+For each file matched by the patterns: read it inside the workspace, parse it,
+and either check it as a submission (its results file is loaded and checked
+with it) or, for a bare results file, run only the raw-file checks. One bad
+file never stops the others.
+
+Files are visited smallest first, so submissions come before the results
+files they reference; a results file already checked with its submission is
+not read again, and one document at a time is held in memory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from ..core.errors import DataError
+from ..core.normalization import score_benchmark
+from ..core.profile import Profile
+from ..findings import ERROR, Findings, format_json_path, make_finding
+from ..io.documents import Document, DocumentError
+from ..io.limits import DEFAULT_LIMITS, Limits
+from ..io.loaders import builtin_profile_names, load_builtin_profile, read_document
+from ..io.paths import PathRefused, Target, confine, expand, relative_reference
+from ..io.readers import read_results
+from .context import AVERAGE, CheckContext
+from .rules import Hit, all_rules
+
+if TYPE_CHECKING:
+    from ..audit.auditor import TaskAudit
+
+DEFAULT_PROFILE = "open-llm-leaderboard-v2"
+DEFAULT_TOLERANCE = 0.01
+BARE_RESULTS_NOTE = "a bare results file: only the raw-file checks ran (no reported numbers to compare)"
+# Below this many files, starting worker processes costs more than it saves.
+PARALLEL_MIN_FILES = 64
+PARALLEL_BATCH_FOLDERS = 25
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    root: Path
+    tolerance: float = DEFAULT_TOLERANCE
+    profile: Profile | None = None  # the maintainer's; None: the submission's built-in or the default
+    limits: Limits = DEFAULT_LIMITS
+    jobs: int = 1  # worker processes for large runs (a re-audit); 1 checks in this process
+
+
+@dataclass
+class FileReport:
+    path: str
+    kind: str  # "submission" or "results"
+    profile: str | None = None
+    reported: dict[str, float] = field(default_factory=dict)
+    recomputed: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    audit: list[TaskAudit] = field(default_factory=list)  # the sample logs the submission listed
+
+
+@dataclass
+class CheckResult(Findings):
+    files: list[FileReport] = field(default_factory=list)
+
+
+def run_check(patterns: list[str], options: CheckOptions,
+              progress: Callable[[int, int], None] | None = None) -> CheckResult:
+    """Check every file the patterns match; `progress(done, total)` is called as batches finish."""
+    all_rules()  # register the rule modules
+    result = CheckResult()
+    root = options.root.resolve()
+    paths, unmatched, too_many = expand(root, patterns, options.limits.max_files)
+    for pattern in unmatched:
+        result.findings.append(make_finding("LB100", pattern, f"'{pattern}' matched no file; check the path or glob"))
+    if too_many:
+        result.findings.append(make_finding("LB107", " ".join(patterns), (
+            f"more than {options.limits.max_files:,} files match; nothing was checked "
+            f"(narrow the globs, or raise {Limits.OPTION_NAMES['max_files']} for a full re-audit)")))
+        return result
+    batches = _batches(root, paths, options.jobs)
+    checked_with_submission: set[Path] = set()
+    bare: dict[Path, CheckResult] = {}
+    for part in _run_batches(root, batches, options, progress):
+        result.merge(part.result)
+        result.files.extend(part.result.files)
+        checked_with_submission |= part.checked_with_submission
+        bare.update(part.bare)
+    for path, outcome in bare.items():
+        if path not in checked_with_submission:
+            result.merge(outcome)
+            result.files.extend(outcome.files)
+    result.close()
+    result.files.sort(key=lambda f: f.path)
+    return result
+
+
+@dataclass
+class _Partial:
+    """One batch's outcome: its findings, the results files its submissions used, its bare results files."""
+
+    result: CheckResult
+    checked_with_submission: set[Path]
+    bare: dict[Path, CheckResult]
+
+
+def _batches(root: Path, paths: list[Path], jobs: int) -> list[list[Path]]:
+    """Split the files for `jobs` processes, keeping each folder whole.
+
+    A submission and its results file usually share a folder; in one batch
+    the results file is read once, with its submission. Small batches let
+    the progress line move and keep each worker's memory flat.
+    """
+    if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
+        return [paths]
+    folders: dict[Path, list[Path]] = {}
+    for path in paths:
+        folders.setdefault(path.parent, []).append(path)
+    groups = list(folders.values())
+    size = max(1, min(PARALLEL_BATCH_FOLDERS, len(groups) // (jobs * 4) or 1))
+    return [[p for group in groups[i:i + size] for p in group] for i in range(0, len(groups), size)]
+
+
+def _run_batches(root: Path, batches: list[list[Path]], options: CheckOptions, progress):
+    total, done = sum(map(len, batches)), 0
+    if len(batches) == 1:
+        yield _check_batch(root, batches[0], options)
+        if progress:
+            progress(total, total)
+        return
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    with context.Pool(options.jobs) as pool:
+        jobs = [(root, batch, options) for batch in batches]
+        for part, size in zip(pool.imap(_check_batch_star, jobs), map(len, batches)):
+            done += size
+            if progress:
+                progress(done, total)
+            yield part
+
+
+def _check_batch_star(job) -> _Partial:
+    return _check_batch(*job)
+
+
+def _check_batch(root: Path, paths: list[Path], options: CheckOptions) -> _Partial:
+    """Check files smallest first: submissions come before the results files they use."""
+    all_rules()
+    part = _Partial(CheckResult(), set(), {})
+    for path in sorted(paths, key=lambda p: _size(root / p)):
+        try:
+            target = confine(root, path)
+        except PathRefused as exc:
+            part.result.findings.append(make_finding("LB101", str(path), str(exc)))
+            continue
+        if target.path in part.checked_with_submission or target.path in part.bare:
+            continue
+        document = _parse(target, options.limits, part.result)
+        if document is None:
+            continue
+        if _is_bare_results(document):
+            # Checked now (one document in memory at a time); reported only
+            # if no submission checks it as its results file.
+            part.bare[target.path] = CheckResult()
+            _check_bare_results(document, options, part.bare[target.path])
+        else:
+            part.checked_with_submission |= _check_submission(root, target, document, options, part.result)
+    part.result.shown.clear()
+    return part
+
+
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except (OSError, ValueError):
+        return 0  # confine() reports it
+
+
+def _parse(target: Target, limits: Limits, result: CheckResult) -> Document | None:
+    try:
+        return read_document(target.path, target.display, limits)
+    except DocumentError as exc:
+        result.findings.append(make_finding(exc.rule, target.display, exc.message, line=exc.line, column=exc.column))
+        return None
+
+
+def _is_bare_results(document: Document) -> bool:
+    data = document.data
+    return isinstance(data, dict) and "results" in data and "reported" not in data and "schema_version" not in data
+
+
+# --- one submission ---------------------------------------------------------------------
+
+def _check_submission(root: Path, target: Target, document: Document, options: CheckOptions,
+                      result: CheckResult) -> set[Path]:
+    """Check a submission and its results; return the results file it used, if any."""
+    profile = options.profile or _submission_profile(document)
+    ctx = CheckContext(profile=profile, tolerance=options.tolerance, submission=document)
+    report = FileReport(path=target.display, kind="submission", profile=profile.name)
+    used: set[Path] = set()
+    results_value = document.data.get("results") if isinstance(document.data, dict) else None
+    if isinstance(results_value, str):
+        try:
+            results_target = relative_reference(root, target.path, results_value)
+        except PathRefused as exc:
+            _hit(result, "LB203", Hit(document, ("results",), str(exc)))
+        else:
+            used.add(results_target.path)
+            ctx.results_doc = _parse(results_target, options.limits, result)
+    elif isinstance(results_value, dict):
+        ctx.results_doc, ctx.results_root = document, ("results",)
+    _read_and_score(ctx, result)
+    _run_rules(ctx, result)
+    report.audit = _audit_listed_logs(root, target, document, ctx, options, result)
+    report.reported = {k: v for k, v in ctx.reported().items() if isinstance(v, (int, float))}
+    report.recomputed = _recomputed(ctx)
+    result.files.append(report)
+    return used
+
+
+def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: CheckContext, options: CheckOptions,
+                       result: CheckResult) -> list[TaskAudit]:
+    """Audit the sample logs a submission lists under `samples` against its results (LB7xx)."""
+    listed = document.data.get("samples") if isinstance(document.data, dict) else None
+    if not isinstance(listed, list) or not listed or ctx.results_doc is None:
+        return []
+    # Loaded here, not at start-up: most submissions list no logs, and every pull request pays for imports.
+    from ..audit.auditor import LogTarget, audit_logs, known_tasks
+    from ..io.sample_logs import UNPLACED_LOG, task_of
+
+    tasks = known_tasks(ctx.results_object() if ctx.results_root else ctx.results_doc.data)
+    logs = []
+    for index, entry in enumerate(listed):
+        if not isinstance(entry, str):
+            continue  # LB201 reports it
+        try:
+            log = relative_reference(root, target.path, entry)
+        except PathRefused as exc:
+            _hit(result, "LB700", Hit(document, ("samples", index), str(exc)))
+            continue
+        task = task_of(log.path.name, tasks)
+        if task is None:
+            _hit(result, "LB700", Hit(document, ("samples", index), UNPLACED_LOG))
+            continue
+        logs.append(LogTarget(task, log))
+    audited = audit_logs(ctx.results_doc, logs, options.limits, results_root=ctx.results_root)
+    result.merge(audited)
+    return audited.tasks
+
+
+def _submission_profile(document: Document) -> Profile:
+    named = document.data.get("profile") if isinstance(document.data, dict) else None
+    if isinstance(named, str) and named in builtin_profile_names():
+        return load_builtin_profile(named)
+    return load_builtin_profile(DEFAULT_PROFILE)  # an unknown name is reported by LB204
+
+
+def _check_bare_results(document: Document, options: CheckOptions, result: CheckResult) -> None:
+    profile = options.profile or load_builtin_profile(DEFAULT_PROFILE)
+    ctx = CheckContext(profile=profile, tolerance=options.tolerance, submission=None, results_doc=document)
+    _read_and_score(ctx, result)
+    _run_rules(ctx, result)
+    result.files.append(FileReport(path=document.display_path, kind="results", profile=profile.name,
+                                   recomputed=_recomputed(ctx), notes=[BARE_RESULTS_NOTE]))
+
+
+def _read_and_score(ctx: CheckContext, result: CheckResult) -> None:
+    if ctx.results_doc is None:
+        return
+    try:
+        ctx.results = read_results(ctx.results_object() if ctx.results_root else ctx.results_doc.data)
+    except DataError as exc:
+        _hit(result, "LB202", Hit(ctx.results_doc, ctx.results_root, str(exc)))
+        return
+    for bench in ctx.profile.benchmarks:
+        if bench.retired and not any(ctx.results.find(t.names) for t in bench.tasks):
+            continue
+        try:
+            ctx.scores[bench.id] = score_benchmark(bench, ctx.results, ctx.profile.normalize)
+        except DataError as exc:
+            ctx.unscored[bench.id] = str(exc)
+    if all(b in ctx.scores for b in ctx.profile.average_order):
+        ctx.average = sum(ctx.scores[b].score for b in ctx.profile.average_order) / len(ctx.profile.average_order)
+
+
+def _run_rules(ctx: CheckContext, result: CheckResult) -> None:
+    before = len(result.findings)
+    for rule in all_rules():
+        if rule.check is not None:
+            for hit in rule.check(ctx):
+                _hit(result, rule.id, hit)
+    # Safety net: a number we could not recompute is never silently accepted.
+    explained = any(f.severity == ERROR for f in result.findings[before:])
+    if ctx.results is not None and ctx.unscored and not explained:
+        for bench_id, reason in ctx.unscored.items():
+            _hit(result, "LB600", Hit(ctx.results_doc, ctx.results_root, f"{bench_id} cannot be recomputed: {reason}"))
+
+
+def _recomputed(ctx: CheckContext) -> dict[str, float]:
+    scores = {bench_id: score.score for bench_id, score in ctx.scores.items()}
+    if ctx.average is not None:
+        scores[AVERAGE] = ctx.average
+    return scores
+
+
+# --- findings ----------------------------------------------------------------------------
+
+def _hit(result: Findings, rule_id: str, hit: Hit) -> None:
+    if not result.has_room(hit.document.display_path, rule_id):
+        return
+    line, column = hit.document.position(hit.path)
+    result.findings.append(make_finding(rule_id, hit.document.display_path, hit.message,
+                                        json_path=format_json_path(hit.path), line=line, column=column))

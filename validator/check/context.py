@@ -1,0 +1,67 @@
+"""What a rule sees: one submission (or bare results file), its results, the profile, the scores."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.normalization import BenchmarkScore
+from ..core.profile import Benchmark, Profile, Task
+from ..core.results import HarnessResults, TaskEntry
+from ..io.documents import Document, JsonPath
+
+REPORTED = "reported"
+AVERAGE = "average"
+
+
+@dataclass
+class CheckContext:
+    profile: Profile
+    tolerance: float
+    submission: Document | None          # None: a bare results file
+    results_doc: Document | None = None  # the document that holds the results object
+    results_root: JsonPath = ()          # where the results object sits in results_doc
+    results: HarnessResults | None = None
+    scores: dict[str, BenchmarkScore] = field(default_factory=dict)
+    unscored: dict[str, str] = field(default_factory=dict)  # benchmark id -> why not
+    average: float | None = None
+    memo: dict[str, Any] = field(default_factory=dict)  # work rules share, computed once per file
+
+    # --- the submission ---------------------------------------------------------------
+    def submission_data(self) -> dict:
+        data = self.submission.data if self.submission else None
+        return data if isinstance(data, dict) else {}
+
+    def reported(self) -> dict[str, Any]:
+        value = self.submission_data().get(REPORTED)
+        return value if isinstance(value, dict) else {}
+
+    # --- the results -------------------------------------------------------------------
+    def results_object(self) -> dict:
+        data: Any = self.results_doc.data if self.results_doc else None
+        for part in self.results_root:
+            data = data.get(part) if isinstance(data, dict) else None
+        return data if isinstance(data, dict) else {}
+
+    def at_results(self, *path: str | int) -> tuple[Document, JsonPath]:
+        return self.results_doc, self.results_root + tuple(path)
+
+    def profile_tasks(self) -> list[tuple[Benchmark, Task, TaskEntry | None]]:
+        """Every task of the profile with its results entry (None when missing); [] without results."""
+        if self.results is None:
+            return []
+        return [(bench, task, self.results.find(task.names))
+                for bench in self.profile.benchmarks for task in bench.tasks]
+
+    def sample_count(self, entry: TaskEntry, task: Task, metric: str) -> int | None:
+        """N behind a 0/1 metric: instructions for IFEval inst-level, else documents scored."""
+        counts = self.results.n_samples.get(entry.key) if self.results else None
+        effective = counts.effective if counts and _positive_int(counts.effective) else None
+        if metric in task.metric_n:
+            complete = counts is None or counts.effective == counts.original
+            return task.metric_n[metric] if complete else None
+        return effective if effective is not None else task.n
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1

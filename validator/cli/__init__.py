@@ -1,0 +1,68 @@
+"""Command line: each command gathers options, calls one analysis and hands the result to a reporter.
+
+One module per command; this one builds the group and decides every exit
+code (see core/errors.py): 0 ok, 1 a data file is bad, 2 usage, 3 profile
+or internal error. May import every other package.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from .. import __version__
+from ..core.errors import ConfigError, ExitCode, LbnormError
+from ..io.safe_text import one_line
+from .audit import audit
+from .check import check
+from .normalize import normalize
+from .rules import rules
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="lbnorm")
+def cli() -> None:
+    """lbnorm: recompute leaderboard normalized scores from harness results."""
+
+
+@click.command(context_settings={"ignore_unknown_options": True})
+@click.argument("ignored", nargs=-1, type=click.UNPROCESSED)
+def action(ignored: tuple[str, ...]) -> None:
+    """Run as the GitHub Action (reads INPUT_* and GITHUB_* variables; see action.yml)."""
+    from ..action import main as action_main
+
+    sys.exit(action_main())
+
+
+for command in (normalize, check, audit, rules, action):
+    cli.add_command(command)
+
+
+def main() -> None:
+    try:
+        # Without standalone mode click returns the code of --help/--version
+        # and raises everything else, so every exit code is decided here.
+        code = cli.main(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else ExitCode.OK)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(ExitCode.USAGE)
+    except click.exceptions.Abort:
+        click.echo("lbnorm: aborted", err=True)
+        sys.exit(ExitCode.USAGE)
+    except ConfigError as exc:
+        click.echo(f"lbnorm: configuration error: {one_line(exc, 2000)}", err=True)
+        sys.exit(ExitCode.CONFIG)
+    except LbnormError as exc:
+        click.echo(f"lbnorm: error: {one_line(exc, 2000)}", err=True)
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:
+        sys.exit(ExitCode.OK)
+    except Exception as exc:  # an internal error must still say what to do
+        if os.environ.get("LBNORM_DEBUG"):
+            raise
+        click.echo(f"lbnorm: internal error: {type(exc).__name__}: {one_line(exc)}; "
+                   "please report it with the command you ran", err=True)
+        sys.exit(ExitCode.CONFIG)

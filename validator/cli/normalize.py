@@ -1,0 +1,78 @@
+"""`lbnorm normalize`: the leaderboard's normalized scores of results files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..core.errors import DataError, ExitCode, LbnormError
+from ..core.normalization import score_results
+from ..core.profile import Profile
+from ..io.limits import Limits
+from ..io.loaders import builtin_profile_names, load_builtin_profile, load_results
+from ..io.safe_text import one_line
+from ..report.normalize import REPORTERS, Outcome
+from .options import DEFAULT_PROFILE, limit_options, limits_from, profile_for_options
+
+
+@click.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
+              help=f"Built-in leaderboard profile [default: {DEFAULT_PROFILE}].")
+@click.option("--profile-file", type=click.Path(path_type=Path),
+              help="Your own profile (YAML or JSON) following schemas/profile.schema.json.")
+@click.option("--output-format", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True,
+              help="text: two decimals for people; json: full precision for scripts.")
+@click.option("--explain", is_flag=True,
+              help="Show every subtask's raw value, choice count, lower bound and normalized value.")
+@limit_options
+def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file: Path | None,
+              output_format: str, explain: bool, **limits: int) -> None:
+    """Compute the leaderboard's normalized scores for each RESULTS file.
+
+    Reads lm-eval 0.4.x, lm-eval 0.3 and lighteval / Open LLM Leaderboard v1
+    results files. Each score is max(raw - 1/num_choices, 0) / (1 - 1/num_choices) * 100,
+    subtasks are clipped before they are averaged, and nothing is rounded
+    before the output.
+    """
+    profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(DEFAULT_PROFILE)
+    failed: list[Outcome] = []
+
+    def scored():  # one file at a time: memory stays flat over thousands of files
+        for path in results:
+            outcome = _normalize_one(path, profile, limits_from(**limits))
+            if outcome.error:
+                failed.append(outcome)
+            yield outcome
+
+    REPORTERS[output_format](scored(), sys.stdout, explain)
+    for outcome in failed:
+        click.echo(f"lbnorm: error: {one_line(outcome.error, 2000)}", err=True)
+    sys.exit(ExitCode.DATA if failed else ExitCode.OK)
+
+
+def _normalize_one(path: Path, profile: Profile, limits: Limits) -> Outcome:
+    try:
+        return Outcome(path=str(path), scores=score_results(profile, load_results(path, limits)))
+    except DataError as exc:
+        message = str(exc)
+        if not message.startswith(str(path)):
+            message = f"{path}: {message}"
+        return Outcome(path=str(path), error=message + _profile_hint(path, profile, message))
+
+
+def _profile_hint(path: Path, profile: Profile, message: str) -> str:
+    """When every task is missing, the file probably belongs to another leaderboard."""
+    if "no task of profile" not in message:
+        return ""
+    for name in builtin_profile_names():
+        if name == profile.name:
+            continue
+        try:
+            score_results(load_builtin_profile(name), load_results(path))
+        except LbnormError:
+            continue
+        return f" (the file fits profile '{name}': try --profile {name})"
+    return ""

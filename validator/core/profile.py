@@ -1,0 +1,195 @@
+"""The leaderboard profile model: benchmarks, tasks and choice counts as data.
+
+A profile is built from a dict that has already passed
+schemas/profile.schema.json; `build_profile` adds the cross-reference rules
+the schema cannot express. No I/O happens here (see `loaders.py`).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ConfigError
+
+MEAN_OF_SUBTASKS = "mean_of_subtasks"
+POOLED = "pooled"
+MEAN_OF_METRICS = "mean_of_metrics"
+MULTIPLE_CHOICE = "multiple_choice"
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    aliases: tuple[str, ...] = ()
+    num_choices: int | None = None
+    n: int | None = None
+    non_finite_as_zero: bool = False
+    note: str | None = None
+    metric_n: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    id: str
+    name: str
+    output_type: str
+    aggregation: str
+    metrics: tuple[str, ...]
+    tasks: tuple[Task, ...]
+    filter: str = "none"
+    group: str | None = None
+    num_choices: int | None = None
+    num_fewshot: int | None = None
+    retired: dict[str, str] | None = None
+    notes: tuple[str, ...] = ()
+    sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    binary: bool = False
+    current_task_version: dict[str, Any] | None = None
+
+    def choices_of(self, task: Task) -> int | None:
+        """The choice count that sets this task's baseline (task overrides benchmark)."""
+        if self.output_type != MULTIPLE_CHOICE:
+            return None
+        return task.num_choices if task.num_choices is not None else self.num_choices
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    title: str
+    normalize: bool
+    average_order: tuple[str, ...]
+    benchmarks: tuple[Benchmark, ...]
+    revision: str | None = None
+    average_note: str | None = None
+    sources: dict[str, dict[str, str]] = field(default_factory=dict)
+    other_entries: dict[str, str] = field(default_factory=dict)  # known, unscored entry -> why
+
+    def benchmark(self, benchmark_id: str) -> Benchmark:
+        for bench in self.benchmarks:
+            if bench.id == benchmark_id:
+                return bench
+        raise KeyError(benchmark_id)
+
+    def task_index(self) -> dict[str, tuple[Benchmark, Task]]:
+        """Every task name and alias -> (benchmark, task)."""
+        return self._task_index
+
+    @functools.cached_property
+    def _task_index(self) -> dict[str, tuple[Benchmark, Task]]:
+        return {
+            name: (bench, task)
+            for bench in self.benchmarks
+            for task in bench.tasks
+            for name in task.names
+        }
+
+
+def build_profile(data: dict[str, Any], origin: str) -> Profile:
+    """Turn schema-valid profile data into a Profile, enforcing cross-references.
+
+    `origin` names the profile in error messages (a file path or a built-in name).
+    """
+    benchmarks = tuple(_build_benchmark(b) for b in data["benchmarks"])
+    profile = Profile(
+        name=data["name"],
+        title=data["title"],
+        normalize=data.get("normalize", True),
+        average_order=tuple(data["average"]["order"]),
+        benchmarks=benchmarks,
+        revision=data.get("revision"),
+        average_note=data["average"].get("note"),
+        sources=data.get("sources", {}),
+        other_entries={e["task"]: e["note"] for e in data.get("other_entries", ())},
+    )
+    problems = _cross_reference_problems(profile)
+    if problems:
+        raise ConfigError(f"profile {origin}: {problems[0]}" + (
+            f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""))
+    return profile
+
+
+def _build_benchmark(data: dict[str, Any]) -> Benchmark:
+    tasks = tuple(
+        Task(
+            name=t["task"],
+            aliases=tuple(t.get("aliases", ())),
+            num_choices=t.get("num_choices"),
+            n=t.get("n"),
+            non_finite_as_zero=t.get("non_finite_as_zero", False),
+            note=t.get("note"),
+            metric_n=t.get("metric_n", {}),
+        )
+        for t in data["tasks"]
+    )
+    return Benchmark(
+        id=data["id"],
+        name=data["name"],
+        output_type=data["output_type"],
+        aggregation=data["aggregation"],
+        metrics=tuple(data["metrics"]),
+        tasks=tasks,
+        filter=data.get("filter", "none"),
+        group=data.get("group"),
+        num_choices=data.get("num_choices"),
+        num_fewshot=data.get("num_fewshot"),
+        retired=data.get("retired"),
+        notes=tuple(data.get("notes", ())),
+        sources={k: tuple(v) for k, v in data.get("sources", {}).items()},
+        binary=data.get("binary", False),
+        current_task_version=data.get("current_task_version"),
+    )
+
+
+def _cross_reference_problems(profile: Profile) -> list[str]:
+    problems: list[str] = []
+    ids = [b.id for b in profile.benchmarks]
+    for dup in sorted({i for i in ids if ids.count(i) > 1}):
+        problems.append(f"benchmark id '{dup}' is defined twice; give each benchmark its own id")
+    seen: dict[str, str] = {}
+    for bench in profile.benchmarks:
+        for task in bench.tasks:
+            for name in task.names:
+                if name in seen:
+                    problems.append(
+                        f"task name '{name}' appears in benchmarks '{seen[name]}' and '{bench.id}';"
+                        " a results entry must map to one benchmark")
+                seen[name] = bench.id
+        problems.extend(_benchmark_problems(profile, bench))
+    for bench_id in profile.average_order:
+        if bench_id not in ids:
+            problems.append(f"average.order names '{bench_id}', which is not a benchmark id ({', '.join(ids)})")
+        elif profile.benchmark(bench_id).retired:
+            problems.append(f"average.order names '{bench_id}', which is marked retired")
+    known_sources = set(profile.sources)
+    for bench in profile.benchmarks:
+        for fact, keys in bench.sources.items():
+            for key in keys:
+                if key not in known_sources:
+                    problems.append(f"benchmark '{bench.id}' cites source '{key}' for '{fact}', "
+                                    "which is not listed under 'sources'")
+    return problems
+
+
+def _benchmark_problems(profile: Profile, bench: Benchmark) -> list[str]:
+    where = f"benchmark '{bench.id}'"
+    problems = []
+    if bench.aggregation in (MEAN_OF_SUBTASKS, POOLED) and len(bench.metrics) != 1:
+        problems.append(f"{where}: aggregation {bench.aggregation} reads exactly one metric, got {len(bench.metrics)}")
+    if bench.aggregation == POOLED and bench.output_type == MULTIPLE_CHOICE:
+        counts = {bench.choices_of(t) for t in bench.tasks}
+        if len(counts) != 1:
+            problems.append(f"{where}: a pooled benchmark is normalized once, so all its tasks need the same "
+                            f"num_choices (got {sorted(counts, key=str)})")
+    if profile.normalize and bench.output_type == MULTIPLE_CHOICE:
+        for task in bench.tasks:
+            if bench.choices_of(task) is None:
+                problems.append(f"{where}: multiple-choice task '{task.name}' has no num_choices, so its "
+                                "random-guess baseline is unknown; set num_choices on the task or the benchmark")
+    return problems

@@ -1,0 +1,80 @@
+"""LB1xx rules reported while reading any file (submission, results file, profile or sample log).
+
+The readers in `io/` raise them as DocumentError; `check`, `audit` and
+`normalize` turn them into findings. These entries are their ids and docs.
+"""
+
+from __future__ import annotations
+
+from .model import ERROR
+from .registry import rule
+
+
+@rule("LB100", "no-files", ERROR, runs=False)
+def no_files(ctx):
+    """A path or glob given to `check` matched no file.
+
+    A check that finds nothing to check must not pass: fix the glob or the
+    workflow's `files` input.
+    """
+
+
+@rule("LB101", "unreadable-file", ERROR, runs=False)
+def unreadable_file(ctx):
+    """A file cannot be read: missing, a directory or special file, outside the workspace, or not UTF-8.
+
+    The message names the reason; for bad bytes it gives the byte offset.
+    """
+
+
+@rule("LB102", "syntax-error", ERROR, runs=False)
+def syntax_error(ctx):
+    """The file is not valid JSON or YAML; the finding carries the line and column of the error."""
+
+
+@rule("LB103", "duplicate-key", ERROR, runs=False)
+def duplicate_key(ctx):
+    """An object has the same key twice.
+
+    Which value wins depends on the parser, so a reader and the leaderboard
+    could see different numbers. Keep one.
+    """
+
+
+@rule("LB106", "file-too-large", ERROR, runs=False)
+def file_too_large(ctx):
+    """A file is larger than `--max-file-size` (default 64 MiB; Action input `max_file_size`).
+
+    lm-eval 0.4 results files with their `configs` section run to a few MB;
+    a much larger one is not read, so that a pull request cannot exhaust the
+    runner's memory. Raise the limit if an honest file needs it.
+    """
+
+
+@rule("LB107", "too-many-files", ERROR, runs=False)
+def too_many_files(ctx):
+    """The paths and globs match more than `--max-files` files (default 20,000; input `max_files`).
+
+    Nothing is checked then: a partial check that passes would mislead.
+    Narrow the globs to the files a pull request changes, or raise the limit
+    for a deliberate re-audit of a whole leaderboard.
+    """
+
+
+@rule("LB108", "nesting-too-deep", ERROR, runs=False)
+def nesting_too_deep(ctx):
+    """Objects and arrays are nested deeper than `--max-depth` (default 64; input `max_depth`).
+
+    Results files nest about ten levels deep; a deeper file is hostile or
+    broken, and arbitrarily deep nesting would exhaust the parser's stack.
+    """
+
+
+@rule("LB109", "value-too-long", ERROR, runs=False)
+def value_too_long(ctx):
+    """A string or key is longer than `--max-string-length`, or a number has over 4,300 digits.
+
+    The default is 1,000,000 characters (Action input `max_string_length`).
+    Such values would be echoed in findings and summaries and slow every
+    later step; no honest results file needs them.
+    """

@@ -1,0 +1,56 @@
+"""The rule registry: every finding names a rule with a stable id, a name, a severity and a docstring.
+
+A rule module registers its rules with @rule; the docstring is the rule's
+documentation (`lbnorm rules` prints it). Rules reported by a reader or an
+analysis rather than by a check function are registered with runs=False.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from ..io.safe_text import one_line
+from .model import Finding
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    name: str
+    severity: str
+    check: Callable[[Any], Iterable[Any]] | None
+    doc: str
+
+    @property
+    def summary(self) -> str:
+        return self.doc.splitlines()[0] if self.doc else ""
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(rule_id: str, name: str, severity: str, runs: bool = True):
+    """Register a rule; `runs=False` documents a rule that a reader or an analysis reports itself."""
+
+    def register(func: Callable) -> Callable:
+        if rule_id in RULES:
+            raise ValueError(f"rule id {rule_id} registered twice")
+        RULES[rule_id] = Rule(rule_id, name, severity, func if runs else None, inspect.getdoc(func) or "")
+        return func
+
+    return register
+
+
+def registered_rules() -> list[Rule]:
+    """The rules registered so far, by id (the analyses register theirs when imported)."""
+    return sorted(RULES.values(), key=lambda r: r.id)
+
+
+def make_finding(rule_id: str, file: str, message: str, json_path: str | None = None,
+                 line: int | None = None, column: int | None = None) -> Finding:
+    """A Finding of a registered rule; the message is made one line, whoever prints it."""
+    rule_ = RULES[rule_id]  # a KeyError here is a programming error: the rule's module was not imported
+    return Finding(rule=rule_id, name=rule_.name, severity=rule_.severity, file=file,
+                   message=one_line(message, 2000), json_path=json_path, line=line, column=column)

@@ -1,0 +1,152 @@
+"""Loaders: the only place that reads files. Everything they return is plain data.
+
+Results files are parsed (documents.py) as JSON that may carry NaN/Infinity
+tokens (lm-eval writes them); duplicate keys are refused, because which value
+"wins" would otherwise depend on the parser. Profiles are YAML or JSON and
+must pass schemas/profile.schema.json before they are used.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import stat
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import ConfigError, DataError
+from ..core.profile import Profile, build_profile
+from ..core.results import HarnessResults
+from .documents import Document, DocumentError, kind_of, parse_document
+from .limits import DEFAULT_LIMITS, Limits, describe_size
+from .readers import read_results
+
+PROFILE_SCHEMA = "profile.schema.json"
+
+
+def open_regular_file(path: Path, max_bytes: int, what: str = "file", option: str = "max_file_bytes"):
+    """A binary handle on a regular file no bigger than max_bytes.
+
+    Raises DocumentError (LB101 unreadable or not a regular file, LB106 too
+    large). The file is opened without blocking and checked after opening,
+    so a FIFO or device that replaced a checked path can still not hang or
+    flood the reader.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise DocumentError("LB101", "no such file") from None
+    except OSError as exc:
+        raise DocumentError("LB101", f"cannot be read ({exc.strerror or exc})") from None
+    handle = os.fdopen(fd, "rb")
+    mode, size = (info := os.fstat(handle.fileno())).st_mode, info.st_size
+    problem = None
+    if stat.S_ISDIR(mode):
+        problem = DocumentError("LB101", "is a directory, expected a file")
+    elif not stat.S_ISREG(mode):
+        problem = DocumentError("LB101", "is not a regular file (a FIFO, device or socket); it is not read")
+    elif size > max_bytes:
+        problem = DocumentError("LB106", _too_large(size, max_bytes, what, option))
+    if problem:
+        handle.close()
+        raise problem
+    return handle
+
+
+def read_untrusted(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
+    """The text of a regular file no bigger than the limit: UTF-8, with or without a BOM (see open_regular_file)."""
+    with open_regular_file(path, limits.max_file_bytes) as handle:
+        data = handle.read(limits.max_file_bytes + 1)
+    if len(data) > limits.max_file_bytes:
+        raise DocumentError("LB106", _too_large(len(data), limits.max_file_bytes))
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DocumentError("LB101", f"byte offset {exc.start} is not UTF-8; save the file as UTF-8") from None
+
+
+def _too_large(size: int, limit: int, what: str = "file", option: str = "max_file_bytes") -> str:
+    return (f"the {what} has {size:,} bytes, more than the limit of {describe_size(limit)} "
+            f"(raise {Limits.OPTION_NAMES[option]} if this {what} is honest)")
+
+
+def read_document(path: Path, display_path: str, limits: Limits = DEFAULT_LIMITS) -> Document:
+    """Read and parse one untrusted file; DocumentError carries the rule id and position."""
+    return parse_document(read_untrusted(path, limits), display_path, kind_of(path), limits)
+
+
+def read_text(path: Path, error: type[Exception] = DataError, limits: Limits = DEFAULT_LIMITS) -> str:
+    """read_untrusted() for the CLI's own arguments: errors become `error` and name the path."""
+    try:
+        return read_untrusted(path, limits)
+    except DocumentError as exc:
+        raise error(f"{path}: {exc.message}") from None
+
+
+def parse(text: str, origin: str, kind: str, error: type[Exception] = DataError,
+          limits: Limits = DEFAULT_LIMITS) -> Any:
+    """JSON (NaN tokens allowed, duplicate keys refused) or safe YAML, with line:column in errors."""
+    try:
+        return parse_document(text, origin, kind, limits).data
+    except DocumentError as exc:
+        where = f":{exc.line}:{exc.column}" if exc.line else ""
+        raise error(f"{origin}{where}: {exc.message}") from None
+
+
+def load_results(path: Path, limits: Limits = DEFAULT_LIMITS) -> HarnessResults:
+    doc = parse(read_text(path, limits=limits), str(path), kind_of(path), limits=limits)
+    try:
+        return read_results(doc)
+    except DataError as exc:
+        raise DataError(f"{path}: {exc}") from None
+
+
+# --- profiles ---------------------------------------------------------------------
+
+def builtin_profile_names() -> list[str]:
+    folder = resources.files("validator") / "profiles"
+    return sorted(p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml"))
+
+
+@functools.cache
+def load_builtin_profile(name: str, validate: bool = False) -> Profile:
+    """A profile shipped in the package.
+
+    Built-in profiles are validated against the schema by the test suite
+    (tests/test_profiles.py), so a run skips the schema: compiling it costs
+    more than the rest of a one-file check. Cross-references are still checked.
+    """
+    if name not in builtin_profile_names():
+        raise ConfigError(f"unknown profile '{name}'; built-in profiles: {', '.join(builtin_profile_names())}")
+    text = (resources.files("validator") / "profiles" / f"{name}.yaml").read_text(encoding="utf-8")
+    origin = f"'{name}' (built-in)"
+    if validate:
+        return _profile_from_text(text, origin, "yaml")
+    import yaml
+
+    return build_profile(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), origin)
+
+
+def load_profile_file(path: Path) -> Profile:
+    text = read_text(path, ConfigError)
+    return _profile_from_text(text, str(path), "json" if path.suffix.lower() == ".json" else "yaml")
+
+
+def _profile_from_text(text: str, origin: str, kind: str) -> Profile:
+    data = parse(text, origin, kind, ConfigError)
+    errors = sorted(_profile_validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = "; ".join(f"at {e.json_path}: {e.message}" for e in errors[:3])
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        raise ConfigError(f"profile {origin} does not match {PROFILE_SCHEMA}: {first}{more}")
+    return build_profile(data, origin)
+
+
+@functools.cache
+def _profile_validator():
+    import jsonschema
+
+    schema = json.loads((resources.files("validator") / "schemas" / PROFILE_SCHEMA).read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)

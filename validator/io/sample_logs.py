@@ -1,0 +1,232 @@
+"""Per-sample logs (`--log_samples`): finding them beside a results file and streaming their records.
+
+lm-eval >= 0.4.3 writes one `samples_<task>_<date>.jsonl` per leaf task,
+beside `results_<date>.json`, one JSON object per line. 0.4.0-0.4.2 wrote
+`<model args>_<task>.jsonl` beside `results.json`, holding one pretty-printed
+JSON array. Logs can run to hundreds of MB (MMLU-Pro repeats the few-shot
+prompt for each of ten choices), so records are read one at a time and
+memory does not grow with the file.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from .documents import DocumentError
+from .limits import Limits, describe_size
+from .loaders import open_regular_file
+
+_SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>[^_]+)\.jsonl$")
+_RESULTS_NAME = re.compile(r"^results_(?P<date>[^_]+)\.json$")
+_LEGACY_RESULTS = "results.json"
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class SampleRecord:
+    index: int   # 0-based position in the file
+    line: int    # 1-based line where the record starts
+    text: str    # its JSON text, kept only while the record is audited (for positions)
+    data: Any
+    column: int = 1       # where the record starts on its line
+    in_array: bool = False  # an element of a legacy JSON-array log (its JSON path starts with [index])
+
+
+@dataclass(frozen=True)
+class FoundLog:
+    task: str
+    path: Path
+
+
+UNPLACED_LOG = ("cannot tell which task of the results file this log belongs to; name it "
+                "samples_<task>_<date>.jsonl with a task of the results file")
+
+
+def task_of(name: str, known_tasks: set[str]) -> str | None:
+    """The known task a log file name belongs to: samples_<task>_<date>.jsonl, or legacy <args>_<task>.jsonl."""
+    match = _SAMPLES_NAME.match(name)
+    if match and match["task"] in known_tasks:
+        return match["task"]
+    if name.endswith(".jsonl"):
+        stem = name[: -len(".jsonl")]
+        endings = [task for task in known_tasks if stem.endswith("_" + task)]
+        if endings:
+            return max(endings, key=len)
+    return None
+
+
+def discover(results_path: Path, known_tasks: set[str]) -> tuple[list[FoundLog], list[str]]:
+    """Logs beside a results file, and the problems met (two logs for one task...).
+
+    A `results_<date>.json` takes `samples_<task>_<date>.jsonl` of the same
+    date; a legacy `results.json` takes every `*_<task>.jsonl`.
+    """
+    folder = results_path.parent
+    date = _RESULTS_NAME.match(results_path.name)
+    legacy = results_path.name == _LEGACY_RESULTS
+    by_task: dict[str, list[Path]] = {}
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return [], []
+    for name in names:
+        if not name.endswith(".jsonl") or name.startswith("."):
+            continue
+        sample = _SAMPLES_NAME.match(name)
+        if date and not (sample and sample["date"] == date["date"]):
+            continue
+        if not date and not legacy and not sample:
+            continue
+        # A samples_ log of an unknown task is kept, so the audit reports it instead of skipping it.
+        task = task_of(name, known_tasks) or (sample["task"] if sample else None)
+        if task is not None:
+            by_task.setdefault(task, []).append(folder / name)
+    logs, problems = [], []
+    for task, paths in sorted(by_task.items()):
+        if len(paths) > 1:
+            problems.append(f"{len(paths)} logs for task {task} ({', '.join(p.name for p in paths)}); "
+                            "pass the right one explicitly")
+            continue
+        logs.append(FoundLog(task, paths[0]))
+    return logs, problems
+
+
+def read_records(path: Path, limits: Limits) -> Iterator[SampleRecord]:
+    """Stream a log's records. Raises DocumentError (LB101, LB106, LB701, LB108) with the line."""
+    with _open_log(path, limits) as handle:
+        first = _first_significant_byte(handle)
+        if first == b"[":
+            yield from _array_records(handle, limits)
+        elif first:
+            yield from _line_records(handle, limits)
+
+
+def _open_log(path: Path, limits: Limits):
+    return open_regular_file(path, limits.max_log_bytes, "log", "max_log_bytes")
+
+
+def _first_significant_byte(handle) -> bytes:
+    start = handle.read(3)
+    offset = 3 if start == b"\xef\xbb\xbf" else 0
+    handle.seek(offset)
+    while True:
+        byte = handle.read(1)
+        if not byte or not byte.isspace():
+            handle.seek(handle.tell() - len(byte))
+            return byte
+
+
+def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
+    line_number, index = _lines_before(handle), 0
+    while True:
+        raw = handle.readline(limits.max_file_bytes + 1)
+        if not raw:
+            return
+        line_number += 1
+        if len(raw) > limits.max_file_bytes and not raw.endswith(b"\n"):
+            raise DocumentError("LB106", f"a record is longer than {describe_size(limits.max_file_bytes)} "
+                                         f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this log is honest)",
+                                line_number, 1)
+        if not raw.strip():
+            continue
+        text = _decode(raw, line_number)
+        yield SampleRecord(index, line_number, text, _loads(text, line_number, 1))
+        index += 1
+
+
+def _lines_before(handle) -> int:
+    """Blank lines skipped before the first record (a BOM is not a line)."""
+    position = handle.tell()
+    handle.seek(0)
+    skipped = handle.read(position).count(b"\n")
+    handle.seek(position)
+    return skipped
+
+
+def _array_records(handle, limits: Limits) -> Iterator[SampleRecord]:
+    """Elements of the legacy pretty-printed array, decoded one at a time."""
+    decoder = json.JSONDecoder()
+    line = 1 + _lines_before(handle)
+    handle.read(1)  # the "["
+    buffer, position, index, eof = "", 0, 0, False
+    column = 2  # just after the "["
+    expect_value = True
+    utf8 = codecs.getincrementaldecoder("utf-8")()
+
+    def fill() -> bool:
+        """Append the next chunk to what is left of the buffer; False at the end of the file."""
+        nonlocal buffer, position, eof
+        chunk = handle.read(_CHUNK)
+        eof = not chunk
+        try:
+            text = utf8.decode(chunk, final=eof)
+        except UnicodeDecodeError:
+            raise DocumentError("LB701", "the log is not UTF-8 near this line; logs are written as UTF-8",
+                                line, 1) from None
+        buffer, position = buffer[position:] + text, 0
+        return not eof
+
+    while True:
+        while position < len(buffer) and buffer[position] in " \t\r\n":
+            if buffer[position] == "\n":
+                line, column = line + 1, 0
+            position, column = position + 1, column + 1
+        if position >= len(buffer):
+            if eof or not fill():
+                raise DocumentError("LB701", "the JSON array is not closed; the log was cut off", line, 1)
+            continue
+        char = buffer[position]
+        if char == "]" and (expect_value is False or index == 0):
+            return
+        if char == "," and not expect_value:
+            position, column, expect_value = position + 1, column + 1, True
+            continue
+        if not expect_value:
+            raise DocumentError("LB701", f"expected ',' or ']' between records, found {char!r}", line, 1)
+        try:
+            data, end = decoder.raw_decode(buffer, position)
+        except json.JSONDecodeError as exc:
+            if not eof and len(buffer) - position <= limits.max_file_bytes:
+                fill()
+                continue
+            if eof and not buffer.rstrip().endswith("]"):
+                raise DocumentError("LB701", f"the log ends inside record {index}; it was cut off", line, 1) from None
+            raise DocumentError("LB701", f"record {index} is not valid JSON: {exc.msg}", line, 1) from None
+        except RecursionError:
+            raise DocumentError("LB108", f"record {index} is nested too deeply", line, 1) from None
+        except ValueError as exc:
+            raise DocumentError("LB701", f"record {index} is not valid JSON: {exc}", line, 1) from None
+        if end == len(buffer) and not eof:  # a number may continue in the next chunk
+            if fill():
+                continue
+        text = buffer[position:end]
+        yield SampleRecord(index, line, text, data, column, in_array=True)
+        newlines = text.count("\n")
+        line += newlines
+        column = len(text) - text.rfind("\n") if newlines else column + len(text)
+        position, index, expect_value = end, index + 1, False
+
+
+def _decode(raw: bytes, line: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError("LB701", f"byte {exc.start} of this line is not UTF-8; logs are written as UTF-8",
+                            line, 1) from None
+
+
+def _loads(text: str, line: int, column: int) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DocumentError("LB701", f"not valid JSON: {exc.msg}", line, exc.colno) from None
+    except RecursionError:
+        raise DocumentError("LB108", "the record is nested too deeply", line, column) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise DocumentError("LB701", f"not valid JSON: {exc}", line, column) from None

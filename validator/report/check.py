@@ -1,0 +1,79 @@
+"""Reporters for `check`. A reporter only formats a CheckResult; it decides nothing.
+
+JSON contract (stable; keys are only ever added):
+    {"ok": bool, "files_checked": int,
+     "findings": [{"rule", "name", "severity", "file", "line", "column", "json_path", "message"}],
+     "scores": {file: {"reported": {id: float}, "recomputed": {id: float}}},
+     "notes": [{"file": str, "message": str}],
+     "audits": {file: {task: the task entry of `audit`'s JSON report}},  # submissions listing `samples`
+     "lbnorm_version": str}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Callable, TextIO
+
+from .. import __version__
+from ..check.checker import CheckResult, FileReport
+from ..findings import ERROR, WARNING, Finding
+from ..io.safe_text import neutralize_json, one_line
+from .audit import task_text
+from .text_style import Painter, ReportOptions, finding_line, use_color  # noqa: F401  (re-exported for the CLI)
+
+
+def report_json(result: CheckResult, out: TextIO, options: ReportOptions) -> None:
+    doc = {
+        "ok": result.ok(options.strict),
+        "files_checked": len(result.files),
+        "findings": [f.as_dict() for f in result.findings],
+        "scores": {f.path: {"reported": _finite(f.reported), "recomputed": _finite(f.recomputed)}
+                   for f in result.files},
+        "notes": [{"file": f.path, "message": note} for f in result.files for note in f.notes],
+        "audits": {f.path: {task.task: task.as_dict() for task in f.audit} for f in result.files if f.audit},
+        "lbnorm_version": __version__,
+    }
+    out.write(neutralize_json(json.dumps(doc, indent=2, ensure_ascii=True, allow_nan=False)) + "\n")
+
+
+def _finite(scores: dict[str, float]) -> dict[str, float | None]:
+    return {k: (v if math.isfinite(v) else None) for k, v in scores.items()}
+
+
+def report_text(result: CheckResult, out: TextIO, options: ReportOptions) -> None:
+    paint = Painter(options.color)
+    shown = [f for f in result.findings if options.verbosity >= 0 or f.severity == ERROR]
+    by_file: dict[str, list[Finding]] = {}
+    for finding in shown:
+        by_file.setdefault(finding.file, []).append(finding)
+    files = {f.path: f for f in result.files}
+    for path in sorted(set(by_file) | (set(files) if options.verbosity > 0 else set())):
+        out.write(paint.bold(one_line(path)) + "\n")
+        for finding in by_file.get(path, []):
+            out.write(finding_line(finding, paint))
+        if options.verbosity > 0 and path in files:
+            out.write(_score_table(files[path]))
+            out.write("".join(task_text(task) for task in files[path].audit))
+    errors, warnings = result.count(ERROR), result.count(WARNING)
+    verdict = "ok" if result.ok(options.strict) else "failed"
+    out.write(f"{paint.verdict(verdict)}: {len(result.files)} file(s) checked, "
+              f"{errors} error(s), {warnings} warning(s)" + (" (--strict: warnings fail)" if options.strict else "") + "\n")
+
+
+def _score_table(report: FileReport) -> str:
+    lines = [f"  note: {note}" for note in report.notes]
+    if report.recomputed:
+        lines.append(f"  {'benchmark':<12}{'reported':>10}{'recomputed':>12}{'diff':>9}")
+        for key, value in report.recomputed.items():
+            reported = report.reported.get(key)
+            diff = f"{reported - value:+.4f}" if reported is not None else ""
+            shown = f"{reported:.2f}" if reported is not None else "-"
+            lines.append(f"  {key:<12}{shown:>10}{value:>12.4f}{diff:>9}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+REPORTERS: dict[str, Callable[[CheckResult, TextIO, ReportOptions], None]] = {
+    "text": report_text,
+    "json": report_json,
+}

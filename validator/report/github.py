@@ -1,0 +1,183 @@
+"""GitHub Actions formats: annotations, the job summary, step outputs.
+
+Pure formatting of a CheckResult; `action.py` decides where things go.
+Escaping follows the runner (shared/spec/github-action.md section 6.5):
+message data escapes % CR LF; property values also escape : and ,. The
+runner has no escape for `#`, yet reads `##[cmd]` anywhere in a line, so
+`##[` from a pull request is broken up as in safe_text.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import secrets
+
+from ..check.checker import CheckResult, FileReport
+from ..findings import ERROR, WARNING, Finding
+from ..io.safe_text import one_line
+
+ANNOTATIONS_PER_SEVERITY = 10   # what GitHub shows per step, per severity
+SUMMARY_LIMIT = 1024 * 1024     # GitHub refuses a step summary over 1 MiB
+SUMMARY_BUDGET = SUMMARY_LIMIT - 16 * 1024  # room for the truncation note and totals
+# Which findings are most worth one of the few annotations: unreadable files
+# first (nothing else can be judged), then wrong numbers, then the rest.
+FAMILY_PRIORITY = {"1": 0, "2": 1, "6": 2, "3": 3, "5": 4, "4": 5}
+DIVERGENCE_RULES = {"LB601": "fail", "LB602": "fail", "LB606": "warn"}
+
+
+def escape_data(text: str) -> str:
+    # A file name that is not UTF-8 carries surrogates; write them as \udcff, not as raw bytes.
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace("##[", "##\\[")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+# --- annotations ------------------------------------------------------------------------
+
+def annotation_lines(result: CheckResult, details: str) -> list[str]:
+    """At most 10 per severity: the 9 most important, then one saying how many more and where."""
+    lines = []
+    for severity in (ERROR, WARNING):
+        findings = sorted((f for f in result.findings if f.severity == severity), key=_importance)
+        shown = findings if len(findings) <= ANNOTATIONS_PER_SEVERITY else findings[:ANNOTATIONS_PER_SEVERITY - 1]
+        lines.extend(annotation(f) for f in shown)
+        hidden = len(findings) - len(shown)
+        if hidden:
+            lines.append(f"::{severity} title={escape_property('lbnorm: more findings')}::"
+                         + escape_data(f"{hidden} more {severity}s are not annotated (GitHub shows "
+                                       f"{ANNOTATIONS_PER_SEVERITY} per step); {details}"))
+    return lines
+
+
+def annotation(finding: Finding) -> str:
+    props = []
+    if finding.rule not in ("LB100", "LB107"):  # their "file" is the globs, not a file
+        props.append(f"file={escape_property(finding.file)}")
+    if finding.line:
+        props.append(f"line={finding.line}")
+        if finding.column:
+            props.append(f"col={finding.column}")
+    props.append(f"title={escape_property(f'{finding.rule} {finding.name}')}")
+    return f"::{finding.severity} {','.join(props)}::{escape_data(finding.message)}"
+
+
+def _importance(finding: Finding) -> tuple:
+    return (FAMILY_PRIORITY.get(finding.rule[2], 9), finding.sort_key())
+
+
+# --- job summary --------------------------------------------------------------------------
+
+def summary_markdown(result: CheckResult, strict: bool, tolerance: float) -> str:
+    errors, warnings = result.count(ERROR), result.count(WARNING)
+    verdict = "passed" if result.ok(strict) else "failed"
+    icon = "✅" if verdict == "passed" else "❌"
+    parts = [f"## {icon} lbnorm {verdict}: {len(result.files)} file(s), {errors} error(s), {warnings} warning(s)\n",
+             f"Tolerance {tolerance:g} normalized points" + (", warnings fail (strict)" if strict else "") + ".\n"]
+    size = sum(len(p.encode()) for p in parts)
+    omitted = 0
+    for block in [_file_block(f, result) for f in result.files] + [_findings_block(result.findings)]:
+        block_size = len(block.encode())
+        if size + block_size > SUMMARY_BUDGET:
+            omitted += 1
+            continue
+        parts.append(block)
+        size += block_size
+    if omitted:
+        parts.append(f"\n> **Truncated:** {omitted} section(s) did not fit in GitHub's 1 MiB summary limit; "
+                     "the complete findings are in the step log and the JSON report.\n")
+    return "".join(parts)
+
+
+def _file_block(report: FileReport, result: CheckResult) -> str:
+    title = f"\n### {_md(report.path)}" + (f" ({_md(report.profile)})" if report.profile else "") + "\n\n"
+    notes = "".join(f"> {_md(note)}\n\n" for note in report.notes)
+    if not report.recomputed and not report.reported:
+        return title + notes + "No score could be recomputed; see the findings.\n"
+    status = _statuses(report, result)
+    rows = ["| benchmark | reported | recomputed | Δ | status |", "|---|---:|---:|---:|---|"]
+    for key in list(report.recomputed) + [k for k in report.reported if k not in report.recomputed]:
+        reported, recomputed = report.reported.get(key), report.recomputed.get(key)
+        delta = f"{reported - recomputed:+.4f}" if _num(reported) and _num(recomputed) else ""
+        rows.append(f"| {_md(key)} | {_fmt(reported, 2)} | {_fmt(recomputed, 4)} | {delta} | "
+                    f"{status.get(key, '✅' if delta else '–')} |")
+    return title + notes + "\n".join(rows) + "\n" + _audit_block(report)
+
+
+def _audit_block(report: FileReport) -> str:
+    """The sample logs a submission listed: what the audit re-derived (findings are listed below)."""
+    if not report.audit:
+        return ""
+    rows = ["\n| sample log task | samples | hashes | aggregates | DROP F1 as scored / split at \\n |",
+            "|---|---:|---|---|---|"]
+    for task in report.audit:
+        checked = [m for m in task.metrics if m.note is None]
+        drop = task.drop.as_dict() if task.drop else None
+        drop_cell = f"{_fmt(drop['f1_recomputed'], 4)} / {_fmt(drop['f1_nl'], 4)}" if drop else "–"
+        rows.append(f"| {_md(task.task)} | {task.samples:,} | {task.hashes_checked - task.hash_mismatches:,}"
+                    f"/{task.hashes_checked:,} ok, task hash {_md(task.task_hash)} | {len(checked)} recomputed | "
+                    f"{drop_cell} |")
+    return "\n".join(rows) + "\n"
+
+
+def _statuses(report: FileReport, result: CheckResult) -> dict[str, str]:
+    marks = {}
+    for finding in result.findings:
+        outcome = DIVERGENCE_RULES.get(finding.rule)
+        if finding.file == report.path and outcome and finding.json_path:
+            key = finding.json_path.rsplit(".", 1)[-1]
+            marks[key] = "❌ diverges" if outcome == "fail" else "⚠️ older scorer"
+    return marks
+
+
+def _findings_block(findings: list[Finding]) -> str:
+    if not findings:
+        return "\n### Findings\n\nNone.\n"
+    rows = ["\n### Findings\n", "| where | severity | rule | message |", "|---|---|---|---|"]
+    size = 0
+    for index, finding in enumerate(findings):
+        where = f"{finding.file}:{finding.line}" if finding.line else finding.file
+        row = (f"| {_md(where)} | {finding.severity} | {finding.rule} {finding.name} | "
+               f"{_md(finding.message, 1000)} |")
+        size += len(row.encode()) + 1
+        if size > SUMMARY_BUDGET // 2:
+            rows.append(f"\n> **Truncated:** {len(findings) - index} more finding(s); see the step log "
+                        "and the JSON report.")
+            break
+        rows.append(row)
+    return "\n".join(rows) + "\n"
+
+
+def _md(text: object, limit: int = 300) -> str:
+    """Text from a pull request, inert in GitHub Markdown: no HTML, links, images or table breaks."""
+    escaped = html.escape(one_line(text, limit), quote=True)
+    for char in "\\`*_[]|!":
+        escaped = escaped.replace(char, "\\" + char)
+    return escaped
+
+
+def _num(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _fmt(value: object, decimals: int) -> str:
+    return f"{value:.{decimals}f}" if _num(value) else "–"
+
+
+# --- step outputs -------------------------------------------------------------------------
+
+def output_block(outputs: dict[str, str]) -> str:
+    """The $GITHUB_OUTPUT format; multi-line values use a heredoc with a random delimiter."""
+    text = []
+    for name, value in outputs.items():
+        if "\n" in value or "\r" in value:
+            delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+            while delimiter in value:
+                delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+            text.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+        else:
+            text.append(f"{name}={value}\n")
+    return "".join(text)

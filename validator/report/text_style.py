@@ -1,0 +1,46 @@
+"""How findings look in a terminal: one line each, colour only where it helps."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TextIO
+
+from ..findings import ERROR, WARNING, Finding
+from ..io.safe_text import one_line
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    strict: bool = False
+    verbosity: int = 0  # -1 quiet, 0 normal, 1 verbose
+    color: bool = False
+
+
+def finding_line(finding: Finding, paint: "Painter") -> str:
+    where = f"{finding.line}:{finding.column}" if finding.line else "-"
+    return f"  {where:<8} {paint.severity(finding.severity)} {finding.rule} {finding.name}  {one_line(finding.message, 2000)}\n"
+
+
+class Painter:
+    COLORS = {ERROR: "31", WARNING: "33", "ok": "32", "failed": "31"}
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
+
+    def severity(self, severity: str) -> str:
+        return self._wrap(self.COLORS[severity], f"{severity:<7}")
+
+    def verdict(self, verdict: str) -> str:
+        return self._wrap(self.COLORS[verdict], verdict)
+
+    def bold(self, text: str) -> str:
+        return self._wrap("1", text)
+
+
+def use_color(stream: TextIO) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
+    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
