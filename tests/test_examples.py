@@ -54,8 +54,8 @@ def test_honest_submissions_carry_the_recomputed_scores():
 
 
 def test_the_wrong_methods_table_in_the_readme_matches_the_examples():
-    """README's table of which common mistakes the default tolerance catches."""
-    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    """docs/cli.md's table of which common mistakes the default tolerance catches."""
+    readme = (Path(__file__).parents[1] / "docs" / "cli.md").read_text()
     for case in CASES:
         if case.name.startswith("wrong_"):
             caught = "caught" if case.parent.name == "negative" else "not caught"
