@@ -107,3 +107,30 @@ def test_an_upward_import_is_caught():
     assert upward_imports(module, source + "\nfrom ..check.checker import run_check\n") == ["validator.check.checker"]
     assert upward_imports(module, source + "\ndef f():\n    import validator.report.check\n") == [
         "validator.report.check"]
+
+
+def test_no_module_is_a_house_without_rooms():
+    too_long = [f"{p.relative_to(PACKAGE)}: {n} lines" for p in modules()
+                if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
+    assert not too_long, f"modules over {MAX_MODULE_LINES} lines (split them by concern): {too_long}"
+
+
+def test_no_class_does_everything():
+    too_long = []
+    for path in modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > MAX_CLASS_LINES:
+                too_long.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}")
+    assert not too_long, f"classes over {MAX_CLASS_LINES} lines: {too_long}"
+
+
+def test_every_audit_unit_is_registered_in_order():
+    """Adding an audit check is adding one module to audit/units/: it is found and run in its order."""
+    from validator.audit.units import unit_classes
+
+    names = [cls.__name__ for cls in unit_classes()]
+    assert names == ["Hashes", "Coverage", "MultipleChoice", "DropScoring", "Aggregates"]
+    modules_with_units = {p.stem for p in (PACKAGE / "audit" / "units").glob("*.py")} - {"__init__", "base"}
+    assert {cls.__module__.rsplit(".", 1)[1] for cls in unit_classes()} == modules_with_units
+    for cls in unit_classes():
+        assert cls.__doc__, f"{cls.__name__}: a unit's docstring says which rules it reports"

@@ -145,3 +145,12 @@ def _argmax(values: list[float]) -> int:
         if value > values[best]:
             best = i
     return best
+
+
+DROP_METRICS = ("em", "f1")
+
+
+def is_drop_sample(data: dict) -> bool:
+    """A DROP-style sample: em and f1 logged, gold answers in doc.answers (never in target)."""
+    doc = data.get("doc")
+    return all(m in data for m in DROP_METRICS) and isinstance(doc, dict) and "answers" in doc

@@ -1,0 +1,73 @@
+"""What the results file says about one leaf task: its entry, config, sample counts and task hash."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class TaskSpec:
+    """A leaf task as the results file describes it (lm-eval 0.4.x keys, spec A.1.2)."""
+
+    name: str
+    entry: dict
+    config: dict
+    n_effective: int | None
+    n_original: int | None
+    task_hash: str | None
+
+    @classmethod
+    def from_results(cls, data: dict, task: str) -> "TaskSpec":
+        def table(key: str) -> dict:
+            value = data.get(key)
+            return value if isinstance(value, dict) else {}
+
+        counts = table("n-samples").get(task)
+        counts = counts if isinstance(counts, dict) else {}
+        task_hash = table("task_hashes").get(task)
+        entry, config = table("results").get(task), table("configs").get(task)
+        return cls(task, entry if isinstance(entry, dict) else {}, config if isinstance(config, dict) else {},
+                   _count(counts.get("effective")), _count(counts.get("original")),
+                   task_hash if isinstance(task_hash, str) and task_hash else None)
+
+    @property
+    def output_type(self) -> Any:
+        return self.config.get("output_type")
+
+    @property
+    def target_delimiter(self) -> str:
+        value = self.config.get("target_delimiter", " ")
+        return value if isinstance(value, str) else " "
+
+    @property
+    def until(self) -> list[str] | None:
+        kwargs = self.config.get("generation_kwargs")
+        until = kwargs.get("until") if isinstance(kwargs, dict) else None
+        if isinstance(until, str):
+            return [until]
+        return until if isinstance(until, list) and all(isinstance(u, str) for u in until) else None
+
+    @property
+    def filters(self) -> list[str]:
+        names = [f.get("name") for f in self.config.get("filter_list") or [] if isinstance(f, dict)]
+        names = [n for n in names if isinstance(n, str)]
+        if not names:
+            names = sorted({key.partition(",")[2] for key in self.metric_keys()})
+        return names or ["none"]
+
+    def metric_keys(self) -> list[str]:
+        return [key for key in self.entry if "," in key and "_stderr" not in key.partition(",")[0]]
+
+    def aggregation(self, metric: str) -> str:
+        """"mean", "flatten" (IFEval's agg_inst_level_acc) or the aggregation as written."""
+        for item in self.config.get("metric_list") or []:
+            if isinstance(item, dict) and item.get("metric") == metric:
+                aggregation = item.get("aggregation", "mean")
+                text = str(aggregation)
+                return "flatten" if "agg_inst_level_acc" in text else text
+        return "mean"
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

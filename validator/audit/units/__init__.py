@@ -1,0 +1,20 @@
+"""The sample-log audit's units: one module per concern, each registered with @audit_unit.
+
+Adding a check to the audit is adding one module here: every module of this
+package is imported, and its units register themselves.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+from .base import UNITS, AuditUnit, Sample, audit_unit  # noqa: F401
+
+
+def unit_classes() -> list[type[AuditUnit]]:
+    """Every registered unit, in the order they see each sample."""
+    for module in pkgutil.iter_modules(__path__):
+        if module.name != "base":
+            importlib.import_module(f"{__name__}.{module.name}")
+    return [cls for _, cls in sorted(UNITS, key=lambda item: item[0])]

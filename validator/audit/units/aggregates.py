@@ -1,0 +1,103 @@
+"""Aggregates: every metric of the results file re-derived as sum/len of the logged, and of the recomputed, samples."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import MetricAudit
+from ..sample_scoring import as_number, as_number_list
+from .base import AuditUnit, Sample, audit_unit
+
+
+@dataclass
+class RunningMean:
+    """sum(values) / len(values) in log order, lists flattened; the first sample that differed."""
+
+    total: float = 0
+    count: int = 0
+    first_difference: tuple[Any, Any, Any] | None = None  # (doc_id, logged, recomputed)
+
+    def add(self, value: float | list[float]) -> None:
+        for item in value if isinstance(value, list) else [value]:
+            self.total += item
+            self.count += 1
+
+    def mean(self) -> float | None:
+        return self.total / self.count if self.count else None
+
+
+@audit_unit(order=90)  # last: it compares what the recomputing units put in sample.recomputed
+class Aggregates(AuditUnit):
+    """LB702 (a metric that is not a number), LB708 (one sample's score), LB709 (an aggregate)."""
+
+    def __init__(self, log):
+        super().__init__(log)
+        self.logged: dict[tuple[str, str], RunningMean] = {}
+        self.recomputed: dict[tuple[str, str], RunningMean] = {}
+        self.metric_names = {key.partition(",")[0] for key in self.spec.metric_keys()}
+
+    def add(self, sample: Sample) -> None:
+        logged = self._logged_values(sample)
+        for metric, value in sample.recomputed.items():
+            total = self.recomputed.setdefault((metric, sample.filter), RunningMean())
+            total.add(value)
+            if metric in logged and abs(logged[metric] - value) > self.log.tolerance:
+                if total.first_difference is None:
+                    total.first_difference = (sample.doc_id, logged[metric], value)
+                self.log.at_record("LB708", sample.record, (metric,), f"{self.spec.name} doc_id {sample.doc_id}: "
+                                   f"{metric} is logged as {logged[metric]!r}, but {sample.recomputed_by} {value!r}")
+
+    def _logged_values(self, sample: Sample) -> dict[str, float]:
+        data = sample.data
+        names = data.get("metrics")
+        if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
+            names = sorted(self.metric_names & data.keys())
+        scalars = {}
+        for name in names:
+            raw = data.get(name)
+            value = as_number(raw)
+            items = as_number_list(raw) if value is None else None
+            if value is None and items is None:
+                if name in self.metric_names and raw is not None and not isinstance(raw, (dict, list, str)):
+                    self.log.at_record("LB702", sample.record, (name,), f"{name} is {raw!r}, not a number")
+                continue  # tuples and dicts feed corpus-level aggregations: not averaged here
+            self.logged.setdefault((name, sample.filter), RunningMean()).add(value if items is None else items)
+            if value is not None:
+                scalars[name] = value
+        return scalars
+
+    def finish(self) -> None:
+        for key in self.spec.metric_keys():
+            metric, _, flt = key.partition(",")
+            audit = MetricAudit(key, self.spec.entry.get(key))
+            self.summary.metrics.append(audit)
+            logged, recomputed = self.logged.get((metric, flt)), self.recomputed.get((metric, flt))
+            aggregation = self.spec.aggregation(metric)
+            if logged is None:
+                audit.note = "no per-sample values in the log"
+                continue
+            if aggregation not in ("mean", "flatten"):
+                audit.note = f"aggregation {aggregation.splitlines()[0][:60]!r} is not recomputed"
+                continue
+            audit.samples, audit.from_samples = logged.count, logged.mean()
+            audit.recomputed = recomputed.mean() if recomputed else None
+            self._compare(audit, recomputed)
+
+    def _compare(self, audit: MetricAudit, recomputed: RunningMean | None) -> None:
+        reported = as_number(audit.reported)
+        if reported is None:
+            audit.note = "the results value is not a number (reported by check)"
+            return
+        off = [value for value in (audit.from_samples, audit.recomputed)
+               if value is not None and abs(value - reported) > self.log.tolerance]
+        if not off:
+            return
+        parts = [f"the {audit.samples:,} logged samples give {audit.from_samples!r}"]
+        if audit.recomputed is not None:
+            parts.append(f"recomputed from their own fields {audit.recomputed!r}")
+        first = recomputed.first_difference if recomputed else None
+        if first:
+            parts.append(f"first differing sample: doc_id {first[0]} (logged {first[1]!r}, recomputed {first[2]!r})")
+        self.log.at_results("LB709", ("results", self.spec.name, audit.key),
+                            f"{self.spec.name} {audit.key}: the results file says {reported!r}, " + "; ".join(parts))

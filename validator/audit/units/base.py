@@ -1,0 +1,63 @@
+"""The audit unit: one concern of the sample-log audit, registered like a rule.
+
+A unit sees every sample of one log (`add`), then reports against the
+results file (`finish`). Units run in `order`; a unit that recomputes a
+metric puts it in `sample.recomputed` for the units after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ...io.sample_logs import SampleRecord
+
+if TYPE_CHECKING:
+    from ..auditor import LogAuditor
+
+UNITS: list[tuple[int, type["AuditUnit"]]] = []
+
+
+def audit_unit(order: int):
+    """Register a unit class; lower `order` runs first on each sample."""
+
+    def register(cls: type[AuditUnit]) -> type[AuditUnit]:
+        if any(registered is cls for _, registered in UNITS):
+            raise ValueError(f"audit unit {cls.__name__} registered twice")
+        UNITS.append((order, cls))
+        return cls
+
+    return register
+
+
+@dataclass
+class Sample:
+    """One well-formed record of a log: a JSON object with a non-negative doc_id."""
+
+    record: SampleRecord
+    data: dict
+    doc_id: int
+    filter: str
+    recomputed: dict[str, float] = field(default_factory=dict)  # metric -> value, from the sample's own fields
+    recomputed_by: str = ""  # how, for messages: "its log-likelihoods give", "the DROP scorer gives"
+
+
+class AuditUnit:
+    """Base class: override `add` and/or `finish`."""
+
+    def __init__(self, log: LogAuditor):
+        self.log = log
+
+    @property
+    def spec(self) -> Any:
+        return self.log.spec
+
+    @property
+    def summary(self) -> Any:
+        return self.log.summary
+
+    def add(self, sample: Sample) -> None:
+        """See one sample."""
+
+    def finish(self) -> None:
+        """Compare what was seen with the results file."""

@@ -1,0 +1,157 @@
+"""DROP: em and f1 re-scored with the harness's scorer, and the deep dive's failure modes counted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import drop
+from ..model import DropAudit
+from ..sample_scoring import as_number, generation_until, is_drop_sample
+from .base import AuditUnit, Sample, audit_unit
+
+MAX_FLAGGED_SAMPLES = 200  # per task in the report; the counts and rates cover every sample
+MAX_UNTIL_VARIANTS = 10
+
+
+@audit_unit(order=40)
+class DropScoring(AuditUnit):
+    """Recomputes em/f1 (LB708, LB709); LB710-LB712 (W, D, L flags), LB713 ('.' stop), LB714 (stop mismatch)."""
+
+    def add(self, sample: Sample) -> None:
+        data = sample.data
+        if not is_drop_sample(data):
+            return
+        golds = drop_golds(data["doc"].get("answers"))
+        resps = data.get("filtered_resps")
+        prediction = resps[0] if isinstance(resps, list) and resps else None
+        if golds is None or not isinstance(prediction, str):
+            self.log.at_record("LB702", sample.record, ("doc", "answers") if golds is None else ("filtered_resps",),
+                               "DROP needs doc.answers as lists of strings and filtered_resps[0] as a string")
+            return
+        report = self._report()
+        until = generation_until(data.get("arguments"))
+        if until is not None and until not in report.until_samples and len(report.until_samples) < MAX_UNTIL_VARIANTS:
+            report.until_samples.append(until)
+        until = until if until is not None else (self.spec.until or [])
+        em, f1 = drop.process_results(golds, prediction)
+        flags = drop.flag_sample(prediction, golds, until, f1)
+        self._count(report, sample, prediction, golds, em, f1, flags, drop.rescore(prediction, golds))
+        sample.recomputed.update({"em": em, "f1": f1})
+        sample.recomputed_by = "the DROP scorer gives"
+
+    def _report(self) -> DropAudit:
+        if self.summary.drop is None:
+            config = self.spec.config
+            metadata = config.get("metadata")
+            self.summary.drop = DropAudit(
+                n_expected=self.spec.n_original, em_reported=self.spec.entry.get("em,none"),
+                f1_reported=self.spec.entry.get("f1,none"), until_config=self.spec.until,
+                doc_to_text=config.get("doc_to_text"), num_fewshot=config.get("num_fewshot"),
+                version=metadata.get("version") if isinstance(metadata, dict) else None)
+        return self.summary.drop
+
+    def _count(self, report: DropAudit, sample: Sample, prediction: str, golds: list[drop.Gold], em: float,
+               f1: float, flags: drop.SampleFlags, rescored: drop.Rescored) -> None:
+        report.n += 1
+        report.em_recomputed_sum += em
+        report.f1_recomputed_sum += f1
+        logged = (as_number(sample.data.get("em")), as_number(sample.data.get("f1")))
+        if any(v is None or abs(v - r) > self.log.tolerance for v, r in zip(logged, (em, f1))):
+            report.n_mismatch += 1
+        report.decimal_golds += drop.has_decimal_gold(golds)
+        names = tally_flags(report, flags)
+        for name in names:
+            report.first.setdefault(name.rstrip("!"), (sample.doc_id, sample.record.line))
+        for key, value in (("em_nl", rescored.newline[0]), ("f1_nl", rescored.newline[1]),
+                           ("em_nl_lstrip", rescored.newline_lstrip[0]), ("f1_nl_lstrip", rescored.newline_lstrip[1]),
+                           ("f1_ws", rescored.whitespace[1])):
+            report.sums[key] += value
+        if names and len(report.flagged) < MAX_FLAGGED_SAMPLES:
+            report.flagged.append({
+                "doc_id": sample.doc_id, "line": sample.record.line, "flags": names, "prediction": prediction[:300],
+                "golds": [list(g) for g in golds[:5]], "em": em, "f1": f1, "glued": flags.glued[:5],
+                "decimal_gold": flags.decimal_cut, "f1_loss": flags.long_answer_loss,
+                "f1_split_newline": rescored.newline[1], "f1_whitespace_repaired": rescored.whitespace[1]})
+
+    def finish(self) -> None:
+        report = self.summary.drop
+        if report is None:
+            return
+        task, n, f1_scored = self.spec.name, report.n, _mean(report.f1_recomputed_sum, report.n)
+        if report.glued:
+            doc_id, line = report.first["W"]
+            self.log.at_line("LB710", line, f"{task}: {report.glued:,} of {n:,} predictions "
+                             f"({_percent(report.glued, n)}) have a number glued to text by a newline or tab; "
+                             f"{report.glued_lost_gold:,} of them lost a gold number (first: doc_id {doc_id}). "
+                             f"F1 {f1_scored} as scored, {_mean(report.sums['f1_ws'], n)} with whitespace made spaces")
+        if report.decimal_cut:
+            doc_id, line = report.first["D"]
+            self.log.at_line("LB711", line, f"{task}: {report.decimal_cut:,} of {n:,} predictions "
+                             f"({_percent(report.decimal_cut, n)}) end with the integer part of a decimal gold "
+                             f"answer, cut by the '.' stop (first: doc_id {doc_id}); {report.possibly_cut:,} more "
+                             "end in a digit and were possibly cut; no rescoring can repair them")
+        if report.long_answer:
+            doc_id, line = report.first["L"]
+            self.log.at_line("LB712", line, f"{task}: {report.long_answer:,} of {n:,} predictions "
+                             f"({_percent(report.long_answer, n)}) contain a gold answer but lose on average "
+                             f"{report.long_answer_loss_sum / report.long_answer:.2f} F1 to extra words (first: "
+                             f"doc_id {doc_id}). F1 {f1_scored} as scored, {_mean(report.sums['f1_nl'], n)} split "
+                             f"at the first newline, {_mean(report.sums['f1_nl_lstrip'], n)} after stripping "
+                             "leading whitespace first")
+        self._finish_stops(report)
+
+    def _finish_stops(self, report: DropAudit) -> None:
+        task, path = self.spec.name, ("configs", self.spec.name, "generation_kwargs", "until")
+        untils = [u for u in [report.until_config, *report.until_samples] if u is not None]
+        if report.decimal_golds and any("." in u for u in untils):
+            self.log.at_results("LB713", path, f"{task}: the stop sequences {_show(untils[0])} include '.', and "
+                                f"{report.decimal_golds:,} of {report.n:,} questions have a decimal gold answer; "
+                                "every decimal is cut at its point (DROP deep dive)")
+        if report.until_config is not None and any(u != report.until_config for u in report.until_samples):
+            other = next(u for u in report.until_samples if u != report.until_config)
+            self.log.at_results("LB714", path, f"{task}: configs say until {_show(report.until_config)}, but samples "
+                                f"in {self.log.name} were generated with {_show(other)}; this is a different task "
+                                "variant")
+
+
+def tally_flags(report: DropAudit, flags: drop.SampleFlags) -> list[str]:
+    """Count one sample's flags into the report; their short names (W! = a gold number was lost)."""
+    names = []
+    if flags.glued:
+        report.glued += 1
+        report.glued_lost_gold += flags.glued_lost_gold
+        names.append("W!" if flags.glued_lost_gold else "W")
+    if flags.decimal_cut:
+        report.decimal_cut += 1
+        names.append("D")
+    if flags.possibly_cut:
+        report.possibly_cut += 1
+        names.append("D'")
+    if flags.long_answer_loss:
+        report.long_answer += 1
+        report.long_answer_loss_sum += flags.long_answer_loss
+        names.append("L")
+    return names
+
+
+def drop_golds(answers: Any) -> list[drop.Gold] | None:
+    if not isinstance(answers, list):
+        return None
+    golds = []
+    for answer in answers:
+        if not (isinstance(answer, list) and answer and all(isinstance(span, str) for span in answer)):
+            return None
+        golds.append(tuple(answer))
+    return golds
+
+
+def _percent(count: int, total: int) -> str:
+    return f"{100 * count / total:.1f}%" if total else "-"
+
+
+def _mean(total: float, count: int) -> str:
+    return f"{total / count:.4f}" if count else "-"
+
+
+def _show(until: list[str]) -> str:
+    return "[" + ", ".join(repr(u) for u in until[:8]) + (", ...]" if len(until) > 8 else "]")
