@@ -1,8 +1,11 @@
-"""The real image: build the repository's Dockerfile and run it as the runner does.
+"""The real image: build the repository's Dockerfile, release it to a registry on loopback
+and run it pulled by digest, as the runner runs a released action.
 
 Mandatory when CI is set (CI runs as root on these machines); elsewhere it
 runs only with LBNORM_IMAGE_TEST=1, because it needs root, apt and a few
-minutes. Also the static checks of the action's metadata and Dockerfile.
+minutes (LBNORM_IMAGE_TEST=0 skips it under CI, e.g. on GitHub's runners,
+where ci.yml builds the image with the real base instead). Also the static
+checks of the action's metadata and Dockerfile.
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from conftest import REPO
 from runner_mimic import commands
 from test_action import OUR_COMMANDS, line_of, make_workspace, parse_outputs
 
-WANTED = bool(os.environ.get("CI") or os.environ.get("LBNORM_IMAGE_TEST"))
+WANTED = os.environ.get("LBNORM_IMAGE_TEST", "1" if os.environ.get("CI") else "0") != "0"
+MAX_MB_OVER_BASE = 10
 
 
 def test_action_yml_matches_the_github_actions_schema():
@@ -47,8 +51,12 @@ def test_dockerfile_passes_hadolint():
 
 def test_dockerfile_rules_of_the_spec():
     text = (REPO / "Dockerfile").read_text()
-    assert 'ENTRYPOINT ["python", "-I", "-m", "validator", "action"]' in text
+    final_stage = text[text.rindex("\nFROM "):]
+    assert 'ENTRYPOINT ["/opt/lbnorm/venv/bin/python", "-I", "-m", "validator", "action"]' in final_stage
     assert "\nUSER " not in text and "\nWORKDIR " not in text
+    # The final stage only copies what the build stages made: no pip, no build tool runs in it.
+    assert "\nRUN " not in final_stage and final_stage.count("\nCOPY --from=") == 2
+    assert text.count("--require-hashes") == 2 and "--no-build-isolation" in text
     assert (REPO / ".dockerignore").read_text().startswith("# Allow-list")
 
 
@@ -72,9 +80,18 @@ def test_the_real_image_checks_a_workspace_like_the_runner(tmp_path):
     (files / "set_output").write_text("")
     (files / "step_summary").write_text("")
     (workflow / "event.json").write_text(json.dumps({"pull_request": {"number": 1}}))
+    facts_file = tmp_path / "facts.json"
     proc = subprocess.run([str(REPO / ".ci" / "action-image-test.sh"), str(ws), str(files), str(workflow),
-                           "submissions/**/*.json"], capture_output=True, text=True, timeout=1500)
+                           "submissions/**/*.json"], capture_output=True, text=True, timeout=1500,
+                          env=os.environ | {"IMAGE_FACTS_FILE": str(facts_file), "PYTHON": sys.executable})
     assert proc.returncode == 1, proc.stdout + proc.stderr
+    facts = json.loads(facts_file.read_text())
+    assert (facts["image_bytes"] - facts["base_bytes"]) / 2**20 <= MAX_MB_OVER_BASE, facts
+    layers, rebuilt, base = (facts[k].split(",") for k in ("layers", "rebuilt_layers", "base_layers"))
+    assert layers[:len(base)] == base and len(layers) == len(base) + 2  # dependencies, then lbnorm
+    assert rebuilt[:-1] == layers[:-1] and rebuilt[-1] != layers[-1]  # a code change: the last layer only
+    assert facts["runs_image"].startswith("docker://127.0.0.1:") and facts["runs_image"].endswith(
+        "/lbnorm/lbnorm-action@" + facts["pushed_digest"])
     line = line_of(ws / "submissions/pythia/inflated.json", '"bbh": 3.29')
     assert (f"::error file=submissions/pythia/inflated.json,line={line},col=5,title=LB601 score-divergence::"
             in proc.stdout), proc.stdout + proc.stderr

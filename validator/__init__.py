@@ -1,3 +1,1 @@
 """lbnorm: recompute leaderboard normalized scores and check submitted numbers."""
-
-__version__ = "0.1.0"

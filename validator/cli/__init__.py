@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from .. import __version__
+from ..core.version import __version__
 from ..core.errors import ConfigError, ExitCode, LbnormError
 from ..io.safe_text import one_line
 from .audit import audit

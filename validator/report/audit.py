@@ -15,7 +15,7 @@ import json
 import math
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
-from .. import __version__
+from ..core.version import __version__
 from ..findings import ERROR, WARNING
 from ..io.safe_text import neutralize_json, one_line
 from .text_style import Painter, ReportOptions, finding_line

@@ -15,7 +15,7 @@ import json
 import math
 from typing import Callable, TextIO
 
-from .. import __version__
+from ..core.version import __version__
 from ..check.checker import CheckResult, FileReport
 from ..findings import ERROR, WARNING, Finding
 from ..io.safe_text import neutralize_json, one_line

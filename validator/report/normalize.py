@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterable, TextIO
 
-from .. import __version__
+from ..core.version import __version__
 from ..core.normalization import FROM_GROUP, BenchmarkScore, FileScores, SubtaskScore
 from ..core.profile import MEAN_OF_METRICS, POOLED
 from ..io.safe_text import neutralize_json, one_line
