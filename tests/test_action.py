@@ -81,9 +81,12 @@ def test_a_dishonest_submission_fails_with_an_annotation_on_its_line(tmp_path):
     assert [(c.name, c.properties) for c in annotations] == [
         ("error", {"file": "submissions/pythia/inflated.json", "line": str(line), "col": "5",
                    "title": "LB601 score-divergence"})]
-    assert annotations[0].line.startswith(
+    # The annotation carries the numbers and points to the formula, which the summary and report keep.
+    assert annotations[0].line == (
         f"::error file=submissions/pythia/inflated.json,line={line},col=5,title=LB601 score-divergence::"
-        "bbh: reported 3.29, recomputed 2.2940 (|diff| 0.9960 > tolerance 0.01); BBH = mean over 24 subtasks")
+        "bbh: reported 3.29, recomputed 2.2940 (|diff| 0.9960 > tolerance 0.01); "
+        "formula and details: see the job summary and lbnorm-report.json")
+    assert len(annotations[0].data) <= 300
     assert parse_outputs(outputs) == {"passed": "false", "files_checked": "2", "errors": "1", "warnings": "0",
                                       "report": "lbnorm-report.json"}
     assert "## ❌ lbnorm failed: 2 file(s), 1 error(s), 0 warning(s)" in summary
@@ -91,6 +94,8 @@ def test_a_dishonest_submission_fails_with_an_annotation_on_its_line(tmp_path):
     assert "| bbh | 2.29 | 2.2940 | -0.0040 | ✅ |" in summary
     report = json.loads((ws / "lbnorm-report.json").read_text())
     assert report["ok"] is False and report["findings"][0]["line"] == line
+    assert "BBH = mean over 24 subtasks" in report["findings"][0]["message"]
+    assert "BBH = mean over 24 subtasks" in summary
     assert {c.name for c in commands(proc.stdout + proc.stderr)} <= OUR_COMMANDS
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from runner_mimic import commands
@@ -24,12 +25,31 @@ texts = st.lists(fragments, max_size=12).map("".join)
 
 @given(texts, texts)
 def test_any_message_and_file_name_make_exactly_one_annotation(message, file):
-    line = annotation(Finding("LB601", "score-divergence", "error", file, message, "$.reported.bbh", 3, 5))
+    line = annotation(Finding("LB201", "schema", "error", file, message, "$.reported.bbh", 3, 5))
     found = commands(line)
     assert len(found) == 1 and found[0].name == "error"
     assert found[0].data == message.replace("##[", "##\\[")
     assert found[0].properties == {"file": file.replace("##[", "##\\["), "line": "3", "col": "5",
-                                   "title": "LB601 score-divergence"}
+                                   "title": "LB201 schema"}
+
+
+LONG_FORMULA = "; BBH = mean over 24 subtasks of max(acc_norm - 1/n, 0) / (1 - 1/n) * 100" + ", x 2" * 200
+
+
+@pytest.mark.parametrize("rule, severity", [("LB601", "error"), ("LB602", "error"), ("LB606", "warning")])
+def test_a_divergence_annotation_keeps_the_numbers_and_points_to_the_formula(rule, severity):
+    numbers = "bbh: reported 3.29, recomputed 2.2940 (|diff| 0.9960 > tolerance 0.01)"
+    finding = Finding(rule, "divergence", severity, "s.json", numbers + LONG_FORMULA, "$.reported.bbh", 8, 5)
+    data = commands(annotation(finding, "see the job summary and lbnorm-report.json"))[0].data
+    assert data == numbers + "; formula and details: see the job summary and lbnorm-report.json"
+
+
+def test_any_long_message_is_cut_to_300_characters_with_a_pointer():
+    finding = Finding("LB201", "schema", "error", "s.json", "x" * 5000, None, 1, 1)
+    data = commands(annotation(finding, "see the job summary"))[0].data
+    assert len(data) == 300 and data.endswith("… (cut; the whole message: see the job summary)")
+    long_path = "see the job summary and " + "r" * 400 + ".json"  # the report input is the maintainer's
+    assert len(commands(annotation(finding, long_path))[0].data) == 300
 
 
 def test_outputs_use_a_random_heredoc_delimiter_for_multiline_values():

@@ -24,6 +24,9 @@ SUMMARY_BUDGET = SUMMARY_LIMIT - 16 * 1024  # room for the truncation note and t
 # first (nothing else can be judged), then wrong numbers, then the rest.
 FAMILY_PRIORITY = {"1": 0, "2": 1, "6": 2, "3": 3, "5": 4, "4": 5}
 DIVERGENCE_RULES = {"LB601": "fail", "LB602": "fail", "LB606": "warn"}
+# An annotation is a small box on the diff: the numbers fit, a formula with 24 choice
+# counts does not. The whole message stays in the job summary and the JSON report.
+ANNOTATION_CHARS = 300
 
 
 def escape_data(text: str) -> str:
@@ -44,7 +47,7 @@ def annotation_lines(result: CheckResult, details: str) -> list[str]:
     for severity in (ERROR, WARNING):
         findings = sorted((f for f in result.findings if f.severity == severity), key=_importance)
         shown = findings if len(findings) <= ANNOTATIONS_PER_SEVERITY else findings[:ANNOTATIONS_PER_SEVERITY - 1]
-        lines.extend(annotation(f) for f in shown)
+        lines.extend(annotation(f, details) for f in shown)
         hidden = len(findings) - len(shown)
         if hidden:
             lines.append(f"::{severity} title={escape_property('lbnorm: more findings')}::"
@@ -53,7 +56,8 @@ def annotation_lines(result: CheckResult, details: str) -> list[str]:
     return lines
 
 
-def annotation(finding: Finding) -> str:
+def annotation(finding: Finding, details: str = "see the job summary") -> str:
+    """One annotation; `details` says where the complete message is (the summary, the report)."""
     props = []
     if finding.rule not in ("LB100", "LB107"):  # their "file" is the globs, not a file
         props.append(f"file={escape_property(finding.file)}")
@@ -62,7 +66,24 @@ def annotation(finding: Finding) -> str:
         if finding.column:
             props.append(f"col={finding.column}")
     props.append(f"title={escape_property(f'{finding.rule} {finding.name}')}")
-    return f"::{finding.severity} {','.join(props)}::{escape_data(finding.message)}"
+    return f"::{finding.severity} {','.join(props)}::{escape_data(short_message(finding, details))}"
+
+
+def short_message(finding: Finding, details: str) -> str:
+    """At most ANNOTATION_CHARS: a divergence keeps its numbers (reported, recomputed, |diff|,
+    tolerance: the first clause) and points to the formula; any other long message is cut."""
+    if finding.rule in DIVERGENCE_RULES:
+        return _fit(finding.message.split("; ", 1)[0], f"; formula and details: {details}")
+    if len(finding.message) <= ANNOTATION_CHARS:
+        return finding.message
+    return _fit(finding.message, f" (cut; the whole message: {details})")
+
+
+def _fit(head: str, tail: str) -> str:
+    if len(tail) > ANNOTATION_CHARS // 2:  # a long report path from the workflow: point to the summary only
+        tail = tail[:tail.index(":") + 1] + " see the job summary" + (")" if tail.endswith(")") else "")
+    room = ANNOTATION_CHARS - len(tail)
+    return (head if len(head) <= room else head[:room - 1] + "…") + tail
 
 
 def _importance(finding: Finding) -> tuple:
