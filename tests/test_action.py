@@ -99,6 +99,16 @@ def test_a_dishonest_submission_fails_with_an_annotation_on_its_line(tmp_path):
     assert {c.name for c in commands(proc.stdout + proc.stderr)} <= OUR_COMMANDS
 
 
+def test_files_checked_counts_submissions_bare_results_and_unreadable_files(tmp_path):
+    ws = make_workspace(tmp_path)  # two submissions naming one results file
+    (ws / "submissions" / "broken.json").write_text('{"schema_version": 1,')
+    shutil.copy(EXAMPLE, ws / "submissions" / "bare-results.json")
+    proc, outputs, _ = run_action(ws, {"files": "submissions/**/*.json", "report": ""})
+    assert proc.returncode == 1, proc.stderr
+    # honest + inflated (results.json counted with them) + the bare results file + broken.json
+    assert parse_outputs(outputs)["files_checked"] == "4"
+
+
 def test_honest_submissions_pass(tmp_path):
     ws = make_workspace(tmp_path)
     (ws / "submissions/pythia/inflated.json").unlink()

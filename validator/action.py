@@ -171,12 +171,20 @@ def run_action(env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
     _append(env.get("GITHUB_STEP_SUMMARY"), summary_markdown(result, inputs.strict, inputs.tolerance), err)
     _append(env.get("GITHUB_OUTPUT"), output_block({
         "passed": "true" if result.ok(inputs.strict) else "false",
-        "files_checked": str(len(result.files)),
+        "files_checked": str(files_checked(result)),
         "errors": str(result.count(ERROR)),
         "warnings": str(result.count(WARNING)),
         "report": report_path or "",
     }), err)
     return ExitCode.OK if result.ok(inputs.strict) else ExitCode.DATA
+
+
+def files_checked(result: CheckResult) -> int:
+    """The `files_checked` output: each submission (with the results file it names), each
+    results file no submission named, and each file that could not be read (an LB1xx
+    finding; LB100 and LB107 name globs, not files)."""
+    unreadable = {f.file for f in result.findings if f.rule.startswith("LB1") and f.rule not in ("LB100", "LB107")}
+    return len({report.path for report in result.files} | unreadable)
 
 
 def _write_report(workspace: Path, name: str, result: CheckResult, strict: bool, err: TextIO) -> str | None:
