@@ -45,7 +45,11 @@ def draft_submission(results: Path, output: Path | None, profile: Profile, built
                      limits: Limits = DEFAULT_LIMITS) -> SubmissionDraft:
     """Score the results file and build the submission that reports those scores."""
     output = output if output is not None else results.parent / SUBMISSION_NAME
-    scores = score_results(profile, load_results(results, limits))
+    harness = load_results(results, limits)
+    try:
+        scores = score_results(profile, harness)
+    except DataError as exc:
+        raise DataError(f"{results}: {exc}") from None
     decisions = []
     if model is None:
         model = scores.model
