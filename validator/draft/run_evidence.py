@@ -96,7 +96,9 @@ def read_run(results_path: Path, data: dict, samples: list[Path] | None, limits:
     groups, outer = _leaf_groups(data.get("group_subtasks"))
     group_names = set(groups) | set(_dict(data.get("groups")))
     configs = _dict(data.get("configs"))
-    leaf_names = [name for name in (configs or harness.entries) if name not in group_names]
+    # configs holds every leaf task of a 0.4.x run; older files only have results entries
+    leaf_names = [name for name in {**dict.fromkeys(harness.entries), **dict.fromkeys(configs)}
+                  if name not in group_names]
     tasks = {}
     for name in leaf_names:
         entry = harness.entries.get(name)
