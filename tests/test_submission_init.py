@@ -129,3 +129,25 @@ def test_a_run_without_a_model_id_asks_for_one(tmp_path):
     assert not (tmp_path / "submission.json").exists()
     bad = run_cli("submission", "init", "--model", "has space", str(results), cwd=tmp_path)
     assert bad.returncode == 2 and "--model" in bad.stderr
+
+
+def test_recheck_checks_the_submissions_built_on_a_changed_log(tmp_path):
+    out, paths = lm_eval_output(tmp_path)
+    (tmp_path / "board.yaml").write_text(STORY_PROFILE)
+    run_cli("submission", "init", "--profile-file", "board.yaml", "out", cwd=tmp_path)
+    (tmp_path / "unrelated.json").write_text('{"reported": {}, "results": "elsewhere.json"}')
+    (tmp_path / "broken.json").write_text("{not json")
+    log = paths["story_b"].relative_to(tmp_path)
+    proc = run_cli("submission", "recheck", "--profile-file", "board.yaml", str(log), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.startswith("re-checking 1 submission(s) that reference the changed files: "
+                                  "out/org__model/submission.json\n")
+    lines = paths["story_b"].read_text().splitlines()
+    sample = json.loads(lines[0])
+    sample["acc_norm"] = 1 - sample["acc_norm"]  # a logged score edited after the run
+    paths["story_b"].write_text("\n".join([json.dumps(sample), *lines[1:]]) + "\n")
+    edited = run_cli("submission", "recheck", "--profile-file", "board.yaml", str(log), cwd=tmp_path)
+    assert edited.returncode == 1 and "LB708" in edited.stdout
+    nothing = run_cli("submission", "recheck", "other/samples_x_2024.jsonl", cwd=tmp_path)
+    assert (nothing.returncode, nothing.stdout) == (
+        0, "no submission in **/*.json references 1 changed file(s); nothing to check\n")

@@ -8,9 +8,12 @@ from pathlib import Path
 import click
 
 from ..core.errors import DataError, ExitCode
-from ..draft.run_files import find_results_file
+from ..draft.run_files import find_results_file, submissions_referencing
+from ..io.limits import DEFAULT_LIMITS
+from ..io.paths import expand
 from ..draft.submission import draft_submission, write_draft
 from ..io.loaders import builtin_profile_names, load_builtin_profile
+from .check import check
 from .options import DEFAULT_PROFILE, limit_options, limits_from, profile_for_options
 
 
@@ -77,3 +80,40 @@ def _shown(path: Path, root: Path) -> str:
         return str(path.resolve().relative_to(root.resolve()))
     except ValueError:
         return f"--root {path.parent} {path}"
+
+
+@submission.command("recheck")
+@click.argument("changed", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--submissions", "patterns", multiple=True, default=["**/*.json"], show_default=True,
+              help="Where the submissions are (globs relative to --root; repeat for several).")
+@click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
+              help="As in check: the built-in profile every submission is checked with.")
+@click.option("--profile-file", type=click.Path(path_type=Path), help="As in check: your own profile.")
+@click.option("--tolerance", type=float, help="As in check.")
+@click.option("--strict", is_flag=True, help="As in check: warnings fail too.")
+@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
+              help="Workspace: every file read must be inside it.")
+@click.pass_context
+def recheck(ctx: click.Context, changed: tuple[Path, ...], patterns: tuple[str, ...], root: Path,
+            tolerance: float | None, **options) -> None:
+    """Check the submissions that reference CHANGED results files or sample logs.
+
+    For pre-commit, which passes only the changed files: a results file or
+    log edited alone still re-checks every submission built on it. CHANGED
+    results files are checked too; with none referenced and none changed,
+    there is nothing to do (exit 0).
+    """
+    if not root.is_dir():
+        raise click.UsageError(f"--root {root} is not a directory")
+    candidates, _, _ = expand(root.resolve(), list(patterns), DEFAULT_LIMITS.max_files)
+    relative = [Path(path) for path in changed]
+    found = submissions_referencing(root.resolve(), relative, candidates)
+    results_files = [str(path) for path in relative if path.suffix.lower() == ".json"]
+    if not found and not results_files:
+        click.echo(f"no submission in {' '.join(patterns)} references {len(changed)} changed file(s); nothing to check")
+        sys.exit(ExitCode.OK)
+    if found:
+        click.echo(f"re-checking {len(found)} submission(s) that reference the changed files: "
+                   + ", ".join(str(p) for p in found[:5]) + (" ..." if len(found) > 5 else ""))
+    extra = {"tolerance": tolerance} if tolerance is not None else {}
+    ctx.invoke(check, paths=(*results_files, *(str(p) for p in found)), root=root, **extra, **options)
