@@ -84,8 +84,10 @@ def test_derive_fills_in_what_the_run_proves_and_leaves_placeholders_that_fail(t
     assert "literal list of 3 and the sample log agrees" in stories["tasks"][0]["note"]
     assert stories["tasks"][1]["num_choices"] == 4  # from the log alone
     assert stories["metrics"] == ["acc_norm"] and stories["tasks"][1]["n"] == 4
-    assert varying["tasks"][0]["num_choices"].startswith("FILL IN: the number of answer choices; the sample log "
-                                                          "does not give one number")
+    assert varying["tasks"][0]["num_choices"].startswith("FILL IN: the number of answer choices; docs have "
+                                                          "different counts (samples_varying_")
+    assert varying["tasks"][0]["num_choices"].endswith("the Open LLM Leaderboard takes the largest, 5, for such a "
+                                                        "task (MuSR object_placements)")
     check = run_cli("profile", "check", "board.yaml", cwd=tmp_path)
     assert check.returncode == 1
     lines = text.splitlines()

@@ -74,6 +74,9 @@ class TaskFacts:
             return self.config_choices, f"doc_to_choice in configs is a literal list of {self.config_choices}{evidence}"
         if logged is not None:
             return logged, f"every one of the {self.log.docs:,} docs in {self.log.log} was scored with {logged} choices"
+        if self.log is not None and len(self.log.counts) > 1:
+            return None, (f"docs have different counts ({self.log.describe()}); the Open LLM Leaderboard "
+                          f"takes the largest, {max(self.log.counts)}, for such a task (MuSR object_placements)")
         if self.log is not None:
             return None, f"the sample log does not give one number: {self.log.describe()}"
         return None, "doc_to_choice is not a literal list; pass the task's sample log (lm-eval --log_samples)"
