@@ -691,6 +691,17 @@ def sample_logs() -> None:
     c.findings.append({"rule": "LB714", "file": "results.json", "line": line_after(text, '"task": "drop"', '"until"')})
     c.close()
 
+    # The spec's object_counting trap, from the other side: a run of an 18-choice variant ("1" to "18")
+    # under the leaderboard's 19; pythia's 0.072 = 18/250 is what its log aggregates to.
+    counting = "leaderboard_bbh_object_counting"
+    variant = harness_logs.scripted_choice_task(counting, [i < 18 for i in range(250)],
+                                                choices=tuple(str(n) for n in range(1, 19)))
+    c, logs = samples_case("negative", "LB715_object_counting_18_choices",
+                           "object_counting's log scores 18 choices per doc; the profile's baseline is 1/19.",
+                           [variant])
+    c.findings.append({"rule": "LB715", "file": logs[counting], "line": 1})
+    c.close()
+
 
 if __name__ == "__main__":
     main()

@@ -40,8 +40,9 @@ class LogAuditor:
     """Audits one task's log record by record with every unit, then against the results file."""
 
     def __init__(self, spec: TaskSpec, log: str, results_doc: Document, result: AuditResult,
-                 tolerance: float = RAW_TOLERANCE, results_root: tuple = ()):
+                 tolerance: float = RAW_TOLERANCE, results_root: tuple = (), expected_choices: int | None = None):
         self.spec, self.name, self.results_doc, self.result = spec, log, results_doc, result
+        self.expected_choices = expected_choices  # the profile's num_choices for this task (units/choice_counts.py)
         self.results_root = results_root  # where the results object sits in results_doc (embedded results)
         self.tolerance = tolerance
         self.summary = TaskAudit(spec.name, log, expected=spec.n_effective)
@@ -109,8 +110,12 @@ def record_position(record: SampleRecord, path: tuple, display: str) -> tuple[in
 # --- a whole results file -------------------------------------------------------------------
 
 def audit_logs(results_doc: Document, logs: list[LogTarget], limits: Limits = DEFAULT_LIMITS,
-               tolerance: float = RAW_TOLERANCE, results_root: tuple = ()) -> AuditResult:
-    """Audit each log against the results file; one bad log never stops the others."""
+               tolerance: float = RAW_TOLERANCE, results_root: tuple = (),
+               choice_counts: dict[str, int] | None = None) -> AuditResult:
+    """Audit each log against the results file; one bad log never stops the others.
+
+    `choice_counts` (task -> the profile's num_choices) lets the logs prove each count (LB715).
+    """
     result = AuditResult(results_file=results_doc.display_path)
     data: Any = results_doc.data
     for part in results_root:
@@ -118,7 +123,7 @@ def audit_logs(results_doc: Document, logs: list[LogTarget], limits: Limits = DE
     data = data if isinstance(data, dict) else {}
     for log in logs:
         auditor = LogAuditor(TaskSpec.from_results(data, log.task), log.target.display, results_doc, result,
-                              tolerance, results_root)
+                             tolerance, results_root, (choice_counts or {}).get(log.task))
         try:
             for record in read_records(log.target.path, limits):
                 auditor.add(record)

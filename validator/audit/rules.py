@@ -161,3 +161,16 @@ def stop_sequence_mismatch(ctx):
     A task run with a different `until` is a different task variant and
     cannot be compared with results of the standard one.
     """
+
+
+@rule("LB715", "choice-count-evidence", ERROR, runs=False)
+def choice_count_evidence(ctx):
+    """The profile's num_choices is not the number of choices the sample log scored per doc.
+
+    A multiple-choice task makes one log-likelihood request per choice, so a
+    log proves how many choices each doc had. The profile's count (the
+    baseline 1/num_choices) must be the largest of them: BBH object_counting
+    scores 19 choices although its documentation says "should be 18", and
+    1/18 shifts BBH. Runs in `check` for submissions that list their logs;
+    fix the profile, or run the task the leaderboard runs.
+    """

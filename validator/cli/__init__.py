@@ -18,7 +18,9 @@ from ..io.safe_text import one_line
 from .audit import audit
 from .check import check
 from .normalize import normalize
+from .profile import profile
 from .rules import rules
+from .submission import submission
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -38,6 +40,8 @@ def action(ignored: tuple[str, ...]) -> None:
 
 for command in (normalize, check, audit, rules, action):
     cli.add_command(command)
+cli.add_command(submission)  # lbnorm submission init
+cli.add_command(profile)  # lbnorm profile init|derive|check
 
 
 def main() -> None:

@@ -96,23 +96,31 @@ def build_profile(data: dict[str, Any], origin: str) -> Profile:
 
     `origin` names the profile in error messages (a file path or a built-in name).
     """
-    benchmarks = tuple(_build_benchmark(b) for b in data["benchmarks"])
-    profile = Profile(
-        name=data["name"],
-        title=data["title"],
-        normalize=data.get("normalize", True),
-        average_order=tuple(data["average"]["order"]),
-        benchmarks=benchmarks,
-        revision=data.get("revision"),
-        average_note=data["average"].get("note"),
-        sources=data.get("sources", {}),
-        other_entries={e["task"]: e["note"] for e in data.get("other_entries", ())},
-    )
+    profile = _assemble(data)
     problems = _cross_reference_problems(profile)
     if problems:
         raise ConfigError(f"profile {origin}: {problems[0]}" + (
             f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""))
     return profile
+
+
+def cross_reference_problems(data: dict[str, Any]) -> list[str]:
+    """Every cross-reference problem of schema-valid profile data (build_profile stops at the first)."""
+    return _cross_reference_problems(_assemble(data))
+
+
+def _assemble(data: dict[str, Any]) -> Profile:
+    return Profile(
+        name=data["name"],
+        title=data["title"],
+        normalize=data.get("normalize", True),
+        average_order=tuple(data["average"]["order"]),
+        benchmarks=tuple(_build_benchmark(b) for b in data["benchmarks"]),
+        revision=data.get("revision"),
+        average_note=data["average"].get("note"),
+        sources=data.get("sources", {}),
+        other_entries={e["task"]: e["note"] for e in data.get("other_entries", ())},
+    )
 
 
 def _build_benchmark(data: dict[str, Any]) -> Benchmark:

@@ -1,0 +1,61 @@
+"""LB715: the profile's num_choices against the choices each doc of the sample log was scored with."""
+
+from __future__ import annotations
+
+import json
+
+import harness_logs as harness
+from conftest import run_cli
+
+PROFILE = """profile_format: 1
+name: varying-board
+title: Varying board
+average: {{order: [varying]}}
+benchmarks:
+  - id: varying
+    name: Varying
+    output_type: multiple_choice
+    aggregation: mean_of_subtasks
+    metrics: [acc]
+    tasks:
+      - {{task: varying, num_choices: {choices}}}
+"""
+
+
+def board(tmp_path, choices: int):
+    """A run whose docs have 2 to 5 choices each (as MuSR object_placements has), and a submission for it."""
+    task = harness.choice_task("varying", 40, seed=3)
+    counts = [len(sample["arguments"]) for sample in task.samples]
+    assert max(counts) == 5 and min(counts) < 5
+    paths = harness.write_run(tmp_path / "run", [task])
+    (tmp_path / "board.yaml").write_text(PROFILE.format(choices=choices))
+    init = run_cli("submission", "init", "--profile-file", "board.yaml", "run", cwd=tmp_path)
+    assert init.returncode == 0, init.stderr
+    return task, paths, counts
+
+
+def check(tmp_path):
+    proc = run_cli("check", "--output-format", "json", "--profile-file", "board.yaml", "run/submission.json",
+                   cwd=tmp_path)
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_the_largest_count_per_doc_proves_the_profile(tmp_path):
+    _, _, counts = board(tmp_path, 5)
+    code, report = check(tmp_path)
+    assert code == 0, report["findings"]
+    [audit] = report["audits"]["run/submission.json"].values()
+    assert audit["notes"] == ["num_choices 5 of the profile is what the log scored (choices per doc: "
+                              + ", ".join(f"{n} in {counts.count(n)}" for n in sorted(set(counts))) + ")"]
+
+
+def test_a_doc_with_more_choices_than_the_profile_is_reported_at_its_line(tmp_path):
+    task, paths, counts = board(tmp_path, 4)
+    code, report = check(tmp_path)
+    assert code == 1
+    first_five = counts.index(5)
+    [finding] = [f for f in report["findings"] if f["rule"] == "LB715"]
+    assert finding["file"] == f"run/{paths['varying'].name}" and finding["line"] == first_five + 1
+    assert finding["json_path"] == "$.arguments"
+    assert finding["message"].startswith(f"varying: the profile's num_choices is 4 (baseline 1/4), but doc_id "
+                                         f"{first_five} was scored with 5 choices, more than that; choices per doc: ")

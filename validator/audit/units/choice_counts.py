@@ -1,0 +1,69 @@
+"""Choice counts with evidence: the profile's num_choices against the choices each doc was scored with.
+
+A multiple-choice task makes one log-likelihood request per answer choice,
+so the number of requests logged for a doc is the number of choices the
+model was scored on. The profile's num_choices sets the random-guess
+baseline 1/num_choices; when no doc of the log has that many choices, or
+some doc has more, the baseline is not the task's and every normalized
+score built on it is wrong. The spec's example is BBH object_counting:
+about.md says it "should be 18", the task scores 19 ("0" to "18"), and with
+1/18 a published BBH comes out one unit off in the second decimal.
+
+Compared with the largest count per doc, not every doc: MuSR
+object_placements builds its choices per document (some have fewer than 5)
+and the leaderboard still uses 5. Runs only when the check knows the
+profile (a submission listing its logs); `lbnorm audit` alone has no profile.
+Rule LB715; a match is written to the task's notes as the proof.
+"""
+
+from __future__ import annotations
+
+from ...io.sample_logs import SampleRecord
+from ..sample_scoring import requests
+from .base import AuditUnit, Sample, audit_unit
+
+MAX_DISTINCT_COUNTS = 64  # distinct choice counts kept for the message; a log can hold any numbers
+
+
+@audit_unit(order=50)
+class ChoiceCounts(AuditUnit):
+    """LB715: the profile's choice count is not the number of choices scored per doc in the log."""
+
+    def __init__(self, log):
+        super().__init__(log)
+        self.expected = log.expected_choices
+        self.docs_by_count: dict[int, int] = {}
+        self.first_over: tuple[SampleRecord, int, int] | None = None  # record, doc_id, count
+        self.first: tuple[SampleRecord, int, int] | None = None
+
+    def add(self, sample: Sample) -> None:
+        if self.expected is None or self.spec.output_type not in (None, "multiple_choice"):
+            return
+        count = len(requests(sample.data.get("arguments")))
+        if count in self.docs_by_count or len(self.docs_by_count) < MAX_DISTINCT_COUNTS:
+            self.docs_by_count[count] = self.docs_by_count.get(count, 0) + 1
+        if self.first is None:
+            self.first = (sample.record, sample.doc_id, count)
+        if count > self.expected and self.first_over is None:
+            self.first_over = (sample.record, sample.doc_id, count)
+
+    def finish(self) -> None:
+        if self.expected is None or self.first is None:
+            return
+        seen = ", ".join(f"{count} in {docs:,}" for count, docs in sorted(self.docs_by_count.items())[:8])
+        largest = max(self.docs_by_count)
+        task, expected = self.spec.name, self.expected
+        if largest == expected:
+            self.summary.notes.append(f"num_choices {expected} of the profile is what the log scored "
+                                      f"(choices per doc: {seen})")
+            return
+        if self.first_over is not None:
+            record, doc_id, count = self.first_over
+            found = f"doc_id {doc_id} was scored with {count} choices, more than that"
+        else:
+            record, doc_id, count = self.first
+            found = f"no doc was scored with that many (at most {largest})"
+        self.log.at_record("LB715", record, ("arguments",), (
+            f"{task}: the profile's num_choices is {expected} (baseline 1/{expected}), but {found}; choices per "
+            f"doc: {seen}. The baseline must be the task's: fix num_choices in the profile, or run the "
+            "leaderboard's task"))
