@@ -27,9 +27,13 @@ from .options import DEFAULT_PROFILE, limit_options, limits_from, profile_for_op
               help="text: two decimals for people; json: full precision for scripts.")
 @click.option("--explain", is_flag=True,
               help="Show every subtask's raw value, choice count, lower bound and normalized value.")
+@click.option("--require-complete", is_flag=True,
+              help="Exit 1 unless every benchmark of the profile is scored and the run met the leaderboard's "
+                   "conditions (no sample limit, full n-samples, the profile's few-shot counts and task versions). "
+                   "Without it, a partial run gives the scores it has, marked incomplete, with no average.")
 @limit_options
 def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file: Path | None,
-              output_format: str, explain: bool, **limits: int) -> None:
+              output_format: str, explain: bool, require_complete: bool, **limits: int) -> None:
     """Compute the leaderboard's normalized scores for each RESULTS file.
 
     Reads lm-eval 0.4.x, lm-eval 0.3 and lighteval / Open LLM Leaderboard v1
@@ -38,19 +42,30 @@ def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file:
     before the output.
     """
     profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(DEFAULT_PROFILE)
-    failed: list[Outcome] = []
+    failed: list[str] = []
 
     def scored():  # one file at a time: memory stays flat over thousands of files
         for path in results:
             outcome = _normalize_one(path, profile, limits_from(**limits))
             if outcome.error:
-                failed.append(outcome)
+                failed.append(outcome.error)
+            elif require_complete and (why := _incomplete(outcome)):
+                failed.append(f"{outcome.path}: {why} (--require-complete)")
             yield outcome
 
     REPORTERS[output_format](scored(), sys.stdout, explain)
-    for outcome in failed:
-        click.echo(f"lbnorm: error: {one_line(outcome.error, 2000)}", err=True)
+    for message in failed:
+        click.echo(f"lbnorm: error: {one_line(message, 2000)}", err=True)
     sys.exit(ExitCode.DATA if failed else ExitCode.OK)
+
+
+def _incomplete(outcome: Outcome) -> str:
+    """Why a scored file is not a complete leaderboard run ('' when it is)."""
+    scores = outcome.scores
+    reasons = [f"{', '.join(scores.missing)} missing"] if scores.missing else []
+    # A warning (an older scorer) also means the numbers are not the leaderboard's.
+    reasons += [f"{c.rule} {c.message.split(';')[0].split(': ')[0]}" for c in scores.caveats]
+    return "; ".join(reasons)
 
 
 def _normalize_one(path: Path, profile: Profile, limits: Limits) -> Outcome:

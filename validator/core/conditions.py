@@ -23,6 +23,7 @@ class Caveat:
     rule: str        # the check rule that reports it (LB5xx)
     path: tuple      # where, inside the results object
     message: str
+    benchmark: str | None = None  # the benchmark it concerns, when one
 
 
 @dataclass(frozen=True)
@@ -192,7 +193,7 @@ def _other_harness(profile: Profile, results: HarnessResults) -> list[Caveat]:
             shown = ", ".join(names[:MAX_NAMES]) + (f" and {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES
                                                     else "")
             caveats.append(Caveat("LB509", ("results", names[0]),
-                                  f"{bench.name} cannot be scored from {shown}: {other.note}"))
+                                  f"{bench.name} cannot be scored from {shown}: {other.note}", bench.id))
     return caveats
 
 
