@@ -149,3 +149,19 @@ def test_a_maintainer_profile_can_set_the_bound_and_a_submission_cannot(tmp_path
     base = ("check", "--root", str(tmp_path), "--output-format", "json")
     assert invoke(*base, "--profile-file", str(tmp_path / "profile.yaml"), "submission.json")[0] == 0
     assert invoke(*base, "submission.json")[0] == 1
+
+
+@pytest.mark.parametrize("submission, options, code, rules", [
+    ("pythia-1b/submission.json", [], 0, []),
+    ("pythia-1b-old-scorer/published.json", [], 1, ["LB505", "LB602", "LB606"]),
+    ("pythia-1b-old-scorer/published.json", ["--stale-scorer-bound", "1"], 0, ["LB505", "LB607"]),
+    ("pythia-1b-old-scorer/inflated.json", [], 1, ["LB505", "LB602", "LB606"]),
+    ("pythia-1b-old-scorer/inflated.json", ["--stale-scorer-bound", "1"], 1, ["LB505", "LB602", "LB606"]),
+])
+def test_the_shipped_examples_get_the_verdicts_examples_readme_gives(submission, options, code, rules):
+    repo = EXAMPLES.parents[1]
+    exit_code, output = invoke("check", "--root", str(repo), "--output-format", "json", *options,
+                               f"examples/{submission}", stdout_only=True)
+    assert exit_code == code and sorted(f["rule"] for f in json.loads(output)["findings"]) == rules
+    readme = (repo / "examples" / "README.md").read_text()
+    assert f"`{submission}`" in readme
