@@ -420,6 +420,21 @@ def negatives() -> None:
     c.expect("LB404", "results.json", '"acc_norm,none": 0.3,')
     c.close()
 
+    plain_gpqa = sum(acc(f"leaderboard_gpqa_{k}") for k in GPQA) / 3
+
+    def plain_mean_group(doc):
+        doc["results"]["leaderboard_gpqa"]["acc_norm,none"] = plain_gpqa  # weight_by_size: false
+        doc["groups"]["leaderboard_gpqa"] = doc["results"]["leaderboard_gpqa"]
+    reported = rounded(TRUE | {"gpqa": norm(plain_gpqa, 0.25)})
+    reported["average"] = round((sum(TRUE[k] for k in TRUE if k not in ("gpqa", "average"))
+                                 + norm(plain_gpqa, 0.25)) / 6, 2)
+    c, _ = results_case("negative", "LB404_gpqa_plain_mean_group",
+                        "A GPQA group written as the plain mean of its subsets (weight_by_size: false): the "
+                        "score is the group value, so only the pooled value is the leaderboard's.",
+                        plain_mean_group, reported=reported)
+    c.expect("LB404", "results.json", f'"acc_norm,none": {plain_gpqa!r},')
+    c.close()
+
     def edit_stderr(doc):
         doc["results"]["leaderboard_musr_murder_mysteries"]["acc_norm_stderr,none"] = 0.02
     c, _ = results_case("negative", "LB405_stderr_strict", "A stderr that does not fit its value fails with --strict.",
