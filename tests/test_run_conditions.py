@@ -165,3 +165,16 @@ def test_the_shipped_examples_get_the_verdicts_examples_readme_gives(submission,
     assert exit_code == code and sorted(f["rule"] for f in json.loads(output)["findings"]) == rules
     readme = (repo / "examples" / "README.md").read_text()
     assert f"`{submission}`" in readme
+
+
+def test_the_submitter_fields_page_covers_every_field_the_issue_names_and_every_run_rule():
+    page = (EXAMPLES.parents[1] / "docs" / "submitter-fields.md").read_text()
+    for field in ("`versions.<task>`", "`config.limit`", "`n-samples.<task>.original`", "Group entries",
+                  "aliases", "`configs.<task>.metadata.version`", "`samples`", "`model_name`", "`reported`",
+                  "`profile`", "`n-shot.<task>`"):
+        assert field in page, field
+    from validator.check.rules import all_rules
+
+    for rule in all_rules():
+        if rule.id.startswith(("LB5", "LB6")) and rule.id != "LB600":
+            assert rule.id in page, rule.id
