@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 import click
 
+from ..check.rules import all_rules
 from ..core.errors import DataError, ExitCode, LbnormError
 from ..core.normalization import score_results
 from ..core.profile import Profile
@@ -43,17 +45,23 @@ def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file:
     """
     profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(DEFAULT_PROFILE)
     failed: list[str] = []
+    warned: list[str] = []
 
     def scored():  # one file at a time: memory stays flat over thousands of files
         for path in results:
             outcome = _normalize_one(path, profile, limits_from(**limits))
             if outcome.error:
                 failed.append(outcome.error)
-            elif require_complete and (why := _incomplete(outcome)):
-                failed.append(f"{outcome.path}: {why} (--require-complete)")
+            elif why := _incomplete(outcome):
+                if require_complete:
+                    failed.append(f"{outcome.path}: {why} (--require-complete)")
+                else:
+                    warned.append(f"{outcome.path}: {why}; these are not the leaderboard's numbers")
             yield outcome
 
     REPORTERS[output_format](scored(), sys.stdout, explain)
+    for message in warned:
+        click.echo(f"lbnorm: warning: {one_line(message, 2000)}", err=True)
     for message in failed:
         click.echo(f"lbnorm: error: {one_line(message, 2000)}", err=True)
     sys.exit(ExitCode.DATA if failed else ExitCode.OK)
@@ -64,7 +72,11 @@ def _incomplete(outcome: Outcome) -> str:
     scores = outcome.scores
     reasons = [f"{', '.join(scores.missing)} missing"] if scores.missing else []
     # A warning (an older scorer) also means the numbers are not the leaderboard's.
-    reasons += [f"{c.rule} {c.message.split(';')[0].split(': ')[0]}" for c in scores.caveats]
+    counts = Counter(c.rule for c in scores.caveats)
+    if counts:
+        names = {r.id: r.name for r in all_rules()}
+        reasons.append("run conditions " + ", ".join(
+            f"{rule} {names[rule]}" + (f" (x{count})" if count > 1 else "") for rule, count in counts.items()))
     return "; ".join(reasons)
 
 

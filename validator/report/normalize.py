@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterable, TextIO
@@ -29,6 +30,9 @@ from ..core.conditions import Caveat
 from ..core.profile import MEAN_OF_METRICS, POOLED
 from ..findings import ERROR, format_json_path
 from ..io.safe_text import neutralize_json, one_line
+
+
+CAVEATS_SHOWN = 3  # per rule, in text
 
 
 @dataclass(frozen=True)
@@ -118,8 +122,7 @@ def _file_text(path: str, fs: FileScores, explain: bool) -> str:
                      "so no average)")
     else:
         lines.append(f"  {'Average':<14}{'':>8}{fs.average:>9.2f}")
-    for caveat in fs.caveats:
-        lines.append(f"  {severity(caveat)} {caveat.rule}: {one_line(caveat.message, 2000)}")
+    lines.extend(_caveat_lines(fs.caveats))
     for bench in fs.benchmarks.values():
         if bench.raw_source and bench.raw_source != FROM_GROUP:
             lines.append(f"  note: {bench.name}: no group value in the file; raw {bench.raw_source}")
@@ -130,6 +133,19 @@ def _file_text(path: str, fs: FileScores, explain: bool) -> str:
             order = " + ".join(fs.benchmarks[b].name for b in fs.average_order)
             lines.append(f"  Average = ({order}) / {len(fs.average_order)} = {fs.average:.2f}")
     return "\n".join(lines) + "\n"
+
+
+def _caveat_lines(caveats: tuple[Caveat, ...]) -> list[str]:
+    """Each caveat on its line, at most CAVEATS_SHOWN per rule in text (JSON has them all)."""
+    lines, shown = [], Counter()
+    for caveat in caveats:
+        shown[caveat.rule] += 1
+        if shown[caveat.rule] <= CAVEATS_SHOWN:
+            lines.append(f"  {severity(caveat)} {caveat.rule}: {one_line(caveat.message, 2000)}")
+    for rule, count in shown.items():
+        if count > CAVEATS_SHOWN:
+            lines.append(f"  ... and {count - CAVEATS_SHOWN} more {rule} (--output-format json lists them all)")
+    return lines
 
 
 def severity(caveat: Caveat) -> str:
