@@ -149,12 +149,29 @@ def test_a_hyphenated_input_and_a_pinned_profile_file(tmp_path):
     ({"files": ""}, "input 'files' is empty"),
     ({"files": "a.json", "strict": "yes"}, "input 'strict' is 'yes'; use true or false"),
     ({"files": "a.json", "tolerance": "lots"}, "input 'tolerance' is 'lots', not a number"),
+    ({"files": "a.json", "stale_scorer_bound": "nan"}, "input 'stale_scorer_bound' is nan; use a number"),
     ({"files": "a.json", "profile": "v3"}, "input 'profile' is 'v3'; built-in profiles"),
     ({"files": "a.json", "profile_file": "p.yaml"}, "'profile_file' needs 'profile_sha256'"),
 ])
 def test_bad_inputs_are_configuration_errors(tmp_path, inputs, message):
     proc, _, _ = run_action(make_workspace(tmp_path), inputs)
     assert proc.returncode == 2 and message in proc.stdout
+
+
+def test_the_stale_scorer_bound_input_accepts_a_published_math_value_as_a_warning(tmp_path):
+    ws = make_workspace(tmp_path)
+    results = ws / "submissions" / "pythia" / "results.json"
+    doc = json.loads(results.read_text())
+    doc["versions"] = {f"leaderboard_math_{k}_hard": 2.0 for k in (
+        "algebra", "counting_and_prob", "geometry", "intermediate_algebra", "num_theory", "prealgebra", "precalculus")}
+    results.write_text(json.dumps(doc))
+    published = SUBMISSION | {"results": "results.json",
+                              "reported": SUBMISSION["reported"] | {"math_lvl5": 0.91, "average": 5.07}}
+    (ws / "submissions" / "pythia" / "published.json").write_text(json.dumps(published))
+    files = {"files": "submissions/pythia/published.json"}
+    assert run_action(ws, files)[0].returncode == 1  # fail closed: LB606
+    proc, _, _ = run_action(ws, files | {"stale_scorer_bound": "1"})
+    assert proc.returncode == 0 and "LB607" in proc.stdout
 
 
 def test_more_than_ten_errors_are_capped_with_a_pointer_to_the_rest(tmp_path):

@@ -147,12 +147,12 @@ def test_bbh_and_musr_raw_are_unweighted_means_not_the_pooled_group():
     assert scores.benchmarks["bbh"].raw != pytest.approx(0.29699704912341607, abs=1e-6)  # the pooled group
 
 
-def test_a_missing_bbh_subtask_is_an_error_never_averaged_over(tmp_path, example_doc):
-    from validator.core.errors import DataError
-
+def test_a_missing_bbh_subtask_leaves_bbh_unscored_never_averaged_over(tmp_path, example_doc):
     del example_doc["results"]["leaderboard_bbh_snarks"]
-    with pytest.raises(DataError, match=r"bbh: 1 of 24 tasks missing \(leaderboard_bbh_snarks\)"):
-        score_results(V2, load_results(write_json(tmp_path / "r.json", example_doc)))
+    scores = score_results(V2, load_results(write_json(tmp_path / "r.json", example_doc)))
+    assert "bbh" not in scores.benchmarks and scores.average is None and not scores.complete
+    assert scores.missing["bbh"] == ("BBH", "1 of 24 tasks missing (leaderboard_bbh_snarks); "
+                                            "the leaderboard uses every task")
 
 
 def test_the_average_is_summed_in_profile_order_and_divided_by_six():

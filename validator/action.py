@@ -46,6 +46,7 @@ class ActionInputs:
     strict: bool
     report: str
     limits: Limits = DEFAULT_LIMITS
+    stale_scorer_bound: float | None = None  # the maintainer's opt-in (LB607); empty input: none
 
 
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
@@ -61,6 +62,7 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         strict=_boolean(_input(env, "strict").strip() or "false", "strict"),
         report=_input(env, "report", DEFAULT_REPORT).strip(),
         limits=_limits(env),
+        stale_scorer_bound=_points(_input(env, "stale_scorer_bound").strip(), "stale_scorer_bound"),
     )
 
 
@@ -114,13 +116,20 @@ def _boolean(value: str, name: str) -> bool:
 
 
 def _tolerance(value: str) -> float:
+    return _points(value, "tolerance")
+
+
+def _points(value: str, name: str) -> float | None:
+    """A number of normalized points between 0 and 100; an empty input is None."""
+    if not value:
+        return None
     try:
-        tolerance = float(value)
+        points = float(value)
     except ValueError:
-        raise InputError(f"input 'tolerance' is {value!r}, not a number") from None
-    if not 0.0 <= tolerance <= 100.0:
-        raise InputError(f"input 'tolerance' is {value}; use a number of normalized points between 0 and 100")
-    return tolerance
+        raise InputError(f"input '{name}' is {value!r}, not a number") from None
+    if not 0.0 <= points <= 100.0:
+        raise InputError(f"input '{name}' is {value}; use a number of normalized points between 0 and 100")
+    return points
 
 
 def maintainer_profile(inputs: ActionInputs, workspace: Path) -> Profile | None:
@@ -160,7 +169,8 @@ def run_action(env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
         out.write(f"::error title=lbnorm configuration::{_data(exc)}\n")
         return ExitCode.CONFIG
     result = run_check(inputs.files, CheckOptions(root=workspace, tolerance=inputs.tolerance, profile=profile,
-                                                  limits=inputs.limits, jobs=os.cpu_count() or 1))
+                                                  limits=inputs.limits, jobs=os.cpu_count() or 1,
+                                                  stale_scorer_bound=inputs.stale_scorer_bound))
     report_path = _write_report(workspace, inputs.report, result, inputs.strict, err)
     details = f"see the job summary{' and ' + report_path if report_path else ''}"
     for line in annotation_lines(result, details):

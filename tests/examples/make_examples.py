@@ -93,6 +93,10 @@ def rounded(scores):
 
 TRUE = honest()
 
+# The leaderboard's published pythia-1b MATH (a Math-Verify re-run); the 2025-01-27 details file gives 0.30.
+PUBLISHED_MATH = 0.91
+OLD_MATH_VERSIONS = {f"leaderboard_math_{k}_hard": 2.0 for k in MATH}
+
 # --- writing cases ----------------------------------------------------------------------
 
 
@@ -137,6 +141,21 @@ class Case:
         config = {"description": self.description, "args": self.args, "options": self.options,
                   "findings": self.findings}
         (self.dir / "case.yaml").write_text(yaml.safe_dump(config, sort_keys=False, width=100))
+
+
+def stale_math_case(kind, name, reported_math, description, options=None, mutate=None) -> tuple[Case, str]:
+    """The official file with MATH task version 2.0, reporting `reported_math` and an average to match it."""
+    reported = rounded(TRUE) | {"math_lvl5": reported_math}
+    reported["average"] = round((sum(TRUE[k] for k in TRUE if k not in ("math_lvl5", "average"))
+                                 + reported_math) / 6, 2)
+
+    def old_scorer(doc):
+        doc["versions"] = dict(OLD_MATH_VERSIONS)
+        if mutate:
+            mutate(doc)
+    c, text = results_case(kind, name, description, old_scorer, reported=reported, options=options)
+    c.expect("LB505", "results.json", '"leaderboard_math_algebra_hard": 2.0')
+    return c, text
 
 
 def results_case(kind, name, description, mutate, reported=None, options=None) -> tuple[Case, str]:
@@ -216,19 +235,12 @@ def positives() -> None:
                         local_model)
     c.close()
 
-    for kind, options in (("positive", []), ("negative", ["--strict"])):
-        name = "stale_math_published_value" if kind == "positive" else "LB606_stale_math_published_value_strict"
-        published_math = round(TRUE["math_lvl5"] + 0.05, 2)  # what a Math-Verify re-run published
-        reported = rounded(TRUE) | {"math_lvl5": published_math}
-        reported["average"] = round((sum(TRUE[k] for k in TRUE if k not in ("math_lvl5", "average"))
-                                     + published_math) / 6, 2)
-        c, _ = results_case(kind, name, "Published Math-Verify MATH value with results from task version 2.0: "
-                            "warnings explain the mismatch" + (" (fails with --strict)." if options else "."),
-                            lambda doc: doc.update(versions={f"leaderboard_math_{k}_hard": 2.0 for k in MATH}),
-                            reported=reported, options=options)
-        c.expect("LB505", "results.json", '"leaderboard_math_algebra_hard": 2.0')
-        c.expect("LB606", "submission.json", f'"math_lvl5": {published_math}')
-        c.close()
+    c, _ = stale_math_case("positive", "stale_math_published_value_within_bound", PUBLISHED_MATH,
+                           "The leaderboard's published Math-Verify MATH (0.91) against its old-scorer file "
+                           "(task version 2.0): a maintainer's --stale-scorer-bound 1 accepts it as a warning.",
+                           options=["--stale-scorer-bound", "1"])
+    c.expect("LB607", "submission.json", f'"math_lvl5": {PUBLISHED_MATH}')
+    c.close()
 
     def extra_task(doc):
         doc["results"]["arc_easy"] = {"alias": "arc_easy", "acc,none": 0.5, "acc_stderr,none": 0.01}
@@ -408,6 +420,21 @@ def negatives() -> None:
     c.expect("LB404", "results.json", '"acc_norm,none": 0.3,')
     c.close()
 
+    plain_gpqa = sum(acc(f"leaderboard_gpqa_{k}") for k in GPQA) / 3
+
+    def plain_mean_group(doc):
+        doc["results"]["leaderboard_gpqa"]["acc_norm,none"] = plain_gpqa  # weight_by_size: false
+        doc["groups"]["leaderboard_gpqa"] = doc["results"]["leaderboard_gpqa"]
+    reported = rounded(TRUE | {"gpqa": norm(plain_gpqa, 0.25)})
+    reported["average"] = round((sum(TRUE[k] for k in TRUE if k not in ("gpqa", "average"))
+                                 + norm(plain_gpqa, 0.25)) / 6, 2)
+    c, _ = results_case("negative", "LB404_gpqa_plain_mean_group",
+                        "A GPQA group written as the plain mean of its subsets (weight_by_size: false): the "
+                        "score is the group value, so only the pooled value is the leaderboard's.",
+                        plain_mean_group, reported=reported)
+    c.expect("LB404", "results.json", f'"acc_norm,none": {plain_gpqa!r},')
+    c.close()
+
     def edit_stderr(doc):
         doc["results"]["leaderboard_musr_murder_mysteries"]["acc_norm_stderr,none"] = 0.02
     c, _ = results_case("negative", "LB405_stderr_strict", "A stderr that does not fit its value fails with --strict.",
@@ -442,13 +469,15 @@ def negatives() -> None:
     c.expect("LB504", "submission.json", '"model"')
     c.close()
 
-    def old_math(doc):
-        doc["versions"] = {f"leaderboard_math_{k}_hard": 2.0 for k in MATH}
     c, _ = results_case("negative", "LB505_stale_math_scorer_strict",
-                        "MATH task version 2.0 predates the Math-Verify scorer (warning; fails with --strict).",
-                        old_math, options=["--strict"])
+                        "Results from MATH task version 2.0 reporting the recomputed scores: a warning, "
+                        "failing with --strict.", lambda doc: doc.update(versions=dict(OLD_MATH_VERSIONS)),
+                        options=["--strict"])
     c.expect("LB505", "results.json", '"leaderboard_math_algebra_hard": 2.0')
     c.close()
+
+    stale_math_negatives()
+    version_negatives()
 
     def bad_size(doc):
         for group in ("leaderboard_gpqa",):
@@ -501,6 +530,105 @@ WRONG_METHODS = {
                     honest(bbh_bounds={k: 0.333 for k, c in BBH_CHOICES.items() if c == 3},
                            musr_bounds={"team_allocation": 0.333})),
 }
+
+
+def stale_math_negatives() -> None:
+    c, _ = stale_math_case("negative", "LB606_stale_math_published_value", PUBLISHED_MATH,
+                           "The published MATH against an old-scorer file: unverifiable, so an error by default.")
+    c.expect("LB606", "submission.json", f'"math_lvl5": {PUBLISHED_MATH}')
+    c.expect("LB602", "submission.json", '"average"')
+    c.close()
+
+    for name, options in (("LB606_inflated_math_version_2", []),
+                          ("LB606_inflated_math_version_2_with_bound", ["--stale-scorer-bound", "1"])):
+        c, _ = stale_math_case("negative", name, 40.0,
+                               "The attack: versions claims MATH task version 2 and MATH is reported as 40.00 "
+                               "(recomputed 0.30) with an average to match" + (
+                                   "; a maintainer's bound of 1 point does not cover it." if options else "."),
+                               options=options)
+        c.expect("LB606", "submission.json", '"math_lvl5": 40.0')
+        c.expect("LB602", "submission.json", '"average"')
+        c.close()
+
+    c, _ = stale_math_case("negative", "LB607_stale_math_within_bound_strict", PUBLISHED_MATH,
+                           "A stale-scorer difference accepted by the maintainer's bound still fails with --strict.",
+                           options=["--stale-scorer-bound", "1", "--strict"])
+    c.expect("LB607", "submission.json", f'"math_lvl5": {PUBLISHED_MATH}')
+    c.close()
+
+    def conflicting(doc):
+        doc["configs"] = {name: {"task": name, "metadata": {"version": 3.0}} for name in OLD_MATH_VERSIONS}
+    c, _ = stale_math_case("negative", "LB508_version_conflict", PUBLISHED_MATH,
+                           "versions says MATH 2.0 while configs.<task>.metadata.version says 3.0: edited.",
+                           options=["--stale-scorer-bound", "1"], mutate=conflicting)
+    c.expect("LB607", "submission.json", f'"math_lvl5": {PUBLISHED_MATH}')
+    for index in range(len(MATH)):
+        c.expect("LB508", "results.json", f'"{list(OLD_MATH_VERSIONS)[index]}": 2.0')
+    c.close()
+
+
+def version_negatives() -> None:
+    def original_edited(doc):
+        doc["n-samples"]["leaderboard_gpqa_diamond"] = {"original": 100, "effective": 100}
+    c, text = results_case("negative", "LB506_sample_count", "n-samples gives GPQA diamond 100 documents, not 198; "
+                           "the value checks that use the count fail too.", original_edited)
+    c.expect("LB506", "results.json", '"original": 100')
+    c.expect("LB404", "results.json", '"acc_norm,none": 0.25671140939597314')
+    c.expect("LB403", "results.json", '"acc_norm,none": 0.2727272727272727')
+    c.expect("LB405", "results.json", '"acc_norm_stderr,none": 0.03173071239071728')
+    c.close()
+
+    v1_reported = {"arc": 63.65, "hellaswag": 83.84, "mmlu": 59.36, "truthfulqa": 56.8, "winogrande": 77.66,
+                   "gsm8k": 18.65, "drop": 20.89, "average": 59.99}
+    for name, description, edit, needle in (
+            ("LB507_old_mmlu_version_0", "v1 MMLU (hendrycksTest) task version 0: the v1 leaderboard refused it.",
+             lambda versions: versions.update({k: 0 for k in versions if "hendrycksTest" in k}),
+             '"harness|hendrycksTest-abstract_algebra|5": 0'),
+            ("LB507_mmlu_version_missing", "v1 results without MMLU task versions cannot pass the gate.",
+             lambda versions: [versions.pop(k) for k in list(versions) if "hendrycksTest" in k],
+             '"harness|hendrycksTest-abstract_algebra|5": {')):
+        doc = copy.deepcopy(V1)
+        edit(doc["versions"])
+        c = Case("negative", name, description, options=["--profile", "open-llm-leaderboard-v1"])
+        c.write("results.json", doc)
+        c.write("submission.json", {"schema_version": 1, "model": "ehartford/WizardLM-33B-V1.0-Uncensored",
+                                    "profile": "open-llm-leaderboard-v1", "results": "results.json",
+                                    "reported": v1_reported})
+        c.expect("LB507", "results.json", needle)
+        c.close()
+
+    c = Case("negative", "LB509_lm_eval_04_v1_tasks", "An lm-eval 0.4 run of v1-style tasks checked against v1.",
+             options=["--profile", "open-llm-leaderboard-v1"], args=["results.json"])
+    text = c.write("results.json", lm_eval_04_v1_run())
+    for needle in ('"mmlu": {', '"truthfulqa_mc2": {', '"gsm8k": {'):
+        c.expect("LB509", "results.json", needle)
+    c.expect("LB303", "results.json", '"results": {')  # MMLU's 57 hendrycksTest tasks
+    c.expect("LB303", "results.json", '"results": {')  # truthfulqa:mc
+    c.expect("LB305", "results.json", '"gsm8k": {')
+    for needle in ('"mmlu": {', '"mmlu_abstract_algebra": {', '"mmlu_anatomy": {'):
+        c.expect("LB301", "results.json", needle)
+    c.expect("LB302", "results.json", '"truthfulqa_mc2": {')  # close to truthfulqa_mc, the 0.3 name
+    c.close()
+
+
+def lm_eval_04_v1_run() -> dict:
+    """A small lm-eval 0.4 results file of the v1 tasks under their 0.4 names, values from the v1 example."""
+    r = V1["results"]
+    results = {
+        "arc_challenge": {"alias": "arc_challenge", "acc_norm,none": r["harness|arc:challenge|25"]["acc_norm"]},
+        "hellaswag": {"alias": "hellaswag", "acc_norm,none": r["harness|hellaswag|10"]["acc_norm"]},
+        "mmlu": {"alias": "mmlu", "acc,none": 0.59},
+        "mmlu_abstract_algebra": {"alias": " - abstract_algebra",
+                                  "acc,none": r["harness|hendrycksTest-abstract_algebra|5"]["acc"]},
+        "mmlu_anatomy": {"alias": " - anatomy", "acc,none": r["harness|hendrycksTest-anatomy|5"]["acc"]},
+        "truthfulqa_mc2": {"alias": "truthfulqa_mc2", "acc,none": r["harness|truthfulqa:mc|0"]["mc2"]},
+        "winogrande": {"alias": "winogrande", "acc,none": r["harness|winogrande|5"]["acc"]},
+        "gsm8k": {"alias": "gsm8k", "exact_match,strict-match": r["harness|gsm8k|5"]["acc"],
+                  "exact_match,flexible-extract": r["harness|gsm8k|5"]["acc"]},
+    }
+    return {"results": results, "n-shot": {"arc_challenge": 25, "hellaswag": 10, "winogrande": 5, "gsm8k": 5},
+            "config": {"model": "hf", "model_args": "pretrained=ehartford/WizardLM-33B-V1.0-Uncensored",
+                       "limit": None}}
 
 
 def wrong_methods() -> None:

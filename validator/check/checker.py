@@ -47,6 +47,7 @@ class CheckOptions:
     profile: Profile | None = None  # the maintainer's; None: the submission's built-in or the default
     limits: Limits = DEFAULT_LIMITS
     jobs: int = 1  # worker processes for large runs (a re-audit); 1 checks in this process
+    stale_scorer_bound: float | None = None  # the maintainer's opt-in (LB607); None: stale differences fail
 
 
 @dataclass
@@ -197,7 +198,8 @@ def _check_submission(root: Path, target: Target, document: Document, options: C
                       result: CheckResult) -> set[Path]:
     """Check a submission and its results; return the results file it used, if any."""
     profile = options.profile or _submission_profile(document)
-    ctx = CheckContext(profile=profile, tolerance=options.tolerance, submission=document)
+    ctx = CheckContext(profile=profile, tolerance=options.tolerance, submission=document,
+                       stale_scorer_bound=options.stale_scorer_bound)
     report = FileReport(path=target.display, kind="submission", profile=profile.name)
     used: set[Path] = set()
     results_value = document.data.get("results") if isinstance(document.data, dict) else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.conditions import Caveat, StaleScorer, run_conditions, stale_scorers
 from ..core.normalization import BenchmarkScore
 from ..core.profile import Benchmark, Profile, Task
 from ..core.results import HarnessResults, TaskEntry
@@ -26,6 +27,7 @@ class CheckContext:
     unscored: dict[str, str] = field(default_factory=dict)  # benchmark id -> why not
     average: float | None = None
     memo: dict[str, Any] = field(default_factory=dict)  # work rules share, computed once per file
+    stale_scorer_bound: float | None = None  # the maintainer's --stale-scorer-bound, if given
 
     # --- the submission ---------------------------------------------------------------
     def submission_data(self) -> dict:
@@ -45,6 +47,18 @@ class CheckContext:
 
     def at_results(self, *path: str | int) -> tuple[Document, JsonPath]:
         return self.results_doc, self.results_root + tuple(path)
+
+    def conditions(self) -> list[Caveat]:
+        """The run-condition caveats (core.conditions), shared with `normalize`; [] without results."""
+        if "conditions" not in self.memo:
+            self.memo["conditions"] = run_conditions(self.profile, self.results) if self.results else []
+        return self.memo["conditions"]
+
+    def stale(self) -> dict[str, StaleScorer]:
+        """Benchmarks whose results say they were scored by an older scorer than the published values."""
+        if "stale" not in self.memo:
+            self.memo["stale"] = stale_scorers(self.profile, self.results) if self.results else {}
+        return self.memo["stale"]
 
     def profile_tasks(self) -> list[tuple[Benchmark, Task, TaskEntry | None]]:
         """Every task of the profile with its results entry (None when missing); [] without results."""

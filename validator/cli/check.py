@@ -34,6 +34,10 @@ from .options import (
               help="Largest accepted |reported - recomputed|, in normalized points. Published values carry "
                    "two decimals, and the average of six rounded scores can differ from the rounded "
                    "average by one unit in the last place, hence 0.01.")
+@click.option("--stale-scorer-bound", type=click.FloatRange(min=0.0, max=100.0), default=None,
+              help="Accept a reported score that differs from the recomputed one by at most this many normalized "
+                   "points when the results say an older scorer made them (MATH before Math-Verify) as a warning "
+                   "(LB607) instead of an error (LB606). Off by default: such a number cannot be verified.")
 @click.option("--strict", is_flag=True, help="Warnings fail the check too.")
 @click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
               help="Workspace: every file read, including a submission's results file, must be inside it.")
@@ -46,7 +50,8 @@ from .options import (
 @limit_options
 @log_limit_option
 def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path | None, tolerance: float,
-          strict: bool, root: Path, output_format: str, verbose: int, quiet: int, jobs: int, **limits: int) -> None:
+          stale_scorer_bound: float | None, strict: bool, root: Path, output_format: str, verbose: int, quiet: int,
+          jobs: int, **limits: int) -> None:
     """Check submissions: recompute their scores from the raw results and compare.
 
     PATHS are files, directories or globs (quote globs), relative to --root.
@@ -58,7 +63,8 @@ def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
     if not root.is_dir():
         raise click.UsageError(f"--root {root} is not a directory")
     options = CheckOptions(root=root, tolerance=tolerance, profile=profile_for_options(profile_name, profile_file),
-                           limits=limits_from(**limits), jobs=jobs or os.cpu_count() or 1)
+                           limits=limits_from(**limits), jobs=jobs or os.cpu_count() or 1,
+                           stale_scorer_bound=stale_scorer_bound)
     result = run_check(list(paths), options, _progress_line if sys.stderr.isatty() and quiet == 0 else None)
     report = ReportOptions(strict=strict, verbosity=verbose - quiet, color=use_color(sys.stdout))
     CHECK_REPORTERS[output_format](result, sys.stdout, report)

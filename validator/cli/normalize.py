@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from pathlib import Path
 
 import click
 
+from ..check.rules import all_rules
 from ..core.errors import DataError, ExitCode, LbnormError
 from ..core.normalization import score_results
 from ..core.profile import Profile
@@ -27,9 +29,13 @@ from .options import DEFAULT_PROFILE, limit_options, limits_from, profile_for_op
               help="text: two decimals for people; json: full precision for scripts.")
 @click.option("--explain", is_flag=True,
               help="Show every subtask's raw value, choice count, lower bound and normalized value.")
+@click.option("--require-complete", is_flag=True,
+              help="Exit 1 unless every benchmark of the profile is scored and the run met the leaderboard's "
+                   "conditions (no sample limit, full n-samples, the profile's few-shot counts and task versions). "
+                   "Without it, a partial run gives the scores it has, marked incomplete, with no average.")
 @limit_options
 def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file: Path | None,
-              output_format: str, explain: bool, **limits: int) -> None:
+              output_format: str, explain: bool, require_complete: bool, **limits: int) -> None:
     """Compute the leaderboard's normalized scores for each RESULTS file.
 
     Reads lm-eval 0.4.x, lm-eval 0.3 and lighteval / Open LLM Leaderboard v1
@@ -38,19 +44,40 @@ def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file:
     before the output.
     """
     profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(DEFAULT_PROFILE)
-    failed: list[Outcome] = []
+    failed: list[str] = []
+    warned: list[str] = []
 
     def scored():  # one file at a time: memory stays flat over thousands of files
         for path in results:
             outcome = _normalize_one(path, profile, limits_from(**limits))
             if outcome.error:
-                failed.append(outcome)
+                failed.append(outcome.error)
+            elif why := _incomplete(outcome):
+                if require_complete:
+                    failed.append(f"{outcome.path}: {why} (--require-complete)")
+                else:
+                    warned.append(f"{outcome.path}: {why}; these are not the leaderboard's numbers")
             yield outcome
 
     REPORTERS[output_format](scored(), sys.stdout, explain)
-    for outcome in failed:
-        click.echo(f"lbnorm: error: {one_line(outcome.error, 2000)}", err=True)
+    for message in warned:
+        click.echo(f"lbnorm: warning: {one_line(message, 2000)}", err=True)
+    for message in failed:
+        click.echo(f"lbnorm: error: {one_line(message, 2000)}", err=True)
     sys.exit(ExitCode.DATA if failed else ExitCode.OK)
+
+
+def _incomplete(outcome: Outcome) -> str:
+    """Why a scored file is not a complete leaderboard run ('' when it is)."""
+    scores = outcome.scores
+    reasons = [f"{', '.join(scores.missing)} missing"] if scores.missing else []
+    # A warning (an older scorer) also means the numbers are not the leaderboard's.
+    counts = Counter(c.rule for c in scores.caveats)
+    if counts:
+        names = {r.id: r.name for r in all_rules()}
+        reasons.append("run conditions " + ", ".join(
+            f"{rule} {names[rule]}" + (f" (x{count})" if count > 1 else "") for rule, count in counts.items()))
+    return "; ".join(reasons)
 
 
 def _normalize_one(path: Path, profile: Profile, limits: Limits) -> Outcome:

@@ -10,8 +10,9 @@ the average is summed in the profile's order and divided by the count.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
+from .conditions import Caveat, run_conditions
 from .errors import DataError
 from .profile import MEAN_OF_METRICS, POOLED, Benchmark, Profile, Task
 from .results import HarnessResults, TaskEntry
@@ -68,13 +69,19 @@ class FileScores:
     profile: str
     format: str
     model: str | None
-    benchmarks: dict[str, BenchmarkScore]  # profile order, retired ones included
-    average: float
+    benchmarks: dict[str, BenchmarkScore]  # profile order, retired ones included; only those scored
+    average: float | None                  # None unless every benchmark of the average is scored
     average_order: tuple[str, ...]
+    missing: dict[str, tuple[str, str]] = field(default_factory=dict)  # benchmark id -> (name, why not scored)
+    caveats: tuple[Caveat, ...] = ()       # run conditions (core.conditions), the same as check reports
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
 
     @property
     def scores(self) -> dict[str, float]:
-        return {bid: self.benchmarks[bid].score for bid in self.average_order}
+        return {bid: self.benchmarks[bid].score for bid in self.average_order if bid in self.benchmarks}
 
 
 def lower_bound_of(num_choices: int | None, normalize: bool) -> float:
@@ -85,33 +92,56 @@ def lower_bound_of(num_choices: int | None, normalize: bool) -> float:
 
 
 def score_results(profile: Profile, results: HarnessResults) -> FileScores:
-    """Normalize every benchmark of the profile; fail with every reason at once."""
+    """Normalize every benchmark of the profile that the file has.
+
+    A benchmark with tasks missing (a partial run, or another harness's task
+    names) is listed in `missing` and the average is None; any other problem
+    fails the file with every reason at once.
+    """
+    caveats = tuple(run_conditions(profile, results))
+    other_harness = {c.benchmark for c in caveats if c.rule == "LB509"}
     if not any(results.find(task.names) for bench in profile.benchmarks for task in bench.tasks):
+        foreign = "".join(f"; {c.message}" for c in caveats if c.rule == "LB509")
         raise DataError(f"no task of profile {profile.name} is in the file "
-                        f"(it has: {_first(sorted(results.entries)) or 'no entries'})")
+                        f"(it has: {_first(sorted(results.entries)) or 'no entries'}){foreign}")
     scores: dict[str, BenchmarkScore] = {}
+    missing: dict[str, tuple[str, str]] = {}
     problems: list[str] = []
     for bench in profile.benchmarks:
-        if bench.retired and not any(results.find(t.names) for t in bench.tasks):
+        absent = [task.name for task in bench.tasks if results.find(task.names) is None]
+        if bench.retired and len(absent) == len(bench.tasks):
             continue  # a retired benchmark is optional
+        if absent or bench.id in other_harness:
+            missing[bench.id] = (bench.name, _why_missing(bench, absent))
+            continue
         try:
             scores[bench.id] = score_benchmark(bench, results, profile.normalize)
         except DataError as exc:
             problems.append(str(exc))
     if problems:
-        advice = ". The leaderboard uses every task, so rerun the missing ones" if any(
-            MISSING in p for p in problems) else ""
-        raise DataError("; ".join(problems) + advice)
-    # sum() adds left to right from 0, in the profile's order, as the leaderboard does.
-    total = sum(scores[bench_id].score for bench_id in profile.average_order)
+        raise DataError("; ".join(problems))
+    average = None
+    if all(bench_id in scores for bench_id in profile.average_order):
+        # sum() adds left to right from 0, in the profile's order, as the leaderboard does.
+        average = sum(scores[bench_id].score for bench_id in profile.average_order) / len(profile.average_order)
     return FileScores(
         profile=profile.name,
         format=results.format,
         model=results.model,
         benchmarks=scores,
-        average=total / len(profile.average_order),
+        average=average,
         average_order=profile.average_order,
+        missing=missing,
+        caveats=caveats,
     )
+
+
+def _why_missing(bench: Benchmark, absent: list[str]) -> str:
+    if not absent:
+        return "present only as another harness's tasks (see LB509)"
+    if len(absent) == len(bench.tasks):
+        return "not in the file"
+    return f"{len(absent)} of {len(bench.tasks)} tasks {MISSING} ({_first(absent)}); the leaderboard uses every task"
 
 
 def score_benchmark(bench: Benchmark, results: HarnessResults, normalize: bool) -> BenchmarkScore:

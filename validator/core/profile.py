@@ -17,6 +17,47 @@ MEAN_OF_SUBTASKS = "mean_of_subtasks"
 POOLED = "pooled"
 MEAN_OF_METRICS = "mean_of_metrics"
 MULTIPLE_CHOICE = "multiple_choice"
+# What a task version outside a benchmark's gate means.
+REFUSE = "refuse"              # the leaderboard did not accept such results (v1: MMLU version 0)
+STALE_SCORER = "stale_scorer"  # scored by an older scorer than the published values (v2: MATH before Math-Verify)
+
+
+@dataclass(frozen=True)
+class VersionGate:
+    """The task versions whose results the leaderboard's published values come from.
+
+    `stale_scorer_bound` (normalized points) is the maintainer's opt-in to accept
+    a stale-scorer difference as a warning; built-in profiles never set it.
+    """
+
+    reason: str
+    min_version: float | None = None
+    max_version: float | None = None
+    outside: str = REFUSE
+    stale_scorer_bound: float | None = None
+
+    def admits(self, version: float) -> bool:
+        return ((self.min_version is None or version >= self.min_version)
+                and (self.max_version is None or version <= self.max_version))
+
+    def describe(self) -> str:
+        if self.min_version is not None and self.max_version is not None:
+            return f"{self.min_version:g} to {self.max_version:g}"
+        if self.min_version is not None:
+            return f"{self.min_version:g} or newer"
+        return f"{self.max_version:g} or older"
+
+
+@dataclass(frozen=True)
+class OtherHarnessTasks:
+    """Task names another harness uses for one of the profile's benchmarks, and what differs."""
+
+    benchmark: str
+    patterns: tuple[str, ...]  # exact names, or prefixes ending in '*'
+    note: str
+
+    def matches(self, name: str) -> bool:
+        return any(name.startswith(p[:-1]) if p.endswith("*") else name == p for p in self.patterns)
 
 
 @dataclass(frozen=True)
@@ -50,7 +91,7 @@ class Benchmark:
     notes: tuple[str, ...] = ()
     sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
     binary: bool = False
-    current_task_version: dict[str, Any] | None = None
+    version_gate: VersionGate | None = None
 
     def choices_of(self, task: Task) -> int | None:
         """The choice count that sets this task's baseline (task overrides benchmark)."""
@@ -70,6 +111,7 @@ class Profile:
     average_note: str | None = None
     sources: dict[str, dict[str, str]] = field(default_factory=dict)
     other_entries: dict[str, str] = field(default_factory=dict)  # known, unscored entry -> why
+    other_harness: tuple[OtherHarnessTasks, ...] = ()
 
     def benchmark(self, benchmark_id: str) -> Benchmark:
         for bench in self.benchmarks:
@@ -120,6 +162,8 @@ def _assemble(data: dict[str, Any]) -> Profile:
         average_note=data["average"].get("note"),
         sources=data.get("sources", {}),
         other_entries={e["task"]: e["note"] for e in data.get("other_entries", ())},
+        other_harness=tuple(OtherHarnessTasks(o["benchmark"], tuple(o["tasks"]), o["note"])
+                            for o in data.get("other_harness_tasks", ())),
     )
 
 
@@ -151,8 +195,20 @@ def _build_benchmark(data: dict[str, Any]) -> Benchmark:
         notes=tuple(data.get("notes", ())),
         sources={k: tuple(v) for k, v in data.get("sources", {}).items()},
         binary=data.get("binary", False),
-        current_task_version=data.get("current_task_version"),
+        version_gate=_version_gate(data),
     )
+
+
+def _version_gate(data: dict[str, Any]) -> VersionGate | None:
+    gate = data.get("version_gate")
+    if gate is not None:
+        return VersionGate(reason=gate["reason"], min_version=gate.get("min_version"),
+                           max_version=gate.get("max_version"), outside=gate.get("outside", REFUSE),
+                           stale_scorer_bound=gate.get("stale_scorer_bound"))
+    legacy = data.get("current_task_version")  # profile_format 1 files written before version_gate
+    if legacy is not None:
+        return VersionGate(reason=legacy["note"], min_version=legacy["version"], outside=STALE_SCORER)
+    return None
 
 
 def _cross_reference_problems(profile: Profile) -> list[str]:
@@ -175,6 +231,9 @@ def _cross_reference_problems(profile: Profile) -> list[str]:
             problems.append(f"average.order names '{bench_id}', which is not a benchmark id ({', '.join(ids)})")
         elif profile.benchmark(bench_id).retired:
             problems.append(f"average.order names '{bench_id}', which is marked retired")
+    for other in profile.other_harness:
+        if other.benchmark not in ids:
+            problems.append(f"other_harness_tasks names '{other.benchmark}', which is not a benchmark id")
     known_sources = set(profile.sources)
     for bench in profile.benchmarks:
         for fact, keys in bench.sources.items():
@@ -195,6 +254,12 @@ def _benchmark_problems(profile: Profile, bench: Benchmark) -> list[str]:
         if len(counts) != 1:
             problems.append(f"{where}: a pooled benchmark is normalized once, so all its tasks need the same "
                             f"num_choices (got {sorted(counts, key=str)})")
+    gate = bench.version_gate
+    if gate and gate.stale_scorer_bound is not None and gate.outside != STALE_SCORER:
+        problems.append(f"{where}: stale_scorer_bound only applies to a version_gate with outside: stale_scorer")
+    if gate and None not in (gate.min_version, gate.max_version) and gate.min_version > gate.max_version:
+        problems.append(f"{where}: version_gate min_version {gate.min_version:g} is above max_version "
+                        f"{gate.max_version:g}, so no version passes")
     if profile.normalize and bench.output_type == MULTIPLE_CHOICE:
         for task in bench.tasks:
             if bench.choices_of(task) is None:

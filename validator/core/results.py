@@ -48,6 +48,7 @@ class HarnessResults:
     entries: dict[str, TaskEntry]
     n_samples: dict[str, SampleCount] = field(default_factory=dict)
     versions: dict[str, Any] = field(default_factory=dict)
+    config_versions: dict[str, Any] = field(default_factory=dict)  # lm-eval 0.4: configs.<task>.metadata.version
     limit: Any = None
     limit_path: tuple = ()
 

@@ -81,6 +81,7 @@ def _read_lm_eval_04(doc: dict, results: dict) -> HarnessResults:
         entries=entries,
         n_samples=_n_samples(doc.get("n-samples")),
         versions=_dict_or_empty(doc.get("versions")),
+        config_versions=_config_versions(doc.get("configs")),
         limit=_dict_or_empty(doc.get("config")).get("limit"),
         limit_path=("config", "limit"),
     )
@@ -94,6 +95,16 @@ def _lm_eval_shots(doc: dict, n_shot: dict, key: str) -> tuple[Any, tuple]:
     if "num_fewshot" in config:
         return config["num_fewshot"], ("configs", key, "num_fewshot")
     return None, ()
+
+
+def _config_versions(configs: Any) -> dict[str, Any]:
+    """configs.<task>.metadata.version: the version lm-eval's task YAML declared, beside `versions`."""
+    found = {}
+    for task, config in _dict_or_empty(configs).items():
+        metadata = _dict_or_empty(_dict_or_empty(config).get("metadata"))
+        if "version" in metadata:
+            found[task] = metadata["version"]
+    return found
 
 
 def _n_samples(block: Any) -> dict[str, SampleCount]:

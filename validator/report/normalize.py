@@ -2,24 +2,37 @@
 
 JSON contract (stable; keys are only ever added):
     {"lbnorm_version": str,
-     "files": [{"path", "profile", "format", "model", "scores": {id: float}, "average": float,
+     "files": [{"path", "profile", "format", "model", "scores": {id: float}, "average": float | null,
+                "complete": bool, "missing": {id: why}, "caveats": [{"rule", "severity", "path", "message"}],
                 "raw": {id: float}, "raw_sources": {id: str}, "retired": {id: float},
                 "subtasks": {id: [{"task", "key", "metric", "raw", "num_choices",
                                    "lower_bound", "normalized", "n", "n_source"}]}}],
+
+"average" is null unless every benchmark of the profile's average is scored
+("complete"); "caveats" are the run conditions `check` reports as LB5xx
+findings, from the same code (core.conditions).
      "errors": [{"path": str, "message": str}]}
 """
 
 from __future__ import annotations
 
+import functools
 import json
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterable, TextIO
 
 from ..core.version import __version__
 from ..core.normalization import FROM_GROUP, BenchmarkScore, FileScores, SubtaskScore
+from ..check.rules import all_rules
+from ..core.conditions import Caveat
 from ..core.profile import MEAN_OF_METRICS, POOLED
+from ..findings import ERROR, format_json_path
 from ..io.safe_text import neutralize_json, one_line
+
+
+CAVEATS_SHOWN = 3  # per rule, in text
 
 
 @dataclass(frozen=True)
@@ -63,6 +76,10 @@ def _file_json(path: str, fs: FileScores) -> dict:
         "model": fs.model,
         "scores": fs.scores,
         "average": fs.average,
+        "complete": fs.complete,
+        "missing": {bench_id: why for bench_id, (_name, why) in fs.missing.items()},
+        "caveats": [{"rule": c.rule, "severity": severity(c), "path": format_json_path(c.path), "message": c.message}
+                    for c in fs.caveats],
         "raw": {b.id: b.raw for b in in_average},
         "raw_sources": {b.id: b.raw_source for b in in_average if b.raw_source},
         "retired": {b.id: b.score for b in fs.benchmarks.values() if b.retired},
@@ -98,16 +115,51 @@ def _file_text(path: str, fs: FileScores, explain: bool) -> str:
     for bench in fs.benchmarks.values():
         retired = "  (retired: not in the average)" if bench.retired else ""
         lines.append(f"  {bench.name:<14}{bench.raw:>8.4f}{bench.score:>9.2f}{retired}")
-    lines.append(f"  {'Average':<14}{'':>8}{fs.average:>9.2f}")
+    for name, why in fs.missing.values():
+        lines.append(f"  {name:<14}{'-':>8}{'-':>9}  (missing: {one_line(why, 300)})")
+    if fs.average is None:
+        lines.append(f"  {'Average':<14}{'':>8}{'-':>9}  (incomplete: {len(fs.missing)} benchmark(s) missing, "
+                     "so no average)")
+    else:
+        lines.append(f"  {'Average':<14}{'':>8}{fs.average:>9.2f}")
+    lines.extend(_caveat_lines(fs.caveats))
     for bench in fs.benchmarks.values():
         if bench.raw_source and bench.raw_source != FROM_GROUP:
             lines.append(f"  note: {bench.name}: no group value in the file; raw {bench.raw_source}")
     if explain:
         for bench in fs.benchmarks.values():
             lines.extend(_explain(bench))
-        order = " + ".join(fs.benchmarks[b].name for b in fs.average_order)
-        lines.append(f"  Average = ({order}) / {len(fs.average_order)} = {fs.average:.2f}")
+        if fs.average is not None:
+            order = " + ".join(fs.benchmarks[b].name for b in fs.average_order)
+            lines.append(f"  Average = ({order}) / {len(fs.average_order)} = {fs.average:.2f}")
     return "\n".join(lines) + "\n"
+
+
+def _caveat_lines(caveats: tuple[Caveat, ...]) -> list[str]:
+    """Each caveat on its line, at most CAVEATS_SHOWN per rule in text (JSON has them all)."""
+    lines, shown = [], Counter()
+    for caveat in caveats:
+        shown[caveat.rule] += 1
+        if shown[caveat.rule] <= CAVEATS_SHOWN:
+            lines.append(f"  {severity(caveat)} {caveat.rule}: {one_line(caveat.message, 2000)}")
+    for rule, count in shown.items():
+        if count > CAVEATS_SHOWN:
+            lines.append(f"  ... and {count - CAVEATS_SHOWN} more {rule} (--output-format json lists them all)")
+    return lines
+
+
+def severity(caveat: Caveat) -> str:
+    """A caveat is as severe as the check rule that reports it."""
+    return _severities()[caveat.rule]
+
+
+@functools.cache
+def _severities() -> dict[str, str]:
+    return {r.id: r.severity for r in all_rules()}
+
+
+def is_blocking(caveat: Caveat) -> bool:
+    return severity(caveat) == ERROR
 
 
 def _explain(bench: BenchmarkScore) -> list[str]:

@@ -1,13 +1,24 @@
-"""LB5xx: was the run the one the leaderboard asks for?"""
+"""LB5xx: was the run the one the leaderboard asks for?
+
+The conditions themselves are worked out once, in core.conditions, so that
+`normalize` states exactly the caveats `check` reports; each rule here
+turns its own caveats into findings.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Iterator
 
 from ...findings import ERROR, WARNING
 from ...findings.registry import rule
 from ..context import CheckContext
 from . import Hit
+
+
+def _caveats(ctx: CheckContext, rule_id: str) -> Iterator[Hit]:
+    for caveat in ctx.conditions():
+        if caveat.rule == rule_id:
+            yield Hit(*ctx.at_results(*caveat.path), caveat.message)
 
 
 @rule("LB501", "partial-run-limit", ERROR)
@@ -17,30 +28,19 @@ def partial_run_limit(ctx: CheckContext) -> Iterator[Hit]:
     A limited run scores a subset; lm-eval itself prints "REAL METRICS SHOULD
     NOT BE COMPUTED USING LIMIT". Rerun without the limit.
     """
-    if ctx.results is not None and ctx.results.limit is not None:
-        yield Hit(*ctx.at_results(*ctx.results.limit_path),
-                  f"the run used a sample limit ({ctx.results.limit!r}); leaderboard numbers need full runs")
+    yield from _caveats(ctx, "LB501")
 
 
 @rule("LB502", "partial-run-samples", ERROR)
 def partial_run_samples(ctx: CheckContext) -> Iterator[Hit]:
     """A task scored fewer documents than its split has (`n-samples.effective` < `original`)."""
-    for _bench, _task, entry in ctx.profile_tasks():
-        counts = ctx.results.n_samples.get(entry.key) if entry else None
-        if counts and _int(counts.effective) and _int(counts.original) and counts.effective < counts.original:
-            yield Hit(*ctx.at_results("n-samples", entry.key, "effective"),
-                      f"{entry.key} scored {counts.effective} of {counts.original} documents; rerun it in full")
+    yield from _caveats(ctx, "LB502")
 
 
 @rule("LB503", "fewshot-mismatch", ERROR)
 def fewshot_mismatch(ctx: CheckContext) -> Iterator[Hit]:
     """A task ran with a few-shot count other than the profile's (BBH 3, MATH 4, MMLU-PRO 5, others 0)."""
-    for bench, _task, entry in ctx.profile_tasks():
-        if entry is None or bench.num_fewshot is None or entry.num_fewshot is None:
-            continue
-        if entry.num_fewshot != bench.num_fewshot:
-            yield Hit(*ctx.at_results(*entry.num_fewshot_path),
-                      f"{entry.key} ran {entry.num_fewshot!r}-shot; {bench.name} is {bench.num_fewshot}-shot")
+    yield from _caveats(ctx, "LB503")
 
 
 @rule("LB504", "model-mismatch", ERROR)
@@ -60,46 +60,63 @@ def model_mismatch(ctx: CheckContext) -> Iterator[Hit]:
 
 @rule("LB505", "stale-scorer", WARNING)
 def stale_scorer(ctx: CheckContext) -> Iterator[Hit]:
-    """A task version is older than the scorer behind the published values (MATH before Math-Verify).
+    """A task version is outside the versions behind the published values (MATH before Math-Verify).
 
-    The recomputed score is still exact for this file, but it can differ from
-    the leaderboard's published number by a few hundredths: a data/version
-    mismatch, not a formula error. The profile's note explains the history.
+    The profile's version gate (outside: stale_scorer) says which versions
+    the published values come from. The recomputed score is exact for this
+    file, and a submission that reports it passes with this warning; a
+    published value differing from it cannot be verified from this file
+    (LB606). On four official small-model runs the published Math-Verify
+    MATH was 2-4 times the old-scorer value (+0.68 to +0.76 points).
     """
-    for bench in ctx.profile.benchmarks:
-        stale = stale_task(ctx, bench)
-        if stale:
-            name, version = stale
-            current = bench.current_task_version
-            yield Hit(*ctx.at_results("versions", name),
-                      f"{name} is task version {version:g}, older than the {current['version']:g} behind "
-                      f"the published {bench.name} values. {current['note']}")
+    yield from _caveats(ctx, "LB505")
 
 
-def stale_task(ctx: CheckContext, bench) -> tuple[str, float] | None:
-    """(task, version) when the file scored this benchmark with an older scorer than the published one."""
-    current = bench.current_task_version
-    if not current or ctx.results is None:
-        return None
-    for task in bench.tasks:
-        name = next((n for n in task.names if n in ctx.results.versions), None)
-        version = _version(ctx.results.versions.get(name)) if name else None
-        if version is not None and version < current["version"]:
-            return name, version
-    return None
+@rule("LB506", "sample-count-mismatch", ERROR)
+def sample_count_mismatch(ctx: CheckContext) -> Iterator[Hit]:
+    """`n-samples` gives a split size other than the leaderboard's, or more documents scored than the split has.
+
+    The sizes are the profile's (spec section 2.1). n-samples weights the
+    pooled benchmarks (GPQA, MATH) when the file has no group value, so a
+    count is checked before it is used.
+    """
+    yield from _caveats(ctx, "LB506")
+
+
+@rule("LB507", "version-gate", ERROR)
+def version_gate(ctx: CheckContext) -> Iterator[Hit]:
+    """A task version is one the leaderboard refused (profile version gate), or the file gives none.
+
+    The v1 leaderboard skipped results whose MMLU (hendrycksTest) task
+    version was 0: the old MMLU gives different numbers (a real v0.3 run of
+    LLaMA-7B gives 38.29 where the leaderboard shows 35.69). A task with no
+    version cannot be shown to pass the gate, so it fails it.
+    """
+    yield from _caveats(ctx, "LB507")
+
+
+@rule("LB508", "version-conflict", ERROR)
+def version_conflict(ctx: CheckContext) -> Iterator[Hit]:
+    """`versions.<task>` differs from `configs.<task>.metadata.version`.
+
+    lm-eval writes both from the same task definition; when they disagree
+    the file was edited, and a version claim (which can turn LB601 into
+    LB606/LB607) cannot be trusted.
+    """
+    yield from _caveats(ctx, "LB508")
+
+
+@rule("LB509", "other-harness", ERROR)
+def other_harness(ctx: CheckContext) -> Iterator[Hit]:
+    """A benchmark is present only as another harness's tasks (lm-eval 0.4's mmlu_*, truthfulqa_mc2, gsm8k).
+
+    They come from a different harness than the leaderboard's, so their
+    numbers are not comparable; the message says what differs and what is
+    known of the size of the difference (profile `other_harness_tasks`).
+    """
+    yield from _caveats(ctx, "LB509")
 
 
 def _hub_id(model: str) -> bool:
     parts = model.split("/")
     return len(parts) == 2 and all(parts) and not model.startswith((".", "~")) and "\\" not in model
-
-
-def _version(value: Any) -> float | None:
-    try:
-        return float(value) if not isinstance(value, bool) else None
-    except (TypeError, ValueError):
-        return None
-
-
-def _int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

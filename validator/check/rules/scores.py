@@ -11,7 +11,6 @@ from ...findings import ERROR, WARNING
 from ...findings.registry import rule
 from ..context import AVERAGE, REPORTED, CheckContext
 from . import Hit
-from .runs import stale_task
 
 FLOAT_SLACK = 1e-9  # so that a difference of exactly the tolerance passes despite float noise
 
@@ -35,28 +34,56 @@ def score_divergence(ctx: CheckContext) -> Iterator[Hit]:
     default 0.01: published values carry two decimals).
     """
     for key, value, score in _diverging(ctx):
-        if key not in _stale_ids(ctx):
+        if key not in ctx.stale():
             yield Hit(ctx.submission, (REPORTED, key), _divergence(key, value, score.score, ctx.tolerance)
                       + f"; {describe(score)}")
 
 
-@rule("LB606", "stale-scorer-divergence", WARNING)
-def stale_scorer_divergence(ctx: CheckContext) -> Iterator[Hit]:
-    """A reported score differs from the recomputed one, and the results were scored by an older scorer.
+@rule("LB606", "stale-scorer-unverifiable", ERROR)
+def stale_scorer_unverifiable(ctx: CheckContext) -> Iterator[Hit]:
+    """A reported score differs from the recomputed one and the results say an older scorer made them: unverifiable.
 
     The leaderboard re-ran MATH with Math-Verify (Feb 2025), so a published
-    MATH value cannot be reproduced from an older results file (LB505). The
-    difference is reported as a warning that explains the data/version
-    mismatch rather than blaming the formula; with --strict it fails. The
-    average is then checked with the reported value of that benchmark.
+    MATH value cannot be reproduced from a results file of an older task
+    version (LB505), and nothing in the file shows the reported number is
+    the published one. The task version is written by the submitter, so it
+    never softens the verdict by itself: attach results or sample logs from
+    the current scorer. A maintainer may accept such differences up to a
+    bound they set (--stale-scorer-bound, Action input stale_scorer_bound,
+    or stale_scorer_bound in their own profile's version_gate): within it
+    the difference is LB607, a warning.
     """
     for key, value, score in _diverging(ctx):
-        if key in _stale_ids(ctx):
-            task, version = _stale_ids(ctx)[key]
+        stale = ctx.stale().get(key)
+        if stale is None:
+            continue
+        bound = stale.bound(ctx.stale_scorer_bound)
+        if bound is None or abs(value - score.score) > bound + FLOAT_SLACK:
+            limit = ("no stale-scorer bound is set, so an unverifiable difference is an error" if bound is None
+                     else f"more than the maintainer's stale-scorer bound {bound:g}")
             yield Hit(ctx.submission, (REPORTED, key), _divergence(key, value, score.score, ctx.tolerance)
-                      + f"; {task} was scored with task version {version:g}, older than the scorer behind "
-                      "published values, so this cannot be verified from this file: attach results from the "
-                      "current scorer")
+                      + f"; {stale.task} was scored with task version {stale.version:g}, older than the scorer "
+                      f"behind published {score.name} values, so lbnorm cannot verify this number from this file "
+                      f"({limit}). Report the recomputed {score.score:.2f}, or submit the results file and sample "
+                      f"logs of a re-run with task versions {stale.gate.describe()}; LB505 says what is known "
+                      "of the gap")
+
+
+@rule("LB607", "stale-scorer-accepted", WARNING)
+def stale_scorer_accepted(ctx: CheckContext) -> Iterator[Hit]:
+    """A stale-scorer difference within the maintainer's bound: accepted as a warning (fails with --strict).
+
+    Only a maintainer sets the bound (--stale-scorer-bound, Action input
+    stale_scorer_bound, or their own profile); built-in profiles set none.
+    The average must then match either the recomputed scores or the reported
+    ones with every stale difference within its bound (LB602).
+    """
+    for key, (value, score) in _accepted_stale(ctx).items():
+        stale = ctx.stale()[key]
+        yield Hit(ctx.submission, (REPORTED, key), _divergence(key, value, score.score, ctx.tolerance)
+                  + f"; accepted as a stale-scorer difference within the maintainer's bound "
+                  f"{stale.bound(ctx.stale_scorer_bound):g} ({stale.task} is task version {stale.version:g}), "
+                  "not verified")
 
 
 @rule("LB602", "average-divergence", ERROR)
@@ -65,20 +92,24 @@ def average_divergence(ctx: CheckContext) -> Iterator[Hit]:
 
     The average is the plain mean of the benchmark scores, summed in the
     profile's order (IFEval, BBH, MATH, GPQA, MuSR, MMLU-PRO for v2), from
-    unrounded scores.
+    unrounded scores. When a maintainer accepted stale-scorer differences
+    (LB607), the average may instead match the reported values of exactly
+    those benchmarks; no other reported value enters it.
     """
     value = ctx.reported().get(AVERAGE)
     if ctx.average is None or not _finite(value):
         return
-    # A benchmark whose divergence LB606 explains enters with its reported value.
-    stale = {k: v for k, v, _ in _diverging(ctx) if k in _stale_ids(ctx)}
-    terms = [stale.get(b, ctx.scores[b].score) for b in ctx.profile.average_order]
-    average = sum(terms) / len(terms)
-    if abs(value - average) > ctx.tolerance + FLOAT_SLACK:
-        shown = " + ".join(f"{t:.4f}" for t in terms)
-        note = f" (reported {', '.join(stale)} used, see LB606)" if stale else ""
-        yield Hit(ctx.submission, (REPORTED, AVERAGE), _divergence(AVERAGE, value, average, ctx.tolerance)
-                  + f"; average = ({shown}) / {len(terms)}, from unrounded scores{note}")
+    accepted = {k: v for k, (v, _) in _accepted_stale(ctx).items()}
+    candidates = [[ctx.scores[b].score for b in ctx.profile.average_order]]
+    if accepted:
+        candidates.append([accepted.get(b, ctx.scores[b].score) for b in ctx.profile.average_order])
+    averages = [sum(terms) / len(terms) for terms in candidates]
+    if all(abs(value - average) > ctx.tolerance + FLOAT_SLACK for average in averages):
+        shown = " + ".join(f"{t:.4f}" for t in candidates[0])
+        other = (f", or {averages[1]:.4f} with the accepted stale-scorer values of {', '.join(accepted)}"
+                 if accepted else "")
+        yield Hit(ctx.submission, (REPORTED, AVERAGE), _divergence(AVERAGE, value, averages[0], ctx.tolerance)
+                  + f"; average = ({shown}) / {len(candidates[0])}, from unrounded scores{other}")
 
 
 @rule("LB603", "reported-missing", ERROR)
@@ -112,8 +143,15 @@ def _diverging(ctx: CheckContext) -> Iterator[tuple[str, float, Any]]:
             yield key, value, score
 
 
-def _stale_ids(ctx: CheckContext) -> dict[str, tuple[str, float]]:
-    return {b.id: stale for b in ctx.profile.benchmarks if (stale := stale_task(ctx, b))}
+def _accepted_stale(ctx: CheckContext) -> dict[str, tuple[float, Any]]:
+    """id -> (reported, BenchmarkScore) of stale-scorer differences within the maintainer's bound."""
+    accepted = {}
+    for key, value, score in _diverging(ctx):
+        stale = ctx.stale().get(key)
+        bound = stale.bound(ctx.stale_scorer_bound) if stale else None
+        if bound is not None and abs(value - score.score) <= bound + FLOAT_SLACK:
+            accepted[key] = (value, score)
+    return accepted
 
 
 def _divergence(key: str, reported: float, recomputed: float, tolerance: float) -> str:

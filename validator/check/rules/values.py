@@ -6,6 +6,7 @@ import math
 from typing import Any, Iterator
 
 from ...core.normalization import pooled_mean
+from ...core.profile import POOLED
 from ...core.results import STDERR_MARKER
 from ...findings import ERROR, WARNING
 from ...findings.registry import rule
@@ -76,7 +77,9 @@ def group_mismatch(ctx: CheckContext) -> Iterator[Hit]:
     lm-eval computes a group as sum(v_i * n_i) / sum(n_i) (weight_by_size,
     the leaderboard's setting) or as the plain mean (weight_by_size: false);
     either reproduces it to the last bits. A group matching neither was
-    edited, or its subtasks were.
+    edited, or its subtasks were. Where the benchmark's score is the group
+    value itself (pooled: GPQA, MATH), only the size-weighted value is
+    accepted: a plain-mean group would change the score.
     """
     if ctx.results is None:
         return
@@ -96,9 +99,11 @@ def group_mismatch(ctx: CheckContext) -> Iterator[Hit]:
             sizes.append(n)
         else:
             pooled = pooled_mean(values, sizes)
-            plain = sum(values) / len(values)
+            # weight_by_size: false is a real lm-eval setting, harmless where the score averages
+            # subtasks; where the score is the group value (GPQA, MATH) only pooling is the leaderboard's.
+            accepted = [pooled] if bench.aggregation == POOLED else [pooled, sum(values) / len(values)]
             reported = group.metrics[metric]
-            if min(abs(pooled - reported), abs(plain - reported)) > GROUP_TOLERANCE:
+            if min(abs(a - reported) for a in accepted) > GROUP_TOLERANCE:
                 yield Hit(*ctx.at_results(*group.metric_path(*metric)),
                           f"group {group.key} {metric[0]} is {reported!r}, but its {len(values)} subtasks pool "
                           f"to {pooled!r} (sum(v_i * n_i) / {sum(sizes)})")

@@ -1,0 +1,180 @@
+"""Run conditions as real runs produce them: `normalize` states what `check` reports, from one implementation.
+
+Files are the official pythia-1b run (and the v1 example) with one condition
+changed, the way lm-eval writes it: `--limit`, a subset of tasks, an older
+MATH scorer, lm-eval 0.4 names for v1 benchmarks.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from click.testing import CliRunner
+from conftest import write_json
+
+from validator.cli import cli
+
+EXAMPLES = __import__("pathlib").Path(__file__).parent / "examples"
+V1_OTHER_HARNESS = EXAMPLES / "negative" / "LB509_lm_eval_04_v1_tasks" / "results.json"
+V1_OLD_MMLU = EXAMPLES / "negative" / "LB507_old_mmlu_version_0" / "results.json"
+MATH = ("algebra", "counting_and_prob", "geometry", "intermediate_algebra", "num_theory", "prealgebra", "precalculus")
+
+
+def invoke(*args: str, stdout_only: bool = False):
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout if stdout_only else result.output
+
+
+def normalize_json(path, *options: str) -> tuple[int, dict]:
+    code, output = invoke("normalize", "--output-format", "json", *options, str(path), stdout_only=True)
+    return code, json.loads(output)
+
+
+def limited_run(doc: dict) -> dict:
+    """What `lm_eval --limit 1` writes: config.limit 1 and one document per task in n-samples."""
+    doc["config"]["limit"] = 1
+    for counts in doc["n-samples"].values():
+        counts["effective"] = 1
+    doc["n-shot"]["leaderboard_mmlu_pro"] = 0
+    doc["versions"] = {f"leaderboard_math_{k}_hard": 2.0 for k in MATH}
+    return doc
+
+
+def test_a_limited_run_says_so_in_text_and_json_and_fails_only_when_asked(tmp_path, example_doc):
+    path = write_json(tmp_path / "results.json", limited_run(example_doc))
+    code, text = invoke("normalize", str(path))
+    assert code == 0
+    assert "error LB501: the run used a sample limit (1); leaderboard numbers need full runs" in text
+    assert "error LB502: leaderboard_bbh_snarks scored 1 of 178 documents; rerun it in full" in text
+    assert "error LB503: leaderboard_mmlu_pro ran 0-shot; MMLU-PRO is 5-shot" in text
+    assert "warning LB505: leaderboard_math_algebra_hard is task version 2" in text
+    code, doc = normalize_json(path)
+    rules = [c["rule"] for c in doc["files"][0]["caveats"]]
+    assert rules[0] == "LB501" and {"LB502", "LB503", "LB505"} <= set(rules)
+    assert doc["files"][0]["caveats"][0]["path"] == "$.config.limit"
+    assert invoke("normalize", "--require-complete", str(path))[0] == 1
+
+
+def test_normalize_caveats_are_exactly_the_findings_check_reports(tmp_path, example_doc):
+    path = write_json(tmp_path / "results.json", limited_run(example_doc))
+    _, doc = normalize_json(path)
+    caveats = sorted((c["rule"], c["path"], c["message"]) for c in doc["files"][0]["caveats"])
+    _, output = invoke("check", "--root", str(tmp_path), "--output-format", "json", "results.json")
+    findings = sorted((f["rule"], f["json_path"], f["message"]) for f in json.loads(output)["findings"]
+                      if f["rule"].startswith("LB5"))
+    assert caveats == findings and len(caveats) > 40
+
+
+def test_a_subset_of_benchmarks_gives_their_scores_and_no_average(tmp_path, example_doc):
+    keep = ("leaderboard_ifeval", "leaderboard_gpqa")
+    for block in ("results", "groups", "n-shot", "n-samples"):
+        example_doc[block] = {k: v for k, v in example_doc[block].items() if k.startswith(keep)}
+    path = write_json(tmp_path / "results.json", example_doc)
+    code, doc = normalize_json(path)
+    entry = doc["files"][0]
+    assert code == 0 and entry["average"] is None and entry["complete"] is False
+    assert entry["scores"] == pytest.approx({"ifeval": 22.079415949680183, "gpqa": 0.8948545861297527}, abs=1e-12)
+    assert entry["missing"] == dict.fromkeys(["bbh", "math_lvl5", "musr", "mmlu_pro"], "not in the file")
+    code, text = invoke("normalize", str(path))
+    assert "(incomplete: 4 benchmark(s) missing, so no average)" in text
+    code, _ = invoke("normalize", "--require-complete", str(path))
+    assert code == 1
+
+
+def test_lm_eval_04_names_of_v1_benchmarks_say_which_harness_differs():
+    code, doc = normalize_json(V1_OTHER_HARNESS, "--profile", "open-llm-leaderboard-v1")
+    entry = doc["files"][0]
+    assert code == 0 and entry["average"] is None
+    assert set(entry["missing"]) == {"mmlu", "truthfulqa", "gsm8k"}
+    messages = [c["message"] for c in entry["caveats"] if c["rule"] == "LB509"]
+    assert len(messages) == 3 and messages[0].startswith("MMLU cannot be scored from mmlu, mmlu_abstract_algebra, mmlu_anatomy: "
+                                        "these are lm-eval 0.4 MMLU tasks, a different harness")
+
+
+def test_only_another_harness_tasks_is_refused_with_the_reason(tmp_path):
+    doc = json.loads(V1_OTHER_HARNESS.read_text())
+    doc["results"] = {k: v for k, v in doc["results"].items() if k.startswith("mmlu")}
+    code, output = invoke("normalize", "--profile", "open-llm-leaderboard-v1", str(write_json(tmp_path / "r.json",
+                                                                                                    doc)))
+    assert code == 1 and "no task of profile open-llm-leaderboard-v1 is in the file" in output
+    assert "a different harness than the v1 leaderboard's" in output
+
+
+def test_old_mmlu_is_refused_by_the_v1_version_gate():
+    code, doc = normalize_json(V1_OLD_MMLU, "--profile", "open-llm-leaderboard-v1", "--require-complete")
+    gate = [c for c in doc["files"][0]["caveats"] if c["rule"] == "LB507"]
+    assert code == 1 and len(gate) == 1 and gate[0]["severity"] == "error"
+    assert gate[0]["message"].startswith("harness|hendrycksTest-abstract_algebra|5 is task version 0 "
+                                         "(57 of MMLU's tasks); open-llm-leaderboard-v1 accepts MMLU task versions "
+                                         "1 or newer. The v1 leaderboard skipped")
+
+
+@pytest.mark.parametrize("bound, code", [(None, 1), ("0.5", 1), ("0.61", 0)])
+def test_the_stale_scorer_bound_is_the_maintainers_and_in_points(tmp_path, example_doc, bound, code):
+    """pythia-1b's published MATH 0.91 against its old-scorer file (0.30): a difference of 0.6042."""
+    example_doc["versions"] = {f"leaderboard_math_{k}_hard": 2.0 for k in MATH}
+    write_json(tmp_path / "results.json", example_doc)
+    reported = {"ifeval": 22.08, "bbh": 2.29, "math_lvl5": 0.91, "gpqa": 0.89, "musr": 2.73, "mmlu_pro": 1.51,
+                "average": 5.07}
+    write_json(tmp_path / "submission.json", {"schema_version": 1, "model": "EleutherAI/pythia-1b",
+                                              "results": "results.json", "reported": reported})
+    options = ["--stale-scorer-bound", bound] if bound else []
+    exit_code, output = invoke("check", "--root", str(tmp_path), "--output-format", "json", *options,
+                               "submission.json")
+    rules = sorted(f["rule"] for f in json.loads(output)["findings"])
+    assert exit_code == code
+    assert rules == (["LB505", "LB607"] if code == 0 else ["LB505", "LB602", "LB606"])
+
+
+def test_a_maintainer_profile_can_set_the_bound_and_a_submission_cannot(tmp_path, example_doc):
+    import yaml
+
+    from validator.io.loaders import builtin_profile_names, load_builtin_profile
+
+    for name in builtin_profile_names():  # built-in profiles fail closed
+        assert all(b.version_gate is None or b.version_gate.stale_scorer_bound is None
+                   for b in load_builtin_profile(name).benchmarks)
+    profile = yaml.safe_load((EXAMPLES.parents[1] / "validator/profiles/open-llm-leaderboard-v2.yaml").read_text())
+    math_lvl5 = next(b for b in profile["benchmarks"] if b["id"] == "math_lvl5")
+    math_lvl5["version_gate"]["stale_scorer_bound"] = 1.0
+    (tmp_path / "profile.yaml").write_text(yaml.safe_dump(profile))
+    example_doc["versions"] = {f"leaderboard_math_{k}_hard": 2.0 for k in MATH}
+    write_json(tmp_path / "results.json", copy.deepcopy(example_doc))
+    reported = {"ifeval": 22.08, "bbh": 2.29, "math_lvl5": 0.91, "gpqa": 0.89, "musr": 2.73, "mmlu_pro": 1.51,
+                "average": 5.07}
+    write_json(tmp_path / "submission.json", {"schema_version": 1, "model": "EleutherAI/pythia-1b",
+                                              "results": "results.json", "reported": reported})
+    base = ("check", "--root", str(tmp_path), "--output-format", "json")
+    assert invoke(*base, "--profile-file", str(tmp_path / "profile.yaml"), "submission.json")[0] == 0
+    assert invoke(*base, "submission.json")[0] == 1
+
+
+@pytest.mark.parametrize("submission, options, code, rules", [
+    ("pythia-1b/submission.json", [], 0, []),
+    ("pythia-1b-old-scorer/published.json", [], 1, ["LB505", "LB602", "LB606"]),
+    ("pythia-1b-old-scorer/published.json", ["--stale-scorer-bound", "1"], 0, ["LB505", "LB607"]),
+    ("pythia-1b-old-scorer/inflated.json", [], 1, ["LB505", "LB602", "LB606"]),
+    ("pythia-1b-old-scorer/inflated.json", ["--stale-scorer-bound", "1"], 1, ["LB505", "LB602", "LB606"]),
+])
+def test_the_shipped_examples_get_the_verdicts_examples_readme_gives(submission, options, code, rules):
+    repo = EXAMPLES.parents[1]
+    exit_code, output = invoke("check", "--root", str(repo), "--output-format", "json", *options,
+                               f"examples/{submission}", stdout_only=True)
+    assert exit_code == code and sorted(f["rule"] for f in json.loads(output)["findings"]) == rules
+    readme = (repo / "examples" / "README.md").read_text()
+    assert f"`{submission}`" in readme
+
+
+def test_the_submitter_fields_page_covers_every_field_the_issue_names_and_every_run_rule():
+    page = (EXAMPLES.parents[1] / "docs" / "submitter-fields.md").read_text()
+    for field in ("`versions.<task>`", "`config.limit`", "`n-samples.<task>.original`", "Group entries",
+                  "aliases", "`configs.<task>.metadata.version`", "`samples`", "`model_name`", "`reported`",
+                  "`profile`", "`n-shot.<task>`"):
+        assert field in page, field
+    from validator.check.rules import all_rules
+
+    for rule in all_rules():
+        if rule.id.startswith(("LB5", "LB6")) and rule.id != "LB600":
+            assert rule.id in page, rule.id
