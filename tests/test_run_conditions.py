@@ -47,7 +47,8 @@ def test_a_limited_run_says_so_in_text_and_json_and_fails_only_when_asked(tmp_pa
     code, text = invoke("normalize", str(path))
     assert code == 0
     assert "error LB501: the run used a sample limit (1); leaderboard numbers need full runs" in text
-    assert "error LB502: leaderboard_bbh_snarks scored 1 of 178 documents; rerun it in full" in text
+    assert "error LB502: leaderboard_ifeval scored 1 of 541 documents; rerun it in full" in text
+    assert "... and 36 more LB502 (--output-format json lists them all)" in text
     assert "error LB503: leaderboard_mmlu_pro ran 0-shot; MMLU-PRO is 5-shot" in text
     assert "warning LB505: leaderboard_math_algebra_hard is task version 2" in text
     code, doc = normalize_json(path)
