@@ -36,7 +36,8 @@ def test_any_message_and_file_name_make_exactly_one_annotation(message, file):
 LONG_FORMULA = "; BBH = mean over 24 subtasks of max(acc_norm - 1/n, 0) / (1 - 1/n) * 100" + ", x 2" * 200
 
 
-@pytest.mark.parametrize("rule, severity", [("LB601", "error"), ("LB602", "error"), ("LB606", "warning")])
+@pytest.mark.parametrize("rule, severity", [("LB601", "error"), ("LB602", "error"), ("LB606", "error"),
+                                            ("LB607", "warning")])
 def test_a_divergence_annotation_keeps_the_numbers_and_points_to_the_formula(rule, severity):
     numbers = "bbh: reported 3.29, recomputed 2.2940 (|diff| 0.9960 > tolerance 0.01)"
     finding = Finding(rule, "divergence", severity, "s.json", numbers + LONG_FORMULA, "$.reported.bbh", 8, 5)
