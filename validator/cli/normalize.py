@@ -41,7 +41,10 @@ def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file:
     Reads lm-eval 0.4.x, lm-eval 0.3 and lighteval / Open LLM Leaderboard v1
     results files. Each score is max(raw - 1/num_choices, 0) / (1 - 1/num_choices) * 100,
     subtasks are clipped before they are averaged, and nothing is rounded
-    before the output.
+    before the output. A run of some benchmarks gets their scores and no
+    average; each file also lists the run-condition caveats `check` reports
+    (LB5xx: sample limit, partial n-samples, few-shot, split sizes, stale
+    scorers, version gates, another harness's task names).
     """
     profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(DEFAULT_PROFILE)
     failed: list[str] = []
