@@ -179,3 +179,23 @@ def test_the_submitter_fields_page_covers_every_field_the_issue_names_and_every_
     for rule in all_rules():
         if rule.id.startswith(("LB5", "LB6")) and rule.id != "LB600":
             assert rule.id in page, rule.id
+
+
+@pytest.mark.parametrize("gate, message", [
+    ({"min_version": 1, "outside": "refuse", "reason": "r", "stale_scorer_bound": 1},
+     "stale_scorer_bound only applies to a version_gate with outside: stale_scorer"),
+    ({"min_version": 3, "max_version": 2, "reason": "r"}, "min_version 3 is above max_version 2"),
+    ({"outside": "refuse", "reason": "r"}, "version_gate"),  # neither bound
+    ({"min_version": 1}, "reason"),                         # no reason
+])
+def test_a_bad_version_gate_is_a_profile_error(tmp_path, gate, message):
+    import yaml
+
+    from validator.core.errors import ConfigError
+    from validator.io.loaders import load_profile_file
+
+    profile = yaml.safe_load((EXAMPLES.parents[1] / "validator/profiles/open-llm-leaderboard-v1.yaml").read_text())
+    next(b for b in profile["benchmarks"] if b["id"] == "mmlu")["version_gate"] = gate
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(profile))
+    with pytest.raises(ConfigError, match=message):
+        load_profile_file(tmp_path / "p.yaml")
