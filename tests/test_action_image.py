@@ -63,7 +63,7 @@ def test_dockerfile_rules_of_the_spec():
 def test_pre_commit_hook_runs_the_installed_command():
     hooks = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())
     assert hooks[0]["id"] == "lbnorm-check" and hooks[0]["entry"] == "lbnorm check"
-    assert hooks[0]["language"] == "python" and set(hooks[0]["types_or"]) == {"json", "yaml"}
+    assert hooks[0]["language"] == "python"  # the hooks' file patterns are tested end to end in test_pre_commit_hooks.py
 
 
 @pytest.mark.skipif(not WANTED, reason="the real-image test runs when CI is set or LBNORM_IMAGE_TEST=1 "

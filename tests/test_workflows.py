@@ -128,7 +128,7 @@ def test_the_changelog_has_released_versions_in_tag_format():
 def version_snippets() -> list[tuple[str, str]]:
     """(where, version) of every `rev:` and `uses: .../lbnorm-action@` a user copies from the docs or the hook file."""
     found = []
-    for path in [*sorted((REPO / "docs").glob("*.md")), REPO / ".pre-commit-hooks.yaml"]:
+    for path in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), REPO / ".pre-commit-hooks.yaml"]:
         text = path.read_text(encoding="utf-8")
         found += [(path.name, m) for m in re.findall(r"^\s*#?\s*rev: (\S+)", text, re.M)]
         found += [(path.name, m) for m in re.findall(r"uses: \S+/lbnorm-action@(\S+)", text)]
@@ -137,7 +137,7 @@ def version_snippets() -> list[tuple[str, str]]:
 
 def test_snippets_name_a_released_version_in_tag_format():
     snippets = version_snippets()
-    assert {where for where, _ in snippets} >= {"action.md", ".pre-commit-hooks.yaml"}
+    assert {where for where, _ in snippets} >= {"action.md", "pre-commit.md"}
     for where, version in snippets:
         assert TAG.fullmatch(version), f"{where}: {version!r} is not a vX.Y.Z tag"
         assert version[1:] in released_versions(), f"{where}: {version} is not a release in CHANGELOG.md"

@@ -8,11 +8,6 @@ from pathlib import Path
 import click
 
 from ..core.errors import DataError, ExitCode
-from ..draft.profile_check import check_profile_file
-from ..draft.profile_derive import derive_profile_text
-from ..draft.profile_init import builtin_profile_text
-from ..draft.run_evidence import read_run
-from ..draft.submission import write_draft
 from ..io.documents import kind_of
 from ..io.loaders import builtin_profile_names, parse, read_text
 from .options import limit_options, limits_from, log_limit_option
@@ -35,6 +30,8 @@ def profile() -> None:
 @_FORCE
 def init(builtin: str, name: str | None, output: Path, force: bool) -> None:
     """Write a built-in profile as an editable starting point, with comments."""
+    from ..draft.profile_init import builtin_profile_text  # lazy: drafts load the audit
+
     _write(builtin_profile_text(builtin, str(output), name), output, force)
     click.echo(f"wrote {output} (from the built-in profile {builtin})")
     click.echo(f"next: edit it, then lbnorm profile check {output}")
@@ -60,6 +57,9 @@ def derive(results: Path, samples: tuple[Path, ...], name: str, title: str, outp
     Without SAMPLES, the logs beside RESULTS are read. Every value the run
     cannot tell is written as "FILL IN: ..." and fails `profile check`.
     """
+    from ..draft.profile_derive import derive_profile_text  # lazy: drafts load the audit
+    from ..draft.run_evidence import read_run
+
     limit = limits_from(**limits)
     try:
         data = parse(read_text(results, limits=limit), str(results), kind_of(results), limits=limit)
@@ -87,6 +87,8 @@ def derive(results: Path, samples: tuple[Path, ...], name: str, title: str, outp
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def check(file: Path) -> None:
     """Validate a profile: every problem, with its line. Exit 0 when it can be used, 1 when not."""
+    from ..draft.profile_check import check_profile_file  # lazy: drafts load the audit
+
     problems = check_profile_file(file)
     for problem in problems:
         click.echo(problem.shown(str(file)))
@@ -97,6 +99,8 @@ def check(file: Path) -> None:
 
 
 def _write(text: str, output: Path, force: bool) -> None:
+    from ..draft.submission import write_draft  # lazy: drafts load the audit
+
     try:
         write_draft(text, output, force)
     except FileExistsError:

@@ -8,10 +8,8 @@ from pathlib import Path
 import click
 
 from ..core.errors import DataError, ExitCode
-from ..draft.run_files import find_results_file, submissions_referencing
 from ..io.limits import DEFAULT_LIMITS
 from ..io.paths import expand
-from ..draft.submission import draft_submission, write_draft
 from ..io.loaders import builtin_profile_names, load_builtin_profile
 from .check import check
 from .options import DEFAULT_PROFILE, limit_options, limits_from, profile_for_options
@@ -41,6 +39,9 @@ def init(run: Path, output: Path | None, profile_name: str | None, profile_file:
     profile; the results file and the sample logs beside it are referenced by
     paths relative to the submission. Nothing is overwritten without --force.
     """
+    from ..draft.run_files import find_results_file  # lazy: drafts load the audit
+    from ..draft.submission import draft_submission, write_draft
+
     if model is not None and (not model or any(c.isspace() for c in model)):
         raise click.BadParameter("a model id has no spaces, e.g. EleutherAI/pythia-1b", param_hint="--model")
     profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(DEFAULT_PROFILE)
@@ -103,6 +104,8 @@ def recheck(ctx: click.Context, changed: tuple[Path, ...], patterns: tuple[str, 
     results files are checked too; with none referenced and none changed,
     there is nothing to do (exit 0).
     """
+    from ..draft.run_files import submissions_referencing  # lazy: drafts load the audit
+
     if not root.is_dir():
         raise click.UsageError(f"--root {root} is not a directory")
     candidates, _, _ = expand(root.resolve(), list(patterns), DEFAULT_LIMITS.max_files)
