@@ -38,6 +38,15 @@ def _violation(reason: str) -> None:
     os._exit(99)
 
 
+def _may_write(path: str) -> bool:
+    """A writable file, or the temporary file the report is written to before it is renamed over its name."""
+    real = os.path.realpath(path)
+    folder, name = os.path.split(real)
+    return real in WRITABLE or any(
+        folder == os.path.dirname(w) and name.startswith(f".{os.path.basename(w)}.") and name.endswith(".tmp")
+        for w in WRITABLE)
+
+
 def _inside(path: str, folders) -> bool:
     real = os.path.realpath(path)
     return any(real == folder or real.startswith(folder.rstrip(os.sep) + os.sep) for folder in folders)
@@ -52,7 +61,7 @@ def _hook(event: str, args: tuple) -> None:
             return
         path = os.fsdecode(path)
         writing = any(c in (mode or "") for c in "wax+") or bool((flags or 0) & WRITE_FLAGS)
-        if writing and os.path.realpath(path) not in WRITABLE:
+        if writing and not _may_write(path):
             _violation(f"write to {path!r}")
         if not writing and path not in ("/dev/null",) and not _inside(path, READABLE):
             _violation(f"read of {path!r} outside the workspace")

@@ -43,7 +43,8 @@ def test_example(case: Path):
 def test_every_rule_has_a_negative_example():
     covered = {f["rule"] for case in CASES if case.parent.name == "negative"
                for f in yaml.safe_load((case / "case.yaml").read_text())["findings"]}
-    assert covered == {r.id for r in all_rules()}
+    # LB110 has no input that triggers it (each known one is fixed); test_hostile.py injects the fault.
+    assert covered == {r.id for r in all_rules()} - {"LB110"}
 
 
 def test_honest_submissions_carry_the_recomputed_scores():

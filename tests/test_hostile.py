@@ -107,3 +107,131 @@ def test_action_entrypoint(hostile: HostileCase, tmp_path):
     assert summary_file.stat().st_size < 1024 * 1024 and CANARY not in summary_file.read_text()
     (ws / REPORT).unlink()
     assert Snapshot.take(ws, outside) == before
+
+
+# --- failures inside one file, and workers that die ----------------------------------------------
+
+def _workspace_with_submissions(ws: Path, count: int) -> None:
+    from hostile_corpus import honest
+
+    for i in range(count):
+        folder = ws / f"s{i:03}"
+        folder.mkdir()
+        honest(folder)
+
+
+def test_an_unforeseen_error_in_one_file_fails_that_file_only(tmp_path, monkeypatch):
+    """Fault injection: whatever raises while one file is checked becomes LB110 for it; the rest are checked."""
+    from validator.check import checker
+
+    _workspace_with_submissions(tmp_path, 3)
+    real = checker._read_and_score
+
+    def explode_on_s001(ctx, result):
+        if ctx.submission is not None and ctx.submission.display_path.startswith("s001/"):
+            raise ZeroDivisionError("planted")
+        real(ctx, result)
+
+    monkeypatch.setattr(checker, "_read_and_score", explode_on_s001)
+    result = checker.run_check(["*/submission.json"], checker.CheckOptions(root=tmp_path))
+    assert [(f.rule, f.file) for f in result.findings] == [("LB110", "s001/submission.json")]
+    assert "ZeroDivisionError" in result.findings[0].message
+    assert [f.path for f in result.files] == ["s000/submission.json", "s002/submission.json"]
+
+
+def test_a_worker_that_dies_becomes_a_finding_and_the_run_ends(tmp_path, monkeypatch):
+    """SIGKILL in a --jobs worker (as the OOM killer does): LB110 for that file, every other file checked."""
+    import signal
+
+    from validator.check import checker
+
+    _workspace_with_submissions(tmp_path, 40)  # 80 files: enough for worker processes
+    real = checker._parse
+
+    def die_on_s017(target, limits, result):
+        if target.display == "s017/submission.json":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(target, limits, result)
+
+    monkeypatch.setattr(checker, "_parse", die_on_s017)  # forked workers inherit the patch
+    result = checker.run_check(["*/*.json"], checker.CheckOptions(root=tmp_path, jobs=2))
+    assert [(f.rule, f.file) for f in result.findings] == [("LB110", "s017/submission.json")]
+    assert len([f for f in result.files if f.kind == "submission"]) == 39
+
+
+# --- the Action's report file ---------------------------------------------------------------
+
+def _action(ws: Path, **inputs: str) -> tuple[int, str, dict[str, str]]:
+    import io
+
+    from validator.action import run_action
+
+    output = ws.parent / "output"
+    output.write_text("")
+    env = {"GITHUB_WORKSPACE": str(ws), "GITHUB_OUTPUT": str(output), "INPUT_FILES": "submission.json",
+           "INPUT_REPORT": REPORT} | {f"INPUT_{k.upper()}": v for k, v in inputs.items()}
+    out = io.StringIO()
+    code = run_action(env, out, io.StringIO())
+    outputs = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
+    return code, out.getvalue(), outputs
+
+
+@pytest.fixture
+def honest_ws(tmp_path) -> Path:
+    from hostile_corpus import honest
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    honest(ws)
+    return ws
+
+
+def test_the_report_is_complete_json_and_replaces_a_stale_one(honest_ws):
+    (honest_ws / REPORT).write_text('{"passed": true, "stale": 1}')
+    code, _, outputs = _action(honest_ws)
+    assert code == 0 and outputs["report"] == REPORT
+    report = json.loads((honest_ws / REPORT).read_text())
+    assert "stale" not in report and report["findings"] == []
+    assert (honest_ws / REPORT).stat().st_uid == honest_ws.stat().st_uid
+    assert [p.name for p in honest_ws.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_stale_report_does_not_survive_a_run_that_ends_early(honest_ws):
+    (honest_ws / REPORT).write_text('{"passed": true}')
+    code, log, outputs = _action(honest_ws, tolerance="lots")
+    assert code == 2 and "::error title=lbnorm configuration::" in log
+    assert not (honest_ws / REPORT).exists() and outputs["passed"] == "false" and outputs["report"] == ""
+
+
+@pytest.mark.parametrize("trap", ["fifo", "hard link", "symlink", "directory", "symlinked folder"])
+def test_a_planted_report_path_is_refused_with_a_warning(honest_ws, tmp_path, trap):
+    outside = tmp_path / "outside.json"
+    outside.write_text("keep me")
+    name = REPORT
+    if trap == "fifo":
+        os.mkfifo(honest_ws / REPORT)
+    elif trap == "hard link":
+        os.link(outside, honest_ws / REPORT)
+    elif trap == "symlink":
+        os.symlink(outside, honest_ws / REPORT)
+    elif trap == "directory":
+        (honest_ws / REPORT).mkdir()
+    else:
+        os.symlink(tmp_path, honest_ws / "out")
+        name = "out/outside.json"
+    code, log, outputs = _action(honest_ws, report=name)
+    assert code == 0 and outputs["report"] == ""
+    assert "::warning title=lbnorm report::" in log
+    assert outside.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("workspace", [None, "", "relative/ws", "/no/such/folder"])
+def test_a_missing_or_invalid_workspace_is_a_configuration_error(tmp_path, workspace):
+    import io
+
+    from validator.action import run_action
+
+    env = {"INPUT_FILES": "submission.json"} | ({"GITHUB_WORKSPACE": workspace} if workspace is not None else {})
+    out = io.StringIO()
+    assert run_action(env, out, io.StringIO()) == 2
+    assert out.getvalue().startswith("::error title=lbnorm configuration::GITHUB_WORKSPACE")

@@ -64,30 +64,50 @@ def test_references_in_submissions(workspace, reference, reason):
 def test_globs_directories_and_unmatched_patterns(workspace):
     (workspace / "sub" / "b.yaml").write_text("a: 1")
     (workspace / "sub" / "notes.txt").write_text("x")
-    paths, unmatched, too_many = expand(workspace, ["sub/*.json", "sub", "none/*.json"], max_files=10)
-    assert [p.as_posix() for p in paths] == ["sub/a.json", "sub/b.yaml"]
-    assert unmatched == ["none/*.json"] and not too_many
+    found = expand(workspace, ["sub/*.json", "sub", "none/*.json"], max_files=10)
+    assert [p.as_posix() for p in found.paths] == ["sub/a.json", "sub/b.yaml"]
+    assert found.unmatched == ["none/*.json"] and not found.too_many
 
 
-def test_globs_never_follow_symlinked_folders(workspace):
+def test_globs_never_follow_symlinked_folders_and_say_so(workspace):
     """Three links to '.' made glob.glob('**') walk 3**40 paths; the walk must not follow them."""
     for name in "xyz":
         os.symlink(".", workspace / "sub" / name)
     os.symlink("/", workspace / "sub" / "rootfs")
-    paths, unmatched, too_many = expand(workspace, ["sub/**/*.json", "**/a.json", "sub"], max_files=10)
-    assert [p.as_posix() for p in paths] == ["sub/a.json"]
-    assert not unmatched and not too_many
+    found = expand(workspace, ["sub/**/*.json", "**/a.json", "sub"], max_files=10)
+    assert [p.as_posix() for p in found.paths] == ["sub/a.json"]
+    assert not found.unmatched and not found.too_many
+    assert [p.as_posix() for p in found.skipped] == ["sub/rootfs", "sub/x", "sub/y", "sub/z"]
 
 
-def test_globs_skip_hidden_names_unless_asked(workspace):
+def test_globs_skip_hidden_names_unless_asked_and_say_so(workspace):
     (workspace / ".git").mkdir()
     (workspace / ".git" / "c.json").write_text("{}")
-    assert expand(workspace, ["**/*.json"], 10)[0] == [Path("sub/a.json")]
-    assert expand(workspace, [".git/*.json"], 10)[0] == [Path(".git/c.json")]
+    (workspace / ".hidden").mkdir()
+    (workspace / "sub" / ".d.json").write_text("{}")
+    (workspace / "sub" / ".notes.txt").write_text("x")
+    found = expand(workspace, ["**/*.json"], 10)
+    assert found.paths == [Path("sub/a.json")]
+    assert [p.as_posix() for p in found.skipped] == [".hidden", "sub/.d.json"]  # .git silently, .txt never checked
+    assert expand(workspace, [".git/*.json"], 10).paths == [Path(".git/c.json")]
+
+
+def test_only_checkable_files_count_against_the_limit(workspace):
+    """20,001 junk files beside a submission must neither hide it nor pass the run."""
+    for i in range(30):
+        (workspace / "sub" / f"junk{i}.txt").write_text("x")
+    found = expand(workspace, ["sub", "sub/*"], max_files=2)
+    assert found.paths == [Path("sub/a.json")] and not found.too_many
 
 
 def test_the_walk_stops_past_the_file_limit(workspace):
     for i in range(20):
         (workspace / "sub" / f"f{i}.json").write_text("{}")
-    paths, _, too_many = expand(workspace, ["sub/*.json"], max_files=5)
-    assert too_many and len(paths) == 5
+    assert expand(workspace, ["sub/*.json"], max_files=5).too_many
+
+
+def test_the_walk_stops_past_its_entry_budget(workspace):
+    """Walking costs time per entry, checkable or not: a folder of junk fails the run, never truncates it."""
+    for i in range(60):
+        (workspace / "sub" / f"junk{i}.txt").write_text("x")
+    assert expand(workspace, ["sub"], max_files=1).too_many

@@ -10,6 +10,7 @@ maintainer's profile file must match the sha256 given in the workflow.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import shlex
 import sys
@@ -21,10 +22,11 @@ from .check.checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_che
 from .core.errors import ConfigError, ExitCode
 from .core.profile import Profile
 from .findings import ERROR, WARNING
-from .io.limits import DEFAULT_LIMITS, Limits, parse_size
+from .io.limits import DEFAULT_LIMITS, MAX_DEPTH_CEILING, Limits, parse_size
 from .io.loaders import builtin_profile_names, load_builtin_profile, load_profile_file
 from .io.paths import PathRefused, confine
-from .io.safe_text import one_line
+from .io.report_file import ReportFile, ReportRefused
+from .io.safe_text import CommandSafeWriter, one_line
 from .report.check import ReportOptions, report_json, report_text
 from .report.github import annotation_lines, escape_data, output_block, summary_markdown
 
@@ -67,12 +69,13 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
 
 
 def _limits(env: Mapping[str, str]) -> Limits:
-    """max_file_size, max_log_size (64M, 10MB, bytes), max_files, max_depth, max_string_length; empty: the default."""
+    """max_file_size, max_log_size (64M, 10MB, bytes), max_files, max_depth, max_string_length, max_values;
+    empty: the default."""
     values = {}
     sizes = ("max_file_bytes", "max_log_bytes")
     for field, name in (("max_file_bytes", "max_file_size"), ("max_files", "max_files"),
                         ("max_depth", "max_depth"), ("max_string_length", "max_string_length"),
-                        ("max_log_bytes", "max_log_size")):
+                        ("max_log_bytes", "max_log_size"), ("max_values", "max_values")):
         text = _input(env, name).strip()
         if not text:
             continue
@@ -83,6 +86,8 @@ def _limits(env: Mapping[str, str]) -> Limits:
                              + (" of bytes, or K, M or G (e.g. 64M)" if field in sizes else "")) from None
         if values[field] < 1:
             raise InputError(f"input '{name}' is {text!r}; use a positive number")
+        if field == "max_depth" and values[field] > MAX_DEPTH_CEILING:
+            raise InputError(f"input 'max_depth' is {text}; the most lbnorm allows is {MAX_DEPTH_CEILING}")
     return Limits(**values)
 
 
@@ -158,25 +163,37 @@ def maintainer_profile(inputs: ActionInputs, workspace: Path) -> Profile | None:
 
 
 def run_action(env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
-    workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd()).resolve()
+    try:
+        workspace = workspace_of(env)
+        report_file = _prepare_report(workspace, _input(env, "report", DEFAULT_REPORT).strip(), out)
+    except InputError as exc:
+        return _configuration_error(env, out, err, exc, ExitCode.USAGE)
+    try:
+        return _run(env, workspace, report_file, out, err)
+    finally:
+        if report_file is not None:
+            report_file.close()
+
+
+def _run(env: Mapping[str, str], workspace: Path, report_file: ReportFile | None, out: TextIO, err: TextIO) -> int:
     try:
         inputs = read_inputs(env)
         profile = maintainer_profile(inputs, workspace)
     except InputError as exc:
-        out.write(f"::error title=lbnorm configuration::{_data(exc)}\n")
-        return ExitCode.USAGE
+        return _configuration_error(env, out, err, exc, ExitCode.USAGE)
     except ConfigError as exc:
-        out.write(f"::error title=lbnorm configuration::{_data(exc)}\n")
-        return ExitCode.CONFIG
+        return _configuration_error(env, out, err, exc, ExitCode.CONFIG)
     result = run_check(inputs.files, CheckOptions(root=workspace, tolerance=inputs.tolerance, profile=profile,
                                                   limits=inputs.limits, jobs=os.cpu_count() or 1,
                                                   stale_scorer_bound=inputs.stale_scorer_bound))
-    report_path = _write_report(workspace, inputs.report, result, inputs.strict, err)
+    report_path = _write_report(report_file, result, inputs.strict, out)
     details = f"see the job summary{' and ' + report_path if report_path else ''}"
     for line in annotation_lines(result, details):
         out.write(line + "\n")
     out.write("::group::lbnorm report\n")
-    report_text(result, out, ReportOptions(strict=inputs.strict, verbosity=1))
+    guarded = CommandSafeWriter(out)
+    report_text(result, guarded, ReportOptions(strict=inputs.strict, verbosity=1))
+    guarded.flush()
     out.write("::endgroup::\n")
     _append(env.get("GITHUB_STEP_SUMMARY"), summary_markdown(result, inputs.strict, inputs.tolerance), err)
     _append(env.get("GITHUB_OUTPUT"), output_block({
@@ -192,28 +209,54 @@ def run_action(env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
 def files_checked(result: CheckResult) -> int:
     """The `files_checked` output: each submission (with the results file it names), each
     results file no submission named, and each file that could not be read (an LB1xx
-    finding; LB100 and LB107 name globs, not files)."""
-    unreadable = {f.file for f in result.findings if f.rule.startswith("LB1") and f.rule not in ("LB100", "LB107")}
+    finding; LB100 and LB107 name globs, not files; LB111 names what was not walked)."""
+    not_files = ("LB100", "LB107", "LB111")
+    unreadable = {f.file for f in result.findings if f.rule.startswith("LB1") and f.rule not in not_files}
     return len({report.path for report in result.files} | unreadable)
 
 
-def _write_report(workspace: Path, name: str, result: CheckResult, strict: bool, err: TextIO) -> str | None:
-    """Write the JSON report inside the workspace, never through a symlink the PR planted."""
+def workspace_of(env: Mapping[str, str]) -> Path:
+    """$GITHUB_WORKSPACE, an existing folder: the runner always sets it, so anything else is a setup error."""
+    value = env.get("GITHUB_WORKSPACE", "")
+    if not value:
+        raise InputError("GITHUB_WORKSPACE is not set; run lbnorm as a step of a GitHub Actions job "
+                         "(or set it to the checkout folder)")
+    path = Path(value)
+    if not path.is_absolute() or not path.is_dir():
+        raise InputError(f"GITHUB_WORKSPACE is {one_line(value)!r}, not an absolute path to a folder")
+    return path.resolve()
+
+
+def _configuration_error(env: Mapping[str, str], out: TextIO, err: TextIO, exc: Exception, code: int) -> int:
+    out.write(f"::error title=lbnorm configuration::{_data(exc)}\n")
+    _append(env.get("GITHUB_OUTPUT"), output_block({"passed": "false", "files_checked": "0", "errors": "0",
+                                                     "warnings": "0", "report": ""}), err)
+    return code
+
+
+def _prepare_report(workspace: Path, name: str, out: TextIO) -> ReportFile | None:
+    """Open the report's folder and remove a stale report before anything is checked (see io/report_file.py)."""
     if not name:
         return None
-    path = (workspace / name)
-    if not Path(os.path.normpath(path)).is_relative_to(workspace) or not path.parent.resolve().is_relative_to(workspace):
-        err.write(f"lbnorm: the report path {one_line(name)} leaves the workspace; no report written\n")
-        return None
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        return ReportFile.prepare(workspace, name)
+    except ReportRefused as exc:
+        out.write(f"::warning title=lbnorm report::{_data(f'{exc}; no report is written ({name})')}\n")
     except OSError as exc:
-        err.write(f"lbnorm: cannot write the report {one_line(name)} ({exc.strerror}); "
-                  "a symlink or directory is in the way\n")
+        out.write(f"::warning title=lbnorm report::{_data(f'cannot prepare the report {name} ({exc.strerror})')}\n")
+    return None
+
+
+def _write_report(report_file: ReportFile | None, result: CheckResult, strict: bool, out: TextIO) -> str | None:
+    if report_file is None:
         return None
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        report_json(result, handle, ReportOptions(strict=strict))
-    return Path(os.path.normpath(path)).relative_to(workspace).as_posix()
+    text = io.StringIO()
+    report_json(result, text, ReportOptions(strict=strict))
+    try:
+        return report_file.write(text.getvalue().encode("utf-8"))
+    except OSError as exc:
+        out.write(f"::warning title=lbnorm report::{_data(f'cannot write the report ({exc.strerror})')}\n")
+        return None
 
 
 def _append(path: str | None, text: str, err: TextIO) -> None:

@@ -272,6 +272,27 @@ def limits() -> None:
     c.expect("LB108", "submission.json", '"b": {')
     c.close()
 
+    c = Case("negative", "LB112_too_many_values", "A submission with more values than --max-values 20.",
+             options=["--max-values", "20"])
+    text = c.write("submission.json", submission(notes=list(range(30))))
+    # 1 + every '{', '[' and ',' outside strings: the top object 1+1, its 4 commas, `reported` 1 + 6 commas,
+    # one comma, `notes` 1, then 0..6 and their commas: the 21st is the comma after 6.
+    c.expect("LB112", "submission.json", "    6,")
+    c.close()
+
+    c = Case("negative", "LB111_hidden_file_not_walked", "A glob does not match a hidden submission; with --strict "
+             "the warning that says so fails the run.", options=["--strict"], args=["*.json"])
+    c.write("submission.json", submission())
+    c.write(".second-submission.json", submission(reported={"bbh": 99.0}))
+    c.findings.append({"rule": "LB111", "file": ".second-submission.json", "line": None})
+    c.close()
+
+    c = Case("negative", "LB102_yaml_integer_key", "A YAML submission whose mapping key is a number, not a string.",
+             args=["submission.yaml"])
+    text = c.write("submission.yaml", yaml.safe_dump(submission(), sort_keys=False) + "1: one\n")
+    c.expect("LB102", "submission.yaml", "1: one")
+    c.close()
+
     c = Case("negative", "LB109_value_too_long", "A model name longer than --max-string-length 200.",
              options=["--max-string-length", "200"])
     c.write("submission.json", submission(model="EleutherAI/" + "x" * 300))

@@ -12,6 +12,7 @@ not read again, and one document at a time is held in memory.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,9 @@ from ..findings import ERROR, Findings, format_json_path, make_finding
 from ..io.documents import Document, DocumentError
 from ..io.limits import DEFAULT_LIMITS, Limits
 from ..io.loaders import builtin_profile_names, load_builtin_profile, read_document
-from ..io.paths import PathRefused, Target, confine, expand, relative_reference
+from ..findings.internal import internal_error_finding
+from ..io.paths import ENTRIES_PER_FILE, PathRefused, Target, confine, display_path, expand, relative_reference
+from .workers import PARALLEL_MIN_FILES, Partial, run_batches, split_batches  # noqa: F401 (re-exported)
 from ..io.readers import read_results
 from .context import AVERAGE, CheckContext
 from .rules import Hit, all_rules
@@ -35,9 +38,6 @@ if TYPE_CHECKING:
 DEFAULT_PROFILE = "open-llm-leaderboard-v2"
 DEFAULT_TOLERANCE = 0.01
 BARE_RESULTS_NOTE = "a bare results file: only the raw-file checks ran (no reported numbers to compare)"
-# Below this many files, starting worker processes costs more than it saves.
-PARALLEL_MIN_FILES = 64
-PARALLEL_BATCH_FOLDERS = 25
 
 
 @dataclass(frozen=True)
@@ -72,18 +72,22 @@ def run_check(patterns: list[str], options: CheckOptions,
     all_rules()  # register the rule modules
     result = CheckResult()
     root = options.root.resolve()
-    paths, unmatched, too_many = expand(root, patterns, options.limits.max_files)
-    for pattern in unmatched:
+    matched = expand(root, patterns, options.limits.max_files)
+    for pattern in matched.unmatched:
         result.findings.append(make_finding("LB100", pattern, f"'{pattern}' matched no file; check the path or glob"))
-    if too_many:
+    _report_skipped(matched.skipped, result)
+    if matched.too_many:
         result.findings.append(make_finding("LB107", " ".join(patterns), (
-            f"more than {options.limits.max_files:,} files match; nothing was checked "
-            f"(narrow the globs, or raise {Limits.OPTION_NAMES['max_files']} for a full re-audit)")))
+            f"more than {options.limits.max_files:,} checkable files match (or the folders hold more than "
+            f"{ENTRIES_PER_FILE} entries per allowed file); nothing was checked (narrow the globs, "
+            f"or raise {Limits.OPTION_NAMES['max_files']} for a full re-audit)")))
+        result.close()
         return result
-    batches = _batches(root, paths, options.jobs)
+    batches = split_batches(matched.paths, options.jobs)
     checked_with_submission: set[Path] = set()
     bare: dict[Path, CheckResult] = {}
-    for part in _run_batches(root, batches, options, progress):
+    work = functools.partial(_check_batch, root, options=options)
+    for part in run_batches(work, batches, options.jobs, progress):
         result.merge(part.result)
         result.files.extend(part.result.files)
         checked_with_submission |= part.checked_with_submission
@@ -97,79 +101,57 @@ def run_check(patterns: list[str], options: CheckOptions,
     return result
 
 
-@dataclass
-class _Partial:
-    """One batch's outcome: its findings, the results files its submissions used, its bare results files."""
-
-    result: CheckResult
-    checked_with_submission: set[Path]
-    bare: dict[Path, CheckResult]
+# A thousand hidden files are one warning each up to here, then one that counts the rest.
+MAX_SKIP_FINDINGS = 20
 
 
-def _batches(root: Path, paths: list[Path], jobs: int) -> list[list[Path]]:
-    """Split the files for `jobs` processes, keeping each folder whole.
-
-    A submission and its results file usually share a folder; in one batch
-    the results file is read once, with its submission. Small batches let
-    the progress line move and keep each worker's memory flat.
-    """
-    if jobs <= 1 or len(paths) < PARALLEL_MIN_FILES:
-        return [paths]
-    folders: dict[Path, list[Path]] = {}
-    for path in paths:
-        folders.setdefault(path.parent, []).append(path)
-    groups = list(folders.values())
-    size = max(1, min(PARALLEL_BATCH_FOLDERS, len(groups) // (jobs * 4) or 1))
-    return [[p for group in groups[i:i + size] for p in group] for i in range(0, len(groups), size)]
+def _report_skipped(skipped: list[Path], result: CheckResult) -> None:
+    """Every path the walk did not enter is named (LB111), so a maintainer knows what was not checked."""
+    for path in skipped[:MAX_SKIP_FINDINGS]:
+        result.findings.append(make_finding("LB111", path.as_posix(), NOT_WALKED))
+    if len(skipped) > MAX_SKIP_FINDINGS:
+        rest = len(skipped) - MAX_SKIP_FINDINGS
+        result.findings.append(make_finding("LB111", skipped[MAX_SKIP_FINDINGS].as_posix(),
+                                            f"and {rest:,} more hidden entries or symlinked folders were not walked"))
 
 
-def _run_batches(root: Path, batches: list[list[Path]], options: CheckOptions, progress):
-    total, done = sum(map(len, batches)), 0
-    if len(batches) == 1:
-        yield _check_batch(root, batches[0], options)
-        if progress:
-            progress(total, total)
-        return
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    with context.Pool(options.jobs) as pool:
-        jobs = [(root, batch, options) for batch in batches]
-        for part, size in zip(pool.imap(_check_batch_star, jobs), map(len, batches)):
-            done += size
-            if progress:
-                progress(done, total)
-            yield part
+NOT_WALKED = ("not walked: a hidden name or a symlinked folder; name it explicitly in the paths "
+              "(e.g. '.folder/*.json' or its real folder) if it holds files to check")
 
 
-def _check_batch_star(job) -> _Partial:
-    return _check_batch(*job)
 
 
-def _check_batch(root: Path, paths: list[Path], options: CheckOptions) -> _Partial:
+def _check_batch(root: Path, paths: list[Path], options: CheckOptions) -> Partial:
     """Check files smallest first: submissions come before the results files they use."""
     all_rules()
-    part = _Partial(CheckResult(), set(), {})
-    for path in sorted(paths, key=lambda p: _size(root / p)):
+    part = Partial(CheckResult(), set(), {})
+    for path in sorted(paths, key=lambda p: (_size(root / p), p.as_posix())):
         try:
-            target = confine(root, path)
-        except PathRefused as exc:
-            part.result.findings.append(make_finding("LB101", str(path), str(exc)))
-            continue
-        if target.path in part.checked_with_submission or target.path in part.bare:
-            continue
-        document = _parse(target, options.limits, part.result)
-        if document is None:
-            continue
-        if _is_bare_results(document):
-            # Checked now (one document in memory at a time); reported only
-            # if no submission checks it as its results file.
-            part.bare[target.path] = CheckResult()
-            _check_bare_results(document, options, part.bare[target.path])
-        else:
-            part.checked_with_submission |= _check_submission(root, target, document, options, part.result)
+            _check_one(root, path, options, part)
+        except Exception as exc:  # noqa: BLE001 - whatever breaks in one file fails that file, not the run
+            part.result.findings.append(internal_error_finding(display_path(root, path), exc))
     part.result.shown.clear()
     return part
+
+
+def _check_one(root: Path, path: Path, options: CheckOptions, part: Partial) -> None:
+    try:
+        target = confine(root, path)
+    except PathRefused as exc:
+        part.result.findings.append(make_finding("LB101", str(path), str(exc)))
+        return
+    if target.path in part.checked_with_submission or target.path in part.bare:
+        return
+    document = _parse(target, options.limits, part.result)
+    if document is None:
+        return
+    if _is_bare_results(document):
+        # Checked now (one document in memory at a time); reported only
+        # if no submission checks it as its results file.
+        part.bare[target.path] = CheckResult()
+        _check_bare_results(document, options, part.bare[target.path])
+    else:
+        part.checked_with_submission |= _check_submission(root, target, document, options, part.result)
 
 
 def _size(path: Path) -> int:

@@ -14,7 +14,7 @@ import click
 
 from ..core.version import __version__
 from ..core.errors import ConfigError, ExitCode, LbnormError
-from ..io.safe_text import one_line
+from ..io.safe_text import CommandSafeWriter, one_line
 from .audit import audit
 from .check import check
 from .normalize import normalize
@@ -45,6 +45,18 @@ cli.add_command(profile)  # lbnorm profile init|derive|check
 
 
 def main() -> None:
+    # Every report goes through one guard against workflow commands; the Action writes its own commands.
+    if sys.argv[1:2] != ["action"]:
+        sys.stdout = CommandSafeWriter(sys.stdout)
+    sys.stderr = CommandSafeWriter(sys.stderr)
+    try:
+        _main()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+
+
+def _main() -> None:
     try:
         # Without standalone mode click returns the code of --help/--version
         # and raises everything else, so every exit code is decided here.

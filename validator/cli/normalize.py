@@ -12,6 +12,7 @@ from ..check.rules import all_rules
 from ..core.errors import DataError, ExitCode, LbnormError
 from ..core.normalization import score_results
 from ..core.profile import Profile
+from ..findings.internal import internal_error_finding
 from ..io.limits import Limits
 from ..io.loaders import builtin_profile_names, load_builtin_profile, load_results
 from ..io.safe_text import one_line
@@ -91,6 +92,8 @@ def _normalize_one(path: Path, profile: Profile, limits: Limits) -> Outcome:
         if not message.startswith(str(path)):
             message = f"{path}: {message}"
         return Outcome(path=str(path), error=message + _profile_hint(path, profile, message))
+    except Exception as exc:  # noqa: BLE001 - one file's failure fails that file; the report is still complete
+        return Outcome(path=str(path), error=f"{path}: LB110 {internal_error_finding(str(path), exc).message}")
 
 
 def _profile_hint(path: Path, profile: Profile, message: str) -> str:
@@ -102,7 +105,7 @@ def _profile_hint(path: Path, profile: Profile, message: str) -> str:
             continue
         try:
             score_results(load_builtin_profile(name), load_results(path))
-        except LbnormError:
+        except Exception:  # noqa: BLE001 - only a hint: any failure means "no"
             continue
         return f" (the file fits profile '{name}': try --profile {name})"
     return ""

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..core.profile import Profile
-from ..io.limits import DEFAULT_LIMITS, Limits, describe_size, parse_size
+from ..io.limits import DEFAULT_LIMITS, MAX_DEPTH_CEILING, Limits, describe_size, parse_size
 from ..io.loaders import load_builtin_profile, load_profile_file
 
 DEFAULT_PROFILE = "open-llm-leaderboard-v2"
@@ -33,8 +33,10 @@ def limit_options(command):
                      help=f"Largest file read, e.g. 64M [default: {describe_size(defaults.max_file_bytes)}]."),
         click.option("--max-files", type=click.IntRange(min=1), default=defaults.max_files, show_default=True,
                      help="Most files one run checks; more is an error (LB107), not a partial check."),
-        click.option("--max-depth", type=click.IntRange(min=1), default=defaults.max_depth, show_default=True,
-                     help="Deepest nesting of objects and arrays."),
+        click.option("--max-depth", type=click.IntRange(min=1, max=MAX_DEPTH_CEILING), default=defaults.max_depth,
+                     show_default=True, help="Deepest nesting of objects and arrays (LB108)."),
+        click.option("--max-values", type=click.IntRange(min=1), default=defaults.max_values, show_default=True,
+                     help="Most values (numbers, strings, objects, arrays) in one file or log record (LB112)."),
         click.option("--max-string-length", type=click.IntRange(min=1), default=defaults.max_string_length,
                      show_default=True, help="Longest string or key, in characters."),
     ]
@@ -51,9 +53,9 @@ def log_limit_option(command):
 
 
 def limits_from(max_file_bytes: int, max_files: int, max_depth: int, max_string_length: int,
-                max_log_bytes: int = DEFAULT_LIMITS.max_log_bytes) -> Limits:
+                max_log_bytes: int = DEFAULT_LIMITS.max_log_bytes, max_values: int = DEFAULT_LIMITS.max_values) -> Limits:
     return Limits(max_file_bytes=max_file_bytes, max_files=max_files, max_depth=max_depth,
-                  max_string_length=max_string_length, max_log_bytes=max_log_bytes)
+                  max_string_length=max_string_length, max_log_bytes=max_log_bytes, max_values=max_values)
 
 
 def profile_for_options(name: str | None, file: Path | None) -> Profile | None:

@@ -78,3 +78,15 @@ def value_too_long(ctx):
     Such values would be echoed in findings and summaries and slow every
     later step; no honest results file needs them.
     """
+
+
+@rule("LB112", "too-many-values", ERROR, runs=False)
+def too_many_values(ctx):
+    """A file (or one sample log record) holds more than `--max-values` values (default 1,000,000; input `max_values`).
+
+    Numbers, strings, objects and arrays each count, and so does every value
+    a YAML alias expands to. They are counted in one pass over the text before
+    anything is built: three bytes of `{},` become 72 bytes of memory, so a
+    64 MB file could otherwise take gigabytes. An lm-eval results file holds
+    about 20,000 values.
+    """

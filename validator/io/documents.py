@@ -20,9 +20,6 @@ from typing import Any
 from .limits import DEFAULT_LIMITS, Limits
 
 JsonPath = tuple[str | int, ...]
-# YAML aliases share nodes; walking them repeats work. A "billion laughs" file
-# stops at this many visited values instead of running for ever.
-MAX_YAML_VALUES = 1_000_000
 
 
 class DocumentError(Exception):
@@ -94,6 +91,7 @@ def kind_of(path: Path) -> str:
 
 
 def _parse_json(text: str, limits: Limits) -> Any:
+    _refuse_deep_json(text, limits)
     try:
         return json.loads(text, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
@@ -107,7 +105,7 @@ def _parse_json(text: str, limits: Limits) -> Any:
     except RecursionError:
         raise DocumentError("LB108", _too_deep(limits)) from None
     except ValueError:  # Python refuses to convert integers of more than 4,300 digits
-        match = _LONG_INTEGER.search(text)
+        match = _LONG_INTEGER.search(text) or _LONG_TOP_LEVEL_INTEGER.match(text)
         if match is None:
             raise
         start = match.start() + len(match[0]) - len(match[0].lstrip())
@@ -118,6 +116,71 @@ def _parse_json(text: str, limits: Limits) -> Any:
 
 _MAX_INT_DIGITS = 4300  # Python's int() refuses more (sys.get_int_max_str_digits)
 _LONG_INTEGER = re.compile(rf"(?<=[:\[,])\s*-?\d{{{_MAX_INT_DIGITS + 1},}}")
+_LONG_TOP_LEVEL_INTEGER = re.compile(rf"\s*-?\d{{{_MAX_INT_DIGITS + 1},}}")
+# A JSON string (unrolled, so a long string costs no backtracking state) or a bracket.
+_JSON_NESTING_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def json_too_deep_at(text: str, max_depth: int, start: int = 0) -> int | None:
+    """The offset of the first bracket nested deeper than max_depth, in one linear pass, or None.
+
+    Runs before any parser: json.loads, and json.dumps on Python 3.12, recurse
+    once per level, so depth is bounded before recursive code sees the text.
+    Strings are skipped whole; text after the first complete top-level value
+    (from `start`) is not looked at, so a log's records can be scanned one by one.
+    """
+    start = _WS.match(text, start).end()
+    if start == 0 and text.count("[") + text.count("{") <= max_depth:
+        return None
+    depth = 0
+    for match in _JSON_NESTING_TOKEN.finditer(text, start):
+        if depth == 0 and match.start() != start:
+            return None  # the value at start is a number or literal: nothing nests
+        char = match.group()
+        if char in "[{":
+            depth += 1
+            if depth > max_depth:
+                return match.start()
+        elif char in "]}" or depth == 0:  # a closing bracket, or a top-level string
+            depth -= 1
+            if depth <= 0:
+                return None
+    return None
+
+
+def _refuse_deep_json(text: str, limits: Limits) -> None:
+    offset = json_too_deep_at(text, limits.max_depth)
+    if offset is not None:
+        raise DocumentError("LB108", _too_deep(limits), *line_col(line_starts(text), offset))
+    offset = json_too_many_values_at(text, limits.max_values)
+    if offset is not None:
+        raise DocumentError("LB112", too_many_values(limits), *line_col(line_starts(text), offset))
+
+
+_JSON_VALUE_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{,]')
+
+
+def json_too_many_values_at(text: str, max_values: int) -> int | None:
+    """The offset where the JSON text passes max_values values, or None; linear, before anything is built.
+
+    Every value after the first follows a ',' or opens a container, so
+    commas and openers outside strings bound the count. A 64 MB file of `{},`
+    would otherwise become 21 million dicts (1.5 GB) before any check ran.
+    """
+    if text.count(",") + text.count("[") + text.count("{") < max_values:
+        return None
+    count = 1
+    for match in _JSON_VALUE_TOKEN.finditer(text):
+        if match.group()[0] != '"':
+            count += 1
+            if count > max_values:
+                return match.start()
+    return None
+
+
+def too_many_values(limits: Limits) -> str:
+    return (f"more than {limits.max_values:,} values (numbers, strings, objects and arrays); results files hold "
+            f"far fewer (raise {Limits.OPTION_NAMES['max_values']} if this file is honest)")
 
 
 def _too_deep(limits: Limits) -> str:
@@ -152,7 +215,8 @@ def shape_problem(data: Any, limits: Limits) -> tuple[str, str, JsonPath] | None
             elif isinstance(value, str) and len(value) > longest:
                 return "LB109", _too_long(limits, len(value)), (*path, key)
             elif type(value) is int and not -LARGEST_INTEGER <= value <= LARGEST_INTEGER:
-                return "LB109", (f"an integer of {len(str(abs(value)))} digits is beyond the range of any "
+                digits = int(value.bit_length() * 0.30103) + 1  # str() refuses more than 4,300 digits
+                return "LB109", (f"an integer of about {digits:,} digits is beyond the range of any "
                                  "score or count; write a number of normal size"), (*path, key)
             if isinstance(key, str) and len(key) > longest:
                 return "LB109", _too_long(limits, len(key)), path
@@ -174,13 +238,17 @@ def _parse_yaml(text: str, limits: Limits) -> tuple[Any, dict[JsonPath, tuple[in
     import yaml
 
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loader = loader_class(text)
     try:
-        node = loader.get_single_node()
-        marks: dict[JsonPath, tuple[int, int]] = {}
-        if node is not None:
-            _walk_yaml(node, (), marks, [MAX_YAML_VALUES])
-        data = loader.construct_document(node) if node is not None else None
+        _prescan_yaml_events(loader_class, text, limits)  # before any node exists
+        loader = loader_class(text)
+        try:
+            node = loader.get_single_node()
+            marks: dict[JsonPath, tuple[int, int]] = {}
+            if node is not None:
+                _walk_yaml(node, (), marks, [limits.max_values])
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except DocumentError:
         raise
     except RecursionError:
@@ -192,12 +260,42 @@ def _parse_yaml(text: str, limits: Limits) -> tuple[Any, dict[JsonPath, tuple[in
                             mark.line + 1 if mark else None, mark.column + 1 if mark else None) from None
     except yaml.YAMLError as exc:
         raise DocumentError("LB102", f"not valid YAML: {str(exc).splitlines()[0]}") from None
-    finally:
-        loader.dispose()
     return data, marks
 
 
+def _prescan_yaml_events(loader_class, text: str, limits: Limits) -> None:
+    """Depth and node count from libyaml's event stream, before any node is built.
+
+    libyaml's parser keeps its own stack, but the composer that builds nodes
+    recurses in C (a few thousand levels kill the process) and holds every
+    node in memory: both are refused here, from the events, in one pass
+    that stops at the first level or value over budget.
+    """
+    import yaml
+
+    starts, ends = (yaml.SequenceStartEvent, yaml.MappingStartEvent), (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    loader = loader_class(text)
+    try:
+        depth, events = 0, 0
+        while loader.check_event():
+            event = loader.get_event()
+            events += 1
+            if isinstance(event, starts):
+                depth += 1
+                if depth > limits.max_depth:
+                    mark = event.start_mark
+                    raise DocumentError("LB108", _too_deep(limits), mark.line + 1, mark.column + 1)
+            elif isinstance(event, ends):
+                depth -= 1
+            if events > limits.max_values:
+                mark = event.start_mark
+                raise DocumentError("LB112", too_many_values(limits), mark.line + 1, mark.column + 1)
+    finally:
+        loader.dispose()
+
+
 _YAML_INT = "tag:yaml.org,2002:int"
+_YAML_STR = "tag:yaml.org,2002:str"
 
 
 def _walk_yaml(node, path: JsonPath, marks: dict, budget: list[int]) -> None:
@@ -205,7 +303,7 @@ def _walk_yaml(node, path: JsonPath, marks: dict, budget: list[int]) -> None:
 
     budget[0] -= 1
     if budget[0] < 0:
-        raise DocumentError("LB102", f"YAML aliases expand to more than {MAX_YAML_VALUES:,} values "
+        raise DocumentError("LB112", "YAML aliases expand to more values than the limit "
                             "(an alias bomb?); write the values out instead of using anchors")
     here = (node.start_mark.line + 1, node.start_mark.column + 1)
     marks[path] = here
@@ -217,14 +315,18 @@ def _walk_yaml(node, path: JsonPath, marks: dict, budget: list[int]) -> None:
     if isinstance(node, yaml.MappingNode):
         seen = set()
         for key_node, value_node in node.value:
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else repr(key_node.value)
+            where = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _YAML_STR:
+                raise DocumentError("LB102", "a mapping key is not a string (a number, true/false, null, a date, "
+                                    "a list or a merge key); results and submissions use string keys only, as "
+                                    "JSON does: quote the key", *where)
+            key = key_node.value
             if key in seen:
-                raise DocumentError("LB103", f"key {key!r} appears twice in one mapping; keep one value",
-                                    key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                raise DocumentError("LB103", f"key {key!r} appears twice in one mapping; keep one value", *where)
             seen.add(key)
             _walk_yaml(value_node, (*path, key), marks, budget)
             # a member's position is its key's (the value's walk set the value's)
-            marks[(*path, key)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            marks[(*path, key)] = where
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _walk_yaml(item, (*path, index), marks, budget)

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 
 KIB, MIB, GIB = 1024, 1024**2, 1024**3
+# Parsers and our walks recurse once per level: no option may allow more than this.
+MAX_DEPTH_CEILING = 500
 _SIZE = re.compile(r"(?P<number>\d+)\s*(?P<unit>[kmg]?)(?:i?b)?", re.IGNORECASE)
 
 
@@ -19,14 +21,15 @@ _SIZE = re.compile(r"(?P<number>\d+)\s*(?P<unit>[kmg]?)(?:i?b)?", re.IGNORECASE)
 class Limits:
     max_file_bytes: int = 64 * MIB       # LB106; MTEB's results repo caps at 10 MB, lm-eval files reach a few MB
     max_files: int = 20_000              # LB107; a 5,000-submission re-audit matches 10,000 files
-    max_depth: int = 64                  # LB108; nesting of objects and arrays
+    max_depth: int = 64                  # LB108; nesting of objects and arrays (at most MAX_DEPTH_CEILING)
     max_string_length: int = 1_000_000   # LB109; characters in one string or key
     max_log_bytes: int = 4 * GIB         # LB106 for a sample log; MMLU-Pro's log alone runs to ~600 MB
+    max_values: int = 1_000_000          # LB112; values in one file or log record (an lm-eval results file: ~20,000)
 
     # The same names are the CLI options and the Action inputs (documented in README).
     OPTION_NAMES = {"max_file_bytes": "--max-file-size", "max_files": "--max-files",
                     "max_depth": "--max-depth", "max_string_length": "--max-string-length",
-                    "max_log_bytes": "--max-log-size"}
+                    "max_log_bytes": "--max-log-size", "max_values": "--max-values"}
 
 
 DEFAULT_LIMITS = Limits()

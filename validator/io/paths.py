@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 GLOB_CHARS = set("*?[")
@@ -68,36 +68,64 @@ def relative_reference(root: Path, base_file: Path, reference: str) -> Target:
     return confine(root, base_file.parent.relative_to(root) / reference)
 
 
-def expand(root: Path, patterns: list[str], max_files: int) -> tuple[list[Path], list[str], bool]:
-    """Paths (relative to root) matched by the patterns, the patterns that matched nothing,
-    and whether more than max_files matched (the walk stops there).
+@dataclass
+class Expansion:
+    """What the patterns matched: the files to check and everything the run must say it did not check."""
+
+    paths: list[Path] = field(default_factory=list)   # relative to the root, sorted per pattern
+    unmatched: list[str] = field(default_factory=list)
+    skipped: list[Path] = field(default_factory=list)  # hidden entries and symlinked folders not walked
+    too_many: bool = False                              # more than max_files checkable files matched
+
+
+# Walking costs time for every entry, checkable or not: past this many entries
+# per allowed file the walk stops and the run fails (LB107), never truncates.
+ENTRIES_PER_FILE = 50
+# VCS metadata is never a submission; skipping it is not worth a warning.
+SILENT_SKIPS = {".git", ".hg", ".svn"}
+
+
+def expand(root: Path, patterns: list[str], max_files: int) -> Expansion:
+    """Paths (relative to root) the patterns match, in a fixed order.
 
     A literal path is kept as given (confine() judges it later); a directory
-    expands to the JSON and YAML files below it. Globs and directories are
-    walked without following symlinked directories: two links to `.` would
-    otherwise make `**` walk 2**40 paths.
+    or glob expands to the JSON and YAML files below it: only those count
+    against max_files, and reaching the budget fails the run (too_many) instead
+    of checking part of it. Symlinked folders are not followed (two links to
+    `.` would make `**` walk 2**40 paths) and hidden names are not matched
+    unless the pattern asks for them; both are listed in `skipped`.
     """
+    out = Expansion()
     found: dict[Path, None] = {}
-    unmatched: list[str] = []
+    walk = _Walk(root, max_files, max_files * ENTRIES_PER_FILE)
     for pattern in patterns:
         if GLOB_CHARS & set(pattern):
             parts = _glob_parts(root, pattern)
             if parts is None:
-                found[Path(pattern)] = None  # absolute, outside the root: confine() refuses it
-                continue
-            matches = _walk(root, Path(), parts, max_files + 1)
+                matches = [Path(pattern)]  # absolute, outside the root: confine() refuses it
+            else:
+                matches = walk.run(Path(), parts)
         elif (root / pattern).is_dir() and not (root / pattern).is_symlink():
-            matches = [p for p in _walk(root, Path(pattern), ["**", "*"], max_files + 1)
-                       if p.suffix.lower() in CHECKABLE_SUFFIXES]
+            matches = walk.run(Path(pattern), ["**", "*"])
         else:
             matches = [Path(pattern)]
+        if walk.exhausted:
+            out.too_many = True
+            break
+        if not matches:
+            out.unmatched.append(pattern)
         for match in matches:
             found[match] = None
-            if len(found) > max_files:
-                return list(found)[:max_files], unmatched, True
-        if not matches:
-            unmatched.append(pattern)
-    return list(found), unmatched, False
+        if len(found) > max_files:
+            out.too_many = True
+            break
+    out.paths = list(found)
+    out.skipped = sorted(walk.skipped, key=lambda p: p.as_posix())
+    return out
+
+
+def is_checkable(path: Path) -> bool:
+    return path.suffix.lower() in CHECKABLE_SUFFIXES
 
 
 def _glob_parts(root: Path, pattern: str) -> list[str] | None:
@@ -114,46 +142,73 @@ def _glob_parts(root: Path, pattern: str) -> list[str] | None:
     return parts
 
 
-def _walk(root: Path, here: Path, parts: list[str], budget: int) -> list[Path]:
-    """Files (and symlinks to files, judged later) below root/here that match the segments, sorted."""
-    return sorted(_matches(root, here, parts, budget), key=lambda p: p.as_posix())
+class _Walk:
+    """One budgeted walk shared by every pattern of a run."""
 
+    def __init__(self, root: Path, max_files: int, max_entries: int):
+        self.root, self.files_left, self.entries_left = root, max_files + 1, max_entries
+        self.skipped: set[Path] = set()
+        self.exhausted = False
 
-def _matches(root: Path, here: Path, parts: list[str], budget: int):
-    stack = [(here, parts)]
-    seen: set[tuple[Path, int]] = set()
-    while stack and budget > 0:
-        where, rest = stack.pop()
-        if (where, len(rest)) in seen:  # `**` reaches one folder by several routes
-            continue
-        seen.add((where, len(rest)))
-        if not rest:
-            if not (root / where).is_dir():
-                budget -= 1
-                yield where
-            continue
-        head, tail = rest[0], rest[1:]
-        if head == "**":
-            stack.append((where, tail))
-            stack.extend((where / name, rest) for name in _children(root / where, "*") if _is_real_dir(root / where / name))
-        elif GLOB_CHARS & set(head):
-            stack.extend((where / name, tail) for name in _children(root / where, head))
-        elif os.path.lexists(root / where / head) and (not tail or _is_real_dir(root / where / head)):
-            stack.append((where / head, tail))
+    def run(self, here: Path, parts: list[str]) -> list[Path]:
+        """Checkable files (and symlinks to them, judged later) below root/here matching the segments, sorted."""
+        return sorted(self._matches(here, parts), key=lambda p: p.as_posix())
 
+    def _matches(self, here: Path, parts: list[str]):
+        stack = [(here, parts)]
+        seen: set[tuple[Path, int]] = set()
+        while stack and not self.exhausted:
+            where, rest = stack.pop()
+            if (where, len(rest)) in seen:  # `**` reaches one folder by several routes
+                continue
+            seen.add((where, len(rest)))
+            if not rest:
+                if is_checkable(where) and not (self.root / where).is_dir():
+                    self.files_left -= 1
+                    self.exhausted = self.files_left < 0
+                    yield where
+                continue
+            head, tail = rest[0], rest[1:]
+            if head == "**":
+                stack.append((where, tail))
+                stack.extend((where / name, rest) for name in self._children(where, "*")
+                             if self._is_walkable(where / name))
+            elif GLOB_CHARS & set(head):
+                stack.extend((where / name, tail) for name in self._children(where, head)
+                             if not tail or self._is_walkable(where / name))
+            elif os.path.lexists(self.root / where / head) and (not tail or self._is_walkable(where / head)):
+                stack.append((where / head, tail))
 
-def _children(folder: Path, pattern: str) -> list[str]:
-    """Names in a folder matching one glob segment; hidden names only when the pattern starts with '.'."""
-    if not _is_real_dir(folder):
-        return []
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    wanted = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
-    if not pattern.startswith("."):
-        wanted = [n for n in wanted if not n.startswith(".")]
-    return wanted
+    def _children(self, folder: Path, pattern: str) -> list[str]:
+        """Names in a folder matching one glob segment; hidden names only when the pattern starts with '.'."""
+        if not _is_real_dir(self.root / folder):
+            return []
+        try:
+            names = os.listdir(self.root / folder)
+        except OSError:
+            return []
+        self.entries_left -= len(names)
+        if self.entries_left < 0:
+            self.exhausted = True
+            return []
+        wanted = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+        if not pattern.startswith("."):
+            hidden = [n for n in wanted if n.startswith(".")]
+            self.skipped.update(folder / n for n in hidden if n not in SILENT_SKIPS and self._worth_saying(folder / n))
+            wanted = [n for n in wanted if not n.startswith(".")]
+        return wanted
+
+    def _worth_saying(self, path: Path) -> bool:
+        """A hidden folder, or a hidden file that would have been checked."""
+        full = self.root / path
+        return (full.is_dir() and not full.is_symlink()) or is_checkable(path)
+
+    def _is_walkable(self, path: Path) -> bool:
+        full = self.root / path
+        if full.is_symlink() and full.is_dir():
+            self.skipped.add(path)
+            return False
+        return _is_real_dir(full)
 
 
 def _is_real_dir(path: Path) -> bool:

@@ -9,7 +9,9 @@ reaches a log goes through `one_line` (or `neutralize_json` for JSON text).
 
 from __future__ import annotations
 
+import re
 import unicodedata
+from typing import TextIO
 
 MAX_CHARS = 300
 
@@ -25,11 +27,44 @@ def one_line(text: object, limit: int = MAX_CHARS) -> str:
 
 
 def _no_workflow_commands(s: str) -> str:
-    """The runner reads `##[cmd]` anywhere in a line and `::cmd` at its start."""
+    """The runner reads `##[cmd]` anywhere in a line and `::cmd` at its start (after blanks)."""
     s = s.replace("##[", "##\\[")
-    if s.lstrip().startswith("::"):
-        s = "\\" + s.lstrip()
-    return s
+    return _LINE_START_COMMAND.sub(r"\1\\::", s)
+
+
+# `::` at the start of the text or of any line the runner sees (it splits at CR and LF).
+_LINE_START_COMMAND = re.compile(r"(^|[\r\n])[^\S\r\n]*::")
+
+
+class CommandSafeWriter:
+    """A text stream that no text can turn into a workflow command, whatever wrote it.
+
+    one_line() makes each value safe where it is formatted; this is the guard
+    at the one place everything passes: the stream. Whole lines go through
+    the same rule; a line is held back until its end arrives, so `#` + `#[`
+    written in two calls is still caught. Used for every report the CLI and
+    the Action print (never for the Action's own commands).
+    """
+
+    def __init__(self, stream: TextIO):
+        self._stream, self._pending = stream, ""
+
+    def write(self, text: str) -> int:
+        data = self._pending + text
+        cut = max(data.rfind("\n"), data.rfind("\r")) + 1
+        self._pending = data[cut:]
+        if cut:
+            self._stream.write(_no_workflow_commands(data[:cut]))
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._stream.write(_no_workflow_commands(self._pending))
+            self._pending = ""
+        self._stream.flush()
+
+    def __getattr__(self, name: str):  # isatty, encoding, fileno...: those of the real stream
+        return getattr(self._stream, name)
 
 
 def neutralize_json(text: str) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from .documents import DocumentError
+from .documents import DocumentError, json_too_deep_at, json_too_many_values_at, too_many_values
 from .limits import Limits, describe_size
 from .loaders import open_regular_file
 
@@ -136,7 +136,7 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
         if not raw.strip():
             continue
         text = _decode(raw, line_number)
-        yield SampleRecord(index, line_number, text, _loads(text, line_number, 1))
+        yield SampleRecord(index, line_number, text, _loads(text, line_number, 1, limits))
         index += 1
 
 
@@ -160,9 +160,13 @@ def _array_records(handle, limits: Limits) -> Iterator[SampleRecord]:
     utf8 = codecs.getincrementaldecoder("utf-8")()
 
     def fill() -> bool:
-        """Append the next chunk to what is left of the buffer; False at the end of the file."""
+        """Append the next chunk to what is left of the buffer; False at the end of the file.
+
+        The chunk is at least as large as what is left, so a record spanning
+        many chunks is decoded O(log n) times, not once per chunk.
+        """
         nonlocal buffer, position, eof
-        chunk = handle.read(_CHUNK)
+        chunk = handle.read(max(_CHUNK, len(buffer) - position))
         eof = not chunk
         try:
             text = utf8.decode(chunk, final=eof)
@@ -189,6 +193,9 @@ def _array_records(handle, limits: Limits) -> Iterator[SampleRecord]:
             continue
         if not expect_value:
             raise DocumentError("LB701", f"expected ',' or ']' between records, found {char!r}", line, 1)
+        if json_too_deep_at(buffer, limits.max_depth, position) is not None:
+            raise DocumentError("LB108", f"record {index} is nested more than {limits.max_depth} levels deep "
+                                f"(raise {Limits.OPTION_NAMES['max_depth']} if this log is honest)", line, 1)
         try:
             data, end = decoder.raw_decode(buffer, position)
         except json.JSONDecodeError as exc:
@@ -221,7 +228,12 @@ def _decode(raw: bytes, line: int) -> str:
                             line, 1) from None
 
 
-def _loads(text: str, line: int, column: int) -> Any:
+def _loads(text: str, line: int, column: int, limits: Limits) -> Any:
+    if json_too_deep_at(text, limits.max_depth) is not None:
+        raise DocumentError("LB108", f"the record is nested more than {limits.max_depth} levels deep "
+                            f"(raise {Limits.OPTION_NAMES['max_depth']} if this log is honest)", line, column)
+    if json_too_many_values_at(text, limits.max_values) is not None:
+        raise DocumentError("LB112", too_many_values(limits), line, column)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

@@ -62,7 +62,7 @@ def task_text(task: TaskAudit, details: bool = False) -> str:
              f"{hashes}; task hash {task.task_hash}"]
     for metric in task.metrics:
         if metric.note:
-            lines.append(f"    {one_line(metric.key, 60):<28} {metric.note}")
+            lines.append(f"    {one_line(metric.key, 60):<28} {one_line(metric.note)}")
         else:
             recomputed = f"  recomputed {_num(metric.recomputed)}" if metric.recomputed is not None else ""
             lines.append(f"    {one_line(metric.key, 60):<28} results {_num(metric.reported)}  "
