@@ -17,6 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .budgets import (
+    json_too_deep,
+    json_too_deep_offset,
+    json_too_many_values,
+    json_too_many_values_offset,
+    too_deep_message,
+    too_many_values_message,
+    yaml_budget_problem,
+)
 from .limits import DEFAULT_LIMITS, Limits
 
 JsonPath = tuple[str | int, ...]
@@ -117,75 +126,23 @@ def _parse_json(text: str, limits: Limits) -> Any:
 _MAX_INT_DIGITS = 4300  # Python's int() refuses more (sys.get_int_max_str_digits)
 _LONG_INTEGER = re.compile(rf"(?<=[:\[,])\s*-?\d{{{_MAX_INT_DIGITS + 1},}}")
 _LONG_TOP_LEVEL_INTEGER = re.compile(rf"\s*-?\d{{{_MAX_INT_DIGITS + 1},}}")
-# A JSON string (unrolled, so a long string costs no backtracking state) or a bracket.
-_JSON_NESTING_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-
-
-def json_too_deep_at(text: str, max_depth: int, start: int = 0) -> int | None:
-    """The offset of the first bracket nested deeper than max_depth, in one linear pass, or None.
-
-    Runs before any parser: json.loads, and json.dumps on Python 3.12, recurse
-    once per level, so depth is bounded before recursive code sees the text.
-    Strings are skipped whole; text after the first complete top-level value
-    (from `start`) is not looked at, so a log's records can be scanned one by one.
-    """
-    start = _WS.match(text, start).end()
-    if start == 0 and text.count("[") + text.count("{") <= max_depth:
-        return None
-    depth = 0
-    for match in _JSON_NESTING_TOKEN.finditer(text, start):
-        if depth == 0 and match.start() != start:
-            return None  # the value at start is a number or literal: nothing nests
-        char = match.group()
-        if char in "[{":
-            depth += 1
-            if depth > max_depth:
-                return match.start()
-        elif char in "]}" or depth == 0:  # a closing bracket, or a top-level string
-            depth -= 1
-            if depth <= 0:
-                return None
-    return None
 
 
 def _refuse_deep_json(text: str, limits: Limits) -> None:
-    offset = json_too_deep_at(text, limits.max_depth)
-    if offset is not None:
-        raise DocumentError("LB108", _too_deep(limits), *line_col(line_starts(text), offset))
-    offset = json_too_many_values_at(text, limits.max_values)
-    if offset is not None:
-        raise DocumentError("LB112", too_many_values(limits), *line_col(line_starts(text), offset))
+    if json_too_deep(text, limits.max_depth):
+        offset = json_too_deep_offset(text, limits.max_depth)
+        raise DocumentError("LB108", _too_deep(limits), *_line_col_of(text, offset))
+    if json_too_many_values(text, limits.max_values):
+        offset = json_too_many_values_offset(text, limits.max_values)
+        raise DocumentError("LB112", too_many_values_message(limits), *_line_col_of(text, offset))
 
 
-_JSON_VALUE_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{,]')
-
-
-def json_too_many_values_at(text: str, max_values: int) -> int | None:
-    """The offset where the JSON text passes max_values values, or None; linear, before anything is built.
-
-    Every value after the first follows a ',' or opens a container, so
-    commas and openers outside strings bound the count. A 64 MB file of `{},`
-    would otherwise become 21 million dicts (1.5 GB) before any check ran.
-    """
-    if text.count(",") + text.count("[") + text.count("{") < max_values:
-        return None
-    count = 1
-    for match in _JSON_VALUE_TOKEN.finditer(text):
-        if match.group()[0] != '"':
-            count += 1
-            if count > max_values:
-                return match.start()
-    return None
-
-
-def too_many_values(limits: Limits) -> str:
-    return (f"more than {limits.max_values:,} values (numbers, strings, objects and arrays); results files hold "
-            f"far fewer (raise {Limits.OPTION_NAMES['max_values']} if this file is honest)")
+def _line_col_of(text: str, offset: int | None) -> tuple[int | None, int | None]:
+    return line_col(line_starts(text), offset) if offset is not None else (None, None)
 
 
 def _too_deep(limits: Limits) -> str:
-    return (f"objects and arrays are nested more than {limits.max_depth} levels deep; "
-            f"results files need far fewer (raise {Limits.OPTION_NAMES['max_depth']} if this file is honest)")
+    return too_deep_message(limits)
 
 
 def _too_long(limits: Limits, length: int) -> str:
@@ -239,7 +196,9 @@ def _parse_yaml(text: str, limits: Limits) -> tuple[Any, dict[JsonPath, tuple[in
 
     loader_class = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        _prescan_yaml_events(loader_class, text, limits)  # before any node exists
+        problem = yaml_budget_problem(loader_class, text, limits)  # before any node exists
+        if problem:
+            raise DocumentError(*problem)
         loader = loader_class(text)
         try:
             node = loader.get_single_node()
@@ -263,37 +222,6 @@ def _parse_yaml(text: str, limits: Limits) -> tuple[Any, dict[JsonPath, tuple[in
     return data, marks
 
 
-def _prescan_yaml_events(loader_class, text: str, limits: Limits) -> None:
-    """Depth and node count from libyaml's event stream, before any node is built.
-
-    libyaml's parser keeps its own stack, but the composer that builds nodes
-    recurses in C (a few thousand levels kill the process) and holds every
-    node in memory: both are refused here, from the events, in one pass
-    that stops at the first level or value over budget.
-    """
-    import yaml
-
-    starts, ends = (yaml.SequenceStartEvent, yaml.MappingStartEvent), (yaml.SequenceEndEvent, yaml.MappingEndEvent)
-    loader = loader_class(text)
-    try:
-        depth, events = 0, 0
-        while loader.check_event():
-            event = loader.get_event()
-            events += 1
-            if isinstance(event, starts):
-                depth += 1
-                if depth > limits.max_depth:
-                    mark = event.start_mark
-                    raise DocumentError("LB108", _too_deep(limits), mark.line + 1, mark.column + 1)
-            elif isinstance(event, ends):
-                depth -= 1
-            if events > limits.max_values:
-                mark = event.start_mark
-                raise DocumentError("LB112", too_many_values(limits), mark.line + 1, mark.column + 1)
-    finally:
-        loader.dispose()
-
-
 _YAML_INT = "tag:yaml.org,2002:int"
 _YAML_STR = "tag:yaml.org,2002:str"
 
@@ -303,7 +231,7 @@ def _walk_yaml(node, path: JsonPath, marks: dict, budget: list[int]) -> None:
 
     budget[0] -= 1
     if budget[0] < 0:
-        raise DocumentError("LB112", "YAML aliases expand to more values than the limit "
+        raise DocumentError("LB112", "YAML aliases expand to more values than --max-values "
                             "(an alias bomb?); write the values out instead of using anchors")
     here = (node.start_mark.line + 1, node.start_mark.column + 1)
     marks[path] = here

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from .documents import DocumentError, json_too_deep_at, json_too_many_values_at, too_many_values
+from .budgets import json_too_deep, json_too_many_values, too_deep_message, too_many_values_message
+from .documents import DocumentError
 from .limits import Limits, describe_size
 from .loaders import open_regular_file
 
@@ -193,9 +194,6 @@ def _array_records(handle, limits: Limits) -> Iterator[SampleRecord]:
             continue
         if not expect_value:
             raise DocumentError("LB701", f"expected ',' or ']' between records, found {char!r}", line, 1)
-        if json_too_deep_at(buffer, limits.max_depth, position) is not None:
-            raise DocumentError("LB108", f"record {index} is nested more than {limits.max_depth} levels deep "
-                                f"(raise {Limits.OPTION_NAMES['max_depth']} if this log is honest)", line, 1)
         try:
             data, end = decoder.raw_decode(buffer, position)
         except json.JSONDecodeError as exc:
@@ -213,6 +211,7 @@ def _array_records(handle, limits: Limits) -> Iterator[SampleRecord]:
             if fill():
                 continue
         text = buffer[position:end]
+        _within_budgets(text, line, column, limits)  # json.loads survived it; json.dumps on 3.12 might not
         yield SampleRecord(index, line, text, data, column, in_array=True)
         newlines = text.count("\n")
         line += newlines
@@ -228,12 +227,15 @@ def _decode(raw: bytes, line: int) -> str:
                             line, 1) from None
 
 
+def _within_budgets(text: str, line: int, column: int, limits: Limits) -> None:
+    if json_too_deep(text, limits.max_depth):
+        raise DocumentError("LB108", "this record: " + too_deep_message(limits), line, column)
+    if json_too_many_values(text, limits.max_values):
+        raise DocumentError("LB112", "this record: " + too_many_values_message(limits), line, column)
+
+
 def _loads(text: str, line: int, column: int, limits: Limits) -> Any:
-    if json_too_deep_at(text, limits.max_depth) is not None:
-        raise DocumentError("LB108", f"the record is nested more than {limits.max_depth} levels deep "
-                            f"(raise {Limits.OPTION_NAMES['max_depth']} if this log is honest)", line, column)
-    if json_too_many_values_at(text, limits.max_values) is not None:
-        raise DocumentError("LB112", too_many_values(limits), line, column)
+    _within_budgets(text, line, column, limits)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
