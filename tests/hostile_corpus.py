@@ -429,6 +429,94 @@ def sample_log_100000_copies_of_one_document(ws, outside):
     (ws / MUSR_LOG).write_text(line * 100_000)
 
 
+# --- issue 13: budgets that fail the run, nesting in every shape, crashes that became findings ------
+
+def inflated(ws: Path, folder: str = ".") -> None:
+    """A dishonest submission: bbh reported one point higher than its results give."""
+    (ws / folder).mkdir(exist_ok=True)
+    honest(ws / folder, reported=SUBMISSION["reported"] | {"bbh": 3.29})
+
+
+@case("LB601")
+def junk_files_beside_a_dishonest_submission(ws, outside):
+    """20,001 files that are not JSON or YAML must neither use up the file budget nor hide the submission."""
+    inflated(ws)
+    for i in range(20_001):
+        (ws / f"junk{i}.txt").write_bytes(b"")
+
+
+@case("LB111", exit=0, args=("**/*.json",))
+def dishonest_submission_in_a_hidden_folder(ws, outside):
+    """Not walked (as git and glob do), but never silently: the warning names the folder."""
+    honest(ws)
+    inflated(ws, ".hidden")
+
+
+@case("LB108")
+def yaml_block_sequence_nesting(ws, outside):
+    (ws / "submission.yaml").write_text("- " * 30_000 + "x\n")
+
+
+@case("LB108")
+def yaml_explicit_key_nesting(ws, outside):
+    (ws / "submission.yaml").write_text("? " * 30_000 + "x\n")
+
+
+@case("LB108")
+def yaml_flow_mapping_nesting(ws, outside):
+    (ws / "submission.yaml").write_text("a: " + "{a: " * 30_000 + "1" + "}" * 30_000 + "\n")
+
+
+@case("LB108")
+def yaml_indentation_nesting(ws, outside):
+    (ws / "submission.yaml").write_text("".join(" " * i + "a:\n" for i in range(3000)) + " " * 3000 + "1\n")
+
+
+@case("LB108", args=("submission.json",))
+def yaml_results_file_nesting(ws, outside):
+    honest(ws, results_name="results.yaml")
+    (ws / "results.yaml").write_text("results:\n" + "  - " * 1 + "[" * 50_000 + "]" * 50_000 + "\n")
+
+
+@case("LB102", args=("*.yaml",))
+def yaml_keys_that_are_not_strings(ws, outside):
+    """Integer, float, bool, null, date, binary and sequence keys: each file fails alone, none crashes."""
+    keys = ["1", "1.5", "true", "null", "2001-01-01", "!!binary aGVsbG8=", "? [a, b]\n"]
+    for i, key in enumerate(keys):
+        body = f"{key}: x\n" if not key.startswith("?") else key + ": x\n"
+        (ws / f"s{i}.yaml").write_text(f"schema_version: 1\nreported:\n  {body}" if i % 2 else body)
+
+
+@case("LB109")
+def top_level_integer_of_5000_digits(ws, outside):
+    (ws / "submission.json").write_text("9" * 5000)
+
+
+@case("LB109")
+def yaml_hex_integer_of_4000_digits(ws, outside):
+    """Python converts it (base 16 has no digit limit) but cannot print it in decimal."""
+    (ws / "submission.yaml").write_text("schema_version: 0x" + "f" * 4000 + "\n")
+
+
+@case("LB112")
+def plain_yaml_list_of_ten_megabytes(ws, outside):
+    """2.5 million values: refused from libyaml's events, before a node exists (it took 1.7 GB)."""
+    (ws / "submission.yaml").write_text("- 1\n" * 2_500_000)
+
+
+@case("LB112")
+def json_of_five_million_empty_objects(ws, outside):
+    """Three bytes each become 72 bytes of dict: refused from the text before json.loads builds them."""
+    (ws / "submission.json").write_text("[" + "{}," * 5_000_000 + "{}]")
+
+
+@case("LB108", args=("submission.json",))
+def sample_log_record_nested_800_deep(ws, outside):
+    """Below Python's recursion limit, so json.loads accepts it; json.dumps on 3.12 would not."""
+    honest(ws, samples=[MUSR_LOG])
+    (ws / MUSR_LOG).write_text('{"doc_id": 0, "doc": ' + "[" * 800 + "]" * 800 + "}\n")
+
+
 def outside_folder(root: Path) -> Path:
     """The folder next to the workspace: a canary file and a FIFO nobody may open."""
     outside = root / "outside"
