@@ -517,6 +517,19 @@ def sample_log_record_nested_800_deep(ws, outside):
     (ws / MUSR_LOG).write_text('{"doc_id": 0, "doc": ' + "[" * 800 + "]" * 800 + "}\n")
 
 
+@case("LB201", "LB705", "LB706", "LB709", "LB715", args=("submission.json",))
+def samples_lists_one_log_4000_times(ws, outside):
+    """Two spellings of one log, 2,000 times each: LB201 says so, and the log is audited once."""
+    honest(ws, samples=[MUSR_LOG] * 2000 + ["./" + MUSR_LOG] * 2000)
+    line = json.dumps({"doc_id": 0, "doc": {"q": "x"}, "target": "A", "acc_norm": 1.0}) + "\n"
+    (ws / MUSR_LOG).write_text(line * 1000)
+
+
+@case("LB201", "LB700", args=("submission.json",))
+def samples_lists_more_logs_than_the_file_limit(ws, outside):
+    honest(ws, samples=[f"samples_leaderboard_musr_team_allocation_{i}.jsonl" for i in range(20_001)])
+
+
 def outside_folder(root: Path) -> Path:
     """The folder next to the workspace: a canary file and a FIFO nobody may open."""
     outside = root / "outside"

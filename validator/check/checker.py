@@ -214,8 +214,13 @@ def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: Chec
     from ..audit.auditor import LogTarget, audit_logs, known_tasks
     from ..io.sample_logs import UNPLACED_LOG, task_of
 
+    if len(listed) > options.limits.max_files:
+        _hit(result, "LB700", Hit(document, ("samples",), (
+            f"lists {len(listed):,} sample logs, more than {options.limits.max_files:,}; none was audited "
+            f"(raise {Limits.OPTION_NAMES['max_files']} if this submission is honest)")))
+        return []
     tasks = known_tasks(ctx.results_object() if ctx.results_root else ctx.results_doc.data)
-    logs = []
+    logs, seen = [], set()
     for index, entry in enumerate(listed):
         if not isinstance(entry, str):
             continue  # LB201 reports it
@@ -224,6 +229,9 @@ def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: Chec
         except PathRefused as exc:
             _hit(result, "LB700", Hit(document, ("samples", index), str(exc)))
             continue
+        if log.path in seen:
+            continue  # listed twice: audited once (a log listed 500 times must not cost 500 audits)
+        seen.add(log.path)
         task = task_of(log.path.name, tasks)
         if task is None:
             _hit(result, "LB700", Hit(document, ("samples", index), UNPLACED_LOG))
