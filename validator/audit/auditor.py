@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..findings import format_json_path, make_finding
+from ..findings.internal import internal_error_finding
 from ..io.documents import Document, DocumentError
 from ..io.limits import DEFAULT_LIMITS, Limits
 from ..io.loaders import read_document
@@ -47,6 +48,7 @@ class LogAuditor:
         self.tolerance = tolerance
         self.summary = TaskAudit(spec.name, log, expected=spec.n_effective)
         self.units = [unit(self) for unit in unit_classes()]
+        self._scanned: tuple[SampleRecord, Document] | None = None
 
     def add(self, record: SampleRecord) -> None:
         data = record.data
@@ -81,10 +83,16 @@ class LogAuditor:
         """A finding at the value at `path` inside one record of the log."""
         if not self.result.has_room(self.name, rule_id):
             return
-        line, column = record_position(record, path, self.name)
+        line, column = self._record_position(record, path)
         prefix = (record.index,) if record.in_array else ()
         self.result.findings.append(make_finding(rule_id, self.name, message, format_json_path(prefix + path),
                                                  line, column))
+
+    def _record_position(self, record: SampleRecord, path: tuple) -> tuple[int, int]:
+        """One position scan per record, however many findings it has (the scan of a 20 MB record costs seconds)."""
+        if self._scanned is None or self._scanned[0] is not record:
+            self._scanned = (record, Document(self.name, record.text, record.data, "json"))
+        return record_position(record, path, self._scanned[1])
 
     def at_line(self, rule_id: str, line: int, message: str) -> None:
         """A finding at a line of the log."""
@@ -99,9 +107,9 @@ class LogAuditor:
             self.result.findings.append(make_finding(rule_id, display, message, format_json_path(path), line, column))
 
 
-def record_position(record: SampleRecord, path: tuple, display: str) -> tuple[int, int]:
-    """Line and column in the log of the value at `path` inside one record."""
-    line, column = Document(display, record.text, record.data, "json").position(path)
+def record_position(record: SampleRecord, path: tuple, document: Document) -> tuple[int, int]:
+    """Line and column in the log of the value at `path` inside one record (`document`: the record's text)."""
+    line, column = document.position(path)
     if line is None:
         return record.line, record.column
     return record.line + line - 1, column + record.column - 1 if line == 1 else column
@@ -127,15 +135,19 @@ def audit_logs(results_doc: Document, logs: list[LogTarget], limits: Limits = DE
         try:
             for record in read_records(log.target.path, limits):
                 auditor.add(record)
+            summary = auditor.finish()
         except DocumentError as exc:
             # The rest of the log cannot be trusted; counts and sums over part of it would only repeat this.
             result.findings.append(make_finding(exc.rule, log.target.display, exc.message, line=exc.line,
                                                 column=exc.column))
             auditor.summary.notes.append(f"the log could not be read to the end ({exc.message}); "
                                          "its counts, hashes and aggregates were not compared")
-            result.tasks.append(auditor.summary)
-            continue
-        result.tasks.append(auditor.finish())
+            summary = auditor.summary
+        except Exception as exc:  # noqa: BLE001 - one log's failure fails that log; the others are audited
+            result.findings.append(internal_error_finding(log.target.display, exc))
+            auditor.summary.notes.append("the audit of this log stopped on an internal error (LB110)")
+            summary = auditor.summary
+        result.tasks.append(summary)
     _tasks_without_logs(results_doc, data, logs, result, results_root)
     return result
 
@@ -205,9 +217,22 @@ def _confined(root: Path, path: Path, result: AuditResult) -> Target | None:
 
 def audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None,
                 limits: Limits = DEFAULT_LIMITS) -> AuditResult:
-    """`python -m validator audit`: read the results file, place the logs, audit them."""
+    """`python -m validator audit`: read the results file, place the logs, audit them.
+
+    Whatever goes wrong that no rule foresaw is LB110 for the results file: the report is still complete.
+    """
     root = root.resolve()
     result = AuditResult(results_file=display_path(root, results_path))
+    try:
+        return _audit_files(root, results_path, sample_paths, limits, result)
+    except Exception as exc:  # noqa: BLE001
+        result.findings.append(internal_error_finding(result.results_file, exc))
+        result.close()
+        return result
+
+
+def _audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None, limits: Limits,
+                 result: AuditResult) -> AuditResult:
     try:
         results = confine(root, results_path)
         document = read_document(results.path, results.display, limits)

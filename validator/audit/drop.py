@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
 _TOKEN_SEPARATORS = re.compile(" |-")
-_TRAILING_DIGITS = re.compile(r"([\d,]*\d)$")
+_REVERSED_TRAILING_NUMBER = re.compile(r"\d[\d,]*")
 _DECIMAL = re.compile(r"^-?(\d+)\.\d+$")
 _ANY_WHITESPACE = re.compile(r"\s")
 
@@ -91,8 +91,14 @@ def align_bags(predicted: list[frozenset[str]], gold: list[frozenset[str]]) -> l
 
 def get_metrics(predicted: str | list[str] | tuple[str, ...], gold: str | list[str] | tuple[str, ...]) -> tuple[float, float]:
     """(EM, F1) of one prediction against one gold answer, both a string or a list of spans."""
-    predicted_spans, predicted_bags = answer_to_bags(predicted)
-    gold_spans, gold_bags = answer_to_bags(gold)
+    return _metrics(answer_to_bags(predicted), answer_to_bags(gold))
+
+
+Bags = tuple[list[str], list[frozenset[str]]]
+
+
+def _metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
+    (predicted_spans, predicted_bags), (gold_spans, gold_bags) = predicted, gold
     exact = set(predicted_spans) == set(gold_spans) and len(predicted_spans) == len(gold_spans)
     return (1.0 if exact else 0.0), numpy_round_2(numpy_mean(align_bags(predicted_bags, gold_bags)))
 
@@ -100,8 +106,9 @@ def get_metrics(predicted: str | list[str] | tuple[str, ...], gold: str | list[s
 def process_results(golds: list[Gold], prediction: str) -> tuple[float, float]:
     """The per-sample (em, f1): each maximised over golds whose first span is not blank."""
     best_em, best_f1 = 0.0, 0.0
+    predicted = answer_to_bags([prediction])  # once, not once per gold: golds x a long prediction was quadratic
     for gold in golds:
-        em, f1 = get_metrics([prediction], gold)
+        em, f1 = _metrics(predicted, answer_to_bags(gold))
         if gold[0].strip():
             best_em, best_f1 = max(best_em, em), max(best_f1, f1)
     return best_em, best_f1
@@ -213,14 +220,27 @@ def gold_numbers(golds: list[Gold]) -> set[str]:
     return {word for gold in golds for bag in answer_to_bags(gold)[1] for word in bag if is_number(word)}
 
 
+def _trailing_number(text: str) -> str | None:
+    """What re.search(r"([\\d,]*\\d)$") finds, matched forwards on the reversed text.
+
+    The search retries from every start of a long run of digits and commas
+    that does not end the text: quadratic in the run. Anchored at the start
+    of the reversed text, a greedy match is one linear pass.
+    """
+    if text.endswith("\n"):  # `$` also matches before a final newline
+        text = text[:-1]
+    match = _REVERSED_TRAILING_NUMBER.match(text[::-1])
+    return match.group()[::-1] if match else None
+
+
 def decimal_cut(prediction: str, golds: list[Gold], until: list[str]) -> str | None:
     """D: the gold decimal whose integer part the prediction ends with, under a '.' stop sequence."""
     if "." not in until:
         return None
-    match = _TRAILING_DIGITS.search(prediction)
-    if not match:
+    trailing = _trailing_number(prediction)
+    if trailing is None:
         return None
-    digits = match.group(1).replace(",", "")
+    digits = trailing.replace(",", "")
     for gold in golds:
         for span in gold:
             decimal = _DECIMAL.match(span.strip().replace(",", ""))

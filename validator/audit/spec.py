@@ -50,7 +50,7 @@ class TaskSpec:
 
     @property
     def filters(self) -> list[str]:
-        names = [f.get("name") for f in self.config.get("filter_list") or [] if isinstance(f, dict)]
+        names = [f.get("name") for f in _list(self.config.get("filter_list")) if isinstance(f, dict)]
         names = [n for n in names if isinstance(n, str)]
         if not names:
             names = sorted({key.partition(",")[2] for key in self.metric_keys()})
@@ -61,12 +61,17 @@ class TaskSpec:
 
     def aggregation(self, metric: str) -> str:
         """"mean", "flatten" (IFEval's agg_inst_level_acc) or the aggregation as written."""
-        for item in self.config.get("metric_list") or []:
+        for item in _list(self.config.get("metric_list")):
             if isinstance(item, dict) and item.get("metric") == metric:
                 aggregation = item.get("aggregation", "mean")
                 text = str(aggregation)
                 return "flatten" if "agg_inst_level_acc" in text else text
         return "mean"
+
+
+def _list(value: Any) -> list:
+    """A config list as written, or [] when the submitter wrote another type (5, "x", an object)."""
+    return value if isinstance(value, list) else []
 
 
 def _count(value: Any) -> int | None:

@@ -5,12 +5,21 @@ from __future__ import annotations
 from .base import AuditUnit, Sample, audit_unit
 
 
+# n-samples.effective is the submitter's number: memory follows the doc_ids actually logged,
+# never it. A bitmap grows (doubling) to the highest doc_id seen, up to this many; rarer,
+# higher doc_ids go in a set, which grows only with the log's own lines.
+BITMAP_CAP = 1 << 22
+# Filter names come from the log too: past this many in one log, new ones are not tracked.
+MAX_FILTERS = 64
+
+
 class DocIds:
-    """Which doc_ids of 0..N-1 one filter has logged; a bitmap when N is known."""
+    """Which doc_ids of 0..N-1 one filter has logged."""
 
     def __init__(self, expected: int | None):
         self.expected = expected
-        self.seen: bytearray | set[int] = bytearray(expected) if expected is not None else set()
+        self.bitmap = bytearray()
+        self.high: set[int] = set()  # doc_ids >= BITMAP_CAP, or every doc_id when N is unknown
         self.lines = 0
         self.distinct = 0
 
@@ -19,29 +28,35 @@ class DocIds:
         self.lines += 1
         if self.expected is not None and doc_id >= self.expected:
             return f"doc_id {doc_id} is outside the split of {self.expected} documents (n-samples.effective)"
-        if isinstance(self.seen, set):
-            if doc_id in self.seen:
+        if self.expected is None or doc_id >= BITMAP_CAP:
+            if doc_id in self.high:
                 return f"doc_id {doc_id} is logged twice"
-            self.seen.add(doc_id)
+            self.high.add(doc_id)
         else:
-            if self.seen[doc_id]:
+            if doc_id >= len(self.bitmap):
+                size = min(BITMAP_CAP, self.expected, max(2 * len(self.bitmap), doc_id + 1))
+                self.bitmap.extend(bytes(size - len(self.bitmap)))
+            if self.bitmap[doc_id]:
                 return f"doc_id {doc_id} is logged twice"
-            self.seen[doc_id] = 1
+            self.bitmap[doc_id] = 1
         self.distinct += 1
         return None
 
     def missing(self, limit: int = 5) -> tuple[int, list[int]]:
         """How many doc_ids have no sample, and the first few of them."""
-        if not isinstance(self.seen, bytearray):
+        if self.expected is None:
             return 0, []
         absent = self.expected - self.distinct
         first: list[int] = []
-        while absent and len(first) < limit:
-            start = first[-1] + 1 if first else 0
-            index = self.seen.find(0, start)
-            if index < 0:
-                break
+        index = self.bitmap.find(0)
+        while index >= 0 and len(first) < min(limit, absent):
             first.append(index)
+            index = self.bitmap.find(0, index + 1)
+        candidate = len(self.bitmap)  # past the bitmap, unseen unless in `high`
+        while len(first) < min(limit, absent) and candidate < self.expected:
+            if candidate not in self.high:
+                first.append(candidate)
+            candidate += 1
         return absent, first
 
 
@@ -54,7 +69,14 @@ class Coverage(AuditUnit):
         self.by_filter: dict[str, DocIds] = {}
 
     def add(self, sample: Sample) -> None:
-        doc_ids = self.by_filter.setdefault(sample.filter, DocIds(self.spec.n_effective))
+        doc_ids = self.by_filter.get(sample.filter)
+        if doc_ids is None:
+            if len(self.by_filter) >= MAX_FILTERS:
+                self.log.at_record("LB702", sample.record, ("filter",), (
+                    f"{self.spec.name}: more than {MAX_FILTERS} filters in one log; this sample's coverage "
+                    "is not tracked"))
+                return
+            doc_ids = self.by_filter[sample.filter] = DocIds(self.spec.n_effective)
         problem = doc_ids.add(sample.doc_id)
         if problem:
             self.log.at_record("LB705", sample.record, ("doc_id",),
