@@ -17,6 +17,7 @@ from ..core.errors import ConfigError, ExitCode, LbnormError
 from ..io.safe_text import one_line
 from .audit import audit
 from .check import check
+from .config import config
 from .normalize import normalize
 from .profile import profile
 from .rules import rules
@@ -38,7 +39,7 @@ def action(ignored: tuple[str, ...]) -> None:
     sys.exit(action_main())
 
 
-for command in (normalize, check, audit, rules, action):
+for command in (normalize, check, audit, rules, config, action):
     cli.add_command(command)
 cli.add_command(submission)  # lbnorm submission init
 cli.add_command(profile)  # lbnorm profile init|derive|check
