@@ -139,6 +139,9 @@ class Effective:
         return bool(self.settings.strict)
 
     def selection(self) -> RuleSelection:
+        from ..check.rules import all_rules
+
+        all_rules()  # codes are checked against every rule, the audit's too
         s = self.settings
         selection = RuleSelection(select=s.selected(), ignore=s.ignored(), warn=s.warn, error=s.error,
                                   per_file_ignores=tuple(s.per_file_ignores.items()))
