@@ -115,7 +115,7 @@ def _run_json(run: AuditRun, out, options: ReportOptions) -> None:
     import io
     import json
 
-    from .. import __version__
+    from ..core.version import __version__
 
     docs = []
     for audited in run.audits:

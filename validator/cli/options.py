@@ -192,3 +192,17 @@ def command_line_settings(*, tolerance=None, profile=None, profile_file=None, st
         ignore=joined(ignore) or None, extend_ignore=joined(extend_ignore),
         warn=joined(warn_codes), error=joined(error_codes),
         limits={k: v for k, v in limits.items() if v is not None}, source="the command line")
+
+
+def limits_from(**limits: int | None) -> Limits:
+    """Limits from the limit options alone (commands that read no configuration file); None: the default."""
+    return Limits(**{name: value for name, value in limits.items() if value is not None})
+
+
+def profile_for_options(name: str | None, file: Path | None) -> Profile | None:
+    """The maintainer's profile from --profile / --profile-file, or None when neither is given."""
+    if name and file:
+        raise click.UsageError("give either --profile or --profile-file, not both")
+    if file:
+        return load_profile_file(file)
+    return load_builtin_profile(name) if name else None

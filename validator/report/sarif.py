@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, TextIO
 from urllib.parse import quote
 
-from .. import __version__
+from ..core.version import __version__
 from ..check.rules import all_rules
 from ..findings import ERROR, Finding, Rule
 from ..io.safe_text import neutralize_json, one_line
