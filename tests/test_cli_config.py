@@ -135,6 +135,7 @@ def test_a_wrong_profile_is_reported_once_with_the_count_of_its_consequences(wor
 def test_rules_explains_one_rule_or_a_family():
     one = run_cli("rules", "LB601").stdout
     assert one.startswith("LB601 score-divergence (error)") and "--ignore LB601" in one
+    assert "Example (tests/examples/negative/LB601_" in one and "(at $.reported." in one
     family = run_cli("rules", "lb6").stdout
     assert [line.split()[0] for line in family.splitlines() if line.startswith("LB")] == [
         "LB600", "LB601", "LB602", "LB603", "LB604", "LB606"]
@@ -145,3 +146,16 @@ def test_rules_explains_one_rule_or_a_family():
 def test_python_m_validator_and_lbnorm_are_the_same_program():
     assert run_cli("--version").stdout.startswith("lbnorm, version")
     assert (REPO / "pyproject.toml").read_text().count('lbnorm = "validator.cli:main"') == 1
+
+
+# --- a maintainer's profile accepts extra tasks by glob ---------------------------------------------
+
+def test_a_profile_ignores_extra_tasks_by_glob(tmp_path):
+    honest = REPO / "tests" / "examples" / "positive" / "samples_honest"
+    for path in honest.iterdir():
+        (tmp_path / path.name).write_bytes(path.read_bytes())
+    v2 = (REPO / "validator" / "profiles" / "open-llm-leaderboard-v2.yaml").read_text()
+    (tmp_path / "board.yaml").write_text(v2 + '\nignore_tasks: ["dr?p*"]\n')
+    args = ("check", "--output-format", "json", "submission.json")
+    assert codes(json.loads(run_cli(*args, cwd=tmp_path).stdout)) == [("LB301", "warning")]  # drop
+    assert codes(json.loads(run_cli("check", "--profile-file", "board.yaml", *args[1:], cwd=tmp_path).stdout)) == []

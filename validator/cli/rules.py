@@ -31,7 +31,23 @@ def rules(codes: tuple[str, ...], output_format: str) -> None:
             click.echo(f"{r.id} {r.name} ({r.severity})")
             click.echo("".join(f"    {line}\n" for line in r.doc.splitlines()))
             if wanted:
-                click.echo(_knobs(r.id, r.severity))
+                click.echo(_example(r.id, r.severity, r.name) + _knobs(r.id, r.severity))
+
+
+def _example(rule_id: str, severity: str, name: str) -> str:
+    """The finding the rule's example case gets (findings/rule_examples.json, kept current by a test)."""
+    import json
+    from importlib import resources
+
+    examples = json.loads((resources.files("validator") / "findings" / "rule_examples.json").read_text("utf-8"))
+    example = examples.get(rule_id)
+    if example is None:
+        return ""
+    where = f"{example['line']}:{example['column']}" if example["line"] else "-"
+    at = f" (at {example['json_path']})" if example["json_path"] and example["json_path"] != "$" else ""
+    return (f"    Example ({example['case']}):\n"
+            f"      {example['file']}\n"
+            f"        {where:<8} {severity:<7} {rule_id} {name}  {example['message']}{at}\n\n")
 
 
 def _knobs(rule_id: str, severity: str) -> str:
