@@ -137,7 +137,7 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
 
     # 1. one pull request: one submission (and its results file), a fresh process each time
     pr_files = file_list([one_sub, one_res], work, "pr.txt")
-    check_one = ["check", "--root", str(corpus), str(one_sub.relative_to(corpus))]
+    check_one = ["check", "--root", str(corpus), str(one_sub)]  # arguments are relative to cwd (REPO)
     plan.append(("one pull request", "lbnorm check", [*ours, *check_one], repeat))
     for name in parsers:
         plan.append(("one pull request", f"bare {name} parse", [PY, "-c", PARSE[name], str(pr_files)], repeat))
@@ -158,7 +158,7 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
 
     # 2. re-audit: every submission in one invocation; and a tenth of them, to show memory is flat
     every = file_list([p for pair in zip(submissions, results) for p in pair], work, "all.txt")
-    glob_all = "submissions/**/submission.json"
+    glob_all = f"{corpus}/submissions/**/submission.json"
     label = f"re-audit ({len(submissions)} submissions)"
     # first the command a maintainer types (its default is one worker per CPU), then a single worker
     default = " (the default here)" if jobs == os.cpu_count() else ""
@@ -170,7 +170,7 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
     if len(small) < len(submissions):
         plan.append((f"re-audit ({len(small)} submissions)", "lbnorm check --jobs 1",
                      [*ours, "check", "-q", "--jobs", "1", "--root", str(corpus),
-                      "submissions/org[0-9]/**/submission.json"], 1))
+                      f"{corpus}/submissions/org[0-9]/**/submission.json"], 1))
     for name in parsers:
         plan.append((label, f"bare {name} parse", [PY, "-c", PARSE[name], str(every)], 1))
     if check_jsonschema:
@@ -180,7 +180,8 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
 
     # 3. normalize over the same results files
     label_n = f"normalize ({len(results)} results files)"
-    plan.append((label_n, "lbnorm normalize", [*ours, "normalize", "--output-format", "json", *map(str, results)], 1))
+    plan.append((label_n, "lbnorm normalize", [*ours, "normalize", "--root", str(corpus), "--output-format", "json",
+                                                  *map(str, results)], 1))
     if "json" in parsers:
         plan.append((label_n, "bare json parse", [PY, "-c", PARSE["json"], str(file_list(results, work, "r.txt"))], 1))
     plan.append((label_n, "notebook-style script", [PY, str(REPO / "bench/notebook_style.py"), *map(str, results)], 1))

@@ -312,14 +312,19 @@ def test_cli_json_report_and_exit_codes(tmp_path):
 
 
 def test_cli_paths_from_anywhere_and_the_default_workspace(tmp_path):
+    """Arguments are relative to the current directory; the workspace is a boundary (default: cwd or git top)."""
     paths = spec_run(tmp_path / "run")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "samples_drop_2024-06-17T17-37-25.144953.jsonl").write_text(paths["drop"].read_text())
-    proc = run_cli("audit", "-q", str(paths["results"]), cwd=REPO)
+    proc = run_cli("audit", "-q", "run", cwd=tmp_path)  # a run folder
     assert proc.returncode == 0 and "1 log(s) audited" in proc.stdout
-    proc = run_cli("audit", "-q", str(paths["results"]), str(elsewhere / paths["drop"].name), cwd=REPO)
-    assert proc.returncode == 1 and "LB700" in proc.stdout and "--root" in proc.stdout
+    proc = run_cli("audit", "-q", str(paths["results"]), cwd=REPO)  # outside the repository it runs in
+    assert proc.returncode == 1 and "LB101" in proc.stdout
+    assert f"outside the workspace {REPO} (the enclosing git repository)" in proc.stdout and "--root" in proc.stdout
+    proc = run_cli("audit", "-q", "--root", str(tmp_path / "run"), str(paths["results"]),
+                   str(elsewhere / paths["drop"].name))
+    assert proc.returncode == 1 and "LB101" in proc.stdout and "--root" in proc.stdout
     proc = run_cli("audit", "-q", "--root", str(tmp_path), str(paths["results"]), str(elsewhere / paths["drop"].name))
     assert proc.returncode == 0, proc.stdout
 

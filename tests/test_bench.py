@@ -41,7 +41,7 @@ print(" ".join(sorted(sys.modules)))
 
 
 def _modules_loaded_by_check(folder):
-    proc = subprocess.run([sys.executable, "-c", LOADED_MODULES, "check", "-q", "--root", str(folder), "."],
+    proc = subprocess.run([sys.executable, "-c", LOADED_MODULES, "check", "-q", "--root", str(folder), str(folder)],
                           capture_output=True, text=True, cwd=REPO, timeout=60)
     return set(proc.stdout.splitlines()[-1].split())
 

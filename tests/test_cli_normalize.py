@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import shutil
 import re
 
 import pytest
-from conftest import EXAMPLE, V1_LM_EVAL_03, run_cli
+from conftest import EXAMPLE, REPO, V1_LM_EVAL_03, run_cli
 
 EXPECTED_TEXT_ROWS = [  # two decimals, spec section 8.1 rounded
     ("IFEval", "22.08"), ("BBH", "2.29"), ("MATH Lvl 5", "0.30"), ("GPQA", "0.89"),
@@ -39,7 +40,7 @@ def test_json_output_follows_the_contract():
     assert set(doc) == {"lbnorm_version", "files", "errors"} and doc["errors"] == []
     entry = doc["files"][0]
     assert {"path", "profile", "model", "scores", "average", "subtasks"} <= set(entry)
-    assert entry["path"] == str(EXAMPLE) and entry["model"] == "EleutherAI/pythia-1b"
+    assert entry["path"] == EXAMPLE.relative_to(REPO).as_posix() and entry["model"] == "EleutherAI/pythia-1b"
     assert list(entry["scores"]) == ["ifeval", "bbh", "math_lvl5", "gpqa", "musr", "mmlu_pro"]
     bbh = {s["task"]: s for s in entry["subtasks"]["bbh"]}
     assert bbh["leaderboard_bbh_object_counting"]["num_choices"] == 19
@@ -50,19 +51,20 @@ def test_json_output_follows_the_contract():
 def test_one_bad_file_never_hides_a_good_one(tmp_path):
     bad = tmp_path / "broken.json"
     bad.write_text("{")
-    proc = run_cli("normalize", "--output-format", "json", str(bad), str(EXAMPLE))
+    shutil.copy(EXAMPLE, tmp_path / "good.json")
+    proc = run_cli("normalize", "--output-format", "json", "broken.json", "good.json", cwd=tmp_path)
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
-    assert [f["path"] for f in doc["files"]] == [str(EXAMPLE)]
-    assert doc["errors"] == [{"path": str(bad), "message": f"{bad}:1:2: not valid JSON: Expecting property name "
-                                                          "enclosed in double quotes"}]
+    assert [f["path"] for f in doc["files"]] == ["good.json"]
+    assert doc["errors"] == [{"path": "broken.json", "message": "broken.json:1:2: not valid JSON: Expecting property "
+                                                               "name enclosed in double quotes"}]
     assert proc.stderr.splitlines() == [f"lbnorm: error: {doc['errors'][0]['message']}"]
 
 
 def test_a_missing_file_is_a_data_error_naming_it(tmp_path):
-    proc = run_cli("normalize", str(tmp_path / "nope.json"))
+    proc = run_cli("normalize", "nope.json", cwd=tmp_path)
     assert proc.returncode == 1
-    assert proc.stderr.strip() == f"lbnorm: error: {tmp_path / 'nope.json'}: no such file"
+    assert proc.stderr.strip() == "lbnorm: error: nope.json: no such file"
 
 
 def test_a_file_of_another_leaderboard_gets_a_hint():

@@ -25,7 +25,7 @@ def run_case(case: Path):
     config = yaml.safe_load((case / "case.yaml").read_text())
     prefix = case.relative_to(EXAMPLES).as_posix() + "/"
     args = ["check", "--root", str(EXAMPLES), "--output-format", "json", *config["options"],
-            *(prefix + a for a in config["args"])]
+            *(str(EXAMPLES / prefix) + "/" + a for a in config["args"])]  # arguments are relative to cwd
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     report = json.loads(result.output)
     found = sorted((f["rule"], f["file"].removeprefix(prefix), f["line"]) for f in report["findings"])

@@ -90,7 +90,7 @@ def test_mutated_submissions_end_in_a_clean_finding(mutations):
     with tempfile.TemporaryDirectory() as folder:
         ws = Path(folder)
         write_workspace(ws, mutations)
-        result = CliRunner().invoke(cli, ["check", "--root", str(ws), "--output-format", "json", "submission.json"],
+        result = CliRunner().invoke(cli, ["check", "--root", str(ws), "--output-format", "json", str(ws / "submission.json")],
                                     catch_exceptions=False)
         assert result.exit_code in (0, 1), result.output
         report = json.loads(result.output)

@@ -101,7 +101,7 @@ def test_a_community_profile_file_normalizes_its_own_tasks(tmp_path):
     path = tmp_path / "results.json"
     path.write_text(json.dumps(doc))
     proc = run_cli("normalize", "--profile-file", str(DATA / "profiles" / "community.yaml"),
-                   "--output-format", "json", str(path))
+                   "--output-format", "json", str(path), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     scores = json.loads(proc.stdout)["files"][0]
     norm = lambda v: max(v - 0.25, 0) / 0.75 * 100  # noqa: E731

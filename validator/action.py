@@ -14,14 +14,17 @@ import io
 import os
 import shlex
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping, TextIO
 
 from .check.checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_check
+from .check.rules import all_rules
 from .core.errors import ConfigError, ExitCode
 from .core.profile import Profile
 from .findings import ERROR, WARNING
+from .findings.selection import RuleSelection, SelectionError
+from .io.config import limits_of, read_config
 from .io.limits import DEFAULT_LIMITS, MAX_DEPTH_CEILING, Limits, parse_size
 from .io.loaders import builtin_profile_names, load_builtin_profile, load_profile_file
 from .io.paths import PathRefused, confine
@@ -49,6 +52,10 @@ class ActionInputs:
     report: str
     limits: Limits = DEFAULT_LIMITS
     stale_scorer_bound: float | None = None  # the maintainer's opt-in (LB607); empty input: none
+    config_file: str = ""  # a .lbnorm.toml / pyproject.toml in the repository, read only when pinned
+    config_sha256: str = ""
+    tolerance_set: bool = True  # False: the input was empty, so a pinned configuration file may set it
+    strict_set: bool = True
 
 
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
@@ -65,6 +72,10 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         report=_input(env, "report", DEFAULT_REPORT).strip(),
         limits=_limits(env),
         stale_scorer_bound=_points(_input(env, "stale_scorer_bound").strip(), "stale_scorer_bound"),
+        config_file=_input(env, "config_file").strip(),
+        config_sha256=_input(env, "config_sha256").strip().lower(),
+        tolerance_set=bool(_input(env, "tolerance").strip()),
+        strict_set=bool(_input(env, "strict").strip()),
     )
 
 
@@ -148,18 +159,55 @@ def maintainer_profile(inputs: ActionInputs, workspace: Path) -> Profile | None:
         return load_builtin_profile(inputs.profile)
     if not inputs.profile_file:
         return None
-    if len(inputs.profile_sha256) != 64 or any(c not in "0123456789abcdef" for c in inputs.profile_sha256):
-        raise InputError("'profile_file' needs 'profile_sha256' (64 hex digits, from `sha256sum FILE`): "
+    return load_profile_file(_pinned(workspace, "profile_file", inputs.profile_file, inputs.profile_sha256))
+
+
+def _pinned(workspace: Path, name: str, file: str, sha256: str) -> Path:
+    """A file of the repository whose sha256 the workflow pins: a pull request cannot edit the rules it is judged by."""
+    pin = name.replace("_file", "_sha256")
+    if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
+        raise InputError(f"'{name}' needs '{pin}' (64 hex digits, from `sha256sum FILE`): "
                          "the pin stops a pull request from editing the rules it is judged by")
     try:
-        target = confine(workspace, Path(inputs.profile_file))
+        target = confine(workspace, Path(file))
     except PathRefused as exc:
-        raise ConfigError(f"profile_file: {exc}") from None
+        raise ConfigError(f"{name}: {exc}") from None
     digest = hashlib.sha256(target.path.read_bytes()).hexdigest()
-    if digest != inputs.profile_sha256:
-        raise ConfigError(f"profile_file {target.display} has sha256 {digest}, but the workflow pins "
-                          f"{inputs.profile_sha256}; if the maintainers changed the profile, update the pin")
-    return load_profile_file(target.path)
+    if digest != sha256:
+        raise ConfigError(f"{name} {target.display} has sha256 {digest}, but the workflow pins "
+                          f"{sha256}; if the maintainers changed the file, update the pin")
+    return target.path
+
+
+def maintainer_config(inputs: ActionInputs, workspace: Path) -> tuple[ActionInputs, Profile | None, RuleSelection]:
+    """Apply a pinned configuration file (config_file + config_sha256); the workflow's own inputs win.
+
+    Without config_file no configuration is read, whatever the pull request adds: a
+    .lbnorm.toml in a pull request is rules the pull request could edit.
+    """
+    if not inputs.config_file:
+        return inputs, maintainer_profile(inputs, workspace), RuleSelection()
+    settings = read_config(_pinned(workspace, "config_file", inputs.config_file, inputs.config_sha256))
+    if settings.profile_file:
+        raise InputError("a configuration file read by the Action may not name a profile-file (it would not be "
+                         "pinned); set the inputs profile_file and profile_sha256 instead")
+    if settings.profile and not (inputs.profile or inputs.profile_file):
+        inputs = replace(inputs, profile=settings.profile)
+    explicit = {k: v for k, v in vars(inputs.limits).items() if v != getattr(DEFAULT_LIMITS, k)}
+    changes = {"limits": Limits(**{**vars(limits_of(settings)), **explicit})}  # an input set in the workflow wins
+    if not inputs.tolerance_set and settings.tolerance is not None:
+        changes["tolerance"] = settings.tolerance
+    if not inputs.strict_set and settings.strict is not None:
+        changes["strict"] = settings.strict
+    inputs = replace(inputs, **changes)
+    selection = RuleSelection(select=settings.selected(), ignore=settings.ignored(), warn=settings.warn,
+                              error=settings.error, per_file_ignores=tuple(settings.per_file_ignores.items()))
+    all_rules()
+    try:
+        selection.validate()
+    except SelectionError as exc:
+        raise ConfigError(f"{settings.source}: {exc}") from None
+    return inputs, maintainer_profile(inputs, workspace), selection
 
 
 def run_action(env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
@@ -177,15 +225,15 @@ def run_action(env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
 
 def _run(env: Mapping[str, str], workspace: Path, report_file: ReportFile | None, out: TextIO, err: TextIO) -> int:
     try:
-        inputs = read_inputs(env)
-        profile = maintainer_profile(inputs, workspace)
+        inputs, profile, selection = maintainer_config(read_inputs(env), workspace)
     except InputError as exc:
         return _configuration_error(env, out, err, exc, ExitCode.USAGE)
     except ConfigError as exc:
         return _configuration_error(env, out, err, exc, ExitCode.CONFIG)
     result = run_check(inputs.files, CheckOptions(root=workspace, tolerance=inputs.tolerance, profile=profile,
                                                   limits=inputs.limits, jobs=os.cpu_count() or 1,
-                                                  stale_scorer_bound=inputs.stale_scorer_bound))
+                                                  stale_scorer_bound=inputs.stale_scorer_bound,
+                                                  selection=selection))
     report_path = _write_report(report_file, result, inputs.strict, out)
     details = f"see the job summary{' and ' + report_path if report_path else ''}"
     for line in annotation_lines(result, details):

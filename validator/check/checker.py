@@ -22,15 +22,26 @@ from ..core.errors import DataError
 from ..core.normalization import score_benchmark
 from ..core.profile import Profile
 from ..findings import ERROR, Findings, format_json_path, make_finding
+from ..findings.internal import internal_error_finding
+from ..findings.selection import RuleSelection
+from ..io.discovery import SAMPLE_LOG_PASSED_TO_CHECK, is_sample_log
 from ..io.documents import Document, DocumentError
 from ..io.limits import DEFAULT_LIMITS, Limits
 from ..io.loaders import builtin_profile_names, load_builtin_profile, read_document
-from ..findings.internal import internal_error_finding
-from ..io.paths import ENTRIES_PER_FILE, PathRefused, Target, confine, display_path, expand, relative_reference
-from .workers import PARALLEL_MIN_FILES, Partial, run_batches, split_batches  # noqa: F401 (re-exported)
+from ..io.paths import (
+    ENTRIES_PER_FILE,
+    PathRefused,
+    Target,
+    confine,
+    display_path,
+    expand,
+    relative_reference,
+)
 from ..io.readers import read_results
+from .cascade import collapse
 from .context import AVERAGE, CheckContext
 from .rules import Hit, all_rules
+from .workers import PARALLEL_MIN_FILES, Partial, run_batches, split_batches  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
     from ..audit.auditor import TaskAudit
@@ -48,6 +59,8 @@ class CheckOptions:
     limits: Limits = DEFAULT_LIMITS
     jobs: int = 1  # worker processes for large runs (a re-audit); 1 checks in this process
     stale_scorer_bound: float | None = None  # the maintainer's opt-in (LB607); None: stale differences fail
+    selection: RuleSelection = RuleSelection()  # the maintainer's --select/--ignore/--warn/--error
+    audit_beside: bool = False  # a bare results file also audits the sample logs lm-eval wrote beside it
 
 
 @dataclass
@@ -64,6 +77,7 @@ class FileReport:
 @dataclass
 class CheckResult(Findings):
     files: list[FileReport] = field(default_factory=list)
+    suppressed: int = 0  # findings that only followed from a root cause (see cascade.py)
 
 
 def run_check(patterns: list[str], options: CheckOptions,
@@ -90,13 +104,16 @@ def run_check(patterns: list[str], options: CheckOptions,
     for part in run_batches(work, batches, options.jobs, progress):
         result.merge(part.result)
         result.files.extend(part.result.files)
+        result.suppressed += part.result.suppressed
         checked_with_submission |= part.checked_with_submission
         bare.update(part.bare)
     for path, outcome in bare.items():
         if path not in checked_with_submission:
             result.merge(outcome)
             result.files.extend(outcome.files)
+            result.suppressed += outcome.suppressed
     result.close()
+    result.findings = options.selection.apply(result.findings)
     result.files.sort(key=lambda f: f.path)
     return result
 
@@ -117,8 +134,6 @@ def _report_skipped(skipped: list[Path], result: CheckResult) -> None:
 
 NOT_WALKED = ("not walked: a hidden name or a symlinked folder; name it explicitly in the paths "
               "(e.g. '.folder/*.json' or its real folder) if it holds files to check")
-
-
 
 
 def _check_batch(root: Path, paths: list[Path], options: CheckOptions) -> Partial:
@@ -142,6 +157,9 @@ def _check_one(root: Path, path: Path, options: CheckOptions, part: Partial) -> 
         return
     if target.path in part.checked_with_submission or target.path in part.bare:
         return
+    if is_sample_log(target.path):
+        part.result.findings.append(make_finding("LB102", target.display, SAMPLE_LOG_PASSED_TO_CHECK))
+        return
     document = _parse(target, options.limits, part.result)
     if document is None:
         return
@@ -149,7 +167,7 @@ def _check_one(root: Path, path: Path, options: CheckOptions, part: Partial) -> 
         # Checked now (one document in memory at a time); reported only
         # if no submission checks it as its results file.
         part.bare[target.path] = CheckResult()
-        _check_bare_results(document, options, part.bare[target.path])
+        _check_bare_results(root, target, document, options, part.bare[target.path])
     else:
         part.checked_with_submission |= _check_submission(root, target, document, options, part.result)
 
@@ -179,6 +197,7 @@ def _is_bare_results(document: Document) -> bool:
 def _check_submission(root: Path, target: Target, document: Document, options: CheckOptions,
                       result: CheckResult) -> set[Path]:
     """Check a submission and its results; return the results file it used, if any."""
+    before = len(result.findings)
     profile = options.profile or _submission_profile(document)
     ctx = CheckContext(profile=profile, tolerance=options.tolerance, submission=document,
                        stale_scorer_bound=options.stale_scorer_bound)
@@ -201,7 +220,16 @@ def _check_submission(root: Path, target: Target, document: Document, options: C
     report.reported = {k: v for k, v in ctx.reported().items() if isinstance(v, (int, float))}
     report.recomputed = _recomputed(ctx)
     result.files.append(report)
+    _collapse_since(before, options, result)
     return used
+
+
+def _collapse_since(before: int, options: CheckOptions, result: CheckResult) -> None:
+    """Apply the rule selection to one file's findings, then collapse its cascades (a root cause the
+    maintainer ignored cannot hide its consequences)."""
+    kept, suppressed = collapse(options.selection.apply(result.findings[before:]))
+    result.findings[before:] = kept
+    result.suppressed += suppressed
 
 
 def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: CheckContext, options: CheckOptions,
@@ -252,13 +280,43 @@ def _submission_profile(document: Document) -> Profile:
     return load_builtin_profile(DEFAULT_PROFILE)  # an unknown name is reported by LB204
 
 
-def _check_bare_results(document: Document, options: CheckOptions, result: CheckResult) -> None:
+def _check_bare_results(root: Path, target: Target, document: Document, options: CheckOptions,
+                        result: CheckResult) -> None:
     profile = options.profile or load_builtin_profile(DEFAULT_PROFILE)
     ctx = CheckContext(profile=profile, tolerance=options.tolerance, submission=None, results_doc=document)
     _read_and_score(ctx, result)
     _run_rules(ctx, result)
-    result.files.append(FileReport(path=document.display_path, kind="results", profile=profile.name,
-                                   recomputed=_recomputed(ctx), notes=[BARE_RESULTS_NOTE]))
+    report = FileReport(path=document.display_path, kind="results", profile=profile.name,
+                        recomputed=_recomputed(ctx), notes=[BARE_RESULTS_NOTE])
+    if options.audit_beside:
+        report.audit = _audit_logs_beside(root, target, document, options, result)
+    result.files.append(report)
+    _collapse_since(0, options, result)
+
+
+def _audit_logs_beside(root: Path, target: Target, document: Document, options: CheckOptions,
+                       result: CheckResult) -> list[TaskAudit]:
+    """The sample logs lm-eval wrote beside a results file (an --output_path run folder), audited."""
+    from ..audit.auditor import LogTarget, audit_logs, known_tasks
+    from ..io.sample_logs import discover
+
+    tasks = known_tasks(document.data)
+    if not tasks:
+        return []
+    found, problems = discover(target.path, tasks)
+    for problem in problems:
+        result.findings.append(make_finding("LB700", target.display, problem))
+    logs = []
+    for log in found:
+        try:
+            logs.append(LogTarget(log.task, confine(root, log.path.relative_to(root))))
+        except (PathRefused, ValueError) as exc:
+            result.findings.append(make_finding("LB700", target.display, str(exc)))
+    if not logs:
+        return []
+    audited = audit_logs(document, logs, options.limits)
+    result.merge(audited)
+    return audited.tasks
 
 
 def _read_and_score(ctx: CheckContext, result: CheckResult) -> None:

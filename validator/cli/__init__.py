@@ -12,11 +12,12 @@ import sys
 
 import click
 
-from ..core.version import __version__
 from ..core.errors import ConfigError, ExitCode, LbnormError
+from ..core.version import __version__
 from ..io.safe_text import CommandSafeWriter, one_line
 from .audit import audit
 from .check import check
+from .config import config
 from .normalize import normalize
 from .profile import profile
 from .rules import rules
@@ -38,7 +39,7 @@ def action(ignored: tuple[str, ...]) -> None:
     sys.exit(action_main())
 
 
-for command in (normalize, check, audit, rules, action):
+for command in (normalize, check, audit, rules, config, action):
     cli.add_command(command)
 cli.add_command(submission)  # lbnorm submission init
 cli.add_command(profile)  # lbnorm profile init|derive|check

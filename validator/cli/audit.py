@@ -1,4 +1,4 @@
-"""`lbnorm audit`: recompute a results file's numbers from its sample logs."""
+"""`lbnorm audit`: recompute results files' numbers from their sample logs."""
 
 from __future__ import annotations
 
@@ -9,40 +9,122 @@ from pathlib import Path
 import click
 
 from ..core.errors import ExitCode
-from ..report.audit import REPORTERS as AUDIT_REPORTERS
+from ..findings import Findings, make_finding
+from ..io.discovery import results_files, split_logs
+from ..io.safe_text import neutralize_json, one_line
+from ..report.audit import report_json as audit_json
+from ..report.audit import report_text as audit_text
 from ..report.check import ReportOptions, use_color
-from .options import limit_options, limits_from, log_limit_option
+from ..report.formats import default_format, reporters
+from .arguments import expand_arguments
+from .options import (
+    command_line_settings,
+    config_options,
+    effective,
+    limit_options,
+    log_limit_option,
+    report_options,
+    selection_options,
+)
 
 
 @click.command()
-@click.argument("results", type=click.Path(path_type=Path))
-@click.argument("samples", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path),
-              help="Workspace: the results file and every log must be inside it [default: the folder of RESULTS].")
+@click.argument("paths", nargs=-1, required=True)
 @click.option("--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the audit too.")
-@click.option("--output-format", type=click.Choice(sorted(AUDIT_REPORTERS)), default="text", show_default=True)
-@click.option("-v", "--verbose", count=True, help="Also list the flagged DROP samples.")
-@click.option("-q", "--quiet", count=True, help="Show errors only.")
+@config_options
+@selection_options
+@report_options
 @limit_options
 @log_limit_option
-def audit(results: Path, samples: tuple[Path, ...], root: Path | None, strict: bool, output_format: str,
-          verbose: int, quiet: int, **limits: int) -> None:
-    """Recompute a results file's raw numbers from its per-sample logs.
+def audit(paths: tuple[str, ...], strict: bool, config_file: Path | None, isolated: bool, root: Path | None,
+          output_format: str | None, color: str, verbose: int, quiet: int, **options) -> None:
+    """Recompute results files' raw numbers from their per-sample logs.
 
-    RESULTS is an lm-eval 0.4.x results file. SAMPLES are its logs
-    (samples_<task>_<date>.jsonl, or the 0.4.0-0.4.2 JSON-array form); without
-    them, the logs beside RESULTS with the same date are used. Checks hashes,
+    PATHS are results files, folders (an lm-eval --output_path folder: every
+    results_<date>.json below it, each with the samples_<task>_<date>.jsonl
+    logs beside it) or globs, relative to the current directory. To audit
+    chosen logs, name one results file and the logs after it. Checks hashes,
     coverage of doc_ids, every aggregate, acc/acc_norm from log-likelihoods,
     and DROP's EM/F1 with the deep dive's failure modes. Exit 0: no errors;
     1: errors (or warnings with --strict); 2: usage; 3: internal error.
     """
     from ..audit.auditor import audit_files
 
-    workspace = Path(os.path.abspath(root if root is not None else results.parent))
-    if not workspace.is_dir():
-        raise click.UsageError(f"--root {root} is not a directory")
-    inside = [Path(os.path.relpath(os.path.abspath(path), workspace)) for path in (results, *samples)]
-    result = audit_files(workspace, inside[0], inside[1:] or None, limits_from(**limits))
-    report = ReportOptions(strict=strict, verbosity=verbose - quiet, color=use_color(sys.stdout))
-    AUDIT_REPORTERS[output_format](result, sys.stdout, report)
-    sys.exit(ExitCode.OK if result.ok(strict) and result.tasks else ExitCode.DATA)
+    run = effective(command_line_settings(strict=strict, **options), config_file, isolated, root)
+    found = expand_arguments(run.workspace, paths, run.limits.max_files)
+    others, logs = split_logs(found.paths)
+    results = results_files(others, found.literal)
+    if logs and len(results) != 1:
+        raise click.UsageError("to audit chosen sample logs, name exactly one results file before them "
+                               f"(found {len(results)}); or pass the run folder to audit every log beside it")
+    selection, combined = run.selection(), AuditRun()
+    for argument, message in found.problems:
+        combined.add_loose(make_finding("LB101" if "outside" in message else "LB100", argument, message))
+    for path in results:
+        audited = audit_files(run.workspace.root, path, logs or None, run.limits)
+        audited.findings = selection.apply(audited.findings)
+        combined.add(audited)
+    report = ReportOptions(strict=run.strict, verbosity=verbose - quiet, color=use_color(sys.stdout, color),
+                           root=str(run.workspace.root))
+    fmt = default_format(output_format, os.environ)
+    if fmt in ("text", "json") and len(combined.audits) == 1 and not found.problems:
+        reporters(audit_text, audit_json)[fmt](combined.audits[0], sys.stdout, report)
+    else:
+        AUDIT_RUN_REPORTERS[fmt](combined, sys.stdout, report)
+    passed = combined.ok(run.strict) and combined.audits and all(a.tasks for a in combined.audits)
+    sys.exit(ExitCode.OK if passed else ExitCode.DATA)
+
+
+class AuditRun(Findings):
+    """Several results files audited in one run."""
+
+    def __init__(self):
+        super().__init__()
+        self.audits = []
+        self.loose = []  # findings about the arguments themselves (outside the workspace, matched nothing)
+
+    @property
+    def files(self):
+        return [_Shown(a.results_file) for a in self.audits]
+
+    def add(self, audited) -> None:
+        self.audits.append(audited)
+        self.findings.extend(audited.findings)
+
+    def add_loose(self, finding) -> None:
+        self.loose.append(finding)
+        self.findings.append(finding)
+
+
+class _Shown:
+    def __init__(self, path: str):
+        self.path = path
+
+
+def _run_text(run: AuditRun, out, options: ReportOptions) -> None:
+    for audited in run.audits:
+        audit_text(audited, out, options)
+    for finding in run.loose:
+        out.write(f"{one_line(finding.file)}: {finding.severity} {finding.rule} {finding.message}\n")
+    if len(run.audits) != 1 or run.loose:
+        verdict = "ok" if run.ok(options.strict) and run.audits else "failed"
+        out.write(f"{verdict}: {len(run.audits)} results file(s) audited\n")
+
+
+def _run_json(run: AuditRun, out, options: ReportOptions) -> None:
+    import io
+    import json
+
+    from ..core.version import __version__
+
+    docs = []
+    for audited in run.audits:
+        buffer = io.StringIO()
+        audit_json(audited, buffer, options)
+        docs.append(json.loads(buffer.getvalue()))
+    doc = {"ok": run.ok(options.strict) and bool(run.audits), "audits": docs,
+           "findings": [f.as_dict() for f in run.loose], "lbnorm_version": __version__}
+    out.write(neutralize_json(json.dumps(doc, indent=2, ensure_ascii=True)) + "\n")
+
+
+AUDIT_RUN_REPORTERS = reporters(_run_text, _run_json)

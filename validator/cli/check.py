@@ -8,17 +8,23 @@ from pathlib import Path
 
 import click
 
-from ..check.checker import DEFAULT_TOLERANCE, CheckOptions, run_check
+from ..check.checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_check
 from ..core.errors import ExitCode
+from ..findings import make_finding
 from ..io.loaders import builtin_profile_names
+from ..io.workspace import inside_workspace, outside_message
 from ..report.check import REPORTERS as CHECK_REPORTERS
 from ..report.check import ReportOptions, use_color
+from ..report.formats import default_format
 from .options import (
     DEFAULT_PROFILE,
+    command_line_settings,
+    config_options,
+    effective,
     limit_options,
-    limits_from,
     log_limit_option,
-    profile_for_options,
+    report_options,
+    selection_options,
 )
 
 
@@ -29,46 +35,64 @@ from .options import (
                    f"each submission's 'profile' field picks a built-in one [default: {DEFAULT_PROFILE}].")
 @click.option("--profile-file", type=click.Path(path_type=Path),
               help="Check every file with your own profile (YAML or JSON).")
-@click.option("--tolerance", type=click.FloatRange(min=0.0, max=100.0), default=DEFAULT_TOLERANCE,
-              show_default=True,
+@click.option("--tolerance", type=click.FloatRange(min=0.0, max=100.0),
               help="Largest accepted |reported - recomputed|, in normalized points. Published values carry "
                    "two decimals, and the average of six rounded scores can differ from the rounded "
-                   "average by one unit in the last place, hence 0.01.")
+                   f"average by one unit in the last place, hence {DEFAULT_TOLERANCE} [default: {DEFAULT_TOLERANCE}].")
 @click.option("--stale-scorer-bound", type=click.FloatRange(min=0.0, max=100.0), default=None,
               help="Accept a reported score that differs from the recomputed one by at most this many normalized "
                    "points when the results say an older scorer made them (MATH before Math-Verify) as a warning "
                    "(LB607) instead of an error (LB606). Off by default: such a number cannot be verified.")
 @click.option("--strict", is_flag=True, help="Warnings fail the check too.")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
-              help="Workspace: every file read, including a submission's results file, must be inside it.")
-@click.option("--output-format", type=click.Choice(sorted(CHECK_REPORTERS)), default="text", show_default=True)
-@click.option("-v", "--verbose", count=True, help="Also show each file's reported and recomputed scores.")
-@click.option("-q", "--quiet", count=True, help="Show errors only.")
+@click.option("--audit-samples/--no-audit-samples", default=None,
+              help="Also audit the sample logs lm-eval wrote beside a results file (an --output_path run "
+                   "folder) [default: on].")
+@config_options
+@selection_options
+@report_options
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0,
               help="Worker processes for runs of many files (a re-audit); 0 = one per CPU [default: 0]. "
                    "Fewer than 64 files are always checked in one process.")
 @limit_options
 @log_limit_option
-def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path | None, tolerance: float,
-          stale_scorer_bound: float | None, strict: bool, root: Path, output_format: str, verbose: int, quiet: int,
-          jobs: int, **limits: int) -> None:
+def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path | None, tolerance: float | None,
+          stale_scorer_bound: float | None, strict: bool, audit_samples: bool | None, config_file: Path | None,
+          isolated: bool, root: Path | None,
+          output_format: str | None, color: str, verbose: int, quiet: int, jobs: int, **options) -> None:
     """Check submissions: recompute their scores from the raw results and compare.
 
-    PATHS are files, directories or globs (quote globs), relative to --root.
-    A submission pairs reported scores with a results file; a bare results
-    file gets only the raw-file checks. Exit 0: no errors; 1: errors (or
-    warnings with --strict); 2: usage; 3: bad profile or internal error.
-    See `python -m validator rules` for every check.
+    PATHS are files, folders (an lm-eval --output_path folder too) or globs
+    (quote them), relative to the current directory. A submission pairs
+    reported scores with a results file; a bare results file gets the
+    raw-file checks and an audit of the sample logs beside it. Exit 0: no
+    errors; 1: errors (or warnings with --strict); 2: usage; 3: bad profile,
+    configuration or internal error. `lbnorm rules` lists every check.
     """
-    if not root.is_dir():
-        raise click.UsageError(f"--root {root} is not a directory")
-    options = CheckOptions(root=root, tolerance=tolerance, profile=profile_for_options(profile_name, profile_file),
-                           limits=limits_from(**limits), jobs=jobs or os.cpu_count() or 1,
-                           stale_scorer_bound=stale_scorer_bound)
-    result = run_check(list(paths), options, _progress_line if sys.stderr.isatty() and quiet == 0 else None)
-    report = ReportOptions(strict=strict, verbosity=verbose - quiet, color=use_color(sys.stdout))
-    CHECK_REPORTERS[output_format](result, sys.stdout, report)
-    sys.exit(ExitCode.OK if result.ok(strict) else ExitCode.DATA)
+    run = effective(command_line_settings(tolerance=tolerance, profile=profile_name, profile_file=profile_file,
+                                          strict=strict, audit_samples=audit_samples, **options),
+                    config_file, isolated, root)
+    settings, workspace = run.settings, run.workspace
+    inside, outside = [], []
+    for argument in paths:
+        relative = inside_workspace(workspace, argument, Path(os.getcwd()))
+        (inside if relative is not None else outside).append(relative or argument)
+    check_options = CheckOptions(
+        root=workspace.root, tolerance=settings.tolerance if settings.tolerance is not None else DEFAULT_TOLERANCE,
+        profile=run.profile(), limits=run.limits, jobs=jobs or os.cpu_count() or 1, selection=run.selection(),
+        audit_beside=settings.audit_samples is not False, stale_scorer_bound=stale_scorer_bound)
+    result = run_check(inside, check_options, _progress_line if sys.stderr.isatty() and quiet == 0 else None)
+    _refuse_outside(result, outside, workspace)
+    report = ReportOptions(strict=run.strict, verbosity=verbose - quiet, color=use_color(sys.stdout, color),
+                           root=str(workspace.root))
+    CHECK_REPORTERS[default_format(output_format, os.environ)](result, sys.stdout, report)
+    sys.exit(ExitCode.OK if result.ok(run.strict) else ExitCode.DATA)
+
+
+def _refuse_outside(result: CheckResult, outside: list[str], workspace) -> None:
+    if outside:
+        result.findings.extend(make_finding("LB101", argument, outside_message(workspace, argument))
+                               for argument in outside)
+        result.close()
 
 
 def _progress_line(done: int, total: int) -> None:

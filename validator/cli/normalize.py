@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -9,19 +10,28 @@ from pathlib import Path
 import click
 
 from ..check.rules import all_rules
-from ..core.errors import DataError, ExitCode, LbnormError
+from ..core.errors import DataError, ExitCode
 from ..core.normalization import score_results
 from ..core.profile import Profile
 from ..findings.internal import internal_error_finding
+from ..io.discovery import results_files
 from ..io.limits import Limits
 from ..io.loaders import builtin_profile_names, load_builtin_profile, load_results
+from ..io.paths import PathRefused, confine
 from ..io.safe_text import one_line
 from ..report.normalize import REPORTERS, Outcome
-from .options import DEFAULT_PROFILE, limit_options, limits_from, profile_for_options
+from .arguments import expand_arguments
+from .options import (
+    DEFAULT_PROFILE,
+    command_line_settings,
+    config_options,
+    effective,
+    limit_options,
+)
 
 
 @click.command()
-@click.argument("results", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True)
 @click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
               help=f"Built-in leaderboard profile [default: {DEFAULT_PROFILE}].")
 @click.option("--profile-file", type=click.Path(path_type=Path),
@@ -34,26 +44,39 @@ from .options import DEFAULT_PROFILE, limit_options, limits_from, profile_for_op
               help="Exit 1 unless every benchmark of the profile is scored and the run met the leaderboard's "
                    "conditions (no sample limit, full n-samples, the profile's few-shot counts and task versions). "
                    "Without it, a partial run gives the scores it has, marked incomplete, with no average.")
+@config_options
 @limit_options
-def normalize(results: tuple[Path, ...], profile_name: str | None, profile_file: Path | None,
-              output_format: str, explain: bool, require_complete: bool, **limits: int) -> None:
-    """Compute the leaderboard's normalized scores for each RESULTS file.
+def normalize(paths: tuple[str, ...], profile_name: str | None, profile_file: Path | None, output_format: str,
+              explain: bool, require_complete: bool, config_file: Path | None, isolated: bool, root: Path | None,
+              **limits: int) -> None:
+    """Compute the leaderboard's normalized scores for results files.
 
-    Reads lm-eval 0.4.x, lm-eval 0.3 and lighteval / Open LLM Leaderboard v1
-    results files. Each score is max(raw - 1/num_choices, 0) / (1 - 1/num_choices) * 100,
-    subtasks are clipped before they are averaged, and nothing is rounded
-    before the output. A run of some benchmarks gets their scores and no
-    average; each file also lists the run-condition caveats `check` reports
-    (LB5xx: sample limit, partial n-samples, few-shot, split sizes, stale
-    scorers, version gates, another harness's task names).
+    PATHS are results files, folders (every results*.json below them, as in
+    an lm-eval --output_path folder) or globs, relative to the current
+    directory. Reads lm-eval 0.4.x, lm-eval 0.3 and lighteval / Open LLM
+    Leaderboard v1 results files. Each score is
+    max(raw - 1/num_choices, 0) / (1 - 1/num_choices) * 100, subtasks are
+    clipped before they are averaged, and nothing is rounded before the output.
+    A run of some benchmarks gets their scores and no average; each file also
+    lists the run-condition caveats `check` reports (LB5xx: sample limit,
+    partial n-samples, few-shot, split sizes, stale scorers, version gates,
+    another harness's task names).
     """
-    profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(DEFAULT_PROFILE)
+    run = effective(command_line_settings(profile=profile_name, profile_file=profile_file, **limits),
+                    config_file, isolated, root)
+    profile = run.profile() or load_builtin_profile(DEFAULT_PROFILE)
+    found = expand_arguments(run.workspace, paths, run.limits.max_files)
+    if found.too_many:
+        raise click.UsageError(f"more than {run.limits.max_files:,} files match; narrow the globs or raise --max-files")
     failed: list[str] = []
     warned: list[str] = []
 
     def scored():  # one file at a time: memory stays flat over thousands of files
-        for path in results:
-            outcome = _normalize_one(path, profile, limits_from(**limits))
+        for argument, message in found.problems:  # outside the workspace, or matched nothing
+            failed.append(message)
+            yield Outcome(path=argument, error=message)
+        for path in results_files(found.paths, found.literal):
+            outcome = _normalize_one(run.workspace.root, path, profile, run.limits)
             if outcome.error:
                 failed.append(outcome.error)
             elif why := _incomplete(outcome):
@@ -84,16 +107,21 @@ def _incomplete(outcome: Outcome) -> str:
     return "; ".join(reasons)
 
 
-def _normalize_one(path: Path, profile: Profile, limits: Limits) -> Outcome:
+def _normalize_one(root: Path, path: Path, profile: Profile, limits: Limits) -> Outcome:
+    """Scores of one results file, named as the user would type it: relative to the current directory."""
+    shown = os.path.relpath(root / path)
     try:
-        return Outcome(path=str(path), scores=score_results(profile, load_results(path, limits)))
+        confine(root, path)
+        return Outcome(path=shown, scores=score_results(profile, load_results(Path(shown), limits)))
+    except PathRefused as exc:
+        return Outcome(path=shown, error=str(exc))
     except DataError as exc:
         message = str(exc)
-        if not message.startswith(str(path)):
-            message = f"{path}: {message}"
-        return Outcome(path=str(path), error=message + _profile_hint(path, profile, message))
+        if not message.startswith(shown):
+            message = f"{shown}: {message}"
+        return Outcome(path=shown, error=message + _profile_hint(root / path, profile, message))
     except Exception as exc:  # noqa: BLE001 - one file's failure fails that file; the report is still complete
-        return Outcome(path=str(path), error=f"{path}: LB110 {internal_error_finding(str(path), exc).message}")
+        return Outcome(path=shown, error=f"{shown}: LB110 {internal_error_finding(shown, exc).message}")
 
 
 def _profile_hint(path: Path, profile: Profile, message: str) -> str:

@@ -1,14 +1,35 @@
-"""Options shared by several commands: limits, profiles."""
+"""Options shared by several commands, and how they combine with the configuration file.
+
+Precedence, as in ruff: built-in defaults, then the configuration file
+(.lbnorm.toml or [tool.lbnorm] in pyproject.toml, found upward from the
+current directory; --config names one, --isolated ignores them), then the
+command line. Options therefore default to None: "not given here".
+"""
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
+from ..core.errors import ConfigError
 from ..core.profile import Profile
-from ..io.limits import DEFAULT_LIMITS, MAX_DEPTH_CEILING, Limits, describe_size, parse_size
+from ..core.settings import Settings, rule_codes
+from ..findings.selection import RuleSelection, SelectionError
+from ..io.config import find_config, limits_of, read_config
+from ..io.limits import (
+    DEFAULT_LIMITS,
+    MAX_DEPTH_CEILING,
+    Limits,
+    describe_size,
+    parse_size,
+)
 from ..io.loaders import load_builtin_profile, load_profile_file
+from ..io.workspace import Workspace, choose_workspace
+from ..report.formats import FORMATS
+from ..report.text_style import COLOR_CHOICES
 
 DEFAULT_PROFILE = "open-llm-leaderboard-v2"
 
@@ -25,37 +46,166 @@ class SizeType(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
-def limit_options(command):
-    """--max-file-size, --max-files, --max-depth, --max-string-length, gathered into `limits`."""
-    defaults = DEFAULT_LIMITS
-    options = [
-        click.option("--max-file-size", "max_file_bytes", type=SizeType(), default=defaults.max_file_bytes,
-                     help=f"Largest file read, e.g. 64M [default: {describe_size(defaults.max_file_bytes)}]."),
-        click.option("--max-files", type=click.IntRange(min=1), default=defaults.max_files, show_default=True,
-                     help="Most files one run checks; more is an error (LB107), not a partial check."),
-        click.option("--max-depth", type=click.IntRange(min=1, max=MAX_DEPTH_CEILING), default=defaults.max_depth,
-                     show_default=True, help="Deepest nesting of objects and arrays (LB108)."),
-        click.option("--max-values", type=click.IntRange(min=1), default=defaults.max_values, show_default=True,
-                     help="Most values (numbers, strings, objects, arrays) in one file or log record (LB112)."),
-        click.option("--max-string-length", type=click.IntRange(min=1), default=defaults.max_string_length,
-                     show_default=True, help="Longest string or key, in characters."),
-    ]
+class RuleCodes(click.ParamType):
+    """LB3,LB601: comma-separated rule ids or prefixes (the option may also be repeated)."""
+
+    name = "codes"
+
+    def convert(self, value, param, ctx):
+        try:
+            return rule_codes([v for v in str(value).split(",") if v.strip()], f"--{param.name.replace('_', '-')}")
+        except ConfigError as exc:
+            self.fail(str(exc).split(": ", 1)[-1], param, ctx)
+
+
+def _stack(command, options):
     for option in reversed(options):
         command = option(command)
     return command
 
 
+def limit_options(command):
+    """--max-file-size, --max-files, --max-depth, --max-values, --max-string-length, gathered into `limits`."""
+    d = DEFAULT_LIMITS
+    return _stack(command, [
+        click.option("--max-file-size", "max_file_bytes", type=SizeType(),
+                     help=f"Largest file read, e.g. 64M [default: {describe_size(d.max_file_bytes)}]."),
+        click.option("--max-files", type=click.IntRange(min=1),
+                     help=f"Most files one run checks; more is an error (LB107), not a partial check "
+                          f"[default: {d.max_files}]."),
+        click.option("--max-depth", type=click.IntRange(min=1, max=MAX_DEPTH_CEILING),
+                     help=f"Deepest nesting of objects and arrays (LB108) [default: {d.max_depth}]."),
+        click.option("--max-values", type=click.IntRange(min=1),
+                     help=f"Most values (numbers, strings, objects, arrays) in one file or log record (LB112) "
+                          f"[default: {d.max_values:,}]."),
+        click.option("--max-string-length", type=click.IntRange(min=1),
+                     help=f"Longest string or key, in characters [default: {d.max_string_length}]."),
+    ])
+
+
 def log_limit_option(command):
     """--max-log-size, for commands that read sample logs."""
-    return click.option("--max-log-size", "max_log_bytes", type=SizeType(), default=DEFAULT_LIMITS.max_log_bytes,
+    return click.option("--max-log-size", "max_log_bytes", type=SizeType(),
                         help="Largest sample log read (logs are streamed, so this bounds time, not memory) "
                              f"[default: {describe_size(DEFAULT_LIMITS.max_log_bytes)}].")(command)
 
 
-def limits_from(max_file_bytes: int, max_files: int, max_depth: int, max_string_length: int,
-                max_log_bytes: int = DEFAULT_LIMITS.max_log_bytes, max_values: int = DEFAULT_LIMITS.max_values) -> Limits:
-    return Limits(max_file_bytes=max_file_bytes, max_files=max_files, max_depth=max_depth,
-                  max_string_length=max_string_length, max_log_bytes=max_log_bytes, max_values=max_values)
+def config_options(command):
+    """--config, --isolated and --root: where settings come from and which folder is the workspace."""
+    return _stack(command, [
+        click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
+                     help="Read settings from this file (.lbnorm.toml or pyproject.toml) instead of searching "
+                          "upward from the current directory."),
+        click.option("--isolated", is_flag=True, help="Ignore every configuration file."),
+        click.option("--root", type=click.Path(file_okay=False, path_type=Path),
+                     help="Workspace: no file outside it is read, including files a submission names "
+                          "[default: the enclosing git repository, else the current directory]."),
+    ])
+
+
+def report_options(command):
+    """--output-format, --color, -v, -q."""
+    return _stack(command, [
+        click.option("--output-format", type=click.Choice(FORMATS),
+                     help="text for people; json for scripts; github annotations; sarif for code scanning; "
+                          "junit for CI test reports [default: github when GITHUB_ACTIONS=true, else text]."),
+        click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+                     help="Colour the text output; auto = on a terminal unless NO_COLOR is set."),
+        click.option("-v", "--verbose", count=True, help="Show more: scores, audited logs."),
+        click.option("-q", "--quiet", count=True, help="Show errors only."),
+    ])
+
+
+def selection_options(command):
+    """--select, --extend-select, --ignore, --extend-ignore, --warn, --error (ids or prefixes, as ruff's)."""
+    codes = RuleCodes()
+    return _stack(command, [
+        click.option("--select", multiple=True, type=codes,
+                     help="Only these rules (ids or prefixes, comma-separated: LB3,LB601) [default: LB, all]."),
+        click.option("--extend-select", multiple=True, type=codes, help="Add rules to the selection."),
+        click.option("--ignore", multiple=True, type=codes, help="Leave these rules out (replaces the configuration's)."),
+        click.option("--extend-ignore", multiple=True, type=codes,
+                     help="Leave these rules out too (adds to the configuration's)."),
+        click.option("--warn", "warn_codes", multiple=True, type=codes, help="Report these rules as warnings."),
+        click.option("--error", "error_codes", multiple=True, type=codes, help="Report these rules as errors."),
+    ])
+
+
+@dataclass(frozen=True)
+class Effective:
+    """Everything a command needs from the configuration file and the options together."""
+
+    settings: Settings
+    workspace: Workspace
+    config_path: Path | None
+
+    @property
+    def limits(self) -> Limits:
+        return limits_of(self.settings)
+
+    @property
+    def strict(self) -> bool:
+        return bool(self.settings.strict)
+
+    def selection(self) -> RuleSelection:
+        from ..check.rules import all_rules
+
+        all_rules()  # codes are checked against every rule, the audit's too
+        s = self.settings
+        selection = RuleSelection(select=s.selected(), ignore=s.ignored(), warn=s.warn, error=s.error,
+                                  per_file_ignores=tuple(s.per_file_ignores.items()))
+        try:
+            return selection.validate()
+        except SelectionError as exc:
+            raise click.UsageError(str(exc)) from None
+
+    def profile(self) -> Profile | None:
+        """The maintainer's profile (option or configuration), or None: each submission names a built-in one."""
+        if self.settings.profile and self.settings.profile_file:
+            raise click.UsageError("give either a profile or a profile file, not both "
+                                   f"(the configuration {self.config_path or ''} may set one of them)")
+        if self.settings.profile_file:
+            return load_profile_file(Path(self.settings.profile_file))
+        return load_builtin_profile(self.settings.profile) if self.settings.profile else None
+
+
+def effective(options: Settings, config_file: Path | None, isolated: bool, root: Path | None) -> Effective:
+    """Defaults < configuration file < command line."""
+    cwd = Path(os.getcwd())
+    if options.profile and options.profile_file:
+        raise click.UsageError("give either --profile or --profile-file, not both")
+    if root is not None and not root.is_dir():
+        raise click.UsageError(f"--root {root} is not a directory")
+    path = None if isolated else (config_file or find_config(cwd))
+    if config_file is not None and not isolated and not config_file.is_file():
+        raise click.UsageError(f"--config {config_file}: no such file")
+    base = read_config(path) if path else Settings()
+    if base.profile and options.profile_file:
+        base = Settings(**{**base.__dict__, "profile": None})  # the command line's choice replaces the file's
+    if base.profile_file and options.profile:
+        base = Settings(**{**base.__dict__, "profile_file": None})
+    return Effective(base.overlay(options), choose_workspace(root, cwd), path)
+
+
+def command_line_settings(*, tolerance=None, profile=None, profile_file=None, strict=False, audit_samples=None,
+                          select=(), extend_select=(), ignore=(), extend_ignore=(), warn_codes=(), error_codes=(),
+                          **limits) -> Settings:
+    """Settings from the options a user typed (flags not given stay None)."""
+    def joined(groups):
+        return tuple(code for group in groups for code in group)
+
+    return Settings(
+        tolerance=tolerance, profile=profile, profile_file=str(profile_file) if profile_file else None,
+        strict=True if strict else None, audit_samples=audit_samples,
+        select=joined(select) or None, extend_select=joined(extend_select),
+        ignore=joined(ignore) or None, extend_ignore=joined(extend_ignore),
+        warn=joined(warn_codes), error=joined(error_codes),
+        limits={k: v for k, v in limits.items() if v is not None}, source="the command line")
+
+
+def limits_from(**limits: int | None) -> Limits:
+    """Limits from the limit options alone (commands that read no configuration file); None: the default."""
+    return Limits(**{name: value for name, value in limits.items() if value is not None})
 
 
 def profile_for_options(name: str | None, file: Path | None) -> Profile | None:

@@ -57,7 +57,9 @@ def derive(results: Path, samples: tuple[Path, ...], name: str, title: str, outp
     Without SAMPLES, the logs beside RESULTS are read. Every value the run
     cannot tell is written as "FILL IN: ..." and fails `profile check`.
     """
-    from ..draft.profile_derive import derive_profile_text  # lazy: drafts load the audit
+    from ..draft.profile_derive import (
+        derive_profile_text,  # lazy: drafts load the audit
+    )
     from ..draft.run_evidence import read_run
 
     limit = limits_from(**limits)

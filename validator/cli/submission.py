@@ -9,8 +9,8 @@ import click
 
 from ..core.errors import DataError, ExitCode
 from ..io.limits import DEFAULT_LIMITS
-from ..io.paths import expand
 from ..io.loaders import builtin_profile_names, load_builtin_profile
+from ..io.paths import expand
 from .check import check
 from .options import DEFAULT_PROFILE, limit_options, limits_from, profile_for_options
 

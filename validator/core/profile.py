@@ -112,6 +112,7 @@ class Profile:
     sources: dict[str, dict[str, str]] = field(default_factory=dict)
     other_entries: dict[str, str] = field(default_factory=dict)  # known, unscored entry -> why
     other_harness: tuple[OtherHarnessTasks, ...] = ()
+    ignore_tasks: tuple[str, ...] = ()  # globs of unknown entries the maintainer accepts silently
 
     def benchmark(self, benchmark_id: str) -> Benchmark:
         for bench in self.benchmarks:
@@ -164,6 +165,7 @@ def _assemble(data: dict[str, Any]) -> Profile:
         other_entries={e["task"]: e["note"] for e in data.get("other_entries", ())},
         other_harness=tuple(OtherHarnessTasks(o["benchmark"], tuple(o["tasks"]), o["note"])
                             for o in data.get("other_harness_tasks", ())),
+        ignore_tasks=tuple(data.get("ignore_tasks", ())),
     )
 
 

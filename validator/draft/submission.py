@@ -19,9 +19,9 @@ from ..audit.auditor import known_tasks
 from ..core.errors import DataError
 from ..core.normalization import FileScores, score_results
 from ..core.profile import Profile
+from ..io.documents import kind_of
 from ..io.limits import DEFAULT_LIMITS, Limits
 from ..io.loaders import load_results, parse, read_text
-from ..io.documents import kind_of
 from ..io.sample_logs import discover
 
 SUBMISSION_NAME = "submission.json"

@@ -18,7 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from .budgets import json_too_deep, json_too_many_values, too_deep_message, too_many_values_message
+from .budgets import (
+    json_too_deep,
+    json_too_many_values,
+    too_deep_message,
+    too_many_values_message,
+)
 from .documents import DocumentError
 from .limits import Limits, describe_size
 from .loaders import open_regular_file

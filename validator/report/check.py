@@ -5,7 +5,8 @@ JSON contract (stable; keys are only ever added):
      "findings": [{"rule", "name", "severity", "file", "line", "column", "json_path", "message"}],
      "scores": {file: {"reported": {id: float}, "recomputed": {id: float}}},
      "notes": [{"file": str, "message": str}],
-     "audits": {file: {task: the task entry of `audit`'s JSON report}},  # submissions listing `samples`
+     "audits": {file: {task: the task entry of `audit`'s JSON report}},  # listed `samples`, logs beside results
+     "suppressed_findings": int,  # consequences of a root cause, not listed (see check/cascade.py)
      "lbnorm_version": str}
 """
 
@@ -15,11 +16,12 @@ import json
 import math
 from typing import Callable, TextIO
 
-from ..core.version import __version__
 from ..check.checker import CheckResult, FileReport
+from ..core.version import __version__
 from ..findings import ERROR, WARNING, Finding
 from ..io.safe_text import neutralize_json, one_line
 from .audit import task_text
+from .formats import reporters
 from .text_style import Painter, ReportOptions, finding_line, use_color  # noqa: F401  (re-exported for the CLI)
 
 
@@ -32,6 +34,7 @@ def report_json(result: CheckResult, out: TextIO, options: ReportOptions) -> Non
                    for f in result.files},
         "notes": [{"file": f.path, "message": note} for f in result.files for note in f.notes],
         "audits": {f.path: {task.task: task.as_dict() for task in f.audit} for f in result.files if f.audit},
+        "suppressed_findings": result.suppressed,
         "lbnorm_version": __version__,
     }
     out.write(neutralize_json(json.dumps(doc, indent=2, ensure_ascii=True, allow_nan=False)) + "\n")
@@ -57,8 +60,10 @@ def report_text(result: CheckResult, out: TextIO, options: ReportOptions) -> Non
             out.write("".join(task_text(task) for task in files[path].audit))
     errors, warnings = result.count(ERROR), result.count(WARNING)
     verdict = "ok" if result.ok(options.strict) else "failed"
+    suppressed = f", {result.suppressed} suppressed (they follow from a root cause above)" if result.suppressed else ""
     out.write(f"{paint.verdict(verdict)}: {len(result.files)} file(s) checked, "
-              f"{errors} error(s), {warnings} warning(s)" + (" (--strict: warnings fail)" if options.strict else "") + "\n")
+              f"{errors} error(s), {warnings} warning(s){suppressed}"
+              + (" (--strict: warnings fail)" if options.strict else "") + "\n")
 
 
 def _score_table(report: FileReport) -> str:
@@ -73,7 +78,4 @@ def _score_table(report: FileReport) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-REPORTERS: dict[str, Callable[[CheckResult, TextIO, ReportOptions], None]] = {
-    "text": report_text,
-    "json": report_json,
-}
+REPORTERS: dict[str, Callable[[CheckResult, TextIO, ReportOptions], None]] = reporters(report_text, report_json)

@@ -10,8 +10,8 @@ runner has no escape for `#`, yet reads `##[cmd]` anywhere in a line, so
 from __future__ import annotations
 
 import html
-import re
 import math
+import re
 import secrets
 
 from ..check.checker import CheckResult, FileReport

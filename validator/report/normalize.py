@@ -23,14 +23,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Callable, Iterable, TextIO
 
-from ..core.version import __version__
-from ..core.normalization import FROM_GROUP, BenchmarkScore, FileScores, SubtaskScore
 from ..check.rules import all_rules
 from ..core.conditions import Caveat
+from ..core.normalization import FROM_GROUP, BenchmarkScore, FileScores, SubtaskScore
 from ..core.profile import MEAN_OF_METRICS, POOLED
+from ..core.version import __version__
 from ..findings import ERROR, format_json_path
 from ..io.safe_text import neutralize_json, one_line
-
 
 CAVEATS_SHOWN = 3  # per rule, in text
 

@@ -15,11 +15,15 @@ class ReportOptions:
     strict: bool = False
     verbosity: int = 0  # -1 quiet, 0 normal, 1 verbose
     color: bool = False
+    root: str | None = None  # the workspace, for formats that record it (SARIF)
 
 
 def finding_line(finding: Finding, paint: "Painter") -> str:
+    """`  line:col  severity  id name  message (at $.json.path)`; the JSON path finds the value in any editor."""
     where = f"{finding.line}:{finding.column}" if finding.line else "-"
-    return f"  {where:<8} {paint.severity(finding.severity)} {finding.rule} {finding.name}  {one_line(finding.message, 2000)}\n"
+    at = f" (at {one_line(finding.json_path, 300)})" if finding.json_path and finding.json_path != "$" else ""
+    return (f"  {where:<8} {paint.severity(finding.severity)} {finding.rule} {finding.name}  "
+            f"{one_line(finding.message, 2000)}{at}\n")
 
 
 class Painter:
@@ -41,6 +45,11 @@ class Painter:
         return self._wrap("1", text)
 
 
-def use_color(stream: TextIO) -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
-    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+COLOR_CHOICES = ("auto", "always", "never")
+
+
+def use_color(stream: TextIO, mode: str = "auto") -> bool:
+    """--color: always, never, or auto = only on a terminal and never when NO_COLOR is set (no-color.org)."""
+    if mode != "auto":
+        return mode == "always"
+    return not os.environ.get("NO_COLOR") and hasattr(stream, "isatty") and stream.isatty()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from .base import AuditUnit, Sample, audit_unit
 
-
 # n-samples.effective is the submitter's number: memory follows the doc_ids actually logged,
 # never it. A bitmap grows (doubling) to the highest doc_id seen, up to this many; rarer,
 # higher doc_ids go in a set, which grows only with the log's own lines.

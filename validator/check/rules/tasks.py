@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import math
 import os
+import re
 from typing import Iterator
 
 from ...core.profile import MULTIPLE_CHOICE, Benchmark
@@ -121,8 +123,10 @@ def _unknown(ctx: CheckContext) -> dict[str, tuple]:
         known = set(profile_names) | set(ctx.profile.other_entries)
         known |= {b.group for b in ctx.profile.benchmarks if b.group}
         families = _family_prefixes(ctx)
+        # The profile's ignore_tasks globs as one pattern: one match per name, however many globs.
+        ignored = re.compile("|".join(map(fnmatch.translate, ctx.profile.ignore_tasks))) if ctx.profile.ignore_tasks else None
         for name, entry in ctx.results.entries.items():
-            if name not in known:
+            if name not in known and not (ignored and ignored.match(name)):
                 family = next((bench for prefix, bench in families if name.startswith(prefix)), None)
                 found[name] = (entry, _closest(name, by_length), family)
     ctx.memo["unknown_tasks"] = found

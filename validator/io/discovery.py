@@ -1,0 +1,43 @@
+"""lm-eval output folders: which files a folder or glob argument brings to each command.
+
+lm-eval's --output_path writes `<output_path>/<org>__<model>/results_<date>.json`
+with `samples_<task>_<date>.jsonl` beside it (--log_samples). `check`,
+`normalize` and `audit` accept such folders as they accept files and globs;
+paths.expand() walks them (JSON and YAML files) and this module sorts what
+it found. A file named on the command line is always taken as given.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+SAMPLE_LOG_SUFFIX = ".jsonl"
+_RESULTS_NAME = re.compile(r"^results.*\.json$")  # results_<date>.json, results.json, results_lm_eval_03.json
+
+SAMPLE_LOG_PASSED_TO_CHECK = ("this is a sample log (--log_samples), not a results file or a submission: "
+                              "audit it with `lbnorm audit RESULTS_FILE LOG`, or list it under `samples` "
+                              "in the submission")
+
+
+def is_sample_log(path: Path | str) -> bool:
+    return Path(path).suffix.lower() == SAMPLE_LOG_SUFFIX
+
+
+def is_results_name(path: Path | str) -> bool:
+    return bool(_RESULTS_NAME.match(Path(path).name))
+
+
+def named_literally(argument: str) -> bool:
+    """A plain file name, not a glob: whatever it is, the user meant it."""
+    return not set("*?[") & set(argument) and not argument.endswith(("/", "\\"))
+
+
+def results_files(found: list[Path], literal: set[Path]) -> list[Path]:
+    """The results files among paths a folder or glob brought (named files are kept whatever their name)."""
+    return [p for p in found if p in literal or (is_results_name(p) and not is_sample_log(p))]
+
+
+def split_logs(found: list[Path]) -> tuple[list[Path], list[Path]]:
+    """(the other files, the sample logs) among the paths."""
+    return [p for p in found if not is_sample_log(p)], [p for p in found if is_sample_log(p)]

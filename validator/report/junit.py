@@ -1,0 +1,74 @@
+"""JUnit XML, for CI systems that show test reports (GitLab, Jenkins, Azure): one test suite per file.
+
+As ruff's junit output: each finding is a test case; a file without
+findings is one passing case, so the report counts every file checked.
+Errors are failures; a warning is a failure only with --strict, otherwise
+a passing case that carries its message in system-out.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable, TextIO
+from xml.etree import ElementTree as ET
+
+from ..findings import ERROR, Finding
+from ..io.safe_text import one_line
+from .text_style import ReportOptions
+
+if TYPE_CHECKING:
+    from ..findings import Findings
+
+
+def junit_tree(findings: list[Finding], files: Iterable[str], options: ReportOptions) -> ET.ElementTree:
+    by_file: dict[str, list[Finding]] = {path: [] for path in files}
+    for finding in findings:
+        by_file.setdefault(finding.file, []).append(finding)
+    suites = ET.Element("testsuites", name="lbnorm")
+    total = failed = 0
+    for path in sorted(by_file):
+        suite = ET.SubElement(suites, "testsuite", name=_text(path))
+        cases = [_case(suite, path, f, options.strict) for f in by_file[path]] or [_passing(suite, path)]
+        failures = sum(cases)
+        suite.set("tests", str(len(cases)))
+        suite.set("failures", str(failures))
+        suite.set("errors", "0")
+        suite.set("skipped", "0")
+        total, failed = total + len(cases), failed + failures
+    suites.set("tests", str(total))
+    suites.set("failures", str(failed))
+    suites.set("errors", "0")
+    return ET.ElementTree(suites)
+
+
+def report_junit(result: "Findings", out: TextIO, options: ReportOptions, files: Iterable[str] = ()) -> None:
+    files = files or [f.path for f in getattr(result, "files", [])]
+    tree = junit_tree(result.findings, files, options)
+    ET.indent(tree)
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    out.write(ET.tostring(tree.getroot(), encoding="unicode") + "\n")
+
+
+def _case(suite: ET.Element, path: str, finding: Finding, strict: bool) -> bool:
+    """One finding as a test case; True when it fails."""
+    where = f"{finding.line}:{finding.column}" if finding.line else "-"
+    case = ET.SubElement(suite, "testcase", classname=_text(path), name=_text(f"{finding.rule} {finding.name} {where}"))
+    if finding.line:
+        case.set("file", _text(path))
+        case.set("line", str(finding.line))
+    message = _text(one_line(finding.message, 2000) + (f" (at {finding.json_path})" if finding.json_path else ""))
+    if finding.severity == ERROR or strict:
+        failure = ET.SubElement(case, "failure", message=message, type=finding.severity)
+        failure.text = f"{path}:{where}: {finding.rule} {message}"
+        return True
+    ET.SubElement(case, "system-out").text = f"warning: {message}"
+    return False
+
+
+def _passing(suite: ET.Element, path: str) -> bool:
+    ET.SubElement(suite, "testcase", classname=_text(path), name="lbnorm")
+    return False
+
+
+def _text(value: str) -> str:
+    """XML 1.0 cannot carry control characters or lone surrogates; one_line escapes them (and `##[`)."""
+    return one_line(value, 2000)
