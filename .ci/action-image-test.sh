@@ -51,6 +51,8 @@ if [ -n "${IMAGE_FACTS_FILE:-}" ]; then
  "base_python": "$(docker run --rm --network none --entrypoint python3 "$BASE_TAG" -c 'import sys; print(sys.version.split()[0])')",
  "base_layers": "$(layers "$BASE_TAG")", "layers": "$(layers lbnorm-action:build)",
  "rebuilt_layers": "$(layers lbnorm-action:rebuilt)",
+ "build_tools_importable": $(docker run --rm --network none --entrypoint /opt/lbnorm/venv/bin/python lbnorm-action:build -I -c \
+   'import importlib.util as u, json; print(json.dumps([m for m in ("pip", "setuptools", "setuptools_scm", "wheel") if u.find_spec(m)]))'),
  "pushed_digest": "$DIGEST", "runs_image": "$RUNS_IMAGE"}
 JSON
 fi

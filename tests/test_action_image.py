@@ -91,6 +91,7 @@ def test_the_real_image_checks_a_workspace_like_the_runner(tmp_path):
     layers, rebuilt, base = (facts[k].split(",") for k in ("layers", "rebuilt_layers", "base_layers"))
     assert layers[:len(base)] == base and len(layers) == len(base) + 2  # dependencies, then lbnorm
     assert rebuilt[:-1] == layers[:-1] and rebuilt[-1] != layers[-1]  # a code change: the last layer only
+    assert facts["build_tools_importable"] == []  # the entrypoint's interpreter sees no pip or build backend
     assert facts["runs_image"].startswith("docker://127.0.0.1:") and facts["runs_image"].endswith(
         "/lbnorm/lbnorm-action@" + facts["pushed_digest"])
     line = line_of(ws / "submissions/pythia/inflated.json", '"bbh": 3.29')
