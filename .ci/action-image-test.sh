@@ -12,6 +12,7 @@
 #      names (docker://REGISTRY/...@sha256:...) and run it as the runner does.
 # Prints the container's stdout/stderr and exits with its exit code. When
 # IMAGE_FACTS_FILE is set, writes there (JSON) the sizes, layers and references.
+# LBNORM_VERSION is passed as the build argument release.yml passes (the tag's version).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 WS=$1 FILES=$2 WORKFLOW=$3 INPUT_FILES=${4:-"**/*.json"}
@@ -23,13 +24,14 @@ PYTHON=${PYTHON:-python3}
 layers() { docker image inspect -f '{{range .RootFS.Layers}}{{println .}}{{end}}' "$1" | sed '/^$/d' | paste -sd, -; }
 
 log "building $REPO/Dockerfile"
-docker build -q --network host -t lbnorm-action:build "$REPO" >/dev/null
+VERSION_ARG="LBNORM_VERSION=${LBNORM_VERSION:-}"
+docker build -q --network host --build-arg "$VERSION_ARG" -t lbnorm-action:build "$REPO" >/dev/null
 log "rebuilding after a code-only change"
 CTX=$W/context; mkdir -p "$CTX"
 cp -r "$REPO/Dockerfile" "$REPO/.dockerignore" "$REPO/requirements-action.txt" "$REPO/requirements-build.txt" \
       "$REPO/pyproject.toml" "$REPO/README.md" "$REPO/schemas" "$REPO/validator" "$CTX/"
 echo "# a code-only change" >> "$CTX/validator/__init__.py"
-docker build -q --network host -t lbnorm-action:rebuilt "$CTX" >/dev/null
+docker build -q --network host --build-arg "$VERSION_ARG" -t lbnorm-action:rebuilt "$CTX" >/dev/null
 
 log "pushing to the registry at $REGISTRY"
 NAME=$REGISTRY/lbnorm/lbnorm-action
@@ -49,6 +51,8 @@ if [ -n "${IMAGE_FACTS_FILE:-}" ]; then
  "base_python": "$(docker run --rm --network none --entrypoint python3 "$BASE_TAG" -c 'import sys; print(sys.version.split()[0])')",
  "base_layers": "$(layers "$BASE_TAG")", "layers": "$(layers lbnorm-action:build)",
  "rebuilt_layers": "$(layers lbnorm-action:rebuilt)",
+ "build_tools_importable": $(docker run --rm --network none --entrypoint /opt/lbnorm/venv/bin/python lbnorm-action:build -I -c \
+   'import importlib.util as u, json; print(json.dumps([m for m in ("pip", "setuptools", "setuptools_scm", "wheel") if u.find_spec(m)]))'),
  "pushed_digest": "$DIGEST", "runs_image": "$RUNS_IMAGE"}
 JSON
 fi

@@ -61,7 +61,10 @@ NAME=$REGISTRY/lbnorm/lbnorm-action
 docker tag lbnorm-bench:cold "$NAME:bench"; docker push -q "$NAME:bench" >/dev/null
 REF=$NAME@$(docker image inspect -f '{{index .RepoDigests 0}}' "$NAME:bench" | cut -d@ -f2)
 docker tag "$BASE_TAG" "$REGISTRY/library/$BASE_TAG"; docker push -q "$REGISTRY/library/$BASE_TAG" >/dev/null
-empty_cache() { docker image prune -af >/dev/null; docker rmi -f $(docker images -qa) >/dev/null 2>&1 || true; }
+empty_cache() {  # no image left: the next pull or build starts from nothing, as on a fresh runner
+  docker image prune -af >/dev/null
+  docker images -qa | sort -u | xargs -r docker rmi -f >/dev/null 2>&1 || true
+}
 first_annotation() {  # seconds from $1 until the container prints its first ::error line
   local start=$1 seen=""
   while IFS= read -r line; do

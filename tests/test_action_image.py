@@ -83,13 +83,15 @@ def test_the_real_image_checks_a_workspace_like_the_runner(tmp_path):
     facts_file = tmp_path / "facts.json"
     proc = subprocess.run([str(REPO / ".ci" / "action-image-test.sh"), str(ws), str(files), str(workflow),
                            "submissions/**/*.json"], capture_output=True, text=True, timeout=1500,
-                          env=os.environ | {"IMAGE_FACTS_FILE": str(facts_file), "PYTHON": sys.executable})
+                          env=os.environ | {"IMAGE_FACTS_FILE": str(facts_file), "PYTHON": sys.executable,
+                                            "LBNORM_VERSION": "1.0.0"})
     assert proc.returncode == 1, proc.stdout + proc.stderr
     facts = json.loads(facts_file.read_text())
     assert (facts["image_bytes"] - facts["base_bytes"]) / 2**20 <= MAX_MB_OVER_BASE, facts
     layers, rebuilt, base = (facts[k].split(",") for k in ("layers", "rebuilt_layers", "base_layers"))
     assert layers[:len(base)] == base and len(layers) == len(base) + 2  # dependencies, then lbnorm
     assert rebuilt[:-1] == layers[:-1] and rebuilt[-1] != layers[-1]  # a code change: the last layer only
+    assert facts["build_tools_importable"] == []  # the entrypoint's interpreter sees no pip or build backend
     assert facts["runs_image"].startswith("docker://127.0.0.1:") and facts["runs_image"].endswith(
         "/lbnorm/lbnorm-action@" + facts["pushed_digest"])
     line = line_of(ws / "submissions/pythia/inflated.json", '"bbh": 3.29')
@@ -99,4 +101,6 @@ def test_the_real_image_checks_a_workspace_like_the_runner(tmp_path):
     assert parse_outputs((files / "set_output").read_text()) == {
         "passed": "false", "files_checked": "2", "errors": "1", "warnings": "0", "report": "lbnorm-report.json"}
     assert "| bbh | 3.29 | 2.2940 | +0.9960 | ❌ diverges |" in (files / "step_summary").read_text()
-    assert json.loads((ws / "lbnorm-report.json").read_text())["findings"][0]["line"] == line
+    report = json.loads((ws / "lbnorm-report.json").read_text())
+    assert report["findings"][0]["line"] == line
+    assert report["lbnorm_version"] == "1.0.0"  # the release's build argument reached the wheel
