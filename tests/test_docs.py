@@ -188,3 +188,9 @@ def test_the_link_check_catches_what_it_is_for(tmp_path):
     assert link_problems(page, repo=tmp_path) == [
         "page.md: https://example.org leaves the repository", "page.md: nowhere.md does not exist",
         "page.md: no heading #missing in other.md", "page.md: ../outside.md does not exist"]
+
+
+def test_the_docs_index_lists_every_page():
+    index = (REPO / "docs" / "index.md").read_text(encoding="utf-8")
+    linked = {m["target"].partition("#")[0] for m in LINK.finditer(index)}
+    assert {p.name for p in (REPO / "docs").glob("*.md")} - {"index.md"} <= linked
