@@ -51,6 +51,8 @@ benchmarks:
 
 def test_an_output_folder_with_logs_and_a_custom_profile_passes_check_as_written(tmp_path):
     out, paths = lm_eval_output(tmp_path)
+    stray = out / "org__model" / f"samples_other_task_{harness.DATE}.jsonl"  # a log of a task this run lacks
+    stray.write_text(paths["story_a"].read_text())
     profile = tmp_path / "board.yaml"
     profile.write_text(STORY_PROFILE)
     proc = run_cli("submission", "init", "--profile-file", str(profile), str(out), cwd=tmp_path)
