@@ -421,7 +421,7 @@ def sample_log_nested_100000_deep(ws, outside):
     (ws / MUSR_LOG).write_text('{"doc_id": 0, "doc": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
 
 
-@case("LB705", "LB706", "LB709", "LB715", args=("submission.json",))
+@case("LB705", "LB706", "LB709", args=("submission.json",))
 def sample_log_100000_copies_of_one_document(ws, outside):
     """100,000 lines claiming doc_id 0: findings are capped, memory stays flat."""
     honest(ws, samples=[MUSR_LOG])

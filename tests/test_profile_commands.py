@@ -150,3 +150,37 @@ def test_derive_from_the_v2_example_reads_19_choices_for_object_counting(tmp_pat
     assert data["average"]["order"] == ["leaderboard_bbh", "leaderboard_gpqa", "leaderboard_math_hard",
                                         "leaderboard_musr", "leaderboard_ifeval", "leaderboard_mmlu_pro"]
     assert {"task": "leaderboard", "note": "group of 39 tasks"} in data["other_entries"]
+
+
+def test_a_metric_under_two_filters_leaves_the_filter_to_a_person(tmp_path):
+    """gsm8k-style: exact_match under strict-match and flexible-extract; a filter is any string to the schema."""
+    results = {"results": {"arith": {"alias": "arith", "exact_match,strict-match": 0.25,
+                                     "exact_match_stderr,strict-match": 0.01, "exact_match,flexible-extract": 0.5,
+                                     "exact_match_stderr,flexible-extract": 0.01}},
+               "configs": {"arith": {"task": "arith", "output_type": "generate_until"}},
+               "versions": {"arith": 3.0}, "n-shot": {"arith": 5},
+               "n-samples": {"arith": {"original": 40, "effective": 40}}, "config": {"model_args": "pretrained=o/m"}}
+    path = tmp_path / "results_2025-01-01T00-00-00.000000.json"
+    path.write_text(json.dumps(results))
+    run_cli("profile", "derive", str(path), "-o", "board.yaml", cwd=tmp_path)
+    [bench] = yaml.safe_load((tmp_path / "board.yaml").read_text())["benchmarks"]
+    assert bench["output_type"] == "generate_until" and bench["metrics"] == ["exact_match"]
+    assert bench["filter"] == ["FILL IN: the filter of exact_match the leaderboard reads, one of: flexible-extract, "
+                               "strict-match"]
+    check = run_cli("profile", "check", "board.yaml", cwd=tmp_path)
+    assert check.returncode == 1 and check.stdout.count("placeholder to fill in at benchmarks[0].filter[0]") == 1
+    assert len(check.stdout.splitlines()) == 1
+    text = (tmp_path / "board.yaml").read_text()
+    (tmp_path / "board.yaml").write_text(re.sub(r'filter: \[[^\n]*', "filter: strict-match", text))
+    assert run_cli("profile", "check", "board.yaml", cwd=tmp_path).returncode == 0
+    scores = run_cli("normalize", "--profile-file", "board.yaml", str(path), cwd=tmp_path)
+    assert re.search(r"arith\s+0\.2500\s+25\.00", scores.stdout), scores.stdout
+
+
+def test_check_names_a_placeholder_the_schema_would_accept(tmp_path):
+    profile = tmp_path / "board.yaml"
+    profile.write_text((REPO / "examples" / "reading-board.yaml").read_text().replace(
+        'title: "Reading board"', 'title: "FILL IN: the title"'))
+    proc = run_cli("profile", "check", str(profile))
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == [f"{profile}:7:1: placeholder to fill in at title: FILL IN: the title"]

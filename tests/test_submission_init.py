@@ -6,6 +6,7 @@ import json
 import shutil
 
 import harness_logs as harness
+import yaml
 from conftest import EXAMPLE, REPO, run_cli
 
 
@@ -50,6 +51,8 @@ benchmarks:
 
 def test_an_output_folder_with_logs_and_a_custom_profile_passes_check_as_written(tmp_path):
     out, paths = lm_eval_output(tmp_path)
+    stray = out / "org__model" / f"samples_other_task_{harness.DATE}.jsonl"  # a log of a task this run lacks
+    stray.write_text(paths["story_a"].read_text())
     profile = tmp_path / "board.yaml"
     profile.write_text(STORY_PROFILE)
     proc = run_cli("submission", "init", "--profile-file", str(profile), str(out), cwd=tmp_path)
@@ -137,11 +140,18 @@ def test_recheck_checks_the_submissions_built_on_a_changed_log(tmp_path):
     run_cli("submission", "init", "--profile-file", "board.yaml", "out", cwd=tmp_path)
     (tmp_path / "unrelated.json").write_text('{"reported": {}, "results": "elsewhere.json"}')
     (tmp_path / "broken.json").write_text("{not json")
+    (tmp_path / "bomb.yaml").write_text("a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(12)))  # 9 * 4**12 values once expanded: passed over, not expanded
+    yaml_submission = json.loads((out / "org__model" / "submission.json").read_text())
+    yaml_submission["results"] = f"out/org__model/{yaml_submission['results']}"
+    yaml_submission["samples"] = [f"out/org__model/{log}" for log in yaml_submission["samples"]]
+    (tmp_path / "copy.yaml").write_text(yaml.safe_dump(yaml_submission))
     log = paths["story_b"].relative_to(tmp_path)
     proc = run_cli("submission", "recheck", "--profile-file", "board.yaml", str(log), cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout
-    assert proc.stdout.startswith("re-checking 1 submission(s) that reference the changed files: "
-                                  "out/org__model/submission.json\n")
+    assert proc.stdout.startswith("re-checking 2 submission(s) that reference the changed files: "
+                                  "out/org__model/submission.json, copy.yaml\n")
     lines = paths["story_b"].read_text().splitlines()
     sample = json.loads(lines[0])
     sample["acc_norm"] = 1 - sample["acc_norm"]  # a logged score edited after the run
@@ -150,4 +160,4 @@ def test_recheck_checks_the_submissions_built_on_a_changed_log(tmp_path):
     assert edited.returncode == 1 and "LB708" in edited.stdout
     nothing = run_cli("submission", "recheck", "other/samples_x_2024.jsonl", cwd=tmp_path)
     assert (nothing.returncode, nothing.stdout) == (
-        0, "no submission in **/*.json references 1 changed file(s); nothing to check\n")
+        0, "no submission in **/*.json **/*.yaml **/*.yml references 1 changed file(s); nothing to check\n")

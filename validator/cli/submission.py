@@ -85,7 +85,8 @@ def _shown(path: Path, root: Path) -> str:
 
 @submission.command("recheck")
 @click.argument("changed", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--submissions", "patterns", multiple=True, default=["**/*.json"], show_default=True,
+@click.option("--submissions", "patterns", multiple=True, default=["**/*.json", "**/*.yaml", "**/*.yml"],
+              show_default=True,
               help="Where the submissions are (globs relative to --root; repeat for several).")
 @click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
               help="As in check: the built-in profile every submission is checked with.")

@@ -41,7 +41,7 @@ def check_profile_file(path: Path) -> list[ProfileProblem]:
         document = parse_document(read_untrusted(path), str(path), kind_of_profile(path))
     except DocumentError as exc:
         return [ProfileProblem(exc.line, exc.column, exc.message)]
-    problems = schema_problems(document)
+    problems = placeholder_problems(document.data, document) + schema_problems(document)
     if not problems:
         problems = cross_reference_problems(document)
     return sorted(problems, key=lambda p: (p.line or 0, p.column or 0))[:MAX_PROBLEMS]
@@ -52,17 +52,30 @@ def kind_of_profile(path: Path) -> str:
     return "json" if path.suffix.lower() == ".json" else "yaml"
 
 
+def placeholder_problems(value, document: Document, path: tuple = ()) -> list[ProfileProblem]:
+    """Every "FILL IN: ..." string, wherever it stands (the schema rejects most, not all: a filter is any string)."""
+    if isinstance(value, str):
+        if value.startswith(PLACEHOLDER):
+            return [ProfileProblem(*document.position(path), f"placeholder to fill in at {_dotted(path)}: {value}")]
+        return []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    return [problem for key, item in items for problem in placeholder_problems(item, document, (*path, key))]
+
+
 def schema_problems(document: Document) -> list[ProfileProblem]:
     problems = []
     for error in _validator().iter_errors(document.data):
+        if _holds_placeholder(error.instance):
+            continue  # placeholder_problems names it
         path = tuple(error.absolute_path)
-        line, column = document.position(path)
-        if isinstance(error.instance, str) and error.instance.startswith(PLACEHOLDER):
-            message = f"placeholder to fill in at {_dotted(path)}: {error.instance}"
-        else:
-            message = f"{_dotted(path)}: {error.message}"
-        problems.append(ProfileProblem(line, column, message))
+        problems.append(ProfileProblem(*document.position(path), f"{_dotted(path)}: {error.message}"))
     return problems
+
+
+def _holds_placeholder(instance) -> bool:
+    if isinstance(instance, str):
+        return instance.startswith(PLACEHOLDER)
+    return isinstance(instance, list) and any(_holds_placeholder(item) for item in instance)
 
 
 def cross_reference_problems(document: Document) -> list[ProfileProblem]:

@@ -102,7 +102,9 @@ def _benchmark_lines(bench: DraftBenchmark) -> list[str]:
              f"    aggregation: {_scalar(_aggregation(bench))}"]
     metrics, flt = _metric_and_filter(bench.tasks)
     lines.append(f"    metrics: [{_scalar(metrics)}]")
-    if flt != "none":
+    if flt.startswith(PLACEHOLDER):  # a list where the schema wants a string, so the draft fails until decided
+        lines.append(f"    filter: [{_scalar(flt)}]")
+    elif flt != "none":
         lines.append(f"    filter: {_scalar(flt)}")
     if bench.group:
         lines.append(f"    group: {_scalar(bench.group)}")

@@ -8,10 +8,13 @@ output path above it.
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
 from pathlib import Path
 
 from ..core.errors import DataError
+from ..io.documents import DocumentError, kind_of, parse_document
+from ..io.limits import DEFAULT_LIMITS
+from ..io.loaders import read_untrusted
 
 MAX_LISTED = 8  # names shown when a folder holds several results files
 
@@ -58,7 +61,7 @@ def submissions_referencing(root: Path, changed: list[Path], candidates: list[Pa
         full = root / candidate
         if full.resolve() in targets or not _small_file(full):
             continue
-        data = _json_or_none(full)
+        data = _data_or_none(full)
         if not (isinstance(data, dict) and "reported" in data):
             continue
         samples = data.get("samples") if isinstance(data.get("samples"), list) else []
@@ -75,8 +78,10 @@ def _small_file(path: Path) -> bool:
         return False
 
 
-def _json_or_none(path: Path):
+def _data_or_none(path: Path):
+    """The parsed JSON or YAML, with the reader's own limits (a YAML alias bomb stops early); None if unreadable."""
+    limits = replace(DEFAULT_LIMITS, max_file_bytes=MAX_SUBMISSION_BYTES)
     try:
-        return json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, ValueError, RecursionError):
+        return parse_document(read_untrusted(path, limits), str(path), kind_of(path), limits).data
+    except (DocumentError, OSError, ValueError, RecursionError):
         return None

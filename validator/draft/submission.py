@@ -90,10 +90,11 @@ def _relative(path: Path, folder: Path) -> str:
 def _sample_logs(results: Path, limits: Limits) -> list[Path]:
     """The logs lm-eval wrote beside the results file; none when two claim one task (check would refuse them)."""
     data = parse(read_text(results, limits=limits), str(results), kind_of(results), limits=limits)
-    found, problems = discover(results, known_tasks(data))
+    tasks = known_tasks(data)
+    found, problems = discover(results, tasks)
     if problems:
         raise DataError(f"{results}: {problems[0]}")
-    return [log.path for log in found]
+    return [log.path for log in found if log.task in tasks]  # a log of another run's task would fail check
 
 
 def write_draft(text: str, path: Path, force: bool) -> None:

@@ -40,6 +40,8 @@ class ChoiceCounts(AuditUnit):
         if self.expected is None or self.spec.output_type not in (None, "multiple_choice"):
             return
         count = len(requests(sample.data.get("arguments")))
+        if count == 0:
+            return  # no requests logged: nothing to prove with (other units report the sample's shape)
         if count in self.docs_by_count or len(self.docs_by_count) < MAX_DISTINCT_COUNTS:
             self.docs_by_count[count] = self.docs_by_count.get(count, 0) + 1
         if self.first is None:
@@ -48,7 +50,10 @@ class ChoiceCounts(AuditUnit):
             self.first_over = (sample.record, sample.doc_id, count)
 
     def finish(self) -> None:
-        if self.expected is None or self.first is None:
+        if self.expected is None:
+            return
+        if self.first is None:
+            self.summary.notes.append(f"no sample logs its requests: num_choices {self.expected} is not proven")
             return
         seen = ", ".join(f"{count} in {docs:,}" for count, docs in sorted(self.docs_by_count.items())[:8])
         largest = max(self.docs_by_count)
