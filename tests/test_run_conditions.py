@@ -199,3 +199,28 @@ def test_a_bad_version_gate_is_a_profile_error(tmp_path, gate, message):
     (tmp_path / "p.yaml").write_text(yaml.safe_dump(profile))
     with pytest.raises(ConfigError, match=message):
         load_profile_file(tmp_path / "p.yaml")
+
+
+CLAIMS = {
+    "every MATH task version 2.0": lambda doc: doc.update(versions={f"leaderboard_math_{k}_hard": 2.0 for k in MATH}),
+    "one MATH task version 1": lambda doc: doc.update(versions={"leaderboard_math_geometry_hard": 1}),
+    "a version as a string": lambda doc: doc.update(versions={"leaderboard_math_algebra_hard": "2.0"}),
+    "configs metadata only": lambda doc: doc.update(configs={"leaderboard_math_algebra_hard": {
+        "metadata": {"version": 2.0}}}),
+    "the group's version": lambda doc: doc.update(versions={"leaderboard_math_hard": 2.0}),
+}
+
+
+@pytest.mark.parametrize("claim", sorted(CLAIMS))
+@pytest.mark.parametrize("math_lvl5", [0.30, 0.91, 40.0])
+def test_no_version_claim_turns_a_failing_submission_into_a_passing_one(tmp_path, example_doc, claim, math_lvl5):
+    reported = {"ifeval": 22.08, "bbh": 2.29, "math_lvl5": math_lvl5, "gpqa": 0.89, "musr": 2.73, "mmlu_pro": 1.51}
+    reported["average"] = round(sum(reported.values()) / 6, 2)
+    write_json(tmp_path / "submission.json", {"schema_version": 1, "model": "EleutherAI/pythia-1b",
+                                              "results": "results.json", "reported": reported})
+    check = ("check", "--root", str(tmp_path), "submission.json")
+    write_json(tmp_path / "results.json", example_doc)
+    without_claim = invoke(*check)[0]
+    CLAIMS[claim](example_doc)
+    write_json(tmp_path / "results.json", example_doc)
+    assert invoke(*check)[0] == without_claim == (0 if math_lvl5 == 0.30 else 1)

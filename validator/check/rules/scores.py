@@ -60,13 +60,12 @@ def stale_scorer_unverifiable(ctx: CheckContext) -> Iterator[Hit]:
         bound = stale.bound(ctx.stale_scorer_bound)
         if bound is None or abs(value - score.score) > bound + FLOAT_SLACK:
             limit = ("no stale-scorer bound is set, so an unverifiable difference is an error" if bound is None
-                     else f"more than the maintainer's stale-scorer bound {bound:g}")
+                     else f"the difference is more than the maintainer's stale-scorer bound {bound:g}")
             yield Hit(ctx.submission, (REPORTED, key), _divergence(key, value, score.score, ctx.tolerance)
-                      + f"; {stale.task} was scored with task version {stale.version:g}, older than the scorer "
-                      f"behind published {score.name} values, so lbnorm cannot verify this number from this file "
-                      f"({limit}). Report the recomputed {score.score:.2f}, or submit the results file and sample "
-                      f"logs of a re-run with task versions {stale.gate.describe()}; LB505 says what is known "
-                      "of the gap")
+                      + f" and cannot be verified: {stale.task} is task version {stale.version:g}, older than the "
+                      f"scorer of published {score.name} values; {limit}. Report the recomputed {score.score:.2f}, "
+                      f"or submit the results file and sample logs of a re-run with task versions "
+                      f"{stale.gate.describe()}; LB505 says what is known of the gap")
 
 
 @rule("LB607", "stale-scorer-accepted", WARNING)
@@ -81,7 +80,7 @@ def stale_scorer_accepted(ctx: CheckContext) -> Iterator[Hit]:
     for key, (value, score) in _accepted_stale(ctx).items():
         stale = ctx.stale()[key]
         yield Hit(ctx.submission, (REPORTED, key), _divergence(key, value, score.score, ctx.tolerance)
-                  + f"; accepted as a stale-scorer difference within the maintainer's bound "
+                  + f" is accepted as a stale-scorer difference within the maintainer's bound "
                   f"{stale.bound(ctx.stale_scorer_bound):g} ({stale.task} is task version {stale.version:g}), "
                   "not verified")
 
