@@ -29,11 +29,13 @@ from .options import limit_options, limits_from, log_limit_option
               help="Most units of work (logs plus runs) the sources may hold; more is an error.")
 @click.option("--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the survey too.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr [default: on a terminal].")
+@click.option("--plots/--no-plots", default=True, show_default=True,
+              help="Draw the summary's plots (needs lbnorm[survey]: matplotlib).")
 @limit_options
 @log_limit_option
 def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | None, scheduler: str | None,
            local_cluster: int | None, published_scale: float, published_tolerance: float, max_units: int,
-           strict: bool, progress: bool | None, **limits: int) -> None:
+           strict: bool, progress: bool | None, plots: bool, **limits: int) -> None:
     """Audit every run's sample logs into one table, locally or on a Dask cluster.
 
     SOURCES are folders or URLs holding runs in lm-eval's layout (one folder
@@ -66,7 +68,7 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
         if hasattr(executor, "close"):
             executor.close()
     files, note = write_tables(outcome.rows, out)
-    files += write_summaries(outcome.rows, out)
+    files += write_summaries(outcome.rows, out, plots)
     _report(outcome, files, note)
     sys.exit(ExitCode.DATA if _failed(outcome.rows, strict) else ExitCode.OK)
 

@@ -17,7 +17,8 @@ from typing import Callable, TextIO
 from .journal import Journal
 from .rows import sort_key
 from .sources import Unit, plan
-from .work import Settings, run_unit
+from .batches import batches
+from .work import Settings, run_batch
 
 
 @dataclass
@@ -61,11 +62,13 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     todo = [unit for unit in units if unit.key not in journal.done]
     meter = Progress(len(todo), progress)
     try:
-        for unit, rows in executor.run(functools.partial(run_unit, settings=settings), todo):
-            journal.record(unit.key, rows)
-            meter.step()
-            if on_unit is not None:
-                on_unit(meter.done)
+        for batch, results in executor.run(functools.partial(run_batch, settings=settings),
+                                           batches(todo, executor.workers)):
+            for unit, rows in zip(batch, results):
+                journal.record(unit.key, rows)
+                meter.step()
+                if on_unit is not None:
+                    on_unit(meter.done)
     finally:
         journal.close()
     return SurveyOutcome(table_rows(units, journal.done), len(units), len(units) - len(todo),

@@ -1,7 +1,10 @@
 """Where units run: a local process pool (default) or a Dask distributed cluster (the `dask` extra).
 
-Each executor yields (unit, rows) as units finish, in whatever order they
-finish; the table is sorted at the end, so the order never shows. A lost
+Units travel in batches (batches.py: small logs together, a big log
+alone), because a task costs the scheduler a few milliseconds whatever its
+size. Each executor yields (batch, rows of each unit) as batches finish, in
+whatever order they finish; the table is sorted at the end, so the order
+never shows. A lost
 worker is the engine's business: Dask reschedules its tasks elsewhere; the
 local pool is restarted and the unfinished units resubmitted. A unit that
 cannot be finished is a "failed" row, never a hole.
@@ -9,6 +12,7 @@ cannot be finished is a "failed" row, never a hole.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -19,7 +23,16 @@ from .work import failed_row
 
 MAX_POOL_RESTARTS = 3
 
-Result = tuple[Unit, list[dict]]
+Batch = list[Unit]
+Result = tuple[Batch, list[list[dict]]]
+
+
+def failed_batch(batch: Batch, reason: str) -> list[list[dict]]:
+    return [[failed_row(unit, reason)] for unit in batch]
+
+
+def batch_key(batch: Batch) -> str:
+    return batch[0].key if len(batch) == 1 else hashlib.sha256("".join(u.key for u in batch).encode()).hexdigest()
 
 
 class LocalPool:
@@ -31,28 +44,26 @@ class LocalPool:
     def describe(self) -> str:
         return f"local pool of {self.workers} process{'es' if self.workers > 1 else ''}"
 
-    def run(self, function: Callable[[Unit], list[dict]], units: list[Unit]) -> Iterator[Result]:
+    def run(self, function: Callable[[Batch], list[list[dict]]], batches: list[Batch]) -> Iterator[Result]:
         if self.workers == 1:
-            for unit in units:
-                yield unit, function(unit)
+            for batch in batches:
+                yield batch, function(batch)
             return
-        pending = {unit.key: unit for unit in units}
+        pending = {batch_key(batch): batch for batch in batches}
         for _ in range(MAX_POOL_RESTARTS + 1):
             if not pending:
                 return
             try:
                 with ProcessPoolExecutor(self.workers) as pool:
-                    futures = {pool.submit(function, unit): unit for unit in pending.values()}
+                    futures = {pool.submit(function, batch): key for key, batch in pending.items()}
                     for future in as_completed(futures):
-                        unit = futures[future]
                         rows = future.result()
-                        del pending[unit.key]
-                        yield unit, rows
+                        yield pending.pop(futures[future]), rows
             except BrokenProcessPool:
-                continue  # a worker died (killed, out of memory): a new pool takes the unfinished units
-        for unit in pending.values():
-            yield unit, [failed_row(unit, f"a worker process died {MAX_POOL_RESTARTS + 1} times while this unit "
-                                          "was pending; run it alone to see whether it is the cause")]
+                continue  # a worker died (killed, out of memory): a new pool takes the unfinished batches
+        for batch in pending.values():
+            yield batch, failed_batch(batch, f"a worker process died {MAX_POOL_RESTARTS + 1} times while this unit "
+                                             "was pending; run it alone to see whether it is the cause")
 
 
 class DaskCluster:
@@ -76,19 +87,23 @@ class DaskCluster:
         workers = len(self.client.scheduler_info().get("workers", {}))
         return f"Dask cluster at {self.address} ({workers} workers)"
 
-    def run(self, function: Callable[[Unit], list[dict]], units: list[Unit]) -> Iterator[Result]:
+    @property
+    def workers(self) -> int:
+        return max(1, len(self.client.scheduler_info().get("workers", {})))
+
+    def run(self, function: Callable[[Batch], list[list[dict]]], batches: list[Batch]) -> Iterator[Result]:
         from distributed import as_completed as dask_completed
 
-        # pure=False: a unit is run even if an identical one ran before (keys stay unique per survey).
-        futures = self.client.map(function, units, key=[f"lbnorm-survey-{unit.key}" for unit in units], pure=False)
-        by_key = {future.key: unit for future, unit in zip(futures, units)}
+        # Task keys are the batches' content keys, so a retried task is the same task.
+        futures = self.client.map(function, batches, key=[f"lbnorm-survey-{batch_key(b)}" for b in batches])
+        by_key = {future.key: batch for future, batch in zip(futures, batches)}
         for future, value in dask_completed(futures, with_results=True, raise_errors=False):
-            unit = by_key[future.key]
-            if isinstance(value, BaseException):  # e.g. KilledWorker: the unit killed every worker it met
-                yield unit, [failed_row(unit, f"the cluster could not run this unit ({type(value).__name__}: "
-                                              f"{str(value)[:200]})")]
+            batch = by_key[future.key]
+            if isinstance(value, BaseException):  # e.g. KilledWorker: the batch killed every worker it met
+                yield batch, failed_batch(batch, f"the cluster could not run this unit ({type(value).__name__}: "
+                                                 f"{str(value)[:200]})")
             else:
-                yield unit, value
+                yield batch, value
             future.release()
 
     def close(self) -> None:

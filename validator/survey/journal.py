@@ -37,7 +37,8 @@ class Journal:
         line = json.dumps({"unit": key, "rows": rows}, ensure_ascii=False, allow_nan=False, sort_keys=True)
         self._handle.write(line + "\n")
         self._handle.flush()
-        self.done[key] = rows
+        # Kept as read back, so this run's rows and resumed ones are the same data, key order included.
+        self.done[key] = json.loads(line)["rows"]
 
     def close(self) -> None:
         self._handle.flush()

@@ -91,8 +91,8 @@ def _pct(value) -> str:
     return "" if value is None else f"{100 * value:.1f}%"
 
 
-def write_summaries(rows: list[dict], out: Path) -> list[Path]:
-    plots = draw_plots(rows, out)  # {title: png path}; empty without matplotlib
+def write_summaries(rows: list[dict], out: Path, plots: bool = True) -> list[Path]:
+    plots = draw_plots(rows, out) if plots else {}  # {title: png path}; empty without matplotlib
     parts = sections(rows)
     markdown = out / "summary.md"
     markdown.write_text(_markdown(parts, plots, out), encoding="utf-8")
@@ -114,7 +114,7 @@ def _markdown(parts: list[tuple], plots: dict[str, Path], out: Path) -> str:
     if plots:
         text += [f"![{title}]({path.relative_to(out).as_posix()})" for title, path in plots.items()]
     else:
-        text.append("Install lbnorm[survey] (matplotlib) for the plots.")
+        text.append("No plots: they need lbnorm[survey] (matplotlib) and are left out by --no-plots.")
     return "\n".join(text) + "\n"
 
 
@@ -134,7 +134,7 @@ def _html(parts: list[tuple], plots: dict[str, Path]) -> str:
         body.append(f"<figure><img alt=\"{html.escape(title)}\" src=\"data:image/png;base64,{data}\">"
                     f"<figcaption>{html.escape(title)}</figcaption></figure>")
     if not plots:
-        body.append("<p>Install lbnorm[survey] (matplotlib) for the plots.</p>")
+        body.append("<p>No plots: they need lbnorm[survey] (matplotlib) and are left out by --no-plots.</p>")
     style = ("body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse}"
              "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}img{max-width:100%}")
     return (f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Leaderboard survey</title>"

@@ -44,6 +44,11 @@ def run_unit(unit: Unit, settings: Settings = Settings()) -> list[dict]:
         return [failed_row(unit, f"internal error: {detail}; please report it")]
 
 
+def run_batch(batch: list[Unit], settings: Settings = Settings()) -> list[list[dict]]:
+    """run_unit for each unit of a batch, in order (the task a worker receives)."""
+    return [run_unit(unit, settings) for unit in batch]
+
+
 def failed_row(unit: Unit, reason: str) -> dict:
     row = blank_row(unit.run.run, unit.run.model or "", _task_from_name(unit.log), unit.log.name if unit.log else "")
     row.update(status="failed", error=reason)
