@@ -11,7 +11,7 @@ import math
 from collections import Counter
 from typing import Any
 
-from ..audit.auditor import TaskAudit
+from ..audit.model import TaskAudit
 from ..findings.model import ERROR, WARNING, Finding
 from ..io.safe_text import one_line
 

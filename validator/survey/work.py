@@ -14,7 +14,9 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..audit.auditor import (AuditResult, LogTarget, TaskAuditor, TaskSpec, audit_logs, known_tasks)
+from ..audit.auditor import LogAuditor, LogTarget, audit_logs, known_tasks
+from ..audit.model import AuditResult
+from ..audit.spec import TaskSpec
 from ..findings import make_finding
 from ..io.documents import Document, DocumentError, parse_document
 from ..io.limits import DEFAULT_LIMITS, Limits
@@ -140,10 +142,10 @@ def audit_local(document: Document, task: str, log: FileRef, limits: Limits) -> 
 
 
 def audit_stream(document: Document, task: str, log: FileRef, limits: Limits) -> AuditResult:
-    """audit_logs for a log read as a stream (remote): the same TaskAuditor, fed record by record."""
+    """audit_logs for a log read as a stream (remote): the same LogAuditor, fed record by record."""
     result = AuditResult(results_file=document.display_path)
     data = document.data if isinstance(document.data, dict) else {}
-    auditor = TaskAuditor(TaskSpec.from_results(data, task), log.name, document, result)
+    auditor = LogAuditor(TaskSpec.from_results(data, task), log.name, document, result)
     try:
         with open_stream(log, limits.max_log_bytes, "max_log_bytes") as handle:
             for record in stream_records(handle, limits):
