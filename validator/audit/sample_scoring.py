@@ -40,8 +40,15 @@ def requests(arguments: Any) -> list[list[Any]]:
 
 
 def first_prompt(arguments: Any) -> str | None:
-    calls = requests(arguments)
-    prompt = calls[0][0] if calls and calls[0] else None
+    """requests(arguments)[0][0], without building the other requests (a multiple-choice log has one per choice)."""
+    if isinstance(arguments, dict):
+        first = next(iter(arguments.values()), None)
+        prompt = next(iter(first.values()), None) if isinstance(first, dict) else None
+    elif isinstance(arguments, list) and arguments:
+        first = arguments[0]
+        prompt = (first[0] if first else None) if isinstance(first, (list, tuple)) else first
+    else:
+        prompt = None
     return prompt if isinstance(prompt, str) else None
 
 
