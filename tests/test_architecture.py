@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "validator"
-LAYERS = ["core", "io", "findings", "audit", "check", "draft", "report", "entry"]  # bottom to top
+LAYERS = ["core", "io", "findings", "audit", "check", "draft", "survey", "report", "entry"]  # bottom to top
 ENTRY_MODULES = {"cli", "action", "__main__"}
 MAX_MODULE_LINES = 400
 MAX_CLASS_LINES = 150

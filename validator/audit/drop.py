@@ -17,6 +17,7 @@ the script that made them.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from dataclasses import dataclass, field
@@ -49,8 +50,22 @@ def _fix_number(token: str) -> str:
     return str(float(token)) if is_number(token) else token
 
 
+# Gold spans recur within a sample (scored once per repair) and across runs, and most predictions are
+# short: short strings are normalized once. Long ones are not kept, so the cache stays under ~1 MB.
+_CACHED_LENGTH = 256
+
+
 def normalize(answer: str) -> str:
     """The harness's _normalize: per raw token lower, strip punctuation, fix numbers, drop articles, fix spaces."""
+    return _normalize_short(answer) if len(answer) <= _CACHED_LENGTH else _normalize(answer)
+
+
+@functools.lru_cache(maxsize=4096)
+def _normalize_short(answer: str) -> str:
+    return _normalize(answer)
+
+
+def _normalize(answer: str) -> str:
     tokens = [" ".join(_ARTICLES.sub(" ", _fix_number(remove_punctuation(token.lower()))).split())
               for token in _TOKEN_SEPARATORS.split(answer)]
     return " ".join(token for token in tokens if token.strip()).strip()
@@ -156,6 +171,9 @@ def max_weight_assignment(scores: list[list[float]]) -> list[tuple[int, int]]:
     columns = len(scores[0]) if rows else 0
     if rows == 0 or columns == 0:
         return []
+    if columns == 1 or rows == 1:  # one prediction (every process_results call) or one gold span: the best pair
+        best = max(((r, c) for r in range(rows) for c in range(columns)), key=lambda rc: scores[rc[0]][rc[1]])
+        return [best]
     if rows > columns:
         transposed = [[scores[r][c] for r in range(rows)] for c in range(columns)]
         return [(r, c) for c, r in max_weight_assignment(transposed)]
@@ -288,10 +306,20 @@ class Rescored:
     whitespace: tuple[float, float]       # every whitespace character made a space
 
 
-def rescore(prediction: str, golds: list[Gold]) -> Rescored:
-    return Rescored(newline=process_results(golds, prediction.split("\n", 1)[0]),
-                    newline_lstrip=process_results(golds, prediction.lstrip().split("\n", 1)[0]),
-                    whitespace=process_results(golds, _ANY_WHITESPACE.sub(" ", prediction)))
+def rescore(prediction: str, golds: list[Gold], scored: tuple[float, float] | None = None) -> Rescored:
+    """`scored`: process_results(golds, prediction), when known; a repair that changes nothing is not rescored."""
+    # The scorer splits on spaces and drops empty tokens, so spaces at either end never change a score.
+    known = {prediction.strip(" "): scored} if scored is not None else {}
+
+    def score(text: str) -> tuple[float, float]:
+        key = text.strip(" ")
+        if key not in known:
+            known[key] = process_results(golds, text)
+        return known[key]
+
+    return Rescored(newline=score(prediction.split("\n", 1)[0]),
+                    newline_lstrip=score(prediction.lstrip().split("\n", 1)[0]),
+                    whitespace=score(_ANY_WHITESPACE.sub(" ", prediction)))
 
 
 def has_decimal_gold(golds: list[Gold]) -> bool:

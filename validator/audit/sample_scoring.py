@@ -40,8 +40,15 @@ def requests(arguments: Any) -> list[list[Any]]:
 
 
 def first_prompt(arguments: Any) -> str | None:
-    calls = requests(arguments)
-    prompt = calls[0][0] if calls and calls[0] else None
+    """requests(arguments)[0][0], without building the other requests (a multiple-choice log has one per choice)."""
+    if isinstance(arguments, dict):
+        first = next(iter(arguments.values()), None)
+        prompt = next(iter(first.values()), None) if isinstance(first, dict) else None
+    elif isinstance(arguments, list) and arguments:
+        first = arguments[0]
+        prompt = (first[0] if first else None) if isinstance(first, (list, tuple)) else first
+    else:
+        prompt = None
     return prompt if isinstance(prompt, str) else None
 
 
@@ -109,8 +116,7 @@ def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delim
     lls = [_float(pair[0]) if isinstance(pair, (list, tuple)) and pair else None for pair in filtered_resps]
     if any(ll is None for ll in lls):
         raise NotRecomputable("a log-likelihood in filtered_resps is not a number")
-    calls = requests(arguments)
-    continuations = [call[1] if len(call) > 1 else None for call in calls]
+    continuations = _continuations(arguments)
     if len(continuations) != len(lls) or not all(isinstance(c, str) for c in continuations):
         raise NotRecomputable(f"{len(lls)} log-likelihoods but {len(continuations)} choice requests")
     choices = [c[len(target_delimiter):] if c.startswith(target_delimiter) else c for c in continuations]
@@ -120,6 +126,17 @@ def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delim
     if 0.0 in lengths:
         return ChoiceScores(acc, None)
     return ChoiceScores(acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths)]) == gold else 0.0)
+
+
+def _continuations(arguments: Any) -> list[Any]:
+    """The second argument of every request (the choice), as [call[1] for call in requests(arguments)]."""
+    if isinstance(arguments, dict):
+        return [_second(list(args.values())) if isinstance(args, dict) else None for args in arguments.values()]
+    return [_second(call) for call in requests(arguments)]
+
+
+def _second(call: list) -> Any:
+    return call[1] if len(call) > 1 else None
 
 
 def _gold_index(target: Any, choices: list[str]) -> int:
@@ -152,5 +169,7 @@ DROP_METRICS = ("em", "f1")
 
 def is_drop_sample(data: dict) -> bool:
     """A DROP-style sample: em and f1 logged, gold answers in doc.answers (never in target)."""
+    if "em" not in data or "f1" not in data:  # DROP_METRICS, spelled out: this runs on every sample
+        return False
     doc = data.get("doc")
-    return all(m in data for m in DROP_METRICS) and isinstance(doc, dict) and "answers" in doc
+    return isinstance(doc, dict) and "answers" in doc

@@ -22,6 +22,7 @@ from .normalize import normalize
 from .profile import profile
 from .rules import rules
 from .submission import submission
+from .survey import survey
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -43,6 +44,7 @@ for command in (normalize, check, audit, rules, config, action):
     cli.add_command(command)
 cli.add_command(submission)  # lbnorm submission init
 cli.add_command(profile)  # lbnorm profile init|derive|check
+cli.add_command(survey)  # lbnorm survey
 
 
 def main() -> None:

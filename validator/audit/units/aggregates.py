@@ -19,7 +19,11 @@ class RunningMean:
     first_difference: tuple[Any, Any, Any] | None = None  # (doc_id, logged, recomputed)
 
     def add(self, value: float | list[float]) -> None:
-        for item in value if isinstance(value, list) else [value]:
+        if not isinstance(value, list):
+            self.total += value
+            self.count += 1
+            return
+        for item in value:
             self.total += item
             self.count += 1
 

@@ -35,7 +35,7 @@ class DropScoring(AuditUnit):
         until = until if until is not None else (self.spec.until or [])
         em, f1 = drop.process_results(golds, prediction)
         flags = drop.flag_sample(prediction, golds, until, f1)
-        self._count(report, sample, prediction, golds, em, f1, flags, drop.rescore(prediction, golds))
+        self._count(report, sample, prediction, golds, em, f1, flags, drop.rescore(prediction, golds, (em, f1)))
         sample.recomputed.update({"em": em, "f1": f1})
         sample.recomputed_by = "the DROP scorer gives"
 

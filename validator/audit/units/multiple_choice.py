@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..sample_scoring import NotRecomputable, choice_scores, is_drop_sample
 from .base import AuditUnit, Sample, audit_unit
 
-CHOICE_METRICS = ("acc", "acc_norm")
+CHOICE_METRICS = ("acc", "acc_norm")  # the metrics add() looks for
 
 
 @audit_unit(order=30)
@@ -14,8 +14,8 @@ class MultipleChoice(AuditUnit):
 
     def add(self, sample: Sample) -> None:
         data = sample.data
-        if (is_drop_sample(data) or self.spec.output_type != "multiple_choice"
-                or not any(m in data for m in CHOICE_METRICS)):
+        if (self.spec.output_type != "multiple_choice" or ("acc" not in data and "acc_norm" not in data)
+                or is_drop_sample(data)):
             return
         try:
             scores = choice_scores(data.get("filtered_resps"), data.get("arguments"), data.get("target"),

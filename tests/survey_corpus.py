@@ -1,0 +1,113 @@
+"""A seeded survey corpus: many small lm-eval runs, some with one planted fault each, and what the table must say.
+
+    python tests/survey_corpus.py OUT [--runs 300] [--seed 7]   (also used by bench/survey_bench.py)
+
+Every run is an honest lm-eval 0.4.x run of two tasks (DROP and a
+multiple-choice task, written by tests/harness_logs.py) unless the seed
+plants one fault in it:
+
+    glued       a DROP prediction "10\\n\\nPassage: ..." (the deep dive's W)  -> LB710 on drop
+    decimal     a gold "12.25" answered " 12", cut by the '.' stop (D)      -> LB711, LB713 on drop
+    tampered    results' f1 of DROP raised by 0.05                           -> LB709 on drop, not reproduced
+    missing     one document dropped from the multiple-choice log            -> LB704, LB705, LB706 (+ LB709
+                                                                                when the mean moved)
+    cut_log     the multiple-choice log cut off in the middle of a line      -> LB701
+    no_log      the multiple-choice log deleted                              -> LB707
+    published   the manifest's published DROP F1 3 points off                -> not reproduced, no rule
+
+`expected` maps (run, task) to the rules its row must show and whether its
+published score is reproduced (None: no published score).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness_logs import DATE, aggregate, choice_task, drop_task, results_for, write_run  # noqa: E402
+
+FAULTS = ("glued", "decimal", "tampered", "missing", "cut_log", "no_log", "published")
+MC_TASK = "arc_easy"
+MANIFEST = "manifest.csv"
+
+
+def make_corpus(root: Path, runs: int = 300, seed: int = 7, fault_rate: float = 0.4,
+                drop_docs: int = 8, mc_docs: int = 6) -> dict[tuple[str, str], dict]:
+    """Write the runs and manifest.csv under root; return the expected table (see the module docstring)."""
+    rng = random.Random(seed)
+    expected: dict[tuple[str, str], dict] = {}
+    manifest = []
+    for number in range(runs):
+        fault = rng.choice(FAULTS) if rng.random() < fault_rate else None
+        name = f"org{number % 17}__model-{number:04d}"
+        run = f"{name}/results_{DATE}.json"
+        rules = _write_one(root / name, fault, rng, drop_docs, mc_docs, number)
+        results = json.loads((root / run).read_text(encoding="utf-8"))
+        f1 = results["results"]["drop"]["f1,none"]
+        published = round(100 * f1, 2) + (3.0 if fault == "published" else 0.0)
+        manifest.append({"results": run, "model": name.replace("__", "/"), "drop/f1": f"{published:.2f}"})
+        expected[(run, "drop")] = {"rules": rules["drop"], "reproduced": fault not in ("tampered", "published"),
+                                   "fault": fault}
+        expected[(run, MC_TASK)] = {"rules": rules[MC_TASK], "reproduced": None, "fault": fault}
+    with open(root / MANIFEST, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, ["results", "model", "drop/f1"], lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(manifest)
+    return expected
+
+
+def _write_one(folder: Path, fault: str | None, rng: random.Random, drop_docs: int, mc_docs: int,
+               number: int) -> dict[str, set[str]]:
+    golds = [[[str(rng.randint(1, 60))]] for _ in range(drop_docs)]
+    predictions = [f" {g[0][0]}" if rng.random() < 0.6 else f" {int(g[0][0]) + 1}" for g in golds]
+    rules: dict[str, set[str]] = {"drop": set(), MC_TASK: set()}
+    if fault == "glued":
+        predictions[0] = f"{golds[0][0][0]}\n\nPassage: The census recorded the population"
+        rules["drop"] = {"LB710"}
+    elif fault == "decimal":
+        golds[1], predictions[1] = [["12.25"]], " 12"
+        rules["drop"] = {"LB711", "LB713"}
+    drop, choice = drop_task(predictions, golds), choice_task(MC_TASK, mc_docs, seed=number)
+    results = results_for([drop, choice])
+    results["config"]["model_args"] = f"pretrained={folder.name.replace('__', '/')}"
+    if fault == "tampered":
+        results["results"]["drop"]["f1,none"] += 0.05
+        rules["drop"] = {"LB709"}
+    if fault == "missing":
+        removed = choice.samples.pop(rng.randrange(mc_docs))
+        rules[MC_TASK] = {"LB704", "LB705", "LB706"}
+        if any(abs(aggregate(choice, m) - results["results"][MC_TASK][f"{m},none"]) > 1e-9 for m in ("acc", "acc_norm")):
+            rules[MC_TASK].add("LB709")
+        del removed
+    paths = write_run(folder, [drop, choice], results)
+    if fault == "cut_log":
+        text = paths[MC_TASK].read_bytes()
+        paths[MC_TASK].write_bytes(text[: len(text) - 40])
+        rules[MC_TASK] = {"LB701"}
+    elif fault == "no_log":
+        paths[MC_TASK].unlink()
+        rules[MC_TASK] = {"LB707"}
+    return rules
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--runs", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--drop-docs", type=int, default=8)
+    parser.add_argument("--mc-docs", type=int, default=6)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    table = make_corpus(args.out, args.runs, args.seed, drop_docs=args.drop_docs, mc_docs=args.mc_docs)
+    (args.out / "expected.json").write_text(json.dumps(
+        [{"run": run, "task": task, "rules": sorted(v["rules"]), "reproduced": v["reproduced"], "fault": v["fault"]}
+         for (run, task), v in sorted(table.items())], indent=1), encoding="utf-8")
+    print(f"{args.runs} runs in {args.out}")

@@ -1,0 +1,234 @@
+"""`lbnorm survey` on a seeded corpus with planted faults: the table finds exactly those, however it ran.
+
+The corpus (tests/survey_corpus.py) is a few hundred tiny lm-eval runs;
+each planted fault says which rules its row must show, every other row
+must show none. The survey is run through the real CLI in a subprocess,
+on the real local process pool; a survey killed with SIGKILL and resumed,
+and a pool worker killed mid-survey, must give the same table.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from survey_corpus import MANIFEST, make_corpus
+from validator.survey.engine import survey
+from validator.survey.executors import LocalPool
+from validator.survey.journal import JOURNAL_NAME
+from validator.survey.records import stream_records
+from validator.survey.tables import read_jsonl
+from validator.io.documents import DocumentError
+from validator.io.limits import Limits
+
+RUNS = 200
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> tuple[Path, dict]:
+    root = tmp_path_factory.mktemp("corpus")
+    return root, make_corpus(root, runs=RUNS, seed=7)
+
+
+@pytest.fixture(scope="module")
+def one_go(corpus, tmp_path_factory) -> Path:
+    """The reference: the whole corpus surveyed in one go on a local pool of two processes."""
+    out = tmp_path_factory.mktemp("one-go")
+    result = lbnorm("survey", str(corpus[0]), "--out", str(out), "--workers", "2")
+    assert result.returncode == 1, result.stderr  # the planted faults are errors
+    return out
+
+
+def lbnorm(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "validator", *args], capture_output=True, text=True, timeout=120)
+
+
+def assert_finds_exactly_the_planted_faults(rows: list[dict], expected: dict, published: bool = False) -> None:
+    by_key = {(row["run"], row["task"]): row for row in rows}
+    assert len(by_key) == len(rows), "one row per run x task"
+    assert set(by_key) == set(expected)
+    wrong = {key: (want["fault"], sorted(want["rules"]), sorted(by_key[key]["rules"]))
+             for key, want in expected.items() if set(by_key[key]["rules"]) != want["rules"]}
+    assert not wrong
+    if published:
+        reproduced = {key: row["reproduced"] for key, row in by_key.items()}
+        assert reproduced == {key: want["reproduced"] for key, want in expected.items()}
+
+
+def test_the_table_finds_exactly_the_planted_faults(corpus, one_go):
+    rows = read_jsonl(one_go / "survey.jsonl")
+    assert_finds_exactly_the_planted_faults(rows, corpus[1])
+    faults = {want["fault"] for want in corpus[1].values()}
+    assert faults >= {"glued", "decimal", "tampered", "missing", "cut_log", "no_log", "published", None}
+
+
+def test_drop_columns_show_the_deep_dive_rates(corpus, one_go):
+    rows = {(row["run"], row["task"]): row for row in read_jsonl(one_go / "survey.jsonl")}
+    for key, want in corpus[1].items():
+        row = rows[key]
+        if key[1] != "drop":
+            assert row["drop_n"] is None
+            continue
+        assert row["drop_n"] == 8
+        assert (row["rate_W"] > 0) == (want["fault"] == "glued")
+        assert (row["rate_D"] > 0) == (want["fault"] == "decimal")
+        if want["fault"] == "glued":  # the newline split recovers the glued gold number
+            assert row["f1_nl"] == pytest.approx(row["f1_recomputed"] + 1 / 8)
+        if want["fault"] == "tampered":
+            assert row["reported"] == pytest.approx(row["recomputed"] + 0.05)
+            assert row["max_abs_diff"] == pytest.approx(0.05)
+        else:
+            assert row["max_abs_diff"] == 0.0
+
+
+def test_a_manifest_compares_published_scores(corpus, tmp_path):
+    result = lbnorm("survey", str(corpus[0] / MANIFEST), "--out", str(tmp_path), "--workers", "2",
+                    "--published-scale", "100", "--no-plots")
+    assert result.returncode == 1, result.stderr
+    rows = read_jsonl(tmp_path / "survey.jsonl")
+    assert_finds_exactly_the_planted_faults(rows, corpus[1], published=True)
+    assert all(row["model"] == row["run"].split("/")[0].replace("__", "/") for row in rows)
+    unreproduced = sum(1 for want in corpus[1].values() if want["reproduced"] is False)
+    assert f"{unreproduced:,} published scores not reproduced" in result.stdout
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert f"{unreproduced:,} published numbers are not reproduced by their logs" in summary
+
+
+def test_csv_and_parquet_hold_the_same_rows_as_json_lines(one_go):
+    rows = read_jsonl(one_go / "survey.jsonl")
+    with open(one_go / "survey.csv", encoding="utf-8", newline="") as handle:
+        table = list(csv.DictReader(handle))
+    assert [(r["run"], r["task"], r["errors"]) for r in table] == [(r["run"], r["task"], str(r["errors"])) for r in rows]
+    assert [json.loads(r["rules"]) for r in table] == [r["rules"] for r in rows]
+    assert [float(r["f1_nl"]) if r["f1_nl"] else None for r in table] == [r["f1_nl"] for r in rows]
+    pyarrow = pytest.importorskip("pyarrow.parquet", reason="survey.parquet needs the `survey` extra (pyarrow)")
+    parquet = pyarrow.read_table(one_go / "survey.parquet").to_pylist()
+    assert [(r["run"], r["task"], r["errors"], r["reproduced"]) for r in parquet] == \
+        [(r["run"], r["task"], r["errors"], r["reproduced"]) for r in rows]
+
+
+def test_the_summary_is_written_in_markdown_and_html(one_go):
+    markdown = (one_go / "summary.md").read_text(encoding="utf-8")
+    page = (one_go / "summary.html").read_text(encoding="utf-8")
+    for title in ("Findings by rule", "Published numbers the logs do not reproduce", "Reported vs re-derived",
+                  "DROP", "Units not audited"):
+        assert f"## {title}" in markdown and f"<h2>{title}</h2>" in page
+    assert "| LB710 |" in markdown
+    if (one_go / "plots").is_dir():
+        assert page.count("data:image/png;base64,") == len(list((one_go / "plots").glob("*.png"))) >= 3
+
+
+def test_a_killed_survey_resumes_to_the_same_table(corpus, one_go, tmp_path):
+    command = [sys.executable, "-m", "validator", "survey", str(corpus[0]), "--out", str(tmp_path), "--workers", "1",
+               "--no-plots"]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    journal = tmp_path / JOURNAL_NAME
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not journal.exists() or journal.stat().st_size < 20_000):
+        time.sleep(0.005)
+    process.send_signal(signal.SIGKILL)
+    assert process.wait(timeout=30) == -signal.SIGKILL
+    assert not (tmp_path / "survey.jsonl").exists(), "killed before the end"
+    with open(journal, "ab") as handle:  # as if killed in the middle of a line
+        handle.write(b'{"unit": "cut off')
+    done_before = len(journal.read_bytes().splitlines()) - 1
+    result = lbnorm("survey", str(corpus[0]), "--out", str(tmp_path), "--workers", "2", "--resume", "--no-plots")
+    assert result.returncode == 1, result.stderr
+    assert f"({done_before:,} resumed)" in result.stdout
+    assert (tmp_path / "survey.jsonl").read_bytes() == (one_go / "survey.jsonl").read_bytes()
+    assert (tmp_path / "survey.csv").read_bytes() == (one_go / "survey.csv").read_bytes()
+
+
+def test_a_pool_worker_killed_mid_survey_is_replaced(corpus, one_go, tmp_path):
+    killed = []
+
+    def kill_a_worker(done: int) -> None:
+        if done == 50 and not killed:
+            worker = multiprocessing.active_children()[0]
+            os.kill(worker.pid, signal.SIGKILL)
+            killed.append(worker.pid)
+
+    outcome = survey([str(corpus[0])], tmp_path, LocalPool(2), on_unit=kill_a_worker)
+    assert killed
+    assert outcome.rows == read_jsonl(one_go / "survey.jsonl")
+
+
+def test_an_existing_survey_is_not_overwritten_without_resume(corpus, one_go):
+    result = lbnorm("survey", str(corpus[0]), "--out", str(one_go))
+    assert result.returncode == 2
+    assert "already holds a survey" in result.stderr and "--resume" in result.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["no/such/folder"], "no such folder"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--local-cluster", "2", "."], "not both"),
+])
+def test_usage_errors_exit_2(tmp_path, args, message):
+    result = lbnorm("survey", "--out", str(tmp_path / "out"), *args)
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_a_log_symlinked_out_of_the_source_is_not_read(tmp_path):
+    root = tmp_path / "runs"
+    expected = make_corpus(root, runs=1, seed=3, fault_rate=0)
+    (run, _), = [key for key in expected if key[1] == "drop"]
+    log = next((root / run).parent.glob("samples_drop_*.jsonl"))
+    outside = tmp_path / "elsewhere.jsonl"
+    log.rename(outside)
+    log.symlink_to(outside)
+    outcome = survey([str(root)], tmp_path / "out", LocalPool(1))
+    row = next(row for row in outcome.rows if row["task"] == "drop")
+    assert row["rules"] == {"LB700": 1} and "outside the workspace" in row["first_finding"]
+
+
+def test_a_failing_unit_is_a_row_not_a_hole(tmp_path):
+    root = tmp_path / "runs"
+    make_corpus(root, runs=2, seed=3, fault_rate=0)
+    results = next(root.glob("*/results_*.json"))
+    results.write_text("{not json", encoding="utf-8")
+    outcome = survey([str(root)], tmp_path / "out", LocalPool(1))
+    broken = [row for row in outcome.rows if row["run"].startswith(results.parent.name)]
+    assert [(row["task"], row["status"]) for row in broken] == [
+        ("", "unreadable results"), ("arc_easy", "not audited"), ("drop", "not audited")]
+    assert broken[0]["rules"] == {"LB102": 1}
+
+
+# --- the stream reader used for remote logs -------------------------------------------------------
+
+class Chunks:
+    """A forward-only stream handing out a few bytes at a time, like a network response."""
+
+    def __init__(self, data: bytes, size: int = 7):
+        self.data, self.size = data, size
+
+    def read(self, _size: int = -1) -> bytes:
+        chunk, self.data = self.data[: self.size], self.data[self.size:]
+        return chunk
+
+
+def test_stream_records_match_lines_across_chunk_borders():
+    data = b'\xef\xbb\xbf{"doc_id": 0}\n\n{"doc_id": 1, "text": "caf\xc3\xa9"}\n{"doc_id": 2}'
+    records = list(stream_records(Chunks(data), Limits()))
+    assert [(r.index, r.line, r.data["doc_id"]) for r in records] == [(0, 1, 0), (1, 3, 1), (2, 4, 2)]
+
+
+@pytest.mark.parametrize("data, rule, line", [
+    (b'{"doc_id": 0}\n{"doc_id": \n', "LB701", 2),
+    (b'{"doc_id": 0}\n{"doc_id": 1, "x": "' + b"a" * 200 + b'"}\n', "LB106", 2),
+    (b'[{"doc_id": 0}]', "LB701", 1),
+    (b'{"doc_id": 0}\n\xff\n', "LB701", 2),
+])
+def test_stream_records_refuse_bad_lines_with_rule_and_line(data, rule, line):
+    with pytest.raises(DocumentError) as error:
+        list(stream_records(Chunks(data), Limits(max_file_bytes=100)))
+    assert (error.value.rule, error.value.line) == (rule, line)

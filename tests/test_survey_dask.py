@@ -1,0 +1,81 @@
+"""The survey on a real dask.distributed cluster: two worker processes on loopback, started by the test.
+
+The table must be the one the local pool writes, byte for byte, also when
+a worker is killed in the middle of the survey (Dask reschedules its units).
+Skipped, with the reason, when the `dask` extra is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("distributed", reason="the Dask executor needs the `dask` extra (dask[distributed])")
+
+from survey_corpus import make_corpus  # noqa: E402
+from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
+from validator.survey.engine import survey  # noqa: E402
+from validator.survey.executors import DaskCluster, LocalPool  # noqa: E402
+from validator.survey.tables import read_jsonl  # noqa: E402
+
+RUNS = 80
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    root = tmp_path_factory.mktemp("corpus")
+    return root, make_corpus(root, runs=RUNS, seed=11)
+
+
+@pytest.fixture(scope="module")
+def local_rows(corpus, tmp_path_factory):
+    return survey([str(corpus[0])], tmp_path_factory.mktemp("local"), LocalPool(2)).rows
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """What --local-cluster 2 starts: a scheduler and two single-threaded worker processes on 127.0.0.1."""
+    executor = DaskCluster(local_workers=2)
+    yield executor
+    executor.close()
+
+
+def test_the_cluster_writes_the_local_table(corpus, local_rows, cluster, tmp_path):
+    assert cluster.address.startswith("tcp://127.0.0.1:")
+    assert len(cluster.client.scheduler_info()["workers"]) == 2
+    rows = survey([str(corpus[0])], tmp_path, cluster).rows
+    assert_finds_exactly_the_planted_faults(rows, corpus[1])
+    assert rows == local_rows
+
+
+def test_a_worker_killed_mid_survey_changes_nothing(corpus, local_rows, cluster, tmp_path):
+    pids = cluster.client.run(os.getpid)  # {worker address: pid}
+    killed = []
+
+    def kill_one(done: int) -> None:
+        if done == 20 and not killed:
+            pid = sorted(pids.values())[0]
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+
+    rows = survey([str(corpus[0])], tmp_path, cluster, on_unit=kill_one).rows
+    assert killed
+    assert rows == local_rows
+    assert not [row for row in rows if row["status"] == "failed"]
+    cluster.client.wait_for_workers(2, timeout=60)  # the nanny restarted it
+
+
+def test_the_cli_runs_on_an_existing_scheduler(corpus, cluster, tmp_path):
+    local, remote = tmp_path / "local", tmp_path / "remote"
+    for out, extra in ((local, ["--workers", "2"]), (remote, ["--scheduler", cluster.address])):
+        result = subprocess.run([sys.executable, "-m", "validator", "survey", str(corpus[0]), "--out", str(out),
+                                 "--no-plots", *extra], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 1, result.stderr
+    assert "Dask cluster at tcp://127.0.0.1:" in result.stderr
+    assert (remote / "survey.jsonl").read_bytes() == (local / "survey.jsonl").read_bytes()
+    assert (remote / "survey.csv").read_bytes() == (local / "survey.csv").read_bytes()
+    assert read_jsonl(remote / "survey.jsonl")

@@ -1,0 +1,121 @@
+"""The survey reading runs from a real HTTP server on loopback, through fsspec's HTTP filesystem.
+
+http.server serves a run tree from a thread; the survey lists it from the
+server's directory pages and streams every log (no range requests, nothing
+written to disk). The table must be the one a local survey writes.
+Skipped, with the reason, when the `remote` extra is not installed.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import threading
+import subprocess
+import sys
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+pytest.importorskip("fsspec", reason="URL sources need the `remote` extra (fsspec)")
+pytest.importorskip("aiohttp", reason="fsspec's HTTP filesystem needs the `remote` extra (aiohttp)")
+
+from harness_logs import drop_task, with_hashes, write_run  # noqa: E402
+from survey_corpus import MANIFEST, make_corpus  # noqa: E402
+from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
+from validator.io.limits import Limits  # noqa: E402
+from validator.survey.engine import survey  # noqa: E402
+from validator.survey.executors import LocalPool  # noqa: E402
+from validator.survey.work import Settings  # noqa: E402
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """(folder, base URL): the folder served on 127.0.0.1 while the module's tests run."""
+    root = tmp_path_factory.mktemp("served")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield root, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def corpus(served):
+    root = served[0] / "leaderboard"
+    return root, make_corpus(root, runs=40, seed=5), f"{served[1]}/leaderboard/"
+
+
+def test_a_run_tree_over_http_gives_the_local_table(corpus, tmp_path):
+    root, expected, url = corpus
+    remote = survey([url], tmp_path / "remote", LocalPool(2)).rows
+    local = survey([str(root)], tmp_path / "local", LocalPool(2)).rows
+    assert_finds_exactly_the_planted_faults(remote, expected)
+    assert remote == local
+
+
+def test_a_manifest_over_http_compares_published_scores(corpus, tmp_path):
+    root, expected, url = corpus
+    settings = Settings(published_scale=100)
+    rows = survey([url + MANIFEST], tmp_path, LocalPool(2), settings).rows
+    assert_finds_exactly_the_planted_faults(rows, expected, published=True)
+
+
+PASSAGE = "The 2011 census recorded a population of 1,001,360 in the city. " * 150  # about 10 kB
+
+
+def write_drop_run(folder, samples: int, passage: str) -> int:
+    """A DROP run whose documents carry `passage`; the size of its log."""
+    task = drop_task([f" {n % 97}" for n in range(samples)], [[[str(n % 97)]] for n in range(samples)])
+    for sample in task.samples:
+        sample["doc"]["passage"] = passage
+        with_hashes(sample)
+    return write_run(folder, [task])["drop"].stat().st_size
+
+
+@pytest.fixture(scope="module")
+def sized_runs(served):
+    """Two runs of 1,000 DROP samples: one with short documents, one whose log is about 10 MB."""
+    small = write_drop_run(served[0] / "small" / "org__small", 1_000, "Short.")
+    big = write_drop_run(served[0] / "big" / "org__big", 1_000, PASSAGE)
+    return {"small": (small, f"{served[1]}/small/"), "big": (big, f"{served[1]}/big/")}
+
+
+MEASURE = """
+import resource, sys
+from validator.cli import main
+try:
+    main()
+finally:
+    sys.stderr.write(f"maxrss_kib={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n")
+"""
+
+
+def peak_kib(url: str, out) -> int:
+    result = subprocess.run([sys.executable, "-c", MEASURE, "survey", url, "--out", str(out), "--workers", "1"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return int(result.stderr.rpartition("maxrss_kib=")[2])
+
+
+def test_a_remote_log_is_streamed_not_held_in_memory(sized_runs, tmp_path):
+    """The 10 MB log costs the process little more memory than the small one (a log held whole: 10 MB more)."""
+    (small_size, small_url), (big_size, big_url) = sized_runs["small"], sized_runs["big"]
+    assert big_size > 10_000_000 > 10 * small_size
+    small, big = peak_kib(small_url, tmp_path / "small"), peak_kib(big_url, tmp_path / "big")
+    assert (big - small) * 1024 < big_size / 4, f"{big - small:,} KiB more for a log {big_size:,} bytes larger"
+    assert not list(tmp_path.glob("**/samples_*")), "nothing downloaded"
+
+
+def test_a_remote_log_over_the_size_limit_is_a_finding(sized_runs, tmp_path):
+    _, url = sized_runs["big"]
+    settings = Settings(limits=Limits(max_log_bytes=1_000_000))
+    rows = survey([url], tmp_path, LocalPool(1), settings).rows
+    assert [(row["task"], row["rules"]) for row in rows] == [("drop", {"LB106": 1})]
+    assert json.dumps(rows)  # plain data, whatever went wrong

@@ -1,0 +1,107 @@
+"""`lbnorm survey`: audit the sample logs of every run of a leaderboard into one table."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ..core.errors import ExitCode
+from .options import limit_options, limits_from, log_limit_option
+
+
+@click.command()
+@click.argument("sources", nargs=-1, required=True)
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for units.jsonl (written as units finish), survey.csv/.jsonl/.parquet and summary.md/.html.")
+@click.option("--resume", is_flag=True, help="Continue the survey already in --out: units done are skipped.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Local worker processes [default: one per CPU].")
+@click.option("--scheduler", metavar="ADDRESS", help="Run on an existing Dask cluster, e.g. tcp://10.0.0.5:8786.")
+@click.option("--local-cluster", type=click.IntRange(min=1), metavar="N",
+              help="Start a local Dask cluster of N worker processes and run on it.")
+@click.option("--published-scale", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="Scale of the manifest's published scores: 1 for fractions, 100 for percent.")
+@click.option("--published-tolerance", type=click.FloatRange(min=0), default=0.005, show_default=True,
+              help="Largest |published - re-derived| (in the published scale) that counts as reproduced.")
+@click.option("--max-units", type=click.IntRange(min=1), default=1_000_000, show_default=True,
+              help="Most units of work (logs plus runs) the sources may hold; more is an error.")
+@click.option("--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the survey too.")
+@click.option("--progress/--no-progress", default=None, help="Progress bar on stderr [default: on a terminal].")
+@click.option("--plots/--no-plots", default=True, show_default=True,
+              help="Draw the summary's plots (needs lbnorm[survey]: matplotlib).")
+@limit_options
+@log_limit_option
+def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | None, scheduler: str | None,
+           local_cluster: int | None, published_scale: float, published_tolerance: float, max_units: int,
+           strict: bool, progress: bool | None, plots: bool, **limits: int) -> None:
+    """Audit every run's sample logs into one table, locally or on a Dask cluster.
+
+    SOURCES are folders or URLs holding runs in lm-eval's layout (one folder
+    per model: results_<date>.json beside samples_<task>_<date>.jsonl),
+    results files, or manifests (.csv/.json) listing results files with
+    optional `model` and published scores in `<task>/<metric>` columns.
+    URLs (file://, http(s)://, s3://, gs://, hf://) need lbnorm[remote].
+    Each log is one unit of work and is streamed, never copied. Exit 0: no
+    errors; 1: errors, failed units or unreproduced published scores
+    (warnings too with --strict); 2: usage; 3: internal error.
+    """
+    from ..survey.engine import progress_stream
+    from ..survey.engine import survey as run_survey
+    from ..survey.journal import JournalExists
+    from ..survey.stores import SourceError
+    from ..survey.summary import write_summaries
+    from ..survey.tables import write_tables
+    from ..survey.work import Settings
+
+    if scheduler and local_cluster:
+        raise click.UsageError("give either --scheduler or --local-cluster, not both")
+    settings = Settings(limits_from(**limits), published_scale, published_tolerance)
+    executor = _executor(workers, scheduler, local_cluster)
+    try:
+        click.echo(f"lbnorm survey: {executor.describe()}", err=True)
+        outcome = run_survey(list(sources), out, executor, settings, resume, max_units, progress_stream(progress))
+    except (SourceError, JournalExists) as exc:
+        raise click.UsageError(str(exc)) from None
+    finally:
+        if hasattr(executor, "close"):
+            executor.close()
+    files, note = write_tables(outcome.rows, out)
+    files += write_summaries(outcome.rows, out, plots)
+    _report(outcome, files, note)
+    sys.exit(ExitCode.DATA if _failed(outcome.rows, strict) else ExitCode.OK)
+
+
+def _executor(workers: int | None, scheduler: str | None, local_cluster: int | None):
+    from ..survey.executors import DaskCluster, LocalPool
+
+    if scheduler or local_cluster:
+        try:
+            return DaskCluster(scheduler, local_cluster)
+        except RuntimeError as exc:
+            raise click.UsageError(str(exc)) from None
+        except OSError as exc:
+            raise click.UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
+    return LocalPool(workers)
+
+
+def _failed(rows: list[dict], strict: bool) -> bool:
+    return any(row["errors"] or row["status"] in ("failed", "not audited") or row["reproduced"] is False
+               or (strict and row["warnings"]) for row in rows)
+
+
+def _report(outcome, files: list[Path], note: str | None) -> None:
+    rows = outcome.rows
+    runs = len({row["run"] for row in rows})
+    errors = sum(row["errors"] for row in rows)
+    warnings = sum(row["warnings"] for row in rows)
+    unreproduced = sum(1 for row in rows if row["reproduced"] is False)
+    failed = sum(1 for row in rows if row["status"] in ("failed", "not audited"))
+    click.echo(f"{outcome.units:,} units ({outcome.skipped:,} resumed) in {outcome.seconds:,.1f} s: {runs:,} runs, "
+               f"{len(rows):,} rows, {errors:,} errors, {warnings:,} warnings, {unreproduced:,} published scores "
+               f"not reproduced, {failed:,} units not audited")
+    for path in files[:6]:
+        click.echo(f"  wrote {path}")
+    if note:
+        click.echo(f"  note: {note}", err=True)

@@ -1,0 +1,88 @@
+"""A survey from start to end: plan the units, skip those already journaled, run the rest, write the table.
+
+The final table is built from the journal, not from memory of this run,
+and sorted, so it is the same whether the survey ran in one go or was
+resumed, on a local pool or a cluster.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, TextIO
+
+from .journal import Journal
+from .rows import sort_key
+from .sources import Unit, plan
+from .batches import batches
+from .work import Settings, run_batch
+
+
+@dataclass
+class SurveyOutcome:
+    rows: list[dict]
+    units: int
+    skipped: int                       # already in the journal (--resume)
+    seconds: float
+    files: list[Path] = field(default_factory=list)
+
+
+class Progress:
+    """`  412/4,500 units  37.2/s  ETA 0:01:50` on one terminal line, redrawn at most 5 times a second."""
+
+    def __init__(self, total: int, stream: TextIO | None):
+        self.total, self.stream, self.done = total, stream, 0
+        self.start = self.last = time.monotonic()
+
+    def step(self) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if self.stream is None or (now - self.last < 0.2 and self.done < self.total):
+            return
+        self.last = now
+        rate = self.done / max(now - self.start, 1e-9)
+        left = (self.total - self.done) / rate if rate else 0
+        eta = time.strftime("%H:%M:%S", time.gmtime(left)) if left < 86400 else f"{left / 3600:,.0f} h"
+        self.stream.write(f"\r  {self.done:,}/{self.total:,} units  {rate:,.1f}/s  ETA {eta}  ")
+        if self.done == self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def survey(sources: list[str], out: Path, executor, settings: Settings = Settings(), resume: bool = False,
+           max_units: int = 1_000_000, progress: TextIO | None = None,
+           on_unit: Callable[[int], None] | None = None) -> SurveyOutcome:
+    """Run the survey into `out` (units.jsonl as it goes); return the sorted rows. SourceError, JournalExists."""
+    started = time.monotonic()
+    units = plan(sources, settings.limits, max_units)
+    journal = Journal(out, resume)
+    todo = [unit for unit in units if unit.key not in journal.done]
+    meter = Progress(len(todo), progress)
+    try:
+        for batch, results in executor.run(functools.partial(run_batch, settings=settings),
+                                           batches(todo, executor.workers)):
+            for unit, rows in zip(batch, results):
+                journal.record(unit.key, rows)
+                meter.step()
+                if on_unit is not None:
+                    on_unit(meter.done)
+    finally:
+        journal.close()
+    return SurveyOutcome(table_rows(units, journal.done), len(units), len(units) - len(todo),
+                         time.monotonic() - started)
+
+
+def table_rows(units: list[Unit], done: dict[str, list[dict]]) -> list[dict]:
+    """The rows of this plan's units (a journal line of a unit no longer planned is left out), sorted."""
+    rows = [row for unit in units for row in done.get(unit.key, [])]
+    return sorted(rows, key=sort_key)
+
+
+def progress_stream(enabled: bool | None) -> TextIO | None:
+    """stderr when it is a terminal (or when asked); None in CI logs and pipes."""
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    return sys.stderr if enabled else None

@@ -1,0 +1,112 @@
+"""Where units run: a local process pool (default) or a Dask distributed cluster (the `dask` extra).
+
+Units travel in batches (batches.py: small logs together, a big log
+alone), because a task costs the scheduler a few milliseconds whatever its
+size. Each executor yields (batch, rows of each unit) as batches finish, in
+whatever order they finish; the table is sorted at the end, so the order
+never shows. A lost
+worker is the engine's business: Dask reschedules its tasks elsewhere; the
+local pool is restarted and the unfinished units resubmitted. A unit that
+cannot be finished is a "failed" row, never a hole.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Iterator
+
+from .sources import Unit
+from .work import failed_row
+
+MAX_POOL_RESTARTS = 3
+
+Batch = list[Unit]
+Result = tuple[Batch, list[list[dict]]]
+
+
+def failed_batch(batch: Batch, reason: str) -> list[list[dict]]:
+    return [[failed_row(unit, reason)] for unit in batch]
+
+
+def batch_key(batch: Batch) -> str:
+    return batch[0].key if len(batch) == 1 else hashlib.sha256("".join(u.key for u in batch).encode()).hexdigest()
+
+
+class LocalPool:
+    """concurrent.futures over processes; one worker runs the units inline (no pool to start)."""
+
+    def __init__(self, workers: int | None = None):
+        self.workers = workers or os.cpu_count() or 1
+
+    def describe(self) -> str:
+        return f"local pool of {self.workers} process{'es' if self.workers > 1 else ''}"
+
+    def run(self, function: Callable[[Batch], list[list[dict]]], batches: list[Batch]) -> Iterator[Result]:
+        if self.workers == 1:
+            for batch in batches:
+                yield batch, function(batch)
+            return
+        pending = {batch_key(batch): batch for batch in batches}
+        for _ in range(MAX_POOL_RESTARTS + 1):
+            if not pending:
+                return
+            try:
+                with ProcessPoolExecutor(self.workers) as pool:
+                    futures = {pool.submit(function, batch): key for key, batch in pending.items()}
+                    for future in as_completed(futures):
+                        rows = future.result()
+                        yield pending.pop(futures[future]), rows
+            except BrokenProcessPool:
+                continue  # a worker died (killed, out of memory): a new pool takes the unfinished batches
+        for batch in pending.values():
+            yield batch, failed_batch(batch, f"a worker process died {MAX_POOL_RESTARTS + 1} times while this unit "
+                                             "was pending; run it alone to see whether it is the cause")
+
+
+class DaskCluster:
+    """The same units on a dask.distributed cluster: an existing one (address) or a local one started here."""
+
+    def __init__(self, address: str | None = None, local_workers: int | None = None):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError:
+            raise RuntimeError("--scheduler and --local-cluster need dask.distributed; install lbnorm[dask]") from None
+        self.cluster = None
+        if address is None:
+            # Loopback only: the cluster is this machine's, not the network's.
+            self.cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
+                                        host="127.0.0.1", dashboard_address=None)
+            address = self.cluster.scheduler_address
+        self.client = Client(address)
+        self.address = address
+
+    def describe(self) -> str:
+        workers = len(self.client.scheduler_info().get("workers", {}))
+        return f"Dask cluster at {self.address} ({workers} workers)"
+
+    @property
+    def workers(self) -> int:
+        return max(1, len(self.client.scheduler_info().get("workers", {})))
+
+    def run(self, function: Callable[[Batch], list[list[dict]]], batches: list[Batch]) -> Iterator[Result]:
+        from distributed import as_completed as dask_completed
+
+        # Task keys are the batches' content keys, so a retried task is the same task.
+        futures = self.client.map(function, batches, key=[f"lbnorm-survey-{batch_key(b)}" for b in batches])
+        by_key = {future.key: batch for future, batch in zip(futures, batches)}
+        for future, value in dask_completed(futures, with_results=True, raise_errors=False):
+            batch = by_key[future.key]
+            if isinstance(value, BaseException):  # e.g. KilledWorker: the batch killed every worker it met
+                yield batch, failed_batch(batch, f"the cluster could not run this unit ({type(value).__name__}: "
+                                                 f"{str(value)[:200]})")
+            else:
+                yield batch, value
+            future.release()
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()

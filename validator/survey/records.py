@@ -1,0 +1,81 @@
+"""Sample records from a forward-only stream (a remote log read over HTTP or from an object store).
+
+Local logs go through the audit's own reader (io/sample_logs.py), which
+seeks; a network stream cannot, so this reader only moves forward: it reads
+1 MiB chunks, cuts them into lines and decodes one record at a time, with
+the same limits and rule ids as the local reader. The legacy 0.4.0-0.4.2
+JSON-array logs are read from local folders only.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any, Iterator
+
+from ..io.documents import DocumentError
+from ..io.limits import Limits, describe_size
+from ..io.sample_logs import SampleRecord
+
+CHUNK = 1 << 20
+_BOM = b"\xef\xbb\xbf"
+
+
+def stream_records(handle: IO[bytes], limits: Limits) -> Iterator[SampleRecord]:
+    """One SampleRecord per non-blank line; DocumentError (LB106, LB700, LB701, LB108) with the line."""
+    index = 0
+    for line_number, raw in _lines(handle, limits.max_file_bytes):
+        if not raw.strip():
+            continue
+        if index == 0 and raw.lstrip().startswith(b"["):
+            raise DocumentError("LB701", "this is a legacy JSON-array log (lm-eval 0.4.0-0.4.2); the survey reads "
+                                         "those from local folders only", line_number, 1)
+        text = _decode(raw, line_number)
+        yield SampleRecord(index, line_number, text, _loads(text, line_number))
+        index += 1
+
+
+def _lines(handle: IO[bytes], max_line: int) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, bytes) of each line; a line longer than max_line is refused, not buffered."""
+    pending, line_number, first = b"", 0, True
+    while True:
+        chunk = handle.read(CHUNK)
+        if first and chunk.startswith(_BOM):
+            chunk = chunk[len(_BOM):]
+        first = False
+        if not chunk:
+            if pending:
+                yield line_number + 1, pending
+            return
+        parts = (pending + chunk).split(b"\n")
+        pending = parts.pop()
+        for part in parts:
+            line_number += 1
+            if len(part) > max_line:
+                raise _too_long(line_number, max_line)
+            yield line_number, part
+        if len(pending) > max_line:
+            raise _too_long(line_number + 1, max_line)
+
+
+def _too_long(line: int, max_line: int) -> DocumentError:
+    return DocumentError("LB106", f"a record is longer than {describe_size(max_line)} "
+                                  f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this log is honest)", line, 1)
+
+
+def _decode(raw: bytes, line: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DocumentError("LB701", f"byte {exc.start} of this line is not UTF-8; logs are written as UTF-8",
+                            line, 1) from None
+
+
+def _loads(text: str, line: int) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DocumentError("LB701", f"not valid JSON: {exc.msg}", line, exc.colno) from None
+    except RecursionError:
+        raise DocumentError("LB108", "the record is nested too deeply", line, 1) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise DocumentError("LB701", f"not valid JSON: {exc}", line, 1) from None

@@ -1,0 +1,96 @@
+"""The survey table's row: one run x task, flat enough for CSV and Parquet.
+
+COLUMNS fixes the order. `metrics` (every metric's reported / from-samples /
+recomputed value) and `rules` (findings counted by rule id) are nested in
+JSON lines and written as JSON text in CSV and Parquet.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Any
+
+from ..audit.model import TaskAudit
+from ..findings.model import ERROR, WARNING, Finding
+from ..io.safe_text import one_line
+
+COLUMNS = (
+    "run", "model", "task", "log", "status",
+    "samples", "expected", "hashes_checked", "hash_mismatches", "task_hash",
+    "metric", "reported", "from_samples", "recomputed", "max_abs_diff",
+    "published_metric", "published", "published_diff", "reproduced",
+    "drop_n", "em_recomputed", "f1_recomputed", "em_nl", "f1_nl", "em_nl_lstrip", "f1_nl_lstrip", "f1_ws",
+    "rate_W", "rate_W_impacting", "rate_D", "rate_D_prime", "rate_L",
+    "errors", "warnings", "rules", "first_finding", "error", "metrics",
+)
+NESTED = ("rules", "metrics")
+DROP_COLUMNS = ("em_recomputed", "f1_recomputed", "em_nl", "f1_nl", "em_nl_lstrip", "f1_nl_lstrip", "f1_ws",
+                "rate_W", "rate_W_impacting", "rate_D", "rate_D_prime", "rate_L")
+# The metric a row shows first when no published score names one: what leaderboards publish.
+_HEADLINE = ("f1,none", "acc_norm,none", "acc,none", "exact_match,none")
+
+
+def blank_row(run: str, model: str, task: str, log: str) -> dict:
+    row: dict[str, Any] = dict.fromkeys(COLUMNS)
+    row.update(run=run, model=model, task=task, log=log, errors=0, warnings=0, rules={}, metrics={})
+    return row
+
+
+def finding_row(run: str, model: str, task: str, log: str, status: str, findings: list[Finding]) -> dict:
+    row = blank_row(run, model, task, log)
+    row["status"] = status
+    _count_findings(row, findings)
+    return row
+
+
+def task_row(run: str, model: str, task: str, log: str, audit: TaskAudit | None, findings: list[Finding]) -> dict:
+    row = blank_row(run, model, task, log)
+    _count_findings(row, findings)
+    row["status"] = "ok" if not findings else "findings"
+    if audit is None:
+        return row
+    row.update(samples=audit.samples, expected=audit.expected, hashes_checked=audit.hashes_checked,
+               hash_mismatches=audit.hash_mismatches, task_hash=audit.task_hash)
+    row["metrics"] = {m.key: {"reported": _number(m.reported), "from_samples": _number(m.from_samples),
+                              "recomputed": _number(m.recomputed)} for m in audit.metrics}
+    _headline(row)
+    if audit.drop is not None:
+        drop = audit.drop.as_dict()
+        row["drop_n"] = drop["n"]
+        row.update({name: _number(drop.get(name)) for name in DROP_COLUMNS})
+    return row
+
+
+def _headline(row: dict) -> None:
+    metrics = row["metrics"]
+    if not metrics:
+        return
+    key = next((k for k in _HEADLINE if k in metrics), sorted(metrics)[0])
+    values = metrics[key]
+    row.update(metric=key, reported=values["reported"], from_samples=values["from_samples"],
+               recomputed=values["recomputed"])
+    differences = [abs(v["reported"] - other) for v in metrics.values() if v["reported"] is not None
+                   for other in (v["from_samples"], v["recomputed"]) if other is not None]
+    row["max_abs_diff"] = max(differences) if differences else None
+
+
+def _count_findings(row: dict, findings: list[Finding]) -> None:
+    row["errors"] = sum(1 for f in findings if f.severity == ERROR)
+    row["warnings"] = sum(1 for f in findings if f.severity == WARNING)
+    row["rules"] = dict(sorted(Counter(f.rule for f in findings).items()))
+    first = min(findings, key=lambda f: (f.severity != ERROR, f.rule, f.line or 0), default=None)
+    if first is not None:
+        where = f" (line {first.line})" if first.line else ""
+        row["first_finding"] = one_line(f"{first.rule} {first.file}{where}: {first.message}", 400)
+
+
+def _number(value: Any) -> float | None:
+    """Numbers as floats (lm-eval logs 0 and 1.0 alike); anything else, NaN and infinities as None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def sort_key(row: dict) -> tuple:
+    return (row["run"], row["task"], row["log"], row["status"] or "")

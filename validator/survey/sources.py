@@ -1,0 +1,180 @@
+"""From SOURCES to runs and units of work.
+
+A source is a folder or URL holding runs in lm-eval's output layout
+(`<model>/results_<date>.json` beside `samples_<task>_<date>.jsonl`), a single
+results file, or a manifest (CSV or JSON) naming results files, optionally
+with model names and published scores. A run is one results file and the
+logs beside it; the unit of work is one log, plus one unit per run for what
+only the results file can say (tasks without a log), so one huge model does
+not serialise the survey.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import posixpath
+import re
+from dataclasses import dataclass
+
+from ..io.limits import Limits
+from .stores import FileRef, SourceError, is_local, is_url, list_files, local_path, open_stream
+
+# The names io/sample_logs.discover pairs: results_<date>.json with samples_<task>_<date>.jsonl,
+# legacy results.json with every other .jsonl of its folder.
+RESULTS_NAME = re.compile(r"^results_(?P<date>[^_/]+)\.json$")
+SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>[^_]+)\.jsonl$")
+LEGACY_RESULTS = "results.json"
+MANIFEST_SUFFIXES = (".csv", ".json")
+UNIT_KEY_VERSION = "lbnorm-survey-1"  # changes when rows of the same inputs would change
+
+
+@dataclass(frozen=True)
+class Run:
+    run: str                                     # the results file as shown in the table
+    results: FileRef
+    logs: tuple[FileRef, ...]
+    model: str | None = None                     # from the manifest; else read from the results file
+    published: tuple[tuple[str, str, float], ...] = ()  # (task, metric, value) from the manifest
+
+
+@dataclass(frozen=True)
+class Unit:
+    run: Run
+    log: FileRef | None  # None: the run's own unit (the results file, tasks without a log)
+
+    @property
+    def key(self) -> str:
+        """What the unit reads, by content fingerprint: a changed file is a new unit."""
+        parts = [UNIT_KEY_VERSION, self.run.run, self.run.results.fingerprint, repr(self.run.model),
+                 repr(self.run.published)]
+        parts += [self.log.name, self.log.fingerprint] if self.log else [repr([log.name for log in self.run.logs])]
+        return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def plan(sources: list[str], limits: Limits, max_units: int) -> list[Unit]:
+    """Every unit of every source, in a stable order; SourceError when a source cannot be read."""
+    runs: dict[str, Run] = {}
+    for source in sources:
+        for run in runs_of(source, limits, max_units):
+            if run.run in runs:
+                raise SourceError(f"two sources hold the run {run.run}; survey them separately")
+            runs[run.run] = run
+    units = [Unit(run, log) for run in runs.values() for log in (None, *run.logs)]
+    if len(units) > max_units:
+        raise SourceError(f"the sources hold {len(units):,} units of work, more than --max-units {max_units:,}")
+    return sorted(units, key=lambda unit: (unit.run.run, unit.log.name if unit.log else ""))
+
+
+def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
+    name = source.rstrip("/").rsplit("/", 1)[-1]
+    if name.endswith(MANIFEST_SUFFIXES) and not _is_results_name(name):
+        return _manifest_runs(source, limits, max_units)
+    if _is_results_name(name):
+        folder, _, _ = source.rstrip("/").rpartition("/")
+        files = list_files(folder or ".", max_units, recursive=False)
+        return [run for run in runs_in(files) if run.results.name == name]
+    return runs_in(list_files(source, max_units))
+
+
+def _is_results_name(name: str) -> bool:
+    return bool(RESULTS_NAME.match(name)) or name == LEGACY_RESULTS
+
+
+def runs_in(files: list[FileRef]) -> list[Run]:
+    """Runs of a listing: each results file with the logs of its folder that belong to it."""
+    by_folder: dict[str, list[FileRef]] = {}
+    for ref in files:
+        by_folder.setdefault(posixpath.dirname(ref.name), []).append(ref)
+    runs = []
+    for folder_files in by_folder.values():
+        for ref in folder_files:
+            base = posixpath.basename(ref.name)
+            if _is_results_name(base):
+                runs.append(Run(ref.name, ref, tuple(_logs_of(base, folder_files))))
+    return sorted(runs, key=lambda run: run.run)
+
+
+def _logs_of(results_name: str, folder_files: list[FileRef]) -> list[FileRef]:
+    date = RESULTS_NAME.match(results_name)
+    logs = []
+    for ref in folder_files:
+        base = posixpath.basename(ref.name)
+        if not base.endswith(".jsonl") or base.startswith("."):
+            continue
+        sample = SAMPLES_NAME.match(base)
+        if date and sample and sample["date"] == date["date"]:
+            logs.append(ref)
+        elif not date and not sample:
+            logs.append(ref)
+    return logs
+
+
+# --- manifests -------------------------------------------------------------------------------
+
+def _manifest_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
+    entries = _manifest_entries(source, limits)
+    base = source.rstrip("/").rpartition("/")[0]
+    runs = []
+    listings: dict[str, list[FileRef]] = {}
+    for number, entry in enumerate(entries, start=1):
+        results = entry.get("results")
+        if not isinstance(results, str) or not results:
+            raise SourceError(f"{source}: entry {number} has no 'results' (the results file of the run)")
+        location = results if is_url(results) or results.startswith("/") else f"{base or '.'}/{results}"
+        folder, _, name = location.rpartition("/")
+        if folder not in listings:
+            listings[folder] = list_files(folder, max_units, recursive=False)
+        found = [run for run in runs_in(listings[folder]) if run.results.name == name]
+        if not found:
+            raise SourceError(f"{source}: entry {number}: {results} is not a results file "
+                              "(results_<date>.json or results.json)")
+        model = entry.get("model")
+        runs.append(Run(results, found[0].results, found[0].logs, model if isinstance(model, str) and model else None,
+                        _published(entry, source, number)))
+    return runs
+
+
+def _manifest_entries(source: str, limits: Limits) -> list[dict]:
+    ref = FileRef(source, str(local_path(source)) if is_local(source) else source, None, "")
+    try:
+        with open_stream(ref, limits.max_file_bytes, "max_file_bytes") as handle:
+            text = handle.read(limits.max_file_bytes + 1).decode("utf-8-sig")
+    except Exception as exc:
+        raise SourceError(f"{source}: the manifest cannot be read ({exc})") from None
+    if source.endswith(".csv"):
+        return list(csv.DictReader(io.StringIO(text)))
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise SourceError(f"{source}: the manifest is not valid JSON ({exc})") from None
+    data = data.get("runs") if isinstance(data, dict) else data
+    if not isinstance(data, list) or not all(isinstance(entry, dict) for entry in data):
+        raise SourceError(f"{source}: a JSON manifest is a list of objects (or {{\"runs\": [...]}}), "
+                          "each with 'results'")
+    return [_flatten_published(entry) for entry in data]
+
+
+def _flatten_published(entry: dict) -> dict:
+    """JSON entries may group published scores: {"published": {"drop/f1": 0.12}}."""
+    published = entry.get("published")
+    flat = {k: v for k, v in entry.items() if k != "published"}
+    if isinstance(published, dict):
+        flat.update(published)
+    return flat
+
+
+def _published(entry: dict, source: str, number: int) -> tuple[tuple[str, str, float], ...]:
+    """Columns named <task>/<metric> hold published scores (blank: not published)."""
+    scores = []
+    for column, value in entry.items():
+        if not isinstance(column, str) or "/" not in column or value in (None, ""):
+            continue
+        task, _, metric = column.rpartition("/")
+        try:
+            scores.append((task, metric, float(value)))
+        except (TypeError, ValueError):
+            raise SourceError(f"{source}: entry {number}: {column} is {value!r}, not a number") from None
+    return tuple(sorted(scores))

@@ -1,0 +1,189 @@
+"""One unit of work, as a worker runs it: audit one log (or a run's results file) into table rows.
+
+Everything a unit needs travels in the Unit; everything it returns is plain
+data (dicts of str/int/float/None), so the same function runs in a local
+process pool or on a Dask worker. It never raises: whatever goes wrong
+becomes a row with status "failed" and the reason, never a hole in the table.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..audit.auditor import LogAuditor, LogTarget, audit_logs, known_tasks
+from ..audit.model import AuditResult
+from ..audit.spec import TaskSpec
+from ..findings import make_finding
+from ..io.documents import Document, DocumentError, parse_document
+from ..io.limits import DEFAULT_LIMITS, Limits
+from ..io.paths import PathRefused, confine
+from ..io.readers import read_results
+from ..io.safe_text import one_line
+from ..io.sample_logs import UNPLACED_LOG, task_of
+from .records import stream_records
+from .rows import blank_row, finding_row, task_row
+from .sources import Unit
+from .stores import FileRef, is_local, local_path, open_stream
+
+
+@dataclass(frozen=True)
+class Settings:
+    limits: Limits = DEFAULT_LIMITS
+    published_scale: float = 1.0       # published scores are on this scale (100: percent)
+    published_tolerance: float = 5e-3  # in the published scale: two-decimal rounding of a percent
+
+
+def run_unit(unit: Unit, settings: Settings = Settings()) -> list[dict]:
+    """The unit's rows; an unexpected error is a "failed" row that says what broke."""
+    try:
+        return _rows_of(unit, settings)
+    except Exception as exc:  # a bug or an unforeseen input must not lose the unit
+        detail = one_line(f"{type(exc).__name__}: {exc} at {traceback.extract_tb(exc.__traceback__)[-1].name}", 300)
+        return [failed_row(unit, f"internal error: {detail}; please report it")]
+
+
+def run_batch(batch: list[Unit], settings: Settings = Settings()) -> list[list[dict]]:
+    """run_unit for each unit of a batch, in order (the task a worker receives)."""
+    return [run_unit(unit, settings) for unit in batch]
+
+
+def failed_row(unit: Unit, reason: str) -> dict:
+    row = blank_row(unit.run.run, unit.run.model or "", _task_from_name(unit.log), unit.log.name if unit.log else "")
+    row.update(status="failed", error=reason)
+    return row
+
+
+def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
+    try:
+        document = results_document(unit.run.results, settings.limits)
+    except DocumentError as exc:
+        if unit.log is not None:  # the run's own unit reports the results file once
+            row = blank_row(unit.run.run, unit.run.model or "", _task_from_name(unit.log), unit.log.name)
+            row.update(status="not audited", error="the results file cannot be read")
+            return [row]
+        finding = make_finding(exc.rule, unit.run.results.name, exc.message, line=exc.line, column=exc.column)
+        return [finding_row(unit.run.run, unit.run.model or "", "", "", "unreadable results", [finding])]
+    model = unit.run.model or _model_of(document, unit.run.results.name)
+    if unit.log is None:
+        return _run_rows(unit, document, model, settings)
+    return [_log_row(unit, document, model, settings)]
+
+
+@functools.lru_cache(maxsize=8)
+def results_document(ref: FileRef, limits: Limits) -> Document:
+    """The parsed results file (a few MB); a worker auditing several logs of one run reads it once."""
+    with open_stream(ref, limits.max_file_bytes, "max_file_bytes") as handle:
+        data = handle.read(limits.max_file_bytes + 1)
+    if len(data) > limits.max_file_bytes:
+        raise DocumentError("LB106", f"the results file is larger than {limits.max_file_bytes:,} bytes")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DocumentError("LB101", f"byte offset {exc.start} is not UTF-8; save the file as UTF-8") from None
+    return parse_document(text, ref.name, "json", limits)
+
+
+def _model_of(document: Document, results_name: str) -> str:
+    try:
+        model = read_results(document.data).model
+    except Exception:  # the check command reports malformed results; here only a name is wanted
+        model = None
+    return model or posixpath.basename(posixpath.dirname(results_name)) or results_name
+
+
+def _run_rows(unit: Unit, document: Document, model: str, settings: Settings) -> list[dict]:
+    """What only the results file can say: tasks that have no log, or no log at all."""
+    run = unit.run
+    if not run.logs:
+        finding = make_finding("LB700", run.results.name, "no sample log beside this results file; lm-eval writes "
+                               "samples_<task>_<date>.jsonl next to results_<date>.json with --log_samples")
+        return [finding_row(run.run, model, "", "", "no logs", [finding])]
+    tasks = known_tasks(document.data)
+    logged = {task_of(posixpath.basename(log.name), tasks) for log in run.logs}
+    rows = []
+    for task in sorted(tasks - logged):
+        finding = make_finding("LB707", run.results.name, f"{task} has no sample log, so its numbers are not "
+                               f"audited; add samples_{task}_<date>.jsonl")
+        row = finding_row(run.run, model, task, "", "no log", [finding])
+        rows.append(_with_published(row, run, task, settings))
+    return rows
+
+
+def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> dict:
+    run, log = unit.run, unit.log
+    task = task_of(posixpath.basename(log.name), known_tasks(document.data))
+    if task is None:
+        finding = make_finding("LB700", log.name, UNPLACED_LOG)
+        return finding_row(run.run, model, _task_from_name(log), log.name, "unplaced log", [finding])
+    result = audit_local(document, task, log, settings.limits) if is_local(log.location) \
+        else audit_stream(document, task, log, settings.limits)
+    findings = [f for f in result.findings if f.rule != "LB707"]  # other tasks' logs are other units
+    row = task_row(run.run, model, task, log.name, result.tasks[0] if result.tasks else None, findings)
+    return _with_published(row, run, task, settings)
+
+
+def audit_local(document: Document, task: str, log: FileRef, limits: Limits) -> AuditResult:
+    """The audit's own entry point, with the log confined to its source folder (no symlink out of it)."""
+    root = Path(log.location[: len(log.location) - len(log.name)] if log.location.endswith(log.name)
+                else posixpath.dirname(log.location))
+    try:
+        target = confine(root.resolve(), Path(log.name))
+    except PathRefused as exc:
+        result = AuditResult(results_file=document.display_path)
+        result.findings.append(make_finding("LB700", log.name, str(exc)))
+        return result
+    result = audit_logs(document, [LogTarget(task, target)], limits)
+    result.close()
+    return result
+
+
+def audit_stream(document: Document, task: str, log: FileRef, limits: Limits) -> AuditResult:
+    """audit_logs for a log read as a stream (remote): the same LogAuditor, fed record by record."""
+    result = AuditResult(results_file=document.display_path)
+    data = document.data if isinstance(document.data, dict) else {}
+    auditor = LogAuditor(TaskSpec.from_results(data, task), log.name, document, result)
+    try:
+        with open_stream(log, limits.max_log_bytes, "max_log_bytes") as handle:
+            for record in stream_records(handle, limits):
+                auditor.add(record)
+    except DocumentError as exc:
+        result.findings.append(make_finding(exc.rule, log.name, exc.message, line=exc.line, column=exc.column))
+        auditor.summary.notes.append(f"the log could not be read to the end ({exc.message})")
+        result.tasks.append(auditor.summary)
+        result.close()
+        return result
+    result.tasks.append(auditor.finish())
+    result.close()
+    return result
+
+
+def _with_published(row: dict, run, task: str, settings: Settings) -> dict:
+    """Compare a published score of this task (from the manifest) with the re-derived one."""
+    for published_task, metric, value in run.published:
+        if published_task != task:
+            continue
+        key = metric if "," in metric else f"{metric},none"
+        rederived = row["metrics"].get(key, {})
+        best = rederived.get("recomputed")
+        best = rederived.get("from_samples") if best is None else best
+        row.update(published_metric=key, published=value)
+        if best is not None:
+            row["published_diff"] = value - best * settings.published_scale
+            row["reproduced"] = abs(row["published_diff"]) <= settings.published_tolerance
+        else:
+            row["reproduced"] = False
+        break
+    return row
+
+
+def _task_from_name(log: FileRef | None) -> str:
+    if log is None:
+        return ""
+    base = posixpath.basename(log.name)
+    if base.startswith("samples_") and base.endswith(".jsonl"):
+        return base[len("samples_"): -len(".jsonl")].rpartition("_")[0]
+    return ""
