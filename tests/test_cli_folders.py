@@ -70,3 +70,14 @@ def test_arguments_are_relative_to_the_cwd_and_the_workspace_is_the_repository(o
     proc = run_cli("check", "../../../elsewhere.json", cwd=run)
     assert proc.returncode == 1
     assert f"is outside the workspace {output_path} (the enclosing git repository)" in proc.stdout
+
+
+@pytest.mark.parametrize("command", ["normalize", "audit"])
+def test_a_folder_the_walk_does_not_enter_is_named_by_every_command(output_path, command):
+    """Fail closed: normalize and audit say what they did not walk, as check does (LB111)."""
+    hidden = output_path / "out" / ".later"
+    hidden.mkdir()
+    shutil.copy(HONEST / "results.json", hidden / f"results_{DATE}.json")
+    proc = run_cli(command, "out", cwd=output_path)
+    assert "out/.later" in proc.stdout + proc.stderr and "not walked" in proc.stdout + proc.stderr
+    assert "internal error" not in proc.stderr

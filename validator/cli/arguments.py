@@ -16,6 +16,7 @@ class Expanded:
     paths: list[Path] = field(default_factory=list)   # relative to the workspace root
     literal: set[Path] = field(default_factory=set)   # the files named as such (not found by a walk)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (argument, message)
+    skipped: list[Path] = field(default_factory=list)  # hidden entries and symlinked folders a walk did not enter
     too_many: bool = False
 
 
@@ -31,7 +32,8 @@ def expand_arguments(workspace: Workspace, arguments: tuple[str, ...], max_files
         patterns.append(relative)
         if named_literally(argument) and not (workspace.root / relative).is_dir():
             expanded.literal.add(Path(relative))
-    paths, unmatched, expanded.too_many = expand(workspace.root, patterns, max_files)
-    expanded.paths = paths
-    expanded.problems += [(pattern, f"'{pattern}' matched no file; check the path or glob") for pattern in unmatched]
+    matched = expand(workspace.root, patterns, max_files)
+    expanded.paths, expanded.skipped, expanded.too_many = matched.paths, matched.skipped, matched.too_many
+    expanded.problems += [(pattern, f"'{pattern}' matched no file; check the path or glob")
+                          for pattern in matched.unmatched]
     return expanded

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..check.checker import MAX_SKIP_FINDINGS, NOT_WALKED
 from ..core.errors import ExitCode
 from ..findings import Findings, make_finding
 from ..io.discovery import results_files, split_logs
@@ -60,6 +61,8 @@ def audit(paths: tuple[str, ...], strict: bool, config_file: Path | None, isolat
     selection, combined = run.selection(), AuditRun()
     for argument, message in found.problems:
         combined.add_loose(make_finding("LB101" if "outside" in message else "LB100", argument, message))
+    for path in found.skipped[:MAX_SKIP_FINDINGS]:
+        combined.add_loose(make_finding("LB111", path.as_posix(), NOT_WALKED))
     for path in results:
         audited = audit_files(run.workspace.root, path, logs or None, run.limits)
         audited.findings = selection.apply(audited.findings)
@@ -67,7 +70,7 @@ def audit(paths: tuple[str, ...], strict: bool, config_file: Path | None, isolat
     report = ReportOptions(strict=run.strict, verbosity=verbose - quiet, color=use_color(sys.stdout, color),
                            root=str(run.workspace.root))
     fmt = default_format(output_format, os.environ)
-    if fmt in ("text", "json") and len(combined.audits) == 1 and not found.problems:
+    if fmt in ("text", "json") and len(combined.audits) == 1 and not combined.loose:
         reporters(audit_text, audit_json)[fmt](combined.audits[0], sys.stdout, report)
     else:
         AUDIT_RUN_REPORTERS[fmt](combined, sys.stdout, report)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from ..check.checker import MAX_SKIP_FINDINGS, NOT_WALKED
 from ..check.rules import all_rules
 from ..core.errors import DataError, ExitCode
 from ..core.normalization import score_results
@@ -87,6 +88,7 @@ def normalize(paths: tuple[str, ...], profile_name: str | None, profile_file: Pa
             yield outcome
 
     REPORTERS[output_format](scored(), sys.stdout, explain)
+    warned += [f"{path.as_posix()}: {NOT_WALKED}" for path in found.skipped[:MAX_SKIP_FINDINGS]]
     for message in warned:
         click.echo(f"lbnorm: warning: {one_line(message, 2000)}", err=True)
     for message in failed:

@@ -109,7 +109,7 @@ def recheck(ctx: click.Context, changed: tuple[Path, ...], patterns: tuple[str, 
 
     if not root.is_dir():
         raise click.UsageError(f"--root {root} is not a directory")
-    candidates, _, _ = expand(root.resolve(), list(patterns), DEFAULT_LIMITS.max_files)
+    candidates = expand(root.resolve(), list(patterns), DEFAULT_LIMITS.max_files).paths
     relative = [Path(path) for path in changed]
     found = submissions_referencing(root.resolve(), relative, candidates)
     results_files = [str(path) for path in relative if path.suffix.lower() == ".json"]
