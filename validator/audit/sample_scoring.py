@@ -87,8 +87,10 @@ def _float(value: Any) -> float | None:
     """A logged log-likelihood: a JSON number (<= 0.4.2) or its string (>= 0.4.3)."""
     if isinstance(value, bool):
         return None
-    if isinstance(value, (int, float)):
-        return float(value)
+    if isinstance(value, float):
+        return value
+    if isinstance(value, int):
+        return float(value) if abs(value) <= 2**1000 else None  # float() raises past ~1.8e308
     if isinstance(value, str) and len(value) < 64:
         try:
             return float(value)
@@ -146,6 +148,10 @@ def _gold_index(target: Any, choices: list[str]) -> int:
     if not isinstance(target, str):
         raise NotRecomputable("target is neither an index nor a choice")
     if target.isdigit():
+        if not target.isascii():  # "²" is a digit to str.isdigit, but int() refuses it
+            raise NotRecomputable("the target is a digit character int() cannot read")
+        if len(target) > 18:  # past any choice list; int() refuses more than 4,300 digits
+            return -100
         index = int(target)
         return index if index < len(choices) else -100
     if target.startswith("["):
