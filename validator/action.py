@@ -9,7 +9,6 @@ maintainer's profile file must match the sha256 given in the workflow.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import shlex
@@ -25,8 +24,9 @@ from .core.profile import Profile
 from .findings import ERROR, WARNING
 from .findings.selection import RuleSelection, SelectionError
 from .io.config import limits_of, read_config
+from .io.documents import DocumentError
 from .io.limits import DEFAULT_LIMITS, MAX_DEPTH_CEILING, Limits, parse_size
-from .io.loaders import builtin_profile_names, load_builtin_profile, load_profile_file
+from .io.loaders import builtin_profile_names, load_builtin_profile, load_profile_file, open_regular_file
 from .io.paths import PathRefused, confine
 from .io.report_file import ReportFile, ReportRefused
 from .io.safe_text import CommandSafeWriter, one_line
@@ -172,11 +172,20 @@ def _pinned(workspace: Path, name: str, file: str, sha256: str) -> Path:
         target = confine(workspace, Path(file))
     except PathRefused as exc:
         raise ConfigError(f"{name}: {exc}") from None
-    digest = hashlib.sha256(target.path.read_bytes()).hexdigest()
+    digest = _bounded_sha256(target.path, name)
     if digest != sha256:
         raise ConfigError(f"{name} {target.display} has sha256 {digest}, but the workflow pins "
                           f"{sha256}; if the maintainers changed the file, update the pin")
     return target.path
+
+
+def _bounded_sha256(path: Path, name: str) -> str:
+    """The sha256 of a regular file no larger than the file limit (a sparse 10 GB file must not be read whole)."""
+    try:
+        with open_regular_file(path, DEFAULT_LIMITS.max_file_bytes, "file") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except DocumentError as exc:
+        raise ConfigError(f"{name}: {exc.message}") from None
 
 
 def maintainer_config(inputs: ActionInputs, workspace: Path) -> tuple[ActionInputs, Profile | None, RuleSelection]:
@@ -275,8 +284,10 @@ def workspace_of(env: Mapping[str, str]) -> Path:
     return path.resolve()
 
 
-def _configuration_error(env: Mapping[str, str], out: TextIO, err: TextIO, exc: Exception, code: int) -> int:
-    out.write(f"::error title=lbnorm configuration::{_data(exc)}\n")
+def _configuration_error(env: Mapping[str, str], out: TextIO, err: TextIO, exc: Exception, code: int,
+                         title: str = "lbnorm configuration") -> int:
+    """The run cannot start (or lbnorm broke): one ::error, and outputs that say it did not pass."""
+    out.write(f"::error title={title}::{_data(exc)}\n")
     _append(env.get("GITHUB_OUTPUT"), output_block({"passed": "false", "files_checked": "0", "errors": "0",
                                                      "warnings": "0", "report": ""}), err)
     return code

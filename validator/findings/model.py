@@ -27,7 +27,9 @@ class Finding:
     column: int | None = None
 
     def sort_key(self) -> tuple:
-        return (self.file, self.line or 0, self.column or 0, SEVERITY_ORDER[self.severity], self.rule)
+        """File, line, column, rule, then the rest: a total order, so reports diff cleanly run to run."""
+        return (self.file, self.line or 0, self.column or 0, self.rule, SEVERITY_ORDER[self.severity],
+                self.json_path or "", self.message)
 
     def as_dict(self) -> dict:
         return {"rule": self.rule, "name": self.name, "severity": self.severity, "file": self.file,
