@@ -235,3 +235,17 @@ def test_a_missing_or_invalid_workspace_is_a_configuration_error(tmp_path, works
     out = io.StringIO()
     assert run_action(env, out, io.StringIO()) == 2
     assert out.getvalue().startswith("::error title=lbnorm configuration::GITHUB_WORKSPACE")
+
+
+def test_a_log_with_more_records_than_the_budget_fails_at_the_first_one_over(tmp_path):
+    """Each record costs time whatever its size: 7 million 13-byte lines fit in a 100 MB file."""
+    from validator.io.documents import DocumentError
+    from validator.io.limits import Limits
+    from validator.io.sample_logs import read_records
+
+    log = tmp_path / "samples_x_2024.jsonl"
+    log.write_text('{"doc_id": 0}\n' * 5)
+    with pytest.raises(DocumentError) as raised:
+        list(read_records(log, Limits(max_log_records=3)))
+    assert (raised.value.rule, raised.value.line) == ("LB106", 4) and "--max-log-records" in raised.value.message
+    assert len(list(read_records(log, Limits(max_log_records=5)))) == 5

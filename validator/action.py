@@ -9,6 +9,7 @@ maintainer's profile file must match the sha256 given in the workflow.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import shlex
@@ -86,7 +87,8 @@ def _limits(env: Mapping[str, str]) -> Limits:
     sizes = ("max_file_bytes", "max_log_bytes")
     for field, name in (("max_file_bytes", "max_file_size"), ("max_files", "max_files"),
                         ("max_depth", "max_depth"), ("max_string_length", "max_string_length"),
-                        ("max_log_bytes", "max_log_size"), ("max_values", "max_values")):
+                        ("max_log_bytes", "max_log_size"), ("max_values", "max_values"),
+                        ("max_log_records", "max_log_records")):
         text = _input(env, name).strip()
         if not text:
             continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 
@@ -48,7 +49,7 @@ class TaskSpec:
             return [until]
         return until if isinstance(until, list) and all(isinstance(u, str) for u in until) else None
 
-    @property
+    @cached_property  # asked for every record
     def filters(self) -> list[str]:
         names = [f.get("name") for f in _list(self.config.get("filter_list")) if isinstance(f, dict)]
         names = [n for n in names if isinstance(n, str)]

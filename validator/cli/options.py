@@ -84,7 +84,10 @@ def limit_options(command):
 
 
 def log_limit_option(command):
-    """--max-log-size, for commands that read sample logs."""
+    """--max-log-size and --max-log-records, for commands that read sample logs."""
+    command = click.option("--max-log-records", type=click.IntRange(min=1),
+                           help="Most records read from one sample log (LB106); each costs time, so this bounds "
+                                f"the audit's time [default: {DEFAULT_LIMITS.max_log_records:,}].")(command)
     return click.option("--max-log-size", "max_log_bytes", type=SizeType(),
                         help="Largest sample log read (logs are streamed, so this bounds time, not memory) "
                              f"[default: {describe_size(DEFAULT_LIMITS.max_log_bytes)}].")(command)

@@ -16,7 +16,8 @@ from .errors import ConfigError
 
 RULE_CODE = re.compile(r"^LB\d{0,3}$")
 LIMIT_KEYS = {"max-file-size": "max_file_bytes", "max-files": "max_files", "max-depth": "max_depth",
-              "max-string-length": "max_string_length", "max-log-size": "max_log_bytes"}
+              "max-string-length": "max_string_length", "max-log-size": "max_log_bytes", "max-values": "max_values",
+              "max-log-records": "max_log_records"}
 SIZE_KEYS = {"max-file-size", "max-log-size"}
 RULE_LIST_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "warn", "error")
 

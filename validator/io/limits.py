@@ -24,12 +24,14 @@ class Limits:
     max_depth: int = 64                  # LB108; nesting of objects and arrays (at most MAX_DEPTH_CEILING)
     max_string_length: int = 1_000_000   # LB109; characters in one string or key
     max_log_bytes: int = 4 * GIB         # LB106 for a sample log; MMLU-Pro's log alone runs to ~600 MB
+    max_log_records: int = 500_000       # LB106 for a sample log; MMLU-Pro logs 12,032 records, each costs ~20 us
     max_values: int = 1_000_000          # LB112; values in one file or log record (an lm-eval results file: ~20,000)
 
     # The same names are the CLI options and the Action inputs (documented in README).
     OPTION_NAMES = {"max_file_bytes": "--max-file-size", "max_files": "--max-files",
                     "max_depth": "--max-depth", "max_string_length": "--max-string-length",
-                    "max_log_bytes": "--max-log-size", "max_values": "--max-values"}
+                    "max_log_bytes": "--max-log-size", "max_values": "--max-values",
+                    "max_log_records": "--max-log-records"}
 
 
 DEFAULT_LIMITS = Limits()

@@ -108,9 +108,17 @@ def read_records(path: Path, limits: Limits) -> Iterator[SampleRecord]:
     with _open_log(path, limits) as handle:
         first = _first_significant_byte(handle)
         if first == b"[":
-            yield from _array_records(handle, limits)
+            records = _array_records(handle, limits)
         elif first:
-            yield from _line_records(handle, limits)
+            records = _line_records(handle, limits)
+        else:
+            return
+        for record in records:
+            if record.index >= limits.max_log_records:
+                raise DocumentError("LB106", f"the log has more than {limits.max_log_records:,} records "
+                                    f"(raise {Limits.OPTION_NAMES['max_log_records']} if this log is honest)",
+                                    record.line, record.column)
+            yield record
 
 
 def _open_log(path: Path, limits: Limits):
