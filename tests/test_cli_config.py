@@ -138,7 +138,7 @@ def test_rules_explains_one_rule_or_a_family():
     assert "Example (tests/examples/negative/LB601_" in one and "(at $.reported." in one
     family = run_cli("rules", "lb6").stdout
     assert [line.split()[0] for line in family.splitlines() if line.startswith("LB")] == [
-        "LB600", "LB601", "LB602", "LB603", "LB604", "LB606"]
+        "LB600", "LB601", "LB602", "LB603", "LB604", "LB606", "LB607"]
     assert run_cli("rules", "LB999").returncode == 2
     assert "Always reported" in run_cli("rules", "LB101").stdout
 

@@ -7,6 +7,7 @@ MATH scorer, lm-eval 0.4 names for v1 benchmarks.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 
@@ -22,13 +23,16 @@ V1_OLD_MMLU = EXAMPLES / "negative" / "LB507_old_mmlu_version_0" / "results.json
 MATH = ("algebra", "counting_and_prob", "geometry", "intermediate_algebra", "num_theory", "prealgebra", "precalculus")
 
 
-def invoke(*args: str, stdout_only: bool = False):
-    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+def invoke(*args: str, stdout_only: bool = False, cwd=None):
+    """Run lbnorm in this process from `cwd` (its workspace; the repository by default)."""
+    with contextlib.chdir(cwd or EXAMPLES.parents[1]):
+        result = CliRunner().invoke(cli, list(map(str, args)), catch_exceptions=False)
     return result.exit_code, result.stdout if stdout_only else result.output
 
 
 def normalize_json(path, *options: str) -> tuple[int, dict]:
-    code, output = invoke("normalize", "--output-format", "json", *options, str(path), stdout_only=True)
+    code, output = invoke("normalize", "--output-format", "json", *options, path.name, stdout_only=True,
+                          cwd=path.parent)
     return code, json.loads(output)
 
 
@@ -44,7 +48,7 @@ def limited_run(doc: dict) -> dict:
 
 def test_a_limited_run_says_so_in_text_and_json_and_fails_only_when_asked(tmp_path, example_doc):
     path = write_json(tmp_path / "results.json", limited_run(example_doc))
-    code, text = invoke("normalize", str(path))
+    code, text = invoke("normalize", path.name, cwd=tmp_path)
     assert code == 0
     assert "error LB501: the run used a sample limit (1); leaderboard numbers need full runs" in text
     assert "error LB502: leaderboard_ifeval scored 1 of 541 documents; rerun it in full" in text
@@ -55,14 +59,14 @@ def test_a_limited_run_says_so_in_text_and_json_and_fails_only_when_asked(tmp_pa
     rules = [c["rule"] for c in doc["files"][0]["caveats"]]
     assert rules[0] == "LB501" and {"LB502", "LB503", "LB505"} <= set(rules)
     assert doc["files"][0]["caveats"][0]["path"] == "$.config.limit"
-    assert invoke("normalize", "--require-complete", str(path))[0] == 1
+    assert invoke("normalize", "--require-complete", path.name, cwd=tmp_path)[0] == 1
 
 
 def test_normalize_caveats_are_exactly_the_findings_check_reports(tmp_path, example_doc):
     path = write_json(tmp_path / "results.json", limited_run(example_doc))
     _, doc = normalize_json(path)
     caveats = sorted((c["rule"], c["path"], c["message"]) for c in doc["files"][0]["caveats"])
-    _, output = invoke("check", "--root", str(tmp_path), "--output-format", "json", "results.json")
+    _, output = invoke("check", "--output-format", "json", "results.json", cwd=tmp_path, stdout_only=True)
     findings = sorted((f["rule"], f["json_path"], f["message"]) for f in json.loads(output)["findings"]
                       if f["rule"].startswith("LB5"))
     assert caveats == findings and len(caveats) > 40
@@ -78,9 +82,9 @@ def test_a_subset_of_benchmarks_gives_their_scores_and_no_average(tmp_path, exam
     assert code == 0 and entry["average"] is None and entry["complete"] is False
     assert entry["scores"] == pytest.approx({"ifeval": 22.079415949680183, "gpqa": 0.8948545861297527}, abs=1e-12)
     assert entry["missing"] == dict.fromkeys(["bbh", "math_lvl5", "musr", "mmlu_pro"], "not in the file")
-    code, text = invoke("normalize", str(path))
+    code, text = invoke("normalize", path.name, cwd=tmp_path)
     assert "(incomplete: 4 benchmark(s) missing, so no average)" in text
-    code, _ = invoke("normalize", "--require-complete", str(path))
+    code, _ = invoke("normalize", "--require-complete", path.name, cwd=tmp_path)
     assert code == 1
 
 
@@ -97,8 +101,8 @@ def test_lm_eval_04_names_of_v1_benchmarks_say_which_harness_differs():
 def test_only_another_harness_tasks_is_refused_with_the_reason(tmp_path):
     doc = json.loads(V1_OTHER_HARNESS.read_text())
     doc["results"] = {k: v for k, v in doc["results"].items() if k.startswith("mmlu")}
-    code, output = invoke("normalize", "--profile", "open-llm-leaderboard-v1", str(write_json(tmp_path / "r.json",
-                                                                                                    doc)))
+    write_json(tmp_path / "r.json", doc)
+    code, output = invoke("normalize", "--profile", "open-llm-leaderboard-v1", "r.json", cwd=tmp_path)
     assert code == 1 and "no task of profile open-llm-leaderboard-v1 is in the file" in output
     assert "a different harness than the v1 leaderboard's" in output
 
@@ -122,8 +126,8 @@ def test_the_stale_scorer_bound_is_the_maintainers_and_in_points(tmp_path, examp
     write_json(tmp_path / "submission.json", {"schema_version": 1, "model": "EleutherAI/pythia-1b",
                                               "results": "results.json", "reported": reported})
     options = ["--stale-scorer-bound", bound] if bound else []
-    exit_code, output = invoke("check", "--root", str(tmp_path), "--output-format", "json", *options,
-                               "submission.json")
+    exit_code, output = invoke("check", "--output-format", "json", *options, "submission.json", cwd=tmp_path,
+                               stdout_only=True)
     rules = sorted(f["rule"] for f in json.loads(output)["findings"])
     assert exit_code == code
     assert rules == (["LB505", "LB607"] if code == 0 else ["LB505", "LB602", "LB606"])
@@ -147,9 +151,9 @@ def test_a_maintainer_profile_can_set_the_bound_and_a_submission_cannot(tmp_path
                 "average": 5.07}
     write_json(tmp_path / "submission.json", {"schema_version": 1, "model": "EleutherAI/pythia-1b",
                                               "results": "results.json", "reported": reported})
-    base = ("check", "--root", str(tmp_path), "--output-format", "json")
-    assert invoke(*base, "--profile-file", str(tmp_path / "profile.yaml"), "submission.json")[0] == 0
-    assert invoke(*base, "submission.json")[0] == 1
+    base = ("check", "--output-format", "json")
+    assert invoke(*base, "--profile-file", "profile.yaml", "submission.json", cwd=tmp_path)[0] == 0
+    assert invoke(*base, "submission.json", cwd=tmp_path)[0] == 1
 
 
 @pytest.mark.parametrize("submission, options, code, rules", [
@@ -161,8 +165,8 @@ def test_a_maintainer_profile_can_set_the_bound_and_a_submission_cannot(tmp_path
 ])
 def test_the_shipped_examples_get_the_verdicts_examples_readme_gives(submission, options, code, rules):
     repo = EXAMPLES.parents[1]
-    exit_code, output = invoke("check", "--root", str(repo), "--output-format", "json", *options,
-                               f"examples/{submission}", stdout_only=True)
+    exit_code, output = invoke("check", "--output-format", "json", *options, f"examples/{submission}",
+                               stdout_only=True)
     assert exit_code == code and sorted(f["rule"] for f in json.loads(output)["findings"]) == rules
     readme = (repo / "examples" / "README.md").read_text()
     assert f"`{submission}`" in readme
@@ -218,9 +222,8 @@ def test_no_version_claim_turns_a_failing_submission_into_a_passing_one(tmp_path
     reported["average"] = round(sum(reported.values()) / 6, 2)
     write_json(tmp_path / "submission.json", {"schema_version": 1, "model": "EleutherAI/pythia-1b",
                                               "results": "results.json", "reported": reported})
-    check = ("check", "--root", str(tmp_path), "submission.json")
     write_json(tmp_path / "results.json", example_doc)
-    without_claim = invoke(*check)[0]
+    without_claim = invoke("check", "submission.json", cwd=tmp_path)[0]
     CLAIMS[claim](example_doc)
     write_json(tmp_path / "results.json", example_doc)
-    assert invoke(*check)[0] == without_claim == (0 if math_lvl5 == 0.30 else 1)
+    assert invoke("check", "submission.json", cwd=tmp_path)[0] == without_claim == (0 if math_lvl5 == 0.30 else 1)
