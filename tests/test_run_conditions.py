@@ -22,6 +22,13 @@ V1_OLD_MMLU = EXAMPLES / "negative" / "LB507_old_mmlu_version_0" / "results.json
 MATH = ("algebra", "counting_and_prob", "geometry", "intermediate_algebra", "num_theory", "prealgebra", "precalculus")
 
 
+@pytest.fixture(autouse=True)
+def _in_the_test_folder(request, monkeypatch):
+    """Command-line paths are relative to the current directory (as in any CLI): tests that write files run there."""
+    if "tmp_path" in request.fixturenames:
+        monkeypatch.chdir(request.getfixturevalue("tmp_path"))
+
+
 def invoke(*args: str, stdout_only: bool = False):
     result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
     return result.exit_code, result.stdout if stdout_only else result.output
