@@ -90,3 +90,26 @@ def test_color_option(workspace, color, env, painted):
 def test_every_text_finding_carries_its_json_path(workspace):
     proc = run_cli("check", "bad.json", cwd=workspace)
     assert proc.stdout.splitlines()[1].endswith("(at $.reported.gpqa)")
+
+
+def test_the_upload_sarif_workflow_in_the_docs_passes_the_workflow_schema_and_zizmor(tmp_path):
+    """docs/cli.md's code-scanning workflow, as a user saves it, checked with the tools our own workflows pass."""
+    import re
+    import shutil
+
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(# \.github/workflows/lbnorm-sarif\.yml\n.*?)```", text, re.S)
+    assert block and "security-events: write" in block[1]
+    workflow = tmp_path / ".github" / "workflows" / "lbnorm-sarif.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text(block[1], encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows",
+                           str(workflow)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    zizmor = shutil.which("zizmor")
+    assert zizmor, "zizmor is a test dependency: pip install '.[test]'"
+    config = tmp_path / "zizmor.yml"
+    config.write_text("rules:\n  unpinned-uses:\n    config:\n      policies:\n        '*': hash-pin\n")
+    proc = subprocess.run([zizmor, "--offline", "--persona", "pedantic", "--no-progress", "--config", str(config),
+                           str(workflow)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr

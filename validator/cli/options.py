@@ -179,7 +179,7 @@ def effective(options: Settings, config_file: Path | None, isolated: bool, root:
         raise click.UsageError("give either --profile or --profile-file, not both")
     if root is not None and not root.is_dir():
         raise click.UsageError(f"--root {root} is not a directory")
-    path = None if isolated else (config_file or find_config(cwd))
+    path = None if isolated else (config_file or _discovered_config(cwd))
     if config_file is not None and not isolated and not config_file.is_file():
         raise click.UsageError(f"--config {config_file}: no such file")
     base = read_config(path) if path else Settings()
@@ -188,6 +188,21 @@ def effective(options: Settings, config_file: Path | None, isolated: bool, root:
     if base.profile_file and options.profile:
         base = Settings(**{**base.__dict__, "profile_file": None})
     return Effective(base.overlay(options), choose_workspace(root, cwd), path)
+
+
+def _discovered_config(cwd: Path) -> Path | None:
+    """The configuration found upward from cwd, except in a pull-request workflow.
+
+    There the checkout is the pull request's, and so is any configuration file in
+    it: a pull request must not choose the rules it is judged by. --config reads
+    one deliberately (the Action reads one only when the workflow pins its sha256).
+    """
+    found = find_config(cwd)
+    if found is not None and os.environ.get("GITHUB_EVENT_NAME", "").startswith("pull_request"):
+        click.echo(f"lbnorm: {found} is not read in a pull-request workflow (the pull request could edit it); "
+                   "pass --config to read it deliberately", err=True)
+        return None
+    return found
 
 
 def command_line_settings(*, tolerance=None, profile=None, profile_file=None, strict=False, audit_samples=None,
