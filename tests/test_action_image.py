@@ -37,7 +37,7 @@ def test_action_inputs_are_snake_case_and_match_what_the_entrypoint_reads():
     assert action["runs"] == {"using": "docker", "image": "Dockerfile"}
     assert set(action["inputs"]) == {"files", "profile", "profile_file", "profile_sha256", "tolerance", "strict",
                                      "report", "max_file_size", "max_files", "max_depth", "max_string_length",
-                                     "max_log_size", "stale_scorer_bound", "max_values"}
+                                     "max_log_size", "stale_scorer_bound", "max_values", "config_file", "config_sha256"}
     assert all("-" not in name and name.islower() for name in action["inputs"])
     assert set(action["outputs"]) == {"passed", "files_checked", "errors", "warnings", "report"}
 
