@@ -194,3 +194,37 @@ def test_the_docs_index_lists_every_page():
     index = (REPO / "docs" / "index.md").read_text(encoding="utf-8")
     linked = {m["target"].partition("#")[0] for m in LINK.finditer(index)}
     assert {p.name for p in (REPO / "docs").glob("*.md")} - {"index.md"} <= linked
+
+
+def test_the_maintainers_workflow_passes_a_submission_through_the_action_entrypoint(tmp_path):
+    """docs/maintainers.md end to end: its commands, then its workflow's inputs, as the runner hands them over."""
+    folder, env = workspace(tmp_path)
+    page = REPO / "docs" / "maintainers.md"
+    for lang, body, _, not_run in blocks(page):
+        if lang in SHELL and not not_run:
+            for command, expected in commands(body):
+                assert subprocess.run(["bash", "-c", command], cwd=folder, env=env,
+                                      capture_output=True).returncode == expected, command
+    workflow = next(yaml.safe_load(body) for lang, body, _, _ in blocks(page) if lang == "yaml" and "jobs:" in body)
+    [step] = [s for s in workflow["jobs"]["lbnorm"]["steps"] if "lbnorm-action@" in s.get("uses", "")]
+    digest = subprocess.run(["sha256sum", step["with"]["profile_file"]], cwd=folder, capture_output=True,
+                            text=True, check=True).stdout.split()[0]
+    model = folder / "submissions" / "example-org" / "tiny-model"
+    shutil.copytree(folder / "examples" / "lm-eval-output" / "example-org__tiny-model", model)
+    init = subprocess.run(["lbnorm", "submission", "init", str(model.relative_to(folder)), "--profile-file",
+                           step["with"]["profile_file"]], cwd=folder, env=env, capture_output=True, text=True)
+    assert init.returncode == 0, init.stderr
+    (folder / "out.txt").touch()
+    inputs = {f"INPUT_{key.upper()}": str(value) for key, value in step["with"].items()}
+    proc = subprocess.run([sys.executable, "-m", "validator", "action"], cwd=folder, capture_output=True, text=True,
+                          env={**env, **inputs, "INPUT_PROFILE_SHA256": digest, "GITHUB_WORKSPACE": str(folder),
+                               "GITHUB_OUTPUT": str(folder / "out.txt")})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "passed=true" in (folder / "out.txt").read_text()
+    assert "num_choices 5 of the profile is what the log scored" in proc.stdout
+    tampered = folder / ".lbnorm" / "profile.yaml"
+    tampered.write_text(tampered.read_text().replace("num_choices: 5", "num_choices: 2"))
+    refused = subprocess.run([sys.executable, "-m", "validator", "action"], cwd=folder, capture_output=True,
+                             text=True, env={**env, **inputs, "INPUT_PROFILE_SHA256": digest,
+                                             "GITHUB_WORKSPACE": str(folder), "GITHUB_OUTPUT": str(folder / "out.txt")})
+    assert refused.returncode == 3 and "update the pin" in refused.stdout  # the pin holds against an edited profile

@@ -75,7 +75,7 @@ def test_derive_fills_in_what_the_run_proves_and_leaves_placeholders_that_fail(t
     proc = run_cli("profile", "derive", str(paths["results"]), "-o", "board.yaml", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "3 task(s)" in proc.stdout and "3 sample log(s) read" in proc.stdout
-    assert "3 value(s) are FILL IN placeholders" in proc.stdout
+    assert "3 value(s) are FILL IN placeholders" in proc.stdout and "built-in profile" not in proc.stdout
     text = (tmp_path / "board.yaml").read_text()
     data = yaml.safe_load(text)
     stories, varying = data["benchmarks"]
@@ -137,6 +137,9 @@ def test_derive_from_the_v2_example_reads_19_choices_for_object_counting(tmp_pat
     results.write_text(json.dumps(doc))
     proc = run_cli("profile", "derive", str(results), "-o", "board.yaml", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().endswith("these are the tasks of the built-in profile open-llm-leaderboard-v2: lbnorm "
+                                         "profile init --from open-llm-leaderboard-v2 gives its verified facts to "
+                                         "start from")
     data = yaml.safe_load((tmp_path / "board.yaml").read_text())
     bbh = next(b for b in data["benchmarks"] if b["id"] == "leaderboard_bbh")
     counting = next(t for t in bbh["tasks"] if t["task"] == BBH_OBJECT_COUNTING)

@@ -9,7 +9,7 @@ import click
 
 from ..core.errors import DataError, ExitCode
 from ..io.documents import kind_of
-from ..io.loaders import builtin_profile_names, parse, read_text
+from ..io.loaders import builtin_profile_names, load_builtin_profile, parse, read_text
 from .options import limit_options, limits_from, log_limit_option
 
 _OUTPUT = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default="profile.yaml",
@@ -83,6 +83,19 @@ def derive(results: Path, samples: tuple[Path, ...], name: str, title: str, outp
                    f"lbnorm profile check {output} lists them with their lines")
     else:
         click.echo(f"no placeholders left; review it, then lbnorm profile check {output}")
+    builtin = _builtin_covering(run.tasks)
+    if builtin:
+        click.echo(f"these are the tasks of the built-in profile {builtin}: lbnorm profile init --from {builtin} "
+                   "gives its verified facts to start from")
+
+
+def _builtin_covering(tasks) -> str | None:
+    """A built-in profile that knows most of the run's tasks: its checked facts beat a draft."""
+    for name in builtin_profile_names():
+        known = load_builtin_profile(name).task_index()
+        if tasks and sum(task in known for task in tasks) * 2 >= len(tasks):
+            return name
+    return None
 
 
 @profile.command("check")
