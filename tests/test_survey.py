@@ -92,8 +92,9 @@ def test_drop_columns_show_the_deep_dive_rates(corpus, one_go):
 
 def test_a_manifest_compares_published_scores(corpus, tmp_path):
     result = lbnorm("survey", str(corpus[0] / MANIFEST), "--out", str(tmp_path), "--workers", "2",
-                    "--published-scale", "100", "--no-plots")
+                    "--published-scale", "100", "--no-plots", "--progress")
     assert result.returncode == 1, result.stderr
+    assert " units  " in result.stderr and "/s  ETA " in result.stderr  # the progress bar, forced on
     rows = read_jsonl(tmp_path / "survey.jsonl")
     assert_finds_exactly_the_planted_faults(rows, corpus[1], published=True)
     assert all(row["model"] == row["run"].split("/")[0].replace("__", "/") for row in rows)

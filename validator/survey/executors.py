@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import uuid
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator
@@ -94,8 +95,10 @@ class DaskCluster:
     def run(self, function: Callable[[Batch], list[list[dict]]], batches: list[Batch]) -> Iterator[Result]:
         from distributed import as_completed as dask_completed
 
-        # Task keys are the batches' content keys, so a retried task is the same task.
-        futures = self.client.map(function, batches, key=[f"lbnorm-survey-{batch_key(b)}" for b in batches])
+        # Keys unique to this call: a scheduler that still remembers (or is forgetting) an earlier survey's
+        # task of the same content must not hand back or wait on that one. Retries keep their key.
+        run = uuid.uuid4().hex[:12]
+        futures = self.client.map(function, batches, key=[f"lbnorm-survey-{run}-{batch_key(b)}" for b in batches])
         by_key = {future.key: batch for future, batch in zip(futures, batches)}
         for future, value in dask_completed(futures, with_results=True, raise_errors=False):
             batch = by_key[future.key]
