@@ -57,6 +57,12 @@ class CommandSafeWriter:
             self._stream.write(_no_workflow_commands(data[:cut]))
         return len(text)
 
+    def command(self, line: str) -> None:
+        """Write one workflow command that lbnorm built itself, every submitted value in it escaped
+        (report/github.py escape_data/escape_property); it passes the guard as a whole line."""
+        self.flush()
+        self._stream.write(line.replace("\r", " ").replace("\n", " ") + "\n")
+
     def flush(self) -> None:
         if self._pending:
             self._stream.write(_no_workflow_commands(self._pending))

@@ -24,8 +24,11 @@ GITHUB_DETAILS = "every finding is listed in this step's log; upload SARIF to se
 def reporters(text: Reporter, json: Reporter) -> dict[str, Reporter]:
     def github(result: Any, out: TextIO, options: ReportOptions) -> None:
         """Workflow-command annotations (GitHub shows 10 per severity), then the plain text report."""
+        # Behind the CLI's guard (io/safe_text.py) the annotations, built from escaped data, go out as
+        # commands; everything else written to `out` is still neutralised.
+        command = getattr(out, "command", lambda line: out.write(line + "\n"))
         for line in annotation_lines(result, GITHUB_DETAILS):
-            out.write(line + "\n")
+            command(line)
         text(result, out, replace(options, color=False))
 
     return {"text": text, "json": json, "github": github, "sarif": report_sarif, "junit": report_junit}
