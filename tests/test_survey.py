@@ -233,3 +233,21 @@ def test_stream_records_refuse_bad_lines_with_rule_and_line(data, rule, line):
     with pytest.raises(DocumentError) as error:
         list(stream_records(Chunks(data), Limits(max_file_bytes=100)))
     assert (error.value.rule, error.value.line) == (rule, line)
+
+
+def test_numbers_json_cannot_hold_become_blanks_not_a_crash(tmp_path):
+    """A submitter's 1.7e308 against a logged mean of -2.8e307: the difference is inf; the row still goes in."""
+    root = tmp_path / "runs"
+    make_corpus(root, runs=1, seed=3, fault_rate=0)
+    results = next(root.glob("*/results_*.json"))
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["results"]["arc_easy"]["acc,none"] = 1.7e308
+    results.write_text(json.dumps(data), encoding="utf-8")
+    log = next(root.glob("*/samples_arc_easy_*.jsonl"))
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    lines[0]["acc"] = -1.7e308  # the mean of the logged values: about -2.8e307; 1.7e308 away from that is inf
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    outcome = survey([str(root)], tmp_path / "out", LocalPool(1))
+    row = next(row for row in outcome.rows if row["task"] == "arc_easy")
+    assert row["max_abs_diff"] is None and "LB709" in row["rules"]
+    assert all(isinstance(entry["rows"], list) for entry in read_jsonl(tmp_path / "out" / JOURNAL_NAME))

@@ -27,6 +27,7 @@ COLUMNS = (
 NESTED = ("rules", "metrics")
 DROP_COLUMNS = ("em_recomputed", "f1_recomputed", "em_nl", "f1_nl", "em_nl_lstrip", "f1_nl_lstrip", "f1_ws",
                 "rate_W", "rate_W_impacting", "rate_D", "rate_D_prime", "rate_L")
+MAX_METRICS = 100  # per row; a results entry can list any number of metrics (the findings still cover all)
 # The metric a row shows first when no published score names one: what leaderboards publish.
 _HEADLINE = ("f1,none", "acc_norm,none", "acc,none", "exact_match,none")
 
@@ -53,7 +54,7 @@ def task_row(run: str, model: str, task: str, log: str, audit: TaskAudit | None,
     row.update(samples=audit.samples, expected=audit.expected, hashes_checked=audit.hashes_checked,
                hash_mismatches=audit.hash_mismatches, task_hash=audit.task_hash)
     row["metrics"] = {m.key: {"reported": _number(m.reported), "from_samples": _number(m.from_samples),
-                              "recomputed": _number(m.recomputed)} for m in audit.metrics}
+                              "recomputed": _number(m.recomputed)} for m in audit.metrics[:MAX_METRICS]}
     _headline(row)
     if audit.drop is not None:
         drop = audit.drop.as_dict()
@@ -90,6 +91,15 @@ def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value) if math.isfinite(value) else None
+
+
+def plain(value: Any) -> Any:
+    """The row as JSON can hold it: a submitter's 1e308 - (-1e308) is inf, and inf is no JSON number."""
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def sort_key(row: dict) -> tuple:

@@ -15,6 +15,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 import posixpath
 import re
 from dataclasses import dataclass
@@ -174,7 +175,10 @@ def _published(entry: dict, source: str, number: int) -> tuple[tuple[str, str, f
             continue
         task, _, metric = column.rpartition("/")
         try:
-            scores.append((task, metric, float(value)))
+            score = float(value)
         except (TypeError, ValueError):
-            raise SourceError(f"{source}: entry {number}: {column} is {value!r}, not a number") from None
+            score = math.nan
+        if not math.isfinite(score):
+            raise SourceError(f"{source}: entry {number}: {column} is {value!r}, not a number")
+        scores.append((task, metric, score))
     return tuple(sorted(scores))

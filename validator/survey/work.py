@@ -25,7 +25,7 @@ from ..io.readers import read_results
 from ..io.safe_text import one_line
 from ..io.sample_logs import UNPLACED_LOG, task_of
 from .records import stream_records
-from .rows import blank_row, finding_row, task_row
+from .rows import blank_row, finding_row, plain, task_row
 from .sources import Unit
 from .stores import FileRef, is_local, local_path, open_stream
 
@@ -40,7 +40,7 @@ class Settings:
 def run_unit(unit: Unit, settings: Settings = Settings()) -> list[dict]:
     """The unit's rows; an unexpected error is a "failed" row that says what broke."""
     try:
-        return _rows_of(unit, settings)
+        return [plain(row) for row in _rows_of(unit, settings)]
     except Exception as exc:  # a bug or an unforeseen input must not lose the unit
         detail = one_line(f"{type(exc).__name__}: {exc} at {traceback.extract_tb(exc.__traceback__)[-1].name}", 300)
         return [failed_row(unit, f"internal error: {detail}; please report it")]
@@ -67,7 +67,7 @@ def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
             return [row]
         finding = make_finding(exc.rule, unit.run.results.name, exc.message, line=exc.line, column=exc.column)
         return [finding_row(unit.run.run, unit.run.model or "", "", "", "unreadable results", [finding])]
-    model = unit.run.model or _model_of(document, unit.run.results.name)
+    model = one_line(unit.run.model or _model_of(document, unit.run.results.name), 300)
     if unit.log is None:
         return _run_rows(unit, document, model, settings)
     return [_log_row(unit, document, model, settings)]
