@@ -54,7 +54,7 @@ def test_config_names_a_file_and_prints_the_effective_settings(workspace):
                                           '[tool.lbnorm.per-file-ignores]\n"legacy/*" = ["LB3"]\n')
     assert run_cli("check", "--config", "board.toml", "bad.json", cwd=workspace).returncode == 0
     text = run_cli("config", "--config", "board.toml", cwd=workspace).stdout
-    assert f"# configuration file: board.toml" in text
+    assert "# configuration file: board.toml" in text
     assert 'ignore = ["LB601"]' in text and "max-file-size = 1048576  # 1 MiB" in text
     assert '"legacy/*" = ["LB3"]' in text
 

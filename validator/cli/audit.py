@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -78,17 +79,22 @@ def audit(paths: tuple[str, ...], strict: bool, config_file: Path | None, isolat
     sys.exit(ExitCode.OK if passed else ExitCode.DATA)
 
 
+@dataclass(frozen=True)
+class AuditedFile:
+    path: str  # what the junit reporter lists as a test suite
+
+
 class AuditRun(Findings):
-    """Several results files audited in one run."""
+    """Several results files audited in one run: one Findings for the github, sarif and junit reporters."""
 
     def __init__(self):
         super().__init__()
-        self.audits = []
+        self.audits = []  # one AuditResult per results file
         self.loose = []  # findings about the arguments themselves (outside the workspace, matched nothing)
 
     @property
-    def files(self):
-        return [_Shown(a.results_file) for a in self.audits]
+    def files(self) -> list[AuditedFile]:
+        return [AuditedFile(a.results_file) for a in self.audits]
 
     def add(self, audited) -> None:
         self.audits.append(audited)
@@ -97,11 +103,6 @@ class AuditRun(Findings):
     def add_loose(self, finding) -> None:
         self.loose.append(finding)
         self.findings.append(finding)
-
-
-class _Shown:
-    def __init__(self, path: str):
-        self.path = path
 
 
 def _run_text(run: AuditRun, out, options: ReportOptions) -> None:
