@@ -67,6 +67,14 @@ class CommandSafeWriter:
         return getattr(self._stream, name)
 
 
+def command_stream(out: TextIO) -> TextIO:
+    """The stream under the guard, for the one writer of lbnorm's own workflow commands (escaped annotations)."""
+    if isinstance(out, CommandSafeWriter):
+        out.flush()
+        return out._stream
+    return out
+
+
 def neutralize_json(text: str) -> str:
     """JSON text that no runner reads as a command: '#' inside strings becomes \\u0023.
 
