@@ -123,20 +123,23 @@ def _block_document(shape: str) -> str:
     return "- " * DEEP + "x\n"
 
 
-def _render(data: dict, as_yaml: bool, plants_here: list[tuple[int, Plant]]) -> str:
+def _render(data: dict, as_yaml: bool, plants_here: list[tuple[int, Plant]]) -> tuple[str, set[str]]:
+    """The file's text and the kinds of the plants that made it in (a later plant can overwrite an earlier one)."""
     for index, plant in plants_here:
         if plant.kind in ("string", "number", "wrong_type"):
             _set(data, plant.path, plant.value)
         else:
             _set(data, plant.path, _placeholder(index))
     text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**9) if as_yaml else json.dumps(data)
+    applied = set()
     for index, plant in plants_here:
         quoted = [f'"{_placeholder(index)}"', _placeholder(index)]
         token = next((q for q in quoted if q in text), None)
         if token is None:
             continue
         text = text.replace(token, _raw(plant, as_yaml), 1)
-    return text
+        applied.add(plant.kind)
+    return text, applied
 
 
 def _raw(plant: Plant, as_yaml: bool) -> str:
@@ -165,13 +168,13 @@ def build(ws: Path, drawn: Workspace) -> set[str]:
     for where, data, name, as_yaml in (("submission", submission, submission_name, drawn.submission_yaml),
                                        ("results", results, results_name, drawn.results_yaml),
                                        ("log", log, MUSR_LOG, False)):
-        text = _render(data, as_yaml, plants_at[where])
+        text, applied = _render(data, as_yaml, plants_at[where])
         block = [p for _, p in plants_at[where] if p.kind == "deep" and as_yaml and p.shape.startswith("yaml_")
                  and p.shape not in ("yaml_flow", "yaml_flow_map")]
         if block:
-            text = _block_document(block[0].shape)
+            text, applied = _block_document(block[0].shape), {"deep"}
         (ws / name).write_text(text + ("\n" if where == "log" else ""), encoding="utf-8", errors="surrogatepass")
-        if any(p.kind in BREAKING for _, p in plants_at[where]) and where != "log":
+        if applied & BREAKING and where != "log":
             broken.add(name)
     return broken
 

@@ -249,3 +249,28 @@ def test_a_log_with_more_records_than_the_budget_fails_at_the_first_one_over(tmp
         list(read_records(log, Limits(max_log_records=3)))
     assert (raised.value.rule, raised.value.line) == ("LB106", 4) and "--max-log-records" in raised.value.message
     assert len(list(read_records(log, Limits(max_log_records=5)))) == 5
+
+
+def test_no_report_line_can_become_a_workflow_command_whatever_wrote_it():
+    """The stream guard catches what a code path forgot to sanitise, even split across writes."""
+    import io
+
+    from validator.io.safe_text import CommandSafeWriter, command_stream
+
+    raw = io.StringIO()
+    guarded = CommandSafeWriter(raw)
+    guarded.write("note: ok\n::error file=a::forged\r  ::warning::x #")
+    guarded.write("#[error]legacy\n")
+    command_stream(guarded).write("::error title=lbnorm::ours\n")
+    assert raw.getvalue().splitlines() == ["note: ok", "\\::error file=a::forged", "\\::warning::x ##\\[error]legacy",
+                                           "::error title=lbnorm::ours"]
+
+
+def test_the_job_summary_pings_nobody_and_links_nowhere():
+    from validator.report.github import _md
+
+    text = _md("@octocat see https://evil.example/x, www.evil.example and ftp://x; mail a@b.example")
+    for bait in ("@octocat", "https://", "www.evil", "ftp://", "a@b"):
+        assert bait not in text
+    assert text.replace("\u200b", "") == ("@octocat see https://evil.example/x, www.evil.example and ftp://x; "
+                                          "mail a@b.example")

@@ -57,12 +57,6 @@ class CommandSafeWriter:
             self._stream.write(_no_workflow_commands(data[:cut]))
         return len(text)
 
-    def command(self, line: str) -> None:
-        """Write one workflow command that lbnorm built itself, every submitted value in it escaped
-        (report/github.py escape_data/escape_property); it passes the guard as a whole line."""
-        self.flush()
-        self._stream.write(line.replace("\r", " ").replace("\n", " ") + "\n")
-
     def flush(self) -> None:
         if self._pending:
             self._stream.write(_no_workflow_commands(self._pending))
@@ -71,6 +65,14 @@ class CommandSafeWriter:
 
     def __getattr__(self, name: str):  # isatty, encoding, fileno...: those of the real stream
         return getattr(self._stream, name)
+
+
+def command_stream(out: TextIO) -> TextIO:
+    """The stream under the guard, for the one writer of lbnorm's own workflow commands (escaped annotations)."""
+    if isinstance(out, CommandSafeWriter):
+        out.flush()
+        return out._stream
+    return out
 
 
 def neutralize_json(text: str) -> str:

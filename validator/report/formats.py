@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Callable, Mapping, TextIO
 
+from ..io.safe_text import command_stream
 from .github import annotation_lines
 from .junit import report_junit
 from .sarif import report_sarif
@@ -24,11 +25,9 @@ GITHUB_DETAILS = "every finding is listed in this step's log; upload SARIF to se
 def reporters(text: Reporter, json: Reporter) -> dict[str, Reporter]:
     def github(result: Any, out: TextIO, options: ReportOptions) -> None:
         """Workflow-command annotations (GitHub shows 10 per severity), then the plain text report."""
-        # Behind the CLI's guard (io/safe_text.py) the annotations, built from escaped data, go out as
-        # commands; everything else written to `out` is still neutralised.
-        command = getattr(out, "command", lambda line: out.write(line + "\n"))
+        commands = command_stream(out)  # our own ::error lines (their text escaped), past the stdout guard
         for line in annotation_lines(result, GITHUB_DETAILS):
-            command(line)
+            commands.write(line + "\n")
         text(result, out, replace(options, color=False))
 
     return {"text": text, "json": json, "github": github, "sarif": report_sarif, "junit": report_junit}
