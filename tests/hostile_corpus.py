@@ -517,7 +517,7 @@ def sample_log_record_nested_800_deep(ws, outside):
     (ws / MUSR_LOG).write_text('{"doc_id": 0, "doc": ' + "[" * 800 + "]" * 800 + "}\n")
 
 
-@case("LB201", "LB705", "LB706", "LB709", "LB715", args=("submission.json",))
+@case("LB201", "LB705", "LB706", "LB709", args=("submission.json",))
 def samples_lists_one_log_4000_times(ws, outside):
     """Two spellings of one log, 2,000 times each: LB201 says so, and the log is audited once."""
     honest(ws, samples=[MUSR_LOG] * 2000 + ["./" + MUSR_LOG] * 2000)
