@@ -27,7 +27,7 @@ from ..io.sample_logs import UNPLACED_LOG, task_of
 from .records import stream_records
 from .rows import blank_row, finding_row, plain, task_row
 from .sources import Unit
-from .stores import FileRef, is_local, local_path, open_stream
+from .stores import FileRef, is_local, open_stream
 
 
 @dataclass(frozen=True)
