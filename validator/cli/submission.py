@@ -53,7 +53,11 @@ def init(run: Path, output: Path | None, profile_name: str | None, profile_file:
         click.echo(f"lbnorm: error: {exc} exists; pass --force to overwrite it, or -o to write elsewhere", err=True)
         sys.exit(ExitCode.DATA)
     except DataError as exc:
-        click.echo(f"lbnorm: error: {exc}", err=True)
+        hint = ""
+        if "no task of profile" in str(exc) and profile_file is None:
+            hint = ("; for a leaderboard with its own tasks pass --profile-file with its profile "
+                    "(`lbnorm profile derive` drafts one from this run)")
+        click.echo(f"lbnorm: error: {exc}{hint}", err=True)
         sys.exit(ExitCode.DATA)
     _report(draft, f"--profile-file {profile_file} " if profile_file else "")
 
