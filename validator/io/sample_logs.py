@@ -149,7 +149,7 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
                                 line_number, 1)
         if not raw.strip():
             continue
-        text = _decode(raw, line_number)
+        text = decode_line(raw, line_number)
         yield SampleRecord(index, line_number, text, _loads(text, line_number, 1, limits))
         index += 1
 
@@ -232,7 +232,8 @@ def _array_records(handle, limits: Limits) -> Iterator[SampleRecord]:
         position, index, expect_value = end, index + 1, False
 
 
-def _decode(raw: bytes, line: int) -> str:
+def decode_line(raw: bytes, line: int) -> str:
+    """One log line as text; bytes that are not UTF-8 are LB701 at that line."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

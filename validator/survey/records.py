@@ -14,7 +14,7 @@ from typing import IO, Any, Iterator
 
 from ..io.documents import DocumentError
 from ..io.limits import Limits, describe_size
-from ..io.sample_logs import SampleRecord
+from ..io.sample_logs import SampleRecord, decode_line
 
 CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
@@ -29,7 +29,7 @@ def stream_records(handle: IO[bytes], limits: Limits) -> Iterator[SampleRecord]:
         if index == 0 and raw.lstrip().startswith(b"["):
             raise DocumentError("LB701", "this is a legacy JSON-array log (lm-eval 0.4.0-0.4.2); the survey reads "
                                          "those from local folders only", line_number, 1)
-        text = _decode(raw, line_number)
+        text = decode_line(raw, line_number)
         yield SampleRecord(index, line_number, text, _loads(text, line_number))
         index += 1
 
@@ -61,13 +61,6 @@ def _too_long(line: int, max_line: int) -> DocumentError:
     return DocumentError("LB106", f"a record is longer than {describe_size(max_line)} "
                                   f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this log is honest)", line, 1)
 
-
-def _decode(raw: bytes, line: int) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DocumentError("LB701", f"byte {exc.start} of this line is not UTF-8; logs are written as UTF-8",
-                            line, 1) from None
 
 
 def _loads(text: str, line: int) -> Any:
