@@ -1,7 +1,7 @@
 """What one logged sample should say, recomputed from its own fields. Pure: no I/O.
 
 Formulas are lm-eval's (spec A.2.4):
-- doc_hash = sha256(json.dumps(doc, indent=2, ensure_ascii=False)),
+- doc_hash = sha256(json.dumps(doc, indent=2, ensure_ascii=False)) (written by indented_json.py),
   prompt_hash = sha256(first request's prompt), target_hash = sha256(str(target));
 - task_hashes[task] = sha256 of every doc_hash + prompt_hash + target_hash, in file order;
 - multiple choice: acc = [argmax(ll) == gold], acc_norm = [argmax(ll / len(choice)) == gold],
@@ -14,10 +14,11 @@ Formulas are lm-eval's (spec A.2.4):
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from dataclasses import dataclass
 from typing import Any
+
+from .indented_json import dumps_indent2
 
 HASH_FIELDS = ("doc_hash", "prompt_hash", "target_hash")
 
@@ -27,7 +28,7 @@ def sha256(text: str) -> str:
 
 
 def doc_hash(doc: Any) -> str:
-    return sha256(json.dumps(doc, indent=2, ensure_ascii=False))
+    return sha256(dumps_indent2(doc))
 
 
 def requests(arguments: Any) -> list[list[Any]]:

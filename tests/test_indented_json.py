@@ -1,0 +1,31 @@
+"""indented_json writes exactly what json.dumps(indent=2, ensure_ascii=False) writes: doc_hash depends on every byte."""
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from validator.audit.indented_json import dumps_indent2
+
+# What json.loads can return, with the characters escaping cares about.
+scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True)
+           | st.text(alphabet=st.characters(blacklist_categories=()) | st.sampled_from('"\\\n\t\x00\x7f\u2028é𝔘'),
+                     max_size=20))
+documents = st.recursive(scalars, lambda children: st.lists(children, max_size=4)
+                         | st.dictionaries(st.text(max_size=6), children, max_size=4), max_leaves=30)
+
+
+@settings(max_examples=500, deadline=None)
+@given(documents)
+def test_the_text_is_json_dumps_text(document):
+    assert dumps_indent2(document) == json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def test_the_text_of_a_lone_surrogate_from_a_json_escape_is_json_dumps_text():
+    document = json.loads('{"q": "\\ud800 and \\udfff", "a": [["\\ud83d"]]}')
+    assert dumps_indent2(document) == json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def test_values_json_loads_never_returns_are_left_to_json_dumps():
+    for document in ({1: "int key"}, {"t": (1, 2)}, {"k": {None: [1.5, {True: "x"}]}}):
+        assert dumps_indent2(document) == json.dumps(document, indent=2, ensure_ascii=False)
