@@ -23,18 +23,25 @@ import string
 from dataclasses import dataclass, field
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
-_PUNCTUATION = frozenset(string.punctuation)
-_TOKEN_SEPARATORS = re.compile(" |-")
+_ARTICLE_WORDS = frozenset({"a", "an", "the"})
+_NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_FLOAT_WORDS = frozenset({"nan", "inf", "infinity"})  # the only letters-only strings float() reads (any case)
 _REVERSED_TRAILING_NUMBER = re.compile(r"\d[\d,]*")
 _DECIMAL = re.compile(r"^-?(\d+)\.\d+$")
 _ANY_WHITESPACE = re.compile(r"\s")
+_WHITESPACE_NOT_SPACE = re.compile(r"[^\S ]")
 
 Gold = tuple[str, ...]
 
 
 # --- the harness scorer ------------------------------------------------------------------
+# The harness runs each token through lower -> remove punctuation -> fix number -> drop articles ->
+# fix spaces. _normalize_token gets the same result with less work; tests/drop_reference.py is
+# the harness's order, kept to check this one against.
 
 def is_number(text: str) -> bool:
+    if text.isalpha():  # a word: float() would only raise, and raising costs more than this test
+        return text.lower() in _FLOAT_WORDS
     try:
         float(text)
     except ValueError:
@@ -43,11 +50,7 @@ def is_number(text: str) -> bool:
 
 
 def remove_punctuation(token: str) -> str:
-    return token if is_number(token) else "".join(ch for ch in token if ch not in _PUNCTUATION)
-
-
-def _fix_number(token: str) -> str:
-    return str(float(token)) if is_number(token) else token
+    return token if is_number(token) else token.translate(_NO_PUNCTUATION)
 
 
 # Gold spans recur within a sample (scored once per repair) and across runs, and most predictions are
@@ -66,24 +69,51 @@ def _normalize_short(answer: str) -> str:
 
 
 def _normalize(answer: str) -> str:
-    tokens = [" ".join(_ARTICLES.sub(" ", _fix_number(remove_punctuation(token.lower()))).split())
-              for token in _TOKEN_SEPARATORS.split(answer)]
-    return " ".join(token for token in tokens if token.strip()).strip()
+    # The harness splits on re.split(" |-"): every single space or hyphen, empty tokens kept.
+    spaced = answer.replace("-", " ")
+    if spaced.isascii() and spaced.replace(" ", "").isalpha():
+        return _normalize_ascii_words(spaced.lower())
+    return " ".join(token for token in map(_normalize_token, spaced.split(" ")) if token)
 
 
-def answer_to_bags(answer: str | list[str] | tuple[str, ...]) -> tuple[list[str], list[frozenset[str]]]:
+def _normalize_ascii_words(spaced: str) -> str:
+    """_normalize of lower-case ASCII words and spaces (most answers): no punctuation, no digits, no \\b inside."""
+    return " ".join(str(float(word)) if word in _FLOAT_WORDS else word
+                    for word in spaced.split() if word not in _ARTICLE_WORDS)
+
+
+def _normalize_token(token: str) -> str:
+    token = remove_punctuation(token.lower())
+    if is_number(token):
+        return str(float(token))  # "19.0", "nan", "1e+20": no article, no whitespace left to fix
+    if token.isalnum():  # word characters only, so \b can only match at its ends
+        return "" if token in _ARTICLE_WORDS else token
+    return " ".join(_ARTICLES.sub(" ", token).split())
+
+
+Bags = tuple[list[str], list[frozenset[str]]]
+
+
+def answer_to_bags(answer: str | list[str] | tuple[str, ...]) -> Bags:
     spans = list(answer) if isinstance(answer, (list, tuple)) else [answer]
     normalized = [normalize(span) for span in spans]
     return normalized, [frozenset(span.split()) for span in normalized]
 
 
-def _numbers(bag: frozenset[str]) -> set[str]:
-    return {word for word in bag if is_number(word)}
+@functools.lru_cache(maxsize=4096)
+def gold_bags(gold: Gold) -> Bags:
+    """answer_to_bags of a gold answer, once per answer: every model of a leaderboard answers the same questions."""
+    return answer_to_bags(gold)
+
+
+@functools.lru_cache(maxsize=8192)
+def _numbers(bag: frozenset[str]) -> frozenset[str]:
+    return frozenset(word for word in bag if is_number(word))
 
 
 def _numbers_match(gold_bag: frozenset[str], predicted_bag: frozenset[str]) -> bool:
     gold_numbers = _numbers(gold_bag)
-    return not gold_numbers or bool(gold_numbers & _numbers(predicted_bag))
+    return not gold_numbers or not gold_numbers.isdisjoint(_numbers(predicted_bag))
 
 
 def _bag_f1(predicted_bag: frozenset[str], gold_bag: frozenset[str]) -> float:
@@ -109,13 +139,10 @@ def get_metrics(predicted: str | list[str] | tuple[str, ...], gold: str | list[s
     return _metrics(answer_to_bags(predicted), answer_to_bags(gold))
 
 
-Bags = tuple[list[str], list[frozenset[str]]]
-
-
 def _metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
-    (predicted_spans, predicted_bags), (gold_spans, gold_bags) = predicted, gold
+    (predicted_spans, predicted_bags), (gold_spans, gold_bags_) = predicted, gold
     exact = set(predicted_spans) == set(gold_spans) and len(predicted_spans) == len(gold_spans)
-    return (1.0 if exact else 0.0), numpy_round_2(numpy_mean(align_bags(predicted_bags, gold_bags)))
+    return (1.0 if exact else 0.0), numpy_round_2(numpy_mean(align_bags(predicted_bags, gold_bags_)))
 
 
 def process_results(golds: list[Gold], prediction: str) -> tuple[float, float]:
@@ -123,10 +150,19 @@ def process_results(golds: list[Gold], prediction: str) -> tuple[float, float]:
     best_em, best_f1 = 0.0, 0.0
     predicted = answer_to_bags([prediction])  # once, not once per gold: golds x a long prediction was quadratic
     for gold in golds:
-        em, f1 = _metrics(predicted, answer_to_bags(gold))
-        if gold[0].strip():
+        if gold[0].strip():  # the harness scores the others too, and then ignores them
+            em, f1 = _one_span_metrics(predicted, gold_bags(gold))
             best_em, best_f1 = max(best_em, em), max(best_f1, f1)
     return best_em, best_f1
+
+
+def _one_span_metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
+    """_metrics of a one-span prediction; against a one-span gold (most DROP answers) there is nothing to align."""
+    (gold_spans, gold_bags_), (predicted_span,), (predicted_bag,) = gold, *predicted
+    if len(gold_spans) != 1:
+        return _metrics(predicted, gold)
+    f1 = _bag_f1(predicted_bag, gold_bags_[0]) if _numbers_match(gold_bags_[0], predicted_bag) else 0.0
+    return (1.0 if predicted_span == gold_spans[0] else 0.0), numpy_round_2(f1)  # the mean of one value is itself
 
 
 # --- numpy and scipy, as far as the scorer uses them ------------------------------------
@@ -221,12 +257,17 @@ class SampleFlags:
     possibly_cut: bool = False                        # D': ends in a digit under a '.' stop, no decimal gold
     long_answer_loss: float | None = None             # L: F1 lost to extra words around a complete gold
 
+    def any(self) -> bool:
+        return bool(self.glued or self.decimal_cut or self.possibly_cut or self.long_answer_loss)
+
 
 def glued_numbers(prediction: str) -> list[str]:
     """W: parts of a token that would be numbers but are glued to other text by non-space whitespace."""
+    if not _WHITESPACE_NOT_SPACE.search(prediction):  # nothing can be glued: most predictions
+        return []
     glued = []
-    for token in _TOKEN_SEPARATORS.split(prediction):
-        if is_number(token) or not any(ch.isspace() and ch != " " for ch in token):
+    for token in prediction.replace("-", " ").split(" "):
+        if is_number(token) or not _WHITESPACE_NOT_SPACE.search(token):
             continue
         parts = token.split()
         if len(parts) >= 2:
@@ -235,7 +276,7 @@ def glued_numbers(prediction: str) -> list[str]:
 
 
 def gold_numbers(golds: list[Gold]) -> set[str]:
-    return {word for gold in golds for bag in answer_to_bags(gold)[1] for word in bag if is_number(word)}
+    return {word for gold in golds for bag in gold_bags(gold)[1] for word in _numbers(bag)}
 
 
 def _trailing_number(text: str) -> str | None:
@@ -247,6 +288,8 @@ def _trailing_number(text: str) -> str | None:
     """
     if text.endswith("\n"):  # `$` also matches before a final newline
         text = text[:-1]
+    if not text[-1:].isdecimal():  # \d is a decimal digit: most predictions end otherwise, and are not reversed
+        return None
     match = _REVERSED_TRAILING_NUMBER.match(text[::-1])
     return match.group()[::-1] if match else None
 
@@ -260,21 +303,29 @@ def decimal_cut(prediction: str, golds: list[Gold], until: list[str]) -> str | N
         return None
     digits = trailing.replace(",", "")
     for gold in golds:
-        for span in gold:
-            decimal = _DECIMAL.match(span.strip().replace(",", ""))
-            if decimal and decimal.group(1) == digits:
-                return span.strip()
+        for integer_part, span in _decimal_spans(gold):
+            if integer_part == digits:
+                return span
     return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _decimal_spans(gold: Gold) -> tuple[tuple[str, str], ...]:
+    """(integer part, stripped span) of each span of a gold answer that is a decimal number."""
+    decimals = ((_DECIMAL.match(span.strip().replace(",", "")), span.strip()) for span in gold)
+    return tuple((match.group(1), span) for match, span in decimals if match)
 
 
 def long_answer_loss(prediction: str, golds: list[Gold], f1: float) -> float | None:
     """L: F1 lost although every token of the best gold span is in the prediction (recall 1, precision < 1)."""
-    predicted_bag = answer_to_bags([prediction])[1][0]
+    predicted_bag = frozenset(normalize(prediction).split())
+    if len(predicted_bag) < 2:  # no gold bag can be a non-empty proper subset of it
+        return None
     best: float | None = None
     for gold in golds:
         if not gold[0].strip():
             continue
-        bags = answer_to_bags(gold)[1]
+        bags = gold_bags(gold)[1]
         for bag in bags:
             if bag and _numbers_match(bag, predicted_bag) and bag < predicted_bag:  # recall 1, precision < 1
                 ceiling = 1.0 / max(len(bags), 1)  # one predicted span can match one gold span
@@ -308,6 +359,8 @@ class Rescored:
 
 def rescore(prediction: str, golds: list[Gold], scored: tuple[float, float] | None = None) -> Rescored:
     """`scored`: process_results(golds, prediction), when known; a repair that changes nothing is not rescored."""
+    if scored is not None and not _WHITESPACE_NOT_SPACE.search(prediction):
+        return Rescored(scored, scored, scored)  # no whitespace but spaces: no repair changes the prediction
     # The scorer splits on spaces and drops empty tokens, so spaces at either end never change a score.
     known = {prediction.strip(" "): scored} if scored is not None else {}
 
@@ -323,4 +376,4 @@ def rescore(prediction: str, golds: list[Gold], scored: tuple[float, float] | No
 
 
 def has_decimal_gold(golds: list[Gold]) -> bool:
-    return any(_DECIMAL.match(span.strip().replace(",", "")) for gold in golds for span in gold)
+    return any(_decimal_spans(gold) for gold in golds)

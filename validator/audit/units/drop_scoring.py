@@ -29,15 +29,21 @@ class DropScoring(AuditUnit):
                                "DROP needs doc.answers as lists of strings and filtered_resps[0] as a string")
             return
         report = self._report()
-        until = generation_until(data.get("arguments"))
-        if until is not None and until not in report.until_samples and len(report.until_samples) < MAX_UNTIL_VARIANTS:
-            report.until_samples.append(until)
-        until = until if until is not None else (self.spec.until or [])
+        until = self._until(report, data.get("arguments"))
         em, f1 = drop.process_results(golds, prediction)
         flags = drop.flag_sample(prediction, golds, until, f1)
         self._count(report, sample, prediction, golds, em, f1, flags, drop.rescore(prediction, golds, (em, f1)))
-        sample.recomputed.update({"em": em, "f1": f1})
+        sample.recomputed["em"], sample.recomputed["f1"] = em, f1
         sample.recomputed_by = "the DROP scorer gives"
+
+    def _until(self, report: DropAudit, arguments: Any) -> list[str]:
+        """The sample's stop sequences (the config's when it logged none); a new variant is kept for LB714."""
+        until = generation_until(arguments)
+        if until is None:
+            return self.spec.until or []
+        if until not in report.until_samples and len(report.until_samples) < MAX_UNTIL_VARIANTS:
+            report.until_samples.append(until)
+        return until
 
     def _report(self) -> DropAudit:
         if self.summary.drop is None:
@@ -55,18 +61,27 @@ class DropScoring(AuditUnit):
         report.n += 1
         report.em_recomputed_sum += em
         report.f1_recomputed_sum += f1
-        logged = (as_number(sample.data.get("em")), as_number(sample.data.get("f1")))
-        if any(v is None or abs(v - r) > self.log.tolerance for v, r in zip(logged, (em, f1))):
+        logged_em, logged_f1 = as_number(sample.data.get("em")), as_number(sample.data.get("f1"))
+        tolerance = self.log.tolerance
+        if logged_em is None or logged_f1 is None or abs(logged_em - em) > tolerance or abs(logged_f1 - f1) > tolerance:
             report.n_mismatch += 1
         report.decimal_golds += drop.has_decimal_gold(golds)
+        sums = report.sums
+        sums["em_nl"] += rescored.newline[0]
+        sums["f1_nl"] += rescored.newline[1]
+        sums["em_nl_lstrip"] += rescored.newline_lstrip[0]
+        sums["f1_nl_lstrip"] += rescored.newline_lstrip[1]
+        sums["f1_ws"] += rescored.whitespace[1]
+        if flags.any():
+            self._flagged(report, sample, prediction, golds, em, f1, flags, rescored)
+
+    @staticmethod
+    def _flagged(report: DropAudit, sample: Sample, prediction: str, golds: list[drop.Gold], em: float,
+                 f1: float, flags: drop.SampleFlags, rescored: drop.Rescored) -> None:
         names = tally_flags(report, flags)
         for name in names:
             report.first.setdefault(name.rstrip("!"), (sample.doc_id, sample.record.line))
-        for key, value in (("em_nl", rescored.newline[0]), ("f1_nl", rescored.newline[1]),
-                           ("em_nl_lstrip", rescored.newline_lstrip[0]), ("f1_nl_lstrip", rescored.newline_lstrip[1]),
-                           ("f1_ws", rescored.whitespace[1])):
-            report.sums[key] += value
-        if names and len(report.flagged) < MAX_FLAGGED_SAMPLES:
+        if len(report.flagged) < MAX_FLAGGED_SAMPLES:
             report.flagged.append({
                 "doc_id": sample.doc_id, "line": sample.record.line, "flags": names, "prediction": prediction[:300],
                 "golds": [list(g) for g in golds[:5]], "em": em, "f1": f1, "glued": flags.glued[:5],

@@ -1,0 +1,98 @@
+"""The audit's fast paths against their plain forms.
+
+The DROP scorer as it runs (validator/audit/drop.py) against its plain transcription (drop_reference.py).
+
+drop.py rearranges the harness's work for speed; these properties say it
+still computes the harness's numbers, on predictions and gold answers built
+from the characters that steer the scorer: digits (ASCII and others float()
+reads), the words float() reads, articles, punctuation, hyphens and every
+kind of whitespace.
+"""
+
+from dataclasses import astuple
+
+import pytest
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import drop_reference as reference
+from validator.audit import drop
+from validator.audit import sample_scoring
+from validator.audit.sample_scoring import first_request, requests
+
+PIECES = ["10", "1,001", "12.25", "3.", "-4", "1_000", "٣", "nan", "NaN", "inf", "Infinity", "infinite", "ınf",
+          "a", "an", "the", "The", "A", "yards", "percent", "it's", "(19)", "$5", "e", "1e5", "_", "'", "—",
+          "’s", "İ", "K"]
+SEPARATORS = [" ", "  ", "-", "\n", "\n\n", "\t", "\u00a0", "\u2009", "\x1c", ".", ",", ""]
+
+text = st.lists(st.one_of(st.sampled_from(PIECES), st.sampled_from(SEPARATORS), st.text(max_size=4)),
+                max_size=12).map("".join)
+gold = st.lists(st.one_of(st.sampled_from(PIECES), text), min_size=1, max_size=3).map(tuple)
+golds = st.lists(gold, min_size=1, max_size=3)
+until = st.sampled_from([["."], ["\n\n"], [".", "\n"], []])
+
+
+@settings(max_examples=400, deadline=None)
+@given(text)
+def test_normalize_is_the_harness_normalize(answer):
+    assert drop.normalize(answer) == reference.normalize(answer)
+    assert drop.is_number(answer) == reference.is_number(answer)
+
+
+@settings(max_examples=400, deadline=None)
+@given(golds, text)
+def test_process_results_is_the_harness_process_results(golds, prediction):
+    assert drop.process_results(golds, prediction) == reference.process_results(golds, prediction)
+
+
+@settings(max_examples=300, deadline=None)
+@given(golds, text, until)
+def test_flags_and_rescoring_are_those_of_the_plain_scorer(golds, prediction, until):
+    f1 = reference.process_results(golds, prediction)[1]
+    # The two modules' dataclasses are different classes: compare their fields.
+    assert astuple(drop.flag_sample(prediction, golds, until, f1)) == astuple(
+        reference.flag_sample(prediction, golds, until, f1))
+    assert astuple(drop.rescore(prediction, golds)) == astuple(reference.rescore(prediction, golds))
+    scored = drop.process_results(golds, prediction)
+    assert astuple(drop.rescore(prediction, golds, scored)) == astuple(reference.rescore(prediction, golds))
+    assert drop.has_decimal_gold(golds) == reference.has_decimal_gold(golds)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(text, min_size=1, max_size=4), st.lists(text, min_size=1, max_size=4))
+def test_several_spans_align_as_in_the_plain_scorer(predicted, gold):
+    assert drop.get_metrics(predicted, gold) == reference.get_metrics(predicted, gold)
+
+
+def test_the_reference_is_the_harness_too():
+    """The oracle itself passes the harness's vectors (tests/test_drop.py checks drop.py on the same ones)."""
+    from test_drop import VECTORS, _golds
+
+    for vector in VECTORS["process_results"]:
+        assert reference.process_results(_golds(vector["golds"]), vector["pred"]) == (vector["em"], vector["f1"])
+    for vector in VECTORS["get_metrics"]:
+        assert reference.get_metrics(vector["predicted"], vector["gold"]) == (vector["em"], vector["f1"])
+
+
+json_values = st.recursive(st.none() | st.integers() | st.text(max_size=3),
+                           lambda children: st.lists(children, max_size=3)
+                           | st.dictionaries(st.text(max_size=3), children, max_size=3), max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(json_values)
+def test_the_first_request_is_the_first_of_all_requests(arguments):
+    calls = requests(arguments)
+    assert first_request(arguments) == (calls[0] if calls else [])
+
+
+finite_or_not = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.0, -0.0, -1.5, 1e308, -1e308])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(finite_or_not, min_size=1, max_size=12))
+def test_argmax_is_numpy_argmax(values):
+    """numpy itself is the oracle (it comes with the test extra's pyarrow and dask)."""
+    numpy = pytest.importorskip("numpy")
+    assert sample_scoring._argmax(values) == int(numpy.argmax(numpy.array(values, dtype=numpy.float64)))
