@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .indented_json import dumps_indent2
 
@@ -40,6 +39,17 @@ def requests(arguments: Any) -> list[list[Any]]:
     return []
 
 
+def first_request(arguments: Any) -> list[Any]:
+    """requests(arguments)[0] (or [] when there is none), without building the other requests."""
+    if isinstance(arguments, dict):
+        first = next(iter(arguments.values()), None)
+        return list(first.values()) if isinstance(first, dict) else []
+    if isinstance(arguments, list) and arguments:
+        first = arguments[0]
+        return list(first) if isinstance(first, (list, tuple)) else [first]
+    return []
+
+
 def first_prompt(arguments: Any) -> str | None:
     """requests(arguments)[0][0], without building the other requests (a multiple-choice log has one per choice)."""
     if isinstance(arguments, dict):
@@ -55,8 +65,8 @@ def first_prompt(arguments: Any) -> str | None:
 
 def generation_until(arguments: Any) -> list[str] | None:
     """The stop sequences the first generation request was made with."""
-    calls = requests(arguments)
-    settings = calls[0][1] if calls and len(calls[0]) > 1 else None
+    call = first_request(arguments)
+    settings = call[1] if len(call) > 1 else None
     until = settings.get("until") if isinstance(settings, dict) else None
     if isinstance(until, str):
         return [until]
@@ -86,6 +96,11 @@ def as_number_list(value: Any) -> list[float | int] | None:
 
 def _float(value: Any) -> float | None:
     """A logged log-likelihood: a JSON number (<= 0.4.2) or its string (>= 0.4.3)."""
+    if type(value) is str and len(value) < 64:  # the usual case first: this runs once per choice
+        try:
+            return float(value)
+        except ValueError:
+            return None
     if isinstance(value, bool):
         return None
     if isinstance(value, float):
@@ -102,8 +117,7 @@ def _float(value: Any) -> float | None:
 
 # --- multiple choice ---------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class ChoiceScores:
+class ChoiceScores(NamedTuple):  # a tuple: built once per sample, ten times faster than a frozen dataclass
     acc: float
     acc_norm: float | None  # None when a choice is empty (numpy would divide by zero)
 
@@ -117,7 +131,7 @@ def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delim
     if not isinstance(filtered_resps, list) or not filtered_resps:
         raise NotRecomputable("filtered_resps is not a list of [log-likelihood, is_greedy] pairs")
     lls = [_float(pair[0]) if isinstance(pair, (list, tuple)) and pair else None for pair in filtered_resps]
-    if any(ll is None for ll in lls):
+    if None in lls:
         raise NotRecomputable("a log-likelihood in filtered_resps is not a number")
     continuations = _continuations(arguments)
     if len(continuations) != len(lls) or not all(isinstance(c, str) for c in continuations):
@@ -134,8 +148,15 @@ def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delim
 def _continuations(arguments: Any) -> list[Any]:
     """The second argument of every request (the choice), as [call[1] for call in requests(arguments)]."""
     if isinstance(arguments, dict):
-        return [_second(list(args.values())) if isinstance(args, dict) else None for args in arguments.values()]
+        return [_second_value(args) if type(args) is dict else None for args in arguments.values()]
     return [_second(call) for call in requests(arguments)]
+
+
+def _second_value(args: dict) -> Any:
+    """The second value of a request's {"arg_0": ..., "arg_1": ...}, whatever its key."""
+    values = iter(args.values())
+    next(values, None)
+    return next(values, None)
 
 
 def _second(call: list) -> Any:
@@ -162,6 +183,8 @@ def _gold_index(target: Any, choices: list[str]) -> int:
 
 def _argmax(values: list[float]) -> int:
     """numpy.argmax: the first largest value (a NaN counts as largest, as in numpy)."""
+    if math.isfinite(sum(values)):  # no NaN nor infinity: max() and index() agree with numpy, at C speed
+        return values.index(max(values))
     best = 0
     for i, value in enumerate(values):
         if math.isnan(value):

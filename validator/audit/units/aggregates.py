@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import isfinite
 from typing import Any
 
 from ..model import MetricAudit
@@ -60,13 +61,20 @@ class Aggregates(AuditUnit):
         scalars = {}
         for name in names:
             raw = data.get(name)
-            value = as_number(raw)
+            kind = type(raw)
+            # as_number's answer for the usual plain int or finite float, without the call (this runs per metric)
+            value = raw if (kind is int and -2**53 <= raw <= 2**53) or (kind is float and isfinite(raw)) \
+                else as_number(raw)
             items = as_number_list(raw) if value is None else None
             if value is None and items is None:
                 if name in self.metric_names and raw is not None and not isinstance(raw, (dict, list, str)):
                     self.log.at_record("LB702", sample.record, (name,), f"{name} is {raw!r}, not a number")
                 continue  # tuples and dicts feed corpus-level aggregations: not averaged here
-            self.logged.setdefault((name, sample.filter), RunningMean()).add(value if items is None else items)
+            key = (name, sample.filter)
+            total = self.logged.get(key)
+            if total is None:
+                total = self.logged[key] = RunningMean()
+            total.add(value if items is None else items)
             if value is not None:
                 scalars[name] = value
         return scalars

@@ -30,7 +30,7 @@ def audit_unit(order: int):
     return register
 
 
-@dataclass
+@dataclass(slots=True)
 class Sample:
     """One well-formed record of a log: a JSON object with a non-negative doc_id."""
 
