@@ -1,7 +1,7 @@
 """Survey benchmarks: the audit against its floor, and the survey's throughput on 1 and 2 workers.
 
     python bench/survey_corpus.py /tmp/survey-corpus --runs 8
-    python bench/survey_bench.py /tmp/survey-corpus [--repeat 3] [--json bench/survey_results.json]
+    python bench/survey_bench.py /tmp/survey-corpus [--repeat 5] [--json bench/survey_results.json]
 
 1. The audit's CPU per log against the floor of any honest hash-checking
    audit: a bare loop that json-parses each line and computes the same
@@ -9,8 +9,13 @@
    in this process, best of --repeat, CPU time (time.process_time), so
    interpreter start-up is left out: it is nothing next to a 1 GB log.
 2. The survey's wall time on the local process pool and on a local Dask
-   cluster, with 1 and 2 workers, taking turns (a busy spell on a shared
-   machine hits every configuration alike); the median of --repeat. The
+   cluster, with 1 and 2 workers. Every measurement runs in a fresh process
+   of its own (`--one dask:2 CORPUS`), so no configuration inherits this
+   process's warm caches or imports. The Dask cluster's start (with the
+   preparation of its workers) is timed apart from the survey and shown in
+   its own column. The configurations take turns (a busy spell on a shared
+   machine hits every one alike); medians of --repeat. Reported: Dask over
+   the pool with 1 and with 2 workers, and 2 workers over 1 for both. The
    load average before and after is printed: on a shared machine the
    ratios say more than the seconds.
 3. From the audit's per-core rate: worker-hours for 4,500 runs of 1 GB, and
@@ -25,6 +30,7 @@ import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -101,34 +107,64 @@ def audit_rows(corpus: Path, repeat: int) -> list[dict]:
     return rows
 
 
-def survey_rows(corpus: Path, repeat: int) -> list[dict]:
+CONFIGURATIONS = ("pool:1", "pool:2", "dask:1", "dask:2")
+NAMES = {"pool": "local pool", "dask": "Dask"}
+
+
+def name_of(configuration: str) -> str:
+    kind, workers = configuration.split(":")
+    return f"{NAMES[kind]}, {workers} worker{'s' if workers != '1' else ''}"
+
+
+def measure_one(configuration: str, corpus: Path) -> dict:
+    """One configuration, in this (fresh) process: start the executor, then time one survey. --one runs this."""
     from validator.survey.engine import survey
     from validator.survey.executors import DaskCluster, LocalPool
 
-    executors = {"local pool, 1 worker": LocalPool(1), "local pool, 2 workers": LocalPool(2)}
-    started = {}
-    for workers in (1, 2):
-        start = time.monotonic()
-        executors[f"Dask, {workers} worker{'s' if workers > 1 else ''}"] = DaskCluster(local_workers=workers)
-        started[workers] = time.monotonic() - start
-    times: dict[str, list[float]] = {name: [] for name in executors}
+    kind, workers = configuration.split(":")
+    start = time.monotonic()
+    # The Dask cluster's start includes preparing its workers (their imports); the pool forks per survey.
+    executor = LocalPool(int(workers)) if kind == "pool" else DaskCluster(local_workers=int(workers))
+    started = time.monotonic() - start
     scratch = Path(tempfile.mkdtemp(prefix="survey-bench-"))
     try:
-        for turn in range(repeat):
-            for name, executor in executors.items():
-                out = scratch / f"{turn}-{len(times[name])}-{name.replace(' ', '').replace(',', '')}"
-                start = time.monotonic()
-                survey([str(corpus)], out, executor)
-                times[name].append(time.monotonic() - start)
-                print(f"turn {turn + 1}: {name}: {times[name][-1]:.2f} s", file=sys.stderr, flush=True)
+        start = time.monotonic()
+        survey([str(corpus)], scratch / "out", executor)
+        seconds = time.monotonic() - start
     finally:
-        for executor in executors.values():
-            getattr(executor, "close", lambda: None)()
+        getattr(executor, "close", lambda: None)()
         shutil.rmtree(scratch, ignore_errors=True)
+    return {"start_s": started, "survey_s": seconds}
+
+
+def survey_rows(corpus: Path, repeat: int) -> list[dict]:
+    """Each configuration in a fresh process of its own (no warm cache, no module imported by this one),
+    taking turns so a busy spell on a shared machine hits every configuration alike; medians of --repeat."""
+    measured: dict[str, list[dict]] = {c: [] for c in CONFIGURATIONS}
+    for turn in range(repeat):
+        for configuration in CONFIGURATIONS:
+            done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one", configuration,
+                                   str(corpus)], check=True, capture_output=True, text=True, timeout=3600)
+            measured[configuration].append(json.loads(done.stdout.splitlines()[-1]))
+            print(f"turn {turn + 1}: {name_of(configuration)}: start {measured[configuration][-1]['start_s']:.2f} s, "
+                  f"survey {measured[configuration][-1]['survey_s']:.2f} s", file=sys.stderr, flush=True)
     size = sum(p.stat().st_size for p in corpus.rglob("*.jsonl"))
-    return [{"executor": name, "seconds": statistics.median(values), "MB_per_s": size / 1e6 / statistics.median(values),
-             "cluster_start_s": started.get(int(name.split(", ")[1][0])) if name.startswith("Dask") else None}
-            for name, values in times.items()]
+    rows = []
+    for configuration, runs in measured.items():
+        seconds = statistics.median(run["survey_s"] for run in runs)
+        rows.append({"executor": name_of(configuration), "configuration": configuration, "seconds": seconds,
+                     "MB_per_s": size / 1e6 / seconds, "start_s": statistics.median(run["start_s"] for run in runs),
+                     "survey_times": [run["survey_s"] for run in runs]})
+    return rows
+
+
+def survey_ratios(surveyed: list[dict]) -> dict:
+    """Dask over the pool (extra time, 1 and 2 workers) and the 2-over-1 speed-up of each executor."""
+    seconds = {row["configuration"]: row["seconds"] for row in surveyed}
+    return {"dask_over_pool_1": seconds["dask:1"] / seconds["pool:1"] - 1,
+            "dask_over_pool_2": seconds["dask:2"] / seconds["pool:2"] - 1,
+            "pool_2_over_1": seconds["pool:1"] / seconds["pool:2"],
+            "dask_2_over_1": seconds["dask:1"] / seconds["dask:2"]}
 
 
 def extrapolate(rate_mb_per_cpu_s: float) -> dict:
@@ -140,14 +176,17 @@ def markdown(audit: list[dict], surveyed: list[dict], extra: dict, load: tuple) 
     lines = ["| logs | MB | floor CPU s | audit CPU s | audit / floor | audit MB per CPU s |", "|---|---|---|---|---|---|"]
     lines += [f"| {r['logs']} | {r['MB']:.1f} | {r['floor_cpu_s']:.3f} | {r['audit_cpu_s']:.3f} | {r['ratio']:.2f} | "
               f"{r['audit_MB_per_cpu_s']:.1f} |" for r in audit]
-    lines += ["", "| survey executor | seconds (median) | MB/s | × 1 worker | cluster start s |", "|---|---|---|---|---|"]
-    by_name = {r["executor"]: r for r in surveyed}
+    lines += ["", "| survey executor | cluster start s (median) | survey s (median) | MB/s | × 1 worker |",
+              "|---|---|---|---|---|"]
+    ratios = survey_ratios(surveyed)
+    speedup = {"pool:1": 1.0, "pool:2": ratios["pool_2_over_1"], "dask:1": 1.0, "dask:2": ratios["dask_2_over_1"]}
     for r in surveyed:
-        one = by_name[r["executor"].split(",")[0] + ", 1 worker"]["seconds"]
-        start = "" if r["cluster_start_s"] is None else f"{r['cluster_start_s']:.1f}"
-        lines.append(f"| {r['executor']} | {r['seconds']:.2f} | {r['MB_per_s']:.1f} | {one / r['seconds']:.2f} | {start} |")
-    overhead = by_name["Dask, 2 workers"]["seconds"] / by_name["local pool, 2 workers"]["seconds"] - 1
-    lines += ["", f"Dask against the local pool, 2 workers: {100 * overhead:+.1f}% time.",
+        start = f"{r['start_s']:.2f}" if r["configuration"].startswith("dask") else ""
+        lines.append(f"| {r['executor']} | {start} | {r['seconds']:.2f} | {r['MB_per_s']:.1f} | "
+                     f"{speedup[r['configuration']]:.2f} |")
+    lines += ["", f"Dask against the local pool (survey time): {100 * ratios['dask_over_pool_1']:+.1f}% with 1 worker, "
+                  f"{100 * ratios['dask_over_pool_2']:+.1f}% with 2 workers.",
+              f"2 workers against 1: local pool {ratios['pool_2_over_1']:.2f}×, Dask {ratios['dask_2_over_1']:.2f}×.",
               f"4,500 runs of 1 GB at {audit[0]['audit_MB_per_cpu_s']:.1f} MB per CPU second: "
               f"{extra['worker_hours']:,.0f} worker-hours; {extra['workers_for_one_hour']:,} workers for one hour.",
               f"Load average before / after: {load[0]} / {load[1]} on {os.cpu_count()} CPUs."]
@@ -157,10 +196,15 @@ def markdown(audit: list[dict], surveyed: list[dict], extra: dict, load: tuple) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", type=Path)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--audit-only", action="store_true")
+    parser.add_argument("--one", choices=CONFIGURATIONS, help="Measure one survey configuration in this process "
+                        "and print its times as JSON (what the benchmark runs in a fresh process per turn).")
     args = parser.parse_args()
+    if args.one:
+        print(json.dumps(measure_one(args.one, args.corpus)))
+        return
     before = os.getloadavg()
     audit = audit_rows(args.corpus, args.repeat)
     surveyed = [] if args.audit_only else survey_rows(args.corpus, args.repeat)
@@ -172,8 +216,9 @@ def main() -> None:
     else:
         print(json.dumps({"audit": audit, "extrapolated": extra, "load": load}, indent=1))
     if args.json:
-        args.json.write_text(json.dumps({"audit": audit, "survey": surveyed, "extrapolated": extra, "load": load},
-                                        indent=1), encoding="utf-8")
+        ratios = survey_ratios(surveyed) if surveyed else {}
+        args.json.write_text(json.dumps({"audit": audit, "survey": surveyed, "survey_ratios": ratios,
+                                         "extrapolated": extra, "load": load}, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 
@@ -20,3 +23,31 @@ def test_the_audit_benchmark_measures_audit_and_floor(tmp_path):
     assert [row["logs"] for row in result["audit"]] == ["all logs", "multiple choice", "DROP"]
     assert all(row["audit_cpu_s"] > 0 and row["floor_cpu_s"] > 0 and row["MB"] > 0 for row in result["audit"])
     assert result["extrapolated"]["workers_for_one_hour"] >= 1
+
+
+def test_the_survey_benchmark_measures_each_configuration_in_its_own_process(tmp_path):
+    pytest.importorskip("distributed", reason="the Dask rows need the `dask` extra (dask[distributed])")
+    corpus, report = tmp_path / "corpus", tmp_path / "report.json"
+    subprocess.run([sys.executable, str(BENCH / "survey_corpus.py"), str(corpus), "--runs", "1", "--mc-docs", "10",
+                    "--drop-docs", "10"], check=True, capture_output=True, timeout=120)
+    table = subprocess.run([sys.executable, str(BENCH / "survey_bench.py"), str(corpus), "--repeat", "2",
+                            "--json", str(report)], check=True, capture_output=True, text=True, timeout=300).stdout
+    result = json.loads(report.read_text(encoding="utf-8"))
+    rows = {row["configuration"]: row for row in result["survey"]}
+    assert list(rows) == ["pool:1", "pool:2", "dask:1", "dask:2"]
+    for row in rows.values():
+        assert len(row["survey_times"]) == 2 and all(t > 0 for t in row["survey_times"])
+        assert row["seconds"] == statistics.median(row["survey_times"])
+        assert f"| {row['executor']} |" in table
+    assert rows["dask:1"]["start_s"] > 0 and rows["dask:2"]["start_s"] > 0  # the clusters' start, timed apart
+    seconds = {name: row["seconds"] for name, row in rows.items()}
+    assert result["survey_ratios"] == {
+        "dask_over_pool_1": seconds["dask:1"] / seconds["pool:1"] - 1,
+        "dask_over_pool_2": seconds["dask:2"] / seconds["pool:2"] - 1,
+        "pool_2_over_1": seconds["pool:1"] / seconds["pool:2"],
+        "dask_2_over_1": seconds["dask:1"] / seconds["dask:2"]}
+    ratios = result["survey_ratios"]
+    assert (f"{100 * ratios['dask_over_pool_1']:+.1f}% with 1 worker, "
+            f"{100 * ratios['dask_over_pool_2']:+.1f}% with 2 workers") in table
+    assert f"local pool {ratios['pool_2_over_1']:.2f}×, Dask {ratios['dask_2_over_1']:.2f}×" in table
+

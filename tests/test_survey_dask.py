@@ -7,6 +7,8 @@ Skipped, with the reason, when the `dask` extra is not installed.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import os
 import signal
 import subprocess
@@ -18,6 +20,9 @@ pytest.importorskip("distributed", reason="the Dask executor needs the `dask` ex
 
 from survey_corpus import make_corpus  # noqa: E402
 from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
+from click.testing import CliRunner  # noqa: E402
+from validator.cli import cli  # noqa: E402
+from validator.core import version  # noqa: E402
 from validator.survey.engine import survey  # noqa: E402
 from validator.survey.executors import DaskCluster, LocalPool  # noqa: E402
 from validator.survey.tables import read_jsonl  # noqa: E402
@@ -39,6 +44,11 @@ def local_rows(corpus, tmp_path_factory):
 @pytest.fixture(scope="module")
 def cluster():
     """What --local-cluster 2 starts: a scheduler and two single-threaded worker processes on 127.0.0.1."""
+    # tests/test_packaging.py builds a wheel from this tree, which rewrites core/_build_version.py (setuptools-scm,
+    # a new dev version per commit). The workers import the file as it is now, so this process reads it again too.
+    with contextlib.suppress(ImportError):
+        importlib.reload(importlib.import_module("validator.core._build_version"))
+    importlib.reload(version)
     executor = DaskCluster(local_workers=2)
     yield executor
     executor.close()
@@ -50,6 +60,26 @@ def test_the_cluster_writes_the_local_table(corpus, local_rows, cluster, tmp_pat
     rows = survey([str(corpus[0])], tmp_path, cluster).rows
     assert_finds_exactly_the_planted_faults(rows, corpus[1])
     assert rows == local_rows
+
+
+def test_every_worker_is_prepared_and_runs_the_clients_lbnorm(cluster):
+    # Before the test that kills a worker: the one its nanny restarts joins later and is not prepared.
+    workers = cluster.client.scheduler_info()["workers"]
+    assert cluster.worker_versions == {address: version.__version__ for address in workers}
+    imported = cluster.client.run(lambda: "validator.survey.work" in sys.modules)
+    assert imported == {address: True for address in workers}
+
+
+def test_a_worker_on_another_lbnorm_version_stops_the_survey(corpus, cluster, tmp_path, monkeypatch):
+    workers = cluster.worker_versions
+    first = sorted(workers)[0]
+    monkeypatch.setattr(version, "__version__", "9.9.9")  # this client's version; the workers keep theirs
+    result = CliRunner().invoke(cli, ["survey", str(corpus[0]), "--out", str(tmp_path / "out"), "--no-plots",
+                                      "--scheduler", cluster.address])
+    assert result.exit_code == 2, result.output
+    assert (f"Error: Dask worker {first} runs lbnorm {workers[first]}, this client runs lbnorm 9.9.9: "
+            "install lbnorm==9.9.9 on every worker\n") in result.output
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_worker_killed_mid_survey_changes_nothing(corpus, local_rows, cluster, tmp_path):
@@ -79,3 +109,4 @@ def test_the_cli_runs_on_an_existing_scheduler(corpus, cluster, tmp_path):
     assert (remote / "survey.jsonl").read_bytes() == (local / "survey.jsonl").read_bytes()
     assert (remote / "survey.csv").read_bytes() == (local / "survey.csv").read_bytes()
     assert read_jsonl(remote / "survey.jsonl")
+

@@ -19,6 +19,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator
 
+from ..core import version
 from .sources import Unit
 from .work import failed_row
 
@@ -67,6 +68,38 @@ class LocalPool:
                                              "was pending; run it alone to see whether it is the cause")
 
 
+class WorkerMismatch(RuntimeError):
+    """A Dask worker lacks lbnorm or runs another version than this client: the survey must not start."""
+
+
+def prepare_worker() -> str:
+    """On a worker: import the units' module now (not inside the first task) and say which lbnorm it runs."""
+    from . import work  # noqa: F401  (the import is the point: its cost is paid at connect, not in the survey)
+
+    return version.__version__
+
+
+def prepare_workers(client) -> dict[str, str]:
+    """Prepare every worker connected now; {address: lbnorm version}. WorkerMismatch if one differs.
+
+    A worker with another scorer version would write rows that differ from
+    the ones this client's version writes, and nothing in the table would
+    show it; so a survey refuses to start rather than mix them. Workers that
+    join the cluster later are not checked.
+    """
+    wanted = version.__version__
+    fix = f"install lbnorm=={wanted} on every worker"
+    answers = client.run(prepare_worker, on_error="return")
+    for address, answer in sorted(answers.items()):
+        if isinstance(answer, BaseException):
+            raise WorkerMismatch(f"Dask worker {address} cannot run lbnorm ({type(answer).__name__}: "
+                                 f"{str(answer)[:200]}); this client runs lbnorm {wanted}: {fix}")
+        if answer != wanted:
+            raise WorkerMismatch(f"Dask worker {address} runs lbnorm {answer}, this client runs lbnorm {wanted}: "
+                                 f"{fix}")
+    return answers
+
+
 class DaskCluster:
     """The same units on a dask.distributed cluster: an existing one (address) or a local one started here."""
 
@@ -81,8 +114,13 @@ class DaskCluster:
             self.cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
                                         host="127.0.0.1", dashboard_address=None)
             address = self.cluster.scheduler_address
-        self.client = Client(address)
         self.address = address
+        try:
+            self.client = Client(address)
+            self.worker_versions = prepare_workers(self.client)
+        except BaseException:
+            self.close()
+            raise
 
     def describe(self) -> str:
         workers = len(self.client.scheduler_info().get("workers", {}))
@@ -110,6 +148,7 @@ class DaskCluster:
             future.release()
 
     def close(self) -> None:
-        self.client.close()
+        if getattr(self, "client", None) is not None:
+            self.client.close()
         if self.cluster is not None:
             self.cluster.close()
