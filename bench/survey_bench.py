@@ -95,13 +95,20 @@ def clear_caches() -> None:
 
 
 def audit_rows(corpus: Path, repeat: int) -> list[dict]:
+    """Floor and audit CPU per log, the two taking turns on the same log, summed over each kind of log.
+
+    Turns per log (tens of milliseconds apart), not per corpus: on a shared
+    machine a slow spell then hits the floor and the audit of a log alike.
+    """
+    measured = {}
+    for document, target in audit_jobs(corpus, ""):
+        log = target.target.path
+        measured[log] = cpu_best_of_each([lambda: floor([log]), lambda: audit_logs(document, [target])], repeat)
     rows = []
     for label, prefix in (("all logs", ""), ("multiple choice", "mmlu"), ("DROP", "drop")):
-        jobs = audit_jobs(corpus, prefix)
-        logs = [target.target.path for _, target in jobs]
-        size = sum(path.stat().st_size for path in logs)
-        bare, audit = cpu_best_of_each([lambda: floor(logs),
-                                        lambda: [audit_logs(document, [target]) for document, target in jobs]], repeat)
+        logs = [log for log in measured if log.name.startswith(f"samples_{prefix}")]
+        size = sum(log.stat().st_size for log in logs)
+        bare, audit = (sum(measured[log][i] for log in logs) for i in (0, 1))
         rows.append({"logs": label, "MB": size / 1e6, "floor_cpu_s": bare, "audit_cpu_s": audit,
                      "ratio": audit / bare, "audit_MB_per_cpu_s": size / 1e6 / audit})
     return rows

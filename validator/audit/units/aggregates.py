@@ -45,7 +45,10 @@ class Aggregates(AuditUnit):
     def add(self, sample: Sample) -> None:
         logged = self._logged_values(sample)
         for metric, value in sample.recomputed.items():
-            total = self.recomputed.setdefault((metric, sample.filter), RunningMean())
+            key = (metric, sample.filter)
+            total = self.recomputed.get(key)
+            if total is None:
+                total = self.recomputed[key] = RunningMean()
             total.add(value)
             if metric in logged and abs(logged[metric] - value) > self.log.tolerance:
                 if total.first_difference is None:
