@@ -70,6 +70,15 @@ def test_every_worker_is_prepared_and_runs_the_clients_lbnorm(cluster):
     assert imported == {address: True for address in workers}
 
 
+def test_the_local_clusters_workers_do_not_run_the_statistical_profiler(cluster):
+    """It samples every thread's stack every 10 ms for the dashboard, which --local-cluster does not start."""
+    import dask
+
+    enabled = cluster.client.run(lambda: dask.config.get("distributed.worker.profile.enabled"))
+    assert enabled == {address: False for address in cluster.client.scheduler_info()["workers"]}
+    assert dask.config.get("distributed.worker.profile.enabled") is True  # this process's setting is left alone
+
+
 def test_a_worker_on_another_lbnorm_version_stops_the_survey(corpus, cluster, tmp_path, monkeypatch):
     workers = cluster.worker_versions
     first = sorted(workers)[0]
