@@ -31,17 +31,18 @@ class Hashes(AuditUnit):
         self.task_hasher.update((logged[0] + logged[1] + logged[2]).encode("utf-8", "surrogatepass"))
         self.summary.hashes_checked += 1
         prompt, target = first_prompt(data.get("arguments")), data.get("target")
-        if logged[0] != doc_hash(data.get("doc")):
-            self._mismatch(sample, "doc_hash", logged[0], doc_hash(data.get("doc")))
+        actual = doc_hash(data.get("doc"))
+        if logged[0] != actual:
+            self._mismatch(sample, "doc_hash", logged[0], actual)
         if prompt is None:
             self.log.at_record("LB702", record, ("arguments",), "no prompt in arguments, so prompt_hash cannot be checked")
-        elif logged[1] != sha256(prompt):
-            self._mismatch(sample, "prompt_hash", logged[1], sha256(prompt))
-        if logged[2] != sha256(target if isinstance(target, str) else str(target)):
-            self._mismatch(sample, "target_hash", logged[2], sha256(target if isinstance(target, str) else str(target)))
+        elif logged[1] != (actual := sha256(prompt)):
+            self._mismatch(sample, "prompt_hash", logged[1], actual)
+        if logged[2] != (actual := sha256(target if isinstance(target, str) else str(target))):
+            self._mismatch(sample, "target_hash", logged[2], actual)
 
     def _mismatch(self, sample: Sample, name: str, written: str, actual: str) -> None:
-        """A hash that is not that of its content (hashed again here: mismatches are rare, the check is not)."""
+        """A hash that is not that of its content: LB703 at that hash."""
         self.summary.hash_mismatches += 1
         what = _WHAT[name]
         self.log.at_record("LB703", sample.record, (name,), f"{name} of doc_id {sample.doc_id} is not the hash of "
