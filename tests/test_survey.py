@@ -24,7 +24,7 @@ import pytest
 from survey_corpus import MANIFEST, make_corpus
 from validator.survey.engine import survey
 from validator.survey.executors import LocalPool
-from validator.survey.journal import JOURNAL_NAME
+from validator.survey.journal import JOURNAL_NAME, SETTINGS_NAME
 from validator.survey.records import stream_records
 from validator.survey.tables import read_jsonl
 from validator.io.documents import DocumentError
@@ -251,3 +251,25 @@ def test_numbers_json_cannot_hold_become_blanks_not_a_crash(tmp_path):
     row = next(row for row in outcome.rows if row["task"] == "arc_easy")
     assert row["max_abs_diff"] is None and "LB709" in row["rules"]
     assert all(isinstance(entry["rows"], list) for entry in read_jsonl(tmp_path / "out" / JOURNAL_NAME))
+
+
+def test_a_survey_is_not_resumed_with_other_settings(corpus, tmp_path):
+    """Rows written under one --published-scale (or limit, or lbnorm version) must not be mixed with another's."""
+    done = survey([str(corpus[0])], tmp_path, LocalPool(1))
+    journal = (tmp_path / JOURNAL_NAME).read_bytes()
+    result = lbnorm("survey", str(corpus[0]), "--out", str(tmp_path), "--resume", "--no-plots",
+                    "--published-scale", "100")
+    assert result.returncode == 2
+    assert (f"Error: {tmp_path} was surveyed with other settings (published_scale 1.0 then, 100.0 now); resume "
+            "with the same options and lbnorm version, or choose another --out") in result.stderr
+    assert (tmp_path / JOURNAL_NAME).read_bytes() == journal  # nothing lost, nothing added
+    again = survey([str(corpus[0])], tmp_path, LocalPool(1), resume=True)
+    assert again.skipped == again.units == done.units  # the same settings resume
+
+
+def test_a_journal_without_its_settings_is_not_resumed(corpus, tmp_path):
+    survey([str(corpus[0])], tmp_path, LocalPool(1))
+    (tmp_path / SETTINGS_NAME).unlink()  # as an earlier lbnorm left it
+    result = lbnorm("survey", str(corpus[0]), "--out", str(tmp_path), "--resume", "--no-plots")
+    assert result.returncode == 2
+    assert f"{tmp_path} holds a survey without a readable {SETTINGS_NAME}" in result.stderr

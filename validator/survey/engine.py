@@ -10,10 +10,11 @@ from __future__ import annotations
 import functools
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
+from ..core.version import __version__
 from .journal import Journal
 from .rows import sort_key
 from .sources import Unit, plan
@@ -58,7 +59,7 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     """Run the survey into `out` (units.jsonl as it goes); return the sorted rows. SourceError, JournalExists."""
     started = time.monotonic()
     units = plan(sources, settings.limits, max_units)
-    journal = Journal(out, resume)
+    journal = Journal(out, resume, settings_record(settings))
     todo = [unit for unit in units if unit.key not in journal.done]
     meter = Progress(len(todo), progress)
     try:
@@ -73,6 +74,17 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
         journal.close()
     return SurveyOutcome(table_rows(units, journal.done), len(units), len(units) - len(todo),
                          time.monotonic() - started)
+
+
+def settings_record(settings: Settings) -> dict:
+    """What a journal's rows depend on besides the files: the lbnorm version and every option of the survey."""
+    record = {"lbnorm": __version__}
+    for name, value in asdict(settings).items():
+        if isinstance(value, dict):  # the limits
+            record.update({f"{name}.{key}": item for key, item in value.items()})
+        else:
+            record[name] = value
+    return record
 
 
 def table_rows(units: list[Unit], done: dict[str, list[dict]]) -> list[dict]:

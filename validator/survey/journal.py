@@ -6,6 +6,11 @@ A line is written whole and flushed, so a survey killed at any moment
 leaves whole lines plus at most one cut-off line at the end; --resume drops
 that line and skips every unit whose key is already there. Keys are content
 fingerprints (sources.Unit.key): a changed file is a new unit.
+
+Beside it, settings.json records what the rows depend on besides the files:
+the lbnorm version and the survey's options. --resume refuses a folder
+written with other ones, since its rows and the new ones would not be the
+same survey, and the table would not show it.
 """
 
 from __future__ import annotations
@@ -15,22 +20,29 @@ import os
 from pathlib import Path
 
 JOURNAL_NAME = "units.jsonl"
+SETTINGS_NAME = "settings.json"
 
 
 class JournalExists(Exception):
-    """The output folder already holds a survey and --resume was not given."""
+    """The output folder already holds a survey and --resume was not given, or it cannot be resumed."""
 
 
 class Journal:
-    def __init__(self, folder: Path, resume: bool):
+    def __init__(self, folder: Path, resume: bool, settings: dict | None = None):
+        """`settings`: what the rows depend on besides the files (JSON values); None records nothing."""
         self.path = folder / JOURNAL_NAME
         self.done: dict[str, list[dict]] = {}
         if self.path.exists():
             if not resume:
                 raise JournalExists(f"{folder} already holds a survey ({JOURNAL_NAME}); pass --resume to "
                                     "continue it, or choose another --out")
+            if settings is not None:
+                _check_settings(folder, settings)
             self.done = _read(self.path)
         folder.mkdir(parents=True, exist_ok=True)
+        if settings is not None and not self.done:
+            (folder / SETTINGS_NAME).write_text(json.dumps(settings, indent=1, sort_keys=True) + "\n",
+                                                encoding="utf-8")
         self._handle = open(self.path, "a", encoding="utf-8")
 
     def record(self, key: str, rows: list[dict]) -> None:
@@ -64,3 +76,18 @@ def _read(path: Path) -> dict[str, list[dict]]:
         with open(path, "r+b") as handle:
             handle.truncate(good_end)
     return done
+
+
+def _check_settings(folder: Path, wanted: dict) -> None:
+    try:
+        recorded = json.loads((folder / SETTINGS_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise JournalExists(f"{folder} holds a survey without a readable {SETTINGS_NAME}, so its rows cannot be "
+                            "shown to come from these options; choose another --out") from None
+    if not isinstance(recorded, dict):
+        recorded = {}
+    changed = [key for key in sorted(set(wanted) | set(recorded)) if recorded.get(key) != wanted.get(key)]
+    if changed:
+        shown = "; ".join(f"{key} {recorded.get(key)!r} then, {wanted.get(key)!r} now" for key in changed[:4])
+        raise JournalExists(f"{folder} was surveyed with other settings ({shown}); resume with the same options "
+                            "and lbnorm version, or choose another --out")
