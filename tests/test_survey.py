@@ -273,3 +273,48 @@ def test_a_journal_without_its_settings_is_not_resumed(corpus, tmp_path):
     result = lbnorm("survey", str(corpus[0]), "--out", str(tmp_path), "--resume", "--no-plots")
     assert result.returncode == 2
     assert f"{tmp_path} holds a survey without a readable {SETTINGS_NAME}" in result.stderr
+
+
+BOARD = """profile_format: 1
+name: survey-board
+title: Survey board
+average: {order: [arc]}
+benchmarks:
+  - id: arc
+    name: ARC
+    output_type: multiple_choice
+    aggregation: mean_of_subtasks
+    metrics: [acc]
+    tasks:
+      - {task: arc_easy, num_choices: %d}
+"""
+
+
+def test_a_profile_makes_every_log_prove_its_choice_count(tmp_path):
+    """LB715 exactly where a log's largest choice count per doc is not the profile's (docs have 2 to 5 choices)."""
+    root = tmp_path / "corpus"
+    expected = make_corpus(root, runs=12, seed=23)
+    largest = {}  # run -> the most choices any arc_easy doc of its log was scored on
+    for log in root.glob("*/samples_arc_easy_*.jsonl"):
+        counts = [len(json.loads(line)["arguments"]) for line in log.read_text(encoding="utf-8").splitlines()
+                  if line.strip().endswith("}")]  # a log cut off mid-line (a planted fault) ends without one
+        largest[log.parent.name] = max(counts)
+    assert set(largest.values()) >= {4, 5}, "the corpus must hold both kinds of log"
+    for count in (4, 5):
+        (tmp_path / f"board{count}.yaml").write_text(BOARD % count, encoding="utf-8")
+        result = lbnorm("survey", str(root), "--out", str(tmp_path / f"out{count}"), "--workers", "1", "--no-plots",
+                        "--profile-file", str(tmp_path / f"board{count}.yaml"))
+        assert result.returncode == 1, result.stderr  # the planted faults
+        rows = read_jsonl(tmp_path / f"out{count}" / "survey.jsonl")
+        flagged = {row["run"].split("/")[0] for row in rows if "LB715" in row["rules"]}
+        audited = {row["run"].split("/")[0] for row in rows if row["task"] == "arc_easy" and row["samples"]}
+        assert flagged == {run for run in audited if largest[run] != count}
+        without = [{**row, "rules": {r: n for r, n in row["rules"].items() if r != "LB715"}} for row in rows]
+        assert_finds_exactly_the_planted_faults(without, expected)  # nothing else changes
+
+
+def test_a_survey_takes_one_profile_at_a_time(corpus, tmp_path):
+    result = lbnorm("survey", str(corpus[0]), "--out", str(tmp_path), "--profile", "open-llm-leaderboard-v1",
+                    "--profile-file", "board.yaml")
+    assert result.returncode == 2
+    assert "give either --profile or --profile-file, not both" in result.stderr

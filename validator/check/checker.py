@@ -265,10 +265,8 @@ def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: Chec
             _hit(result, "LB700", Hit(document, ("samples", index), UNPLACED_LOG))
             continue
         logs.append(LogTarget(task, log))
-    choice_counts = {name: bench.choices_of(task) for name, (bench, task) in ctx.profile.task_index().items()
-                     if bench.choices_of(task) is not None}
     audited = audit_logs(ctx.results_doc, logs, options.limits, results_root=ctx.results_root,
-                         choice_counts=choice_counts)
+                         choice_counts=ctx.profile.choice_counts())
     result.merge(audited)
     return audited.tasks
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from ..core.errors import ExitCode
+from ..io.loaders import builtin_profile_names, load_builtin_profile, load_profile_file
 from .options import limit_options, limits_from, log_limit_option
 
 
@@ -27,6 +28,10 @@ from .options import limit_options, limits_from, log_limit_option
               help="Largest |published - re-derived| (in the published scale) that counts as reproduced.")
 @click.option("--max-units", type=click.IntRange(min=1), default=1_000_000, show_default=True,
               help="Most units of work (logs plus runs) the sources may hold; more is an error.")
+@click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
+              help="A built-in profile whose choice counts the logs must prove (LB715).")
+@click.option("--profile-file", type=click.Path(path_type=Path),
+              help="Your own profile (YAML or JSON) whose choice counts the logs must prove (LB715).")
 @click.option("--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the survey too.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr [default: on a terminal].")
 @click.option("--plots/--no-plots", default=True, show_default=True,
@@ -35,7 +40,8 @@ from .options import limit_options, limits_from, log_limit_option
 @log_limit_option
 def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | None, scheduler: str | None,
            local_cluster: int | None, published_scale: float, published_tolerance: float, max_units: int,
-           strict: bool, progress: bool | None, plots: bool, **limits: int) -> None:
+           profile_name: str | None, profile_file: Path | None, strict: bool, progress: bool | None, plots: bool,
+           **limits: int) -> None:
     """Audit every run's sample logs into one table, locally or on a Dask cluster.
 
     SOURCES are folders or URLs holding runs in lm-eval's layout (one folder
@@ -57,7 +63,8 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
 
     if scheduler and local_cluster:
         raise click.UsageError("give either --scheduler or --local-cluster, not both")
-    settings = Settings(limits_from(**limits), published_scale, published_tolerance)
+    settings = Settings(limits_from(**limits), published_scale, published_tolerance,
+                        _choice_counts(profile_name, profile_file))
     executor = _executor(workers, scheduler, local_cluster)
     try:
         click.echo(f"lbnorm survey: {executor.describe()}", err=True)
@@ -71,6 +78,16 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     files += write_summaries(outcome.rows, out, plots)
     _report(outcome, files, note)
     sys.exit(ExitCode.DATA if _failed(outcome.rows, strict) else ExitCode.OK)
+
+
+def _choice_counts(profile_name: str | None, profile_file: Path | None) -> tuple[tuple[str, int], ...]:
+    """The profile's (task, num_choices), sorted; () without a profile (LB715 then has no claim to check)."""
+    if profile_name and profile_file:
+        raise click.UsageError("give either --profile or --profile-file, not both")
+    if not (profile_name or profile_file):
+        return ()
+    profile = load_profile_file(profile_file) if profile_file else load_builtin_profile(profile_name)
+    return tuple(sorted(profile.choice_counts().items()))
 
 
 def _executor(workers: int | None, scheduler: str | None, local_cluster: int | None):

@@ -124,6 +124,11 @@ class Profile:
         """Every task name and alias -> (benchmark, task)."""
         return self._task_index
 
+    def choice_counts(self) -> dict[str, int]:
+        """Every multiple-choice task name and alias -> the num_choices that sets its baseline (LB715's claim)."""
+        counts = {name: bench.choices_of(task) for name, (bench, task) in self.task_index().items()}
+        return {name: count for name, count in counts.items() if count is not None}
+
     @functools.cached_property
     def _task_index(self) -> dict[str, tuple[Benchmark, Task]]:
         return {

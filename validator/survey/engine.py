@@ -8,6 +8,7 @@ resumed, on a local pool or a cluster.
 from __future__ import annotations
 
 import functools
+import json
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -84,7 +85,7 @@ def settings_record(settings: Settings) -> dict:
             record.update({f"{name}.{key}": item for key, item in value.items()})
         else:
             record[name] = value
-    return record
+    return json.loads(json.dumps(record))  # tuples become lists, as settings.json reads back
 
 
 def table_rows(units: list[Unit], done: dict[str, list[dict]]) -> list[dict]:

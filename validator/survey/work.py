@@ -35,6 +35,8 @@ class Settings:
     limits: Limits = DEFAULT_LIMITS
     published_scale: float = 1.0       # published scores are on this scale (100: percent)
     published_tolerance: float = 5e-3  # in the published scale: two-decimal rounding of a percent
+    # (task, num_choices) of a maintainer's profile (--profile): the logs prove each count (LB715).
+    choice_counts: tuple[tuple[str, int], ...] = ()
 
 
 def run_unit(unit: Unit, settings: Settings = Settings()) -> list[dict]:
@@ -119,14 +121,16 @@ def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> 
     if task is None:
         finding = make_finding("LB700", log.name, UNPLACED_LOG)
         return finding_row(run.run, model, _task_from_name(log), log.name, "unplaced log", [finding])
-    result = audit_local(document, task, log, settings.limits) if is_local(log.location) \
-        else audit_stream(document, task, log, settings.limits)
+    expected_choices = dict(settings.choice_counts).get(task)
+    result = audit_local(document, task, log, settings.limits, expected_choices) if is_local(log.location) \
+        else audit_stream(document, task, log, settings.limits, expected_choices)
     findings = [f for f in result.findings if f.rule != "LB707"]  # other tasks' logs are other units
     row = task_row(run.run, model, task, log.name, result.tasks[0] if result.tasks else None, findings)
     return _with_published(row, run, task, settings)
 
 
-def audit_local(document: Document, task: str, log: FileRef, limits: Limits) -> AuditResult:
+def audit_local(document: Document, task: str, log: FileRef, limits: Limits,
+                expected_choices: int | None = None) -> AuditResult:
     """The audit's own entry point, with the log confined to its source folder (no symlink out of it)."""
     root = Path(log.location[: len(log.location) - len(log.name)] if log.location.endswith(log.name)
                 else posixpath.dirname(log.location))
@@ -136,16 +140,19 @@ def audit_local(document: Document, task: str, log: FileRef, limits: Limits) -> 
         result = AuditResult(results_file=document.display_path)
         result.findings.append(make_finding("LB700", log.name, str(exc)))
         return result
-    result = audit_logs(document, [LogTarget(task, target)], limits)
+    counts = {task: expected_choices} if expected_choices is not None else None
+    result = audit_logs(document, [LogTarget(task, target)], limits, choice_counts=counts)
     result.close()
     return result
 
 
-def audit_stream(document: Document, task: str, log: FileRef, limits: Limits) -> AuditResult:
+def audit_stream(document: Document, task: str, log: FileRef, limits: Limits,
+                 expected_choices: int | None = None) -> AuditResult:
     """audit_logs for a log read as a stream (remote): the same LogAuditor, fed record by record."""
     result = AuditResult(results_file=document.display_path)
     data = document.data if isinstance(document.data, dict) else {}
-    auditor = LogAuditor(TaskSpec.from_results(data, task), log.name, document, result)
+    auditor = LogAuditor(TaskSpec.from_results(data, task), log.name, document, result,
+                         expected_choices=expected_choices)
     try:
         with open_stream(log, limits.max_log_bytes, "max_log_bytes") as handle:
             for record in stream_records(handle, limits):
