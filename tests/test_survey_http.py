@@ -60,6 +60,16 @@ def test_a_run_tree_over_http_gives_the_local_table(corpus, tmp_path):
     assert remote == local
 
 
+def test_a_profiles_choice_counts_are_proved_over_http_as_locally(corpus, tmp_path):
+    """The streamed audit gets the profile's count too: LB715 rows over HTTP are the local ones."""
+    root, _, url = corpus
+    settings = Settings(choice_counts=(("arc_easy", 4),))  # the corpus's docs have 2 to 5 choices
+    remote = survey([url], tmp_path / "remote", LocalPool(2), settings).rows
+    local = survey([str(root)], tmp_path / "local", LocalPool(2), settings).rows
+    assert any("LB715" in row["rules"] for row in remote)
+    assert remote == local
+
+
 def test_a_manifest_over_http_compares_published_scores(corpus, tmp_path):
     root, expected, url = corpus
     settings = Settings(published_scale=100)
