@@ -255,20 +255,21 @@ def test_numbers_json_cannot_hold_become_blanks_not_a_crash(tmp_path):
 
 def test_a_survey_is_not_resumed_with_other_settings(corpus, tmp_path):
     """Rows written under one --published-scale (or limit, or lbnorm version) must not be mixed with another's."""
-    done = survey([str(corpus[0])], tmp_path, LocalPool(1))
+    # Every survey here is a fresh process, so each reads the lbnorm version as installed now.
+    args = ["survey", str(corpus[0]), "--out", str(tmp_path), "--workers", "1", "--no-plots"]
+    assert lbnorm(*args).returncode == 1  # the planted faults
     journal = (tmp_path / JOURNAL_NAME).read_bytes()
-    result = lbnorm("survey", str(corpus[0]), "--out", str(tmp_path), "--resume", "--no-plots",
-                    "--published-scale", "100")
+    result = lbnorm(*args, "--resume", "--published-scale", "100")
     assert result.returncode == 2
     assert (f"Error: {tmp_path} was surveyed with other settings (published_scale 1.0 then, 100.0 now); resume "
             "with the same options and lbnorm version, or choose another --out") in result.stderr
     assert (tmp_path / JOURNAL_NAME).read_bytes() == journal  # nothing lost, nothing added
-    again = survey([str(corpus[0])], tmp_path, LocalPool(1), resume=True)
-    assert again.skipped == again.units == done.units  # the same settings resume
+    again = lbnorm(*args, "--resume")  # the same settings resume
+    assert again.returncode == 1 and f"({len(journal.splitlines()):,} resumed)" in again.stdout
 
 
 def test_a_journal_without_its_settings_is_not_resumed(corpus, tmp_path):
-    survey([str(corpus[0])], tmp_path, LocalPool(1))
+    survey([str(corpus[0])], tmp_path, LocalPool(1))  # refused before any version is compared
     (tmp_path / SETTINGS_NAME).unlink()  # as an earlier lbnorm left it
     result = lbnorm("survey", str(corpus[0]), "--out", str(tmp_path), "--resume", "--no-plots")
     assert result.returncode == 2
