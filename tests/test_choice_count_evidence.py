@@ -59,3 +59,16 @@ def test_a_doc_with_more_choices_than_the_profile_is_reported_at_its_line(tmp_pa
     assert finding["json_path"] == "$.arguments"
     assert finding["message"].startswith(f"varying: the profile's num_choices is 4 (baseline 1/4), but doc_id "
                                          f"{first_five} was scored with 5 choices, more than that; choices per doc: ")
+
+
+def test_audit_takes_the_profile_from_the_command_line(tmp_path):
+    """`lbnorm audit --profile-file`: the same LB715 at the same line as check; without a profile, no claim."""
+    task, paths, counts = board(tmp_path, 4)
+    results = next((tmp_path / "run").glob("results_*.json")).relative_to(tmp_path).as_posix()
+    proc = run_cli("audit", "--output-format", "json", "--profile-file", "board.yaml", results, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    [finding] = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "LB715"]
+    assert finding["file"] == f"run/{paths['varying'].name}" and finding["line"] == counts.index(5) + 1
+    plain = run_cli("audit", "--output-format", "json", results, cwd=tmp_path)
+    assert plain.returncode == 0, plain.stdout
+    assert not [f for f in json.loads(plain.stdout)["findings"] if f["rule"] == "LB715"]

@@ -216,7 +216,7 @@ def _confined(root: Path, path: Path, result: AuditResult) -> Target | None:
 
 
 def audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None,
-                limits: Limits = DEFAULT_LIMITS) -> AuditResult:
+                limits: Limits = DEFAULT_LIMITS, choice_counts: dict[str, int] | None = None) -> AuditResult:
     """`python -m validator audit`: read the results file, place the logs, audit them.
 
     Whatever goes wrong that no rule foresaw is LB110 for the results file: the report is still complete.
@@ -224,7 +224,7 @@ def audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None,
     root = root.resolve()
     result = AuditResult(results_file=display_path(root, results_path))
     try:
-        return _audit_files(root, results_path, sample_paths, limits, result)
+        return _audit_files(root, results_path, sample_paths, limits, result, choice_counts)
     except Exception as exc:  # noqa: BLE001
         result.findings.append(internal_error_finding(result.results_file, exc))
         result.close()
@@ -232,7 +232,7 @@ def audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None,
 
 
 def _audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None, limits: Limits,
-                 result: AuditResult) -> AuditResult:
+                 result: AuditResult, choice_counts: dict[str, int] | None = None) -> AuditResult:
     try:
         results = confine(root, results_path)
         document = read_document(results.path, results.display, limits)
@@ -248,7 +248,7 @@ def _audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None
             "no 'configs' or 'results' object: sample logs are audited against lm-eval 0.4.x results files")))
         return result
     logs = place_logs(root, results, document.data, sample_paths, result)
-    audited = audit_logs(document, logs, limits)
+    audited = audit_logs(document, logs, limits, choice_counts=choice_counts)
     result.merge(audited)
     result.tasks = audited.tasks
     result.close()

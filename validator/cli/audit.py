@@ -13,6 +13,7 @@ from ..check.checker import MAX_SKIP_FINDINGS, NOT_WALKED
 from ..core.errors import ExitCode
 from ..findings import Findings, make_finding
 from ..io.discovery import results_files, split_logs
+from ..io.loaders import builtin_profile_names
 from ..io.safe_text import neutralize_json, one_line
 from ..report.audit import report_json as audit_json
 from ..report.audit import report_text as audit_text
@@ -32,14 +33,19 @@ from .options import (
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
+@click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
+              help="A built-in profile whose choice counts the logs must prove (LB715).")
+@click.option("--profile-file", type=click.Path(path_type=Path),
+              help="Your own profile (YAML or JSON) whose choice counts the logs must prove (LB715).")
 @click.option("--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the audit too.")
 @config_options
 @selection_options
 @report_options
 @limit_options
 @log_limit_option
-def audit(paths: tuple[str, ...], strict: bool, config_file: Path | None, isolated: bool, root: Path | None,
-          output_format: str | None, color: str, verbose: int, quiet: int, **options) -> None:
+def audit(paths: tuple[str, ...], profile_name: str | None, profile_file: Path | None, strict: bool,
+          config_file: Path | None, isolated: bool, root: Path | None, output_format: str | None, color: str,
+          verbose: int, quiet: int, **options) -> None:
     """Recompute results files' raw numbers from their per-sample logs.
 
     PATHS are results files, folders (an lm-eval --output_path folder: every
@@ -52,7 +58,10 @@ def audit(paths: tuple[str, ...], strict: bool, config_file: Path | None, isolat
     """
     from ..audit.auditor import audit_files
 
-    run = effective(command_line_settings(strict=strict, **options), config_file, isolated, root)
+    run = effective(command_line_settings(strict=strict, profile=profile_name, profile_file=profile_file, **options),
+                    config_file, isolated, root)
+    profile = run.profile()  # a maintainer's (option or configuration file); without one LB715 has no claim
+    choice_counts = profile.choice_counts() if profile else None
     found = expand_arguments(run.workspace, paths, run.limits.max_files)
     others, logs = split_logs(found.paths)
     results = results_files(others, found.literal)
@@ -65,7 +74,7 @@ def audit(paths: tuple[str, ...], strict: bool, config_file: Path | None, isolat
     for path in found.skipped[:MAX_SKIP_FINDINGS]:
         combined.add_loose(make_finding("LB111", path.as_posix(), NOT_WALKED))
     for path in results:
-        audited = audit_files(run.workspace.root, path, logs or None, run.limits)
+        audited = audit_files(run.workspace.root, path, logs or None, run.limits, choice_counts)
         audited.findings = selection.apply(audited.findings)
         combined.add(audited)
     report = ReportOptions(strict=run.strict, verbosity=verbose - quiet, color=use_color(sys.stdout, color),

@@ -12,8 +12,8 @@ about.md says it "should be 18", the task scores 19 ("0" to "18"), and with
 Compared with the largest count per doc, not every doc: MuSR
 object_placements builds its choices per document (some have fewer than 5)
 and the leaderboard still uses 5. Runs only when a profile is known: the
-check's (a submission listing its logs) or the survey's `--profile`;
-`lbnorm audit` alone has no profile.
+check's (a submission listing its logs), or the one given to `lbnorm audit`
+or `lbnorm survey` with --profile / --profile-file.
 Rule LB715; a match is written to the task's notes as the proof.
 """
 
