@@ -119,3 +119,33 @@ def test_the_cli_runs_on_an_existing_scheduler(corpus, cluster, tmp_path):
     assert (remote / "survey.csv").read_bytes() == (local / "survey.csv").read_bytes()
     assert read_jsonl(remote / "survey.jsonl")
 
+
+
+def test_a_worker_without_lbnorm_stops_the_survey(corpus, tmp_path):
+    """A real worker process whose Python cannot import lbnorm (a package of that name that refuses) joins a
+    scheduler of its own; the survey must refuse to start, naming the worker, not fail unit by unit."""
+    from distributed import Client, LocalCluster
+
+    shadow = tmp_path / "shadow" / "validator"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text('raise ImportError("lbnorm is not installed on this worker")\n')
+    env = {**os.environ, "PYTHONPATH": str(shadow.parent)}  # before site-packages: this worker has no lbnorm
+    with LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address=None) as scheduler:
+        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", scheduler.scheduler_address,
+                                   "--nthreads", "1", "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"],
+                                  env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            with Client(scheduler.scheduler_address) as client:
+                client.wait_for_workers(1, timeout=60)
+                [address] = client.scheduler_info()["workers"]
+            result = CliRunner().invoke(cli, ["survey", str(corpus[0]), "--out", str(tmp_path / "out"), "--no-plots",
+                                              "--scheduler", scheduler.scheduler_address])
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+    assert result.exit_code == 2, result.output
+    assert f"Error: Dask worker {address} cannot run lbnorm (" in result.output
+    assert "lbnorm is not installed on this worker" in result.output  # the worker's own reason
+    assert f"this client runs lbnorm {version.__version__}: install lbnorm=={version.__version__} on every " \
+           "worker" in result.output
+    assert not (tmp_path / "out").exists()
