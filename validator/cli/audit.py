@@ -13,7 +13,6 @@ from ..check.checker import MAX_SKIP_FINDINGS, NOT_WALKED
 from ..core.errors import ExitCode
 from ..findings import Findings, make_finding
 from ..io.discovery import results_files, split_logs
-from ..io.loaders import builtin_profile_names
 from ..io.safe_text import neutralize_json, one_line
 from ..report.audit import report_json as audit_json
 from ..report.audit import report_text as audit_text
@@ -26,6 +25,7 @@ from .options import (
     effective,
     limit_options,
     log_limit_option,
+    proving_profile_options,
     report_options,
     selection_options,
 )
@@ -33,10 +33,7 @@ from .options import (
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
-              help="A built-in profile whose choice counts the logs must prove (LB715).")
-@click.option("--profile-file", type=click.Path(path_type=Path),
-              help="Your own profile (YAML or JSON) whose choice counts the logs must prove (LB715).")
+@proving_profile_options
 @click.option("--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the audit too.")
 @config_options
 @selection_options

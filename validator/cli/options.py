@@ -26,7 +26,7 @@ from ..io.limits import (
     describe_size,
     parse_size,
 )
-from ..io.loaders import load_builtin_profile, load_profile_file
+from ..io.loaders import builtin_profile_names, load_builtin_profile, load_profile_file
 from ..io.workspace import Workspace, choose_workspace
 from ..report.formats import FORMATS
 from ..report.text_style import COLOR_CHOICES
@@ -224,6 +224,16 @@ def command_line_settings(*, tolerance=None, profile=None, profile_file=None, st
 def limits_from(**limits: int | None) -> Limits:
     """Limits from the limit options alone (commands that read no configuration file); None: the default."""
     return Limits(**{name: value for name, value in limits.items() if value is not None})
+
+
+def proving_profile_options(command):
+    """--profile / --profile-file for the commands whose logs prove the profile's choice counts (audit, survey)."""
+    return _stack(command, [
+        click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
+                     help="A built-in profile whose choice counts the logs must prove (LB715)."),
+        click.option("--profile-file", type=click.Path(path_type=Path),
+                     help="Your own profile (YAML or JSON) whose choice counts the logs must prove (LB715)."),
+    ])
 
 
 def profile_for_options(name: str | None, file: Path | None) -> Profile | None:

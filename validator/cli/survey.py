@@ -8,8 +8,13 @@ from pathlib import Path
 import click
 
 from ..core.errors import ExitCode
-from ..io.loaders import builtin_profile_names, load_builtin_profile, load_profile_file
-from .options import limit_options, limits_from, log_limit_option
+from .options import (
+    limit_options,
+    limits_from,
+    log_limit_option,
+    profile_for_options,
+    proving_profile_options,
+)
 
 
 @click.command()
@@ -28,10 +33,7 @@ from .options import limit_options, limits_from, log_limit_option
               help="Largest |published - re-derived| (in the published scale) that counts as reproduced.")
 @click.option("--max-units", type=click.IntRange(min=1), default=1_000_000, show_default=True,
               help="Most units of work (logs plus runs) the sources may hold; more is an error.")
-@click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
-              help="A built-in profile whose choice counts the logs must prove (LB715).")
-@click.option("--profile-file", type=click.Path(path_type=Path),
-              help="Your own profile (YAML or JSON) whose choice counts the logs must prove (LB715).")
+@proving_profile_options
 @click.option("--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the survey too.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr [default: on a terminal].")
 @click.option("--plots/--no-plots", default=True, show_default=True,
@@ -82,12 +84,8 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
 
 def _choice_counts(profile_name: str | None, profile_file: Path | None) -> tuple[tuple[str, int], ...]:
     """The profile's (task, num_choices), sorted; () without a profile (LB715 then has no claim to check)."""
-    if profile_name and profile_file:
-        raise click.UsageError("give either --profile or --profile-file, not both")
-    if not (profile_name or profile_file):
-        return ()
-    profile = load_profile_file(profile_file) if profile_file else load_builtin_profile(profile_name)
-    return tuple(sorted(profile.choice_counts().items()))
+    profile = profile_for_options(profile_name, profile_file)
+    return tuple(sorted(profile.choice_counts().items())) if profile else ()
 
 
 def _executor(workers: int | None, scheduler: str | None, local_cluster: int | None):
