@@ -66,10 +66,6 @@ def audit_jobs(corpus: Path, prefix: str) -> list[tuple]:
     return jobs
 
 
-def cpu_best(function, repeat: int) -> float:
-    return cpu_best_of_each([function], repeat)[0]
-
-
 def cpu_best_of_each(functions: list, repeat: int) -> list[float]:
     """Each function's least CPU time over `repeat` rounds, the functions taking turns within a round.
 

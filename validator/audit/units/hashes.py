@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from ..sample_scoring import doc_hash, first_prompt, sha256
+from ..sample_scoring import HASH_FIELDS, doc_hash, first_prompt, sha256
 from .base import AuditUnit, Sample, audit_unit
 
 _WHAT = {"doc_hash": "doc", "prompt_hash": "prompt", "target_hash": "target"}
@@ -21,7 +21,7 @@ class Hashes(AuditUnit):
 
     def add(self, sample: Sample) -> None:
         data, record = sample.data, sample.record
-        logged = (data.get("doc_hash"), data.get("prompt_hash"), data.get("target_hash"))  # HASH_FIELDS
+        logged = tuple(map(data.get, HASH_FIELDS))
         if not (type(logged[0]) is str and type(logged[1]) is str and type(logged[2]) is str):
             if self.spec.task_hash is not None or any(isinstance(h, str) for h in logged):
                 self.complete = False
