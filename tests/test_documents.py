@@ -129,6 +129,29 @@ def test_nesting_past_the_depth_limit_is_lb108(kind, text):
     assert caught.value.rule == "LB108"
 
 
+def nesting_depth(value) -> int:
+    """Levels of objects and arrays, counted on the parsed value (the plain form of budgets.json_too_deep)."""
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+    return 0 if children is None else 1 + max(map(nesting_depth, children), default=0)
+
+
+bracket_heavy_text = st.text(alphabet="[]{}\\\"a ,:", max_size=12)
+nested_values = st.recursive(
+    st.none() | st.integers() | bracket_heavy_text,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(bracket_heavy_text, children, max_size=3),
+    max_leaves=30)
+
+
+@settings(max_examples=500, deadline=None)
+@given(nested_values, st.integers(min_value=0, max_value=8), st.sampled_from([None, 2]))
+def test_the_depth_budget_is_the_parsed_depth(value, max_depth, indent):
+    """Brackets inside strings (escaped quotes too) never count; the shortcut and the exact pass agree."""
+    from validator.io.budgets import json_too_deep
+
+    text = json.dumps(value, indent=indent)
+    assert json_too_deep(text, max_depth) == (nesting_depth(value) > max_depth)
+
+
 def test_the_depth_limit_is_a_setting():
     from validator.io.limits import Limits
 

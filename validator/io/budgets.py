@@ -26,14 +26,34 @@ _LOCATE_TOKENS = 2_000_000
 def json_too_deep(text: str, max_depth: int) -> bool:
     """Whether brackets outside strings nest deeper than max_depth.
 
-    Strings are cut out and everything but brackets dropped (regex, C speed);
-    the running depth is a prefix sum over the brackets' steps, which
-    itertools computes in C: about 70 ns a bracket, whatever the shape.
+    A text with no more openers than max_depth cannot be too deep (most log
+    lines). Otherwise strings are cut out and everything but brackets dropped
+    (regex, C speed); the running depth is a prefix sum over the brackets'
+    steps, which itertools computes in C: about 70 ns a bracket, whatever the shape.
     """
-    if text.count("[") + text.count("{") <= max_depth:
+    if _openers_at_most(text, max_depth):
         return False
     brackets = _NOT_A_BRACKET.sub("", _STRING.sub("", text)).encode("ascii")
     return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > max_depth
+
+
+def _openers_at_most(text: str, limit: int) -> bool:
+    """Whether text holds at most `limit` of '[' and '{' (inside strings too).
+
+    str.find jumps to the next opener with memchr and the loop stops past
+    `limit`, so a 15 KB line with twenty openers costs twenty jumps. Two
+    str.count calls compare every character instead: they were a fifth of
+    the audit's instructions on multiple-choice logs.
+    """
+    find, seen = text.find, 0
+    for opener in "[{":
+        at = find(opener)
+        while at >= 0:
+            seen += 1
+            if seen > limit:
+                return False
+            at = find(opener, at + 1)
+    return True
 
 
 def json_too_deep_offset(text: str, max_depth: int) -> int | None:
