@@ -70,13 +70,23 @@ def test_every_worker_is_prepared_and_runs_the_clients_lbnorm(cluster):
     assert imported == {address: True for address in workers}
 
 
-def test_the_local_clusters_workers_do_not_run_the_statistical_profiler(cluster):
-    """It samples every thread's stack every 10 ms for the dashboard, which --local-cluster does not start."""
+def test_the_local_cluster_skips_the_dashboards_background_work(cluster):
+    """The statistical profiler (every thread's stack every 10 ms), the 20 ms tick, the monitors and the memory
+    manager serve a dashboard and a shared cluster: --local-cluster has neither. This process keeps its settings."""
     import dask
 
-    enabled = cluster.client.run(lambda: dask.config.get("distributed.worker.profile.enabled"))
-    assert enabled == {address: False for address in cluster.client.scheduler_info()["workers"]}
-    assert dask.config.get("distributed.worker.profile.enabled") is True  # this process's setting is left alone
+    def timers(dask_worker=None, dask_scheduler=None):
+        server = dask_worker or dask_scheduler
+        return {name: callback.callback_time for name, callback in server.periodic_callbacks.items()}
+
+    for address, running in cluster.client.run(timers).items():
+        assert "profile" not in running, address
+        assert (running["tick"], running["monitor"], running["memory_monitor"]) == (1000, 5000, 1000), address
+    on_scheduler = cluster.client.run_on_scheduler(timers)
+    assert (on_scheduler["tick"], on_scheduler["monitor"]) == (1000, 5000)
+    assert not cluster.client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.extensions["amm"].running)
+    assert dask.config.get("distributed.worker.profile.enabled") is True
+    assert dask.config.get("distributed.admin.tick.interval") == "20ms"
 
 
 def test_a_worker_on_another_lbnorm_version_stops_the_survey(corpus, cluster, tmp_path, monkeypatch):
