@@ -86,7 +86,7 @@ def cpu_best_of_each(functions: list, repeat: int) -> list[float]:
 def clear_caches() -> None:
     from validator.audit import drop
 
-    for cached in (drop._normalize_short, drop.gold_bags, drop._numbers, drop._decimal_spans):
+    for cached in drop.CACHES:
         cached.cache_clear()
 
 

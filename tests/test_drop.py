@@ -114,3 +114,62 @@ def test_assignment_handles_more_rows_than_columns_and_empty():
 
 def test_has_decimal_gold():
     assert drop.has_decimal_gold([("12.25",)]) and not drop.has_decimal_gold([("12",), ("Tom",)])
+
+
+# --- the scorer's caches hold only what the submitter cannot grow -------------------------------
+
+def _words(start: int, characters: int) -> str:
+    """Distinct numbers separated by spaces, `characters` long: normalization makes each one longer ("7" -> "7.0")."""
+    text, number = "", start
+    while len(text) + len(str(number)) + 1 <= characters:
+        text, number = text + f"{number} ", number + 1
+    return text.strip().rjust(characters, "1")
+
+
+def test_long_golds_and_predictions_are_never_cached():
+    for cached in drop.CACHES:
+        cached.cache_clear()
+    golds = [(_words(0, 5000), _words(10_000, 5000))]
+    prediction = _words(20_000, 5000) + "\n12"
+    em, f1 = drop.process_results(golds, prediction)
+    drop.flag_sample(prediction, golds, ["."], f1)
+    drop.rescore(prediction, golds, (em, f1))
+    drop.has_decimal_gold(golds)
+    assert [cached.cache_info().currsize for cached in drop.CACHES] == [0, 0, 0, 0]
+    many_spans = [tuple(f"{k}.5" for k in range(drop._CACHED_SPANS + 1))]  # short spans, but too many
+    drop.process_results(many_spans, "1")
+    drop.has_decimal_gold(many_spans)
+    assert [cached.cache_info().currsize for cached in drop.GOLD_CACHES] == [0, 0]
+    drop.process_results([("12.5",)], "12")
+    drop.has_decimal_gold([("12.5",)])
+    assert all(cached.cache_info().currsize for cached in drop.CACHES)
+
+
+def test_the_caches_stay_under_100_mb_full_of_the_longest_values_they_keep():
+    """What a hostile log can make a survey worker hold: every cache full, every entry as large as it may be."""
+    import tracemalloc
+
+    for cached in drop.CACHES:
+        cached.cache_clear()
+    word_length = drop._CACHED_LENGTH // drop._CACHED_WORDS
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for k in range(drop._normalize_short.cache_info().maxsize):
+            drop.normalize(_words(k * 1000, drop._CACHED_LENGTH))
+        for k in range(drop._gold_bags_short.cache_info().maxsize):
+            gold = tuple(_words(k * 1000 + span * 100, drop._CACHED_GOLD_LENGTH // drop._CACHED_SPANS)
+                         for span in range(drop._CACHED_SPANS))
+            drop.gold_bags(gold)
+            drop.has_decimal_gold([gold])
+        for k in range(drop._numbers_short.cache_info().maxsize):
+            drop._numbers(frozenset(f"{k:08d}{word:02d}".zfill(word_length) for word in range(drop._CACHED_WORDS)))
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert [cached.cache_info().currsize for cached in drop.CACHES] == [
+        cached.cache_info().maxsize for cached in drop.CACHES]
+    assert held < 100 * 2**20, f"{held / 2**20:.0f} MB"
+    print(f"the caches full of their largest entries hold {held / 2**20:.0f} MB")
+    for cached in drop.CACHES:
+        cached.cache_clear()

@@ -23,6 +23,8 @@ import string
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from .harness_numerics import max_weight_assignment, numpy_mean, numpy_round_2  # noqa: F401  (drop.* for tests)
+
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _ARTICLE_WORDS = frozenset({"a", "an", "the"})
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
@@ -54,9 +56,21 @@ def remove_punctuation(token: str) -> str:
     return token if is_number(token) else token.translate(_NO_PUNCTUATION)
 
 
-# Gold spans recur within a sample (scored once per repair) and across runs, and most predictions are
-# short: short strings are normalized once. Long ones are not kept, so the cache stays under ~1 MB.
-_CACHED_LENGTH = 256
+# --- caches -------------------------------------------------------------------------------
+# Every model of a leaderboard answers the same questions, so a survey worker meets each gold answer
+# once per run: with room for a whole split (DROP has 9,536 questions), each gold is normalized once per
+# worker, not once per run. Golds and predictions are the submitter's bytes, so only short values are
+# kept; a long one is recomputed each time, and the caches together stay under ~100 MB whatever the logs
+# hold (tests/test_drop.py fills them with the longest values they keep).
+_CACHE_ENTRIES = 16_384
+_CACHED_LENGTH = 256       # characters of an answer
+_CACHED_GOLD_LENGTH = 128  # characters of a gold answer's spans together (DROP's are a few words)
+_CACHED_SPANS = 4          # spans of a gold answer
+_CACHED_WORDS = 8          # words of a bag
+
+
+def _cacheable(gold: Gold) -> bool:
+    return len(gold) <= _CACHED_SPANS and sum(map(len, gold)) <= _CACHED_GOLD_LENGTH
 
 
 def normalize(answer: str) -> str:
@@ -64,7 +78,7 @@ def normalize(answer: str) -> str:
     return _normalize_short(answer) if len(answer) <= _CACHED_LENGTH else _normalize(answer)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=_CACHE_ENTRIES)
 def _normalize_short(answer: str) -> str:
     return _normalize(answer)
 
@@ -101,14 +115,24 @@ def answer_to_bags(answer: str | list[str] | tuple[str, ...]) -> Bags:
     return normalized, [frozenset(span.split()) for span in normalized]
 
 
-@functools.lru_cache(maxsize=4096)
 def gold_bags(gold: Gold) -> Bags:
-    """answer_to_bags of a gold answer, once per answer: every model of a leaderboard answers the same questions."""
+    """answer_to_bags of a gold answer; a short one once per process (see the caches above)."""
+    return _gold_bags_short(gold) if _cacheable(gold) else answer_to_bags(gold)
+
+
+@functools.lru_cache(maxsize=_CACHE_ENTRIES)
+def _gold_bags_short(gold: Gold) -> Bags:
     return answer_to_bags(gold)
 
 
-@functools.lru_cache(maxsize=8192)
 def _numbers(bag: frozenset[str]) -> frozenset[str]:
+    if len(bag) <= _CACHED_WORDS and sum(map(len, bag)) <= _CACHED_LENGTH:
+        return _numbers_short(bag)
+    return frozenset(word for word in bag if is_number(word))
+
+
+@functools.lru_cache(maxsize=_CACHE_ENTRIES // 2)
+def _numbers_short(bag: frozenset[str]) -> frozenset[str]:
     return frozenset(word for word in bag if is_number(word))
 
 
@@ -164,86 +188,6 @@ def _one_span_metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
         return _metrics(predicted, gold)
     f1 = _bag_f1(predicted_bag, gold_bags_[0]) if _numbers_match(gold_bags_[0], predicted_bag) else 0.0
     return (1.0 if predicted_span == gold_spans[0] else 0.0), numpy_round_2(f1)  # the mean of one value is itself
-
-
-# --- numpy and scipy, as far as the scorer uses them ------------------------------------
-
-def numpy_mean(values: list[float]) -> float:
-    """np.mean: numpy's pairwise sum (8 accumulators up to 128 items, halves above), then one division."""
-    return _pairwise_sum(values, 0, len(values)) / len(values)
-
-
-def _pairwise_sum(values: list[float], start: int, count: int) -> float:
-    if count < 8:
-        total = -0.0
-        for i in range(start, start + count):
-            total += values[i]
-        return total
-    if count <= 128:
-        partial = values[start:start + 8]
-        end = start + count - count % 8
-        for i in range(start + 8, end, 8):
-            for j in range(8):
-                partial[j] += values[i + j]
-        total = (partial[0] + partial[1]) + (partial[2] + partial[3]) + ((partial[4] + partial[5]) + (partial[6] + partial[7]))
-        for i in range(end, start + count):
-            total += values[i]
-        return total
-    half = count // 2
-    half -= half % 8
-    return _pairwise_sum(values, start, half) + _pairwise_sum(values, start + half, count - half)
-
-
-def numpy_round_2(value: float) -> float:
-    """round(np.float64, 2): multiply by 100, round half to even, divide; not Python's decimal-exact round()."""
-    return round(value * 100.0) / 100.0
-
-
-def max_weight_assignment(scores: list[list[float]]) -> list[tuple[int, int]]:
-    """(row, column) pairs of a one-to-one assignment with the largest total, as linear_sum_assignment(-scores).
-
-    Hungarian algorithm with potentials, O(rows^2 * columns) for rows <= columns.
-    """
-    rows = len(scores)
-    columns = len(scores[0]) if rows else 0
-    if rows == 0 or columns == 0:
-        return []
-    if columns == 1 or rows == 1:  # one prediction (every process_results call) or one gold span: the best pair
-        best = max(((r, c) for r in range(rows) for c in range(columns)), key=lambda rc: scores[rc[0]][rc[1]])
-        return [best]
-    if rows > columns:
-        transposed = [[scores[r][c] for r in range(rows)] for c in range(columns)]
-        return [(r, c) for c, r in max_weight_assignment(transposed)]
-    cost = [[-value for value in row] for row in scores]
-    infinity = float("inf")
-    u, v = [0.0] * (rows + 1), [0.0] * (columns + 1)
-    owner, way = [0] * (columns + 1), [0] * (columns + 1)  # owner[c]: row (1-based) holding column c
-    for row in range(1, rows + 1):
-        owner[0], free_column = row, 0
-        smallest = [infinity] * (columns + 1)
-        used = [False] * (columns + 1)
-        while owner[free_column]:
-            used[free_column] = True
-            current, delta, next_column = owner[free_column], infinity, 0
-            for c in range(1, columns + 1):
-                if not used[c]:
-                    reduced = cost[current - 1][c - 1] - u[current] - v[c]
-                    if reduced < smallest[c]:
-                        smallest[c], way[c] = reduced, free_column
-                    if smallest[c] < delta:
-                        delta, next_column = smallest[c], c
-            for c in range(columns + 1):
-                if used[c]:
-                    u[owner[c]] += delta
-                    v[c] -= delta
-                else:
-                    smallest[c] -= delta
-            free_column = next_column
-        while free_column:
-            previous = way[free_column]
-            owner[free_column] = owner[previous]
-            free_column = previous
-    return sorted((owner[c] - 1, c - 1) for c in range(1, columns + 1) if owner[c])
 
 
 # --- the deep dive's failure modes -------------------------------------------------------
@@ -310,9 +254,17 @@ def decimal_cut(prediction: str, golds: list[Gold], until: list[str]) -> str | N
     return None
 
 
-@functools.lru_cache(maxsize=4096)
 def _decimal_spans(gold: Gold) -> tuple[tuple[str, str], ...]:
     """(integer part, stripped span) of each span of a gold answer that is a decimal number."""
+    return _decimal_spans_short(gold) if _cacheable(gold) else _find_decimal_spans(gold)
+
+
+@functools.lru_cache(maxsize=_CACHE_ENTRIES)
+def _decimal_spans_short(gold: Gold) -> tuple[tuple[str, str], ...]:
+    return _find_decimal_spans(gold)
+
+
+def _find_decimal_spans(gold: Gold) -> tuple[tuple[str, str], ...]:
     decimals = ((_DECIMAL.match(span.strip().replace(",", "")), span.strip()) for span in gold)
     return tuple((match.group(1), span) for match, span in decimals if match)
 
@@ -380,3 +332,8 @@ def rescore(prediction: str, golds: list[Gold], scored: tuple[float, float] | No
 
 def has_decimal_gold(golds: list[Gold]) -> bool:
     return any(_decimal_spans(gold) for gold in golds)
+
+
+# Every cache above, and those keyed by gold answers alone (what a survey worker carries from one run to the next).
+CACHES = (_normalize_short, _gold_bags_short, _numbers_short, _decimal_spans_short)
+GOLD_CACHES = (_gold_bags_short, _decimal_spans_short)
