@@ -59,6 +59,18 @@ def test_flags_and_rescoring_are_those_of_the_plain_scorer(golds, prediction, un
     assert drop.has_decimal_gold(golds) == reference.has_decimal_gold(golds)
 
 
+@settings(max_examples=300, deadline=None)
+@given(golds, text, until)
+def test_the_one_pass_the_audit_runs_is_the_plain_scorer(golds, prediction, until):
+    """score_sample shares the prediction's and the golds' bags between scoring, flags and rescoring."""
+    score = drop.score_sample(golds, prediction, until)
+    em, f1 = reference.process_results(golds, prediction)
+    assert (score.em, score.f1) == (em, f1)
+    assert astuple(score.flags) == astuple(reference.flag_sample(prediction, golds, until, f1))
+    assert tuple(score.rescored) == astuple(reference.rescore(prediction, golds))
+    assert score.decimal_gold == reference.has_decimal_gold(golds)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(text, min_size=1, max_size=4), st.lists(text, min_size=1, max_size=4))
 def test_several_spans_align_as_in_the_plain_scorer(predicted, gold):

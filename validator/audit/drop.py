@@ -66,7 +66,6 @@ _CACHE_ENTRIES = 16_384
 _CACHED_LENGTH = 256       # characters of an answer
 _CACHED_GOLD_LENGTH = 128  # characters of a gold answer's spans together (DROP's are a few words)
 _CACHED_SPANS = 4          # spans of a gold answer
-_CACHED_WORDS = 8          # words of a bag
 
 
 def _cacheable(gold: Gold) -> bool:
@@ -106,13 +105,19 @@ def _normalize_token(token: str) -> str:
     return " ".join(_ARTICLES.sub(" ", token).split())
 
 
-Bags = tuple[list[str], list[frozenset[str]]]
+class Bags(NamedTuple):
+    """An answer as the scorer compares it: its normalized spans, their bags of words, the numbers in each bag."""
+
+    spans: list[str]
+    bags: list[frozenset[str]]
+    numbers: list[frozenset[str]]  # the harness's _match_numbers_if_present looks at these
 
 
 def answer_to_bags(answer: str | list[str] | tuple[str, ...]) -> Bags:
     spans = list(answer) if isinstance(answer, (list, tuple)) else [answer]
     normalized = [normalize(span) for span in spans]
-    return normalized, [frozenset(span.split()) for span in normalized]
+    bags = [frozenset(span.split()) for span in normalized]
+    return Bags(normalized, bags, [frozenset(word for word in bag if is_number(word)) for bag in bags])
 
 
 def gold_bags(gold: Gold) -> Bags:
@@ -125,20 +130,8 @@ def _gold_bags_short(gold: Gold) -> Bags:
     return answer_to_bags(gold)
 
 
-def _numbers(bag: frozenset[str]) -> frozenset[str]:
-    if len(bag) <= _CACHED_WORDS and sum(map(len, bag)) <= _CACHED_LENGTH:
-        return _numbers_short(bag)
-    return frozenset(word for word in bag if is_number(word))
-
-
-@functools.lru_cache(maxsize=_CACHE_ENTRIES // 2)
-def _numbers_short(bag: frozenset[str]) -> frozenset[str]:
-    return frozenset(word for word in bag if is_number(word))
-
-
-def _numbers_match(gold_bag: frozenset[str], predicted_bag: frozenset[str]) -> bool:
-    gold_numbers = _numbers(gold_bag)
-    return not gold_numbers or not gold_numbers.isdisjoint(_numbers(predicted_bag))
+def _numbers_match(gold_numbers: frozenset[str], predicted_numbers: frozenset[str]) -> bool:
+    return not gold_numbers or not gold_numbers.isdisjoint(predicted_numbers)
 
 
 def _bag_f1(predicted_bag: frozenset[str], gold_bag: frozenset[str]) -> float:
@@ -150,10 +143,12 @@ def _bag_f1(predicted_bag: frozenset[str], gold_bag: frozenset[str]) -> float:
     return (2 * precision * recall) / (precision + recall)
 
 
-def align_bags(predicted: list[frozenset[str]], gold: list[frozenset[str]]) -> list[float]:
+def align_bags(predicted: Bags, gold: Bags) -> list[float]:
     """Per gold row, the F1 of its partner in the best one-to-one alignment (zeros padded)."""
-    scores = [[_bag_f1(p, g) if _numbers_match(g, p) else 0.0 for p in predicted] for g in gold]
-    per_row = [0.0] * max(len(gold), len(predicted))
+    scores = [[_bag_f1(p, g) if _numbers_match(g_numbers, p_numbers) else 0.0
+               for p, p_numbers in zip(predicted.bags, predicted.numbers)]
+              for g, g_numbers in zip(gold.bags, gold.numbers)]
+    per_row = [0.0] * max(len(gold.bags), len(predicted.bags))
     for row, column in max_weight_assignment(scores):
         per_row[row] = max(per_row[row], scores[row][column])
     return per_row
@@ -165,29 +160,37 @@ def get_metrics(predicted: str | list[str] | tuple[str, ...], gold: str | list[s
 
 
 def _metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
-    (predicted_spans, predicted_bags), (gold_spans, gold_bags_) = predicted, gold
-    exact = set(predicted_spans) == set(gold_spans) and len(predicted_spans) == len(gold_spans)
-    return (1.0 if exact else 0.0), numpy_round_2(numpy_mean(align_bags(predicted_bags, gold_bags_)))
+    exact = set(predicted.spans) == set(gold.spans) and len(predicted.spans) == len(gold.spans)
+    return (1.0 if exact else 0.0), numpy_round_2(numpy_mean(align_bags(predicted, gold)))
 
 
 def process_results(golds: list[Gold], prediction: str) -> tuple[float, float]:
     """The per-sample (em, f1): each maximised over golds whose first span is not blank."""
+    # The prediction's bags once, not once per gold: golds x a long prediction was quadratic.
+    return _best_scores(answer_to_bags([prediction]), scored_golds(golds))
+
+
+def scored_golds(golds: list[Gold]) -> list[Bags | None]:
+    """Each gold's bags; None for a gold whose first span is blank (the harness scores it, then ignores it)."""
+    return [gold_bags(gold) if gold[0].strip() else None for gold in golds]
+
+
+def _best_scores(predicted: Bags, golds: list[Bags | None]) -> tuple[float, float]:
     best_em, best_f1 = 0.0, 0.0
-    predicted = answer_to_bags([prediction])  # once, not once per gold: golds x a long prediction was quadratic
     for gold in golds:
-        if gold[0].strip():  # the harness scores the others too, and then ignores them
-            em, f1 = _one_span_metrics(predicted, gold_bags(gold))
+        if gold is not None:
+            em, f1 = _one_span_metrics(predicted, gold)
             best_em, best_f1 = max(best_em, em), max(best_f1, f1)
     return best_em, best_f1
 
 
 def _one_span_metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
     """_metrics of a one-span prediction; against a one-span gold (most DROP answers) there is nothing to align."""
-    (gold_spans, gold_bags_), (predicted_span,), (predicted_bag,) = gold, *predicted
-    if len(gold_spans) != 1:
+    if len(gold.spans) != 1:
         return _metrics(predicted, gold)
-    f1 = _bag_f1(predicted_bag, gold_bags_[0]) if _numbers_match(gold_bags_[0], predicted_bag) else 0.0
-    return (1.0 if predicted_span == gold_spans[0] else 0.0), numpy_round_2(f1)  # the mean of one value is itself
+    (predicted_span,), (predicted_bag,), (predicted_numbers,) = predicted
+    f1 = _bag_f1(predicted_bag, gold.bags[0]) if _numbers_match(gold.numbers[0], predicted_numbers) else 0.0
+    return (1.0 if predicted_span == gold.spans[0] else 0.0), numpy_round_2(f1)  # the mean of one value is itself
 
 
 # --- the deep dive's failure modes -------------------------------------------------------
@@ -221,7 +224,7 @@ def glued_numbers(prediction: str) -> list[str]:
 
 
 def gold_numbers(golds: list[Gold]) -> set[str]:
-    return {word for gold in golds for bag in gold_bags(gold)[1] for word in _numbers(bag)}
+    return {word for gold in golds for numbers in gold_bags(gold).numbers for word in numbers}
 
 
 def _trailing_number(text: str) -> str | None:
@@ -271,22 +274,30 @@ def _find_decimal_spans(gold: Gold) -> tuple[tuple[str, str], ...]:
 
 def long_answer_loss(prediction: str, golds: list[Gold], f1: float) -> float | None:
     """L: F1 lost although every token of the best gold span is in the prediction (recall 1, precision < 1)."""
-    predicted_bag = frozenset(normalize(prediction).split())
+    return _long_answer_loss(answer_to_bags([prediction]), scored_golds(golds), f1)
+
+
+def _long_answer_loss(predicted: Bags, golds: list[Bags | None], f1: float) -> float | None:
+    (predicted_bag,), (predicted_numbers,) = predicted.bags, predicted.numbers
     if len(predicted_bag) < 2:  # no gold bag can be a non-empty proper subset of it
         return None
     best: float | None = None
     for gold in golds:
-        if not gold[0].strip():
+        if gold is None:
             continue
-        bags = gold_bags(gold)[1]
-        for bag in bags:
-            if bag and _numbers_match(bag, predicted_bag) and bag < predicted_bag:  # recall 1, precision < 1
-                ceiling = 1.0 / max(len(bags), 1)  # one predicted span can match one gold span
+        for bag, numbers in zip(gold.bags, gold.numbers):
+            if bag and _numbers_match(numbers, predicted_numbers) and bag < predicted_bag:  # recall 1, precision < 1
+                ceiling = 1.0 / max(len(gold.bags), 1)  # one predicted span can match one gold span
                 best = max(best or 0.0, ceiling - f1)
     return best if best is not None and best > 0 else None
 
 
 def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float) -> SampleFlags:
+    return _flags(prediction, golds, until, f1, answer_to_bags([prediction]), scored_golds(golds))
+
+
+def _flags(prediction: str, golds: list[Gold], until: list[str], f1: float, predicted: Bags,
+           scored: list[Bags | None]) -> SampleFlags:
     flags = SampleFlags()
     flags.glued = glued_numbers(prediction)
     if flags.glued:
@@ -295,7 +306,7 @@ def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float)
     flags.decimal_cut = decimal_cut(prediction, golds, until)
     flags.possibly_cut = (flags.decimal_cut is None and "." in until
                           and bool(prediction) and prediction[-1].isdigit())
-    flags.long_answer_loss = long_answer_loss(prediction, golds, f1)
+    flags.long_answer_loss = _long_answer_loss(predicted, scored, f1)
     return flags
 
 
@@ -334,6 +345,28 @@ def has_decimal_gold(golds: list[Gold]) -> bool:
     return any(_decimal_spans(gold) for gold in golds)
 
 
+# --- one sample, all of the above -----------------------------------------------------
+
+class SampleScore(NamedTuple):
+    em: float
+    f1: float
+    flags: SampleFlags
+    rescored: Rescored
+    decimal_gold: bool  # has_decimal_gold
+
+
+def score_sample(golds: list[Gold], prediction: str, until: list[str]) -> SampleScore:
+    """process_results, flag_sample, rescore and has_decimal_gold of one sample, sharing their work.
+
+    What the audit runs per sample: each gold's bags are looked up once and the
+    prediction is normalized once (tests/test_fast_paths.py holds it to the plain functions).
+    """
+    predicted, scored = answer_to_bags([prediction]), scored_golds(golds)
+    em, f1 = _best_scores(predicted, scored)
+    flags = _flags(prediction, golds, until, f1, predicted, scored)
+    return SampleScore(em, f1, flags, rescore(prediction, golds, (em, f1)), has_decimal_gold(golds))
+
+
 # Every cache above, and those keyed by gold answers alone (what a survey worker carries from one run to the next).
-CACHES = (_normalize_short, _gold_bags_short, _numbers_short, _decimal_spans_short)
+CACHES = (_normalize_short, _gold_bags_short, _decimal_spans_short)
 GOLD_CACHES = (_gold_bags_short, _decimal_spans_short)

@@ -70,7 +70,12 @@ def generation_until(arguments: Any) -> list[str] | None:
     until = settings.get("until") if isinstance(settings, dict) else None
     if isinstance(until, str):
         return [until]
-    return until if isinstance(until, list) and all(isinstance(u, str) for u in until) else None
+    if not isinstance(until, list):
+        return None
+    for stop in until:  # a loop, not all(<generator>): this runs once per DROP sample
+        if not isinstance(stop, str):
+            return None
+    return until
 
 
 # --- logged values -----------------------------------------------------------------------

@@ -29,11 +29,9 @@ class DropScoring(AuditUnit):
                                "DROP needs doc.answers as lists of strings and filtered_resps[0] as a string")
             return
         report = self._report()
-        until = self._until(report, data.get("arguments"))
-        em, f1 = drop.process_results(golds, prediction)
-        flags = drop.flag_sample(prediction, golds, until, f1)
-        self._count(report, sample, prediction, golds, em, f1, flags, drop.rescore(prediction, golds, (em, f1)))
-        sample.recomputed["em"], sample.recomputed["f1"] = em, f1
+        score = drop.score_sample(golds, prediction, self._until(report, data.get("arguments")))
+        self._count(report, sample, prediction, golds, score)
+        sample.recomputed["em"], sample.recomputed["f1"] = score.em, score.f1
         sample.recomputed_by = "the DROP scorer gives"
 
     def _until(self, report: DropAudit, arguments: Any) -> list[str]:
@@ -56,8 +54,9 @@ class DropScoring(AuditUnit):
                 version=metadata.get("version") if isinstance(metadata, dict) else None)
         return self.summary.drop
 
-    def _count(self, report: DropAudit, sample: Sample, prediction: str, golds: list[drop.Gold], em: float,
-               f1: float, flags: drop.SampleFlags, rescored: drop.Rescored) -> None:
+    def _count(self, report: DropAudit, sample: Sample, prediction: str, golds: list[drop.Gold],
+               score: drop.SampleScore) -> None:
+        em, f1, flags, rescored, decimal_gold = score
         report.n += 1
         report.em_recomputed_sum += em
         report.f1_recomputed_sum += f1
@@ -65,7 +64,7 @@ class DropScoring(AuditUnit):
         tolerance = self.log.tolerance
         if logged_em is None or logged_f1 is None or abs(logged_em - em) > tolerance or abs(logged_f1 - f1) > tolerance:
             report.n_mismatch += 1
-        report.decimal_golds += drop.has_decimal_gold(golds)
+        report.decimal_golds += decimal_gold
         sums = report.sums
         sums["em_nl"] += rescored.newline[0]
         sums["f1_nl"] += rescored.newline[1]
@@ -150,12 +149,16 @@ def tally_flags(report: DropAudit, flags: drop.SampleFlags) -> list[str]:
 
 
 def drop_golds(answers: Any) -> list[drop.Gold] | None:
-    if not isinstance(answers, list):
+    """doc.answers as golds: a list of non-empty lists of strings (JSON has no subclasses: `type` is exact)."""
+    if type(answers) is not list:
         return None
     golds = []
     for answer in answers:
-        if not (isinstance(answer, list) and answer and all(isinstance(span, str) for span in answer)):
+        if type(answer) is not list or not answer:
             return None
+        for span in answer:
+            if type(span) is not str:
+                return None
         golds.append(tuple(answer))
     return golds
 
