@@ -179,13 +179,14 @@ def markdown(audit: list[dict], surveyed: list[dict], extra: dict, load: tuple) 
     lines = ["| logs | MB | floor CPU s | audit CPU s | audit / floor | audit MB per CPU s |", "|---|---|---|---|---|---|"]
     lines += [f"| {r['logs']} | {r['MB']:.1f} | {r['floor_cpu_s']:.3f} | {r['audit_cpu_s']:.3f} | {r['ratio']:.2f} | "
               f"{r['audit_MB_per_cpu_s']:.1f} |" for r in audit]
-    lines += ["", "| survey executor | cluster start s (median) | survey s (median) | MB/s | × 1 worker |",
-              "|---|---|---|---|---|"]
+    lines += ["", "| survey executor | cluster start s (median) | survey s (median) | survey s (least–most) | MB/s "
+                  "| × 1 worker |", "|---|---|---|---|---|---|"]
     ratios = survey_ratios(surveyed)
     speedup = {"pool:1": 1.0, "pool:2": ratios["pool_2_over_1"], "dask:1": 1.0, "dask:2": ratios["dask_2_over_1"]}
     for r in surveyed:
         start = f"{r['start_s']:.2f}" if r["configuration"].startswith("dask") else ""
-        lines.append(f"| {r['executor']} | {start} | {r['seconds']:.2f} | {r['MB_per_s']:.1f} | "
+        spread = f"{min(r['survey_times']):.2f}–{max(r['survey_times']):.2f}"
+        lines.append(f"| {r['executor']} | {start} | {r['seconds']:.2f} | {spread} | {r['MB_per_s']:.1f} | "
                      f"{speedup[r['configuration']]:.2f} |")
     lines += ["", f"Dask against the local pool (survey time): {100 * ratios['dask_over_pool_1']:+.1f}% with 1 worker, "
                   f"{100 * ratios['dask_over_pool_2']:+.1f}% with 2 workers.",

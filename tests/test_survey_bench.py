@@ -38,7 +38,8 @@ def test_the_survey_benchmark_measures_each_configuration_in_its_own_process(tmp
     for row in rows.values():
         assert len(row["survey_times"]) == 2 and all(t > 0 for t in row["survey_times"])
         assert row["seconds"] == statistics.median(row["survey_times"])
-        assert f"| {row['executor']} |" in table
+        times = row["survey_times"]
+        assert f"| {row['executor']} |" in table and f"| {min(times):.2f}–{max(times):.2f} |" in table
     assert rows["dask:1"]["start_s"] > 0 and rows["dask:2"]["start_s"] > 0  # the clusters' start, timed apart
     seconds = {name: row["seconds"] for name, row in rows.items()}
     assert result["survey_ratios"] == {
