@@ -119,54 +119,68 @@ def test_has_decimal_gold():
 # --- the scorer's caches hold only what the submitter cannot grow -------------------------------
 
 def _words(start: int, characters: int) -> str:
-    """Distinct numbers separated by spaces, `characters` long: normalization makes each one longer ("7" -> "7.0")."""
+    """Distinct numbers separated by spaces, `characters` long."""
     text, number = "", start
     while len(text) + len(str(number)) + 1 <= characters:
         text, number = text + f"{number} ", number + 1
     return text.strip().rjust(characters, "1")
 
 
-def test_long_golds_and_predictions_are_never_cached():
+WIDE = "\U00020000\U00020001"  # 4 bytes a character in memory: never cached, however short
+
+
+def _clear_caches():
     for cached in drop.CACHES:
         cached.cache_clear()
-    golds = [(_words(0, 5000), _words(10_000, 5000))]
-    prediction = _words(20_000, 5000) + "\n12"
-    em, f1 = drop.process_results(golds, prediction)
-    drop.flag_sample(prediction, golds, ["."], f1)
-    drop.rescore(prediction, golds, (em, f1))
-    drop.has_decimal_gold(golds)
+
+
+@pytest.mark.parametrize("golds, prediction", [
+    ([(_words(0, 5000), _words(10_000, 5000))], _words(20_000, 5000) + "\n12"),  # long
+    ([(WIDE + " 12.5",)], WIDE + " 12"),  # short, but not ASCII
+], ids=["long", "wide"])
+def test_long_or_wide_golds_and_predictions_are_never_cached(golds, prediction):
+    _clear_caches()
+    score = drop.score_sample(golds, prediction, ["."])
+    drop.process_results(golds, prediction), drop.flag_sample(prediction, golds, ["."], score.f1)
     assert [cached.cache_info().currsize for cached in drop.CACHES] == [0, 0, 0]
-    many_spans = [tuple(f"{k}.5" for k in range(drop._CACHED_SPANS + 1))]  # short spans, but too many
-    drop.process_results(many_spans, "1")
-    drop.has_decimal_gold(many_spans)
+
+
+def test_golds_of_many_spans_or_words_are_not_cached():
+    _clear_caches()
+    for gold in [tuple(f"{k}.5" for k in range(drop._CACHED_SPANS + 1)), ("1 2 3 4 5 6 7 8 9 10",), ("1-2-3-4-5-6-7-8-9-10",)]:
+        drop.score_sample([gold], "1", ["."])
     assert [cached.cache_info().currsize for cached in drop.GOLD_CACHES] == [0, 0]
-    drop.process_results([("12.5",)], "12")
-    drop.has_decimal_gold([("12.5",)])
+    drop.score_sample([("12.5",)], "12", ["."])
     assert all(cached.cache_info().currsize for cached in drop.CACHES)
 
 
-def test_the_caches_stay_under_100_mb_full_of_the_longest_values_they_keep():
+# The largest entries found for each cache under its limits: many short words (a set of words costs
+# hundreds of bytes), numbers normalization makes 4.5 times longer ("1e15" -> "1000000000000000.0").
+LARGEST_GOLDS = {
+    "hyphens": lambda k: tuple(f"{k}-{span}-1e15" for span in range(4)),
+    "spaces": lambda k: tuple(f"{k}x{span} 1 2" for span in range(4)),
+    "one span": lambda k: (f"{k}e9 " + " ".join(f"{i}e15" for i in range(1, 9)),),
+}
+
+
+@pytest.mark.parametrize("shape", LARGEST_GOLDS)
+def test_the_caches_stay_under_100_mb_full_of_the_largest_entries_they_keep(shape):
     """What a hostile log can make a survey worker hold: every cache full, every entry as large as it may be."""
     import tracemalloc
 
-    for cached in drop.CACHES:
-        cached.cache_clear()
+    gold_of = LARGEST_GOLDS[shape]
+    assert drop._cacheable(gold_of(drop._CACHE_ENTRIES))
+    _clear_caches()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        for k in range(drop._normalize_short.cache_info().maxsize):
-            drop.normalize(_words(k * 1000, drop._CACHED_LENGTH))
-        for k in range(drop._gold_bags_short.cache_info().maxsize):
-            gold = tuple(_words(k * 1000 + span * 100, drop._CACHED_GOLD_LENGTH // drop._CACHED_SPANS)
-                         for span in range(drop._CACHED_SPANS))
-            drop.gold_bags(gold)
-            drop.has_decimal_gold([gold])
+        for k in range(drop._CACHE_ENTRIES):
+            prediction = (f"{k}" + " 1e15" * 60)[:drop._CACHED_LENGTH]
+            drop.score_sample([gold_of(k)], prediction, ["."])
         held = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    assert [cached.cache_info().currsize for cached in drop.CACHES] == [
-        cached.cache_info().maxsize for cached in drop.CACHES]
+    assert [cached.cache_info().currsize for cached in drop.CACHES] == [drop._CACHE_ENTRIES] * 3
     assert held < 100 * 2**20, f"{held / 2**20:.0f} MB"
-    print(f"the caches full of their largest entries hold {held / 2**20:.0f} MB")
-    for cached in drop.CACHES:
-        cached.cache_clear()
+    print(f"the caches full of {shape} golds hold {held / 2**20:.0f} MB")
+    _clear_caches()

@@ -59,22 +59,28 @@ def remove_punctuation(token: str) -> str:
 # --- caches -------------------------------------------------------------------------------
 # Every model of a leaderboard answers the same questions, so a survey worker meets each gold answer
 # once per run: with room for a whole split (DROP has 9,536 questions), each gold is normalized once per
-# worker, not once per run. Golds and predictions are the submitter's bytes, so only short values are
-# kept; a long one is recomputed each time, and the caches together stay under ~100 MB whatever the logs
-# hold (tests/test_drop.py fills them with the longest values they keep).
+# worker, not once per run. Golds and predictions are the submitter's bytes, so only short ASCII values
+# are kept (one byte a character; normalizing makes a number at most 4.5 times longer, "1e15" ->
+# "1000000000000000.0"); others are recomputed each time, and the caches together stay under 100 MB
+# whatever the logs hold (tests/test_drop.py fills them with the largest entries they keep).
 _CACHE_ENTRIES = 16_384
-_CACHED_LENGTH = 256       # characters of an answer
-_CACHED_GOLD_LENGTH = 128  # characters of a gold answer's spans together (DROP's are a few words)
-_CACHED_SPANS = 4          # spans of a gold answer
+_CACHED_LENGTH = 256      # characters of an answer
+_CACHED_GOLD_LENGTH = 64  # characters of a gold answer's spans together (DROP's are a few words)
+_CACHED_SPANS = 4         # spans of a gold answer
+_CACHED_GOLD_BREAKS = 8   # spaces and hyphens in them: each set of words costs hundreds of bytes
 
 
 def _cacheable(gold: Gold) -> bool:
-    return len(gold) <= _CACHED_SPANS and sum(map(len, gold)) <= _CACHED_GOLD_LENGTH
+    if len(gold) > _CACHED_SPANS:
+        return False
+    joined = "".join(gold)
+    return (len(joined) <= _CACHED_GOLD_LENGTH and joined.isascii()
+            and joined.count(" ") + joined.count("-") <= _CACHED_GOLD_BREAKS)
 
 
 def normalize(answer: str) -> str:
     """The harness's _normalize: per raw token lower, strip punctuation, fix numbers, drop articles, fix spaces."""
-    return _normalize_short(answer) if len(answer) <= _CACHED_LENGTH else _normalize(answer)
+    return _normalize_short(answer) if len(answer) <= _CACHED_LENGTH and answer.isascii() else _normalize(answer)
 
 
 @functools.lru_cache(maxsize=_CACHE_ENTRIES)
@@ -358,8 +364,9 @@ class SampleScore(NamedTuple):
 def score_sample(golds: list[Gold], prediction: str, until: list[str]) -> SampleScore:
     """process_results, flag_sample, rescore and has_decimal_gold of one sample, sharing their work.
 
-    What the audit runs per sample: each gold's bags are looked up once and the
-    prediction is normalized once (tests/test_fast_paths.py holds it to the plain functions).
+    What the audit runs per sample: the score and the flags share one normalization of the
+    prediction and one look-up of each gold's bags; rescore scores again only a prediction
+    a repair changes (tests/test_fast_paths.py holds it to the plain functions).
     """
     predicted, scored = answer_to_bags([prediction]), scored_golds(golds)
     em, f1 = _best_scores(predicted, scored)
