@@ -173,10 +173,10 @@ def _metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
 def process_results(golds: list[Gold], prediction: str) -> tuple[float, float]:
     """The per-sample (em, f1): each maximised over golds whose first span is not blank."""
     # The prediction's bags once, not once per gold: golds x a long prediction was quadratic.
-    return _best_scores(answer_to_bags([prediction]), scored_golds(golds))
+    return _best_scores(answer_to_bags([prediction]), _scored_golds(golds))
 
 
-def scored_golds(golds: list[Gold]) -> list[Bags | None]:
+def _scored_golds(golds: list[Gold]) -> list[Bags | None]:
     """Each gold's bags; None for a gold whose first span is blank (the harness scores it, then ignores it)."""
     return [gold_bags(gold) if gold[0].strip() else None for gold in golds]
 
@@ -280,7 +280,7 @@ def _find_decimal_spans(gold: Gold) -> tuple[tuple[str, str], ...]:
 
 def long_answer_loss(prediction: str, golds: list[Gold], f1: float) -> float | None:
     """L: F1 lost although every token of the best gold span is in the prediction (recall 1, precision < 1)."""
-    return _long_answer_loss(answer_to_bags([prediction]), scored_golds(golds), f1)
+    return _long_answer_loss(answer_to_bags([prediction]), _scored_golds(golds), f1)
 
 
 def _long_answer_loss(predicted: Bags, golds: list[Bags | None], f1: float) -> float | None:
@@ -299,7 +299,7 @@ def _long_answer_loss(predicted: Bags, golds: list[Bags | None], f1: float) -> f
 
 
 def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float) -> SampleFlags:
-    return _flags(prediction, golds, until, f1, answer_to_bags([prediction]), scored_golds(golds))
+    return _flags(prediction, golds, until, f1, answer_to_bags([prediction]), _scored_golds(golds))
 
 
 def _flags(prediction: str, golds: list[Gold], until: list[str], f1: float, predicted: Bags,
@@ -368,7 +368,7 @@ def score_sample(golds: list[Gold], prediction: str, until: list[str]) -> Sample
     prediction and one look-up of each gold's bags; rescore scores again only a prediction
     a repair changes (tests/test_fast_paths.py holds it to the plain functions).
     """
-    predicted, scored = answer_to_bags([prediction]), scored_golds(golds)
+    predicted, scored = answer_to_bags([prediction]), _scored_golds(golds)
     em, f1 = _best_scores(predicted, scored)
     flags = _flags(prediction, golds, until, f1, predicted, scored)
     return SampleScore(em, f1, flags, rescore(prediction, golds, (em, f1)), has_decimal_gold(golds))
