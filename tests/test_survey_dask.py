@@ -101,6 +101,40 @@ def test_a_worker_on_another_lbnorm_version_stops_the_survey(corpus, cluster, tm
     assert not (tmp_path / "out").exists()
 
 
+def test_a_worker_that_joins_later_with_another_version_stops_the_survey(corpus, cluster, tmp_path, monkeypatch):
+    """The workers pass the check at connect, then the client's version changes: to every task, its worker is
+    now one that joined later on another version. The first task refuses, and the survey stops with the
+    mismatch rather than writing a row from that worker."""
+    from validator.survey.executors import WorkerMismatch
+
+    workers = cluster.worker_versions
+    monkeypatch.setattr(version, "__version__", "9.9.9")
+    with pytest.raises(WorkerMismatch) as caught:
+        survey([str(corpus[0])], tmp_path, cluster)
+    address, _, rest = str(caught.value).removeprefix("Dask worker ").partition(" ")
+    assert address in workers
+    assert rest == (f"runs lbnorm {workers[address]}, this client runs lbnorm 9.9.9: "
+                    "install lbnorm==9.9.9 on every worker")
+    assert (tmp_path / "units.jsonl").read_text(encoding="utf-8") == ""
+
+
+def test_a_task_that_fails_on_the_cluster_is_a_failed_row_for_each_of_its_units(corpus, cluster):
+    """A task's error reaches the client as Dask hands it over (type, exception, traceback): each unit of the
+    batch becomes a `failed` row naming the error, never a crash of the survey or a hole in the table."""
+    from validator.io.limits import DEFAULT_LIMITS
+    from validator.survey.sources import plan
+
+    units = plan([str(corpus[0])], DEFAULT_LIMITS, 1_000_000)[:3]
+
+    def explode(batch):
+        raise ValueError("no disk left on the worker")
+
+    (batch, rows), = list(cluster.run(explode, [units]))
+    assert batch == units
+    assert [[row["status"] for row in unit_rows] for unit_rows in rows] == [["failed"]] * 3
+    assert all("ValueError: no disk left on the worker" in unit_rows[0]["error"] for unit_rows in rows)
+
+
 def test_a_worker_killed_mid_survey_changes_nothing(corpus, local_rows, cluster, tmp_path):
     pids = cluster.client.run(os.getpid)  # {worker address: pid}
     killed = []

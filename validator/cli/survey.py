@@ -57,6 +57,7 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     """
     from ..survey.engine import progress_stream
     from ..survey.engine import survey as run_survey
+    from ..survey.executors import WorkerMismatch
     from ..survey.journal import JournalExists
     from ..survey.stores import SourceError
     from ..survey.summary import write_summaries
@@ -71,7 +72,7 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     try:
         click.echo(f"lbnorm survey: {executor.describe()}", err=True)
         outcome = run_survey(list(sources), out, executor, settings, resume, max_units, progress_stream(progress))
-    except (SourceError, JournalExists) as exc:
+    except (SourceError, JournalExists, WorkerMismatch) as exc:
         raise click.UsageError(str(exc)) from None
     finally:
         if hasattr(executor, "close"):

@@ -12,6 +12,7 @@ cannot be finished is a "failed" row, never a hole.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import uuid
@@ -92,13 +93,27 @@ def prepare_worker() -> str:
     return version.__version__
 
 
+def run_checked(function: Callable[[Batch], list[list[dict]]], wanted: str, batch: Batch) -> list[list[dict]]:
+    """On a worker: run the batch, unless this worker runs another lbnorm than the client.
+
+    prepare_workers checks the workers connected when the survey starts; this
+    checks the ones that join later (started afterwards, or restarted by a nanny).
+    """
+    if version.__version__ != wanted:
+        from distributed import get_worker
+
+        raise WorkerMismatch(f"Dask worker {get_worker().address} runs lbnorm {version.__version__}, this client "
+                             f"runs lbnorm {wanted}: install lbnorm=={wanted} on every worker")
+    return function(batch)
+
+
 def prepare_workers(client) -> dict[str, str]:
     """Prepare every worker connected now; {address: lbnorm version}. WorkerMismatch if one differs.
 
     A worker with another scorer version would write rows that differ from
     the ones this client's version writes, and nothing in the table would
     show it; so a survey refuses to start rather than mix them. Workers that
-    join the cluster later are not checked.
+    join the cluster later are checked by every task they run (run_checked).
     """
     wanted = version.__version__
     fix = f"install lbnorm=={wanted} on every worker"
@@ -153,10 +168,15 @@ class DaskCluster:
         # Keys unique to this call: a scheduler that still remembers (or is forgetting) an earlier survey's
         # task of the same content must not hand back or wait on that one. Retries keep their key.
         run = uuid.uuid4().hex[:12]
-        futures = self.client.map(function, batches, key=[f"lbnorm-survey-{run}-{batch_key(b)}" for b in batches])
+        checked = functools.partial(run_checked, function, version.__version__)
+        futures = self.client.map(checked, batches, key=[f"lbnorm-survey-{run}-{batch_key(b)}" for b in batches])
         by_key = {future.key: batch for future, batch in zip(futures, batches)}
         for future, value in dask_completed(futures, with_results=True, raise_errors=False):
             batch = by_key[future.key]
+            if future.status == "error":  # as_completed hands a task's error over as (type, exception, traceback)
+                value = future.exception()
+            if isinstance(value, WorkerMismatch):
+                raise value  # the survey stops, as at connect; the journal keeps the rows finished so far
             if isinstance(value, BaseException):  # e.g. KilledWorker: the batch killed every worker it met
                 yield batch, failed_batch(batch, f"the cluster could not run this unit ({type(value).__name__}: "
                                                  f"{str(value)[:200]})")
