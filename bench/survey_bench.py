@@ -87,7 +87,7 @@ def clear_caches() -> None:
     from validator.audit import drop
 
     for cached in drop.CACHES:
-        cached.cache_clear()
+        cached.clear()
 
 
 def audit_rows(corpus: Path, repeat: int) -> list[dict]:

@@ -17,7 +17,6 @@ the script that made them.
 
 from __future__ import annotations
 
-import functools
 import re
 import string
 from dataclasses import dataclass, field
@@ -78,14 +77,31 @@ def _cacheable(gold: Gold) -> bool:
             and joined.count(" ") + joined.count("-") <= _CACHED_GOLD_BREAKS)
 
 
+class BoundedCache(dict):
+    """A dict that holds at most `entries` items: the oldest goes first. Looked up with .get, filled with .keep."""
+
+    def __init__(self, entries: int):
+        super().__init__()
+        self.entries = entries
+
+    def keep(self, key, value) -> None:
+        if len(self) >= self.entries:
+            del self[next(iter(self))]
+        self[key] = value
+
+
+_NORMALIZED = BoundedCache(_CACHE_ENTRIES)  # answer -> normalize(answer)
+_GOLD_ANSWERS = BoundedCache(_CACHE_ENTRIES)  # gold -> gold_answer(gold)
+
+
 def normalize(answer: str) -> str:
     """The harness's _normalize: per raw token lower, strip punctuation, fix numbers, drop articles, fix spaces."""
-    return _normalize_short(answer) if len(answer) <= _CACHED_LENGTH and answer.isascii() else _normalize(answer)
-
-
-@functools.lru_cache(maxsize=_CACHE_ENTRIES)
-def _normalize_short(answer: str) -> str:
-    return _normalize(answer)
+    normalized = _NORMALIZED.get(answer)
+    if normalized is None:
+        normalized = _normalize(answer)
+        if len(answer) <= _CACHED_LENGTH and answer.isascii():
+            _NORMALIZED.keep(answer, normalized)
+    return normalized
 
 
 def _normalize(answer: str) -> str:
@@ -126,14 +142,22 @@ def answer_to_bags(answer: str | list[str] | tuple[str, ...]) -> Bags:
     return Bags(normalized, bags, [frozenset(word for word in bag if is_number(word)) for bag in bags])
 
 
-def gold_bags(gold: Gold) -> Bags:
-    """answer_to_bags of a gold answer; a short one once per process (see the caches above)."""
-    return _gold_bags_short(gold) if _cacheable(gold) else answer_to_bags(gold)
+class GoldAnswer(NamedTuple):
+    """A gold answer as the scorer and the flags use it."""
+
+    bags: Bags
+    scored: bool  # its first span is not blank (the harness scores a blank one, then ignores it)
+    decimals: tuple[tuple[str, str], ...]  # (integer part, stripped span) of each span that is a decimal number
 
 
-@functools.lru_cache(maxsize=_CACHE_ENTRIES)
-def _gold_bags_short(gold: Gold) -> Bags:
-    return answer_to_bags(gold)
+def gold_answer(gold: Gold) -> GoldAnswer:
+    """A gold answer's bags and decimals; a short one worked out once per process (see the caches above)."""
+    answer = _GOLD_ANSWERS.get(gold)
+    if answer is None:
+        answer = GoldAnswer(answer_to_bags(gold), bool(gold[0].strip()), _find_decimal_spans(gold))
+        if _cacheable(gold):
+            _GOLD_ANSWERS.keep(gold, answer)
+    return answer
 
 
 def _numbers_match(gold_numbers: frozenset[str], predicted_numbers: frozenset[str]) -> bool:
@@ -173,19 +197,14 @@ def _metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
 def process_results(golds: list[Gold], prediction: str) -> tuple[float, float]:
     """The per-sample (em, f1): each maximised over golds whose first span is not blank."""
     # The prediction's bags once, not once per gold: golds x a long prediction was quadratic.
-    return _best_scores(answer_to_bags([prediction]), _scored_golds(golds))
+    return _best_scores(answer_to_bags([prediction]), [gold_answer(gold) for gold in golds])
 
 
-def _scored_golds(golds: list[Gold]) -> list[Bags | None]:
-    """Each gold's bags; None for a gold whose first span is blank (the harness scores it, then ignores it)."""
-    return [gold_bags(gold) if gold[0].strip() else None for gold in golds]
-
-
-def _best_scores(predicted: Bags, golds: list[Bags | None]) -> tuple[float, float]:
+def _best_scores(predicted: Bags, golds: list[GoldAnswer]) -> tuple[float, float]:
     best_em, best_f1 = 0.0, 0.0
     for gold in golds:
-        if gold is not None:
-            em, f1 = _one_span_metrics(predicted, gold)
+        if gold.scored:
+            em, f1 = _one_span_metrics(predicted, gold.bags)
             best_em, best_f1 = max(best_em, em), max(best_f1, f1)
     return best_em, best_f1
 
@@ -230,7 +249,11 @@ def glued_numbers(prediction: str) -> list[str]:
 
 
 def gold_numbers(golds: list[Gold]) -> set[str]:
-    return {word for gold in golds for numbers in gold_bags(gold).numbers for word in numbers}
+    return _gold_numbers([gold_answer(gold) for gold in golds])
+
+
+def _gold_numbers(golds: list[GoldAnswer]) -> set[str]:
+    return {word for gold in golds for numbers in gold.bags.numbers for word in numbers}
 
 
 def _trailing_number(text: str) -> str | None:
@@ -250,6 +273,10 @@ def _trailing_number(text: str) -> str | None:
 
 def decimal_cut(prediction: str, golds: list[Gold], until: list[str]) -> str | None:
     """D: the gold decimal whose integer part the prediction ends with, under a '.' stop sequence."""
+    return _decimal_cut(prediction, [gold_answer(gold) for gold in golds], until)
+
+
+def _decimal_cut(prediction: str, golds: list[GoldAnswer], until: list[str]) -> str | None:
     if "." not in until:
         return None
     trailing = _trailing_number(prediction)
@@ -257,20 +284,10 @@ def decimal_cut(prediction: str, golds: list[Gold], until: list[str]) -> str | N
         return None
     digits = trailing.replace(",", "")
     for gold in golds:
-        for integer_part, span in _decimal_spans(gold):
+        for integer_part, span in gold.decimals:
             if integer_part == digits:
                 return span
     return None
-
-
-def _decimal_spans(gold: Gold) -> tuple[tuple[str, str], ...]:
-    """(integer part, stripped span) of each span of a gold answer that is a decimal number."""
-    return _decimal_spans_short(gold) if _cacheable(gold) else _find_decimal_spans(gold)
-
-
-@functools.lru_cache(maxsize=_CACHE_ENTRIES)
-def _decimal_spans_short(gold: Gold) -> tuple[tuple[str, str], ...]:
-    return _find_decimal_spans(gold)
 
 
 def _find_decimal_spans(gold: Gold) -> tuple[tuple[str, str], ...]:
@@ -280,39 +297,39 @@ def _find_decimal_spans(gold: Gold) -> tuple[tuple[str, str], ...]:
 
 def long_answer_loss(prediction: str, golds: list[Gold], f1: float) -> float | None:
     """L: F1 lost although every token of the best gold span is in the prediction (recall 1, precision < 1)."""
-    return _long_answer_loss(answer_to_bags([prediction]), _scored_golds(golds), f1)
+    return _long_answer_loss(answer_to_bags([prediction]), [gold_answer(gold) for gold in golds], f1)
 
 
-def _long_answer_loss(predicted: Bags, golds: list[Bags | None], f1: float) -> float | None:
+def _long_answer_loss(predicted: Bags, golds: list[GoldAnswer], f1: float) -> float | None:
     (predicted_bag,), (predicted_numbers,) = predicted.bags, predicted.numbers
     if len(predicted_bag) < 2:  # no gold bag can be a non-empty proper subset of it
         return None
     best: float | None = None
     for gold in golds:
-        if gold is None:
+        if not gold.scored:
             continue
-        for bag, numbers in zip(gold.bags, gold.numbers):
+        bags = gold.bags
+        for bag, numbers in zip(bags.bags, bags.numbers):
             if bag and _numbers_match(numbers, predicted_numbers) and bag < predicted_bag:  # recall 1, precision < 1
-                ceiling = 1.0 / max(len(gold.bags), 1)  # one predicted span can match one gold span
+                ceiling = 1.0 / max(len(bags.bags), 1)  # one predicted span can match one gold span
                 best = max(best or 0.0, ceiling - f1)
     return best if best is not None and best > 0 else None
 
 
 def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float) -> SampleFlags:
-    return _flags(prediction, golds, until, f1, answer_to_bags([prediction]), _scored_golds(golds))
+    return _flags(prediction, [gold_answer(gold) for gold in golds], until, f1, answer_to_bags([prediction]))
 
 
-def _flags(prediction: str, golds: list[Gold], until: list[str], f1: float, predicted: Bags,
-           scored: list[Bags | None]) -> SampleFlags:
+def _flags(prediction: str, golds: list[GoldAnswer], until: list[str], f1: float, predicted: Bags) -> SampleFlags:
     flags = SampleFlags()
     flags.glued = glued_numbers(prediction)
     if flags.glued:
-        wanted = gold_numbers(golds)
+        wanted = _gold_numbers(golds)
         flags.glued_lost_gold = any(str(float(remove_punctuation(part.lower()))) in wanted for part in flags.glued)
-    flags.decimal_cut = decimal_cut(prediction, golds, until)
+    flags.decimal_cut = _decimal_cut(prediction, golds, until)
     flags.possibly_cut = (flags.decimal_cut is None and "." in until
                           and bool(prediction) and prediction[-1].isdigit())
-    flags.long_answer_loss = _long_answer_loss(predicted, scored, f1)
+    flags.long_answer_loss = _long_answer_loss(predicted, golds, f1)
     return flags
 
 
@@ -331,6 +348,10 @@ class Rescored(NamedTuple):
 
 def rescore(prediction: str, golds: list[Gold], scored: tuple[float, float] | None = None) -> Rescored:
     """`scored`: process_results(golds, prediction), when known; a repair that changes nothing is not rescored."""
+    return _rescore(prediction, [gold_answer(gold) for gold in golds], scored)
+
+
+def _rescore(prediction: str, golds: list[GoldAnswer], scored: tuple[float, float] | None) -> Rescored:
     if scored is not None and not _WHITESPACE_NOT_SPACE.search(prediction):
         return Rescored(scored, scored, scored)  # no whitespace but spaces: no repair changes the prediction
     # The scorer splits on spaces and drops empty tokens, so spaces at either end never change a score.
@@ -339,7 +360,7 @@ def rescore(prediction: str, golds: list[Gold], scored: tuple[float, float] | No
     def score(text: str) -> tuple[float, float]:
         key = text.strip(" ")
         if key not in known:
-            known[key] = process_results(golds, text)
+            known[key] = _best_scores(answer_to_bags([text]), golds)
         return known[key]
 
     return Rescored(newline=score(prediction.split("\n", 1)[0]),
@@ -348,7 +369,7 @@ def rescore(prediction: str, golds: list[Gold], scored: tuple[float, float] | No
 
 
 def has_decimal_gold(golds: list[Gold]) -> bool:
-    return any(_decimal_spans(gold) for gold in golds)
+    return any(gold_answer(gold).decimals for gold in golds)
 
 
 # --- one sample, all of the above -----------------------------------------------------
@@ -364,16 +385,16 @@ class SampleScore(NamedTuple):
 def score_sample(golds: list[Gold], prediction: str, until: list[str]) -> SampleScore:
     """process_results, flag_sample, rescore and has_decimal_gold of one sample, sharing their work.
 
-    What the audit runs per sample: the score and the flags share one normalization of the
-    prediction and one look-up of each gold's bags; rescore scores again only a prediction
-    a repair changes (tests/test_fast_paths.py holds it to the plain functions).
+    What the audit runs per sample: the score, the flags and the rescoring share one
+    normalization of the prediction and one look-up of each gold; rescoring scores again
+    only a prediction a repair changes (tests/test_fast_paths.py holds it to the plain functions).
     """
-    predicted, scored = answer_to_bags([prediction]), _scored_golds(golds)
-    em, f1 = _best_scores(predicted, scored)
-    flags = _flags(prediction, golds, until, f1, predicted, scored)
-    return SampleScore(em, f1, flags, rescore(prediction, golds, (em, f1)), has_decimal_gold(golds))
+    answers, predicted = [gold_answer(gold) for gold in golds], answer_to_bags([prediction])
+    em, f1 = _best_scores(predicted, answers)
+    flags = _flags(prediction, answers, until, f1, predicted)
+    return SampleScore(em, f1, flags, _rescore(prediction, answers, (em, f1)), any(a.decimals for a in answers))
 
 
 # Every cache above, and those keyed by gold answers alone (what a survey worker carries from one run to the next).
-CACHES = (_normalize_short, _gold_bags_short, _decimal_spans_short)
-GOLD_CACHES = (_gold_bags_short, _decimal_spans_short)
+CACHES = (_NORMALIZED, _GOLD_ANSWERS)
+GOLD_CACHES = (_GOLD_ANSWERS,)
