@@ -136,10 +136,25 @@ class Bags(NamedTuple):
 
 
 def answer_to_bags(answer: str | list[str] | tuple[str, ...]) -> Bags:
-    spans = list(answer) if isinstance(answer, (list, tuple)) else [answer]
-    normalized = [normalize(span) for span in spans]
-    bags = [frozenset(span.split()) for span in normalized]
-    return Bags(normalized, bags, [frozenset(word for word in bag if is_number(word)) for bag in bags])
+    if isinstance(answer, str):
+        return prediction_bags(answer)
+    spans = [normalize(span) for span in answer]
+    bags = [frozenset(span.split()) for span in spans]
+    return Bags(spans, bags, [_numbers_in(span, bag) for span, bag in zip(spans, bags)])
+
+
+def prediction_bags(prediction: str) -> Bags:
+    """answer_to_bags of one span, as a prediction is scored."""
+    span = normalize(prediction)
+    bag = frozenset(span.split())
+    return Bags([span], [bag], [_numbers_in(span, bag)])
+
+
+def _numbers_in(span: str, bag: frozenset[str]) -> frozenset[str]:
+    """The words of a normalized span that float() reads."""
+    if span.replace(" ", "").isalpha():  # letters only (most spans): no word is a number but nan, inf, infinity
+        return bag & _FLOAT_WORDS  # normalized words are lower case
+    return frozenset(word for word in bag if is_number(word))
 
 
 class GoldAnswer(NamedTuple):
@@ -197,7 +212,7 @@ def _metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
 def process_results(golds: list[Gold], prediction: str) -> tuple[float, float]:
     """The per-sample (em, f1): each maximised over golds whose first span is not blank."""
     # The prediction's bags once, not once per gold: golds x a long prediction was quadratic.
-    return _best_scores(answer_to_bags([prediction]), [gold_answer(gold) for gold in golds])
+    return _best_scores(prediction_bags(prediction), [gold_answer(gold) for gold in golds])
 
 
 def _best_scores(predicted: Bags, golds: list[GoldAnswer]) -> tuple[float, float]:
@@ -205,7 +220,10 @@ def _best_scores(predicted: Bags, golds: list[GoldAnswer]) -> tuple[float, float
     for gold in golds:
         if gold.scored:
             em, f1 = _one_span_metrics(predicted, gold.bags)
-            best_em, best_f1 = max(best_em, em), max(best_f1, f1)
+            if em > best_em:
+                best_em = em
+            if f1 > best_f1:
+                best_f1 = f1
     return best_em, best_f1
 
 
@@ -297,7 +315,7 @@ def _find_decimal_spans(gold: Gold) -> tuple[tuple[str, str], ...]:
 
 def long_answer_loss(prediction: str, golds: list[Gold], f1: float) -> float | None:
     """L: F1 lost although every token of the best gold span is in the prediction (recall 1, precision < 1)."""
-    return _long_answer_loss(answer_to_bags([prediction]), [gold_answer(gold) for gold in golds], f1)
+    return _long_answer_loss(prediction_bags(prediction), [gold_answer(gold) for gold in golds], f1)
 
 
 def _long_answer_loss(predicted: Bags, golds: list[GoldAnswer], f1: float) -> float | None:
@@ -317,7 +335,7 @@ def _long_answer_loss(predicted: Bags, golds: list[GoldAnswer], f1: float) -> fl
 
 
 def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float) -> SampleFlags:
-    return _flags(prediction, [gold_answer(gold) for gold in golds], until, f1, answer_to_bags([prediction]))
+    return _flags(prediction, [gold_answer(gold) for gold in golds], until, f1, prediction_bags(prediction))
 
 
 def _flags(prediction: str, golds: list[GoldAnswer], until: list[str], f1: float, predicted: Bags) -> SampleFlags:
@@ -360,7 +378,7 @@ def _rescore(prediction: str, golds: list[GoldAnswer], scored: tuple[float, floa
     def score(text: str) -> tuple[float, float]:
         key = text.strip(" ")
         if key not in known:
-            known[key] = _best_scores(answer_to_bags([text]), golds)
+            known[key] = _best_scores(prediction_bags(text), golds)
         return known[key]
 
     return Rescored(newline=score(prediction.split("\n", 1)[0]),
@@ -389,7 +407,7 @@ def score_sample(golds: list[Gold], prediction: str, until: list[str]) -> Sample
     normalization of the prediction and one look-up of each gold; rescoring scores again
     only a prediction a repair changes (tests/test_fast_paths.py holds it to the plain functions).
     """
-    answers, predicted = [gold_answer(gold) for gold in golds], answer_to_bags([prediction])
+    answers, predicted = [gold_answer(gold) for gold in golds], prediction_bags(prediction)
     em, f1 = _best_scores(predicted, answers)
     flags = _flags(prediction, answers, until, f1, predicted)
     return SampleScore(em, f1, flags, _rescore(prediction, answers, (em, f1)), any(a.decimals for a in answers))

@@ -41,6 +41,7 @@ class Aggregates(AuditUnit):
         self.logged: dict[tuple[str, str], RunningMean] = {}
         self.recomputed: dict[tuple[str, str], RunningMean] = {}
         self.metric_names = {key.partition(",")[0] for key in self.spec.metric_keys()}
+        self.sorted_metric_names = sorted(self.metric_names)
 
     def add(self, sample: Sample) -> None:
         logged = self._logged_values(sample)
@@ -60,7 +61,7 @@ class Aggregates(AuditUnit):
         data = sample.data
         names = data.get("metrics")
         if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
-            names = sorted(self.metric_names & data.keys())
+            names = [name for name in self.sorted_metric_names if name in data]
         scalars = {}
         for name in names:
             raw = data.get(name)
