@@ -179,6 +179,21 @@ def test_usage_errors_exit_2(tmp_path, args, message):
     assert message in result.stderr
 
 
+@pytest.mark.parametrize("files", [[], ["org__m/samples_drop_2024-01-01T00-00-00.jsonl"], ["org__m/notes.txt"]],
+                         ids=["empty", "logs without results", "no run files"])
+def test_a_source_without_runs_is_an_error_not_an_empty_survey(tmp_path, files):
+    """A mistyped or empty source must not pass as a survey that found nothing wrong."""
+    source = tmp_path / "runs"
+    source.mkdir()
+    for name in files:
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_text("{}\n", encoding="utf-8")
+    result = lbnorm("survey", "--out", str(tmp_path / "out"), str(source))
+    assert result.returncode == 2
+    assert f"{source}: no run found" in result.stderr and "check the path" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_log_symlinked_out_of_the_source_is_not_read(tmp_path):
     root = tmp_path / "runs"
     expected = make_corpus(root, runs=1, seed=3, fault_rate=0)

@@ -59,7 +59,11 @@ def plan(sources: list[str], limits: Limits, max_units: int) -> list[Unit]:
     """Every unit of every source, in a stable order; SourceError when a source cannot be read."""
     runs: dict[str, Run] = {}
     for source in sources:
-        for run in runs_of(source, limits, max_units):
+        found = runs_of(source, limits, max_units)
+        if not found:  # a mistyped path must not pass as a survey that found nothing wrong
+            raise SourceError(f"{source}: no run found (no results_*.json or results.json file under it); "
+                              "check the path")
+        for run in found:
             if run.run in runs:
                 raise SourceError(f"two sources hold the run {run.run}; survey them separately")
             runs[run.run] = run
