@@ -1,0 +1,88 @@
+"""The survey reading runs from a Hugging Face Hub dataset repository, as hf://datasets/ORG/NAME/.
+
+The leaderboard's per-sample details live in Hub dataset repositories. The
+real client (huggingface_hub's HfFileSystem, in the `remote` extra) lists and
+reads a repository here from tests/hub_server.py, a Hub stand-in on loopback,
+reached the way a mirror is: HF_ENDPOINT. The table must be the one a local
+survey writes; every log is read by ranged requests, never downloaded; a
+repository that is not there is a source error naming it. Skipped, with the
+reason, without huggingface_hub.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+pytest.importorskip("fsspec", reason="URL sources need the `remote` extra (fsspec)")
+pytest.importorskip("huggingface_hub", reason="hf:// sources need the `remote` extra (huggingface_hub)")
+
+from hub_server import HubServer  # noqa: E402
+from survey_corpus import make_corpus  # noqa: E402
+from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
+from validator.survey.engine import survey  # noqa: E402
+from validator.survey.executors import LocalPool  # noqa: E402
+from validator.survey.stores import SourceError  # noqa: E402
+
+REPO = "open-llm-leaderboard/details"
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    """(local copy, planted faults, server): a corpus served as the dataset repository REPO."""
+    root = tmp_path_factory.mktemp("repo")
+    expected = make_corpus(root, runs=24, seed=23)
+    settings = {"HF_ENDPOINT": None, "HF_HOME": str(tmp_path_factory.mktemp("hf-home")),
+                "HF_HUB_DISABLE_TELEMETRY": "1", "HF_TOKEN": None}
+    with HubServer(root, REPO) as server:
+        settings["HF_ENDPOINT"] = server.endpoint
+        saved = {key: os.environ.get(key) for key in settings}
+        os.environ.update({key: value for key, value in settings.items() if value is not None})
+        os.environ.pop("HF_TOKEN", None)
+        constants = sys.modules.get("huggingface_hub.constants")  # read at import: set it too if it was
+        saved_endpoint = constants.ENDPOINT if constants else None
+        if constants:
+            constants.ENDPOINT = server.endpoint
+        try:
+            yield root, expected, server
+        finally:
+            if constants:
+                constants.ENDPOINT = saved_endpoint
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+
+
+def test_a_run_tree_in_a_hub_dataset_gives_the_local_table(hub, tmp_path):
+    root, expected, server = hub
+    remote = survey([f"hf://datasets/{REPO}/"], tmp_path / "hf", LocalPool(2)).rows
+    local = survey([str(root)], tmp_path / "local", LocalPool(2)).rows
+    assert_finds_exactly_the_planted_faults(remote, expected)
+    assert remote == local
+
+
+def test_hub_logs_are_read_by_ranges_and_never_downloaded(hub, tmp_path):
+    root, _, server = hub
+    server.requests.clear()
+    survey([f"hf://datasets/{REPO}/"], tmp_path / "hf", LocalPool(1))
+    reads = [(path, headers) for method, path, headers in server.requests if "/resolve/" in path]
+    logs = {path for path, _ in reads if "/samples_" in path}
+    assert len(logs) == len(list(root.rglob("samples_*.jsonl")))
+    assert all("Range" in headers or "range" in headers for _, headers in reads), "a whole-file GET"
+    home = os.environ["HF_HOME"]
+    assert not [name for _, _, names in os.walk(home) for name in names], "nothing written to the Hub cache"
+
+
+def test_a_repository_that_is_not_there_is_a_source_error_naming_it(hub, tmp_path):
+    with pytest.raises(SourceError, match=r"hf://datasets/open-llm-leaderboard/missing/: cannot be listed"):
+        survey(["hf://datasets/open-llm-leaderboard/missing/"], tmp_path, LocalPool(1))
+
+
+def test_a_folder_that_is_not_in_the_repository_is_a_source_error_too(hub, tmp_path):
+    """The Hub lists a missing folder as empty: that must not pass as a survey that found nothing wrong."""
+    with pytest.raises(SourceError, match=r"/no-such-folder/: no run found"):
+        survey([f"hf://datasets/{REPO}/no-such-folder/"], tmp_path, LocalPool(1))
