@@ -29,6 +29,7 @@ from validator.survey.records import stream_records
 from validator.survey.tables import read_jsonl
 from validator.io.documents import DocumentError
 from validator.io.limits import Limits
+from validator.io.sample_logs import read_records
 
 RUNS = 200
 
@@ -248,6 +249,21 @@ def test_stream_records_refuse_bad_lines_with_rule_and_line(data, rule, line):
     with pytest.raises(DocumentError) as error:
         list(stream_records(Chunks(data), Limits(max_file_bytes=100)))
     assert (error.value.rule, error.value.line) == (rule, line)
+
+
+@pytest.mark.parametrize("data, rule, line", [
+    (b'{"doc_id": 0}\n{"x": ' + b"[" * 9 + b"]" * 9 + b'}\n', "LB108", 2),  # deeper than max_depth 8
+    (b'{"doc_id": 0, "x": [' + b"0," * 20 + b'0]}\n', "LB112", 1),  # more values than max_values 16
+], ids=["too deep", "too many values"])
+def test_a_remote_log_has_the_local_readers_budgets(data, rule, line, tmp_path):
+    """Nesting and value counts are refused in a streamed log as in a local one: same rule, same line."""
+    limits = Limits(max_depth=8, max_values=16)
+    with pytest.raises(DocumentError) as streamed:
+        list(stream_records(Chunks(data), limits))
+    (tmp_path / "log.jsonl").write_bytes(data)
+    with pytest.raises(DocumentError) as local:
+        list(read_records(tmp_path / "log.jsonl", limits))
+    assert (streamed.value.rule, streamed.value.line) == (local.value.rule, local.value.line) == (rule, line)
 
 
 def test_numbers_json_cannot_hold_become_blanks_not_a_crash(tmp_path):

@@ -150,7 +150,7 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
         if raw.isspace():  # a blank line (isspace tests the bytes strip() strips, without copying the line)
             continue
         text = decode_line(raw, line_number)
-        yield SampleRecord(index, line_number, text, _loads(text, line_number, 1, limits))
+        yield SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits))
         index += 1
 
 
@@ -248,7 +248,8 @@ def _within_budgets(text: str, line: int, column: int, limits: Limits) -> None:
         raise DocumentError("LB112", "this record: " + too_many_values_message(limits), line, column)
 
 
-def _loads(text: str, line: int, column: int, limits: Limits) -> Any:
+def load_record(text: str, line: int, column: int, limits: Limits) -> Any:
+    """One record's JSON, within the nesting and value budgets (LB108, LB112; LB701 when it is not JSON)."""
     _within_budgets(text, line, column, limits)
     try:
         return json.loads(text)

@@ -9,19 +9,18 @@ JSON-array logs are read from local folders only.
 
 from __future__ import annotations
 
-import json
-from typing import IO, Any, Iterator
+from typing import IO, Iterator
 
 from ..io.documents import DocumentError
 from ..io.limits import Limits, describe_size
-from ..io.sample_logs import SampleRecord, decode_line
+from ..io.sample_logs import SampleRecord, decode_line, load_record
 
 CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 
 
 def stream_records(handle: IO[bytes], limits: Limits) -> Iterator[SampleRecord]:
-    """One SampleRecord per non-blank line; DocumentError (LB106, LB700, LB701, LB108) with the line."""
+    """One SampleRecord per non-blank line; DocumentError (LB106, LB701, LB108, LB112) with the line, as the local reader."""
     index = 0
     for line_number, raw in _lines(handle, limits.max_file_bytes):
         if not raw.strip():
@@ -30,7 +29,7 @@ def stream_records(handle: IO[bytes], limits: Limits) -> Iterator[SampleRecord]:
             raise DocumentError("LB701", "this is a legacy JSON-array log (lm-eval 0.4.0-0.4.2); the survey reads "
                                          "those from local folders only", line_number, 1)
         text = decode_line(raw, line_number)
-        yield SampleRecord(index, line_number, text, _loads(text, line_number))
+        yield SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits))
         index += 1
 
 
@@ -60,15 +59,3 @@ def _lines(handle: IO[bytes], max_line: int) -> Iterator[tuple[int, bytes]]:
 def _too_long(line: int, max_line: int) -> DocumentError:
     return DocumentError("LB106", f"a record is longer than {describe_size(max_line)} "
                                   f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this log is honest)", line, 1)
-
-
-
-def _loads(text: str, line: int) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DocumentError("LB701", f"not valid JSON: {exc.msg}", line, exc.colno) from None
-    except RecursionError:
-        raise DocumentError("LB108", "the record is nested too deeply", line, 1) from None
-    except ValueError as exc:  # an integer of more than 4,300 digits
-        raise DocumentError("LB701", f"not valid JSON: {exc}", line, 1) from None
