@@ -22,6 +22,7 @@ def test_the_audit_benchmark_measures_audit_and_floor(tmp_path):
     result = json.loads(report.read_text(encoding="utf-8"))
     assert [row["logs"] for row in result["audit"]] == ["all logs", "multiple choice", "DROP"]
     assert all(row["audit_cpu_s"] > 0 and row["floor_cpu_s"] > 0 and row["MB"] > 0 for row in result["audit"])
+    assert all(row["ratio_same_reads"] > 0 for row in result["audit"])
     assert result["extrapolated"]["workers_for_one_hour"] >= 1
 
 
