@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import string
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -77,8 +78,11 @@ def _cacheable(gold: Gold) -> bool:
             and joined.count(" ") + joined.count("-") <= _CACHED_GOLD_BREAKS)
 
 
-class BoundedCache(dict):
-    """A dict that holds at most `entries` items: the oldest goes first. Looked up with .get, filled with .keep."""
+class BoundedCache(OrderedDict):
+    """A dict that holds at most `entries` items: the oldest goes first. Looked up with .get, filled with .keep.
+
+    An OrderedDict: evicting a plain dict's first key scans past every key deleted before it.
+    """
 
     def __init__(self, entries: int):
         super().__init__()
@@ -86,7 +90,7 @@ class BoundedCache(dict):
 
     def keep(self, key, value) -> None:
         if len(self) >= self.entries:
-            del self[next(iter(self))]
+            self.popitem(last=False)
         self[key] = value
 
 
