@@ -89,6 +89,16 @@ def test_the_local_cluster_skips_the_dashboards_background_work(cluster):
     assert dask.config.get("distributed.admin.tick.interval") == "20ms"
 
 
+def test_the_local_clusters_workers_do_not_give_freed_memory_back_at_once(cluster):
+    """Dask's MALLOC_TRIM_THRESHOLD_=65536 cost an auditing worker 10 times the page faults: not passed on.
+    (The nanny runs in this process and would have put it in os.environ too.)"""
+    import os
+
+    assert os.environ.get("MALLOC_TRIM_THRESHOLD_") != "65536"
+    found = cluster.client.run(lambda: os.environ.get("MALLOC_TRIM_THRESHOLD_"))
+    assert set(found.values()) == {os.environ.get("MALLOC_TRIM_THRESHOLD_")}
+
+
 def test_a_worker_on_another_lbnorm_version_stops_the_survey(corpus, cluster, tmp_path, monkeypatch):
     workers = cluster.worker_versions
     first = sorted(workers)[0]
