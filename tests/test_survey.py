@@ -233,10 +233,22 @@ class Chunks:
         return chunk
 
 
-def test_stream_records_match_lines_across_chunk_borders():
+@pytest.mark.parametrize("size", [1, 2, 3, 7])  # a network read may hand out the BOM alone, or part of it
+def test_stream_records_match_lines_across_chunk_borders(size):
     data = b'\xef\xbb\xbf{"doc_id": 0}\n\n{"doc_id": 1, "text": "caf\xc3\xa9"}\n{"doc_id": 2}'
-    records = list(stream_records(Chunks(data), Limits()))
+    records = list(stream_records(Chunks(data, size), Limits()))
     assert [(r.index, r.line, r.data["doc_id"]) for r in records] == [(0, 1, 0), (1, 3, 1), (2, 4, 2)]
+
+
+def test_a_remote_log_has_the_local_readers_record_limit(tmp_path):
+    data = b"".join(b'{"doc_id": %d}\n' % n for n in range(6))
+    limits = Limits(max_log_records=5)
+    with pytest.raises(DocumentError) as streamed:
+        list(stream_records(Chunks(data), limits))
+    (tmp_path / "log.jsonl").write_bytes(data)
+    with pytest.raises(DocumentError) as local:
+        list(read_records(tmp_path / "log.jsonl", limits))
+    assert (streamed.value.rule, streamed.value.line) == (local.value.rule, local.value.line) == ("LB106", 6)
 
 
 @pytest.mark.parametrize("data, rule, line", [

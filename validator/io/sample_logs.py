@@ -114,11 +114,16 @@ def read_records(path: Path, limits: Limits) -> Iterator[SampleRecord]:
         else:
             return
         for record in records:
-            if record.index >= limits.max_log_records:
-                raise DocumentError("LB106", f"the log has more than {limits.max_log_records:,} records "
-                                    f"(raise {Limits.OPTION_NAMES['max_log_records']} if this log is honest)",
-                                    record.line, record.column)
+            check_record_count(record, limits)
             yield record
+
+
+def check_record_count(record: SampleRecord, limits: Limits) -> None:
+    """LB106 at the first record past --max-log-records (every reader, local or streamed)."""
+    if record.index >= limits.max_log_records:
+        raise DocumentError("LB106", f"the log has more than {limits.max_log_records:,} records "
+                            f"(raise {Limits.OPTION_NAMES['max_log_records']} if this log is honest)",
+                            record.line, record.column)
 
 
 def _open_log(path: Path, limits: Limits):

@@ -13,7 +13,7 @@ from typing import IO, Iterator
 
 from ..io.documents import DocumentError
 from ..io.limits import Limits, describe_size
-from ..io.sample_logs import SampleRecord, decode_line, load_record
+from ..io.sample_logs import SampleRecord, check_record_count, decode_line, load_record
 
 CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
@@ -29,18 +29,17 @@ def stream_records(handle: IO[bytes], limits: Limits) -> Iterator[SampleRecord]:
             raise DocumentError("LB701", "this is a legacy JSON-array log (lm-eval 0.4.0-0.4.2); the survey reads "
                                          "those from local folders only", line_number, 1)
         text = decode_line(raw, line_number)
-        yield SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits))
+        record = SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits))
+        check_record_count(record, limits)
+        yield record
         index += 1
 
 
 def _lines(handle: IO[bytes], max_line: int) -> Iterator[tuple[int, bytes]]:
     """(1-based line number, bytes) of each line; a line longer than max_line is refused, not buffered."""
-    pending, line_number, first = b"", 0, True
+    pending, line_number = _without_bom(handle), 0
     while True:
         chunk = handle.read(CHUNK)
-        if first and chunk.startswith(_BOM):
-            chunk = chunk[len(_BOM):]
-        first = False
         if not chunk:
             if pending:
                 yield line_number + 1, pending
@@ -54,6 +53,18 @@ def _lines(handle: IO[bytes], max_line: int) -> Iterator[tuple[int, bytes]]:
             yield line_number, part
         if len(pending) > max_line:
             raise _too_long(line_number + 1, max_line)
+
+
+def _without_bom(handle: IO[bytes]) -> bytes:
+    """The stream's first bytes, a UTF-8 BOM removed. A network read may hand out fewer than three bytes
+    (or exactly the BOM): read until there are three or the stream ends, so neither is taken for the end."""
+    start = b""
+    while len(start) < len(_BOM):
+        more = handle.read(len(_BOM) - len(start))
+        if not more:
+            break
+        start += more
+    return start[len(_BOM):] if start.startswith(_BOM) else start
 
 
 def _too_long(line: int, max_line: int) -> DocumentError:
