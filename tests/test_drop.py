@@ -184,3 +184,14 @@ def test_the_caches_stay_under_100_mb_full_of_the_largest_entries_they_keep(shap
     assert held < 100 * 2**20, f"{held / 2**20:.0f} MB"
     print(f"the caches full of {shape} golds hold {held / 2**20:.0f} MB")
     _clear_caches()
+
+
+def test_gold_answers_as_lists_or_empty_are_scored_as_the_reference_scores_them():
+    """The public functions take what the harness's do: spans in a list, an empty gold among others."""
+    import drop_reference as reference
+
+    assert drop.process_results([["ü"]], "x") == reference.process_results([["ü"]], "x")
+    golds = [("1.5",), ()]
+    assert drop.decimal_cut("1", golds, ["."]) == reference.decimal_cut("1", golds, ["."]) == "1.5"
+    assert drop.has_decimal_gold([()]) is reference.has_decimal_gold([()]) is False
+    assert drop.gold_numbers([()]) == reference.gold_numbers([()]) == set()

@@ -171,9 +171,11 @@ class GoldAnswer(NamedTuple):
 
 def gold_answer(gold: Gold) -> GoldAnswer:
     """A gold answer's bags and decimals; a short one worked out once per process (see the caches above)."""
+    if type(gold) is not tuple:  # a list of spans from a caller: the cache needs a hashable key
+        gold = tuple(gold)
     answer = _GOLD_ANSWERS.get(gold)
     if answer is None:
-        answer = GoldAnswer(answer_to_bags(gold), bool(gold[0].strip()), _find_decimal_spans(gold))
+        answer = GoldAnswer(answer_to_bags(gold), bool(gold) and bool(gold[0].strip()), _find_decimal_spans(gold))
         if _cacheable(gold):
             _GOLD_ANSWERS.keep(gold, answer)
     return answer
