@@ -12,7 +12,6 @@ reason, without huggingface_hub.
 from __future__ import annotations
 
 import os
-import sys
 
 import pytest
 
@@ -31,34 +30,41 @@ REPO = "open-llm-leaderboard/details"
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
-    """(local copy, planted faults, server): a corpus served as the dataset repository REPO."""
+    """(local copy, planted faults, server, Hub cache folder): a corpus served as the dataset repository REPO.
+
+    huggingface_hub reads HF_ENDPOINT and its cache folder into its constants module at import, and derives
+    URL templates from them: the environment is set and the module reloaded (forked pool workers inherit
+    both), then both are put back, with fsspec's cached HfFileSystem that points at this server.
+    """
+    import importlib
+
+    from huggingface_hub import HfFileSystem, constants
+
     root = tmp_path_factory.mktemp("repo")
     expected = make_corpus(root, runs=24, seed=23)
-    settings = {"HF_ENDPOINT": None, "HF_HOME": str(tmp_path_factory.mktemp("hf-home")),
-                "HF_HUB_DISABLE_TELEMETRY": "1", "HF_TOKEN": None}
+    cache = tmp_path_factory.mktemp("hf-home")
     with HubServer(root, REPO) as server:
-        settings["HF_ENDPOINT"] = server.endpoint
-        saved = {key: os.environ.get(key) for key in settings}
-        os.environ.update({key: value for key, value in settings.items() if value is not None})
-        os.environ.pop("HF_TOKEN", None)
-        constants = sys.modules.get("huggingface_hub.constants")  # read at import: set it too if it was
-        saved_endpoint = constants.ENDPOINT if constants else None
-        if constants:
-            constants.ENDPOINT = server.endpoint
+        environment = {"HF_ENDPOINT": server.endpoint, "HF_HOME": str(cache), "HF_HUB_DISABLE_TELEMETRY": "1"}
+        saved = {key: os.environ.get(key) for key in [*environment, "HF_HUB_CACHE", "HF_TOKEN"]}
+        os.environ.update(environment)
+        for key in ("HF_HUB_CACHE", "HF_TOKEN"):
+            os.environ.pop(key, None)
+        importlib.reload(constants)
+        HfFileSystem.clear_instance_cache()
         try:
-            yield root, expected, server
+            yield root, expected, server, cache
         finally:
-            if constants:
-                constants.ENDPOINT = saved_endpoint
             for key, value in saved.items():
                 if value is None:
                     os.environ.pop(key, None)
                 else:
                     os.environ[key] = value
+            importlib.reload(constants)
+            HfFileSystem.clear_instance_cache()
 
 
 def test_a_run_tree_in_a_hub_dataset_gives_the_local_table(hub, tmp_path):
-    root, expected, server = hub
+    root, expected, server, _ = hub
     remote = survey([f"hf://datasets/{REPO}/"], tmp_path / "hf", LocalPool(2)).rows
     local = survey([str(root)], tmp_path / "local", LocalPool(2)).rows
     assert_finds_exactly_the_planted_faults(remote, expected)
@@ -66,15 +72,14 @@ def test_a_run_tree_in_a_hub_dataset_gives_the_local_table(hub, tmp_path):
 
 
 def test_hub_logs_are_read_by_ranges_and_never_downloaded(hub, tmp_path):
-    root, _, server = hub
+    root, _, server, cache = hub
     server.requests.clear()
     survey([f"hf://datasets/{REPO}/"], tmp_path / "hf", LocalPool(1))
     reads = [(path, headers) for method, path, headers in server.requests if "/resolve/" in path]
     logs = {path for path, _ in reads if "/samples_" in path}
     assert len(logs) == len(list(root.rglob("samples_*.jsonl")))
     assert all("Range" in headers or "range" in headers for _, headers in reads), "a whole-file GET"
-    home = os.environ["HF_HOME"]
-    assert not [name for _, _, names in os.walk(home) for name in names], "nothing written to the Hub cache"
+    assert not [name for _, _, names in os.walk(cache) for name in names], "nothing written to the Hub cache"
 
 
 def test_a_repository_that_is_not_there_is_a_source_error_naming_it(hub, tmp_path):
