@@ -19,17 +19,16 @@ from __future__ import annotations
 
 import re
 import string
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from .drop_helpers import BoundedCache, trailing_number
 from .harness_numerics import max_weight_assignment, numpy_mean, numpy_round_2  # noqa: F401  (drop.* for tests)
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _ARTICLE_WORDS = frozenset({"a", "an", "the"})
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
 _FLOAT_WORDS = frozenset({"nan", "inf", "infinity"})  # the only letters-only strings float() reads (any case)
-_REVERSED_TRAILING_NUMBER = re.compile(r"\d[\d,]*")
 _DECIMAL = re.compile(r"^-?(\d+)\.\d+$")
 _ANY_WHITESPACE = re.compile(r"\s")
 _WHITESPACE_NOT_SPACE = re.compile(r"[^\S ]")
@@ -76,22 +75,6 @@ def _cacheable(gold: Gold) -> bool:
     joined = "".join(gold)
     return (len(joined) <= _CACHED_GOLD_LENGTH and joined.isascii()
             and joined.count(" ") + joined.count("-") <= _CACHED_GOLD_BREAKS)
-
-
-class BoundedCache(OrderedDict):
-    """A dict that holds at most `entries` items: the oldest goes first. Looked up with .get, filled with .keep.
-
-    An OrderedDict: evicting a plain dict's first key scans past every key deleted before it.
-    """
-
-    def __init__(self, entries: int):
-        super().__init__()
-        self.entries = entries
-
-    def keep(self, key, value) -> None:
-        if len(self) >= self.entries:
-            self.popitem(last=False)
-        self[key] = value
 
 
 _NORMALIZED = BoundedCache(_CACHE_ENTRIES)  # answer -> normalize(answer)
@@ -280,21 +263,6 @@ def _gold_numbers(golds: list[GoldAnswer]) -> set[str]:
     return {word for gold in golds for numbers in gold.bags.numbers for word in numbers}
 
 
-def _trailing_number(text: str) -> str | None:
-    """What re.search(r"([\\d,]*\\d)$") finds, matched forwards on the reversed text.
-
-    The search retries from every start of a long run of digits and commas
-    that does not end the text: quadratic in the run. Anchored at the start
-    of the reversed text, a greedy match is one linear pass.
-    """
-    if text.endswith("\n"):  # `$` also matches before a final newline
-        text = text[:-1]
-    if not text[-1:].isdecimal():  # \d is a decimal digit: most predictions end otherwise, and are not reversed
-        return None
-    match = _REVERSED_TRAILING_NUMBER.match(text[::-1])
-    return match.group()[::-1] if match else None
-
-
 def decimal_cut(prediction: str, golds: list[Gold], until: list[str]) -> str | None:
     """D: the gold decimal whose integer part the prediction ends with, under a '.' stop sequence."""
     return _decimal_cut(prediction, [gold_answer(gold) for gold in golds], until)
@@ -303,7 +271,7 @@ def decimal_cut(prediction: str, golds: list[Gold], until: list[str]) -> str | N
 def _decimal_cut(prediction: str, golds: list[GoldAnswer], until: list[str]) -> str | None:
     if "." not in until:
         return None
-    trailing = _trailing_number(prediction)
+    trailing = trailing_number(prediction)
     if trailing is None:
         return None
     digits = trailing.replace(",", "")
