@@ -195,6 +195,41 @@ def test_a_source_without_runs_is_an_error_not_an_empty_survey(tmp_path, files):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("name, text", [("runs.csv", "results,model\n"), ("runs.json", "[]"),
+                                        ("runs2.json", '{"runs": []}')])
+def test_an_empty_manifest_is_named_as_the_problem(tmp_path, name, text):
+    manifest = tmp_path / name
+    manifest.write_text(text, encoding="utf-8")
+    result = lbnorm("survey", "--out", str(tmp_path / "out"), str(manifest))
+    assert result.returncode == 2
+    assert f"{manifest}: the manifest lists no runs" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("source, folder", [
+    ("/results_2024-01-01T00-00-00.json", "/"), ("results_2024-01-01T00-00-00.json", "."),
+    ("runs/org__m/results_2024-01-01T00-00-00.json", "runs/org__m"),
+    ("https://host/runs/results.json", "https://host/runs"), ("file:///results.json", "file://")])
+def test_a_results_file_is_looked_for_in_its_own_folder(monkeypatch, source, folder):
+    from validator.survey import sources
+
+    listed = []
+    monkeypatch.setattr(sources, "list_files", lambda root, *args, **kwargs: listed.append(root) or [])
+    assert sources.runs_of(source, Limits(), 10) == []
+    assert listed == [folder]
+
+
+def test_a_manifest_at_the_root_finds_results_at_the_root(monkeypatch):
+    from validator.survey import sources
+
+    listed = []
+    monkeypatch.setattr(sources, "_manifest_entries", lambda *args: [{"results": "results.json"}])
+    monkeypatch.setattr(sources, "list_files", lambda root, *args, **kwargs: listed.append(root) or [])
+    with pytest.raises(sources.SourceError, match=r"entry 1: results.json is not a results file"):
+        sources.runs_of("/runs.csv", Limits(), 10)
+    assert listed == ["/"]
+
+
 def test_a_log_symlinked_out_of_the_source_is_not_read(tmp_path):
     root = tmp_path / "runs"
     expected = make_corpus(root, runs=1, seed=3, fault_rate=0)

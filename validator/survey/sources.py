@@ -78,10 +78,15 @@ def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
     if name.endswith(MANIFEST_SUFFIXES) and not _is_results_name(name):
         return _manifest_runs(source, limits, max_units)
     if _is_results_name(name):
-        folder, _, _ = source.rstrip("/").rpartition("/")
-        files = list_files(folder or ".", max_units, recursive=False)
+        files = list_files(_parent(source), max_units, recursive=False)
         return [run for run in runs_in(files) if run.results.name == name]
     return runs_in(list_files(source, max_units))
+
+
+def _parent(location: str) -> str:
+    """The folder (or URL) a file is in: "." for a bare name, "/" for a file at the root."""
+    folder, slash, _ = location.rstrip("/").rpartition("/")
+    return (folder or "/") if slash else "."
 
 
 def _is_results_name(name: str) -> bool:
@@ -121,15 +126,18 @@ def _logs_of(results_name: str, folder_files: list[FileRef]) -> list[FileRef]:
 
 def _manifest_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
     entries = _manifest_entries(source, limits)
-    base = source.rstrip("/").rpartition("/")[0]
+    if not entries:  # the generic "no run found" would send the user looking at the path, not the manifest
+        raise SourceError(f"{source}: the manifest lists no runs; give it one entry per results file "
+                          "(a 'results' column or key)")
+    base = _parent(source)
     runs = []
     listings: dict[str, list[FileRef]] = {}
     for number, entry in enumerate(entries, start=1):
         results = entry.get("results")
         if not isinstance(results, str) or not results:
             raise SourceError(f"{source}: entry {number} has no 'results' (the results file of the run)")
-        location = results if is_url(results) or results.startswith("/") else f"{base or '.'}/{results}"
-        folder, _, name = location.rpartition("/")
+        location = results if is_url(results) or results.startswith("/") else f"{'' if base == '/' else base}/{results}"
+        folder, name = _parent(location), location.rpartition("/")[2]
         if folder not in listings:
             listings[folder] = list_files(folder, max_units, recursive=False)
         found = [run for run in runs_in(listings[folder]) if run.results.name == name]
