@@ -7,8 +7,6 @@ Skipped, with the reason, when the `dask` extra is not installed.
 
 from __future__ import annotations
 
-import contextlib
-import importlib
 import os
 import signal
 import subprocess
@@ -44,11 +42,6 @@ def local_rows(corpus, tmp_path_factory):
 @pytest.fixture(scope="module")
 def cluster():
     """What --local-cluster 2 starts: a scheduler and two single-threaded worker processes on 127.0.0.1."""
-    # tests/test_packaging.py builds a wheel from this tree, which rewrites core/_build_version.py (setuptools-scm,
-    # a new dev version per commit). The workers import the file as it is now, so this process reads it again too.
-    with contextlib.suppress(ImportError):
-        importlib.reload(importlib.import_module("validator.core._build_version"))
-    importlib.reload(version)
     executor = DaskCluster(local_workers=2)
     yield executor
     executor.close()

@@ -35,6 +35,7 @@ MAX_POOL_RESTARTS = 3
 # once; an audit allocates and frees a few kilobytes per record (each log line and its strings) and paid for
 # it in page faults: a worker took 10 times as many, and 0.1-0.2 s more system CPU per survey of 3.5 s. None
 # unsets it (glibc's own adaptive threshold); a worker's memory stays bounded by the survey's own limits.
+# A nanny reads the setting when it is built, so a worker it restarts (over its memory limit) keeps it.
 LOCAL_CLUSTER_CONFIG = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
