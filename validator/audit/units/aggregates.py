@@ -42,28 +42,38 @@ class Aggregates(AuditUnit):
         self.recomputed: dict[tuple[str, str], RunningMean] = {}
         self.metric_names = {key.partition(",")[0] for key in self.spec.metric_keys()}
         self.sorted_metric_names = sorted(self.metric_names)
+        self.names_seen: list[str] = []  # the last sample's "metrics" list, once checked ([] passes the check)
+        self.tolerance = log.tolerance
 
     def add(self, sample: Sample) -> None:
         logged = self._logged_values(sample)
+        tolerance, flt = self.tolerance, sample.filter
         for metric, value in sample.recomputed.items():
-            key = (metric, sample.filter)
-            total = self.recomputed.get(key)
+            total = self.recomputed.get((metric, flt))
             if total is None:
-                total = self.recomputed[key] = RunningMean()
-            total.add(value)
-            if metric in logged and abs(logged[metric] - value) > self.log.tolerance:
+                total = self.recomputed[metric, flt] = RunningMean()
+            total.total += value  # recomputed values are single numbers: RunningMean.add without its call
+            total.count += 1
+            if metric in logged and abs(logged[metric] - value) > tolerance:
                 if total.first_difference is None:
                     total.first_difference = (sample.doc_id, logged[metric], value)
                 self.log.at_record("LB708", sample.record, (metric,), f"{self.spec.name} doc_id {sample.doc_id}: "
                                    f"{metric} is logged as {logged[metric]!r}, but {sample.recomputed_by} {value!r}")
 
-    def _logged_values(self, sample: Sample) -> dict[str, float]:
-        data = sample.data
+    def _metric_names(self, data: dict) -> list[str]:
+        """The sample's own list of metrics (lm-eval >= 0.4.3 logs one), else the results file's names it holds."""
         names = data.get("metrics")
-        if not (isinstance(names, list) and all(isinstance(n, str) for n in names)):
-            names = [name for name in self.sorted_metric_names if name in data]
+        if names == self.names_seen:  # the same list as the sample before (every sample of a log): checked then
+            return names
+        if isinstance(names, list) and all(isinstance(n, str) for n in names):
+            self.names_seen = names
+            return names
+        return [name for name in self.sorted_metric_names if name in data]
+
+    def _logged_values(self, sample: Sample) -> dict[str, float]:
+        data, flt = sample.data, sample.filter
         scalars = {}
-        for name in names:
+        for name in self._metric_names(data):
             raw = data.get(name)
             kind = type(raw)
             # as_number's answer for the usual plain int or finite float, without the call (this runs per metric)
@@ -74,13 +84,15 @@ class Aggregates(AuditUnit):
                 if name in self.metric_names and raw is not None and not isinstance(raw, (dict, list, str)):
                     self.log.at_record("LB702", sample.record, (name,), f"{name} is {raw!r}, not a number")
                 continue  # tuples and dicts feed corpus-level aggregations: not averaged here
-            key = (name, sample.filter)
-            total = self.logged.get(key)
+            total = self.logged.get((name, flt))
             if total is None:
-                total = self.logged[key] = RunningMean()
-            total.add(value if items is None else items)
-            if value is not None:
+                total = self.logged[name, flt] = RunningMean()
+            if items is None:
+                total.total += value
+                total.count += 1
                 scalars[name] = value
+            else:
+                total.add(items)
         return scalars
 
     def finish(self) -> None:
