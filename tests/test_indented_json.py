@@ -29,3 +29,14 @@ def test_the_text_of_a_lone_surrogate_from_a_json_escape_is_json_dumps_text():
 def test_values_json_loads_never_returns_are_left_to_json_dumps():
     for document in ({1: "int key"}, {"t": (1, 2)}, {"k": {None: [1.5, {True: "x"}]}}):
         assert dumps_indent2(document) == json.dumps(document, indent=2, ensure_ascii=False)
+
+
+def test_long_strings_are_escaped_exactly_wherever_the_character_that_needs_it_sits():
+    """A long ASCII string without anything to escape is written as it is; one such character anywhere
+    (first, last, middle; every control character, '"', '\\') sends it to the escaper, and DEL never does."""
+    for special in [chr(code) for code in range(0x20)] + ['"', "\\", "\x7f", "é"]:
+        for length in (256, 257, 5000):
+            for at in (0, length // 2, length - 1):
+                text = ("a" * length)[:at] + special + ("a" * length)[at + 1:]
+                document = {"passage": text, "list": [text]}
+                assert dumps_indent2(document) == json.dumps(document, indent=2, ensure_ascii=False), (special, at)
