@@ -397,3 +397,24 @@ def test_a_survey_takes_one_profile_at_a_time(corpus, tmp_path):
                     "--profile-file", "board.yaml")
     assert result.returncode == 2
     assert "give either --profile or --profile-file, not both" in result.stderr
+
+
+@pytest.mark.parametrize("published, reproduced", [(40.62, True), (40.63, True), (40.625, True),
+                                                   (40.61, False), (40.64, False), (40.6149, False)])
+def test_a_published_percent_is_reproduced_exactly_when_it_rounds_the_rederived_score(published, reproduced):
+    """0.40625 x 100 is 40.625: 40.62 and 40.63 both round it to two decimals, although in binary floating point
+    they are 0.005000000000002558 away."""
+    from types import SimpleNamespace
+
+    from validator.survey.summary import _unreproduced
+    from validator.survey.work import Settings, _with_published
+
+    row = {"run": "org__m/results_x.json", "model": "org/m", "task": "arc", "metric": "acc_norm,none",
+           "recomputed": 0.5, "metrics": {"acc,none": {"recomputed": 0.40625, "from_samples": 0.40625}}}
+    run = SimpleNamespace(published=(("arc", "acc", published),))
+    row = _with_published(row, run, "arc", Settings(published_scale=100))
+    assert row["published_metric"] == "acc,none" and row["reproduced"] is reproduced
+    if not reproduced:  # the summary shows the re-derived score in the published scale, not as a fraction
+        (_, _, _, _, shown, rederived, difference), = _unreproduced([row])[3]
+        assert (shown, rederived) == (f"{published:.4f}", "40.6250")
+        assert difference == f"{published - 40.625:.4f}"

@@ -180,11 +180,18 @@ def _with_published(row: dict, run, task: str, settings: Settings) -> dict:
         row.update(published_metric=key, published=value)
         if best is not None:
             row["published_diff"] = value - best * settings.published_scale
-            row["reproduced"] = abs(row["published_diff"]) <= settings.published_tolerance
+            row["reproduced"] = _within(row["published_diff"], settings.published_tolerance, value)
         else:
             row["reproduced"] = False
         break
     return row
+
+
+def _within(difference: float, tolerance: float, published: float) -> bool:
+    """|difference| <= tolerance, in decimal terms: 40.62 and 40.63 both round 0.40625 (x 100) to two decimals,
+    but in binary floating point 40.62 - 40.625 is -0.005000000000002558. A billionth of the published value
+    (at least of 1) absorbs that, and nothing a two-decimal rounding could be off by."""
+    return abs(difference) <= tolerance + 1e-9 * max(1.0, abs(published))
 
 
 def _task_from_name(log: FileRef | None) -> str:
