@@ -40,9 +40,10 @@ def test_hashes_of_a_real_harness_log_check_out(tmp_path):
     records = [json.loads(line) for line in REAL_LOG.read_text(encoding="utf-8").splitlines()]
     task = hl.Task("math_perturbed_full", {"output_type": "generate_until",
                                            "metric_list": [{"metric": "exact_match", "aggregation": "mean"}]})
+    records[1]["doc_id"] = 1  # an excerpt (doc_ids 0 and 4 of 5,000) numbered as a --limit run; no hash covers it
     task.samples = records
     results = hl.results_for([task])
-    results.pop("n-samples")  # an excerpt: doc_ids 0 and 4 of 5,000
+    results.pop("n-samples")
     paths = hl.write_run(tmp_path, [task], results)
     result = audit(tmp_path, paths["results"])
     assert result.tasks[0].hashes_checked == 2 and result.tasks[0].hash_mismatches == 0
@@ -51,7 +52,7 @@ def test_hashes_of_a_real_harness_log_check_out(tmp_path):
 
 def test_an_edited_real_document_breaks_its_doc_hash(tmp_path):
     lines = REAL_LOG.read_text(encoding="utf-8").splitlines()
-    lines[1] = lines[1].replace("2x=10", "2x=12")
+    lines[1] = lines[1].replace("2x=10", "2x=12").replace('"doc_id": 4,', '"doc_id": 1,')  # as above
     log = tmp_path / REAL_LOG.name
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
     task = hl.Task("math_perturbed_full", {"metric_list": [{"metric": "exact_match"}]})
@@ -243,6 +244,37 @@ def test_legacy_array_tampered_value_points_at_its_element(tmp_path):
     written = paths["toy_mc"].read_text().splitlines()
     assert finding.json_path == f"$[{target}].acc_norm"
     assert '"acc_norm": 1.0' in written[finding.line - 1]
+
+
+@pytest.mark.parametrize("deleted, count, first", [
+    ([], None, None), ([11], None, None),  # the last docs (a --limit run) leave no hole
+    ([4], 1, "4"), ([0, 5, 6], 3, "0, 5, 6")])
+def test_a_hole_in_the_doc_ids_is_found_without_n_samples(tmp_path, deleted, count, first):
+    """Legacy logs have no n-samples and no hashes: a deleted sample that leaves the mean alone showed nowhere."""
+    task = hl.choice_task("toy_mc", 12)
+    task.samples = [sample for sample in task.samples if sample["doc_id"] not in deleted]
+    task.samples.reverse()  # several ranks: the highest doc_id need not come last
+    paths = hl.write_legacy_run(tmp_path, [task])
+    result = audit(tmp_path, paths["results"])
+    found = [f for f in result.findings if f.rule == "LB705"]
+    if count is None:
+        assert found == []
+        return
+    [finding] = found
+    assert f"{count} doc_ids below the highest one logged (11) have no sample" in finding.message
+    assert f"(first missing: {first})" in finding.message
+    lines = paths["toy_mc"].read_text().splitlines()  # at the record of doc_id 11: the array's first element
+    assert (finding.line, lines[finding.line - 1], lines[finding.line].strip()) == (2, "  {", '"doc_id": 11,')
+
+
+def test_a_hole_below_a_huge_doc_id_is_counted_without_walking_to_it(tmp_path):
+    task = hl.choice_task("toy_mc", 3)
+    task.samples[-1]["doc_id"] = 10**18
+    paths = hl.write_run(tmp_path, [task], results={**hl.results_for([task]), "n-samples": {}})
+    result = audit(tmp_path, paths["results"])
+    found = [f for f in result.findings if f.rule == "LB705"]
+    assert len(found) == 1 and f"{10**18 - 2:,} doc_ids below the highest one logged" in found[0].message
+    assert "first missing: 2, 3, 4, 5, 6" in found[0].message and found[0].line == 3
 
 
 def test_truncated_legacy_array(tmp_path):

@@ -67,7 +67,10 @@ def sample_coverage(ctx):
 
     Reports doc_ids logged twice, doc_ids outside the split, and how many
     documents have no sample. Logs from several ranks are not sorted; the
-    check does not depend on order.
+    check does not depend on order. Without n-samples (lm-eval before 0.4.3
+    wrote none) N is unknown, but lm-eval still logs doc_ids 0, 1, 2, ...:
+    a doc_id below the highest one logged with no sample is reported, at the
+    line of that highest doc_id.
     """
 
 

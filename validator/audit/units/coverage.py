@@ -21,8 +21,9 @@ class DocIds:
         self.high: set[int] = set()  # doc_ids >= BITMAP_CAP, or every doc_id when N is unknown
         self.lines = 0
         self.distinct = 0
+        self.highest, self.highest_line = -1, 0  # the highest doc_id in `high`, and its log line
 
-    def add(self, doc_id: int) -> str | None:
+    def add(self, doc_id: int, line: int = 0) -> str | None:
         """Record a doc_id; the problem with it, if any."""
         self.lines += 1
         if self.expected is not None and doc_id >= self.expected:
@@ -30,6 +31,8 @@ class DocIds:
         if self.expected is None or doc_id >= BITMAP_CAP:
             if doc_id in self.high:
                 return f"doc_id {doc_id} is logged twice"
+            if doc_id > self.highest:
+                self.highest, self.highest_line = doc_id, line
             self.high.add(doc_id)
         else:
             if doc_id >= len(self.bitmap):
@@ -44,7 +47,7 @@ class DocIds:
     def missing(self, limit: int = 5) -> tuple[int, list[int]]:
         """How many doc_ids have no sample, and the first few of them."""
         if self.expected is None:
-            return 0, []
+            return self.gaps(limit)
         absent = self.expected - self.distinct
         first: list[int] = []
         index = self.bitmap.find(0)
@@ -53,6 +56,25 @@ class DocIds:
             index = self.bitmap.find(0, index + 1)
         candidate = len(self.bitmap)  # past the bitmap, unseen unless in `high`
         while len(first) < min(limit, absent) and candidate < self.expected:
+            if candidate not in self.high:
+                first.append(candidate)
+            candidate += 1
+        return absent, first
+
+    def gaps(self, limit: int) -> tuple[int, list[int]]:
+        """With N unknown: the doc_ids below the highest logged one that have no sample, and the first few.
+
+        lm-eval numbers a split's documents 0, 1, 2, ... and logs a prefix of them (all, or --limit's first
+        ones), so a hole below the highest doc_id is a deleted sample even where no n-samples says how many
+        there were. The search steps only over logged doc_ids and the holes it reports: it ends within
+        len(high) + limit steps, whatever doc_id a log claims.
+        """
+        if not self.high:
+            return 0, []
+        absent = self.highest + 1 - self.distinct
+        first: list[int] = []
+        candidate = 0
+        while len(first) < min(limit, absent):
             if candidate not in self.high:
                 first.append(candidate)
             candidate += 1
@@ -76,7 +98,7 @@ class Coverage(AuditUnit):
                     "is not tracked"))
                 return
             doc_ids = self.by_filter[sample.filter] = DocIds(self.spec.n_effective)
-        problem = doc_ids.add(sample.doc_id)
+        problem = doc_ids.add(sample.doc_id, sample.record.line)
         if problem:
             self.log.at_record("LB705", sample.record, ("doc_id",),
                                f"{self.spec.name} (filter {sample.filter}): {problem}")
@@ -85,6 +107,7 @@ class Coverage(AuditUnit):
         spec, expected = self.spec, self.spec.n_effective
         if expected is None:
             self.summary.notes.append("the results file has no n-samples entry: the sample count is not checked")
+            self._finish_without_count()
             return
         where = ("n-samples", spec.name, "effective")
         for flt in spec.filters:
@@ -99,3 +122,14 @@ class Coverage(AuditUnit):
                     self.log.at_results("LB705", where, f"{spec.name} (filter {flt}): {absent:,} of {expected:,} "
                                         f"documents have no sample in {self.log.name} (first missing doc_ids: "
                                         f"{', '.join(map(str, first))})")
+
+    def _finish_without_count(self) -> None:
+        """No n-samples: the doc_ids must still run 0..highest without a hole (see DocIds.gaps)."""
+        for flt, doc_ids in self.by_filter.items():
+            absent, first = doc_ids.missing()
+            if absent:
+                self.log.at_line("LB705", doc_ids.highest_line, (
+                    f"{self.spec.name} (filter {flt}): {absent:,} doc_ids below the highest one logged "
+                    f"({doc_ids.highest:,}) have no sample in {self.log.name} (first missing: "
+                    f"{', '.join(map(str, first))}); lm-eval logs doc_ids 0, 1, 2, ... without holes. The results "
+                    "file has no n-samples to say how many documents there were"))
