@@ -418,3 +418,14 @@ def test_a_published_percent_is_reproduced_exactly_when_it_rounds_the_rederived_
         (_, _, _, _, shown, rederived, difference), = _unreproduced([row])[3]
         assert (shown, rederived) == (f"{published:.4f}", "40.6250")
         assert difference == f"{published - 40.625:.4f}"
+
+
+def test_a_row_shows_the_results_files_first_metric_when_no_usual_headline_is_there():
+    """gsm8k logs exact_match under two filters; strict-match comes first in the results file, and leads the row."""
+    from validator.audit.model import MetricAudit, TaskAudit
+    from validator.survey.rows import task_row
+
+    audit = TaskAudit("gsm8k", "samples_gsm8k.jsonl")
+    audit.metrics = [MetricAudit("exact_match,strict-match", 0.25), MetricAudit("exact_match,flexible-extract", 0.5)]
+    row = task_row("run", "model", "gsm8k", "log", audit, [])
+    assert (row["metric"], row["reported"]) == ("exact_match,strict-match", 0.25)
