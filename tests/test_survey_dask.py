@@ -63,6 +63,15 @@ def test_every_worker_is_prepared_and_runs_the_clients_lbnorm(cluster):
     assert imported == {address: True for address in workers}
 
 
+def test_preparing_a_worker_imports_the_audit_units_before_the_first_task():
+    """In a fresh process: the units the first task would import (25 ms of a survey's time) come in at connect."""
+    units = ("drop_scoring", "hashes", "multiple_choice", "aggregates", "coverage")
+    code = ("import sys; from validator.survey.executors import prepare_worker; prepare_worker(); "
+            f"print(sorted(m for m in {units!r} if 'validator.audit.units.' + m not in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout.strip() == "[]"
+
+
 def test_the_local_cluster_skips_the_dashboards_background_work(cluster):
     """The statistical profiler (every thread's stack every 10 ms), the 20 ms tick, the monitors and the memory
     manager serve a dashboard and a shared cluster: --local-cluster has neither. This process keeps its settings."""
