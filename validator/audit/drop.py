@@ -245,6 +245,11 @@ def glued_numbers(prediction: str) -> list[str]:
     """W: parts of a token that would be numbers but are glued to other text by non-space whitespace."""
     if not _WHITESPACE_NOT_SPACE.search(prediction):  # nothing can be glued: most predictions
         return []
+    return _glued_numbers(prediction)
+
+
+def _glued_numbers(prediction: str) -> list[str]:
+    """glued_numbers of a prediction known to hold whitespace other than spaces."""
     glued = []
     for token in prediction.replace("-", " ").split(" "):
         if is_number(token) or not _WHITESPACE_NOT_SPACE.search(token):
@@ -269,7 +274,7 @@ def decimal_cut(prediction: str, golds: list[Gold], until: list[str]) -> str | N
 
 
 def _decimal_cut(prediction: str, golds: list[GoldAnswer], until: list[str]) -> str | None:
-    if "." not in until:
+    if "." not in until or not _has_decimal(golds):
         return None
     trailing = trailing_number(prediction)
     if trailing is None:
@@ -312,17 +317,19 @@ def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float)
     return _flags(prediction, [gold_answer(gold) for gold in golds], until, f1, prediction_bags(prediction))
 
 
-def _flags(prediction: str, golds: list[GoldAnswer], until: list[str], f1: float, predicted: Bags) -> SampleFlags:
-    flags = SampleFlags()
-    flags.glued = glued_numbers(prediction)
-    if flags.glued:
+def _flags(prediction: str, golds: list[GoldAnswer], until: list[str], f1: float, predicted: Bags,
+           other_whitespace: bool | None = None) -> SampleFlags:
+    """`other_whitespace`: whether the prediction holds whitespace other than spaces, when known."""
+    if other_whitespace is None:
+        other_whitespace = _WHITESPACE_NOT_SPACE.search(prediction) is not None
+    glued = _glued_numbers(prediction) if other_whitespace else []
+    lost_gold = False
+    if glued:
         wanted = _gold_numbers(golds)
-        flags.glued_lost_gold = any(str(float(remove_punctuation(part.lower()))) in wanted for part in flags.glued)
-    flags.decimal_cut = _decimal_cut(prediction, golds, until)
-    flags.possibly_cut = (flags.decimal_cut is None and "." in until
-                          and bool(prediction) and prediction[-1].isdigit())
-    flags.long_answer_loss = _long_answer_loss(predicted, golds, f1)
-    return flags
+        lost_gold = any(str(float(remove_punctuation(part.lower()))) in wanted for part in glued)
+    cut = _decimal_cut(prediction, golds, until)
+    possibly_cut = cut is None and "." in until and prediction[-1:].isdigit()
+    return SampleFlags(glued, lost_gold, cut, possibly_cut, _long_answer_loss(predicted, golds, f1))
 
 
 # --- the blog's diagnostic rescoring -----------------------------------------------------
@@ -361,7 +368,14 @@ def _rescore(prediction: str, golds: list[GoldAnswer], scored: tuple[float, floa
 
 
 def has_decimal_gold(golds: list[Gold]) -> bool:
-    return any(gold_answer(gold).decimals for gold in golds)
+    return _has_decimal([gold_answer(gold) for gold in golds])
+
+
+def _has_decimal(golds: list[GoldAnswer]) -> bool:
+    for gold in golds:  # a loop, not any(<generator>): this runs once or twice per sample
+        if gold.decimals:
+            return True
+    return False
 
 
 # --- one sample, all of the above -----------------------------------------------------
@@ -383,8 +397,12 @@ def score_sample(golds: list[Gold], prediction: str, until: list[str]) -> Sample
     """
     answers, predicted = [gold_answer(gold) for gold in golds], prediction_bags(prediction)
     em, f1 = _best_scores(predicted, answers)
-    flags = _flags(prediction, answers, until, f1, predicted)
-    return SampleScore(em, f1, flags, _rescore(prediction, answers, (em, f1)), any(a.decimals for a in answers))
+    # Whitespace other than spaces is what both the W flag and the repairs look for: searched for once.
+    other_whitespace = _WHITESPACE_NOT_SPACE.search(prediction) is not None
+    flags = _flags(prediction, answers, until, f1, predicted, other_whitespace)
+    scored = (em, f1)
+    rescored = _rescore(prediction, answers, scored) if other_whitespace else Rescored(scored, scored, scored)
+    return SampleScore(em, f1, flags, rescored, _has_decimal(answers))
 
 
 # Every cache above, and those keyed by gold answers alone (what a survey worker carries from one run to the next).
