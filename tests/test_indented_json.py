@@ -40,3 +40,16 @@ def test_long_strings_are_escaped_exactly_wherever_the_character_that_needs_it_s
                 text = ("a" * length)[:at] + special + ("a" * length)[at + 1:]
                 document = {"passage": text, "list": [text]}
                 assert dumps_indent2(document) == json.dumps(document, indent=2, ensure_ascii=False), (special, at)
+
+
+def test_the_written_keys_kept_for_the_next_doc_are_bounded_and_short():
+    """Keys are the submitter's: a log of docs with ever new keys, or huge ones, must not grow the kept keys."""
+    from validator.audit import indented_json
+
+    indented_json._KEY_PREFIXES.clear()
+    many = {f"key {n} \"quoted\"\t": n for n in range(indented_json._KEY_PREFIXES_MAX + 500)}
+    long_key = {"k" * (indented_json._KEY_LENGTH_MAX + 1): "v"}
+    for document in (many, long_key, many, long_key):
+        assert dumps_indent2(document) == json.dumps(document, indent=2, ensure_ascii=False)
+    assert len(indented_json._KEY_PREFIXES) == indented_json._KEY_PREFIXES_MAX
+    assert all(len(key) <= indented_json._KEY_LENGTH_MAX for key in indented_json._KEY_PREFIXES)
