@@ -99,6 +99,28 @@ def test_the_first_request_is_the_first_of_all_requests(arguments):
     assert first_request(arguments) == (calls[0] if calls else [])
 
 
+def _plain_generation_until(arguments):
+    """generation_until as first written: the first request's second argument's until, a list of strings."""
+    call = first_request(arguments)
+    settings = call[1] if len(call) > 1 else None
+    until = settings.get("until") if isinstance(settings, dict) else None
+    if isinstance(until, str):
+        return [until]
+    return until if isinstance(until, list) and all(isinstance(stop, str) for stop in until) else None
+
+
+generation_arguments = st.one_of(
+    json_values,
+    st.dictionaries(st.text(max_size=3), st.dictionaries(st.text(max_size=3), json_values | st.fixed_dictionaries(
+        {"until": json_values | st.lists(st.text(max_size=2), max_size=3)}), max_size=3), max_size=2))
+
+
+@settings(max_examples=400, deadline=None)
+@given(generation_arguments)
+def test_the_stop_sequences_are_those_of_the_first_request(arguments):
+    assert sample_scoring.generation_until(arguments) == _plain_generation_until(arguments)
+
+
 finite_or_not = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.0, -0.0, -1.5, 1e308, -1e308])
 
 

@@ -65,8 +65,16 @@ def first_prompt(arguments: Any) -> str | None:
 
 def generation_until(arguments: Any) -> list[str] | None:
     """The stop sequences the first generation request was made with."""
-    call = first_request(arguments)
-    settings = call[1] if len(call) > 1 else None
+    if type(arguments) is dict:  # lm-eval >= 0.4.3, every DROP sample: the second value of the first request
+        first = next(iter(arguments.values()), None)
+        settings = None
+        if isinstance(first, dict):
+            values = iter(first.values())
+            next(values, None)
+            settings = next(values, None)
+    else:
+        call = first_request(arguments)
+        settings = call[1] if len(call) > 1 else None
     until = settings.get("until") if isinstance(settings, dict) else None
     if isinstance(until, str):
         return [until]
