@@ -22,14 +22,13 @@ import string
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .drop_helpers import BoundedCache, trailing_number
+from .drop_helpers import BoundedCache, decimal_spans, trailing_number
 from .harness_numerics import max_weight_assignment, numpy_mean, numpy_round_2  # noqa: F401  (drop.* for tests)
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _ARTICLE_WORDS = frozenset({"a", "an", "the"})
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
 _FLOAT_WORDS = frozenset({"nan", "inf", "infinity"})  # the only letters-only strings float() reads (any case)
-_DECIMAL = re.compile(r"^-?(\d+)\.\d+$")
 _ANY_WHITESPACE = re.compile(r"\s")
 _WHITESPACE_NOT_SPACE = re.compile(r"[^\S ]")
 
@@ -158,7 +157,7 @@ def gold_answer(gold: Gold) -> GoldAnswer:
         gold = tuple(gold)
     answer = _GOLD_ANSWERS.get(gold)
     if answer is None:
-        answer = GoldAnswer(answer_to_bags(gold), bool(gold) and bool(gold[0].strip()), _find_decimal_spans(gold))
+        answer = GoldAnswer(answer_to_bags(gold), bool(gold) and bool(gold[0].strip()), decimal_spans(gold))
         if _cacheable(gold):
             _GOLD_ANSWERS.keep(gold, answer)
     return answer
@@ -241,15 +240,14 @@ class SampleFlags:
         return bool(self.glued or self.decimal_cut or self.possibly_cut or self.long_answer_loss)
 
 
-def glued_numbers(prediction: str) -> list[str]:
-    """W: parts of a token that would be numbers but are glued to other text by non-space whitespace."""
-    if not _WHITESPACE_NOT_SPACE.search(prediction):  # nothing can be glued: most predictions
+def glued_numbers(prediction: str, other_whitespace: bool | None = None) -> list[str]:
+    """W: parts of a token that would be numbers but are glued to other text by non-space whitespace.
+
+    `other_whitespace`: whether the prediction holds whitespace other than spaces, when known."""
+    if other_whitespace is None:
+        other_whitespace = _WHITESPACE_NOT_SPACE.search(prediction) is not None
+    if not other_whitespace:  # nothing can be glued: most predictions
         return []
-    return _glued_numbers(prediction)
-
-
-def _glued_numbers(prediction: str) -> list[str]:
-    """glued_numbers of a prediction known to hold whitespace other than spaces."""
     glued = []
     for token in prediction.replace("-", " ").split(" "):
         if is_number(token) or not _WHITESPACE_NOT_SPACE.search(token):
@@ -287,11 +285,6 @@ def _decimal_cut(prediction: str, golds: list[GoldAnswer], until: list[str]) -> 
     return None
 
 
-def _find_decimal_spans(gold: Gold) -> tuple[tuple[str, str], ...]:
-    decimals = ((_DECIMAL.match(span.strip().replace(",", "")), span.strip()) for span in gold)
-    return tuple((match.group(1), span) for match, span in decimals if match)
-
-
 def long_answer_loss(prediction: str, golds: list[Gold], f1: float) -> float | None:
     """L: F1 lost although every token of the best gold span is in the prediction (recall 1, precision < 1)."""
     return _long_answer_loss(prediction_bags(prediction), [gold_answer(gold) for gold in golds], f1)
@@ -319,10 +312,8 @@ def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float)
 
 def _flags(prediction: str, golds: list[GoldAnswer], until: list[str], f1: float, predicted: Bags,
            other_whitespace: bool | None = None) -> SampleFlags:
-    """`other_whitespace`: whether the prediction holds whitespace other than spaces, when known."""
-    if other_whitespace is None:
-        other_whitespace = _WHITESPACE_NOT_SPACE.search(prediction) is not None
-    glued = _glued_numbers(prediction) if other_whitespace else []
+    """The flags of one prediction; `other_whitespace` as for glued_numbers."""
+    glued = glued_numbers(prediction, other_whitespace)
     lost_gold = False
     if glued:
         wanted = _gold_numbers(golds)
@@ -372,10 +363,7 @@ def has_decimal_gold(golds: list[Gold]) -> bool:
 
 
 def _has_decimal(golds: list[GoldAnswer]) -> bool:
-    for gold in golds:  # a loop, not any(<generator>): this runs once or twice per sample
-        if gold.decimals:
-            return True
-    return False
+    return any([gold.decimals for gold in golds])  # a list, not a generator: this runs once or twice per sample
 
 
 # --- one sample, all of the above -----------------------------------------------------

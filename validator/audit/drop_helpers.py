@@ -1,4 +1,4 @@
-"""Two small helpers of the DROP scorer (audit/drop.py): a bounded cache, and the trailing-number match."""
+"""Small helpers of the DROP scorer (audit/drop.py): a bounded cache, the trailing-number match, decimal golds."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import re
 from collections import OrderedDict
 
 _REVERSED_TRAILING_NUMBER = re.compile(r"\d[\d,]*")
+_DECIMAL = re.compile(r"^-?(\d+)\.\d+$")
 
 
 class BoundedCache(OrderedDict):
@@ -37,3 +38,9 @@ def trailing_number(text: str) -> str | None:
         return None
     match = _REVERSED_TRAILING_NUMBER.match(text[::-1])
     return match.group()[::-1] if match else None
+
+
+def decimal_spans(gold: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """(integer part, stripped span) of each span of a gold answer that is a decimal number ("1,012.5" -> "1012")."""
+    decimals = ((_DECIMAL.match(span.strip().replace(",", "")), span.strip()) for span in gold)
+    return tuple((match.group(1), span) for match, span in decimals if match)
