@@ -20,6 +20,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from ..io.documents import DocumentError
 from ..io.limits import Limits
 from .stores import FileRef, SourceError, is_local, is_url, list_files, local_path, open_stream
 
@@ -155,6 +156,11 @@ def _manifest_entries(source: str, limits: Limits) -> list[dict]:
     try:
         with open_stream(ref, limits.max_file_bytes, "max_file_bytes") as handle:
             text = handle.read(limits.max_file_bytes + 1).decode("utf-8-sig")
+    except DocumentError as exc:  # "cannot be read (FileNotFoundError: ...)", or over the size limit
+        detail = exc.message
+        if detail.startswith("cannot be read (") and detail.endswith(")"):
+            detail = detail[len("cannot be read ("):-1]
+        raise SourceError(f"{source}: the manifest cannot be read ({detail})") from None
     except Exception as exc:
         raise SourceError(f"{source}: the manifest cannot be read ({exc})") from None
     if source.endswith(".csv"):

@@ -1,0 +1,133 @@
+"""The survey reading runs from a Google Cloud Storage bucket: gcsfs against a real GCS JSON API server on loopback.
+
+The server is gcp-storage-emulator's (in the `test` extra), reached the way
+every Google client reaches an emulator: STORAGE_EMULATOR_HOST. The bucket
+is filled through gcsfs, and the survey lists and reads it with gcsfs as it
+would a leaderboard's details bucket. The table must be the one a local
+survey writes; a log replaced in the bucket has a new md5Hash, so
+`--resume` audits it again and skips the rest.
+
+gcsfs's default filesystem first asks the Storage Control API, over gRPC,
+what kind of bucket it reads (flat, hierarchical, zonal). No emulator
+answers that: each ask times out after a minute and is not remembered. So
+these tests use gcsfs's JSON API filesystem, which reads every bucket of
+the flat kind the same way, by setting GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT=false
+(gcsfs's own switch) before gcsfs is imported: what a user reaching an
+emulator sets too (docs/survey.md). Skipped, with the reason, without the
+`gcs` extra or the emulator.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+import pytest
+
+fsspec = pytest.importorskip("fsspec", reason="URL sources need the `remote` extra (fsspec)")
+emulator = pytest.importorskip("gcp_storage_emulator.server",
+                               reason="the GCS server for these tests is gcp-storage-emulator's")
+
+from survey_corpus import make_corpus  # noqa: E402
+from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
+from validator.survey.engine import survey  # noqa: E402
+from validator.survey.executors import LocalPool  # noqa: E402
+from validator.survey.stores import SourceError  # noqa: E402
+
+BUCKET = "leaderboard-details"
+
+
+@pytest.fixture(scope="module")
+def gcs():
+    """gcsfs's JSON API filesystem class, with every gs:// path served by an emulator on 127.0.0.1.
+
+    The environment is set before gcsfs is imported (or gcsfs is imported again), and fsspec is
+    given the class for gs://; both are put back afterwards. Forked pool workers inherit them.
+    """
+    pytest.importorskip("gcsfs", reason="gs:// sources need the `gcs` extra (gcsfs)")
+    server = emulator.create_server("127.0.0.1", 0, in_memory=True, default_bucket=BUCKET)
+    server._api.daemon = True  # a test that fails must not leave the process waiting on the server's thread
+    server.start()
+    port = server._api._httpd.server_address[1]
+    settings = {"STORAGE_EMULATOR_HOST": f"http://127.0.0.1:{port}", "GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT": "false"}
+    saved = {key: os.environ.get(key) for key in settings}
+    os.environ.update(settings)
+    gcsfs = importlib.reload(sys.modules["gcsfs"]) if "gcsfs" in sys.modules else importlib.import_module("gcsfs")
+    from gcsfs.core import GCSFileSystem
+
+    assert gcsfs.GCSFileSystem is GCSFileSystem, "gcsfs's gRPC filesystem would wait a minute per file"
+    for protocol in ("gs", "gcs"):
+        fsspec.register_implementation(protocol, GCSFileSystem, clobber=True)
+    try:
+        yield GCSFileSystem
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        GCSFileSystem.clear_instance_cache()
+        for protocol in ("gs", "gcs"):
+            fsspec.register_implementation(protocol, "gcsfs.GCSFileSystem", clobber=True)
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def bucket(gcs, tmp_path_factory):
+    """(local copy, planted faults, gcsfs filesystem): a corpus uploaded to gs://BUCKET/runs/."""
+    root = tmp_path_factory.mktemp("corpus")
+    expected = make_corpus(root, runs=24, seed=19)
+    filesystem = gcs(token="anon", project="lbnorm-tests")
+    filesystem.put(f"{root}/", f"{BUCKET}/runs/", recursive=True)
+    return root, expected, filesystem
+
+
+def test_a_run_tree_in_a_gcs_bucket_gives_the_local_table(bucket, tmp_path):
+    root, expected, _ = bucket
+    remote = survey([f"gs://{BUCKET}/runs"], tmp_path / "gs", LocalPool(2)).rows
+    local = survey([str(root)], tmp_path / "local", LocalPool(2)).rows
+    assert_finds_exactly_the_planted_faults(remote, expected)
+    assert remote == local
+
+
+def test_a_manifest_in_the_bucket_names_its_runs_relative_to_itself(bucket, tmp_path):
+    root, expected, _ = bucket
+    rows = survey([f"gs://{BUCKET}/runs/manifest.csv"], tmp_path / "gs", LocalPool(1)).rows
+    assert_finds_exactly_the_planted_faults(rows, expected)
+    assert any(row["published"] is not None for row in rows)
+
+
+def test_a_log_replaced_in_the_bucket_is_audited_again_on_resume(bucket, tmp_path):
+    _, _, filesystem = bucket
+    out = tmp_path / "out"
+    first = survey([f"gs://{BUCKET}/runs"], out, LocalPool(1))
+    log = sorted(path for path in filesystem.find(f"{BUCKET}/runs") if "/samples_drop_" in path)[0]
+    original = filesystem.cat(log)
+    filesystem.pipe(log, original.decode("utf-8").replace('"em": 0,', '"em": 1,', 1).encode("utf-8"))
+    try:
+        again = survey([f"gs://{BUCKET}/runs"], out, LocalPool(1), resume=True)
+    finally:
+        filesystem.pipe(log, original)  # the other tests read the corpus as written
+    assert (first.skipped, again.units, again.skipped) == (0, first.units, first.units - 1)
+    run = log.split("/runs/", 1)[1].rsplit("/", 1)[0]
+    row = next(r for r in again.rows if r["run"].startswith(run + "/") and r["task"] == "drop")
+    assert "LB708" in row["rules"]  # the edited sample's em is no longer what its prediction scores
+
+
+def test_a_folder_that_is_not_in_the_bucket_is_a_source_error(bucket, tmp_path):
+    """A bucket lists a missing folder as empty: that must not pass as a survey that found nothing wrong."""
+    with pytest.raises(SourceError, match=r"gs://leaderboard-details/no-such-folder/?: no run found"):
+        survey([f"gs://{BUCKET}/no-such-folder/"], tmp_path, LocalPool(1))
+
+
+def test_a_bucket_that_is_not_there_is_a_source_error(bucket, tmp_path):
+    with pytest.raises(SourceError, match=r"gs://no-such-bucket/: "):
+        survey(["gs://no-such-bucket/"], tmp_path, LocalPool(1))
+
+
+def test_a_manifest_that_is_not_in_the_bucket_is_a_source_error_saying_so_once(bucket, tmp_path):
+    with pytest.raises(SourceError) as raised:
+        survey([f"gs://{BUCKET}/runs/missing.csv"], tmp_path, LocalPool(1))
+    assert str(raised.value).startswith(f"gs://{BUCKET}/runs/missing.csv: the manifest cannot be read (FileNotFound")
+    assert str(raised.value).count("cannot be read") == 1
