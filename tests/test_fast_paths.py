@@ -9,6 +9,7 @@ reads), the words float() reads, articles, punctuation, hyphens and every
 kind of whitespace.
 """
 
+import json
 from dataclasses import astuple
 
 import pytest
@@ -130,3 +131,30 @@ def test_argmax_is_numpy_argmax(values):
     """numpy itself is the oracle (it comes with the test extra's pyarrow and dask)."""
     numpy = pytest.importorskip("numpy")
     assert sample_scoring._argmax(values) == int(numpy.argmax(numpy.array(values, dtype=numpy.float64)))
+
+
+# A log line as the reader sees it: a JSON value, maybe with whitespace (JSON's and other) or junk around it.
+json_texts = st.tuples(
+    st.sampled_from(["", " ", "\ufeff", "\t", "\x0c", "x"]),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
+                 lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=3), children,
+                                                                                      max_size=3),
+                 max_leaves=10).map(json.dumps) | st.text(max_size=8),
+    st.sampled_from(["", "\n", "\r\n", " \n", "\n\n", "\x0c", "\u2028", "}", " 1", "\n\x00"]),
+).map("".join)
+
+
+@settings(max_examples=600, deadline=None)
+@given(json_texts)
+def test_a_log_line_parses_as_json_loads_parses_it(text):
+    from validator.io.sample_logs import parse_json
+
+    try:
+        expected = json.loads(text)
+    except ValueError as exc:  # JSONDecodeError is a ValueError
+        with pytest.raises(type(exc)) as raised:
+            parse_json(text)
+        assert str(raised.value) == str(exc)
+        return
+    actual = parse_json(text)
+    assert json.dumps(actual) == json.dumps(expected)  # NaN != NaN: compared as text
