@@ -146,6 +146,9 @@ def test_a_killed_survey_resumes_to_the_same_table(corpus, one_go, tmp_path):
     result = lbnorm("survey", str(corpus[0]), "--out", str(tmp_path), "--workers", "2", "--resume", "--no-plots")
     assert result.returncode == 1, result.stderr
     assert f"({done_before:,} resumed)" in result.stdout
+    units = int(result.stdout.split(" units (", 1)[0])
+    assert f"lbnorm survey: {units - done_before:,} of {units:,} units to run ({done_before:,} already in " \
+           f"{tmp_path}), on local pool of 2 processes" in result.stderr
     assert (tmp_path / "survey.jsonl").read_bytes() == (one_go / "survey.jsonl").read_bytes()
     assert (tmp_path / "survey.csv").read_bytes() == (one_go / "survey.csv").read_bytes()
 
@@ -215,7 +218,8 @@ def test_a_results_file_is_looked_for_in_its_own_folder(monkeypatch, source, fol
 
     listed = []
     monkeypatch.setattr(sources, "list_files", lambda root, *args, **kwargs: listed.append(root) or [])
-    assert sources.runs_of(source, Limits(), 10) == []
+    with pytest.raises(sources.SourceError, match=r": no such results file; check the path"):
+        sources.runs_of(source, Limits(), 10)
     assert listed == [folder]
 
 
@@ -225,9 +229,31 @@ def test_a_manifest_at_the_root_finds_results_at_the_root(monkeypatch):
     listed = []
     monkeypatch.setattr(sources, "_manifest_entries", lambda *args: [{"results": "results.json"}])
     monkeypatch.setattr(sources, "list_files", lambda root, *args, **kwargs: listed.append(root) or [])
-    with pytest.raises(sources.SourceError, match=r"entry 1: results.json is not a results file"):
+    with pytest.raises(sources.SourceError, match=r"entry 1: results.json does not exist"):
         sources.runs_of("/runs.csv", Limits(), 10)
     assert listed == ["/"]
+
+
+@pytest.mark.parametrize("case", ["missing file", "missing folder", "not a results name", "missing source"])
+def test_a_results_file_that_is_not_there_is_named_with_its_entry_and_the_fix(tmp_path, case):
+    """Found by an outside test: a missing file was 'not a results file', a missing folder named no entry,
+    and a missing results file given as the source was searched as a folder."""
+    make_corpus(tmp_path / "runs", runs=1, seed=3, fault_rate=0)
+    real = next((tmp_path / "runs").glob("*/results_*.json")).relative_to(tmp_path / "runs").as_posix()
+    missing = real.replace("results_2024", "results_2099")
+    manifest = tmp_path / "runs" / "manifest.csv"
+    entry = {"missing file": missing, "missing folder": "nowhere/results.json",
+             "not a results name": real.replace("results_", "notes_"), "missing source": real}[case]
+    manifest.write_text(f"results\n{entry}\n", encoding="utf-8")
+    source = str(tmp_path / "runs" / missing) if case == "missing source" else str(manifest)
+    result = lbnorm("survey", "--out", str(tmp_path / "out"), source)
+    assert result.returncode == 2
+    assert {"missing file": f"{manifest}: entry 1: {entry} does not exist; fix the entry's path",
+            "missing folder": f"{manifest}: entry 1: {entry} cannot be reached (",
+            "not a results name": f"{manifest}: entry 1: {entry} is not a results file",
+            "missing source": f"{source}: no such results file; check the path"}[case] in result.stderr
+    assert "units to run" not in result.stderr, "the survey is announced only once its sources are read"
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_log_symlinked_out_of_the_source_is_not_read(tmp_path):

@@ -70,8 +70,13 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
                         _choice_counts(profile_name, profile_file))
     executor = _executor(workers, scheduler, local_cluster)
     try:
-        click.echo(f"lbnorm survey: {executor.describe()}", err=True)
-        outcome = run_survey(list(sources), out, executor, settings, resume, max_units, progress_stream(progress))
+        def announce(planned: int, todo: int) -> None:  # after the sources are read: not before a usage error
+            skipped = f" ({planned - todo:,} already in {out})" if planned > todo else ""
+            click.echo(f"lbnorm survey: {todo:,} of {planned:,} units to run{skipped}, on {executor.describe()}",
+                       err=True)
+
+        outcome = run_survey(list(sources), out, executor, settings, resume, max_units, progress_stream(progress),
+                             on_start=announce)
     except (SourceError, JournalExists, WorkerMismatch) as exc:
         raise click.UsageError(str(exc)) from None
     finally:

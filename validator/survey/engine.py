@@ -56,12 +56,17 @@ class Progress:
 
 def survey(sources: list[str], out: Path, executor, settings: Settings = Settings(), resume: bool = False,
            max_units: int = 1_000_000, progress: TextIO | None = None,
-           on_unit: Callable[[int], None] | None = None) -> SurveyOutcome:
-    """Run the survey into `out` (units.jsonl as it goes); return the sorted rows. SourceError, JournalExists."""
+           on_unit: Callable[[int], None] | None = None,
+           on_start: Callable[[int, int], None] | None = None) -> SurveyOutcome:
+    """Run the survey into `out` (units.jsonl as it goes); return the sorted rows. SourceError, JournalExists.
+
+    on_start(units planned, units to run) once the sources are read and the journal opened; on_unit(units done)."""
     started = time.monotonic()
     units = plan(sources, settings.limits, max_units)
     journal = Journal(out, resume, settings_record(settings))
     todo = [unit for unit in units if unit.key not in journal.done]
+    if on_start is not None:
+        on_start(len(units), len(todo))
     meter = Progress(len(todo), progress)
     try:
         for batch, results in executor.run(functools.partial(run_batch, settings=settings),

@@ -80,7 +80,10 @@ def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
         return _manifest_runs(source, limits, max_units)
     if _is_results_name(name):
         files = list_files(_parent(source), max_units, recursive=False)
-        return [run for run in runs_in(files) if run.results.name == name]
+        found = [run for run in runs_in(files) if run.results.name == name]
+        if not found:
+            raise SourceError(f"{source}: no such results file; check the path")
+        return found
     return runs_in(list_files(source, max_units))
 
 
@@ -140,8 +143,15 @@ def _manifest_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
         location = results if is_url(results) or results.startswith("/") else f"{'' if base == '/' else base}/{results}"
         folder, name = _parent(location), location.rpartition("/")[2]
         if folder not in listings:
-            listings[folder] = list_files(folder, max_units, recursive=False)
+            try:
+                listings[folder] = list_files(folder, max_units, recursive=False)
+            except SourceError as exc:
+                raise SourceError(f"{source}: entry {number}: {results} cannot be reached ({exc}); fix the "
+                                  "entry's path (relative to the manifest's folder)") from None
         found = [run for run in runs_in(listings[folder]) if run.results.name == name]
+        if not found and _is_results_name(name):
+            raise SourceError(f"{source}: entry {number}: {results} does not exist; fix the entry's path "
+                              "(relative to the manifest's folder)")
         if not found:
             raise SourceError(f"{source}: entry {number}: {results} is not a results file "
                               "(results_<date>.json or results.json)")
