@@ -170,3 +170,21 @@ def test_long_strings_keys_and_numbers_are_lb109(kind, text, line):
     with pytest.raises(DocumentError) as caught:
         parse_document(text, "long", kind)
     assert caught.value.rule == "LB109" and caught.value.line == line
+
+
+def test_reading_a_small_file_allocates_about_its_size_not_the_size_limit(tmp_path):
+    """A buffered file's read(n) allocates n bytes first: reading up to the 64 MB limit at once took 64 MB for
+    every results file, whatever its size (found measuring a survey's memory)."""
+    import tracemalloc
+
+    from validator.io.loaders import READ_BUFFER, read_untrusted
+
+    path = tmp_path / "results.json"
+    path.write_text('{"results": {}}', encoding="utf-8")
+    tracemalloc.start()
+    try:
+        assert read_untrusted(path) == '{"results": {}}'
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * READ_BUFFER, f"{peak:,} bytes to read 15"  # its buffer and one read: 2 MiB

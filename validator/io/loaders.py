@@ -60,10 +60,23 @@ def open_regular_file(path: Path, max_bytes: int, what: str = "file", option: st
     return handle
 
 
+def read_at_most(handle, limit: int) -> bytes:
+    """handle.read(limit), a buffer at a time: a buffered file's read(n) allocates n bytes before reading
+    (64 MB for the default limit, whatever the file holds)."""
+    chunks, total = [], 0
+    while total < limit:
+        chunk = handle.read(min(READ_BUFFER, limit - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
 def read_untrusted(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
     """The text of a regular file no bigger than the limit: UTF-8, with or without a BOM (see open_regular_file)."""
     with open_regular_file(path, limits.max_file_bytes) as handle:
-        data = handle.read(limits.max_file_bytes + 1)
+        data = read_at_most(handle, limits.max_file_bytes + 1)
     if len(data) > limits.max_file_bytes:
         raise DocumentError("LB106", _too_large(len(data), limits.max_file_bytes))
     try:

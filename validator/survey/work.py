@@ -20,6 +20,7 @@ from ..audit.spec import TaskSpec
 from ..findings import make_finding
 from ..io.documents import Document, DocumentError, parse_document
 from ..io.limits import DEFAULT_LIMITS, Limits
+from ..io.loaders import read_at_most
 from ..io.paths import PathRefused, confine
 from ..io.readers import read_results
 from ..io.safe_text import one_line
@@ -79,7 +80,7 @@ def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
 def results_document(ref: FileRef, limits: Limits) -> Document:
     """The parsed results file (a few MB); a worker auditing several logs of one run reads it once."""
     with open_stream(ref, limits.max_file_bytes, "max_file_bytes") as handle:
-        data = handle.read(limits.max_file_bytes + 1)
+        data = read_at_most(handle, limits.max_file_bytes + 1)
     if len(data) > limits.max_file_bytes:
         raise DocumentError("LB106", f"the results file is larger than {limits.max_file_bytes:,} bytes")
     try:
