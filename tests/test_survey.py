@@ -256,6 +256,18 @@ def test_a_results_file_that_is_not_there_is_named_with_its_entry_and_the_fix(tm
     assert not (tmp_path / "out").exists()
 
 
+def test_an_entry_whose_folder_cannot_be_listed_for_another_reason_gets_no_advice_about_its_path(tmp_path):
+    """Found by an outside review: too many files (or no fsspec, or the network) is not a wrong path."""
+    make_corpus(tmp_path / "runs", runs=1, seed=3, fault_rate=0)
+    real = next((tmp_path / "runs").glob("*/results_*.json")).relative_to(tmp_path / "runs").as_posix()
+    manifest = tmp_path / "runs" / "manifest.csv"
+    manifest.write_text(f"results\n{real}\n", encoding="utf-8")
+    result = lbnorm("survey", "--out", str(tmp_path / "out"), "--max-units", "1", str(manifest))
+    assert result.returncode == 2
+    assert f"{manifest}: entry 1: {real}: " in result.stderr and "raise --max-units" in result.stderr
+    assert "fix the entry's path" not in result.stderr
+
+
 def test_a_log_symlinked_out_of_the_source_is_not_read(tmp_path):
     root = tmp_path / "runs"
     expected = make_corpus(root, runs=1, seed=3, fault_rate=0)

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from ..io.documents import DocumentError
 from ..io.limits import Limits
-from .stores import FileRef, SourceError, is_local, is_url, list_files, local_path, open_stream
+from ..io.loaders import read_at_most
+from .stores import FileRef, SourceError, SourceMissing, is_local, is_url, list_files, local_path, open_stream
 
 # The names io/sample_logs.discover pairs: results_<date>.json with samples_<task>_<date>.jsonl,
 # legacy results.json with every other .jsonl of its folder.
@@ -145,9 +146,11 @@ def _manifest_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
         if folder not in listings:
             try:
                 listings[folder] = list_files(folder, max_units, recursive=False)
-            except SourceError as exc:
+            except SourceMissing as exc:
                 raise SourceError(f"{source}: entry {number}: {results} cannot be reached ({exc}); fix the "
                                   "entry's path (relative to the manifest's folder)") from None
+            except SourceError as exc:  # the path may be right: too many files, no fsspec, the network
+                raise SourceError(f"{source}: entry {number}: {results}: {exc}") from None
         found = [run for run in runs_in(listings[folder]) if run.results.name == name]
         if not found and _is_results_name(name):
             raise SourceError(f"{source}: entry {number}: {results} does not exist; fix the entry's path "
@@ -165,7 +168,7 @@ def _manifest_entries(source: str, limits: Limits) -> list[dict]:
     ref = FileRef(source, str(local_path(source)) if is_local(source) else source, None, "")
     try:
         with open_stream(ref, limits.max_file_bytes, "max_file_bytes") as handle:
-            text = handle.read(limits.max_file_bytes + 1).decode("utf-8-sig")
+            text = read_at_most(handle, limits.max_file_bytes + 1).decode("utf-8-sig")
     except DocumentError as exc:  # "cannot be read (FileNotFoundError: ...)", or over the size limit
         detail = exc.message
         if detail.startswith("cannot be read (") and detail.endswith(")"):

@@ -27,6 +27,10 @@ class SourceError(Exception):
     """A source cannot be listed or read at all; the message names it and says what to do."""
 
 
+class SourceMissing(SourceError):
+    """The folder, bucket or repository is not there (as opposed to unreachable, too large, unsupported)."""
+
+
 @dataclass(frozen=True, order=True)
 class FileRef:
     name: str          # shown in the table: the path relative to the source root, forward slashes
@@ -56,7 +60,7 @@ def list_files(root: str, max_files: int, recursive: bool = True) -> list[FileRe
 
 def _list_local(root: Path, max_files: int, recursive: bool) -> list[FileRef]:
     if not root.is_dir():
-        raise SourceError(f"{root}: no such folder")
+        raise SourceMissing(f"{root}: no such folder")
     found: list[FileRef] = []
     for folder, dirs, files in os.walk(root):  # symlinked folders are not followed
         dirs.sort()
@@ -97,7 +101,8 @@ def _list_remote(url: str, max_files: int, recursive: bool) -> list[FileRef]:
         else:
             entries = {info["name"]: info for info in filesystem.ls(root, detail=True) if info.get("type") == "file"}
     except Exception as exc:  # each backend raises its own errors; all mean "cannot list"
-        raise SourceError(f"{url}: cannot be listed ({type(exc).__name__}: {exc})") from None
+        error = SourceMissing if isinstance(exc, FileNotFoundError) else SourceError
+        raise error(f"{url}: cannot be listed ({type(exc).__name__}: {exc})") from None
     if len(entries) > max_files:
         raise SourceError(f"{url} holds more than {max_files:,} files; raise --max-units")
     prefix = root.rstrip("/") + "/"
