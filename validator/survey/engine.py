@@ -65,10 +65,10 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     units = plan(sources, settings.limits, max_units)
     journal = Journal(out, resume, settings_record(settings))
     todo = [unit for unit in units if unit.key not in journal.done]
-    if on_start is not None:
-        on_start(len(units), len(todo))
     meter = Progress(len(todo), progress)
     try:
+        if on_start is not None:
+            on_start(len(units), len(todo))
         for batch, results in executor.run(functools.partial(run_batch, settings=settings),
                                            batches(todo, executor.workers)):
             for unit, rows in zip(batch, results):
