@@ -52,7 +52,9 @@ def _escape(text: str) -> str:
 
 
 # Every doc of a log has the same keys: each key's '"key": ' is written once and looked up after that. Only short
-# keys are kept, and only so many (the logs are the submitter's): at most 4,096 x ~200 bytes.
+# keys are kept, and only so many (the logs are the submitter's): at most 4,096 keys of 64 characters, under 10 MB
+# even when every character is escaped. When full it starts again, so one log's junk keys do not crowd out the
+# next log's for the rest of a worker's survey.
 _KEY_PREFIXES: dict[str, str] = {}
 _KEY_PREFIXES_MAX = 4096
 _KEY_LENGTH_MAX = 64
@@ -60,7 +62,9 @@ _KEY_LENGTH_MAX = 64
 
 def _key_prefix(key: str) -> str:
     prefix = _escape(key) + ": "
-    if len(key) <= _KEY_LENGTH_MAX and len(_KEY_PREFIXES) < _KEY_PREFIXES_MAX:
+    if len(key) <= _KEY_LENGTH_MAX:
+        if len(_KEY_PREFIXES) >= _KEY_PREFIXES_MAX:
+            _KEY_PREFIXES.clear()
         _KEY_PREFIXES[key] = prefix
     return prefix
 
