@@ -19,9 +19,11 @@ emulator sets too (docs/survey.md). Skipped, with the reason, without the
 
 from __future__ import annotations
 
+import functools
+import http.server
 import importlib
-import os
 import sys
+import threading
 
 import pytest
 
@@ -29,6 +31,7 @@ fsspec = pytest.importorskip("fsspec", reason="URL sources need the `remote` ext
 emulator = pytest.importorskip("gcp_storage_emulator.server",
                                reason="the GCS server for these tests is gcp-storage-emulator's")
 
+from remote_sources import assert_a_replaced_log_is_the_one_unit_resumed, environment  # noqa: E402
 from survey_corpus import make_corpus  # noqa: E402
 from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
 from validator.survey.engine import survey  # noqa: E402
@@ -38,39 +41,63 @@ from validator.survey.stores import SourceError  # noqa: E402
 BUCKET = "leaderboard-details"
 
 
+class _EmulatorThread(threading.Thread):
+    """The emulator's own request handler and storage, on an HTTP server with a deeper connection queue.
+
+    The emulator answers one request at a time, and its server queues 5 connections: gcsfs uploads
+    and pool workers open more at once, and the rest waited for TCP to retry them (seconds each).
+    """
+
+    def __init__(self, storage):
+        super().__init__(daemon=True)  # a test that fails must not leave the process waiting on this thread
+        handler = functools.partial(emulator.RequestHandler, storage)
+        self.httpd = type("QueuedServer", (http.server.HTTPServer,), {"request_queue_size": 128})(
+            ("127.0.0.1", 0), handler)
+
+    def run(self) -> None:
+        self.httpd.serve_forever()
+
+    def stop(self) -> None:
+        """shutdown() waits for the request in hand, which a client that stopped midway never ends: 10 s at most."""
+        stopper = threading.Thread(target=self.httpd.shutdown, daemon=True)
+        stopper.start()
+        stopper.join(10)
+        self.httpd.server_close()
+
+
 @pytest.fixture(scope="module")
 def gcs():
     """gcsfs's JSON API filesystem class, with every gs:// path served by an emulator on 127.0.0.1.
 
-    The environment is set before gcsfs is imported (or gcsfs is imported again), and fsspec is
-    given the class for gs://; both are put back afterwards. Forked pool workers inherit them.
+    The environment is set before gcsfs is imported (or gcsfs is imported again), and fsspec is given
+    the class for gs://. Afterwards the environment, gcsfs and fsspec's registry are as they were, so a
+    later import gets gcsfs's default class again. Forked pool workers inherit all three.
     """
     pytest.importorskip("gcsfs", reason="gs:// sources need the `gcs` extra (gcsfs)")
-    server = emulator.create_server("127.0.0.1", 0, in_memory=True, default_bucket=BUCKET)
-    server._api.daemon = True  # a test that fails must not leave the process waiting on the server's thread
-    server.start()
-    port = server._api._httpd.server_address[1]
+    storage = emulator.Server("127.0.0.1", 0, in_memory=True, default_bucket=BUCKET)._storage
+    thread = _EmulatorThread(storage)
+    thread.start()
+    port = thread.httpd.server_address[1]
     settings = {"STORAGE_EMULATOR_HOST": f"http://127.0.0.1:{port}", "GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT": "false"}
-    saved = {key: os.environ.get(key) for key in settings}
-    os.environ.update(settings)
-    gcsfs = importlib.reload(sys.modules["gcsfs"]) if "gcsfs" in sys.modules else importlib.import_module("gcsfs")
-    from gcsfs.core import GCSFileSystem
-
-    assert gcsfs.GCSFileSystem is GCSFileSystem, "gcsfs's gRPC filesystem would wait a minute per file"
-    for protocol in ("gs", "gcs"):
-        fsspec.register_implementation(protocol, GCSFileSystem, clobber=True)
+    loaded = {protocol: fsspec.registry.get(protocol) for protocol in ("gs", "gcs")}
     try:
-        yield GCSFileSystem
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
+        with environment(settings):
+            gcsfs = importlib.reload(sys.modules["gcsfs"]) if "gcsfs" in sys.modules else importlib.import_module("gcsfs")
+            from gcsfs.core import GCSFileSystem
+
+            assert gcsfs.GCSFileSystem is GCSFileSystem, "gcsfs's gRPC filesystem would wait a minute per file"
+            for protocol in loaded:
+                fsspec.register_implementation(protocol, GCSFileSystem, clobber=True)
+            yield GCSFileSystem
+            GCSFileSystem.clear_instance_cache()
+        importlib.reload(gcsfs)  # with the environment back: gcsfs.GCSFileSystem is its default class again
+        for protocol, cls in loaded.items():
+            if cls is None:  # not imported before: fsspec imports it again on first use (private, no public undo)
+                sys.modules["fsspec.registry"]._registry.pop(protocol, None)
             else:
-                os.environ[key] = value
-        GCSFileSystem.clear_instance_cache()
-        for protocol in ("gs", "gcs"):
-            fsspec.register_implementation(protocol, "gcsfs.GCSFileSystem", clobber=True)
-        server.stop()
+                fsspec.register_implementation(protocol, cls, clobber=True)
+    finally:
+        thread.stop()
 
 
 @pytest.fixture(scope="module")
@@ -99,20 +126,8 @@ def test_a_manifest_in_the_bucket_names_its_runs_relative_to_itself(bucket, tmp_
 
 
 def test_a_log_replaced_in_the_bucket_is_audited_again_on_resume(bucket, tmp_path):
-    _, _, filesystem = bucket
-    out = tmp_path / "out"
-    first = survey([f"gs://{BUCKET}/runs"], out, LocalPool(1))
-    log = sorted(path for path in filesystem.find(f"{BUCKET}/runs") if "/samples_drop_" in path)[0]
-    original = filesystem.cat(log)
-    filesystem.pipe(log, original.decode("utf-8").replace('"em": 0,', '"em": 1,', 1).encode("utf-8"))
-    try:
-        again = survey([f"gs://{BUCKET}/runs"], out, LocalPool(1), resume=True)
-    finally:
-        filesystem.pipe(log, original)  # the other tests read the corpus as written
-    assert (first.skipped, again.units, again.skipped) == (0, first.units, first.units - 1)
-    run = log.split("/runs/", 1)[1].rsplit("/", 1)[0]
-    row = next(r for r in again.rows if r["run"].startswith(run + "/") and r["task"] == "drop")
-    assert "LB708" in row["rules"]  # the edited sample's em is no longer what its prediction scores
+    _, _, filesystem = bucket  # GCS gives the replaced log a new md5Hash
+    assert_a_replaced_log_is_the_one_unit_resumed(filesystem, f"gs://{BUCKET}/runs", f"{BUCKET}/runs", tmp_path)
 
 
 def test_a_folder_that_is_not_in_the_bucket_is_a_source_error(bucket, tmp_path):

@@ -18,6 +18,7 @@ fsspec = pytest.importorskip("fsspec", reason="URL sources need the `remote` ext
 pytest.importorskip("s3fs", reason="s3:// sources need the `s3` extra (s3fs)")
 moto_server = pytest.importorskip("moto.server", reason="the S3 server for these tests is moto's (moto[server])")
 
+from remote_sources import assert_a_replaced_log_is_the_one_unit_resumed, environment  # noqa: E402
 from survey_corpus import make_corpus  # noqa: E402
 from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
 from validator.survey.engine import survey  # noqa: E402
@@ -35,22 +36,16 @@ def endpoint():
     url = f"http://{host}:{port}"
     settings = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
                 "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull}
-    saved = {key: os.environ.get(key) for key in settings}
-    os.environ.update(settings)
     # fsspec's configuration gives every s3:// filesystem this endpoint (a user sets the same in
     # ~/.config/fsspec or FSSPEC_S3_ENDPOINT_URL); read at import, so set here.
     saved_conf = fsspec.config.conf.get("s3")
     fsspec.config.conf["s3"] = {"endpoint_url": url}
-    yield url
+    with environment(settings):
+        yield url
     if saved_conf is None:
         fsspec.config.conf.pop("s3", None)
     else:
         fsspec.config.conf["s3"] = saved_conf
-    for key, value in saved.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
     server.stop()
 
 
@@ -76,14 +71,5 @@ def test_a_run_tree_in_a_bucket_gives_the_local_table(bucket, tmp_path):
 
 
 def test_a_log_replaced_in_the_bucket_is_audited_again_on_resume(bucket, tmp_path):
-    root, _, filesystem = bucket
-    out = tmp_path / "out"
-    first = survey([f"s3://{BUCKET}/runs"], out, LocalPool(1))
-    log = sorted(path for path in filesystem.find(f"{BUCKET}/runs") if "/samples_drop_" in path)[0]
-    text = filesystem.cat(log).decode("utf-8")
-    filesystem.pipe(log, text.replace('"em": 0,', '"em": 1,', 1).encode("utf-8"))  # a new ETag
-    again = survey([f"s3://{BUCKET}/runs"], out, LocalPool(1), resume=True)
-    assert (first.skipped, again.units, again.skipped) == (0, first.units, first.units - 1)
-    run = log.split("/runs/", 1)[1].rsplit("/", 1)[0]
-    row = next(r for r in again.rows if r["run"].startswith(run + "/") and r["task"] == "drop")
-    assert "LB708" in row["rules"]  # the edited sample's em is no longer what its prediction scores
+    _, _, filesystem = bucket  # S3 gives the replaced log a new ETag
+    assert_a_replaced_log_is_the_one_unit_resumed(filesystem, f"s3://{BUCKET}/runs", f"{BUCKET}/runs", tmp_path)
