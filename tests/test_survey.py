@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from survey_corpus import MANIFEST, make_corpus
+from validator.survey import batches
 from validator.survey.engine import survey
 from validator.survey.executors import LocalPool
 from validator.survey.journal import JOURNAL_NAME, SETTINGS_NAME
@@ -153,7 +154,8 @@ def test_a_killed_survey_resumes_to_the_same_table(corpus, one_go, tmp_path):
     assert (tmp_path / "survey.csv").read_bytes() == (one_go / "survey.csv").read_bytes()
 
 
-def test_a_pool_worker_killed_mid_survey_is_replaced(corpus, one_go, tmp_path):
+def test_a_pool_worker_killed_mid_survey_is_replaced(corpus, one_go, tmp_path, monkeypatch):
+    monkeypatch.setattr(batches, "MIN_TASK_BYTES", 1)  # 8 tasks a worker, so the kill finds tasks in flight
     killed = []
 
     def kill_a_worker(done: int) -> None:

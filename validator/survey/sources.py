@@ -56,6 +56,11 @@ class Unit:
         parts += [self.log.name, self.log.fingerprint] if self.log else [repr([log.name for log in self.run.logs])]
         return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
+    def __dask_tokenize__(self) -> str:
+        """What Dask hashes a task's arguments by: without it, client.map pickled every unit, run and file
+        reference of a survey to hash them, 70-90 ms per survey of 600 small units. The key is a content hash."""
+        return self.key
+
 
 def plan(sources: list[str], limits: Limits, max_units: int) -> list[Unit]:
     """Every unit of every source, in a stable order; SourceError when a source cannot be read."""
