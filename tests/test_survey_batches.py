@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from validator.survey.batches import BATCH_BYTES, BATCH_UNITS, MIN_TASK_BYTES, TASKS_PER_WORKER, batches
@@ -25,6 +27,16 @@ def corpus(runs: int, log_bytes: int, logs_per_run: int = 2) -> list[Unit]:
 
 def cost(unit: Unit) -> int:
     return unit.log.size if unit.log else unit.run.results.size
+
+
+def sized(units: list[Unit], size: int | None) -> list[Unit]:
+    """The same units, every file of the given size (None: the listing gave none, as HTTP pages)."""
+    out = []
+    for unit in units:
+        results = dataclasses.replace(unit.run.results, size=size)
+        run = dataclasses.replace(unit.run, results=results)
+        out.append(Unit(run, dataclasses.replace(unit.log, size=size) if unit.log else None))
+    return out
 
 
 @pytest.mark.parametrize("workers", [1, 2, 7])
@@ -63,3 +75,12 @@ def test_a_log_larger_than_a_batch_is_a_task_of_its_own():
 
 def test_the_minimum_task_size_is_what_keeps_small_surveys_in_few_tasks():
     assert MIN_TASK_BYTES >= MB
+
+
+@pytest.mark.parametrize("size", [None, 0])
+def test_files_of_no_known_size_are_still_batched_not_one_task_each(size):
+    """HTTP directory pages give no sizes, and a log can be empty: neither may make every unit a task of its own."""
+    units = sized(corpus(300, 1000), size)
+    tasks = batches(units, 2)
+    assert [unit for task in tasks for unit in task] == units
+    assert len(tasks) <= 2 * TASKS_PER_WORKER

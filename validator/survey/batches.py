@@ -24,17 +24,17 @@ BATCH_BYTES = 64 * 1024 * 1024
 BATCH_UNITS = 256  # what a survey killed mid-task audits again, per task in flight
 TASKS_PER_WORKER = 8
 MIN_TASK_BYTES = 8 * 1024 * 1024
-_RUN_UNIT_BYTES = 1024 * 1024  # a run's own unit reads its results file: its size, where the listing gave one
+UNKNOWN_BYTES = 1024 * 1024  # a file whose listing gave no size (HTTP directory pages): counted as 1 MB
 
 
 def batches(units: list[Unit], workers: int) -> list[list[Unit]]:
     """Consecutive units in tasks of about equal bytes (see the module docstring)."""
     workers = max(1, workers)
-    costs = [(unit.log.size or 0) if unit.log else (unit.run.results.size or _RUN_UNIT_BYTES) for unit in units]
+    costs = [_size(unit.log if unit.log else unit.run.results) for unit in units]
     total = sum(costs)
     tasks = max(min(workers * TASKS_PER_WORKER, math.ceil(total / MIN_TASK_BYTES)),
                 math.ceil(len(units) / BATCH_UNITS), 1)
-    share = total / (math.ceil(tasks / workers) * workers)
+    share = max(1, total / (math.ceil(tasks / workers) * workers))  # empty files alone: BATCH_UNITS decides
     grouped: list[list[Unit]] = []
     current: list[Unit] = []
     size = 0
@@ -47,3 +47,7 @@ def batches(units: list[Unit], workers: int) -> list[list[Unit]]:
     if current:
         grouped.append(current)
     return grouped
+
+
+def _size(ref) -> int:
+    return UNKNOWN_BYTES if ref.size is None else ref.size
