@@ -31,6 +31,16 @@ def environment(settings: dict[str, str], unset: tuple[str, ...] = ()) -> Iterat
                 os.environ[key] = value
 
 
+def assert_the_remote_table_is_the_local_one(url: str, root: Path, expected: dict, tmp_path: Path) -> None:
+    """The survey of `url` (a copy of the corpus at `root`) finds exactly its planted faults: the local table."""
+    from test_survey import assert_finds_exactly_the_planted_faults
+
+    remote = survey([url], tmp_path / "remote", LocalPool(2)).rows
+    local = survey([str(root)], tmp_path / "local", LocalPool(2)).rows
+    assert_finds_exactly_the_planted_faults(remote, expected)
+    assert remote == local
+
+
 def assert_a_replaced_log_is_the_one_unit_resumed(filesystem, url: str, path: str, tmp_path: Path) -> None:
     """A log replaced in the bucket (at `path`, the filesystem's name for the folder `url`) has a new content
     fingerprint: --resume audits it again, skips every other unit, and finds its edited sample. Put back after."""

@@ -18,11 +18,9 @@ fsspec = pytest.importorskip("fsspec", reason="URL sources need the `remote` ext
 pytest.importorskip("s3fs", reason="s3:// sources need the `s3` extra (s3fs)")
 moto_server = pytest.importorskip("moto.server", reason="the S3 server for these tests is moto's (moto[server])")
 
-from remote_sources import assert_a_replaced_log_is_the_one_unit_resumed, environment  # noqa: E402
+from remote_sources import (  # noqa: E402
+    assert_a_replaced_log_is_the_one_unit_resumed, assert_the_remote_table_is_the_local_one, environment)
 from survey_corpus import make_corpus  # noqa: E402
-from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
-from validator.survey.engine import survey  # noqa: E402
-from validator.survey.executors import LocalPool  # noqa: E402
 
 BUCKET = "leaderboard-details"
 
@@ -64,10 +62,7 @@ def bucket(endpoint, tmp_path_factory):
 
 def test_a_run_tree_in_a_bucket_gives_the_local_table(bucket, tmp_path):
     root, expected, _ = bucket
-    remote = survey([f"s3://{BUCKET}/runs"], tmp_path / "s3", LocalPool(2)).rows
-    local = survey([str(root)], tmp_path / "local", LocalPool(2)).rows
-    assert_finds_exactly_the_planted_faults(remote, expected)
-    assert remote == local
+    assert_the_remote_table_is_the_local_one(f"s3://{BUCKET}/runs", root, expected, tmp_path)
 
 
 def test_a_log_replaced_in_the_bucket_is_audited_again_on_resume(bucket, tmp_path):
