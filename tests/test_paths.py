@@ -33,6 +33,33 @@ def test_escapes_directories_and_missing_files_are_refused(workspace, make, reas
         confine(workspace, make(workspace))
 
 
+def test_a_folder_whose_name_starts_with_the_workspace_name_is_outside(workspace):
+    # confine compares resolved paths as strings: "ws" must not hold "ws2/a.json"
+    (workspace.parent / "ws2").mkdir()
+    (workspace.parent / "ws2" / "a.json").write_text("{}")
+    (workspace / "link.json").symlink_to(workspace.parent / "ws2" / "a.json")
+    for path in (workspace.parent / "ws2" / "a.json", workspace / "link.json"):
+        with pytest.raises(PathRefused, match="outside the workspace"):
+            confine(workspace, path)
+
+
+def test_the_workspace_itself_is_a_directory_not_a_file(workspace):
+    with pytest.raises(PathRefused, match="is a directory"):
+        confine(workspace, Path("."))
+
+
+@pytest.mark.parametrize("make_links, reason", [
+    (lambda ws: ((ws / "loop.json", ws / "other.json"), (ws / "other.json", ws / "loop.json")), "symlink loop"),
+    (lambda ws: ((ws / "loop.json", ws / "loop.json"),), "symlink loop"),
+    (lambda ws: ((ws / "loop.json", ws / "gone.json"),), "no such file"),
+])
+def test_symlink_loops_and_dangling_links_are_refused(workspace, make_links, reason):
+    for link, target in make_links(workspace):
+        link.symlink_to(target)
+    with pytest.raises(PathRefused, match=reason):
+        confine(workspace, Path("loop.json"))
+
+
 def test_a_symlink_leading_out_is_refused(workspace):
     (workspace / "link.json").symlink_to(workspace.parent / "secret.json")
     with pytest.raises(PathRefused, match="outside the workspace"):
