@@ -16,8 +16,10 @@ import harness_logs as hl
 import pytest
 from conftest import DATA, REPO, run_cli
 
-from validator.audit.auditor import audit_files
+from validator.audit.auditor import LogTarget, audit_files, audit_logs
 from validator.audit.sample_scoring import ChoiceScores, choice_scores
+from validator.io.loaders import read_document
+from validator.io.paths import confine
 
 REAL_LOG = DATA / "samples" / "real_0.4.9.2" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
 
@@ -304,6 +306,18 @@ def test_no_log_and_unplaceable_log(tmp_path):
     assert [f.rule for f in result.findings] == ["LB700"] and "cannot tell which task" in result.findings[0].message
 
 
+def test_a_task_without_its_log_is_lb707_unless_the_caller_reports_it_once_per_run(tmp_path):
+    paths = hl.write_run(tmp_path, [hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS),
+                                    hl.choice_task("toy_mc", 5)])
+    document = read_document(paths["results"], paths["results"].name)
+    logs = [LogTarget("drop", confine(tmp_path, Path(paths["drop"].name)))]
+    everything = audit_logs(document, logs).findings
+    [finding] = [f for f in everything if f.rule == "LB707"]
+    assert "toy_mc" in finding.message and finding.line is not None
+    # the survey audits one log per unit and reports tasks without a log once, from the run's own unit
+    assert audit_logs(document, logs, unlogged_tasks=False).findings == [f for f in everything if f is not finding]
+
+
 def test_a_log_outside_the_workspace_is_refused(tmp_path):
     outside = tmp_path / "outside"
     ws = tmp_path / "ws"
@@ -380,7 +394,7 @@ def test_check_audits_the_logs_a_submission_lists(tmp_path):
 _PEAK = """
 import resource, sys
 from pathlib import Path
-from validator.audit.auditor import audit_files
+from validator.audit.auditor import LogTarget, audit_files, audit_logs
 result = audit_files(Path(sys.argv[1]), Path(sys.argv[2]), None)
 assert result.tasks[0].samples == int(sys.argv[3]), result.findings
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)

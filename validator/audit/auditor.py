@@ -119,10 +119,12 @@ def record_position(record: SampleRecord, path: tuple, document: Document) -> tu
 
 def audit_logs(results_doc: Document, logs: list[LogTarget], limits: Limits = DEFAULT_LIMITS,
                tolerance: float = RAW_TOLERANCE, results_root: tuple = (),
-               choice_counts: dict[str, int] | None = None) -> AuditResult:
+               choice_counts: dict[str, int] | None = None, unlogged_tasks: bool = True) -> AuditResult:
     """Audit each log against the results file; one bad log never stops the others.
 
     `choice_counts` (task -> the profile's num_choices) lets the logs prove each count (LB715).
+    `unlogged_tasks=False` leaves out LB707 (tasks with no log among `logs`): a survey audits
+    one log at a time and reports the tasks without a log once per run.
     """
     result = AuditResult(results_file=results_doc.display_path)
     data: Any = results_doc.data
@@ -148,7 +150,8 @@ def audit_logs(results_doc: Document, logs: list[LogTarget], limits: Limits = DE
             auditor.summary.notes.append("the audit of this log stopped on an internal error (LB110)")
             summary = auditor.summary
         result.tasks.append(summary)
-    _tasks_without_logs(results_doc, data, logs, result, results_root)
+    if unlogged_tasks:
+        _tasks_without_logs(results_doc, data, logs, result, results_root)
     return result
 
 

@@ -125,26 +125,31 @@ def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> 
     expected_choices = dict(settings.choice_counts).get(task)
     result = audit_local(document, task, log, settings.limits, expected_choices) if is_local(log.location) \
         else audit_stream(document, task, log, settings.limits, expected_choices)
-    findings = [f for f in result.findings if f.rule != "LB707"]  # other tasks' logs are other units
-    row = task_row(run.run, model, task, log.name, result.tasks[0] if result.tasks else None, findings)
+    row = task_row(run.run, model, task, log.name, result.tasks[0] if result.tasks else None, result.findings)
     return _with_published(row, run, task, settings)
 
 
 def audit_local(document: Document, task: str, log: FileRef, limits: Limits,
                 expected_choices: int | None = None) -> AuditResult:
     """The audit's own entry point, with the log confined to its source folder (no symlink out of it)."""
-    root = Path(log.location[: len(log.location) - len(log.name)] if log.location.endswith(log.name)
-                else posixpath.dirname(log.location))
+    root = log.location[: len(log.location) - len(log.name)] if log.location.endswith(log.name) \
+        else posixpath.dirname(log.location)
     try:
-        target = confine(root.resolve(), Path(log.name))
+        target = confine(_resolved(root), Path(log.name))
     except PathRefused as exc:
         result = AuditResult(results_file=document.display_path)
         result.findings.append(make_finding("LB700", log.name, str(exc)))
         return result
     counts = {task: expected_choices} if expected_choices is not None else None
-    result = audit_logs(document, [LogTarget(task, target)], limits, choice_counts=counts)
+    result = audit_logs(document, [LogTarget(task, target)], limits, choice_counts=counts, unlogged_tasks=False)
     result.close()
     return result
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved(root: str) -> Path:
+    """A source folder, resolved once per worker: a survey's logs share a few roots, each resolved path by path."""
+    return Path(root).resolve()
 
 
 def audit_stream(document: Document, task: str, log: FileRef, limits: Limits,
