@@ -2,12 +2,19 @@
 
     python bench/survey_corpus.py /tmp/survey-corpus --runs 8
     python bench/survey_bench.py /tmp/survey-corpus [--repeat 5] [--json bench/survey_results.json]
+    python bench/survey_bench.py path/to/manifest.csv --audit-only
 
 1. The audit's CPU per log against the floor of any honest hash-checking
    audit: a bare loop that json-parses each line and computes the same
    three sha256 hashes (doc with indent=2, first prompt, target). Both run
    in this process, best of --repeat, CPU time (time.process_time), so
    interpreter start-up is left out: it is nothing next to a 1 GB log.
+   The logs are found by the survey's own planner, so CORPUS is anything
+   `lbnorm survey` takes (a folder of runs in any layout, a results file,
+   a manifest), and each is audited by the call a survey's unit makes
+   (audit_local: confining the log, the audit, the result), so a log's
+   fixed costs count. Logs are grouped by what the audit made of them:
+   multiple choice, DROP, other.
    The floor opens each log as a bare process does (an 8 KiB buffer); the
    audit reads with a 1 MiB one, which alone saves 8-17% of the floor's
    time. So the audit is also shown against the floor reading that way.
@@ -28,46 +35,88 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
+import posixpath
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from validator.audit.auditor import LogTarget, audit_logs  # noqa: E402
-from validator.io.loaders import READ_BUFFER, read_document  # noqa: E402
-from validator.io.paths import confine  # noqa: E402
+from validator.audit.auditor import known_tasks  # noqa: E402
+from validator.audit.spec import TaskSpec  # noqa: E402
+from validator.io.limits import DEFAULT_LIMITS  # noqa: E402
+from validator.io.loaders import READ_BUFFER  # noqa: E402
+from validator.io.sample_logs import task_of  # noqa: E402
+from validator.survey.sources import plan  # noqa: E402
+from validator.survey.stores import is_local  # noqa: E402
+from validator.survey.work import audit_local, results_document  # noqa: E402
 
 LEADERBOARD_RUNS, RUN_BYTES = 4_500, 1_000_000_000
 
 
 def floor(logs: list[Path], buffering: int = -1) -> None:
-    """The bare loop; `buffering` -1 is how a bare process opens a file (Python's 8 KiB buffer)."""
+    """The bare loop; `buffering` -1 is how a bare process opens a file (Python's 8 KiB buffer).
+
+    It hashes what the audit hashes, in both forms of lm-eval's arguments
+    ({"gen_args_0": {"arg_0": ...}} and the older [[...]]), and passes over a
+    line it cannot read (a planted fault), as the audit goes on past one.
+    """
     for path in logs:
         with open(path, "rb", buffering=buffering) as handle:
             for line in handle:
-                data = json.loads(line)
-                hashlib.sha256(json.dumps(data["doc"], indent=2, ensure_ascii=False).encode()).hexdigest()
-                hashlib.sha256(next(iter(data["arguments"].values()))["arg_0"].encode()).hexdigest()
-                hashlib.sha256(str(data["target"]).encode()).hexdigest()
+                try:
+                    data = json.loads(line)
+                    arguments = data["arguments"]
+                    first = next(iter(arguments.values())) if isinstance(arguments, dict) else arguments[0]
+                    prompt = next(iter(first.values())) if isinstance(first, dict) else first[0]
+                    hashlib.sha256(json.dumps(data["doc"], indent=2, ensure_ascii=False).encode()).hexdigest()
+                    hashlib.sha256(str(prompt).encode()).hexdigest()
+                    hashlib.sha256(str(data["target"]).encode()).hexdigest()
+                except (ValueError, LookupError, TypeError, AttributeError, StopIteration):
+                    continue
 
 
-def audit_jobs(corpus: Path, prefix: str) -> list[tuple]:
+@dataclass
+class Job:
+    """One sample log, as the survey audits it (audit_local: the same call a survey's unit makes)."""
+
+    path: Path
+    kind: str  # "multiple choice", "DROP" or "other"
+    audit: Callable[[], object]
+
+
+def audit_jobs(corpus: str) -> list[Job]:
+    """Every local sample log of the corpus, found by the survey's own planner: any layout or manifest it reads."""
     jobs = []
-    for results in sorted(corpus.glob("*/results_*.json")):
-        document = read_document(results, results.name)
-        for log in sorted(results.parent.glob(f"samples_{prefix}*.jsonl")):
-            task = log.name[len("samples_"):].rsplit("_", 1)[0]
-            jobs.append((document, LogTarget(task, confine(results.parent.resolve(), Path(log.name)))))
+    for unit in plan([corpus], DEFAULT_LIMITS, 10_000_000):
+        if unit.log is None or not is_local(unit.log.location):
+            continue
+        document = results_document(unit.run.results, DEFAULT_LIMITS)
+        task = task_of(posixpath.basename(unit.log.name), known_tasks(document.data))
+        if task is None:
+            continue
+        audit = functools.partial(audit_local, document, task, unit.log, DEFAULT_LIMITS)
+        path = Path(unit.log.location.removeprefix("file://"))
+        jobs.append(Job(path, kind_of(document, task, audit()), audit))
     return jobs
+
+
+def kind_of(document, task: str, result) -> str:
+    if result.tasks and result.tasks[0].drop is not None:
+        return "DROP"
+    data = document.data if isinstance(document.data, dict) else {}
+    return "multiple choice" if TaskSpec.from_results(data, task).output_type == "multiple_choice" else "other"
 
 
 def cpu_best_of_each(functions: list, repeat: int) -> list[float]:
@@ -94,23 +143,27 @@ def clear_caches() -> None:
         cached.clear()
 
 
-def audit_rows(corpus: Path, repeat: int) -> list[dict]:
+def audit_rows(corpus: str, repeat: int) -> list[dict]:
     """Floor and audit CPU per log, the two taking turns on the same log, summed over each kind of log.
 
     Turns per log (tens of milliseconds apart), not per corpus: on a shared
     machine a slow spell then hits the floor and the audit of a log alike.
     """
+    jobs = audit_jobs(corpus)
+    if not jobs:
+        raise SystemExit(f"{corpus}: no local sample log to measure")
     measured = {}
-    for document, target in audit_jobs(corpus, ""):
-        log = target.target.path
-        measured[log] = cpu_best_of_each([lambda: floor([log]), lambda: floor([log], READ_BUFFER),
-                                          lambda: audit_logs(document, [target])], repeat)
+    for job in jobs:
+        measured[job.path] = cpu_best_of_each([lambda: floor([job.path]), lambda: floor([job.path], READ_BUFFER),
+                                               job.audit], repeat)
     rows = []
-    for label, prefix in (("all logs", ""), ("multiple choice", "mmlu"), ("DROP", "drop")):
-        logs = [log for log in measured if log.name.startswith(f"samples_{prefix}")]
+    for label in ("all logs", "multiple choice", "DROP", "other"):
+        logs = [job.path for job in jobs if label in ("all logs", job.kind)]
+        if not logs:
+            continue
         size = sum(log.stat().st_size for log in logs)
         bare, bare_buffered, audit = (sum(measured[log][i] for log in logs) for i in (0, 1, 2))
-        rows.append({"logs": label, "MB": size / 1e6, "floor_cpu_s": bare, "audit_cpu_s": audit,
+        rows.append({"logs": label, "files": len(logs), "MB": size / 1e6, "floor_cpu_s": bare, "audit_cpu_s": audit,
                      "ratio": audit / bare, "ratio_same_reads": audit / bare_buffered,
                      "audit_MB_per_cpu_s": size / 1e6 / audit})
     return rows
@@ -125,7 +178,7 @@ def name_of(configuration: str) -> str:
     return f"{NAMES[kind]}, {workers} worker{'s' if workers != '1' else ''}"
 
 
-def measure_one(configuration: str, corpus: Path) -> dict:
+def measure_one(configuration: str, corpus: str) -> dict:
     """One configuration, in this (fresh) process: start the executor, then time one survey. --one runs this."""
     from validator.survey.engine import survey
     from validator.survey.executors import DaskCluster, LocalPool
@@ -138,7 +191,7 @@ def measure_one(configuration: str, corpus: Path) -> dict:
     scratch = Path(tempfile.mkdtemp(prefix="survey-bench-"))
     try:
         start = time.monotonic()
-        survey([str(corpus)], scratch / "out", executor)
+        survey([corpus], scratch / "out", executor)
         seconds = time.monotonic() - start
     finally:
         getattr(executor, "close", lambda: None)()
@@ -146,18 +199,18 @@ def measure_one(configuration: str, corpus: Path) -> dict:
     return {"start_s": started, "survey_s": seconds}
 
 
-def survey_rows(corpus: Path, repeat: int) -> list[dict]:
+def survey_rows(corpus: str, repeat: int) -> list[dict]:
     """Each configuration in a fresh process of its own (no warm cache, no module imported by this one),
     taking turns so a busy spell on a shared machine hits every configuration alike; medians of --repeat."""
     measured: dict[str, list[dict]] = {c: [] for c in CONFIGURATIONS}
     for turn in range(repeat):
         for configuration in CONFIGURATIONS:
             done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one", configuration,
-                                   str(corpus)], check=True, capture_output=True, text=True, timeout=3600)
+                                   corpus], check=True, capture_output=True, text=True, timeout=3600)
             measured[configuration].append(json.loads(done.stdout.splitlines()[-1]))
             print(f"turn {turn + 1}: {name_of(configuration)}: start {measured[configuration][-1]['start_s']:.2f} s, "
                   f"survey {measured[configuration][-1]['survey_s']:.2f} s", file=sys.stderr, flush=True)
-    size = sum(p.stat().st_size for p in corpus.rglob("*.jsonl"))
+    size = sum(unit.log.size or 0 for unit in plan([corpus], DEFAULT_LIMITS, 10_000_000) if unit.log)
     rows = []
     for configuration, runs in measured.items():
         seconds = statistics.median(run["survey_s"] for run in runs)
@@ -206,7 +259,7 @@ def markdown(audit: list[dict], surveyed: list[dict], extra: dict, load: tuple) 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", type=Path)
+    parser.add_argument("corpus", help="What `lbnorm survey` takes: a folder of runs, a results file or a manifest")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--audit-only", action="store_true")

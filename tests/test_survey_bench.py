@@ -26,6 +26,24 @@ def test_the_audit_benchmark_measures_audit_and_floor(tmp_path):
     assert result["extrapolated"]["workers_for_one_hour"] >= 1
 
 
+def test_the_audit_benchmark_reads_what_the_survey_reads_a_manifest_of_runs_with_faults_among_them(tmp_path):
+    """Any source `lbnorm survey` takes (here a manifest of nested runs, cut and missing logs among them) is
+    measured log by log, each sorted by what the audit made of it."""
+    from survey_corpus import MANIFEST, make_corpus
+
+    corpus, report = tmp_path / "a" / "b", tmp_path / "report.json"
+    expected = make_corpus(corpus, runs=12, seed=3)
+    assert {"LB701"} in [row["rules"] for row in expected.values()]  # a log cut mid-line is measured too
+    subprocess.run([sys.executable, str(BENCH / "survey_bench.py"), str(corpus / MANIFEST), "--audit-only",
+                    "--repeat", "1", "--json", str(report)], check=True, capture_output=True, timeout=120)
+    rows = {row["logs"]: row for row in json.loads(report.read_text(encoding="utf-8"))["audit"]}
+    logs = sorted(corpus.rglob("samples_*.jsonl"))
+    assert list(rows) == ["all logs", "multiple choice", "DROP"]
+    assert rows["all logs"]["files"] == len(logs)
+    assert rows["DROP"]["files"] == len([log for log in logs if log.name.startswith("samples_drop_")])
+    assert rows["all logs"]["MB"] == sum(log.stat().st_size for log in logs) / 1e6
+
+
 def test_the_survey_benchmark_measures_each_configuration_in_its_own_process(tmp_path):
     pytest.importorskip("distributed", reason="the Dask rows need the `dask` extra (dask[distributed])")
     corpus, report = tmp_path / "corpus", tmp_path / "report.json"
