@@ -169,6 +169,18 @@ def test_a_pool_worker_killed_mid_survey_is_replaced(corpus, one_go, tmp_path, m
     assert outcome.rows == read_jsonl(one_go / "survey.jsonl")
 
 
+def test_a_survey_says_how_many_bytes_its_units_read_and_how_fast(tmp_path):
+    root = tmp_path / "corpus"
+    make_corpus(root, runs=6, seed=11)
+    files = [*root.rglob("results_*.json"), *root.rglob("samples_*.jsonl")]
+    outcome = survey([str(root)], tmp_path / "out", LocalPool(1))
+    assert outcome.bytes_run == sum(path.stat().st_size for path in files)
+    assert outcome.rate() == (f", {outcome.bytes_run / 1e6:,.1f} MB in {outcome.seconds:,.2f} s "
+                              f"({outcome.bytes_run / 1e6 / outcome.seconds:,.1f} MB/s)")
+    again = survey([str(root)], tmp_path / "out", LocalPool(1), resume=True)
+    assert again.skipped == again.units and again.bytes_run == 0  # resumed units are not read
+
+
 def test_an_existing_survey_is_not_overwritten_without_resume(corpus, one_go):
     result = lbnorm("survey", str(corpus[0]), "--out", str(one_go))
     assert result.returncode == 2

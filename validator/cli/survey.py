@@ -119,7 +119,7 @@ def _report(outcome, files: list[Path], note: str | None) -> None:
     warnings = sum(row["warnings"] for row in rows)
     unreproduced = sum(1 for row in rows if row["reproduced"] is False)
     failed = sum(1 for row in rows if row["status"] in ("failed", "not audited"))
-    click.echo(f"{outcome.units:,} units ({outcome.skipped:,} resumed) in {outcome.seconds:,.1f} s: {runs:,} runs, "
+    click.echo(f"{outcome.units:,} units ({outcome.skipped:,} resumed){outcome.rate()}: {runs:,} runs, "
                f"{len(rows):,} rows, {errors:,} errors, {warnings:,} warnings, {unreproduced:,} published scores "
                f"not reproduced, {failed:,} units not audited")
     for path in files[:6]:

@@ -29,7 +29,15 @@ class SurveyOutcome:
     units: int
     skipped: int                       # already in the journal (--resume)
     seconds: float
+    bytes_run: int | None = None       # the files of the units run (not resumed); None if a store gave no size
     files: list[Path] = field(default_factory=list)
+
+    def rate(self) -> str:
+        """`, 28.2 MB in 0.23 s (123 MB/s)`: what the units run read, and how fast (blank sizes: time only)."""
+        if self.bytes_run is None:
+            return f" in {self.seconds:,.2f} s"
+        return (f", {self.bytes_run / 1e6:,.1f} MB in {self.seconds:,.2f} s "
+                f"({self.bytes_run / 1e6 / max(self.seconds, 1e-9):,.1f} MB/s)")
 
 
 class Progress:
@@ -79,7 +87,13 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     finally:
         journal.close()
     return SurveyOutcome(table_rows(units, journal.done), len(units), len(units) - len(todo),
-                         time.monotonic() - started)
+                         time.monotonic() - started, bytes_of(todo))
+
+
+def bytes_of(units: list[Unit]) -> int | None:
+    """The size of what the units read: each log, and each run's results file once."""
+    sizes = [(unit.log or unit.run.results).size for unit in units]
+    return None if None in sizes else sum(sizes)
 
 
 def settings_record(settings: Settings) -> dict:
