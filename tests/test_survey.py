@@ -25,7 +25,7 @@ from survey_corpus import MANIFEST, make_corpus
 from validator.survey import batches
 from validator.survey.engine import survey
 from validator.survey.executors import LocalPool
-from validator.survey.journal import JOURNAL_NAME, SETTINGS_NAME
+from validator.survey.journal import JOURNAL_NAME, SETTINGS_NAME, Journal, rows_text
 from validator.survey.records import stream_records
 from validator.survey.tables import read_jsonl
 from validator.io.documents import DocumentError
@@ -179,6 +179,19 @@ def test_a_survey_says_how_many_bytes_its_units_read_and_how_fast(tmp_path):
                               f"({outcome.bytes_run / 1e6 / outcome.seconds:,.1f} MB/s)")
     again = survey([str(root)], tmp_path / "out", LocalPool(1), resume=True)
     assert again.skipped == again.units and again.bytes_run == 0  # resumed units are not read
+
+
+def test_a_journal_line_is_the_json_of_its_unit_and_rows_written_by_the_worker(tmp_path):
+    rows = [{"run": "ö/results.json", "task": "drop", "metrics": {"f1,none": {"reported": 0.25}}, "errors": 0},
+            {"run": "x", "task": "", "rules": {}, "error": "line\nbreak \u2028", "reproduced": None}]
+    journal = Journal(tmp_path, resume=False)
+    journal.record("k" * 64, rows_text(rows))
+    with pytest.raises(ValueError):
+        journal.record("j" * 64, "[{not json")  # refused before anything is written
+    journal.close()
+    assert (tmp_path / JOURNAL_NAME).read_text(encoding="utf-8") == json.dumps(
+        {"unit": "k" * 64, "rows": rows}, ensure_ascii=False, allow_nan=False, sort_keys=True) + "\n"
+    assert journal.done == {"k" * 64: json.loads(json.dumps(rows, sort_keys=True))}
 
 
 def test_an_existing_survey_is_not_overwritten_without_resume(corpus, one_go):

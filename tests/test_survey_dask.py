@@ -7,6 +7,7 @@ Skipped, with the reason, when the `dask` extra is not installed.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -155,8 +156,9 @@ def test_a_task_that_fails_on_the_cluster_is_a_failed_row_for_each_of_its_units(
     def explode(batch):
         raise ValueError("no disk left on the worker")
 
-    (batch, rows), = list(cluster.run(explode, [units]))
+    (batch, texts), = list(cluster.run(explode, [units]))
     assert batch == units
+    rows = [json.loads(text) for text in texts]  # each unit's rows as its journal line holds them
     assert [[row["status"] for row in unit_rows] for unit_rows in rows] == [["failed"]] * 3
     assert all("ValueError: no disk left on the worker" in unit_rows[0]["error"] for unit_rows in rows)
 

@@ -21,6 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator
 
 from ..core import version
+from .journal import rows_text
 from .sources import Unit
 from .work import failed_row
 
@@ -46,11 +47,11 @@ LOCAL_CLUSTER_CONFIG = {
 }
 
 Batch = list[Unit]
-Result = tuple[Batch, list[list[dict]]]
+Result = tuple[Batch, list[str]]  # each unit's rows as journal text (journal.rows_text)
 
 
-def failed_batch(batch: Batch, reason: str) -> list[list[dict]]:
-    return [[failed_row(unit, reason)] for unit in batch]
+def failed_batch(batch: Batch, reason: str) -> list[str]:
+    return [rows_text([failed_row(unit, reason)]) for unit in batch]
 
 
 def batch_key(batch: Batch) -> str:
@@ -66,7 +67,7 @@ class LocalPool:
     def describe(self) -> str:
         return f"local pool of {self.workers} process{'es' if self.workers > 1 else ''}"
 
-    def run(self, function: Callable[[Batch], list[list[dict]]], batches: list[Batch]) -> Iterator[Result]:
+    def run(self, function: Callable[[Batch], list[str]], batches: list[Batch]) -> Iterator[Result]:
         if self.workers == 1:
             for batch in batches:
                 yield batch, function(batch)
@@ -102,7 +103,7 @@ def prepare_worker() -> str:
     return version.__version__
 
 
-def run_checked(function: Callable[[Batch], list[list[dict]]], wanted: str, batch: Batch) -> list[list[dict]]:
+def run_checked(function: Callable[[Batch], list[str]], wanted: str, batch: Batch) -> list[str]:
     """On a worker: run the batch, unless this worker runs another lbnorm than the client.
 
     prepare_workers checks the workers connected when the survey starts; this
@@ -171,7 +172,7 @@ class DaskCluster:
     def workers(self) -> int:
         return max(1, len(self.client.scheduler_info().get("workers", {})))
 
-    def run(self, function: Callable[[Batch], list[list[dict]]], batches: list[Batch]) -> Iterator[Result]:
+    def run(self, function: Callable[[Batch], list[str]], batches: list[Batch]) -> Iterator[Result]:
         from distributed import as_completed as dask_completed
 
         # Keys unique to this call: a scheduler that still remembers (or is forgetting) an earlier survey's

@@ -23,6 +23,12 @@ JOURNAL_NAME = "units.jsonl"
 SETTINGS_NAME = "settings.json"
 
 
+def rows_text(rows: list[dict]) -> str:
+    """A unit's rows as its journal line holds them. Workers call it: the client only appends the text, and a
+    string crosses a process or the network for less than the dicts it holds."""
+    return json.dumps(rows, ensure_ascii=False, allow_nan=False, sort_keys=True)
+
+
 class JournalExists(Exception):
     """The output folder already holds a survey and --resume was not given, or it cannot be resumed."""
 
@@ -45,12 +51,14 @@ class Journal:
                                                 encoding="utf-8")
         self._handle = open(self.path, "a", encoding="utf-8")
 
-    def record(self, key: str, rows: list[dict]) -> None:
-        line = json.dumps({"unit": key, "rows": rows}, ensure_ascii=False, allow_nan=False, sort_keys=True)
-        self._handle.write(line + "\n")
+    def record(self, key: str, rows: str) -> None:
+        """Append a unit's line; `rows` is rows_text() of its rows, as the worker wrote it."""
+        # Kept as read back, so this run's rows and resumed ones are the same data, key order included;
+        # parsed before the line is written, so text that is not JSON never reaches the journal.
+        self.done[key] = json.loads(rows)
+        # json.dumps({"unit": key, "rows": ...}, sort_keys=True) to the byte, without encoding the rows again
+        self._handle.write(f'{{"rows": {rows}, "unit": {json.dumps(key)}}}\n')
         self._handle.flush()
-        # Kept as read back, so this run's rows and resumed ones are the same data, key order included.
-        self.done[key] = json.loads(line)["rows"]
 
     def close(self) -> None:
         self._handle.flush()

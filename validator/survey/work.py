@@ -25,6 +25,7 @@ from ..io.paths import PathRefused, confine
 from ..io.readers import read_results
 from ..io.safe_text import one_line
 from ..io.sample_logs import UNPLACED_LOG, task_of
+from .journal import rows_text
 from .records import stream_records
 from .rows import blank_row, finding_row, plain, task_row
 from .sources import Unit
@@ -40,16 +41,16 @@ class Settings:
     choice_counts: tuple[tuple[str, int], ...] = ()
 
 
-def run_unit(unit: Unit, settings: Settings = Settings()) -> list[dict]:
-    """The unit's rows; an unexpected error is a "failed" row that says what broke."""
+def run_unit(unit: Unit, settings: Settings = Settings()) -> str:
+    """The unit's rows as journal text (rows_text); an unexpected error is a "failed" row that says what broke."""
     try:
-        return [plain(row) for row in _rows_of(unit, settings)]
+        return rows_text([plain(row) for row in _rows_of(unit, settings)])
     except Exception as exc:  # a bug or an unforeseen input must not lose the unit
         detail = one_line(f"{type(exc).__name__}: {exc} at {traceback.extract_tb(exc.__traceback__)[-1].name}", 300)
-        return [failed_row(unit, f"internal error: {detail}; please report it")]
+        return rows_text([failed_row(unit, f"internal error: {detail}; please report it")])
 
 
-def run_batch(batch: list[Unit], settings: Settings = Settings()) -> list[list[dict]]:
+def run_batch(batch: list[Unit], settings: Settings = Settings()) -> list[str]:
     """run_unit for each unit of a batch, in order (the task a worker receives)."""
     return [run_unit(unit, settings) for unit in batch]
 
