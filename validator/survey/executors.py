@@ -63,6 +63,9 @@ class LocalPool:
 
     def __init__(self, workers: int | None = None):
         self.workers = workers or os.cpu_count() or 1
+        # The forked workers inherit the audit's modules instead of importing them in their first task, as a
+        # Dask worker is prepared when the survey connects (so the two are timed alike).
+        prepare_worker()
 
     def describe(self) -> str:
         return f"local pool of {self.workers} process{'es' if self.workers > 1 else ''}"
