@@ -23,7 +23,7 @@ import pytest
 
 from survey_corpus import MANIFEST, make_corpus
 from validator.survey import batches
-from validator.survey.engine import survey
+from validator.survey.engine import SurveyOutcome, survey
 from validator.survey.executors import LocalPool
 from validator.survey.journal import JOURNAL_NAME, SETTINGS_NAME, Journal, rows_text
 from validator.survey.records import stream_records
@@ -179,6 +179,8 @@ def test_a_survey_says_how_many_bytes_its_units_read_and_how_fast(tmp_path):
                               f"({outcome.bytes_run / 1e6 / outcome.seconds:,.1f} MB/s)")
     again = survey([str(root)], tmp_path / "out", LocalPool(1), resume=True)
     assert again.skipped == again.units and again.bytes_run == 0  # resumed units are not read
+    unsized = SurveyOutcome([], 3, 0, 1.5, None)  # a store that lists no sizes (HTTP directory pages)
+    assert unsized.rate() == " in 1.50 s"
 
 
 def test_a_journal_line_is_the_json_of_its_unit_and_rows_written_by_the_worker(tmp_path):
