@@ -44,7 +44,11 @@ class Settings:
 def run_unit(unit: Unit, settings: Settings = Settings()) -> str:
     """The unit's rows as journal text (rows_text); an unexpected error is a "failed" row that says what broke."""
     try:
-        return rows_text([plain(row) for row in _rows_of(unit, settings)])
+        rows = _rows_of(unit, settings)
+        try:
+            return rows_text(rows)
+        except ValueError:  # a number JSON cannot hold (a submitter's 1e308 - -1e308): rare, so blanked only then
+            return rows_text([plain(row) for row in rows])
     except Exception as exc:  # a bug or an unforeseen input must not lose the unit
         detail = one_line(f"{type(exc).__name__}: {exc} at {traceback.extract_tb(exc.__traceback__)[-1].name}", 300)
         return rows_text([failed_row(unit, f"internal error: {detail}; please report it")])
@@ -71,7 +75,7 @@ def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
             return [row]
         finding = make_finding(exc.rule, unit.run.results.name, exc.message, line=exc.line, column=exc.column)
         return [finding_row(unit.run.run, unit.run.model or "", "", "", "unreadable results", [finding])]
-    model = one_line(unit.run.model or _model_of(document, unit.run.results.name), 300)
+    model = one_line(unit.run.model or results_model(unit.run.results, settings.limits), 300)
     if unit.log is None:
         return _run_rows(unit, document, model, settings)
     return [_log_row(unit, document, model, settings)]
@@ -89,6 +93,12 @@ def results_document(ref: FileRef, limits: Limits) -> Document:
     except UnicodeDecodeError as exc:
         raise DocumentError("LB101", f"byte offset {exc.start} is not UTF-8; save the file as UTF-8") from None
     return parse_document(text, ref.name, "json", limits)
+
+
+@functools.lru_cache(maxsize=8)
+def results_model(ref: FileRef, limits: Limits) -> str:
+    """The model a results file names, once per run like its document (read_results builds the whole run)."""
+    return _model_of(results_document(ref, limits), ref.name)
 
 
 def _model_of(document: Document, results_name: str) -> str:
