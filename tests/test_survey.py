@@ -187,13 +187,14 @@ def test_a_journal_line_is_the_json_of_its_unit_and_rows_written_by_the_worker(t
     rows = [{"run": "ö/results.json", "task": "drop", "metrics": {"f1,none": {"reported": 0.25}}, "errors": 0},
             {"run": "x", "task": "", "rules": {}, "error": "line\nbreak \u2028", "reproduced": None}]
     journal = Journal(tmp_path, resume=False)
-    journal.record("k" * 64, rows_text(rows))
+    journal.record([("k" * 64, rows_text(rows)), ("m" * 64, rows_text(rows[1:]))])
     with pytest.raises(ValueError):
-        journal.record("j" * 64, "[{not json")  # refused before anything is written
+        journal.record([("n" * 64, rows_text(rows)), ("j" * 64, "[{not json")])  # no line of it is written
     journal.close()
-    assert (tmp_path / JOURNAL_NAME).read_text(encoding="utf-8") == json.dumps(
-        {"unit": "k" * 64, "rows": rows}, ensure_ascii=False, allow_nan=False, sort_keys=True) + "\n"
-    assert journal.done == {"k" * 64: json.loads(json.dumps(rows, sort_keys=True))}
+    assert (tmp_path / JOURNAL_NAME).read_text(encoding="utf-8") == "".join(
+        json.dumps({"unit": key, "rows": unit_rows}, ensure_ascii=False, allow_nan=False, sort_keys=True) + "\n"
+        for key, unit_rows in (("k" * 64, rows), ("m" * 64, rows[1:])))
+    assert journal.done["k" * 64] == json.loads(json.dumps(rows, sort_keys=True))
 
 
 def test_an_existing_survey_is_not_overwritten_without_resume(corpus, one_go):

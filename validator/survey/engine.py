@@ -79,8 +79,8 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
             on_start(len(units), len(todo))
         for batch, results in executor.run(functools.partial(run_batch, settings=settings),
                                            batches(todo, executor.workers)):
-            for unit, rows in zip(batch, results):
-                journal.record(unit.key, rows)
+            journal.record([(unit.key, rows) for unit, rows in zip(batch, results)])
+            for _ in batch:
                 meter.step()
                 if on_unit is not None:
                     on_unit(meter.done)

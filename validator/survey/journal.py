@@ -2,8 +2,8 @@
 
     {"unit": "<key>", "rows": [...]}
 
-A line is written whole and flushed, so a survey killed at any moment
-leaves whole lines plus at most one cut-off line at the end; --resume drops
+A task's lines are written whole and flushed together, so a survey killed at
+any moment leaves whole lines plus at most one cut-off line at the end; --resume drops
 that line and skips every unit whose key is already there. Keys are content
 fingerprints (sources.Unit.key): a changed file is a new unit.
 
@@ -51,13 +51,16 @@ class Journal:
                                                 encoding="utf-8")
         self._handle = open(self.path, "a", encoding="utf-8")
 
-    def record(self, key: str, rows: str) -> None:
-        """Append a unit's line; `rows` is rows_text() of its rows, as the worker wrote it."""
-        # Kept as read back, so this run's rows and resumed ones are the same data, key order included;
-        # parsed before the line is written, so text that is not JSON never reaches the journal.
-        self.done[key] = json.loads(rows)
-        # json.dumps({"unit": key, "rows": ...}, sort_keys=True) to the byte, without encoding the rows again
-        self._handle.write(f'{{"rows": {rows}, "unit": {json.dumps(key)}}}\n')
+    def record(self, entries: list[tuple[str, str]]) -> None:
+        """Append the lines of (unit key, rows_text() of its rows as the worker wrote it), flushed together."""
+        lines = []
+        for key, rows in entries:
+            # Kept as read back, so this run's rows and resumed ones are the same data, key order included;
+            # parsed before the line is written, so text that is not JSON never reaches the journal.
+            self.done[key] = json.loads(rows)
+            # json.dumps({"unit": key, "rows": ...}, sort_keys=True) to the byte, without encoding the rows again
+            lines.append(f'{{"rows": {rows}, "unit": {json.dumps(key)}}}\n')
+        self._handle.write("".join(lines))
         self._handle.flush()
 
     def close(self) -> None:

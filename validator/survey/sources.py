@@ -12,6 +12,7 @@ not serialise the survey.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import io
 import json
@@ -48,7 +49,7 @@ class Unit:
     run: Run
     log: FileRef | None  # None: the run's own unit (the results file, tasks without a log)
 
-    @property
+    @functools.cached_property  # asked for by the plan, the journal, the batches and the table
     def key(self) -> str:
         """What the unit reads, by content fingerprint: a changed file is a new unit."""
         parts = [UNIT_KEY_VERSION, self.run.run, self.run.results.fingerprint, repr(self.run.model),
