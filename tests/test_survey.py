@@ -106,6 +106,53 @@ def test_a_manifest_compares_published_scores(corpus, tmp_path):
     assert f"{unreproduced:,} published numbers are not reproduced by their logs" in summary
 
 
+def _one_run_manifest(tmp_path: Path, columns: dict[str, str], logs: bool = True) -> tuple[Path, dict]:
+    """One clean run and a manifest publishing `columns` ({"drop/f1": "<value or {f1}/{em}>"}) for it."""
+    root = tmp_path / "runs"
+    make_corpus(root, runs=1, seed=3, fault_rate=0)
+    results = next(root.glob("*/results_*.json"))
+    if not logs:
+        for log in results.parent.glob("samples_*.jsonl"):
+            log.unlink()
+    scores = json.loads(results.read_text(encoding="utf-8"))["results"]
+    values = {"f1": 100 * scores["drop"]["f1,none"], "em": 100 * scores["drop"]["em,none"]}
+    manifest = root / "published.csv"
+    cells = [value.format(**{k: f"{v:.2f}" for k, v in values.items()}) for value in columns.values()]
+    manifest.write_text(f"results,{','.join(columns)}\n{results.relative_to(root).as_posix()},{','.join(cells)}\n",
+                        encoding="utf-8")
+    return manifest, values
+
+
+def test_every_published_metric_of_a_task_is_compared_none_dropped(tmp_path):
+    """A manifest publishing a task's f1 and em: a wrong f1 beside a right em is not reproduced."""
+    manifest, values = _one_run_manifest(tmp_path, {"drop/f1": "99.00", "drop/em": "{em}"})
+    result = lbnorm("survey", str(manifest), "--out", str(tmp_path / "out"), "--published-scale", "100",
+                    "--no-plots")
+    assert result.returncode == 1 and "1 published scores not reproduced" in result.stdout, result.stdout
+    [row] = [row for row in read_jsonl(tmp_path / "out" / "survey.jsonl") if row["task"] == "drop"]
+    assert (row["published_metric"], row["published"], row["reproduced"]) == ("f1,none", 99.0, False)
+    assert row["metrics"]["f1,none"]["reproduced"] is False and row["metrics"]["em,none"]["reproduced"] is True
+    assert row["metric"] == "f1,none"  # the headline is the published metric shown
+    summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "| f1,none | 99.0000 |" in summary and "| em,none |" not in summary
+
+
+@pytest.mark.parametrize("logs", [True, False])
+def test_a_published_task_the_run_lacks_is_a_row_not_reproduced(tmp_path, logs):
+    manifest, _ = _one_run_manifest(tmp_path, {"drop/f1": "{f1}", "hellaswag/acc": "50"}, logs=logs)
+    result = lbnorm("survey", str(manifest), "--out", str(tmp_path / "out"), "--published-scale", "100",
+                    "--no-plots")
+    assert result.returncode == 1, result.stdout
+    rows = {row["task"]: row for row in read_jsonl(tmp_path / "out" / "survey.jsonl")}
+    missing = rows["hellaswag"]
+    assert (missing["status"], missing["published"], missing["reproduced"]) == ("not in results", 50.0, False)
+    assert "has no task hellaswag" in missing["error"]
+    # with its log, drop/f1 is reproduced; with no log at all it cannot be, and says so in a row of its own
+    assert (rows["drop"]["status"], rows["drop"]["reproduced"]) == (("ok", True) if logs else ("no log", False))
+    expected = "1 published scores not reproduced" if logs else "2 published scores not reproduced"
+    assert expected in result.stdout
+
+
 def test_csv_and_parquet_hold_the_same_rows_as_json_lines(one_go):
     rows = read_jsonl(one_go / "survey.jsonl")
     with open(one_go / "survey.csv", encoding="utf-8", newline="") as handle:
@@ -472,15 +519,12 @@ def test_a_survey_takes_one_profile_at_a_time(corpus, tmp_path):
 def test_a_published_percent_is_reproduced_exactly_when_it_rounds_the_rederived_score(published, reproduced):
     """0.40625 x 100 is 40.625: 40.62 and 40.63 both round it to two decimals, although in binary floating point
     they are 0.005000000000002558 away."""
-    from types import SimpleNamespace
-
+    from validator.survey.published import compare
     from validator.survey.summary import _unreproduced
-    from validator.survey.work import Settings, _with_published
 
     row = {"run": "org__m/results_x.json", "model": "org/m", "task": "arc", "metric": "acc_norm,none",
            "recomputed": 0.5, "metrics": {"acc,none": {"recomputed": 0.40625, "from_samples": 0.40625}}}
-    run = SimpleNamespace(published=(("arc", "acc", published),))
-    row = _with_published(row, run, "arc", Settings(published_scale=100))
+    row = compare(row, (("arc", "acc", published),), "arc", 100, 0.005)
     assert row["published_metric"] == "acc,none" and row["reproduced"] is reproduced
     if not reproduced:  # the summary shows the re-derived score in the published scale, not as a fraction
         (_, _, _, _, shown, rederived, difference), = _unreproduced([row])[3]

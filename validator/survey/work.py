@@ -26,6 +26,7 @@ from ..io.readers import read_results
 from ..io.safe_text import one_line
 from ..io.sample_logs import UNPLACED_LOG, task_of
 from .journal import rows_text
+from .published import compare, unlisted_task_rows
 from .records import stream_records
 from .rows import blank_row, finding_row, plain, task_row
 from .sources import Unit
@@ -110,13 +111,16 @@ def _model_of(document: Document, results_name: str) -> str:
 
 
 def _run_rows(unit: Unit, document: Document, model: str, settings: Settings) -> list[dict]:
-    """What only the results file can say: tasks that have no log, or no log at all."""
+    """What only the results file can say: tasks that have no log, or no log at all, and published tasks it lacks."""
     run = unit.run
+    tasks = known_tasks(document.data)
+    unlisted = unlisted_task_rows(run, model, tasks, settings.published_scale, settings.published_tolerance)
     if not run.logs:
         finding = make_finding("LB700", run.results.name, "no sample log beside this results file; lm-eval writes "
                                "samples_<task>_<date>.jsonl next to results_<date>.json with --log_samples")
-        return [finding_row(run.run, model, "", "", "no logs", [finding])]
-    tasks = known_tasks(document.data)
+        published = [_with_published(finding_row(run.run, model, task, "", "no log", []), run, task, settings)
+                     for task in sorted({task for task, _, _ in run.published} & tasks)]
+        return [finding_row(run.run, model, "", "", "no logs", [finding]), *published, *unlisted]
     logged = {task_of(posixpath.basename(log.name), tasks) for log in run.logs}
     rows = []
     for task in sorted(tasks - logged):
@@ -124,7 +128,7 @@ def _run_rows(unit: Unit, document: Document, model: str, settings: Settings) ->
                                f"audited; add samples_{task}_<date>.jsonl")
         row = finding_row(run.run, model, task, "", "no log", [finding])
         rows.append(_with_published(row, run, task, settings))
-    return rows
+    return rows + unlisted
 
 
 def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> dict:
@@ -186,29 +190,7 @@ def audit_stream(document: Document, task: str, log: FileRef, limits: Limits,
 
 
 def _with_published(row: dict, run, task: str, settings: Settings) -> dict:
-    """Compare a published score of this task (from the manifest) with the re-derived one."""
-    for published_task, metric, value in run.published:
-        if published_task != task:
-            continue
-        key = metric if "," in metric else f"{metric},none"
-        rederived = row["metrics"].get(key, {})
-        best = rederived.get("recomputed")
-        best = rederived.get("from_samples") if best is None else best
-        row.update(published_metric=key, published=value)
-        if best is not None:
-            row["published_diff"] = value - best * settings.published_scale
-            row["reproduced"] = _within(row["published_diff"], settings.published_tolerance, value)
-        else:
-            row["reproduced"] = False
-        break
-    return row
-
-
-def _within(difference: float, tolerance: float, published: float) -> bool:
-    """|difference| <= tolerance, in decimal terms: 40.62 and 40.63 both round 0.40625 (x 100) to two decimals,
-    but in binary floating point 40.62 - 40.625 is -0.005000000000002558. A billionth of the published value
-    (at least of 1) absorbs that, and nothing a two-decimal rounding could be off by."""
-    return abs(difference) <= tolerance + 1e-9 * max(1.0, abs(published))
+    return compare(row, run.published, task, settings.published_scale, settings.published_tolerance)
 
 
 def _task_from_name(log: FileRef | None) -> str:
