@@ -260,6 +260,25 @@ def test_usage_errors_exit_2(tmp_path, args, message):
     assert message in result.stderr
 
 
+def test_a_run_is_surveyed_once_and_two_runs_of_one_name_are_told_apart(tmp_path):
+    """A run reached through two sources would count its findings twice; two files of one name are two runs."""
+    for copy in ("a", "b"):
+        make_corpus(tmp_path / copy, runs=2, seed=3, fault_rate=0)
+    a, b = tmp_path / "a", tmp_path / "b"
+    run = next(a.glob("*/results_*.json")).relative_to(a).as_posix()
+    (a / "twice.csv").write_text(f"results\n{run}\n./{run}\n", encoding="utf-8")
+    cases = [
+        ([str(a), str(a / MANIFEST)], f"{a / MANIFEST}: the results file {run} is reached and through {a}; "
+                                      "give each run once"),
+        ([str(a), str(a / run.split("/")[0])], f"is reached and through {a}"),
+        ([str(a / "twice.csv")], f"{a / 'twice.csv'}: the results file ./{run} is reached twice in it"),
+        ([str(a), str(b)], f"two sources hold a run named {run} ({a} and {b}); survey them separately"),
+    ]
+    for number, (sources, message) in enumerate(cases):
+        result = lbnorm("survey", "--out", str(tmp_path / f"out{number}"), *sources)
+        assert result.returncode == 2 and message in result.stderr, (sources, result.stderr)
+
+
 @pytest.mark.parametrize("files", [[], ["org__m/samples_drop_2024-01-01T00-00-00.jsonl"], ["org__m/notes.txt"]],
                          ids=["empty", "logs without results", "no run files"])
 def test_a_source_without_runs_is_an_error_not_an_empty_survey(tmp_path, files):

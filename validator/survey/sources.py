@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import math
+import os
 import posixpath
 import re
 from dataclasses import dataclass
@@ -66,19 +67,33 @@ class Unit:
 def plan(sources: list[str], limits: Limits, max_units: int) -> list[Unit]:
     """Every unit of every source, in a stable order; SourceError when a source cannot be read."""
     runs: dict[str, Run] = {}
+    origin: dict[str, str] = {}  # run name, and the results file's identity, -> the source that gave it
     for source in sources:
         found = runs_of(source, limits, max_units)
         if not found:  # a mistyped path must not pass as a survey that found nothing wrong
             raise SourceError(f"{source}: no run found (no results_*.json or results.json file under it); "
                               "check the path")
         for run in found:
-            if run.run in runs:
-                raise SourceError(f"two sources hold the run {run.run}; survey them separately")
+            _refuse_twice(run, source, runs, origin)
             runs[run.run] = run
     units = [Unit(run, log) for run in runs.values() for log in (None, *run.logs)]
     if len(units) > max_units:
         raise SourceError(f"the sources hold {len(units):,} units of work, more than --max-units {max_units:,}")
     return sorted(units, key=lambda unit: (unit.run.run, unit.log.name if unit.log else ""))
+
+
+def _refuse_twice(run: Run, source: str, runs: dict[str, Run], origin: dict[str, str]) -> None:
+    """A run surveyed twice would count its findings twice; two runs of one name could not be told apart."""
+    identity = "file " + (os.path.realpath(local_path(run.results.location)) if is_local(run.results.location)
+                          else run.results.location)
+    if identity in origin:
+        where = "twice in it" if origin[identity] == source else f"and through {origin[identity]}"
+        raise SourceError(f"{source}: the results file {run.run} is reached {where}; give each run once (a "
+                          "manifest can list every run, with published scores for some)")
+    if run.run in runs:
+        raise SourceError(f"two sources hold a run named {run.run} ({origin['name ' + run.run]} and {source}); "
+                          "survey them separately, or list both in one manifest under names that differ")
+    origin[identity], origin["name " + run.run] = source, source
 
 
 def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
