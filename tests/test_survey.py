@@ -201,6 +201,39 @@ def test_a_killed_survey_resumes_to_the_same_table(corpus, one_go, tmp_path):
     assert (tmp_path / "survey.csv").read_bytes() == (one_go / "survey.csv").read_bytes()
 
 
+def test_a_survey_killed_with_sigkill_leaves_no_pool_worker_behind(corpus, tmp_path):
+    """SIGKILL gives the survey no chance to stop its pool: its workers must notice on their own and exit."""
+    process = subprocess.Popen([sys.executable, "-m", "validator", "survey", str(corpus[0]), "--out", str(tmp_path),
+                                "--workers", "2", "--no-plots"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    children: list[int] = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(children) < 2 and process.poll() is None:
+        children = _children(process.pid)
+        time.sleep(0.002)
+    assert len(children) == 2, "the pool's workers were not seen"
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(_alive(pid) for pid in children):
+        time.sleep(0.05)
+    assert not [pid for pid in children if _alive(pid)], "pool workers outlived the killed survey"
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for whoever adopted it to reap it."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_a_pool_worker_killed_mid_survey_is_replaced(corpus, one_go, tmp_path, monkeypatch):
     monkeypatch.setattr(batches, "MIN_TASK_BYTES", 1)  # 8 tasks a worker, so the kill finds tasks in flight
     killed = []

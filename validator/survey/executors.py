@@ -15,6 +15,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import select
+import threading
+import time
 import uuid
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -80,7 +83,7 @@ class LocalPool:
             if not pending:
                 return
             try:
-                with ProcessPoolExecutor(self.workers) as pool:
+                with ProcessPoolExecutor(self.workers, initializer=exit_with_parent, initargs=(os.getpid(),)) as pool:
                     futures = {pool.submit(function, batch): key for key, batch in pending.items()}
                     for future in as_completed(futures):
                         rows = future.result()
@@ -90,6 +93,22 @@ class LocalPool:
         for batch in pending.values():
             yield batch, failed_batch(batch, f"a worker process died {MAX_POOL_RESTARTS + 1} times while this unit "
                                              "was pending; run it alone to see whether it is the cause")
+
+
+def exit_with_parent(parent: int) -> None:
+    """In a pool worker: exit when the survey's process is gone. Killed with SIGKILL, it cannot tell its
+    workers, and they would wait on their task queue forever (every worker holds the queue's other end)."""
+    def watch() -> None:
+        try:
+            handle = os.pidfd_open(parent)  # Linux: readable once the parent has exited; no polling
+        except (AttributeError, OSError):  # another system, or the parent is already gone
+            while os.getppid() == parent:
+                time.sleep(1)
+        else:
+            select.select([handle], [], [])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="lbnorm-exit-with-parent", daemon=True).start()
 
 
 class WorkerMismatch(RuntimeError):
