@@ -137,6 +137,29 @@ def test_every_published_metric_of_a_task_is_compared_none_dropped(tmp_path):
     assert "| f1,none | 99.0000 |" in summary and "| em,none |" not in summary
 
 
+@pytest.mark.parametrize("scale, hint", [([], "are above 1, but --published-scale is 1 (fractions)"),
+                                         (["--published-scale", "100"], None)])
+def test_percents_read_as_fractions_get_a_hint(tmp_path, scale, hint):
+    manifest, _ = _one_run_manifest(tmp_path, {"drop/f1": "{f1}"})
+    result = lbnorm("survey", str(manifest), "--out", str(tmp_path / "out"), "--no-plots", *scale)
+    if hint:  # the comparison stands as made: not reproduced, exit 1; the note says what was likely meant
+        assert result.returncode == 1 and hint in result.stderr and "--published-scale 100" in result.stderr
+    else:
+        assert result.returncode == 0 and "note:" not in result.stderr, result.stderr
+
+
+def test_the_scale_hint_fires_only_when_every_published_score_says_the_other_scale():
+    from validator.survey.published import scale_hint
+
+    def rows(*values):
+        return [{"metrics": {f"m{i},none": {"published": value} for i, value in enumerate(values)}}]
+
+    assert "run again with --published-scale 100" in scale_hint(rows(71.2, 40.5), 1)
+    assert "run again without --published-scale" in scale_hint(rows(0.712, 0.405), 100)
+    assert scale_hint(rows(71.2, 0.5), 1) is None and scale_hint(rows(0.7, 0.4), 1) is None
+    assert scale_hint(rows(71.2), 100) is None and scale_hint(rows(), 1) is None and scale_hint(rows(0.0), 100) is None
+
+
 @pytest.mark.parametrize("logs", [True, False])
 def test_a_published_task_the_run_lacks_is_a_row_not_reproduced(tmp_path, logs):
     manifest, _ = _one_run_manifest(tmp_path, {"drop/f1": "{f1}", "hellaswag/acc": "50"}, logs=logs)

@@ -59,6 +59,7 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     from ..survey.engine import survey as run_survey
     from ..survey.executors import WorkerMismatch
     from ..survey.journal import JournalExists
+    from ..survey.published import scale_hint
     from ..survey.stores import SourceError
     from ..survey.summary import write_summaries
     from ..survey.tables import write_tables
@@ -85,6 +86,9 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     files, note = write_tables(outcome.rows, out)
     files += write_summaries(outcome.rows, out, plots)
     _report(outcome, files, note)
+    hint = scale_hint(outcome.rows, published_scale)
+    if hint:
+        click.echo(f"  note: {hint}", err=True)
     sys.exit(ExitCode.DATA if _failed(outcome.rows, strict) else ExitCode.OK)
 
 

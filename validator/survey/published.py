@@ -52,6 +52,21 @@ def unlisted_task_rows(run, model: str, tasks: Iterable[str], scale: float, tole
     return rows
 
 
+def scale_hint(rows: list[dict], scale: float) -> str | None:
+    """A likely wrong --published-scale: percents read as fractions, or fractions as percents. A hint only: the
+    comparisons stand as made (a leaderboard may publish a metric that is not a fraction)."""
+    values = [entry["published"] for row in rows for entry in row["metrics"].values()
+              if isinstance(entry.get("published"), (int, float))]
+    above = sum(1 for value in values if abs(value) > 1)
+    if scale == 1 and values and above == len(values):
+        return (f"all {len(values):,} published scores are above 1, but --published-scale is 1 (fractions); if "
+                "the manifest gives percents, run again with --published-scale 100")
+    if scale == 100 and values and above == 0 and any(values):
+        return (f"all {len(values):,} published scores are at most 1, but --published-scale is 100 (percents); "
+                "if the manifest gives fractions, run again without --published-scale")
+    return None
+
+
 def within(difference: float, tolerance: float, published: float) -> bool:
     """|difference| <= tolerance, in decimal terms: 40.62 and 40.63 both round 0.40625 (x 100) to two decimals,
     but in binary floating point 40.62 - 40.625 is -0.005000000000002558. A billionth of the published value
