@@ -25,7 +25,7 @@ from survey_corpus import MANIFEST, make_corpus
 from validator.survey import batches
 from validator.survey.engine import SurveyOutcome, survey
 from validator.survey.executors import LocalPool
-from validator.survey.journal import JOURNAL_NAME, SETTINGS_NAME, Journal, rows_text
+from validator.survey.journal import JOURNAL_NAME, SETTINGS_NAME, Journal, JournalExists, rows_text
 from validator.survey.records import stream_records
 from validator.survey.tables import read_jsonl
 from validator.io.documents import DocumentError
@@ -298,6 +298,17 @@ def test_a_journal_line_is_the_json_of_its_unit_and_rows_written_by_the_worker(t
         json.dumps({"unit": key, "rows": unit_rows}, ensure_ascii=False, allow_nan=False, sort_keys=True) + "\n"
         for key, unit_rows in (("k" * 64, rows), ("m" * 64, rows[1:])))
     assert journal.done["k" * 64] == json.loads(json.dumps(rows, sort_keys=True))
+
+
+def test_two_surveys_cannot_write_one_journal_at_once(tmp_path):
+    first = Journal(tmp_path, resume=False)
+    first.record([("k" * 64, rows_text([{"run": "x"}]))])
+    with pytest.raises(JournalExists, match="another survey is writing .* now; wait for it to end"):
+        Journal(tmp_path, resume=True)
+    first.close()
+    again = Journal(tmp_path, resume=True)  # the lock goes with the survey that held it
+    assert list(again.done) == ["k" * 64]
+    again.close()
 
 
 def test_an_existing_survey_is_not_overwritten_without_resume(corpus, one_go):

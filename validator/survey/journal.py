@@ -38,18 +38,24 @@ class Journal:
         """`settings`: what the rows depend on besides the files (JSON values); None records nothing."""
         self.path = folder / JOURNAL_NAME
         self.done: dict[str, list[dict]] = {}
-        if self.path.exists():
-            if not resume:
-                raise JournalExists(f"{folder} already holds a survey ({JOURNAL_NAME}); pass --resume to "
-                                    "continue it, or choose another --out")
-            if settings is not None:
-                _check_settings(folder, settings)
-            self.done = _read(self.path)
+        existed = self.path.exists()
+        if existed and not resume:
+            raise JournalExists(f"{folder} already holds a survey ({JOURNAL_NAME}); pass --resume to "
+                                "continue it, or choose another --out")
         folder.mkdir(parents=True, exist_ok=True)
+        self._handle = open(self.path, "a", encoding="utf-8")
+        try:
+            _lock(self._handle, folder)
+            if existed:
+                if settings is not None:
+                    _check_settings(folder, settings)
+                self.done = _read(self.path)
+        except BaseException:
+            self._handle.close()
+            raise
         if settings is not None and not self.done:
             (folder / SETTINGS_NAME).write_text(json.dumps(settings, indent=1, sort_keys=True) + "\n",
                                                 encoding="utf-8")
-        self._handle = open(self.path, "a", encoding="utf-8")
 
     def record(self, entries: list[tuple[str, str]]) -> None:
         """Append the lines of (unit key, rows_text() of its rows as the worker wrote it), flushed together."""
@@ -67,6 +73,20 @@ class Journal:
         self._handle.flush()
         os.fsync(self._handle.fileno())
         self._handle.close()
+
+
+def _lock(handle, folder: Path) -> None:
+    """Hold the journal for this survey alone: two surveys appending to one journal would each audit every
+    unit and write it twice. The lock goes with the process (and the pool workers it forks)."""
+    try:
+        import fcntl
+    except ImportError:  # not on this system; one survey per --out is then the user's care
+        return
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        raise JournalExists(f"another survey is writing {folder} now; wait for it to end, or choose another "
+                            "--out") from None
 
 
 def _read(path: Path) -> dict[str, list[dict]]:
