@@ -499,6 +499,21 @@ def test_stream_records_refuse_bad_lines_with_rule_and_line(data, rule, line):
     assert (error.value.rule, error.value.line) == (rule, line)
 
 
+@pytest.mark.parametrize("data, message", [
+    (b'{"doc_id": 0}\n{"doc_id": 1, "do', "the log is cut off: its last line ends without a newline"),
+    (b'{"doc_id": 0}\n{"doc_id": 1, "do\n', "not valid JSON: "),
+    (b'{"doc_id": 0}\n{"doc_id": 1, "do\n{"doc_id": 2}\n', "not valid JSON: "),
+], ids=["cut while written", "broken line, newline after it", "broken line in the middle"])
+def test_a_log_cut_mid_record_says_it_was_cut_off_local_and_streamed(data, message, tmp_path):
+    (tmp_path / "log.jsonl").write_bytes(data)
+    with pytest.raises(DocumentError) as local:
+        list(read_records(tmp_path / "log.jsonl", Limits()))
+    with pytest.raises(DocumentError) as streamed:
+        list(stream_records(Chunks(data), Limits()))
+    for error in (local.value, streamed.value):
+        assert (error.rule, error.line) == ("LB701", 2) and error.message.startswith(message), error.message
+
+
 @pytest.mark.parametrize("data, rule, line", [
     (b'{"doc_id": 0}\n{"x": ' + b"[" * 9 + b"]" * 9 + b'}\n', "LB108", 2),  # deeper than max_depth 8
     (b'{"doc_id": 0, "x": [' + b"0," * 20 + b'0]}\n', "LB112", 1),  # more values than max_values 16

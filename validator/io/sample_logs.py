@@ -155,7 +155,8 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
         if raw.isspace():  # a blank line (isspace tests the bytes strip() strips, without copying the line)
             continue
         text = decode_line(raw, line_number)
-        yield SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits))
+        yield SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits,
+                                                                 cut=not raw.endswith(b"\n")))
         index += 1
 
 
@@ -270,12 +271,19 @@ def parse_json(text: str) -> Any:
     return json.loads(text)  # more after the value: whitespace json.loads skips, or extra data it refuses
 
 
-def load_record(text: str, line: int, column: int, limits: Limits) -> Any:
-    """One record's JSON, within the nesting and value budgets (LB108, LB112; LB701 when it is not JSON)."""
+def load_record(text: str, line: int, column: int, limits: Limits, cut: bool = False) -> Any:
+    """One record's JSON, within the nesting and value budgets (LB108, LB112; LB701 when it is not JSON).
+
+    `cut`: the line is the log's last and has no newline, so JSON that breaks off is a log cut off while
+    it was written, and the message says so rather than naming the parser's complaint alone."""
     _within_budgets(text, line, column, limits)
     try:
         return parse_json(text)
     except json.JSONDecodeError as exc:
+        if cut:
+            raise DocumentError("LB701", f"the log is cut off: its last line ends without a newline in the middle "
+                                f"of a record ({exc.msg}); write the log again, or survey a complete copy",
+                                line, exc.colno) from None
         raise DocumentError("LB701", f"not valid JSON: {exc.msg}", line, exc.colno) from None
     except RecursionError:
         raise DocumentError("LB108", "the record is nested too deeply", line, column) from None

@@ -22,27 +22,28 @@ _BOM = b"\xef\xbb\xbf"
 def stream_records(handle: IO[bytes], limits: Limits) -> Iterator[SampleRecord]:
     """One SampleRecord per non-blank line; DocumentError (LB106, LB701, LB108, LB112) with the line, as the local reader."""
     index = 0
-    for line_number, raw in _lines(handle, limits.max_file_bytes):
+    for line_number, raw, ended in _lines(handle, limits.max_file_bytes):
         if not raw.strip():
             continue
         if index == 0 and raw.lstrip().startswith(b"["):
             raise DocumentError("LB701", "this is a legacy JSON-array log (lm-eval 0.4.0-0.4.2); the survey reads "
                                          "those from local folders only", line_number, 1)
         text = decode_line(raw, line_number)
-        record = SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits))
+        record = SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits, cut=not ended))
         check_record_count(record, limits)
         yield record
         index += 1
 
 
-def _lines(handle: IO[bytes], max_line: int) -> Iterator[tuple[int, bytes]]:
-    """(1-based line number, bytes) of each line; a line longer than max_line is refused, not buffered."""
+def _lines(handle: IO[bytes], max_line: int) -> Iterator[tuple[int, bytes, bool]]:
+    """(1-based line number, bytes, whether a newline ended it) of each line; a line longer than max_line is
+    refused, not buffered."""
     pending, line_number = _without_bom(handle), 0
     while True:
         chunk = handle.read(CHUNK)
         if not chunk:
             if pending:
-                yield line_number + 1, pending
+                yield line_number + 1, pending, False
             return
         parts = (pending + chunk).split(b"\n")
         pending = parts.pop()
@@ -50,7 +51,7 @@ def _lines(handle: IO[bytes], max_line: int) -> Iterator[tuple[int, bytes]]:
             line_number += 1
             if len(part) > max_line:
                 raise _too_long(line_number, max_line)
-            yield line_number, part
+            yield line_number, part, True
         if len(pending) > max_line:
             raise _too_long(line_number + 1, max_line)
 
