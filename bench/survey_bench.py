@@ -252,7 +252,8 @@ def markdown(audit: list[dict], surveyed: list[dict], extra: dict, load: tuple) 
                   f"{100 * ratios['dask_over_pool_2']:+.1f}% with 2 workers.",
               f"2 workers against 1: local pool {ratios['pool_2_over_1']:.2f}×, Dask {ratios['dask_2_over_1']:.2f}×.",
               f"4,500 runs of 1 GB at {audit[0]['audit_MB_per_cpu_s']:.1f} MB per CPU second: "
-              f"{extra['worker_hours']:,.0f} worker-hours; {extra['workers_for_one_hour']:,} workers for one hour.",
+              f"{extra['worker_hours']:,.1f} worker-hours; {extra['workers_for_one_hour']:,} workers for one hour "
+              "(at this corpus's mix and sizes of logs: logs of a few samples cost more per byte).",
               f"Load average before / after: {load[0]} / {load[1]} on {os.cpu_count()} CPUs."]
     return "\n".join(lines)
 
