@@ -300,6 +300,22 @@ def test_a_journal_line_is_the_json_of_its_unit_and_rows_written_by_the_worker(t
     assert journal.done["k" * 64] == json.loads(json.dumps(rows, sort_keys=True))
 
 
+@pytest.mark.parametrize("damage, note", [
+    (lambda lines: lines[:-1] + [lines[-1][:-30]], None),  # what a kill leaves: the last line cut off
+    (lambda lines: lines[:1] + [b"{damaged\n"] + lines[1:], "line 2 is damaged; it and the 2 lines after it"),
+], ids=["last line cut off", "a damaged line in the middle"])
+def test_a_resumed_journal_says_when_it_dropped_whole_lines(tmp_path, damage, note):
+    journal = Journal(tmp_path, resume=False)
+    journal.record([(key * 64, rows_text([{"run": key}])) for key in "abc"])
+    journal.close()
+    lines = (tmp_path / JOURNAL_NAME).read_bytes().splitlines(keepends=True)
+    (tmp_path / JOURNAL_NAME).write_bytes(b"".join(damage(lines)))
+    again = Journal(tmp_path, resume=True)
+    again.close()
+    assert again.note == (None if note is None else f"{JOURNAL_NAME}: {note} were dropped and their units run again")
+    assert list(again.done) == (["a" * 64, "b" * 64] if note is None else ["a" * 64])
+
+
 def test_two_surveys_cannot_write_one_journal_at_once(tmp_path):
     first = Journal(tmp_path, resume=False)
     first.record([("k" * 64, rows_text([{"run": "x"}]))])

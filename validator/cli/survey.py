@@ -86,9 +86,9 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     files, note = write_tables(outcome.rows, out)
     files += write_summaries(outcome.rows, out, plots)
     _report(outcome, files, note)
-    hint = scale_hint(outcome.rows, published_scale)
-    if hint:
-        click.echo(f"  note: {hint}", err=True)
+    for note in [*outcome.notes, scale_hint(outcome.rows, published_scale)]:
+        if note:
+            click.echo(f"  note: {note}", err=True)
     sys.exit(ExitCode.DATA if _failed(outcome.rows, strict) else ExitCode.OK)
 
 

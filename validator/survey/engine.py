@@ -31,6 +31,7 @@ class SurveyOutcome:
     seconds: float
     bytes_run: int | None = None       # the files of the units run (not resumed); None if a store gave no size
     files: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the user should know about how the survey ran
 
     def rate(self) -> str:
         """`, 28.2 MB in 0.23 s (123 MB/s)`: what the units run read, and how fast (blank sizes: time only)."""
@@ -87,7 +88,7 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     finally:
         journal.close()
     return SurveyOutcome(table_rows(units, journal.done), len(units), len(units) - len(todo),
-                         time.monotonic() - started, bytes_of(todo))
+                         time.monotonic() - started, bytes_of(todo), notes=[journal.note] if journal.note else [])
 
 
 def bytes_of(units: list[Unit]) -> int | None:

@@ -38,6 +38,7 @@ class Journal:
         """`settings`: what the rows depend on besides the files (JSON values); None records nothing."""
         self.path = folder / JOURNAL_NAME
         self.done: dict[str, list[dict]] = {}
+        self.note: str | None = None  # what --resume had to drop from a damaged journal
         existed = self.path.exists()
         if existed and not resume:
             raise JournalExists(f"{folder} already holds a survey ({JOURNAL_NAME}); pass --resume to "
@@ -49,7 +50,7 @@ class Journal:
             if existed:
                 if settings is not None:
                     _check_settings(folder, settings)
-                self.done = _read(self.path)
+                self.done, self.note = _read(self.path)
         except BaseException:
             self._handle.close()
             raise
@@ -89,24 +90,32 @@ def _lock(handle, folder: Path) -> None:
                             "--out") from None
 
 
-def _read(path: Path) -> dict[str, list[dict]]:
-    """Whole lines of an earlier run; a cut-off last line is cut from the file, so appends stay whole."""
+def _read(path: Path) -> tuple[dict[str, list[dict]], str | None]:
+    """Whole lines of an earlier run, and a note when more than a cut-off last line had to go. From the first
+    line that is not whole JSON on, the file is cut, so appends stay whole; those units run again."""
     done: dict[str, list[dict]] = {}
-    good_end = 0
+    good_end, bad_line, dropped = 0, None, 0
     with open(path, "rb") as handle:
-        for raw in handle:
-            if not raw.endswith(b"\n"):
-                break
+        for number, raw in enumerate(handle, start=1):
+            if bad_line is not None:
+                dropped += 1
+                continue
             try:
+                if not raw.endswith(b"\n"):
+                    raise ValueError("cut off")
                 entry = json.loads(raw)
                 done[entry["unit"]] = entry["rows"]
             except (ValueError, KeyError, TypeError):
-                break
+                bad_line = number
+                continue
             good_end += len(raw)
     if good_end != path.stat().st_size:
         with open(path, "r+b") as handle:
             handle.truncate(good_end)
-    return done
+    if not dropped:  # at most a last line cut off: what a killed survey leaves, nothing to say
+        return done, None
+    return done, (f"{path.name}: line {bad_line:,} is damaged; it and the {dropped:,} lines after it were dropped "
+                  "and their units run again")
 
 
 def _check_settings(folder: Path, wanted: dict) -> None:
