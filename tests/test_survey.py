@@ -133,6 +133,11 @@ def test_every_published_metric_of_a_task_is_compared_none_dropped(tmp_path):
     assert (row["published_metric"], row["published"], row["reproduced"]) == ("f1,none", 99.0, False)
     assert row["metrics"]["f1,none"]["reproduced"] is False and row["metrics"]["em,none"]["reproduced"] is True
     assert row["metric"] == "f1,none"  # the headline is the published metric shown
+    manifest, _ = _one_run_manifest(tmp_path / "acc", {"drop/f1": "{f1}", "drop/acc": "50"})
+    lbnorm("survey", str(manifest), "--out", str(tmp_path / "acc" / "out"), "--published-scale", "100", "--no-plots")
+    [row] = [row for row in read_jsonl(tmp_path / "acc" / "out" / "survey.jsonl") if row["task"] == "drop"]
+    assert row["reproduced"] is False and row["published_metric"] == "acc,none"
+    assert "the results file has no metric acc,none for drop" in row["error"]
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     assert "| f1,none | 99.0000 |" in summary and "| em,none |" not in summary
 

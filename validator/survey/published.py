@@ -26,6 +26,9 @@ def compare(row: dict, published: Published, task: str, scale: float, tolerance:
         if published_task != task:
             continue
         key = metric if "," in metric else f"{metric},none"
+        if key not in row["metrics"] and row["status"] not in ("not in results", "no log"):
+            row["error"] = row["error"] or (f"the manifest publishes {task}/{metric}, but the results file has no "
+                                            f"metric {key} for {task}; fix the manifest's column name")
         entry = row["metrics"].setdefault(key, {"reported": None, "from_samples": None, "recomputed": None})
         best = entry.get("recomputed")
         best = entry.get("from_samples") if best is None else best
