@@ -49,21 +49,20 @@ def confine(root: Path, path: Path) -> Target:
     """
     shown = display_path(root, path)
     try:
-        resolved = os.path.realpath(os.path.join(root, path))
-    except (RuntimeError, OSError):
-        raise PathRefused(f"{shown} is a symlink loop; it is not read") from None
-    except ValueError:  # a lone surrogate written in JSON cannot become a file name
-        raise PathRefused(f"{shown} is not a valid file name (it is not valid Unicode)") from None
-    if resolved != os.fspath(root) and _inside(resolved, os.fspath(root)) is None:
-        raise PathRefused(f"{shown} resolves outside the workspace ({root}); only files in the repository are read")
-    try:
+        # strict: every component must exist. Without it, Python 3.11 and 3.12 give up on a symlink loop and
+        # drop "loop/.." as text, so "loop/../link" came out inside the root while link pointed outside it.
+        resolved = os.path.realpath(os.path.join(root, path), strict=True)
         mode = os.stat(resolved).st_mode
     except FileNotFoundError:
         raise PathRefused(f"{shown}: no such file") from None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:  # realpath does not raise on a loop; following it does
+    except ValueError:  # a lone surrogate written in JSON cannot become a file name
+        raise PathRefused(f"{shown} is not a valid file name (it is not valid Unicode)") from None
+    except (RuntimeError, OSError) as exc:
+        if isinstance(exc, RuntimeError) or exc.errno == errno.ELOOP:
             raise PathRefused(f"{shown} is a symlink loop; it is not read") from None
         raise PathRefused(f"{shown}: cannot be read ({exc.strerror})") from None
+    if resolved != os.fspath(root) and _inside(resolved, os.fspath(root)) is None:
+        raise PathRefused(f"{shown} resolves outside the workspace ({root}); only files in the repository are read")
     if stat.S_ISDIR(mode):
         raise PathRefused(f"{shown} is a directory, expected a file")
     if not stat.S_ISREG(mode):
