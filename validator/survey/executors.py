@@ -100,15 +100,28 @@ def exit_with_parent(parent: int) -> None:
     workers, and they would wait on their task queue forever (every worker holds the queue's other end)."""
     def watch() -> None:
         try:
-            handle = os.pidfd_open(parent)  # Linux: readable once the parent has exited; no polling
-        except (AttributeError, OSError):  # another system, or the parent is already gone
-            while os.getppid() == parent:
+            handle = os.pidfd_open(parent)  # Linux >= 5.3: readable once the parent has exited; no polling
+        except (AttributeError, OSError):  # another system, an older kernel, or the parent is already gone
+            # Under forkserver the worker's own parent is the fork server, which exits after the survey: so the
+            # survey's pid gone, or this worker's parent changed, both mean the survey is over.
+            first_parent = os.getppid()
+            while _alive(parent) and os.getppid() == first_parent:
                 time.sleep(1)
         else:
             select.select([handle], [], [])
         os._exit(1)
 
     threading.Thread(target=watch, name="lbnorm-exit-with-parent", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, but not ours to signal
+        return True
+    return True
 
 
 class WorkerMismatch(RuntimeError):

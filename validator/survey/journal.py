@@ -66,7 +66,7 @@ class Journal:
             # parsed before the line is written, so text that is not JSON never reaches the journal.
             self.done[key] = json.loads(rows)
             # json.dumps({"unit": key, "rows": ...}, sort_keys=True) to the byte, without encoding the rows again
-            lines.append(f'{{"rows": {rows}, "unit": {json.dumps(key)}}}\n')
+            lines.append(f'{{"rows": {rows}, "unit": {json.dumps(key, ensure_ascii=False)}}}\n')
         self._handle.write("".join(lines))
         self._handle.flush()
 

@@ -9,6 +9,7 @@ becomes a row with status "failed" and the reason, never a hole in the table.
 from __future__ import annotations
 
 import functools
+import os
 import posixpath
 import traceback
 from dataclasses import dataclass
@@ -150,7 +151,9 @@ def audit_local(document: Document, task: str, log: FileRef, limits: Limits,
     root = log.location[: len(log.location) - len(log.name)] if log.location.endswith(log.name) \
         else posixpath.dirname(log.location)
     try:
-        target = confine(_resolved(root), Path(log.name))
+        # Resolved for every log, not cached: a worker outlives surveys, and a source folder may be a symlink
+        # re-pointed between two of them (current -> v1, then v2).
+        target = confine(Path(os.path.realpath(root)), Path(log.name))
     except PathRefused as exc:
         result = AuditResult(results_file=document.display_path)
         result.findings.append(make_finding("LB700", log.name, str(exc)))
@@ -159,12 +162,6 @@ def audit_local(document: Document, task: str, log: FileRef, limits: Limits,
     result = audit_logs(document, [LogTarget(task, target)], limits, choice_counts=counts, unlogged_tasks=False)
     result.close()
     return result
-
-
-@functools.lru_cache(maxsize=64)
-def _resolved(root: str) -> Path:
-    """A source folder, resolved once per worker: a survey's logs share a few roots, each resolved path by path."""
-    return Path(root).resolve()
 
 
 def audit_stream(document: Document, task: str, log: FileRef, limits: Limits,
