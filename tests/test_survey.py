@@ -348,6 +348,25 @@ def test_usage_errors_exit_2(tmp_path, args, message):
     assert message in result.stderr
 
 
+@pytest.mark.parametrize("name, text, message", [
+    ("dup.csv", "results,drop/f1,drop/f1\n{run},99,{f1}\n", "the column 'drop/f1' appears twice in the header"),
+    ("extra.csv", "results,drop/f1\n{run},{f1},99\n", "entry 1 has 3 cells, but the header names 2 columns"),
+    ("dup.json", '[{{"results": "{run}", "drop/f1": 99, "drop/f1": {f1}}}]', "the key 'drop/f1' appears twice"),
+    ("nested.json", '[{{"results": "{run}", "published": {{"drop": {{"f1": 99}}}}}}]',
+     "'published' must map '<task>/<metric>' to a score"),
+    ("list.json", '[{{"results": "{run}", "published": [99]}}]', "'published' must map"),
+    ("collide.json", '[{{"results": "{run}", "drop/f1": 99, "published": {{"drop/f1": {f1}}}}}]',
+     "drop/f1 is given both in 'published' and beside it"),
+])
+def test_a_manifest_that_would_drop_a_published_score_is_refused(tmp_path, name, text, message):
+    """Each of these once kept only one of two published values, or none, with exit 0 (outside review)."""
+    manifest, values = _one_run_manifest(tmp_path, {"drop/f1": "{f1}"})
+    run = manifest.read_text(encoding="utf-8").splitlines()[1].split(",")[0]
+    (manifest.parent / name).write_text(text.format(run=run, f1=f"{values['f1']:.2f}"), encoding="utf-8")
+    result = lbnorm("survey", str(manifest.parent / name), "--out", str(tmp_path / "out"), "--published-scale", "100")
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+
+
 def test_a_run_is_surveyed_once_and_two_runs_of_one_name_are_told_apart(tmp_path):
     """A run reached through two sources would count its findings twice; two files of one name are two runs."""
     for copy in ("a", "b"):
@@ -355,11 +374,16 @@ def test_a_run_is_surveyed_once_and_two_runs_of_one_name_are_told_apart(tmp_path
     a, b = tmp_path / "a", tmp_path / "b"
     run = next(a.glob("*/results_*.json")).relative_to(a).as_posix()
     (a / "twice.csv").write_text(f"results\n{run}\n./{run}\n", encoding="utf-8")
+    hardlink = tmp_path / "elsewhere" / run  # the same file under another name: a hard link
+    hardlink.parent.mkdir(parents=True)
+    os.link(a / run, hardlink)
+    (tmp_path / "hardlinked.csv").write_text(f"results\n{a / run}\n{hardlink}\n", encoding="utf-8")
     cases = [
-        ([str(a), str(a / MANIFEST)], f"{a / MANIFEST}: the results file {run} is reached and through {a}; "
+        ([str(a), str(a / MANIFEST)], f"{a / MANIFEST}: the results file {run} is also reached through {a}; "
                                       "give each run once"),
-        ([str(a), str(a / run.split("/")[0])], f"is reached and through {a}"),
-        ([str(a / "twice.csv")], f"{a / 'twice.csv'}: the results file ./{run} is reached twice in it"),
+        ([str(a), str(a / run.split("/")[0])], f"is also reached through {a}"),
+        ([str(a / "twice.csv")], f"{a / 'twice.csv'}: the results file ./{run} is listed twice in it"),
+        ([str(tmp_path / "hardlinked.csv")], "is listed twice in it"),
         ([str(a), str(b)], f"two sources hold a run named {run} ({a} and {b}); survey them separately"),
     ]
     for number, (sources, message) in enumerate(cases):

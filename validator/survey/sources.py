@@ -84,16 +84,27 @@ def plan(sources: list[str], limits: Limits, max_units: int) -> list[Unit]:
 
 def _refuse_twice(run: Run, source: str, runs: dict[str, Run], origin: dict[str, str]) -> None:
     """A run surveyed twice would count its findings twice; two runs of one name could not be told apart."""
-    identity = "file " + (os.path.realpath(local_path(run.results.location)) if is_local(run.results.location)
-                          else run.results.location)
+    identity = "file " + _file_identity(run.results.location)
     if identity in origin:
-        where = "twice in it" if origin[identity] == source else f"and through {origin[identity]}"
-        raise SourceError(f"{source}: the results file {run.run} is reached {where}; give each run once (a "
+        where = "listed twice in it" if origin[identity] == source else f"also reached through {origin[identity]}"
+        raise SourceError(f"{source}: the results file {run.run} is {where}; give each run once (a "
                           "manifest can list every run, with published scores for some)")
     if run.run in runs:
         raise SourceError(f"two sources hold a run named {run.run} ({origin['name ' + run.run]} and {source}); "
                           "survey them separately, or list both in one manifest under names that differ")
     origin[identity], origin["name " + run.run] = source, source
+
+
+def _file_identity(location: str) -> str:
+    """The same file, however it is reached: device and inode locally (symlinks, hard links, ./ and ..),
+    the URL itself remotely (two spellings of one host are not told apart)."""
+    if not is_local(location):
+        return location
+    try:
+        info = os.stat(local_path(location))
+    except OSError:
+        return os.path.realpath(local_path(location))
+    return f"{info.st_dev}:{info.st_ino}"
 
 
 def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
@@ -198,24 +209,66 @@ def _manifest_entries(source: str, limits: Limits) -> list[dict]:
     except Exception as exc:
         raise SourceError(f"{source}: the manifest cannot be read ({exc})") from None
     if source.endswith(".csv"):
-        return list(csv.DictReader(io.StringIO(text)))
+        return _csv_entries(text, source)
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_refuse_twice_named)
+    except _KeyTwice as exc:
+        raise SourceError(f"{source}: the key {exc.args[0]!r} appears twice in one object; a published score "
+                          "must be given once") from None
     except ValueError as exc:
         raise SourceError(f"{source}: the manifest is not valid JSON ({exc})") from None
     data = data.get("runs") if isinstance(data, dict) else data
     if not isinstance(data, list) or not all(isinstance(entry, dict) for entry in data):
         raise SourceError(f"{source}: a JSON manifest is a list of objects (or {{\"runs\": [...]}}), "
                           "each with 'results'")
-    return [_flatten_published(entry) for entry in data]
+    return [_flatten_published(entry, source, number) for number, entry in enumerate(data, start=1)]
 
 
-def _flatten_published(entry: dict) -> dict:
+def _csv_entries(text: str, source: str) -> list[dict]:
+    """Rows as {column: cell}. A column named twice, or a row with more cells than the header, would have
+    a published score silently replaced or dropped: refused instead."""
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows:
+        return []
+    header = rows[0]
+    twice = sorted({name for name in header if header.count(name) > 1})
+    if twice:
+        raise SourceError(f"{source}: the column {twice[0]!r} appears twice in the header; give each once")
+    entries = []
+    for number, row in enumerate(rows[1:], start=1):
+        if len(row) > len(header):
+            raise SourceError(f"{source}: entry {number} has {len(row)} cells, but the header names "
+                              f"{len(header)} columns; quote cells that hold commas")
+        if row:
+            entries.append(dict(zip(header, row + [""] * (len(header) - len(row)))))
+    return entries
+
+
+class _KeyTwice(ValueError):
+    pass
+
+
+def _refuse_twice_named(pairs: list[tuple[str, object]]) -> dict:
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise _KeyTwice(next(key for key in keys if keys.count(key) > 1))
+    return dict(pairs)
+
+
+def _flatten_published(entry: dict, source: str, number: int) -> dict:
     """JSON entries may group published scores: {"published": {"drop/f1": 0.12}}."""
-    published = entry.get("published")
+    if "published" not in entry:
+        return entry
+    published = entry["published"]
+    if not isinstance(published, dict) or not all(isinstance(key, str) and "/" in key for key in published):
+        raise SourceError(f"{source}: entry {number}: 'published' must map '<task>/<metric>' to a score, "
+                          'e.g. {"drop/f1": 12.31}')
     flat = {k: v for k, v in entry.items() if k != "published"}
-    if isinstance(published, dict):
-        flat.update(published)
+    both = sorted(set(flat) & set(published))
+    if both:
+        raise SourceError(f"{source}: entry {number}: {both[0]} is given both in 'published' and beside it; "
+                          "give it once")
+    flat.update(published)
     return flat
 
 
