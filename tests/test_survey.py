@@ -142,6 +142,19 @@ def test_every_published_metric_of_a_task_is_compared_none_dropped(tmp_path):
     assert "| f1,none | 99.0000 |" in summary and "| em,none |" not in summary
 
 
+def test_published_scores_of_an_unreadable_run_stay_in_the_table_not_reproduced(tmp_path):
+    manifest, _ = _one_run_manifest(tmp_path, {"drop/f1": "{f1}", "hellaswag/acc": "50"})
+    results = next((tmp_path / "runs").glob("*/results_*.json"))
+    results.write_text("{not json", encoding="utf-8")
+    result = lbnorm("survey", str(manifest), "--out", str(tmp_path / "out"), "--published-scale", "100",
+                    "--no-plots")
+    assert result.returncode == 1 and "2 published scores not reproduced" in result.stdout, result.stdout
+    rows = {row["task"]: row for row in read_jsonl(tmp_path / "out" / "survey.jsonl")}
+    assert [(task, rows[task]["status"], rows[task]["reproduced"]) for task in ("drop", "hellaswag")] == [
+        ("drop", "not audited", False), ("hellaswag", "not audited", False)]
+    assert rows["hellaswag"]["published"] == 50.0 and rows[""]["status"] == "unreadable results"
+
+
 @pytest.mark.parametrize("scale, hint", [([], "are above 1, but --published-scale is 1 (fractions)"),
                                          (["--published-scale", "100"], None)])
 def test_percents_read_as_fractions_get_a_hint(tmp_path, scale, hint):

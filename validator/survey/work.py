@@ -64,7 +64,13 @@ def run_batch(batch: list[Unit], settings: Settings = Settings()) -> list[str]:
 def failed_row(unit: Unit, reason: str) -> dict:
     row = blank_row(unit.run.run, unit.run.model or "", _task_from_name(unit.log), unit.log.name if unit.log else "")
     row.update(status="failed", error=reason)
-    return row
+    return _unjudged(row, unit)
+
+
+def _unjudged(row: dict, unit: Unit) -> dict:
+    """A row whose log was not audited still carries its task's published scores, not reproduced (with nothing
+    re-derived, the scale and tolerance do not matter): a published number never leaves the table."""
+    return compare(row, unit.run.published, row["task"], 1.0, 0.0) if unit.log is not None else row
 
 
 def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
@@ -74,9 +80,13 @@ def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
         if unit.log is not None:  # the run's own unit reports the results file once
             row = blank_row(unit.run.run, unit.run.model or "", _task_from_name(unit.log), unit.log.name)
             row.update(status="not audited", error="the results file cannot be read")
-            return [row]
+            return [_unjudged(row, unit)]
         finding = make_finding(exc.rule, unit.run.results.name, exc.message, line=exc.line, column=exc.column)
-        return [finding_row(unit.run.run, unit.run.model or "", "", "", "unreadable results", [finding])]
+        logged = {_task_from_name(log) for log in unit.run.logs}
+        published = [compare(blank_row(unit.run.run, unit.run.model or "", task, "") | {
+            "status": "not audited", "error": "the results file cannot be read"}, unit.run.published, task, 1.0, 0.0)
+            for task in sorted({task for task, _, _ in unit.run.published} - logged)]
+        return [finding_row(unit.run.run, unit.run.model or "", "", "", "unreadable results", [finding]), *published]
     model = one_line(unit.run.model or results_model(unit.run.results, settings.limits), 300)
     if unit.log is None:
         return _run_rows(unit, document, model, settings)
