@@ -561,7 +561,10 @@ def test_stream_records_refuse_bad_lines_with_rule_and_line(data, rule, line):
     (b'{"doc_id": 0}\n{"doc_id": 1, "do', "the log is cut off: its last line ends without a newline"),
     (b'{"doc_id": 0}\n{"doc_id": 1, "do\n', "not valid JSON: "),
     (b'{"doc_id": 0}\n{"doc_id": 1, "do\n{"doc_id": 2}\n', "not valid JSON: "),
-], ids=["cut while written", "broken line, newline after it", "broken line in the middle"])
+    (b'{"doc_id": 0}\n{"doc_id": 1, "text": "caf\xc3', "the log is cut off: its last line ends without a newline"),
+    (b'{"doc_id": 0}\n{"doc_id": 1} x', "not valid JSON: Extra data"),
+], ids=["cut while written", "broken line, newline after it", "broken line in the middle", "cut inside a character",
+        "a whole record and garbage"])
 def test_a_log_cut_mid_record_says_it_was_cut_off_local_and_streamed(data, message, tmp_path):
     (tmp_path / "log.jsonl").write_bytes(data)
     with pytest.raises(DocumentError) as local:

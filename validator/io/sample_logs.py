@@ -154,9 +154,9 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
                                 line_number, 1)
         if raw.isspace():  # a blank line (isspace tests the bytes strip() strips, without copying the line)
             continue
-        text = decode_line(raw, line_number)
-        yield SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits,
-                                                                 cut=not raw.endswith(b"\n")))
+        cut = not raw.endswith(b"\n")
+        text = decode_line(raw, line_number, cut)
+        yield SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits, cut=cut))
         index += 1
 
 
@@ -238,11 +238,17 @@ def _array_records(handle, limits: Limits) -> Iterator[SampleRecord]:
         position, index, expect_value = end, index + 1, False
 
 
-def decode_line(raw: bytes, line: int) -> str:
-    """One log line as text; bytes that are not UTF-8 are LB701 at that line."""
+CUT_OFF = "the log is cut off: its last line ends without a newline in the middle of a record"
+CUT_OFF_FIX = "write the log again, or survey a complete copy"
+
+
+def decode_line(raw: bytes, line: int, cut: bool = False) -> str:
+    """One log line as text; bytes that are not UTF-8 are LB701 at that line (`cut`: see load_record)."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        if cut and exc.end == len(raw) and exc.reason == "unexpected end of data":  # a character cut in two
+            raise DocumentError("LB701", f"{CUT_OFF} (inside a character); {CUT_OFF_FIX}", line, 1) from None
         raise DocumentError("LB701", f"byte {exc.start} of this line is not UTF-8; logs are written as UTF-8",
                             line, 1) from None
 
@@ -280,10 +286,8 @@ def load_record(text: str, line: int, column: int, limits: Limits, cut: bool = F
     try:
         return parse_json(text)
     except json.JSONDecodeError as exc:
-        if cut:
-            raise DocumentError("LB701", f"the log is cut off: its last line ends without a newline in the middle "
-                                f"of a record ({exc.msg}); write the log again, or survey a complete copy",
-                                line, exc.colno) from None
+        if cut and exc.msg != "Extra data":  # "Extra data": a whole record with something after it, not a cut
+            raise DocumentError("LB701", f"{CUT_OFF} ({exc.msg}); {CUT_OFF_FIX}", line, exc.colno) from None
         raise DocumentError("LB701", f"not valid JSON: {exc.msg}", line, exc.colno) from None
     except RecursionError:
         raise DocumentError("LB108", "the record is nested too deeply", line, column) from None

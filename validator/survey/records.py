@@ -28,7 +28,7 @@ def stream_records(handle: IO[bytes], limits: Limits) -> Iterator[SampleRecord]:
         if index == 0 and raw.lstrip().startswith(b"["):
             raise DocumentError("LB701", "this is a legacy JSON-array log (lm-eval 0.4.0-0.4.2); the survey reads "
                                          "those from local folders only", line_number, 1)
-        text = decode_line(raw, line_number)
+        text = decode_line(raw, line_number, cut=not ended)
         record = SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits, cut=not ended))
         check_record_count(record, limits)
         yield record
