@@ -67,6 +67,13 @@ def failed_row(unit: Unit, reason: str) -> dict:
     return _unjudged(row, unit)
 
 
+def _not_audited(unit: Unit, task: str, log: str) -> dict:
+    """A row of a run whose results file cannot be read: its log is not audited, its published scores stay."""
+    row = blank_row(unit.run.run, unit.run.model or "", task, log)
+    row.update(status="not audited", error="the results file cannot be read")
+    return compare(row, unit.run.published, task, 1.0, 0.0)
+
+
 def _unjudged(row: dict, unit: Unit) -> dict:
     """A row whose log was not audited still carries its task's published scores, not reproduced (with nothing
     re-derived, the scale and tolerance do not matter): a published number never leaves the table."""
@@ -78,14 +85,10 @@ def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
         document = results_document(unit.run.results, settings.limits)
     except DocumentError as exc:
         if unit.log is not None:  # the run's own unit reports the results file once
-            row = blank_row(unit.run.run, unit.run.model or "", _task_from_name(unit.log), unit.log.name)
-            row.update(status="not audited", error="the results file cannot be read")
-            return [_unjudged(row, unit)]
+            return [_not_audited(unit, _task_from_name(unit.log), unit.log.name)]
         finding = make_finding(exc.rule, unit.run.results.name, exc.message, line=exc.line, column=exc.column)
         logged = {_task_from_name(log) for log in unit.run.logs}
-        published = [compare(blank_row(unit.run.run, unit.run.model or "", task, "") | {
-            "status": "not audited", "error": "the results file cannot be read"}, unit.run.published, task, 1.0, 0.0)
-            for task in sorted({task for task, _, _ in unit.run.published} - logged)]
+        published = [_not_audited(unit, task, "") for task in sorted({t for t, _, _ in unit.run.published} - logged)]
         return [finding_row(unit.run.run, unit.run.model or "", "", "", "unreadable results", [finding]), *published]
     model = one_line(unit.run.model or results_model(unit.run.results, settings.limits), 300)
     if unit.log is None:
