@@ -155,6 +155,26 @@ def test_published_scores_of_an_unreadable_run_stay_in_the_table_not_reproduced(
     assert rows["hellaswag"]["published"] == 50.0 and rows[""]["status"] == "unreadable results"
 
 
+def test_published_tasks_of_a_failed_run_unit_stay_in_the_table_not_reproduced(tmp_path, monkeypatch):
+    """The run's own unit judges published tasks without a log; when it fails, they are still rows."""
+    from validator.io.limits import DEFAULT_LIMITS
+    from validator.survey import work
+    from validator.survey.sources import plan
+
+    manifest, _ = _one_run_manifest(tmp_path, {"drop/f1": "{f1}", "hellaswag/acc": "50"})
+    [run_unit] = [unit for unit in plan([str(manifest)], DEFAULT_LIMITS, 100) if unit.log is None]
+
+    def broken(*_):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(work, "_run_rows", broken)
+    rows = {row["task"]: row for row in json.loads(work.run_unit(run_unit))}
+    assert rows[""]["status"] == "failed" and "internal error: RuntimeError: a bug" in rows[""]["error"]
+    assert (rows["hellaswag"]["status"], rows["hellaswag"]["published"], rows["hellaswag"]["reproduced"]) == (
+        "not audited", 50.0, False)
+    assert "drop" not in rows  # its log's unit judges it
+
+
 @pytest.mark.parametrize("scale, hint", [([], "are above 1, but --published-scale is 1 (fractions)"),
                                          (["--published-scale", "100"], None)])
 def test_percents_read_as_fractions_get_a_hint(tmp_path, scale, hint):

@@ -26,7 +26,7 @@ from typing import Callable, Iterator
 from ..core import version
 from .journal import rows_text
 from .sources import Unit
-from .work import failed_row
+from .work import failed_rows
 
 MAX_POOL_RESTARTS = 3
 # --local-cluster's Dask settings (DaskCluster below): the background work a dashboard or a long-lived shared
@@ -54,7 +54,7 @@ Result = tuple[Batch, list[str]]  # each unit's rows as journal text (journal.ro
 
 
 def failed_batch(batch: Batch, reason: str) -> list[str]:
-    return [rows_text([failed_row(unit, reason)]) for unit in batch]
+    return [rows_text(failed_rows(unit, reason)) for unit in batch]
 
 
 def batch_key(batch: Batch) -> str:

@@ -53,7 +53,7 @@ def run_unit(unit: Unit, settings: Settings = Settings()) -> str:
             return rows_text([plain(row) for row in rows])
     except Exception as exc:  # a bug or an unforeseen input must not lose the unit
         detail = one_line(f"{type(exc).__name__}: {exc} at {traceback.extract_tb(exc.__traceback__)[-1].name}", 300)
-        return rows_text([failed_row(unit, f"internal error: {detail}; please report it")])
+        return rows_text(failed_rows(unit, f"internal error: {detail}; please report it"))
 
 
 def run_batch(batch: list[Unit], settings: Settings = Settings()) -> list[str]:
@@ -61,23 +61,33 @@ def run_batch(batch: list[Unit], settings: Settings = Settings()) -> list[str]:
     return [run_unit(unit, settings) for unit in batch]
 
 
-def failed_row(unit: Unit, reason: str) -> dict:
+def failed_rows(unit: Unit, reason: str) -> list[dict]:
+    """A unit that could not run: a "failed" row, and for a run's own unit its published tasks without a log
+    (what that unit would have judged), not reproduced."""
     row = blank_row(unit.run.run, unit.run.model or "", _task_from_name(unit.log), unit.log.name if unit.log else "")
     row.update(status="failed", error=reason)
-    return _unjudged(row, unit)
+    if unit.log is not None:
+        return [_unjudged(row, unit)]
+    return [row, *(_not_audited(unit, task, "", "the run's unit failed") for task in _published_unlogged(unit.run))]
 
 
-def _not_audited(unit: Unit, task: str, log: str) -> dict:
-    """A row of a run whose results file cannot be read: its log is not audited, its published scores stay."""
+def _not_audited(unit: Unit, task: str, log: str, why: str = "the results file cannot be read") -> dict:
+    """A row of a task that was not audited (`why`): its published scores stay, not reproduced."""
     row = blank_row(unit.run.run, unit.run.model or "", task, log)
-    row.update(status="not audited", error="the results file cannot be read")
+    row.update(status="not audited", error=why)
     return compare(row, unit.run.published, task, 1.0, 0.0)
 
 
 def _unjudged(row: dict, unit: Unit) -> dict:
     """A row whose log was not audited still carries its task's published scores, not reproduced (with nothing
     re-derived, the scale and tolerance do not matter): a published number never leaves the table."""
-    return compare(row, unit.run.published, row["task"], 1.0, 0.0) if unit.log is not None else row
+    return compare(row, unit.run.published, row["task"], 1.0, 0.0)
+
+
+def _published_unlogged(run) -> list[str]:
+    """The run's published tasks that no log of it is named for (the run's own unit judges them)."""
+    logged = {_task_from_name(log) for log in run.logs}
+    return sorted({task for task, _, _ in run.published} - logged)
 
 
 def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
@@ -87,8 +97,7 @@ def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
         if unit.log is not None:  # the run's own unit reports the results file once
             return [_not_audited(unit, _task_from_name(unit.log), unit.log.name)]
         finding = make_finding(exc.rule, unit.run.results.name, exc.message, line=exc.line, column=exc.column)
-        logged = {_task_from_name(log) for log in unit.run.logs}
-        published = [_not_audited(unit, task, "") for task in sorted({t for t, _, _ in unit.run.published} - logged)]
+        published = [_not_audited(unit, task, "") for task in _published_unlogged(unit.run)]
         return [finding_row(unit.run.run, unit.run.model or "", "", "", "unreadable results", [finding]), *published]
     model = one_line(unit.run.model or results_model(unit.run.results, settings.limits), 300)
     if unit.log is None:
