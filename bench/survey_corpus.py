@@ -4,7 +4,8 @@
 
 Each run is an MMLU-Pro-like multiple-choice task (ten choices, each
 request repeating a five-shot prompt of about 4 kB, as lm-eval logs them)
-and a DROP task (a passage of about 1.5 kB, a three-shot prompt), with
+and a DROP task (a passage of about 1.5 kB, a three-shot prompt; answers are
+numbers, mostly small, or names, in about DROP's proportions), with
 hashes and aggregates as the harness writes them. About 25 MB per run at
 the defaults; the real leaderboard's details run to about 1 GB per model.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import string
 import sys
 from pathlib import Path
 
@@ -40,13 +42,26 @@ def mc_task(rng: random.Random, docs: int, seed: int):
     return task
 
 
+def drop_gold(rng: random.Random) -> str:
+    """A DROP answer as the dataset has them: about two thirds numbers, mostly small (so they repeat from
+    question to question, and the scorer's caches meet them again), the rest names of one to three words
+    that a passage of its own holds (so they seldom repeat)."""
+    if rng.random() < 0.65:
+        return str(int(rng.expovariate(1 / 12)) + 1)
+    return " ".join(name(rng) for _ in range(rng.randint(1, 3)))
+
+
+def name(rng: random.Random) -> str:
+    return "".join(rng.choices(string.ascii_lowercase, k=rng.randint(4, 9))).capitalize()
+
+
 def drop_run_task(rng: random.Random, docs: int):
-    golds = [[[str(rng.randint(1, 99))]] for _ in range(docs)]
+    golds = [[[drop_gold(rng)]] for _ in range(docs)]
     predictions = [f" {g[0][0]}" if rng.random() < 0.5 else f" {prose(rng, 3)}" for g in golds]
     task = drop_task(predictions, golds)
     shots = prose(rng, 400)
-    for sample in task.samples:
-        passage = prose(rng, 250)
+    for sample, gold in zip(task.samples, golds):
+        passage = f"{prose(rng, 125)} {gold[0][0]} {prose(rng, 125)}"
         sample["doc"]["passage"] = passage
         sample["arguments"]["gen_args_0"]["arg_0"] = f"{shots}\n\n{passage} {sample['doc']['question']}"
         with_hashes(sample)
