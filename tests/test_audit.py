@@ -445,3 +445,86 @@ def test_job_summary_shows_the_sample_log_table(tmp_path):
     assert "| drop | 4 | 4/4 ok, task hash ok | 2 recomputed | 0.4175 / 0.6675 |" in summary
     annotations = "\n".join(annotation_lines(result, "lbnorm-report.json"))
     assert f"file={paths['drop'].name},line=2" in annotations and "LB711" in annotations
+
+
+# --- fields the submitter writes cannot switch a check off -------------------------------------
+# Each case edits an honest run (results and/or samples) to carry a false number behind a field that once
+# made the audit skip its comparison; each must be reported, at the line named.
+
+def _raise_drop_f1(results, samples):
+    results["results"]["drop"]["f1,none"] = 0.99
+
+
+def _median(results, samples):
+    _raise_drop_f1(results, samples)
+    results["configs"]["drop"]["metric_list"][1]["aggregation"] = "median"
+
+
+def _no_metrics_list(results, samples):
+    _raise_drop_f1(results, samples)
+    for sample in samples:
+        sample["metrics"] = []
+
+
+def _reported_text(results, samples):
+    results["results"]["drop"]["f1,none"] = "0.99"
+
+
+def _reported_nan(results, samples):
+    results["results"]["drop"]["f1,none"] = float("nan")
+
+
+def _relabelled_multiple_choice(results, samples):
+    results["configs"]["toy_mc"]["output_type"] = "loglikelihood"
+    results["results"]["toy_mc"]["acc,none"] = results["results"]["toy_mc"]["acc_norm,none"] = 1.0
+    for sample in samples:
+        sample["acc"] = sample["acc_norm"] = 1.0
+
+
+SOFTENING_FIELDS = {
+    # case: (task, edit, [(rule, file, needle of the line: in results.json, or "log:<line>")])
+    "aggregation_median": ("drop", _median, [("LB716", "results", '"aggregation": "median"')]),
+    "empty_metrics_list": ("drop", _no_metrics_list, [("LB709", "results", '"f1,none": 0.99')]),
+    "reported_as_text": ("drop", _reported_text, [("LB716", "results", '"f1,none": "0.99"')]),
+    "reported_nan": ("drop", _reported_nan, [("LB716", "results", '"f1,none": NaN')]),
+    "multiple_choice_relabelled_loglikelihood": ("toy_mc", _relabelled_multiple_choice, [
+        ("LB702", "log", 1), ("LB708", "log", None), ("LB709", "results", '"acc,none": 1.0')]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SOFTENING_FIELDS))
+def test_a_field_the_submitter_writes_cannot_switch_a_check_off(tmp_path, case):
+    name, edit, expected = SOFTENING_FIELDS[case]
+    task = hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS, until=["\n\n"]) if name == "drop" \
+        else hl.choice_task("toy_mc", 20, seed=5)
+    results = hl.results_for([task])
+    edit(results, task.samples)
+    paths = hl.write_run(tmp_path, [task], results)
+    text = paths["results"].read_text(encoding="utf-8")
+    result = audit(tmp_path, paths["results"])
+    found = {(f.rule, Path(f.file).name, f.line) for f in result.findings}
+    assert not result.ok(), found  # an error: the verdict fails
+    for rule, where, at in expected:
+        if where == "results":
+            line = text[: text.index(at)].count("\n") + 1
+            assert (rule, paths["results"].name, line) in found, found
+        else:
+            assert any(f[0] == rule and f[1] == paths[name].name and at in (None, f[2]) for f in found), found
+
+
+def test_a_loglikelihood_task_is_scored_by_is_greedy(tmp_path):
+    """lm-eval's loglikelihood tasks log acc as whether the continuation was greedy: recomputed, not trusted."""
+    task = hl.Task("toy_ll", {"output_type": "loglikelihood", "metric_list": [{"metric": "acc"}]})
+    for doc_id, greedy in enumerate([True, False, True, "True", "False"]):
+        sample = {"doc_id": doc_id, "doc": {"text": f"text {doc_id}"}, "target": " end",
+                  "arguments": {"gen_args_0": {"arg_0": f"text {doc_id}", "arg_1": " end"}},
+                  "resps": [[["-1.5", str(greedy)]]], "filtered_resps": [["-1.5", greedy]], "filter": "none",
+                  "metrics": ["acc"], "acc": 1.0 if greedy in (True, "True") else 0.0}
+        hl.with_hashes(sample)
+        task.samples.append(sample)
+    paths = hl.write_run(tmp_path, [task])
+    assert audit(tmp_path, paths["results"]).findings == []
+    task.samples[1]["acc"] = 1.0  # not greedy, yet logged as right
+    paths = hl.write_run(tmp_path / "tampered", [task])
+    found = rules(audit(tmp_path / "tampered", paths["results"]))
+    assert ("LB708", paths["toy_ll"].name, 2) in found and any(rule == "LB709" for rule, _, _ in found)

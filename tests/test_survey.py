@@ -522,6 +522,25 @@ def test_a_log_symlinked_out_of_the_source_is_not_read(tmp_path):
     assert row["rules"] == {"LB700": 1} and "outside the workspace" in row["first_finding"]
 
 
+@pytest.mark.parametrize("hide_config", [False, True])
+def test_a_task_without_a_log_fails_the_survey_even_with_its_config_deleted(tmp_path, hide_config):
+    """A survey exists to audit every number: a task left without a log is an error (LB707), and deleting the
+    task's config as well does not take it out of the table."""
+    root = tmp_path / "runs"
+    make_corpus(root, runs=1, seed=3, fault_rate=0)
+    results = next(root.glob("*/results_*.json"))
+    next(results.parent.glob("samples_arc_easy_*.jsonl")).unlink()
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["results"]["arc_easy"]["acc,none"] = 0.99
+    if hide_config:
+        del data["configs"]["arc_easy"]
+    results.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    result = lbnorm("survey", str(root), "--out", str(tmp_path / "out"), "--no-plots")
+    assert result.returncode == 1, result.stdout + result.stderr
+    row = next(row for row in read_jsonl(tmp_path / "out" / "survey.jsonl") if row["task"] == "arc_easy")
+    assert (row["status"], row["rules"], row["errors"]) == ("no log", {"LB707": 1}, 1)
+
+
 def test_a_failing_unit_is_a_row_not_a_hole(tmp_path):
     root = tmp_path / "runs"
     make_corpus(root, runs=2, seed=3, fault_rate=0)

@@ -818,6 +818,16 @@ def sample_logs() -> None:
     c.expect("LB709", "results.json", '"f1,none": 0.95')
     c.close()
 
+    def median_f1(doc):
+        raise_f1(doc)
+        doc["configs"]["drop"]["metric_list"][1]["aggregation"] = "median"
+    c, logs = samples_case("negative", "LB716_aggregation_not_recomputed",
+                           "DROP's f1 raised, behind an aggregation the audit does not compute (median).",
+                           [drop_log()], results_edit=median_f1)
+    c.expect("LB301", "results.json", '"drop": {')
+    c.expect("LB716", "results.json", '"aggregation": "median"')
+    c.close()
+
     spec_run = drop_log(harness_logs.SPEC_RUN_PREDICTIONS, harness_logs.SPEC_RUN_GOLDS)
     c, logs = samples_case("negative", "LB710_LB713_drop_deep_dive",
                            "The spec's DROP run (B.2.6): a glued number, a cut decimal, a long answer, and the '.' "

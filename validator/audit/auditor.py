@@ -184,6 +184,20 @@ def known_tasks(data: Any) -> set[str]:
     return set()
 
 
+def reported_tasks(data: Any) -> set[str]:
+    """known_tasks, and every results entry the file does not name a group (`groups`, `group_subtasks`).
+
+    The submitter writes configs too: deleting a task's config (and its log) must not take its numbers out
+    of a survey, which reports each task without a log (LB707). A file without configs cannot tell its
+    leaf tasks from its groups, so there it is known_tasks."""
+    tasks = known_tasks(data)
+    if not isinstance(data, dict) or not isinstance(data.get("configs"), dict) or not data["configs"]:
+        return tasks
+    tables = [data.get(key) for key in ("results", "groups", "group_subtasks")]
+    results, groups, subtasks = (table if isinstance(table, dict) else {} for table in tables)
+    return tasks | (set(results) - set(groups) - set(subtasks))
+
+
 def place_logs(root: Path, results: Target, data: Any, named: list[Path] | None,
                result: AuditResult) -> list[LogTarget]:
     """The logs to audit: those named (paths relative to root), or those found beside the results file."""

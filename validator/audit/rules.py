@@ -87,7 +87,12 @@ def sample_log_task(ctx):
     """A task has no sample log while others do, or a log holds a task the audit cannot place.
 
     A submission that ships logs usually ships one per leaf task; a missing
-    one leaves that task's numbers unaudited.
+    one leaves that task's numbers unaudited. A warning in `check` and
+    `audit`, where logs are evidence a submitter may add (a maintainer who
+    requires them lists the rule under `error`). An error in `survey`, which
+    exists to audit every number; there a task the results table names
+    without a config (and not as a group) is a task too, so deleting its
+    config does not hide it.
     """
 
 
@@ -176,4 +181,18 @@ def choice_count_evidence(ctx):
     scores 19 choices although its documentation says "should be 18", and
     1/18 shifts BBH. Runs in `check` for submissions that list their logs;
     fix the profile, or run the task the leaderboard runs.
+    """
+
+
+@rule("LB716", "aggregate-not-audited", ERROR, runs=False)
+def aggregate_not_audited(ctx):
+    """A metric the results file reports for a logged task could not be re-derived from its log.
+
+    Its samples log no value for it, its `metric_list` names an aggregation
+    the audit does not compute (it computes the mean, and IFEval's flattened
+    mean), or the reported value is not a number. Every one of these is
+    written by the submitter, so none may leave a number unaudited in
+    silence. A leaderboard that runs tasks with other aggregations (a
+    perplexity, a corpus BLEU) lists this rule under `warn` or `ignore` in
+    its configuration.
     """

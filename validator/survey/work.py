@@ -12,13 +12,13 @@ import functools
 import os
 import posixpath
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..audit.auditor import LogAuditor, LogTarget, audit_logs, known_tasks
+from ..audit.auditor import LogAuditor, LogTarget, audit_logs, known_tasks, reported_tasks
 from ..audit.model import AuditResult
 from ..audit.spec import TaskSpec
-from ..findings import make_finding
+from ..findings import ERROR, make_finding
 from ..io.documents import Document, DocumentError, parse_document
 from ..io.limits import DEFAULT_LIMITS, Limits
 from ..io.loaders import read_at_most
@@ -136,7 +136,7 @@ def _model_of(document: Document, results_name: str) -> str:
 def _run_rows(unit: Unit, document: Document, model: str, settings: Settings) -> list[dict]:
     """What only the results file can say: tasks that have no log, or no log at all, and published tasks it lacks."""
     run = unit.run
-    tasks = known_tasks(document.data)
+    tasks = reported_tasks(document.data)
     unlisted = unlisted_task_rows(run, model, tasks, settings.published_scale, settings.published_tolerance)
     if not run.logs:
         finding = make_finding("LB700", run.results.name, "no sample log beside this results file; lm-eval writes "
@@ -147,8 +147,9 @@ def _run_rows(unit: Unit, document: Document, model: str, settings: Settings) ->
     logged = {task_of(posixpath.basename(log.name), tasks) for log in run.logs}
     rows = []
     for task in sorted(tasks - logged):
-        finding = make_finding("LB707", run.results.name, f"{task} has no sample log, so its numbers are not "
-                               f"audited; add samples_{task}_<date>.jsonl")
+        # An error here, a warning in check and audit: a survey exists to audit every number (rules.py, LB707).
+        finding = replace(make_finding("LB707", run.results.name, f"{task} has no sample log, so its numbers are "
+                                       f"not audited; add samples_{task}_<date>.jsonl"), severity=ERROR)
         row = finding_row(run.run, model, task, "", "no log", [finding])
         rows.append(_with_published(row, run, task, settings))
     return rows + unlisted

@@ -34,7 +34,8 @@ class RunningMean:
 
 @audit_unit(order=90)  # last: it compares what the recomputing units put in sample.recomputed
 class Aggregates(AuditUnit):
-    """LB702 (a metric that is not a number), LB708 (one sample's score), LB709 (an aggregate)."""
+    """LB702 (a metric that is not a number), LB708 (one sample's score), LB709 (an aggregate), LB716 (an
+    aggregate that cannot be re-derived)."""
 
     def __init__(self, log):
         super().__init__(log)
@@ -42,7 +43,6 @@ class Aggregates(AuditUnit):
         self.recomputed: dict[tuple[str, str], RunningMean] = {}
         self.metric_names = {key.partition(",")[0] for key in self.spec.metric_keys()}
         self.sorted_metric_names = sorted(self.metric_names)
-        self.names_seen: list[str] = []  # the last sample's "metrics" list, once checked ([] passes the check)
         self.tolerance = log.tolerance
 
     def add(self, sample: Sample) -> None:
@@ -60,20 +60,14 @@ class Aggregates(AuditUnit):
                 self.log.at_record("LB708", sample.record, (metric,), f"{self.spec.name} doc_id {sample.doc_id}: "
                                    f"{metric} is logged as {logged[metric]!r}, but {sample.recomputed_by} {value!r}")
 
-    def _metric_names(self, data: dict) -> list[str]:
-        """The sample's own list of metrics (lm-eval >= 0.4.3 logs one), else the results file's names it holds."""
-        names = data.get("metrics")
-        if names == self.names_seen:  # the same list as the sample before (every sample of a log): checked then
-            return names
-        if isinstance(names, list) and all(isinstance(n, str) for n in names):
-            self.names_seen = names
-            return names
-        return [name for name in self.sorted_metric_names if name in data]
-
     def _logged_values(self, sample: Sample) -> dict[str, float]:
         data, flt = sample.data, sample.filter
         scalars = {}
-        for name in self._metric_names(data):
+        # The results file's metrics, not the sample's own "metrics" list: the submitter writes that list, and
+        # an empty one hid every logged value from the comparison.
+        for name in self.sorted_metric_names:
+            if name not in data:
+                continue
             raw = data.get(name)
             kind = type(raw)
             # as_number's answer for the usual plain int or finite float, without the call (this runs per metric)
@@ -104,9 +98,15 @@ class Aggregates(AuditUnit):
             aggregation = self.spec.aggregation(metric)
             if logged is None:
                 audit.note = "no per-sample values in the log"
+                if self.summary.samples:  # an empty log is reported as such (LB706)
+                    self._not_audited(audit, f"none of its {self.summary.samples:,} samples logs a number "
+                                      f"for {metric!r} under filter {flt!r}")
                 continue
             if aggregation not in ("mean", "flatten"):
-                audit.note = f"aggregation {aggregation.splitlines()[0][:60]!r} is not recomputed"
+                shown = repr(aggregation.splitlines()[0][:60] if aggregation else aggregation)
+                audit.note = f"aggregation {shown} is not recomputed"
+                self._not_audited(audit, f"its metric_list gives the aggregation {shown}, which the audit does not "
+                                  "compute (it computes the mean)", self._aggregation_path(metric))
                 continue
             audit.samples, audit.from_samples = logged.count, logged.mean()
             audit.recomputed = recomputed.mean() if recomputed else None
@@ -114,8 +114,9 @@ class Aggregates(AuditUnit):
 
     def _compare(self, audit: MetricAudit, recomputed: RunningMean | None) -> None:
         reported = as_number(audit.reported)
-        if reported is None:
-            audit.note = "the results value is not a number (reported by check)"
+        if reported is None or not isfinite(reported):
+            audit.note = "the results value is not a number"
+            self._not_audited(audit, f"the results file gives {_shown(audit.reported)}, not a finite number")
             return
         off = [value for value in (audit.from_samples, audit.recomputed)
                if value is not None and abs(value - reported) > self.log.tolerance]
@@ -129,3 +130,22 @@ class Aggregates(AuditUnit):
             parts.append(f"first differing sample: doc_id {first[0]} (logged {first[1]!r}, recomputed {first[2]!r})")
         self.log.at_results("LB709", ("results", self.spec.name, audit.key),
                             f"{self.spec.name} {audit.key}: the results file says {reported!r}, " + "; ".join(parts))
+
+    def _aggregation_path(self, metric: str) -> tuple:
+        """Where the config names the metric's aggregation (spec.aggregation read it there)."""
+        items = self.spec.config.get("metric_list")
+        for index, item in enumerate(items if isinstance(items, list) else []):
+            if isinstance(item, dict) and item.get("metric") == metric:
+                return ("configs", self.spec.name, "metric_list", index, "aggregation")
+        return ("configs", self.spec.name, "metric_list")
+
+    def _not_audited(self, audit: MetricAudit, why: str, path: tuple | None = None) -> None:
+        """LB716 at the reported value (or at `path`): a number the log cannot vouch for."""
+        self.log.at_results("LB716", path or ("results", self.spec.name, audit.key),
+                            f"{self.spec.name} {audit.key} is not audited: {why}; the number cannot be trusted "
+                            "until it is re-derived from its samples")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,6 +1,8 @@
-"""Multiple choice: acc and acc_norm re-derived from each sample's log-likelihoods."""
+"""Multiple choice: acc and acc_norm re-derived from each sample's log-likelihoods (and loglikelihood's acc)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from ..sample_scoring import NotRecomputable, choice_scores, is_drop_sample
 from .base import AuditUnit, Sample, audit_unit
@@ -10,13 +12,32 @@ CHOICE_METRICS = ("acc", "acc_norm")  # the metrics add() looks for
 
 @audit_unit(order=30)
 class MultipleChoice(AuditUnit):
-    """Recomputes acc/acc_norm for the aggregates unit (LB708, LB709); LB702 when they cannot be."""
+    """Recomputes acc/acc_norm for the aggregates unit (LB708, LB709); LB702 when they cannot be.
+
+    What a sample holds decides, not only the config's output_type, which the
+    submitter writes: a sample with a log-likelihood per choice is scored as
+    multiple choice whatever the config says (and LB702 says the two differ),
+    so relabelling a task cannot switch its scoring off.
+    """
 
     def add(self, sample: Sample) -> None:
         data = sample.data
-        if (self.spec.output_type != "multiple_choice" or ("acc" not in data and "acc_norm" not in data)
-                or is_drop_sample(data)):
+        if ("acc" not in data and "acc_norm" not in data) or is_drop_sample(data):
             return
+        output_type, resps = self.spec.output_type, data.get("filtered_resps")
+        if output_type == "multiple_choice":
+            self._score_choices(sample)
+        elif _one_pair_per_choice(resps):
+            self.log.at_record("LB702", sample.record, ("filtered_resps",), (
+                f"{self.spec.name}: the config's output_type is {output_type!r}, but the sample holds {len(resps)} "
+                "[log-likelihood, is_greedy] pairs, one per choice as multiple_choice logs them; it is scored as "
+                "multiple choice"))
+            self._score_choices(sample)
+        elif output_type == "loglikelihood" and "acc" in data:
+            self._score_greedy(sample, resps)
+
+    def _score_choices(self, sample: Sample) -> None:
+        data = sample.data
         try:
             scores = choice_scores(data.get("filtered_resps"), data.get("arguments"), data.get("target"),
                                    self.spec.target_delimiter)
@@ -28,3 +49,29 @@ class MultipleChoice(AuditUnit):
             values["acc_norm"] = scores.acc_norm
         sample.recomputed.update({m: v for m, v in values.items() if m in data})
         sample.recomputed_by = "its log-likelihoods give"
+
+    def _score_greedy(self, sample: Sample, resps: Any) -> None:
+        """lm-eval's loglikelihood task: acc is whether the continuation was the greedy one."""
+        greedy = _is_greedy(resps[0]) if isinstance(resps, list) and len(resps) == 1 else None
+        if greedy is None:
+            self.log.at_record("LB702", sample.record, ("filtered_resps",), "acc cannot be recomputed: a "
+                               "loglikelihood sample's filtered_resps is one [log-likelihood, is_greedy] pair")
+            return
+        sample.recomputed["acc"] = 1.0 if greedy else 0.0
+        sample.recomputed_by = "its is_greedy gives"
+
+
+def _one_pair_per_choice(resps: Any) -> bool:
+    """Several [log-likelihood, is_greedy] pairs: what lm-eval logs for multiple_choice, and only for it."""
+    return (isinstance(resps, list) and len(resps) > 1
+            and all(isinstance(pair, list) and len(pair) == 2 for pair in resps))
+
+
+def _is_greedy(pair: Any) -> bool | None:
+    """is_greedy of a logged pair: a boolean (<= 0.4.2) or its string (>= 0.4.3)."""
+    if not (isinstance(pair, list) and len(pair) == 2):
+        return None
+    flag = pair[1]
+    if isinstance(flag, bool):
+        return flag
+    return {"True": True, "False": False}.get(flag) if isinstance(flag, str) else None
