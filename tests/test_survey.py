@@ -329,12 +329,12 @@ def test_a_journal_line_is_the_json_of_its_unit_and_rows_written_by_the_worker(t
             {"run": "x", "task": "", "rules": {}, "error": "line\nbreak \u2028", "reproduced": None}]
     journal = Journal(tmp_path, resume=False)
     journal.record([("k" * 64, rows_text(rows)), ("m" * 64, rows_text(rows[1:]))])
-    with pytest.raises(ValueError):
-        journal.record([("n" * 64, rows_text(rows)), ("j" * 64, "[{not json")])  # no line of it is written
+    refused = journal.record([("n" * 64, rows_text(rows)), ("j" * 64, "[{not json")])  # only the JSON is written
     journal.close()
+    assert [key for key, _ in refused] == ["j" * 64] and "j" * 64 not in journal.done
     assert (tmp_path / JOURNAL_NAME).read_text(encoding="utf-8") == "".join(
         json.dumps({"unit": key, "rows": unit_rows}, ensure_ascii=False, allow_nan=False, sort_keys=True) + "\n"
-        for key, unit_rows in (("k" * 64, rows), ("m" * 64, rows[1:])))
+        for key, unit_rows in (("k" * 64, rows), ("m" * 64, rows[1:]), ("n" * 64, rows)))
     assert journal.done["k" * 64] == json.loads(json.dumps(rows, sort_keys=True))
 
 

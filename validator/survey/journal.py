@@ -19,14 +19,18 @@ import json
 import os
 from pathlib import Path
 
+from .rows import LONE_SURROGATE, printable
+
 JOURNAL_NAME = "units.jsonl"
 SETTINGS_NAME = "settings.json"
 
 
 def rows_text(rows: list[dict]) -> str:
     """A unit's rows as its journal line holds them. Workers call it: the client only appends the text, and a
-    string crosses a process or the network for less than the dicts it holds."""
-    return json.dumps(rows, ensure_ascii=False, allow_nan=False, sort_keys=True)
+    string crosses a process or the network for less than the dicts it holds. Lone surrogates (a file name that
+    is not UTF-8) are escaped as rows.printable() does, since UTF-8 cannot write them: in JSON text, \\\\xff."""
+    text = json.dumps(rows, ensure_ascii=False, allow_nan=False, sort_keys=True)
+    return LONE_SURROGATE.sub(lambda match: printable(match.group()).replace("\\", "\\\\"), text)
 
 
 class JournalExists(Exception):
@@ -44,7 +48,7 @@ class Journal:
             raise JournalExists(f"{folder} already holds a survey ({JOURNAL_NAME}); pass --resume to "
                                 "continue it, or choose another --out")
         folder.mkdir(parents=True, exist_ok=True)
-        self._handle = open(self.path, "a", encoding="utf-8")
+        self._handle = open(self.path, "ab")
         try:
             _lock(self._handle, folder)
             if existed:
@@ -58,17 +62,28 @@ class Journal:
             (folder / SETTINGS_NAME).write_text(json.dumps(settings, indent=1, sort_keys=True) + "\n",
                                                 encoding="utf-8")
 
-    def record(self, entries: list[tuple[str, str]]) -> None:
-        """Append the lines of (unit key, rows_text() of its rows as the worker wrote it), flushed together."""
-        lines = []
+    def record(self, entries: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """Append the lines of (unit key, rows_text() of its rows as the worker wrote it), flushed together.
+
+        Returns (key, why) of each entry that cannot be journaled (not JSON, not a list, not UTF-8): it is not
+        written, and the caller journals a failed row in its place, so one unit's rows never cost the others."""
+        lines, refused = [], []
         for key, rows in entries:
-            # Kept as read back, so this run's rows and resumed ones are the same data, key order included;
-            # parsed before the line is written, so text that is not JSON never reaches the journal.
-            self.done[key] = json.loads(rows)
-            # json.dumps({"unit": key, "rows": ...}, sort_keys=True) to the byte, without encoding the rows again
-            lines.append(f'{{"rows": {rows}, "unit": {json.dumps(key, ensure_ascii=False)}}}\n')
-        self._handle.write("".join(lines))
+            try:
+                # Kept as read back, so this run's rows and resumed ones are the same data, key order included;
+                # parsed before the line is written, so text that is not JSON never reaches the journal.
+                parsed = json.loads(rows)
+                if not isinstance(parsed, list):
+                    raise ValueError(f"the rows are a JSON {type(parsed).__name__}, not a list")
+                # json.dumps({"unit": key, "rows": ...}, sort_keys=True) to the byte, without encoding the rows again
+                lines.append(f'{{"rows": {rows}, "unit": {json.dumps(key, ensure_ascii=False)}}}\n'.encode("utf-8"))
+            except (TypeError, ValueError, RecursionError) as exc:  # UnicodeEncodeError is a ValueError
+                refused.append((key, f"{type(exc).__name__}: {exc}"))
+                continue
+            self.done[key] = parsed
+        self._handle.write(b"".join(lines))
         self._handle.flush()
+        return refused
 
     def close(self) -> None:
         self._handle.flush()

@@ -8,6 +8,7 @@ JSON lines and written as JSON text in CSV and Parquet.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from typing import Any
 
@@ -30,6 +31,19 @@ DROP_COLUMNS = ("em_recomputed", "f1_recomputed", "em_nl", "f1_nl", "em_nl_lstri
 MAX_METRICS = 100  # per row; a results entry can list any number of metrics (the findings still cover all)
 # The metric a row shows first when no published score names one: what leaderboards publish.
 _HEADLINE = ("f1,none", "acc_norm,none", "acc,none", "exact_match,none")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """Text UTF-8 can write. os.fsdecode keeps a file name's bytes that are not UTF-8 as lone surrogates, and a
+    JSON file can spell one (\\udcff): such a byte is shown as \\xff, any other lone surrogate as \\udXXX. The
+    file itself is still opened by its real name."""
+    return LONE_SURROGATE.sub(_escaped, text)
+
+
+def _escaped(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
 
 
 def blank_row(run: str, model: str, task: str, log: str) -> dict:
@@ -83,7 +97,8 @@ def _count_findings(row: dict, findings: list[Finding]) -> None:
     first = min(findings, key=lambda f: (f.severity != ERROR, f.rule, f.line or 0), default=None)
     if first is not None:
         where = f" (line {first.line})" if first.line else ""
-        row["first_finding"] = one_line(f"{first.rule} {first.file}{where}: {first.message}", 400)
+        # printable first: one_line would show a name's \\xff as \\udcff, not as the row's `log` shows it.
+        row["first_finding"] = one_line(printable(f"{first.rule} {first.file}{where}: {first.message}"), 400)
 
 
 def _number(value: Any) -> float | None:
