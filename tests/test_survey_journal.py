@@ -18,6 +18,7 @@ from survey_corpus import make_corpus
 from validator.survey.engine import survey
 from validator.survey.executors import LocalPool
 from validator.survey.journal import JOURNAL_NAME
+from validator.survey.rows import blank_row
 from validator.survey.tables import read_jsonl
 
 OUTPUTS = ("units.jsonl", "survey.csv", "survey.jsonl", "summary.md", "summary.html")
@@ -68,10 +69,11 @@ class Corrupting(LocalPool):
 
 @pytest.mark.parametrize("text, why", [
     ("[{not json", "JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 3 (char 2)"),
-    ('{"run": "x"}', "ValueError: the rows are a JSON dict, not a list"),
-    ('[{"run": "\ud800"}]', "UnicodeEncodeError: 'utf-8' codec can't encode character '\\ud800' in position 19: "
-                            "surrogates not allowed"),
-], ids=["not JSON", "not a list", "not UTF-8"])
+    ('{"run": "x"}', "ValueError: its rows are a JSON object, not a list"),
+    ('[{"run": "x"}]', "ValueError: row 1: no column 'model'"),
+    (json.dumps([blank_row("\ud800", "", "drop", "")], ensure_ascii=False), "ValueError: row 1: 'run' cannot hold "
+                                                                             '"\\ud800"'),
+], ids=["not JSON", "not a list", "not a row", "not UTF-8"])
 def test_a_units_rows_that_cannot_be_journaled_become_its_failed_row_and_the_others_are_kept(tmp_path, text, why):
     make_corpus(tmp_path / "runs", runs=1, seed=3, fault_rate=0)
     outcome = survey([str(tmp_path / "runs")], tmp_path / "out", Corrupting(text))
@@ -79,3 +81,92 @@ def test_a_units_rows_that_cannot_be_journaled_become_its_failed_row_and_the_oth
     assert outcome.rows[1]["error"] == f"internal error: its rows cannot be journaled ({why}); please report it"
     journaled = read_jsonl(tmp_path / "out" / JOURNAL_NAME)
     assert sorted(len(entry["rows"]) for entry in journaled) == [0, 1, 1]  # every unit; the run's own has no row
+
+
+def tampered_run(root: Path) -> None:
+    """One run whose results file claims a DROP F1 its logs do not give (LB709): a row that must stay an error."""
+    make_corpus(root, runs=1, seed=3, fault_rate=0)
+    results = next(root.glob("*/results_*.json"))
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["results"]["drop"]["f1,none"] += 0.05
+    results.write_text(json.dumps(data), encoding="utf-8")
+
+
+def drop_row_of(entry: dict) -> bool:
+    return any(row.get("task") == "drop" and row.get("log") for row in entry["rows"])
+
+
+@pytest.mark.parametrize("tamper, why", [
+    (lambda entry: entry.update(rows="abc"), "its rows are a JSON string, not a list"),
+    (lambda entry: entry.update(rows=[1, 2]), "row 1: a JSON number, not an object"),
+    (lambda entry: entry.update(rows=[{"run": "x"}]), "row 1: no column 'model'"),
+    (lambda entry: entry["rows"][0].update(extra=1), "row 1: a column the table does not have"),
+    (lambda entry: entry["rows"][0].update(errors="1"), "row 1: 'errors' cannot hold \"1\""),
+    (lambda entry: entry["rows"][0].update(errors=True), "row 1: 'errors' cannot hold true"),
+    (lambda entry: entry["rows"][0].update(samples=1 << 64), "row 1: 'samples' cannot hold 18446744073709551616"),
+    (lambda entry: entry["rows"][0].update(reported=float("nan")), "row 1: 'reported' cannot hold nan"),
+    (lambda entry: entry["rows"][0].update(run="\udcff"), "row 1: 'run' cannot hold \"\\udcff\""),
+    (lambda entry: entry["rows"][0].update(rules={"LB709": "1"}), "row 1: 'rules' cannot hold {\"LB709\": \"1\"}"),
+    (lambda entry: entry["rows"][0]["metrics"].update({"f1,none": 0.5}),
+     "row 1: 'metrics' cannot hold \"f1,none\": 0.5"),
+    (lambda entry: entry.update(unit=7), 'not {"rows": [...], "unit": "<key>"}'),
+], ids=["string", "numbers", "row lacking columns", "extra column", "errors as text", "errors as boolean",
+        "over 64 bits", "NaN", "lone surrogate", "rules", "metrics", "unit not a key"])
+def test_a_journal_line_that_is_not_the_surveys_rows_is_damaged_and_its_unit_audited_again(tmp_path, tamper, why):
+    """--resume once read such rows into the tables: an internal error (TypeError, KeyError) or a crash writing
+    them, after the earlier pass's tables were left in --out."""
+    tampered_run(tmp_path / "runs")
+    first = survey([str(tmp_path / "runs")], tmp_path / "out", LocalPool(1))
+    journal = tmp_path / "out" / JOURNAL_NAME
+    entries = read_jsonl(journal)
+    line = next(number for number, entry in enumerate(entries, start=1) if drop_row_of(entry))
+    tamper(entries[line - 1])
+    journal.write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+    again = survey([str(tmp_path / "runs")], tmp_path / "out", LocalPool(1), resume=True)
+    assert again.rows == first.rows and (again.units, again.skipped) == (3, 3 - (len(entries) - line + 1))
+    dropped = len(entries) - line
+    after = f"it and the {dropped:,} lines after it were dropped and their units run again" if dropped \
+        else "it was dropped and its unit runs again"
+    assert again.notes == [f"{JOURNAL_NAME}: line {line} is damaged ({why}); {after}"]
+
+
+def test_a_log_unit_journaled_without_its_one_row_is_audited_again(tmp_path):
+    tampered_run(tmp_path / "runs")
+    first = survey([str(tmp_path / "runs")], tmp_path / "out", LocalPool(1))
+    journal = tmp_path / "out" / JOURNAL_NAME
+    entries = [{**entry, "rows": []} if drop_row_of(entry) else entry for entry in read_jsonl(journal)]
+    journal.write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+    again = survey([str(tmp_path / "runs")], tmp_path / "out", LocalPool(1), resume=True)
+    assert again.rows == first.rows and again.skipped == 2  # the LB709 row is back
+    assert again.notes == [f"{JOURNAL_NAME}: 1 of its log units hold no row or several (a log's unit writes one); "
+                           "they run again"]
+
+
+def test_a_survey_removes_the_earlier_tables_when_it_starts(tmp_path):
+    """A resume that stops with an error must not leave the last pass's tables in --out looking current."""
+    tampered_run(tmp_path / "runs")
+    out = tmp_path / "out"
+    assert lbnorm("survey", str(tmp_path / "runs"), "--out", str(out), "--workers", "1").returncode == 1
+    written = {path.relative_to(out).as_posix() for path in out.rglob("*")}
+    assert written >= {"survey.csv", "survey.jsonl", "summary.md", "summary.html", "units.jsonl", "settings.json"}
+
+    class Broken(LocalPool):
+        def run(self, function, batches):
+            raise RuntimeError("the executor broke")
+            yield  # a generator, as the executors are
+
+    journal = read_jsonl(out / JOURNAL_NAME)
+    (out / JOURNAL_NAME).write_text("".join(json.dumps(entry) + "\n" for entry in journal[:-1]), encoding="utf-8")
+    with pytest.raises(RuntimeError, match="the executor broke"):
+        survey([str(tmp_path / "runs")], out, Broken(1), resume=True)
+    left = {path.relative_to(out).as_posix() for path in out.rglob("*")}
+    assert left == {"units.jsonl", "settings.json"} | ({"plots"} if "plots" in written else set())
+
+
+def test_an_earlier_table_that_cannot_be_removed_is_a_usage_error(tmp_path):
+    tampered_run(tmp_path / "runs")
+    (tmp_path / "out" / "survey.csv").mkdir(parents=True)
+    result = lbnorm("survey", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert result.returncode == 2, result.stderr
+    assert (f"Error: {tmp_path / 'out' / 'survey.csv'} is left from an earlier survey and cannot be removed (Is a "
+            "directory); remove it, or choose another --out\n") in result.stderr

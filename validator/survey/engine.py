@@ -17,7 +17,8 @@ from typing import Callable, TextIO
 
 from ..core.version import __version__
 from ..io.safe_text import one_line
-from .journal import Journal, rows_text
+from .journal import JOURNAL_NAME, Journal, rows_text
+from .outputs import remove_previous
 from .rows import sort_key
 from .sources import Unit, plan
 from .batches import batches
@@ -74,9 +75,15 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     started = time.monotonic()
     units = plan(sources, settings.limits, max_units)
     journal = Journal(out, resume, settings_record(settings))
-    todo = [unit for unit in units if unit.key not in journal.done]
+    todo = [unit for unit in units if not _journaled(unit, journal.done)]
+    notes = [journal.note] if journal.note else []
+    rowless = sum(1 for unit in todo if unit.key in journal.done)
+    if rowless:
+        notes.append(f"{JOURNAL_NAME}: {rowless:,} of its log units hold no row or several (a log's unit writes "
+                     "one); they run again")
     meter = Progress(len(todo), progress)
     try:
+        remove_previous(out)  # a survey that stops before its tables must not leave the last ones looking current
         if on_start is not None:
             on_start(len(units), len(todo))
         for batch, results in executor.run(functools.partial(run_batch, settings=settings),
@@ -89,7 +96,13 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     finally:
         journal.close()
     return SurveyOutcome(table_rows(units, journal.done), len(units), len(units) - len(todo),
-                         time.monotonic() - started, bytes_of(todo), notes=[journal.note] if journal.note else [])
+                         time.monotonic() - started, bytes_of(todo), notes=notes)
+
+
+def _journaled(unit: Unit, done: dict[str, list[dict]]) -> bool:
+    """Whether the journal holds the unit's rows: a log's unit always writes exactly one row (a run's, any)."""
+    rows = done.get(unit.key)
+    return rows is not None and (unit.log is None or len(rows) == 1)
 
 
 def _record(journal: Journal, batch: list[Unit], results: list[str]) -> None:
