@@ -170,3 +170,65 @@ def test_an_earlier_table_that_cannot_be_removed_is_a_usage_error(tmp_path):
     assert result.returncode == 2, result.stderr
     assert (f"Error: {tmp_path / 'out' / 'survey.csv'} is left from an earlier survey and cannot be removed (Is a "
             "directory); remove it, or choose another --out\n") in result.stderr
+
+
+def test_an_output_name_that_is_a_symlink_is_replaced_never_followed(tmp_path):
+    """A link survey.csv -> a file outside --out once had the table written over that file."""
+    tampered_run(tmp_path / "runs")
+    out, outside = tmp_path / "out", tmp_path / "outside"
+    (outside / "plots").mkdir(parents=True)
+    out.mkdir()
+    victims = {name: outside / name for name in ("survey.csv", "survey.jsonl", "summary.md", "settings.json",
+                                                 "plots/differences.png")}
+    for name, victim in victims.items():
+        victim.write_text("precious\n", encoding="utf-8")
+        if "/" not in name:
+            (out / name).symlink_to(victim)
+    (out / "plots").symlink_to(outside / "plots", target_is_directory=True)
+    result = lbnorm("survey", str(tmp_path / "runs"), "--out", str(out), "--workers", "1")
+    assert result.returncode == 1, result.stderr
+    assert {victim.read_text(encoding="utf-8") for victim in victims.values()} == {"precious\n"}
+    assert not any(path.is_symlink() for path in out.rglob("*"))
+    assert read_jsonl(out / "survey.jsonl")[1]["rules"] == {"LB709": 1}
+
+
+@pytest.mark.parametrize("target", ["outside/units.jsonl", "outside/missing.jsonl"], ids=["a file", "dangling"])
+def test_a_journal_that_is_a_symlink_is_refused(tmp_path, target):
+    tampered_run(tmp_path / "runs")
+    (tmp_path / "out").mkdir()
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "units.jsonl").write_text("precious\n", encoding="utf-8")
+    (tmp_path / "out" / JOURNAL_NAME).symlink_to(tmp_path / target)
+    result = lbnorm("survey", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--workers", "1")
+    assert result.returncode == 2, result.stderr
+    assert (f"Error: {tmp_path / 'out' / JOURNAL_NAME} is a symbolic link; the survey keeps its journal in a file "
+            "of its own: remove the link, or choose another --out\n") in result.stderr
+    assert sorted(path.name for path in (tmp_path / "outside").iterdir()) == ["units.jsonl"]
+    assert (tmp_path / "outside" / "units.jsonl").read_text(encoding="utf-8") == "precious\n"
+
+
+def test_a_table_is_written_whole_or_not_at_all(tmp_path):
+    """A table is written under a temporary name and moved onto its own: a write that stops half way (here, a
+    row JSON cannot hold) leaves the file that was there, and no temporary file."""
+    from validator.survey.tables import write_jsonl
+
+    (tmp_path / "survey.jsonl").write_text("the earlier table\n", encoding="utf-8")
+    rows = [blank_row("a", "", "", ""), {**blank_row("b", "", "", ""), "reported": float("nan")}]
+    with pytest.raises(ValueError):
+        write_jsonl(rows, tmp_path / "survey.jsonl")
+    assert [path.name for path in tmp_path.iterdir()] == ["survey.jsonl"]
+    assert (tmp_path / "survey.jsonl").read_text(encoding="utf-8") == "the earlier table\n"
+
+
+def test_the_writers_replace_a_symlink_at_a_tables_name(tmp_path):
+    from validator.survey.summary import write_summaries
+    from validator.survey.tables import write_tables
+
+    (tmp_path / "victim").write_text("precious\n", encoding="utf-8")
+    for name in ("survey.csv", "survey.jsonl", "survey.parquet", "summary.md", "summary.html"):
+        (tmp_path / name).symlink_to(tmp_path / "victim")
+    rows = [blank_row("a", "m", "drop", "")]
+    write_tables(rows, tmp_path)
+    write_summaries(rows, tmp_path, plots=False)
+    assert (tmp_path / "victim").read_text(encoding="utf-8") == "precious\n"
+    assert read_jsonl(tmp_path / "survey.jsonl") == rows and not any(path.is_symlink() for path in tmp_path.iterdir())

@@ -19,6 +19,7 @@ import json
 import os
 from pathlib import Path
 
+from .outputs import replaced
 from .rows import LONE_SURROGATE, printable, rows_problem
 
 JOURNAL_NAME = "units.jsonl"
@@ -43,12 +44,17 @@ class Journal:
         self.path = folder / JOURNAL_NAME
         self.done: dict[str, list[dict]] = {}
         self.note: str | None = None  # what --resume had to drop from a damaged journal
+        if self.path.is_symlink():  # appending through it would write the journal wherever it points
+            raise JournalExists(f"{self.path} is a symbolic link; the survey keeps its journal in a file of its "
+                                "own: remove the link, or choose another --out")
         existed = self.path.exists()
         if existed and not resume:
             raise JournalExists(f"{folder} already holds a survey ({JOURNAL_NAME}); pass --resume to "
                                 "continue it, or choose another --out")
         folder.mkdir(parents=True, exist_ok=True)
-        self._handle = open(self.path, "ab")
+        # O_NOFOLLOW: a link made since the check above is refused (ELOOP), not written through.
+        self._handle = open(os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
+                                    0o666), "ab")
         try:
             _lock(self._handle, folder)
             if existed:
@@ -59,8 +65,8 @@ class Journal:
             self._handle.close()
             raise
         if settings is not None and not self.done:
-            (folder / SETTINGS_NAME).write_text(json.dumps(settings, indent=1, sort_keys=True) + "\n",
-                                                encoding="utf-8")
+            with replaced(folder / SETTINGS_NAME) as handle:
+                handle.write(json.dumps(settings, indent=1, sort_keys=True) + "\n")
 
     def record(self, entries: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """Append the lines of (unit key, rows_text() of its rows as the worker wrote it), flushed together.
