@@ -27,6 +27,7 @@ from validator.survey.engine import SurveyOutcome, survey
 from validator.survey.executors import LocalPool
 from validator.survey.journal import JOURNAL_NAME, SETTINGS_NAME, Journal, JournalExists, rows_text
 from validator.survey.records import stream_records
+from validator.survey.rows import blank_row
 from validator.survey.tables import read_jsonl
 from validator.io.documents import DocumentError
 from validator.io.limits import Limits
@@ -325,38 +326,40 @@ def test_a_survey_says_how_many_bytes_its_units_read_and_how_fast(tmp_path):
 
 
 def test_a_journal_line_is_the_json_of_its_unit_and_rows_written_by_the_worker(tmp_path):
-    rows = [{"run": "ö/results.json", "task": "drop", "metrics": {"f1,none": {"reported": 0.25}}, "errors": 0},
-            {"run": "x", "task": "", "rules": {}, "error": "line\nbreak \u2028", "reproduced": None}]
+    rows = [{**blank_row("ö/results.json", "m", "drop", "l"),
+             "metrics": {"f1,none": {"reported": 0.25, "from_samples": None, "recomputed": 0.25}}},
+            {**blank_row("x", "", "", ""), "error": "line\nbreak \u2028", "reproduced": None}]
     journal = Journal(tmp_path, resume=False)
     journal.record([("k" * 64, rows_text(rows)), ("m" * 64, rows_text(rows[1:]))])
-    with pytest.raises(ValueError):
-        journal.record([("n" * 64, rows_text(rows)), ("j" * 64, "[{not json")])  # no line of it is written
+    refused = journal.record([("n" * 64, rows_text(rows)), ("j" * 64, "[{not json")])  # only the JSON is written
     journal.close()
+    assert [key for key, _ in refused] == ["j" * 64] and "j" * 64 not in journal.done
     assert (tmp_path / JOURNAL_NAME).read_text(encoding="utf-8") == "".join(
         json.dumps({"unit": key, "rows": unit_rows}, ensure_ascii=False, allow_nan=False, sort_keys=True) + "\n"
-        for key, unit_rows in (("k" * 64, rows), ("m" * 64, rows[1:])))
+        for key, unit_rows in (("k" * 64, rows), ("m" * 64, rows[1:]), ("n" * 64, rows)))
     assert journal.done["k" * 64] == json.loads(json.dumps(rows, sort_keys=True))
 
 
 @pytest.mark.parametrize("damage, note", [
     (lambda lines: lines[:-1] + [lines[-1][:-30]], None),  # what a kill leaves: the last line cut off
-    (lambda lines: lines[:1] + [b"{damaged\n"] + lines[1:], "line 2 is damaged; it and the 2 lines after it"),
+    (lambda lines: lines[:1] + [b"{damaged\n"] + lines[1:],
+     "line 2 is damaged (not JSON); it and the 2 lines after it were dropped and their units run again"),
 ], ids=["last line cut off", "a damaged line in the middle"])
 def test_a_resumed_journal_says_when_it_dropped_whole_lines(tmp_path, damage, note):
     journal = Journal(tmp_path, resume=False)
-    journal.record([(key * 64, rows_text([{"run": key}])) for key in "abc"])
+    journal.record([(key * 64, rows_text([blank_row(key, "", "", "")])) for key in "abc"])
     journal.close()
     lines = (tmp_path / JOURNAL_NAME).read_bytes().splitlines(keepends=True)
     (tmp_path / JOURNAL_NAME).write_bytes(b"".join(damage(lines)))
     again = Journal(tmp_path, resume=True)
     again.close()
-    assert again.note == (None if note is None else f"{JOURNAL_NAME}: {note} were dropped and their units run again")
+    assert again.note == (None if note is None else f"{JOURNAL_NAME}: {note}")
     assert list(again.done) == (["a" * 64, "b" * 64] if note is None else ["a" * 64])
 
 
 def test_two_surveys_cannot_write_one_journal_at_once(tmp_path):
     first = Journal(tmp_path, resume=False)
-    first.record([("k" * 64, rows_text([{"run": "x"}]))])
+    first.record([("k" * 64, rows_text([blank_row("x", "", "", "")]))])
     with pytest.raises(JournalExists, match="another survey is writing .* now; wait for it to end"):
         Journal(tmp_path, resume=True)
     first.close()

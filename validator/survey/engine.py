@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from ..core.version import __version__
-from .journal import Journal
+from ..io.safe_text import one_line
+from .journal import JOURNAL_NAME, Journal, rows_text
+from .outputs import remove_previous
 from .rows import sort_key
 from .sources import Unit, plan
 from .batches import batches
-from .work import Settings, run_batch
+from .work import Settings, failed_rows, run_batch
 
 
 @dataclass
@@ -73,14 +75,20 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     started = time.monotonic()
     units = plan(sources, settings.limits, max_units)
     journal = Journal(out, resume, settings_record(settings))
-    todo = [unit for unit in units if unit.key not in journal.done]
+    todo = [unit for unit in units if not _journaled(unit, journal.done)]
+    notes = [journal.note] if journal.note else []
+    rowless = sum(1 for unit in todo if unit.key in journal.done)
+    if rowless:
+        notes.append(f"{JOURNAL_NAME}: {rowless:,} of its log units hold no row or several (a log's unit writes "
+                     "one); they run again")
     meter = Progress(len(todo), progress)
     try:
+        remove_previous(out)  # a survey that stops before its tables must not leave the last ones looking current
         if on_start is not None:
             on_start(len(units), len(todo))
         for batch, results in executor.run(functools.partial(run_batch, settings=settings),
                                            batches(todo, executor.workers)):
-            journal.record([(unit.key, rows) for unit, rows in zip(batch, results)])
+            _record(journal, batch, results)
             for _ in batch:
                 meter.step()
                 if on_unit is not None:
@@ -88,7 +96,27 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     finally:
         journal.close()
     return SurveyOutcome(table_rows(units, journal.done), len(units), len(units) - len(todo),
-                         time.monotonic() - started, bytes_of(todo), notes=[journal.note] if journal.note else [])
+                         time.monotonic() - started, bytes_of(todo), notes=notes)
+
+
+def _journaled(unit: Unit, done: dict[str, list[dict]]) -> bool:
+    """Whether the journal holds the unit's rows: a log's unit always writes exactly one row (a run's, any)."""
+    rows = done.get(unit.key)
+    return rows is not None and (unit.log is None or len(rows) == 1)
+
+
+def _record(journal: Journal, batch: list[Unit], results: list[str]) -> None:
+    """Journal a batch's rows; a unit whose rows cannot be written gets a failed row saying why, and the rest of
+    its batch is kept (one file's unwritable name once lost every unit of its batch and the survey)."""
+    refused = journal.record([(unit.key, rows) for unit, rows in zip(batch, results)])
+    if not refused:
+        return
+    units = {unit.key: unit for unit in batch}
+    again = journal.record([(key, rows_text(failed_rows(units[key], f"internal error: its rows cannot be journaled "
+                                                       f"({one_line(why, 200)}); please report it")))
+                            for key, why in refused])
+    if again:  # a failed row is built to be written: this would be a bug, and a unit must not go missing
+        raise RuntimeError(f"a failed row cannot be journaled: {again[0][1]}")
 
 
 def bytes_of(units: list[Unit]) -> int | None:

@@ -19,14 +19,19 @@ import json
 import os
 from pathlib import Path
 
+from .outputs import replaced
+from .rows import LONE_SURROGATE, printable, rows_problem
+
 JOURNAL_NAME = "units.jsonl"
 SETTINGS_NAME = "settings.json"
 
 
 def rows_text(rows: list[dict]) -> str:
     """A unit's rows as its journal line holds them. Workers call it: the client only appends the text, and a
-    string crosses a process or the network for less than the dicts it holds."""
-    return json.dumps(rows, ensure_ascii=False, allow_nan=False, sort_keys=True)
+    string crosses a process or the network for less than the dicts it holds. Lone surrogates (a file name that
+    is not UTF-8) are escaped as rows.printable() does, since UTF-8 cannot write them: in JSON text, \\\\xff."""
+    text = json.dumps(rows, ensure_ascii=False, allow_nan=False, sort_keys=True)
+    return LONE_SURROGATE.sub(lambda match: printable(match.group()).replace("\\", "\\\\"), text)
 
 
 class JournalExists(Exception):
@@ -39,12 +44,17 @@ class Journal:
         self.path = folder / JOURNAL_NAME
         self.done: dict[str, list[dict]] = {}
         self.note: str | None = None  # what --resume had to drop from a damaged journal
+        if self.path.is_symlink():  # appending through it would write the journal wherever it points
+            raise JournalExists(f"{self.path} is a symbolic link; the survey keeps its journal in a file of its "
+                                "own: remove the link, or choose another --out")
         existed = self.path.exists()
         if existed and not resume:
             raise JournalExists(f"{folder} already holds a survey ({JOURNAL_NAME}); pass --resume to "
                                 "continue it, or choose another --out")
         folder.mkdir(parents=True, exist_ok=True)
-        self._handle = open(self.path, "a", encoding="utf-8")
+        # O_NOFOLLOW: a link made since the check above is refused (ELOOP), not written through.
+        self._handle = open(os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
+                                    0o666), "ab")
         try:
             _lock(self._handle, folder)
             if existed:
@@ -55,20 +65,33 @@ class Journal:
             self._handle.close()
             raise
         if settings is not None and not self.done:
-            (folder / SETTINGS_NAME).write_text(json.dumps(settings, indent=1, sort_keys=True) + "\n",
-                                                encoding="utf-8")
+            with replaced(folder / SETTINGS_NAME) as handle:
+                handle.write(json.dumps(settings, indent=1, sort_keys=True) + "\n")
 
-    def record(self, entries: list[tuple[str, str]]) -> None:
-        """Append the lines of (unit key, rows_text() of its rows as the worker wrote it), flushed together."""
-        lines = []
+    def record(self, entries: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """Append the lines of (unit key, rows_text() of its rows as the worker wrote it), flushed together.
+
+        Returns (key, why) of each entry that cannot be journaled (not JSON, not the survey's rows, not UTF-8): it
+        is not written, and the caller journals a failed row in its place, so one unit's rows never cost the
+        others. An entry written is one --resume reads back whole."""
+        lines, refused = [], []
         for key, rows in entries:
-            # Kept as read back, so this run's rows and resumed ones are the same data, key order included;
-            # parsed before the line is written, so text that is not JSON never reaches the journal.
-            self.done[key] = json.loads(rows)
-            # json.dumps({"unit": key, "rows": ...}, sort_keys=True) to the byte, without encoding the rows again
-            lines.append(f'{{"rows": {rows}, "unit": {json.dumps(key, ensure_ascii=False)}}}\n')
-        self._handle.write("".join(lines))
+            try:
+                # Kept as read back, so this run's rows and resumed ones are the same data, key order included;
+                # parsed before the line is written, so text that is not JSON never reaches the journal.
+                parsed = json.loads(rows)
+                problem = rows_problem(parsed)
+                if problem:
+                    raise ValueError(problem)
+                # json.dumps({"unit": key, "rows": ...}, sort_keys=True) to the byte, without encoding the rows again
+                lines.append(f'{{"rows": {rows}, "unit": {json.dumps(key, ensure_ascii=False)}}}\n'.encode("utf-8"))
+            except (TypeError, ValueError, RecursionError) as exc:  # UnicodeEncodeError is a ValueError
+                refused.append((key, f"{type(exc).__name__}: {exc}"))
+                continue
+            self.done[key] = parsed
+        self._handle.write(b"".join(lines))
         self._handle.flush()
+        return refused
 
     def close(self) -> None:
         self._handle.flush()
@@ -92,30 +115,45 @@ def _lock(handle, folder: Path) -> None:
 
 def _read(path: Path) -> tuple[dict[str, list[dict]], str | None]:
     """Whole lines of an earlier run, and a note when more than a cut-off last line had to go. From the first
-    line that is not whole JSON on, the file is cut, so appends stay whole; those units run again."""
+    line that is not a whole entry on, the file is cut, so appends stay whole; those units run again.
+
+    An entry is whole when it is JSON of the shape record() writes: its rows are checked as the survey's rows
+    (rows.rows_problem), since the tables would read them without checking again. Their values are trusted: the
+    journal is the maintainer's own file in their own folder, not a submission."""
     done: dict[str, list[dict]] = {}
-    good_end, bad_line, dropped = 0, None, 0
+    good_end, bad_line, why, dropped, cut_off = 0, None, "", 0, False
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             if bad_line is not None:
                 dropped += 1
                 continue
-            try:
-                if not raw.endswith(b"\n"):
-                    raise ValueError("cut off")
-                entry = json.loads(raw)
-                done[entry["unit"]] = entry["rows"]
-            except (ValueError, KeyError, TypeError):
-                bad_line = number
+            entry, why = _entry(raw)
+            if why:
+                bad_line, cut_off = number, not raw.endswith(b"\n")
                 continue
+            done[entry["unit"]] = entry["rows"]
             good_end += len(raw)
     if good_end != path.stat().st_size:
         with open(path, "r+b") as handle:
             handle.truncate(good_end)
-    if not dropped:  # at most a last line cut off: what a killed survey leaves, nothing to say
+    if bad_line is None or cut_off:  # at most the last line cut off: what a killed survey leaves
         return done, None
-    return done, (f"{path.name}: line {bad_line:,} is damaged; it and the {dropped:,} lines after it were dropped "
-                  "and their units run again")
+    dropped_text = f"it and the {dropped:,} lines after it were" if dropped else "it was"
+    return done, (f"{path.name}: line {bad_line:,} is damaged ({why}); {dropped_text} dropped and "
+                  f"{'their units run' if dropped else 'its unit runs'} again")
+
+
+def _entry(raw: bytes) -> tuple[dict, str]:
+    """The entry record() wrote on a journal line, and why it is not one ("" when it is)."""
+    if not raw.endswith(b"\n"):
+        return {}, "cut off"
+    try:
+        entry = json.loads(raw)
+    except (ValueError, RecursionError):  # a line nested past the parser's stack is no entry either
+        return {}, "not JSON"
+    if type(entry) is not dict or set(entry) != {"unit", "rows"} or type(entry["unit"]) is not str:
+        return {}, 'not {"rows": [...], "unit": "<key>"}'
+    return entry, rows_problem(entry["rows"]) or ""
 
 
 def _check_settings(folder: Path, wanted: dict) -> None:

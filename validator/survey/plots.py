@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-PLOT_FOLDER = "plots"
+from .outputs import plot_folder, replaced
 
 
 def draw_plots(rows: list[dict], out: Path) -> dict[str, Path]:
@@ -16,8 +16,7 @@ def draw_plots(rows: list[dict], out: Path) -> dict[str, Path]:
     matplotlib.use("Agg")  # files only: no display, no GUI toolkit
     import matplotlib.pyplot as plt
 
-    folder = out / PLOT_FOLDER
-    folder.mkdir(exist_ok=True)
+    folder = plot_folder(out)
     drawn = {}
     for title, name, draw in ((
             "Reported vs re-derived: largest difference per row", "differences.png", _differences),
@@ -29,7 +28,8 @@ def draw_plots(rows: list[dict], out: Path) -> dict[str, Path]:
             axes.set_title(title, fontsize=10)
             figure.tight_layout()
             # No timestamp in the file, so a re-run writes the same bytes.
-            figure.savefig(folder / name, dpi=90, metadata={"Software": None})
+            with replaced(folder / name, binary=True) as handle:
+                figure.savefig(handle, format="png", dpi=90, metadata={"Software": None})
             drawn[title] = folder / name
         plt.close(figure)
     return drawn

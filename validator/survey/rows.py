@@ -7,7 +7,9 @@ JSON lines and written as JSON text in CSV and Parquet.
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections import Counter
 from typing import Any
 
@@ -30,6 +32,19 @@ DROP_COLUMNS = ("em_recomputed", "f1_recomputed", "em_nl", "f1_nl", "em_nl_lstri
 MAX_METRICS = 100  # per row; a results entry can list any number of metrics (the findings still cover all)
 # The metric a row shows first when no published score names one: what leaderboards publish.
 _HEADLINE = ("f1,none", "acc_norm,none", "acc,none", "exact_match,none")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """Text UTF-8 can write. os.fsdecode keeps a file name's bytes that are not UTF-8 as lone surrogates, and a
+    JSON file can spell one (\\udcff): such a byte is shown as \\xff, any other lone surrogate as \\udXXX. The
+    file itself is still opened by its real name."""
+    return LONE_SURROGATE.sub(_escaped, text)
+
+
+def _escaped(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"\\u{code:04x}"
 
 
 def blank_row(run: str, model: str, task: str, log: str) -> dict:
@@ -83,7 +98,8 @@ def _count_findings(row: dict, findings: list[Finding]) -> None:
     first = min(findings, key=lambda f: (f.severity != ERROR, f.rule, f.line or 0), default=None)
     if first is not None:
         where = f" (line {first.line})" if first.line else ""
-        row["first_finding"] = one_line(f"{first.rule} {first.file}{where}: {first.message}", 400)
+        # printable first: one_line would show a name's \\xff as \\udcff, not as the row's `log` shows it.
+        row["first_finding"] = one_line(printable(f"{first.rule} {first.file}{where}: {first.message}"), 400)
 
 
 def _number(value: Any) -> float | None:
@@ -104,3 +120,74 @@ def plain(value: Any) -> Any:
 
 def sort_key(row: dict) -> tuple:
     return (row["run"], row["task"], row["log"], row["status"] or "")
+
+
+_NONE = type(None)
+_NUMBER = (float, int, _NONE)
+_TYPES = {**dict.fromkeys(("run", "model", "task", "log"), (str,)),
+          **dict.fromkeys(("status", "task_hash", "metric", "published_metric", "first_finding", "error"), (str, _NONE)),
+          **dict.fromkeys(("samples", "expected", "hashes_checked", "hash_mismatches", "drop_n"), (int, _NONE)),
+          "errors": (int,), "warnings": (int,), "reproduced": (bool, _NONE), "rules": (dict,), "metrics": (dict,)}
+_COLUMN_TYPES = tuple((column, _TYPES.get(column, _NUMBER)) for column in COLUMNS)
+_METRIC_VALUES = ("reported", "from_samples", "recomputed")
+_PUBLISHED_VALUES = ("published", "published_diff")
+_JSON_KIND = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+              _NONE: "null"}
+
+
+def rows_problem(rows: object) -> str | None:
+    """Why `rows` (a unit's, read back from JSON) are not the survey's rows, or None: a list of objects with
+    exactly the table's columns, each of its type, numbers finite and within 64 bits (Parquet), text that UTF-8
+    can write. The tables, the summary and the exit code read every one of these without checking again."""
+    if type(rows) is not list:
+        return f"its rows are a JSON {_JSON_KIND.get(type(rows), 'value')}, not a list"
+    for number, row in enumerate(rows, start=1):
+        problem = _row_problem(row)
+        if problem:
+            return f"row {number}: {problem}"
+    return None
+
+
+def _row_problem(row: object) -> str | None:
+    if type(row) is not dict:
+        return f"a JSON {_JSON_KIND.get(type(row), 'value')}, not an object"
+    if len(row) != len(COLUMNS) or not all(column in row for column in COLUMNS):
+        missing = [column for column in COLUMNS if column not in row]
+        return f"no column {missing[0]!r}" if missing else "a column the table does not have"
+    for column, types in _COLUMN_TYPES:
+        if not _sound(row[column], types):
+            return f"{column!r} cannot hold {_shown(row[column])}"
+    rules = row["rules"]
+    if not all(_sound(rule, (str,)) and _sound(count, (int,)) for rule, count in rules.items()):
+        return f"'rules' cannot hold {_shown(rules)}"
+    for key, entry in row["metrics"].items():
+        if not _sound(key, (str,)) or _metric_problem(entry):
+            return f"'metrics' cannot hold {_shown(key)}: {_shown(entry)}"
+    return None
+
+
+def _metric_problem(entry: object) -> bool:
+    """An entry is {reported, from_samples, recomputed}, and with a published score {published, published_diff,
+    reproduced} too (the summary reads all three of a score not reproduced)."""
+    if type(entry) is not dict or not all(_sound(entry.get(name, ""), _NUMBER) for name in _METRIC_VALUES):
+        return True
+    if len(entry) == len(_METRIC_VALUES):
+        return False
+    return (len(entry) != len(_METRIC_VALUES) + 3 or not _sound(entry.get("reproduced"), (bool,))
+            or not all(_sound(entry.get(name, ""), _NUMBER) for name in _PUBLISHED_VALUES))
+
+
+def _sound(value: object, types: tuple) -> bool:
+    kind = type(value)
+    if kind not in types:
+        return False
+    if kind is float:
+        return math.isfinite(value)
+    if kind is int:
+        return -(1 << 63) <= value < 1 << 63
+    return kind is not str or not LONE_SURROGATE.search(value)
+
+
+def _shown(value: object) -> str:
+    text = repr(value) if type(value) is float else json.dumps(value)  # repr: nan and inf as Python says them
+    return text if len(text) <= 60 else f"{text[:50]}... ({len(text):,} characters)"

@@ -210,12 +210,23 @@ def _manifest_entries(source: str, limits: Limits) -> list[dict]:
         raise SourceError(f"{source}: the manifest cannot be read ({exc})") from None
     if source.endswith(".csv"):
         return _csv_entries(text, source)
+    from ..io.budgets import json_too_deep, json_too_deep_offset, json_too_many_values
+
+    # json.loads recurses once per level: 100,000 '[' end the process's stack, not the manifest.
+    if json_too_deep(text, limits.max_depth):
+        offset = json_too_deep_offset(text, limits.max_depth)
+        where = "" if offset is None else f" (line {text.count(chr(10), 0, offset) + 1})"
+        raise SourceError(f"{source}: the manifest nests arrays and objects more than {limits.max_depth} levels "
+                          f"deep{where}; a manifest is a list of flat objects, one per run")
+    if json_too_many_values(text, limits.max_values):
+        raise SourceError(f"{source}: the manifest holds more than {limits.max_values:,} values; survey its runs "
+                          "in several manifests (or raise --max-values)")
     try:
         data = json.loads(text, object_pairs_hook=_refuse_twice_named)
     except _KeyTwice as exc:
         raise SourceError(f"{source}: the key {exc.args[0]!r} appears twice in one object; a published score "
                           "must be given once") from None
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise SourceError(f"{source}: the manifest is not valid JSON ({exc})") from None
     data = data.get("runs") if isinstance(data, dict) else data
     if not isinstance(data, list) or not all(isinstance(entry, dict) for entry in data):
@@ -227,7 +238,15 @@ def _manifest_entries(source: str, limits: Limits) -> list[dict]:
 def _csv_entries(text: str, source: str) -> list[dict]:
     """Rows as {column: cell}. A column named twice, or a row with more cells than the header, would have
     a published score silently replaced or dropped: refused instead."""
-    rows = list(csv.reader(io.StringIO(text)))
+    reader, rows = csv.reader(io.StringIO(text)), []
+    try:
+        for row in reader:
+            rows.append(row)
+    except csv.Error as exc:
+        where = f"entry {len(rows)} (line {reader.line_num})" if rows else "the header"
+        fix = (f"a cell holds a path, a model name or a score, never {csv.field_size_limit():,} characters"
+               if "field limit" in str(exc) else "check that line's quotes")
+        raise SourceError(f"{source}: {where} is not CSV that can be read ({exc}); {fix}") from None
     if not rows:
         return []
     header = rows[0]
@@ -279,11 +298,30 @@ def _published(entry: dict, source: str, number: int) -> tuple[tuple[str, str, f
         if not isinstance(column, str) or "/" not in column or value in (None, ""):
             continue
         task, _, metric = column.rpartition("/")
-        try:
-            score = float(value)
-        except (TypeError, ValueError):
-            score = math.nan
-        if not math.isfinite(score):
-            raise SourceError(f"{source}: entry {number}: {column} is {value!r}, not a number")
+        score = _score(value)
+        if score is None:
+            shown = json.dumps(value)
+            shown = shown if len(shown) <= 40 else f"{shown[:30]}... ({len(shown):,} characters)"
+            raise SourceError(f"{source}: entry {number}: {json.dumps(column)[1:-1][:100]} is {shown}, not a "
+                              "score; write a number such as 12.31 or 1.2e-1 (no underscores, booleans, inf or "
+                              "nan), or leave it empty when no score is published")
         scores.append((task, metric, score))
     return tuple(sorted(scores))
+
+
+# float() also reads "0_6_2_5" (625.0), " 7 ", "infinity" and Arabic-Indic digits: a typo would pass as a score.
+_DECIMAL = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+
+
+def _score(value: object) -> float | None:
+    """A published score: a JSON number (not a boolean: true is no score) or a decimal string; finite, or None."""
+    if type(value) in (int, float):
+        try:
+            score = float(value)
+        except OverflowError:  # a 400-digit integer
+            return None
+    elif isinstance(value, str) and _DECIMAL.fullmatch(value):
+        score = float(value)
+    else:
+        return None
+    return score if math.isfinite(score) else None

@@ -12,6 +12,7 @@ import html
 from collections import Counter
 from pathlib import Path
 
+from .outputs import replaced
 from .plots import draw_plots
 
 MAX_LISTED = 50  # rows per section; the table has them all
@@ -101,10 +102,10 @@ def _pct(value) -> str:
 def write_summaries(rows: list[dict], out: Path, plots: bool = True) -> list[Path]:
     plots = draw_plots(rows, out) if plots else {}  # {title: png path}; empty without matplotlib
     parts = sections(rows)
-    markdown = out / "summary.md"
-    markdown.write_text(_markdown(parts, plots, out), encoding="utf-8")
-    page = out / "summary.html"
-    page.write_text(_html(parts, plots), encoding="utf-8")
+    markdown, page = out / "summary.md", out / "summary.html"
+    for path, text in ((markdown, _markdown(parts, plots, out)), (page, _html(parts, plots))):
+        with replaced(path) as handle:
+            handle.write(text)
     return [markdown, page, *plots.values()]
 
 

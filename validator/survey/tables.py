@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from .outputs import replaced
 from .rows import COLUMNS, NESTED
 
 TABLE_NAME = "survey"
@@ -30,7 +31,7 @@ def _cell(column: str, value: Any) -> Any:
 
 
 def write_csv(rows: list[dict], path: Path) -> Path:
-    with open(path, "w", encoding="utf-8", newline="") as handle:
+    with replaced(path) as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(COLUMNS)
         for row in rows:
@@ -44,7 +45,7 @@ def _csv_value(value: Any) -> Any:
 
 
 def write_jsonl(rows: list[dict], path: Path) -> Path:
-    with open(path, "w", encoding="utf-8") as handle:
+    with replaced(path) as handle:
         for row in rows:
             handle.write(json.dumps({c: row[c] for c in COLUMNS}, ensure_ascii=False, allow_nan=False) + "\n")
     return path
@@ -68,7 +69,9 @@ def write_parquet(rows: list[dict], path: Path) -> Path:
 
     schema = pa.schema([(c, arrow_type(c)) for c in COLUMNS])
     columns = {c: [_cell(c, row[c]) for row in rows] for c in COLUMNS}
-    pq.write_table(pa.table(columns, schema=schema), path)
+    table = pa.table(columns, schema=schema)
+    with replaced(path, binary=True) as handle:
+        pq.write_table(table, handle)
     return path
 
 
