@@ -129,8 +129,8 @@ def test_a_log_replaced_in_the_bucket_is_audited_again_on_resume(bucket, tmp_pat
 
 
 def test_a_folder_that_is_not_in_the_bucket_is_a_source_error(bucket, tmp_path):
-    """A bucket lists a missing folder as empty: that must not pass as a survey that found nothing wrong."""
-    with pytest.raises(SourceError, match=r"gs://leaderboard-details/no-such-folder/?: no run found"):
+    """A missing folder must not pass as a survey that found nothing wrong (gcsfs's ls says it is not there)."""
+    with pytest.raises(SourceError, match=r"gs://leaderboard-details/no-such-folder/?: cannot be listed: no such folder"):
         survey([f"gs://{BUCKET}/no-such-folder/"], tmp_path, LocalPool(1))
 
 

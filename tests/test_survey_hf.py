@@ -104,8 +104,8 @@ def test_a_repository_that_is_not_there_is_a_source_error_naming_it(hub, tmp_pat
 
 
 def test_a_folder_that_is_not_in_the_repository_is_a_source_error_too(hub, tmp_path):
-    """The Hub lists a missing folder as empty: that must not pass as a survey that found nothing wrong."""
-    with pytest.raises(SourceError, match=r"/no-such-folder/: no run found"):
+    """A missing folder must not pass as a survey that found nothing wrong (the Hub's folder listing says 404)."""
+    with pytest.raises(SourceError, match=r"/no-such-folder/: cannot be listed: no such folder"):
         survey([f"hf://datasets/{REPO}/no-such-folder/"], tmp_path, LocalPool(1))
 
 

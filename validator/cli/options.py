@@ -93,6 +93,17 @@ def log_limit_option(command):
                              f"[default: {describe_size(DEFAULT_LIMITS.max_log_bytes)}].")(command)
 
 
+def remote_limit_options(command):
+    """--remote-timeout and --listing-timeout, for the survey (the one command that reads URLs)."""
+    seconds = click.FloatRange(min=0, min_open=True)
+    command = click.option("--listing-timeout", type=seconds, metavar="SECONDS",
+                           help="Longest time listing one source's folder tree may take; longer is an error "
+                                f"[default: {DEFAULT_LIMITS.listing_timeout:g}].")(command)
+    return click.option("--remote-timeout", type=seconds, metavar="SECONDS",
+                        help="Longest a remote store may take to connect or stay silent during a read; a log it "
+                             f"holds up longer is LB101 [default: {DEFAULT_LIMITS.remote_timeout:g}].")(command)
+
+
 def config_options(command):
     """--config, --isolated and --root: where settings come from and which folder is the workspace."""
     return _stack(command, [

@@ -14,6 +14,7 @@ from .options import (
     log_limit_option,
     profile_for_options,
     proving_profile_options,
+    remote_limit_options,
 )
 
 
@@ -40,10 +41,11 @@ from .options import (
               help="Draw the summary's plots (needs lbnorm[survey]: matplotlib).")
 @limit_options
 @log_limit_option
+@remote_limit_options
 def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | None, scheduler: str | None,
            local_cluster: int | None, published_scale: float, published_tolerance: float, max_units: int,
            profile_name: str | None, profile_file: Path | None, strict: bool, progress: bool | None, plots: bool,
-           **limits: int) -> None:
+           **limits: float) -> None:
     """Audit every run's sample logs into one table, locally or on a Dask cluster.
 
     SOURCES are folders or URLs holding runs in lm-eval's layout (one folder

@@ -26,12 +26,16 @@ class Limits:
     max_log_bytes: int = 4 * GIB         # LB106 for a sample log; MMLU-Pro's log alone runs to ~600 MB
     max_log_records: int = 500_000       # LB106 for a sample log; MMLU-Pro logs 12,032 records, each costs ~20 us
     max_values: int = 1_000_000          # LB112; values in one file or log record (an lm-eval results file: ~20,000)
+    # Remote stores (survey): seconds a connection or a read may stay silent, and to list one source's tree.
+    remote_timeout: float = 60.0         # LB101; a Hub or bucket answers in well under a second
+    listing_timeout: float = 600.0       # a 5,000-folder tree over HTTP lists in about a minute
 
     # The same names are the CLI options and the Action inputs (documented in README).
     OPTION_NAMES = {"max_file_bytes": "--max-file-size", "max_files": "--max-files",
                     "max_depth": "--max-depth", "max_string_length": "--max-string-length",
                     "max_log_bytes": "--max-log-size", "max_values": "--max-values",
-                    "max_log_records": "--max-log-records"}
+                    "max_log_records": "--max-log-records", "remote_timeout": "--remote-timeout",
+                    "listing_timeout": "--listing-timeout"}
 
 
 DEFAULT_LIMITS = Limits()

@@ -112,12 +112,12 @@ def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
     if name.endswith(MANIFEST_SUFFIXES) and not _is_results_name(name):
         return _manifest_runs(source, limits, max_units)
     if _is_results_name(name):
-        files = list_files(_parent(source), max_units, recursive=False)
+        files = list_files(_parent(source), max_units, recursive=False, limits=limits)
         found = [run for run in runs_in(files) if run.results.name == name]
         if not found:
             raise SourceError(f"{source}: no such results file; check the path")
         return found
-    return runs_in(list_files(source, max_units))
+    return runs_in(list_files(source, max_units, limits=limits))
 
 
 def _parent(location: str) -> str:
@@ -131,11 +131,13 @@ def _is_results_name(name: str) -> bool:
 
 
 def runs_in(files: list[FileRef]) -> list[Run]:
-    """Runs of a listing: each results file with the logs of its folder that belong to it."""
+    """Runs of a listing: each results file with the logs of its folder that belong to it. A folder that could not
+    be listed is a run of its own, with no logs, whose unit reports why (it may have held runs)."""
     by_folder: dict[str, list[FileRef]] = {}
+    runs = [Run(ref.name, ref, ()) for ref in files if ref.problem]
     for ref in files:
-        by_folder.setdefault(posixpath.dirname(ref.name), []).append(ref)
-    runs = []
+        if not ref.problem:
+            by_folder.setdefault(posixpath.dirname(ref.name), []).append(ref)
     for folder_files in by_folder.values():
         for ref in folder_files:
             base = posixpath.basename(ref.name)
@@ -177,7 +179,7 @@ def _manifest_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
         folder, name = _parent(location), location.rpartition("/")[2]
         if folder not in listings:
             try:
-                listings[folder] = list_files(folder, max_units, recursive=False)
+                listings[folder] = list_files(folder, max_units, recursive=False, limits=limits)
             except SourceMissing as exc:
                 raise SourceError(f"{source}: entry {number}: {results} cannot be reached ({exc}); fix the "
                                   "entry's path (relative to the manifest's folder)") from None
@@ -199,7 +201,7 @@ def _manifest_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
 def _manifest_entries(source: str, limits: Limits) -> list[dict]:
     ref = FileRef(source, str(local_path(source)) if is_local(source) else source, None, "")
     try:
-        with open_stream(ref, limits.max_file_bytes, "max_file_bytes") as handle:
+        with open_stream(ref, limits.max_file_bytes, "max_file_bytes", limits.remote_timeout) as handle:
             text = read_at_most(handle, limits.max_file_bytes + 1).decode("utf-8-sig")
     except DocumentError as exc:  # "cannot be read (FileNotFoundError: ...)", or over the size limit
         detail = exc.message

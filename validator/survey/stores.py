@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO
 
 from ..io.documents import DocumentError
-from ..io.limits import Limits
+from ..io.limits import DEFAULT_LIMITS, Limits
 from ..io.loaders import open_regular_file
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -37,6 +37,7 @@ class FileRef:
     location: str      # what the store opens: an absolute local path or a URL
     size: int | None
     fingerprint: str   # the store's content hash where it has one, else size and modification time
+    problem: str = ""  # set only on the stand-in for a folder that could not be listed: why (a row, not a hole)
 
 
 def is_url(text: str) -> bool:
@@ -51,11 +52,12 @@ def local_path(location: str) -> Path:
     return Path(location[len("file://"):] if location.startswith("file://") else location)
 
 
-def list_files(root: str, max_files: int, recursive: bool = True) -> list[FileRef]:
-    """Every file under root (a local folder or a URL), sorted by name; at most max_files."""
+def list_files(root: str, max_files: int, recursive: bool = True, limits: Limits = DEFAULT_LIMITS) -> list[FileRef]:
+    """Every file under root (a local folder or a URL), sorted by name; at most max_files. A sub-folder that
+    cannot be listed is a stand-in FileRef whose `problem` says why."""
     if is_local(root):
         return _list_local(local_path(root), max_files, recursive)
-    return _list_remote(root, max_files, recursive)
+    return _list_remote(root, max_files, recursive, limits)
 
 
 def _list_local(root: Path, max_files: int, recursive: bool) -> list[FileRef]:
@@ -64,9 +66,16 @@ def _list_local(root: Path, max_files: int, recursive: bool) -> list[FileRef]:
     found: list[FileRef] = []
     top = str(root)
     prefix = top if top.endswith(os.sep) else top + os.sep
+
+    def unlisted(error: OSError) -> None:  # os.walk drops an unreadable folder without a word otherwise
+        folder = str(error.filename or "")
+        if folder.startswith(prefix):
+            found.append(FileRef(folder[len(prefix):].replace(os.sep, "/") + "/", folder, None, "unlisted",
+                                 problem=f"the folder cannot be listed ({type(error).__name__}: {error.strerror})"))
+
     # Strings, not Path objects: a leaderboard's folder holds tens of thousands of files, listed before any unit
     # starts, and pathlib made up two thirds of the listing's time.
-    for folder, dirs, files in os.walk(top):  # symlinked folders are not followed
+    for folder, dirs, files in os.walk(top, onerror=unlisted):  # symlinked folders are not followed
         dirs.sort()
         for name in sorted(files):
             path = os.path.join(folder, name)
@@ -84,43 +93,40 @@ def _list_local(root: Path, max_files: int, recursive: bool) -> list[FileRef]:
     return sorted(found)
 
 
-def _filesystem(url: str):
+def _filesystem(url: str, timeout: float = DEFAULT_LIMITS.remote_timeout):
     try:
         import fsspec
     except ImportError:
         raise SourceError(f"{url}: reading URLs needs fsspec; install lbnorm[remote]") from None
     try:
-        filesystem, path = fsspec.core.url_to_fs(url)
+        filesystem, path = fsspec.core.url_to_fs(url, **_storage_options(url, timeout))
     except (ImportError, ValueError) as exc:
         raise SourceError(f"{url}: {exc}; install lbnorm[remote] (and s3fs, gcsfs or huggingface_hub "
                           "for s3://, gs:// and hf://)") from None
     return filesystem, path
 
 
-def _list_remote(url: str, max_files: int, recursive: bool) -> list[FileRef]:
-    filesystem, root = _filesystem(url)
-    try:
-        if recursive:
-            entries = filesystem.find(root, detail=True)
-        else:
-            entries = {info["name"]: info for info in filesystem.ls(root, detail=True) if info.get("type") == "file"}
-    except Exception as exc:  # each backend raises its own errors; all mean "cannot list"
-        error = SourceMissing if isinstance(exc, FileNotFoundError) else SourceError
-        raise error(f"{url}: cannot be listed ({type(exc).__name__}: {exc})") from None
-    if len(entries) > max_files:
-        raise SourceError(f"{url} holds more than {max_files:,} files; raise --max-units")
-    prefix = root.rstrip("/") + "/"
-    found = []
-    for path, info in entries.items():
-        if not path.startswith(prefix):
-            continue  # a link out of the tree (HTTP listings can hold any link)
-        size = info.get("size")
-        found.append(FileRef(path[len(prefix):], filesystem.unstrip_protocol(path), size,
-                             _fingerprint(info, size)))
-    return sorted(found)
+def _storage_options(url: str, timeout: float) -> dict:
+    """HTTP gets a connect and a per-read timeout (aiohttp's default is 300 s for the whole request, which a
+    stalled server holds and an honest 600 MB log can exceed). Other stores keep their clients' own timeouts."""
+    if not url.lower().startswith(("http://", "https://")):
+        return {}
+    import aiohttp
+
+    return {"client_kwargs": {"timeout": aiohttp.ClientTimeout(total=None, connect=timeout, sock_connect=timeout,
+                                                               sock_read=timeout)}}
 
 
-def _fingerprint(info: dict, size: int | None) -> str:
+def _list_remote(url: str, max_files: int, recursive: bool, limits: Limits) -> list[FileRef]:
+    from .listing import Budget, walk  # listing builds on this module's FileRef and errors
+
+    filesystem, root = _filesystem(url, limits.remote_timeout)
+    budget = Budget(max_files=max_files, max_folders=max_files, max_page_bytes=limits.max_file_bytes,
+                    seconds=limits.listing_timeout)
+    return walk(url, filesystem, root, budget, recursive)
+
+
+def fingerprint_of(info: dict, size: int | None) -> str:
     for key in _CONTENT_HASH_KEYS:
         value = info.get(key)
         if value:
@@ -128,12 +134,31 @@ def _fingerprint(info: dict, size: int | None) -> str:
     return f"size={size}"
 
 
-def open_stream(ref: FileRef, max_bytes: int, option: str) -> IO[bytes]:
+def network_errors() -> tuple[type[BaseException], ...]:
+    """What a store raises when the network fails mid-read: OSError (resets, timeouts, fsspec's FSTimeoutError)
+    and aiohttp's ClientError (a body shorter than its Content-Length), which is not an OSError."""
+    try:
+        from aiohttp import ClientError
+    except ImportError:
+        return (OSError, EOFError)
+    return (OSError, EOFError, ClientError)
+
+
+def read_failure(exc: BaseException, timeout: float) -> DocumentError:
+    """LB101 for a read the store could not finish: the file's fault or the network's, either way not audited."""
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, TimeoutError):
+        detail += f"; no data for --remote-timeout {timeout:g} s, raise it if the store is slow"
+    return DocumentError("LB101", f"cannot be read ({detail})")
+
+
+def open_stream(ref: FileRef, max_bytes: int, option: str,
+                timeout: float = DEFAULT_LIMITS.remote_timeout) -> IO[bytes]:
     """A binary stream on the file, refused (DocumentError LB106) when the store says it is too large."""
     if is_local(ref.location):
         return open_regular_file(local_path(ref.location), max_bytes, "log" if option == "max_log_bytes" else "file",
                                  option)
-    filesystem, path = _filesystem(ref.location)
+    filesystem, path = _filesystem(ref.location, timeout)
     size = ref.size
     if size is not None and size > max_bytes:
         raise DocumentError("LB106", f"the file has {size:,} bytes, more than the limit "
@@ -142,20 +167,24 @@ def open_stream(ref: FileRef, max_bytes: int, option: str) -> IO[bytes]:
         # block_size=0 makes HTTP a plain stream (no range requests); object stores read by blocks.
         options = {"block_size": 0} if filesystem.protocol in ("http", "https") or "http" in filesystem.protocol \
             else {}
-        return BoundedStream(filesystem.open(path, "rb", **options), max_bytes, option)
+        return BoundedStream(filesystem.open(path, "rb", **options), max_bytes, option, timeout)
     except Exception as exc:
-        raise DocumentError("LB101", f"cannot be read ({type(exc).__name__}: {exc})") from None
+        raise read_failure(exc, timeout) from None
 
 
 class BoundedStream:
     """Reads at most max_bytes, whatever the server said the size was (a stream cannot be trusted to end)."""
 
-    def __init__(self, handle, max_bytes: int, option: str):
+    def __init__(self, handle, max_bytes: int, option: str, timeout: float = DEFAULT_LIMITS.remote_timeout):
         self.handle, self.left, self.max_bytes, self.option = handle, max_bytes, max_bytes, option
+        self.timeout = timeout
 
     def read(self, size: int = -1) -> bytes:
         want = self.left + 1 if size < 0 else min(size, self.left + 1)
-        data = self.handle.read(want)
+        try:
+            data = self.handle.read(want)
+        except network_errors() as exc:
+            raise read_failure(exc, self.timeout) from None
         self.left -= len(data)
         if self.left < 0:
             raise DocumentError("LB106", f"the file is larger than the limit of {self.max_bytes:,} bytes "
@@ -166,4 +195,7 @@ class BoundedStream:
         return self
 
     def __exit__(self, *exc_info) -> None:
-        self.handle.close()
+        try:
+            self.handle.close()
+        except network_errors():
+            pass  # what was read has been judged, and a failed read already raised its LB101

@@ -91,6 +91,10 @@ def _published_unlogged(run) -> list[str]:
 
 
 def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
+    if unit.run.results.problem:  # a folder that could not be listed stands in for the runs it may hold
+        finding = make_finding("LB101", unit.run.run, f"{unit.run.results.problem}; the runs in it are not "
+                               "surveyed: fix the server or survey that folder on its own")
+        return [finding_row(unit.run.run, unit.run.model or "", "", "", "unlisted folder", [finding])]
     try:
         document = results_document(unit.run.results, settings.limits)
     except DocumentError as exc:
@@ -108,7 +112,7 @@ def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
 @functools.lru_cache(maxsize=8)
 def results_document(ref: FileRef, limits: Limits) -> Document:
     """The parsed results file (a few MB); a worker auditing several logs of one run reads it once."""
-    with open_stream(ref, limits.max_file_bytes, "max_file_bytes") as handle:
+    with open_stream(ref, limits.max_file_bytes, "max_file_bytes", limits.remote_timeout) as handle:
         data = read_at_most(handle, limits.max_file_bytes + 1)
     if len(data) > limits.max_file_bytes:
         raise DocumentError("LB106", f"the results file is larger than {limits.max_file_bytes:,} bytes")
@@ -195,7 +199,7 @@ def audit_stream(document: Document, task: str, log: FileRef, limits: Limits,
     auditor = LogAuditor(TaskSpec.from_results(data, task), log.name, document, result,
                          expected_choices=expected_choices)
     try:
-        with open_stream(log, limits.max_log_bytes, "max_log_bytes") as handle:
+        with open_stream(log, limits.max_log_bytes, "max_log_bytes", limits.remote_timeout) as handle:
             for record in stream_records(handle, limits):
                 auditor.add(record)
     except DocumentError as exc:
