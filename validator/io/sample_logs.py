@@ -106,7 +106,7 @@ def discover(results_path: Path, known_tasks: set[str]) -> tuple[list[FoundLog],
 def read_records(path: Path, limits: Limits) -> Iterator[SampleRecord]:
     """Stream a log's records. Raises DocumentError (LB101, LB106, LB701, LB108) with the line."""
     with _open_log(path, limits) as handle:
-        first = _first_significant_byte(handle)
+        first = _first_significant_byte(handle, limits)
         if first == b"[":
             records = _array_records(handle, limits)
         elif first:
@@ -126,19 +126,34 @@ def check_record_count(record: SampleRecord, limits: Limits) -> None:
                             record.line, record.column)
 
 
+def check_blank_lines(blank: int, line: int, limits: Limits) -> None:
+    """LB106 past --max-log-records blank lines: they are not records, so that budget never counted them, yet
+    each costs a read (4 GiB of newlines took minutes)."""
+    if blank > limits.max_log_records:
+        raise DocumentError("LB106", f"the log has more than {limits.max_log_records:,} blank lines (raise "
+                            f"{Limits.OPTION_NAMES['max_log_records']} if this log is honest)", line, 1)
+
+
 def _open_log(path: Path, limits: Limits):
     return open_regular_file(path, limits.max_log_bytes, "log", "max_log_bytes")
 
 
-def _first_significant_byte(handle) -> bytes:
+def _first_significant_byte(handle, limits: Limits) -> bytes:
+    """The first byte that is not whitespace (the handle left on it), b"" for a blank log. Read by chunks, and
+    the blank lines before it counted against their budget: a log of nothing but newlines is not a record."""
     start = handle.read(3)
-    offset = 3 if start == b"\xef\xbb\xbf" else 0
-    handle.seek(offset)
+    handle.seek(3 if start == b"\xef\xbb\xbf" else 0)
+    blank = 0
     while True:
-        byte = handle.read(1)
-        if not byte or not byte.isspace():
-            handle.seek(handle.tell() - len(byte))
-            return byte
+        chunk = handle.read(_CHUNK)
+        if not chunk:
+            return b""
+        rest = chunk.lstrip()  # the bytes isspace() is true of
+        blank += chunk.count(b"\n", 0, len(chunk) - len(rest))
+        check_blank_lines(blank, limits.max_log_records + 1, limits)  # every line up to there is blank
+        if rest:
+            handle.seek(handle.tell() - len(rest))
+            return rest[:1]
 
 
 def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
@@ -153,6 +168,7 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
                                          f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this log is honest)",
                                 line_number, 1)
         if raw.isspace():  # a blank line (isspace tests the bytes strip() strips, without copying the line)
+            check_blank_lines(line_number - index, line_number, limits)
             continue
         cut = not raw.endswith(b"\n")
         text = decode_line(raw, line_number, cut)
@@ -164,7 +180,10 @@ def _lines_before(handle) -> int:
     """Blank lines skipped before the first record (a BOM is not a line)."""
     position = handle.tell()
     handle.seek(0)
-    skipped = handle.read(position).count(b"\n")
+    skipped, left = 0, position
+    while left > 0:  # by chunks: the whitespace before the first record may be gigabytes of spaces
+        chunk = handle.read(min(_CHUNK, left))
+        skipped, left = skipped + chunk.count(b"\n"), left - len(chunk)
     handle.seek(position)
     return skipped
 

@@ -13,7 +13,7 @@ from typing import IO, Iterator
 
 from ..io.documents import DocumentError
 from ..io.limits import Limits, describe_size
-from ..io.sample_logs import SampleRecord, check_record_count, decode_line, load_record
+from ..io.sample_logs import SampleRecord, check_blank_lines, check_record_count, decode_line, load_record
 
 CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
@@ -24,6 +24,7 @@ def stream_records(handle: IO[bytes], limits: Limits) -> Iterator[SampleRecord]:
     index = 0
     for line_number, raw, ended in _lines(handle, limits.max_file_bytes):
         if not raw.strip():
+            check_blank_lines(line_number - index, line_number, limits)
             continue
         if index == 0 and raw.lstrip().startswith(b"["):
             raise DocumentError("LB701", "this is a legacy JSON-array log (lm-eval 0.4.0-0.4.2); the survey reads "
@@ -41,10 +42,7 @@ def _lines(handle: IO[bytes], max_line: int) -> Iterator[tuple[int, bytes, bool]
     pending, line_number = _without_bom(handle), 0
     while True:
         chunk = handle.read(CHUNK)
-        if not chunk:
-            if pending:
-                yield line_number + 1, pending, False
-            return
+        # The first bytes (read for the BOM) may already hold whole lines: they are split like any chunk.
         parts = (pending + chunk).split(b"\n")
         pending = parts.pop()
         for part in parts:
@@ -54,6 +52,10 @@ def _lines(handle: IO[bytes], max_line: int) -> Iterator[tuple[int, bytes, bool]
             yield line_number, part, True
         if len(pending) > max_line:
             raise _too_long(line_number + 1, max_line)
+        if not chunk:
+            if pending:
+                yield line_number + 1, pending, False
+            return
 
 
 def _without_bom(handle: IO[bytes]) -> bytes:
