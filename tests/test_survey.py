@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+import harness_logs as hl
 from survey_corpus import MANIFEST, make_corpus
 from validator.survey import batches
 from validator.survey.engine import SurveyOutcome, survey
@@ -427,6 +428,85 @@ def test_a_run_is_surveyed_once_and_two_runs_of_one_name_are_told_apart(tmp_path
         assert result.returncode == 2 and message in result.stderr, (sources, result.stderr)
 
 
+def _planted_tree(tmp_path: Path, plant) -> tuple[list[dict], subprocess.CompletedProcess]:
+    """Two honest runs and what `plant(root, results of the first run)` adds; the survey's rows and result."""
+    root = tmp_path / "runs"
+    make_corpus(root, runs=2, seed=3, fault_rate=0)
+    plant(root, sorted(root.glob("*/results_*.json"))[0])
+    result = lbnorm("survey", str(root), "--out", str(tmp_path / "out"), "--no-plots")
+    return read_jsonl(tmp_path / "out" / "survey.jsonl"), result
+
+
+def _link_results(root: Path, results: Path, link=os.symlink) -> None:
+    evil = root / "evil"
+    evil.mkdir()
+    link(results, evil / results.name)
+    for log in results.parent.glob("samples_*.jsonl"):
+        (evil / log.name).write_bytes(log.read_bytes())
+
+
+def _outward_results(root: Path, results: Path) -> None:
+    outside = root.parent / "outside.json"
+    outside.write_text(results.read_text(encoding="utf-8"), encoding="utf-8")
+    results.unlink()
+    results.symlink_to(outside)
+
+
+def _odd_results(kind: str):
+    def plant(root: Path, results: Path) -> None:
+        results.unlink()
+        {"folder": results.mkdir, "dangling": lambda: results.symlink_to(root / "nowhere.json"),
+         "loop": lambda: results.symlink_to(results)}[kind]()
+    return plant
+
+
+def _odd_log(kind: str):
+    def plant(root: Path, results: Path) -> None:
+        log = next(results.parent.glob("samples_drop_*.jsonl"))
+        log.unlink()
+        {"folder": log.mkdir, "dangling": lambda: log.symlink_to(root / "nowhere.jsonl"),
+         "loop": lambda: log.symlink_to(log)}[kind]()
+    return plant
+
+
+TREE_PLANTS = {
+    # what a submitter plants in the tree: (plant, the planted run's task, its status, its rules, message part)
+    "results symlinked to another run's": (_link_results, "", "duplicate run", {"LB101": 1}, "is the same file as"),
+    "results hard-linked to another run's": (lambda root, results: _link_results(root, results, os.link), "",
+                                             "duplicate run", {"LB101": 1}, "is the same file as"),
+    "results symlinked out of the source": (_outward_results, "", "unreadable results", {"LB101": 1},
+                                            "resolves outside"),
+    **{f"results that is a {kind}": (_odd_results(kind), "", "unreadable results", {"LB101": 1}, message)
+       for kind, message in (("folder", "is a directory"), ("dangling", "no such file"), ("loop", "symlink loop"))},
+    **{f"a log that is a {kind}": (_odd_log(kind), "drop", "findings", {"LB700": 1}, message)
+       for kind, message in (("folder", "is a directory"), ("dangling", "no such file"), ("loop", "symlink loop"))},
+}
+
+
+@pytest.mark.parametrize("case", sorted(TREE_PLANTS))
+def test_what_a_submitter_plants_in_the_tree_is_a_finding_of_its_run_and_the_rest_is_surveyed(tmp_path, case):
+    """Once these refused the whole survey (exit 2) or left no row (exit 0); outside tester."""
+    plant, task, status, rules, message = TREE_PLANTS[case]
+    rows, result = _planted_tree(tmp_path, plant)
+    assert result.returncode == 1, result.stdout + result.stderr
+    planted = [row for row in rows if row["status"] == status and row["task"] == task]
+    assert len(planted) == 1 and planted[0]["rules"] == rules and message in planted[0]["first_finding"], rows
+    second = sorted({row["run"] for row in rows})[-1]
+    assert [row["status"] for row in rows if row["run"] == second] == ["ok", "ok"]  # the other run, surveyed
+
+
+def test_an_out_folder_inside_a_run_folder_is_not_surveyed(tmp_path):
+    """A legacy run folder reads every .jsonl beside results.json as a log: the survey's own files must not be."""
+    root = tmp_path / "runs"
+    paths = hl.write_legacy_run(root / "org__m", [hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS)])
+    out = paths["results"].parent
+    first = lbnorm("survey", str(root), "--out", str(out), "--no-plots")
+    again = lbnorm("survey", str(root), "--out", str(out), "--no-plots", "--resume")
+    assert first.returncode == again.returncode == 0, first.stdout + first.stderr + again.stderr
+    rows = read_jsonl(out / "survey.jsonl")
+    assert [(row["task"], row["errors"]) for row in rows] == [("drop", 0)], rows  # the DROP run's warnings only
+
+
 @pytest.mark.parametrize("files", [[], ["org__m/samples_drop_2024-01-01T00-00-00.jsonl"], ["org__m/notes.txt"]],
                          ids=["empty", "logs without results", "no run files"])
 def test_a_source_without_runs_is_an_error_not_an_empty_survey(tmp_path, files):
@@ -574,6 +654,27 @@ def test_stream_records_match_lines_across_chunk_borders(size):
     data = b'\xef\xbb\xbf{"doc_id": 0}\n\n{"doc_id": 1, "text": "caf\xc3\xa9"}\n{"doc_id": 2}'
     records = list(stream_records(Chunks(data, size), Limits()))
     assert [(r.index, r.line, r.data["doc_id"]) for r in records] == [(0, 1, 0), (1, 3, 1), (2, 4, 2)]
+
+
+@pytest.mark.parametrize("data, line", [
+    (b"\n" * 5, 4),                                        # nothing but blank lines
+    (b" \r\n" * 5 + b'{"doc_id": 0}\n', 4),               # before the first record
+    (b'{"doc_id": 0}\n' + b"\n" * 5 + b'{"doc_id": 1}\n', 5),  # between records
+    (b'{"doc_id": 0}\n\n\n\n{"doc_id": 1}\n', None),      # three: within the budget
+])
+def test_blank_lines_count_against_the_record_budget_local_and_streamed(tmp_path, data, line):
+    """Blank lines are not records, yet each costs a read: 4 GiB of newlines once took minutes to pass as ok."""
+    limits = Limits(max_log_records=3)
+    log = tmp_path / "samples_x_2024-01-01T00-00-00.jsonl"
+    log.write_bytes(data)
+    for read in (lambda: list(read_records(log, limits)), lambda: list(stream_records(Chunks(data), limits))):
+        if line is None:
+            assert [record.data["doc_id"] for record in read()] == [0, 1]
+            continue
+        with pytest.raises(DocumentError) as error:
+            read()
+        assert (error.value.rule, error.value.line) == ("LB106", line) and "more than 3 blank lines" in \
+            error.value.message
 
 
 def test_a_remote_log_has_the_local_readers_record_limit(tmp_path):

@@ -73,7 +73,7 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
 
     on_start(units planned, units to run) once the sources are read and the journal opened; on_unit(units done)."""
     started = time.monotonic()
-    units = plan(sources, settings.limits, max_units)
+    units = plan(sources, settings.limits, max_units, exclude=out)
     journal = Journal(out, resume, settings_record(settings))
     todo = [unit for unit in units if not _journaled(unit, journal.done)]
     notes = [journal.note] if journal.note else []

@@ -20,11 +20,14 @@ import math
 import os
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from ..io.documents import DocumentError
 from ..io.limits import Limits
 from ..io.loaders import read_at_most
+from .journal import JOURNAL_NAME, SETTINGS_NAME
+from .outputs import SUMMARIES, TABLES
 from .stores import FileRef, SourceError, SourceMissing, is_local, is_url, list_files, local_path, open_stream
 
 # The names io/sample_logs.discover pairs: results_<date>.json with samples_<task>_<date>.jsonl,
@@ -64,8 +67,14 @@ class Unit:
         return self.key
 
 
-def plan(sources: list[str], limits: Limits, max_units: int) -> list[Unit]:
-    """Every unit of every source, in a stable order; SourceError when a source cannot be read."""
+OWN_FILES = frozenset((JOURNAL_NAME, SETTINGS_NAME, *TABLES, *SUMMARIES))  # what a survey writes into --out
+
+
+def plan(sources: list[str], limits: Limits, max_units: int, exclude: Path | None = None) -> list[Unit]:
+    """Every unit of every source, in a stable order; SourceError when a source cannot be read.
+
+    `exclude`: the survey's own output folder, whose files are never surveyed (an --out inside a run folder
+    would otherwise have its journal read as a log on --resume)."""
     runs: dict[str, Run] = {}
     origin: dict[str, str] = {}  # run name, and the results file's identity, -> the source that gave it
     for source in sources:
@@ -73,18 +82,41 @@ def plan(sources: list[str], limits: Limits, max_units: int) -> list[Unit]:
         if not found:  # a mistyped path must not pass as a survey that found nothing wrong
             raise SourceError(f"{source}: no run found (no results_*.json or results.json file under it); "
                               "check the path")
-        for run in found:
-            _refuse_twice(run, source, runs, origin)
-            runs[run.run] = run
+        for run in _outside(found, exclude):
+            twin = _refuse_twice(run, source, runs, origin)
+            runs[run.run] = run if twin is None else _duplicate(run, twin)
     units = [Unit(run, log) for run in runs.values() for log in (None, *run.logs)]
     if len(units) > max_units:
         raise SourceError(f"the sources hold {len(units):,} units of work, more than --max-units {max_units:,}")
     return sorted(units, key=lambda unit: (unit.run.run, unit.log.name if unit.log else ""))
 
 
-def _refuse_twice(run: Run, source: str, runs: dict[str, Run], origin: dict[str, str]) -> None:
-    """A run surveyed twice would count its findings twice; two runs of one name could not be told apart."""
+def _outside(runs: list[Run], out: Path | None) -> list[Run]:
+    """The runs, without the survey's own files in its output folder `out` (its journal, settings, tables)."""
+    if out is None:
+        return runs
+    top = os.path.realpath(out)
+    resolved = functools.lru_cache(maxsize=None)(os.path.realpath)  # once per folder: a run's files share one
+
+    def inside(ref: FileRef) -> bool:
+        if not is_local(ref.location):
+            return False
+        folder, name = os.path.split(ref.location.removeprefix("file://"))
+        return (name in OWN_FILES or name.startswith(".") and name.endswith(".tmp")) and resolved(folder) == top
+
+    return [replace(run, logs=tuple(log for log in run.logs if not inside(log))) for run in runs
+            if not inside(run.results)]
+
+
+def _refuse_twice(run: Run, source: str, runs: dict[str, Run], origin: dict[str, str]) -> str | None:
+    """A run surveyed twice would count its findings twice; two runs of one name could not be told apart.
+
+    Sources given twice, or a manifest listing a run twice, are the maintainer's to fix (SourceError). A tree
+    holding one results file under two names (a link) is its submitters': the name of the run it repeats,
+    so that the repeat is a row of its own and every other run is still surveyed."""
     identity = "file " + _file_identity(run.results.location)
+    if identity in origin and origin[identity] == source and not _is_manifest(source):
+        return origin["run " + identity]
     if identity in origin:
         where = "listed twice in it" if origin[identity] == source else f"also reached through {origin[identity]}"
         raise SourceError(f"{source}: the results file {run.run} is {where}; give each run once (a "
@@ -92,7 +124,16 @@ def _refuse_twice(run: Run, source: str, runs: dict[str, Run], origin: dict[str,
     if run.run in runs:
         raise SourceError(f"two sources hold a run named {run.run} ({origin['name ' + run.run]} and {source}); "
                           "survey them separately, or list both in one manifest under names that differ")
-    origin[identity], origin["name " + run.run] = source, source
+    origin[identity], origin["name " + run.run], origin["run " + identity] = source, source, run.run
+    return None
+
+
+def _duplicate(run: Run, twin: str) -> Run:
+    """A stand-in for a run whose results file is another run's (FileRef.problem: one row says so)."""
+    logs = f"; its {len(run.logs):,} logs are not audited" if run.logs else ""
+    problem = (f"the results file is the same file as {twin} (a link, or a copy by hard link){logs}; a run is "
+               "surveyed once: give each run a results file of its own")
+    return Run(run.run, replace(run.results, problem=problem), (), run.model, run.published)
 
 
 def _file_identity(location: str) -> str:
@@ -107,9 +148,14 @@ def _file_identity(location: str) -> str:
     return f"{info.st_dev}:{info.st_ino}"
 
 
+def _is_manifest(source: str) -> bool:
+    name = source.rstrip("/").rsplit("/", 1)[-1]
+    return name.endswith(MANIFEST_SUFFIXES) and not _is_results_name(name)
+
+
 def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
     name = source.rstrip("/").rsplit("/", 1)[-1]
-    if name.endswith(MANIFEST_SUFFIXES) and not _is_results_name(name):
+    if _is_manifest(source):
         return _manifest_runs(source, limits, max_units)
     if _is_results_name(name):
         files = list_files(_parent(source), max_units, recursive=False, limits=limits)

@@ -77,14 +77,18 @@ def _list_local(root: Path, max_files: int, recursive: bool) -> list[FileRef]:
     # starts, and pathlib made up two thirds of the listing's time.
     for folder, dirs, files in os.walk(top, onerror=unlisted):  # symlinked folders are not followed
         dirs.sort()
-        for name in sorted(files):
+        # A folder, dangling link or link loop under a file's name is listed too, unread (size 0): if it bears a
+        # results or log name, its run or log becomes a finding (LB101, LB700) instead of silently no row.
+        odd = [name for name in dirs if name.endswith((".json", ".jsonl"))]
+        for name in sorted(files + odd):
             path = os.path.join(folder, name)
             try:
-                info = os.stat(path)
+                info = os.stat(path) if name not in odd else None
             except OSError:
-                continue  # a dangling symlink: nothing to survey
-            found.append(FileRef(path[len(prefix):].replace(os.sep, "/"), path, info.st_size,
-                                 f"size={info.st_size} mtime_ns={info.st_mtime_ns}"))
+                info = None
+            fingerprint = f"size={info.st_size} mtime_ns={info.st_mtime_ns}" if info else "not a file"
+            found.append(FileRef(path[len(prefix):].replace(os.sep, "/"), path, info.st_size if info else 0,
+                                 fingerprint))
             if len(found) > max_files:
                 raise SourceError(f"{root} holds more than {max_files:,} files; raise --max-units "
                                   "or survey its folders one at a time")

@@ -91,10 +91,8 @@ def _published_unlogged(run) -> list[str]:
 
 
 def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
-    if unit.run.results.problem:  # a folder that could not be listed stands in for the runs it may hold
-        finding = make_finding("LB101", unit.run.run, f"{unit.run.results.problem}; the runs in it are not "
-                               "surveyed: fix the server or survey that folder on its own")
-        return [finding_row(unit.run.run, unit.run.model or "", "", "", "unlisted folder", [finding])]
+    if unit.run.results.problem:  # a stand-in: a folder that could not be listed, or a run's repeat (sources.py)
+        return [_stand_in_row(unit)]
     try:
         document = results_document(unit.run.results, settings.limits)
     except DocumentError as exc:
@@ -109,9 +107,25 @@ def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
     return [_log_row(unit, document, model, settings)]
 
 
+def _stand_in_row(unit: Unit) -> dict:
+    ref = unit.run.results
+    if ref.name.endswith("/"):  # a folder that could not be listed stands in for the runs it may hold
+        finding = make_finding("LB101", unit.run.run, f"{ref.problem}; the runs in it are not surveyed: fix the "
+                               "server or survey that folder on its own")
+        return finding_row(unit.run.run, unit.run.model or "", "", "", "unlisted folder", [finding])
+    finding = make_finding("LB101", ref.name, ref.problem)
+    return finding_row(unit.run.run, unit.run.model or "", "", "", "duplicate run", [finding])
+
+
 @functools.lru_cache(maxsize=8)
 def results_document(ref: FileRef, limits: Limits) -> Document:
-    """The parsed results file (a few MB); a worker auditing several logs of one run reads it once."""
+    """The parsed results file (a few MB); a worker auditing several logs of one run reads it once. A local one
+    is confined to its source folder, as its logs are: a link out of the tree is not read."""
+    if is_local(ref.location):
+        try:
+            confine(Path(os.path.realpath(_source_root(ref))), Path(ref.name))
+        except PathRefused as exc:
+            raise DocumentError("LB101", str(exc)) from None
     with open_stream(ref, limits.max_file_bytes, "max_file_bytes", limits.remote_timeout) as handle:
         data = read_at_most(handle, limits.max_file_bytes + 1)
     if len(data) > limits.max_file_bytes:
@@ -175,12 +189,10 @@ def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> 
 def audit_local(document: Document, task: str, log: FileRef, limits: Limits,
                 expected_choices: int | None = None) -> AuditResult:
     """The audit's own entry point, with the log confined to its source folder (no symlink out of it)."""
-    root = log.location[: len(log.location) - len(log.name)] if log.location.endswith(log.name) \
-        else posixpath.dirname(log.location)
     try:
         # Resolved for every log, not cached: a worker outlives surveys, and a source folder may be a symlink
         # re-pointed between two of them (current -> v1, then v2).
-        target = confine(Path(os.path.realpath(root)), Path(log.name))
+        target = confine(Path(os.path.realpath(_source_root(log))), Path(log.name))
     except PathRefused as exc:
         result = AuditResult(results_file=document.display_path)
         result.findings.append(make_finding("LB700", log.name, str(exc)))
@@ -189,6 +201,12 @@ def audit_local(document: Document, task: str, log: FileRef, limits: Limits,
     result = audit_logs(document, [LogTarget(task, target)], limits, choice_counts=counts, unlogged_tasks=False)
     result.close()
     return result
+
+
+def _source_root(ref: FileRef) -> str:
+    """The local folder the file was listed under (its name is relative to it)."""
+    location = ref.location.removeprefix("file://")  # a string, not local_path's Path: this runs for every log
+    return location[: len(location) - len(ref.name)] if location.endswith(ref.name) else posixpath.dirname(location)
 
 
 def audit_stream(document: Document, task: str, log: FileRef, limits: Limits,
