@@ -43,6 +43,8 @@ class Aggregates(AuditUnit):
         self.recomputed: dict[tuple[str, str], RunningMean] = {}
         self.metric_names = {key.partition(",")[0] for key in self.spec.metric_keys()}
         self.sorted_metric_names = sorted(self.metric_names)
+        # Metrics averaged per sample: a value that is not a number cannot just be left out of their mean.
+        self.averaged = {name for name in self.metric_names if self.spec.aggregation(name) in ("mean", "flatten")}
         self.tolerance = log.tolerance
 
     def add(self, sample: Sample) -> None:
@@ -75,9 +77,11 @@ class Aggregates(AuditUnit):
                 else as_number(raw)
             items = as_number_list(raw) if value is None else None
             if value is None and items is None:
-                if name in self.metric_names and raw is not None and not isinstance(raw, (dict, list, str)):
-                    self.log.at_record("LB702", sample.record, (name,), f"{name} is {raw!r}, not a number")
-                continue  # tuples and dicts feed corpus-level aggregations: not averaged here
+                if name in self.averaged or raw is not None and not isinstance(raw, (dict, list, str)):
+                    shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:37] + "..."
+                    self.log.at_record("LB702", sample.record, (name,), f"{name} is {shown}, not a number; a mean "
+                                       "cannot leave a sample out")
+                continue  # tuples and dicts feed corpus-level aggregations (LB716): not averaged here
             total = self.logged.get((name, flt))
             if total is None:
                 total = self.logged[name, flt] = RunningMean()
