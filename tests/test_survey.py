@@ -469,6 +469,12 @@ def _odd_log(kind: str):
     return plant
 
 
+def _linked_run_folder(root: Path, results: Path) -> None:
+    outside = root.parent / "outside-run"
+    results.parent.rename(outside)
+    results.parent.symlink_to(outside)
+
+
 TREE_PLANTS = {
     # what a submitter plants in the tree: (plant, the planted run's task, its status, its rules, message part)
     "results symlinked to another run's": (_link_results, "", "duplicate run", {"LB101": 1}, "is the same file as"),
@@ -478,6 +484,8 @@ TREE_PLANTS = {
                                             "resolves outside"),
     **{f"results that is a {kind}": (_odd_results(kind), "", "unreadable results", {"LB101": 1}, message)
        for kind, message in (("folder", "is a directory"), ("dangling", "no such file"), ("loop", "symlink loop"))},
+    "a run folder that is a symlink": (_linked_run_folder, "", "unlisted folder", {"LB111": 1},
+                                       "is a symbolic link, which the survey does not follow"),
     **{f"a log that is a {kind}": (_odd_log(kind), "drop", "findings", {"LB700": 1}, message)
        for kind, message in (("folder", "is a directory"), ("dangling", "no such file"), ("loop", "symlink loop"))},
 }
@@ -505,6 +513,22 @@ def test_an_out_folder_inside_a_run_folder_is_not_surveyed(tmp_path):
     assert first.returncode == again.returncode == 0, first.stdout + first.stderr + again.stderr
     rows = read_jsonl(out / "survey.jsonl")
     assert [(row["task"], row["errors"]) for row in rows] == [("drop", 0)], rows  # the DROP run's warnings only
+
+
+def test_a_link_planted_in_one_source_to_another_sources_run_is_a_row_not_a_refusal(tmp_path):
+    """Overlapping sources are the maintainer's (exit 2); a link one source's submitter planted is not."""
+    for source in ("a", "b"):
+        make_corpus(tmp_path / source, runs=1, seed=3 if source == "a" else 4, fault_rate=0)
+    target = next((tmp_path / "a").glob("*/results_*.json"))
+    honest_b = next((tmp_path / "b").glob("*/results_*.json")).parent
+    honest_b.rename(honest_b.with_name("org__other"))  # run names differ across the sources
+    (tmp_path / "b" / "evil").mkdir()
+    (tmp_path / "b" / "evil" / target.name).symlink_to(target)
+    result = lbnorm("survey", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "out"), "--no-plots")
+    assert result.returncode == 1, result.stdout + result.stderr
+    rows = read_jsonl(tmp_path / "out" / "survey.jsonl")
+    assert [row["run"] for row in rows if row["status"] == "duplicate run"] == [f"evil/{target.name}"]
+    assert sum(1 for row in rows if row["status"] == "ok") == 4  # both honest runs' two tasks
 
 
 @pytest.mark.parametrize("files", [[], ["org__m/samples_drop_2024-01-01T00-00-00.jsonl"], ["org__m/notes.txt"]],
@@ -622,6 +646,73 @@ def test_a_task_without_a_log_fails_the_survey_even_with_its_config_deleted(tmp_
     assert result.returncode == 1, result.stdout + result.stderr
     row = next(row for row in read_jsonl(tmp_path / "out" / "survey.jsonl") if row["task"] == "arc_easy")
     assert (row["status"], row["rules"], row["errors"]) == ("no log", {"LB707": 1}, 1)
+
+
+def _grouped_run(tmp_path: Path, edit) -> tuple[list[dict], subprocess.CompletedProcess]:
+    """One clean run whose results file declares a group `grp` of its two tasks, edited by `edit(data)`."""
+    root = tmp_path / "runs"
+    make_corpus(root, runs=1, seed=3, fault_rate=0)
+    results = next(root.glob("*/results_*.json"))
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["group_subtasks"] = {"grp": ["arc_easy", "drop"]}
+    data["results"]["grp"] = {"acc,none": data["results"]["arc_easy"]["acc,none"],
+                              "f1,none": data["results"]["drop"]["f1,none"], "alias": "grp"}
+    edit(data)
+    if "arc_easy" not in data["configs"]:  # hidden: its log goes too, as the tester's did
+        next(results.parent.glob("samples_arc_easy_*.jsonl")).unlink()
+    results.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    result = lbnorm("survey", str(root), "--out", str(tmp_path / "out"), "--no-plots")
+    return read_jsonl(tmp_path / "out" / "survey.jsonl"), result
+
+
+def _hide_arc_easy(declare):
+    def edit(data):
+        data["results"]["arc_easy"]["acc,none"] = 0.99
+        del data["configs"]["arc_easy"]
+        declare(data)
+    return edit
+
+
+GROUP_CASES = {
+    # case: (edit, exit code, {task: (status, rules)})
+    "honest group": (lambda data: None, 0, {"grp": ("group", {})}),
+    "group value raised": (lambda data: data["results"]["grp"].update({"acc,none": 0.99}), 1,
+                           {"grp": ("group", {"LB404": 1})}),
+    "tampered task declared a group without subtasks": (
+        _hide_arc_easy(lambda data: data["group_subtasks"].update(arc_easy=[])), 1,
+        {"arc_easy": ("no log", {"LB707": 1})}),
+    "tampered task declared a group in 'groups' only": (
+        _hide_arc_easy(lambda data: data.update(groups={"arc_easy": {"acc,none": 0.99}})), 1,
+        {"arc_easy": ("no log", {"LB707": 1})}),
+    "tampered task declared a group of another task": (
+        _hide_arc_easy(lambda data: data["group_subtasks"].update(arc_easy=["drop"])), 1,
+        {"arc_easy": ("group", {"LB404": 2})}),  # its acc and acc_norm: drop has neither
+}
+
+
+@pytest.mark.parametrize("case", sorted(GROUP_CASES))
+def test_groups_are_re_derived_from_their_subtasks_and_cannot_hide_a_task(tmp_path, case):
+    """A group has no log: its value must be its subtasks' pool (LB404). Declaring a tampered task a group
+    (outside tester: exit 0, no row) makes it a task without a log, or a group its subtasks do not give."""
+    edit, code, expected = GROUP_CASES[case]
+    rows, result = _grouped_run(tmp_path, edit)
+    assert result.returncode == code, result.stdout + result.stderr
+    by_task = {row["task"]: row for row in rows}
+    for task, (status, rules) in expected.items():
+        assert (by_task[task]["status"], by_task[task]["rules"]) == (status, rules), by_task[task]
+
+
+def test_a_published_group_score_is_compared_with_its_subtasks_pool(tmp_path):
+    root = tmp_path / "runs"
+    _grouped_run(tmp_path, lambda data: None)
+    results = next(root.glob("*/results_*.json"))
+    pooled = json.loads(results.read_text(encoding="utf-8"))["results"]["arc_easy"]["acc,none"]
+    manifest = root / "board.csv"
+    manifest.write_text(f"results,grp/acc\n{results.relative_to(root).as_posix()},{pooled!r}\n", encoding="utf-8")
+    result = lbnorm("survey", str(manifest), "--out", str(tmp_path / "out2"), "--no-plots")
+    assert result.returncode == 0, result.stdout + result.stderr
+    [row] = [row for row in read_jsonl(tmp_path / "out2" / "survey.jsonl") if row["task"] == "grp"]
+    assert (row["status"], row["published"], row["reproduced"]) == ("group", pooled, True)
 
 
 def test_a_failing_unit_is_a_row_not_a_hole(tmp_path):

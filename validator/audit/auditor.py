@@ -185,17 +185,31 @@ def known_tasks(data: Any) -> set[str]:
 
 
 def reported_tasks(data: Any) -> set[str]:
-    """known_tasks, and every results entry the file does not name a group (`groups`, `group_subtasks`).
+    """known_tasks, and every results entry that is not a declared group (declared_groups).
 
-    The submitter writes configs too: deleting a task's config (and its log) must not take its numbers out
-    of a survey, which reports each task without a log (LB707). A file without configs cannot tell its
-    leaf tasks from its groups, so there it is known_tasks."""
+    The submitter writes configs and group_subtasks too: deleting a task's config (and its log), or naming
+    it a group, must not take its numbers out of a survey, which reports each task without a log (LB707)
+    and re-derives each group from its subtasks. A file without configs cannot tell its leaf tasks from
+    its groups, so there it is known_tasks."""
     tasks = known_tasks(data)
     if not isinstance(data, dict) or not isinstance(data.get("configs"), dict) or not data["configs"]:
         return tasks
-    tables = [data.get(key) for key in ("results", "groups", "group_subtasks")]
-    results, groups, subtasks = (table if isinstance(table, dict) else {} for table in tables)
-    return tasks | (set(results) - set(groups) - set(subtasks))
+    results = data.get("results") if isinstance(data.get("results"), dict) else {}
+    return tasks | (set(results) - set(declared_groups(data)))
+
+
+def declared_groups(data: Any) -> dict[str, list[str]]:
+    """group -> its subtasks, for each group_subtasks entry naming subtasks the file holds (not itself)."""
+    if not isinstance(data, dict) or not isinstance(data.get("group_subtasks"), dict):
+        return {}
+    tables = [data.get(key) for key in ("configs", "results")]
+    held = {task for table in tables if isinstance(table, dict) for task in table}
+    groups = {}
+    for group, subtasks in data["group_subtasks"].items():
+        if (isinstance(subtasks, list) and subtasks and all(isinstance(task, str) for task in subtasks)
+                and group not in subtasks and set(subtasks) <= held):
+            groups[group] = subtasks
+    return groups
 
 
 def place_logs(root: Path, results: Target, data: Any, named: list[Path] | None,

@@ -39,22 +39,28 @@ def stream_records(handle: IO[bytes], limits: Limits) -> Iterator[SampleRecord]:
 def _lines(handle: IO[bytes], max_line: int) -> Iterator[tuple[int, bytes, bool]]:
     """(1-based line number, bytes, whether a newline ended it) of each line; a line longer than max_line is
     refused, not buffered."""
-    pending, line_number = _without_bom(handle), 0
+    # The start of the line not ended yet, in pieces: joined once when its newline comes, so a long line
+    # costs its length, not its length times its chunks (pending + chunk, each chunk, was quadratic).
+    pending, pending_size, line_number = [], 0, 0
+    chunk = _without_bom(handle)  # the first bytes may already hold whole lines: split like any chunk
     while True:
-        chunk = handle.read(CHUNK)
-        # The first bytes (read for the BOM) may already hold whole lines: they are split like any chunk.
-        parts = (pending + chunk).split(b"\n")
-        pending = parts.pop()
-        for part in parts:
+        parts = chunk.split(b"\n")
+        if len(parts) > 1:
+            parts[0] = b"".join(pending) + parts[0]
+            pending, pending_size = [], 0
+        for part in parts[:-1]:
             line_number += 1
             if len(part) > max_line:
                 raise _too_long(line_number, max_line)
             yield line_number, part, True
-        if len(pending) > max_line:
+        pending.append(parts[-1])
+        pending_size += len(parts[-1])
+        if pending_size > max_line:
             raise _too_long(line_number + 1, max_line)
+        chunk = handle.read(CHUNK)
         if not chunk:
-            if pending:
-                yield line_number + 1, pending, False
+            if pending_size:
+                yield line_number + 1, b"".join(pending), False
             return
 
 

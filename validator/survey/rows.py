@@ -78,6 +78,14 @@ def task_row(run: str, model: str, task: str, log: str, audit: TaskAudit | None,
     return row
 
 
+def with_metrics(row: dict, metrics: dict) -> dict:
+    """The row with these metrics ({key: {"reported", "from_samples", "recomputed"}}) and its headline."""
+    row["metrics"] = {key: {name: _number(value) for name, value in values.items()}
+                      for key, values in list(metrics.items())[:MAX_METRICS]}
+    _headline(row)
+    return row
+
+
 def _headline(row: dict) -> None:
     metrics = row["metrics"]
     if not metrics:

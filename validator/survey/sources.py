@@ -84,7 +84,12 @@ def plan(sources: list[str], limits: Limits, max_units: int, exclude: Path | Non
                               "check the path")
         for run in _outside(found, exclude):
             twin = _refuse_twice(run, source, runs, origin)
-            runs[run.run] = run if twin is None else _duplicate(run, twin)
+            if twin is None:
+                runs[run.run] = run
+            elif _is_link(runs[twin].results) and not _is_link(run.results):  # the link is the repeat
+                runs[twin], runs[run.run] = _duplicate(runs[twin], run.run), run
+            else:
+                runs[run.run] = _duplicate(run, twin)
     units = [Unit(run, log) for run in runs.values() for log in (None, *run.logs)]
     if len(units) > max_units:
         raise SourceError(f"the sources hold {len(units):,} units of work, more than --max-units {max_units:,}")
@@ -115,7 +120,10 @@ def _refuse_twice(run: Run, source: str, runs: dict[str, Run], origin: dict[str,
     holding one results file under two names (a link) is its submitters': the name of the run it repeats,
     so that the repeat is a row of its own and every other run is still surveyed."""
     identity = "file " + _file_identity(run.results.location)
-    if identity in origin and origin[identity] == source and not _is_manifest(source):
+    path = os.path.abspath(run.results.location) if is_local(run.results.location) else run.results.location
+    # Within one tree, or reached through another path (a link planted in one source to another's file): a row.
+    if identity in origin and (origin[identity] == source and not _is_manifest(source)
+                               or origin[identity] != source and origin["path " + identity] != path):
         return origin["run " + identity]
     if identity in origin:
         where = "listed twice in it" if origin[identity] == source else f"also reached through {origin[identity]}"
@@ -125,7 +133,12 @@ def _refuse_twice(run: Run, source: str, runs: dict[str, Run], origin: dict[str,
         raise SourceError(f"two sources hold a run named {run.run} ({origin['name ' + run.run]} and {source}); "
                           "survey them separately, or list both in one manifest under names that differ")
     origin[identity], origin["name " + run.run], origin["run " + identity] = source, source, run.run
+    origin["path " + identity] = path
     return None
+
+
+def _is_link(ref: FileRef) -> bool:
+    return is_local(ref.location) and os.path.islink(local_path(ref.location))
 
 
 def _duplicate(run: Run, twin: str) -> Run:

@@ -60,6 +60,9 @@ def list_files(root: str, max_files: int, recursive: bool = True, limits: Limits
     return _list_remote(root, max_files, recursive, limits)
 
 
+NOT_WALKED = "not walked"  # the fingerprint of a symlinked folder's stand-in (LB111, not LB101)
+
+
 def _list_local(root: Path, max_files: int, recursive: bool) -> list[FileRef]:
     if not root.is_dir():
         raise SourceMissing(f"{root}: no such folder")
@@ -80,6 +83,12 @@ def _list_local(root: Path, max_files: int, recursive: bool) -> list[FileRef]:
         # A folder, dangling link or link loop under a file's name is listed too, unread (size 0): if it bears a
         # results or log name, its run or log becomes a finding (LB101, LB700) instead of silently no row.
         odd = [name for name in dirs if name.endswith((".json", ".jsonl"))]
+        for name in dirs:  # not followed (a link may lead out of the source, or loop), but never without a word
+            path = os.path.join(folder, name)
+            if os.path.islink(path):
+                found.append(FileRef(path[len(prefix):].replace(os.sep, "/") + "/", path, None, NOT_WALKED,
+                                     problem="the folder is a symbolic link, which the survey does not follow; "
+                                             "survey its target as a source of its own"))
         for name in sorted(files + odd):
             path = os.path.join(folder, name)
             try:

@@ -26,12 +26,13 @@ from ..io.paths import PathRefused, confine
 from ..io.readers import read_results
 from ..io.safe_text import one_line
 from ..io.sample_logs import UNPLACED_LOG, task_of
+from .groups import group_rows
 from .journal import rows_text
 from .published import compare, unlisted_task_rows
 from .records import stream_records
 from .rows import blank_row, finding_row, plain, task_row
 from .sources import Unit
-from .stores import FileRef, is_local, open_stream
+from .stores import NOT_WALKED, FileRef, is_local, open_stream
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,9 @@ def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
 
 def _stand_in_row(unit: Unit) -> dict:
     ref = unit.run.results
+    if ref.fingerprint == NOT_WALKED:  # LB111 warns in check; here a run may hide behind it: an error
+        finding = replace(make_finding("LB111", unit.run.run, ref.problem), severity=ERROR)
+        return finding_row(unit.run.run, unit.run.model or "", "", "", "unlisted folder", [finding])
     if ref.name.endswith("/"):  # a folder that could not be listed stands in for the runs it may hold
         finding = make_finding("LB101", unit.run.run, f"{ref.problem}; the runs in it are not surveyed: fix the "
                                "server or survey that folder on its own")
@@ -155,22 +159,35 @@ def _run_rows(unit: Unit, document: Document, model: str, settings: Settings) ->
     """What only the results file can say: tasks that have no log, or no log at all, and published tasks it lacks."""
     run = unit.run
     tasks = reported_tasks(document.data)
-    unlisted = unlisted_task_rows(run, model, tasks, settings.published_scale, settings.published_tolerance)
+    groups = [_with_published(row, run, row["task"], settings)
+              for row in group_rows(run.run, run.results.name, model, document.data)]
+    unlisted = unlisted_task_rows(run, model, tasks | {row["task"] for row in groups}, settings.published_scale,
+                                  settings.published_tolerance)
     if not run.logs:
         finding = make_finding("LB700", run.results.name, "no sample log beside this results file; lm-eval writes "
                                "samples_<task>_<date>.jsonl next to results_<date>.json with --log_samples")
         published = [_with_published(finding_row(run.run, model, task, "", "no log", []), run, task, settings)
                      for task in sorted({task for task, _, _ in run.published} & tasks)]
-        return [finding_row(run.run, model, "", "", "no logs", [finding]), *published, *unlisted]
+        return [finding_row(run.run, model, "", "", "no logs", [finding]), *published, *groups, *unlisted]
     logged = {task_of(posixpath.basename(log.name), tasks) for log in run.logs}
-    rows = []
-    for task in sorted(tasks - logged):
-        # An error here, a warning in check and audit: a survey exists to audit every number (rules.py, LB707).
-        finding = replace(make_finding("LB707", run.results.name, f"{task} has no sample log, so its numbers are "
-                                       f"not audited; add samples_{task}_<date>.jsonl"), severity=ERROR)
-        row = finding_row(run.run, model, task, "", "no log", [finding])
-        rows.append(_with_published(row, run, task, settings))
-    return rows + unlisted
+    unlogged = sorted(tasks - logged)
+    rows = [_no_log_row(run, model, task, settings) for task in unlogged[:MAX_UNLOGGED_ROWS]]
+    if len(unlogged) > MAX_UNLOGGED_ROWS:  # a results file naming millions of tasks must not cost gigabytes
+        more = len(unlogged) - MAX_UNLOGGED_ROWS
+        finding = replace(make_finding("LB707", run.results.name, f"{more:,} more tasks have no sample log (not "
+                                       f"listed: a row each stops at {MAX_UNLOGGED_ROWS:,})"), severity=ERROR)
+        rows.append(finding_row(run.run, model, "", "", "no log", [finding]))
+    return rows + groups + unlisted
+
+
+MAX_UNLOGGED_ROWS = 10_000  # a leaderboard's run has hundreds of tasks at most (MMLU: 57)
+
+
+def _no_log_row(run, model: str, task: str, settings: Settings) -> dict:
+    # An error here, a warning in check and audit: a survey exists to audit every number (rules.py, LB707).
+    finding = replace(make_finding("LB707", run.results.name, f"{task} has no sample log, so its numbers are "
+                                   f"not audited; add samples_{task}_<date>.jsonl"), severity=ERROR)
+    return _with_published(finding_row(run.run, model, task, "", "no log", [finding]), run, task, settings)
 
 
 def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> dict:
