@@ -143,9 +143,10 @@ def _first_significant_byte(handle, limits: Limits) -> bytes:
     the blank lines before it counted against their budget: a log of nothing but newlines is not a record."""
     start = handle.read(3)
     handle.seek(3 if start == b"\xef\xbb\xbf" else 0)
-    blank = 0
+    blank, size = 0, 64  # small first: a log's first record starts at once, and a big read here read it twice
     while True:
-        chunk = handle.read(_CHUNK)
+        chunk = handle.read(size)
+        size = min(size * 16, _CHUNK)
         if not chunk:
             return b""
         rest = chunk.lstrip()  # the bytes isspace() is true of
