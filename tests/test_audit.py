@@ -487,12 +487,20 @@ def _values_as_text(results, samples):
         sample["f1"] = str(sample["f1"]) if sample["f1"] == 0 else sample["f1"]
 
 
+def _values_as_empty_lists(results, samples):
+    _raise_drop_f1(results, samples)
+    for sample in samples:
+        sample["f1"] = [] if sample["f1"] == 0 else sample["f1"]  # a list under a plain mean: not IFEval's flatten
+
+
 SOFTENING_FIELDS = {
     # case: (task, edit, [(rule, file, needle of the line: in results.json, or "log:<line>")])
     "aggregation_median": ("drop", _median, [("LB716", "results", '"aggregation": "median"')]),
     "empty_metrics_list": ("drop", _no_metrics_list, [("LB709", "results", '"f1,none": 0.99')]),
     "failing_samples_logged_as_text": ("drop", _values_as_text, [("LB702", "log", 2), ("LB709", "results",
                                                                                       '"f1,none": 0.99')]),
+    "failing_samples_logged_as_empty_lists": ("drop", _values_as_empty_lists, [
+        ("LB702", "log", 2), ("LB709", "results", '"f1,none": 0.99')]),
     "reported_as_text": ("drop", _reported_text, [("LB716", "results", '"f1,none": "0.99"')]),
     "reported_nan": ("drop", _reported_nan, [("LB716", "results", '"f1,none": NaN')]),
     "multiple_choice_relabelled_loglikelihood": ("toy_mc", _relabelled_multiple_choice, [

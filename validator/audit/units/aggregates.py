@@ -45,6 +45,7 @@ class Aggregates(AuditUnit):
         self.sorted_metric_names = sorted(self.metric_names)
         # Metrics averaged per sample: a value that is not a number cannot just be left out of their mean.
         self.averaged = {name for name in self.metric_names if self.spec.aggregation(name) in ("mean", "flatten")}
+        self.means = {name for name in self.averaged if self.spec.aggregation(name) == "mean"}  # no lists
         self.tolerance = log.tolerance
 
     def add(self, sample: Sample) -> None:
@@ -75,7 +76,7 @@ class Aggregates(AuditUnit):
             # as_number's answer for the usual plain int or finite float, without the call (this runs per metric)
             value = raw if (kind is int and -2**53 <= raw <= 2**53) or (kind is float and isfinite(raw)) \
                 else as_number(raw)
-            items = as_number_list(raw) if value is None else None
+            items = as_number_list(raw) if value is None and name not in self.means else None
             if value is None and items is None:
                 if name in self.averaged or raw is not None and not isinstance(raw, (dict, list, str)):
                     shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:37] + "..."
