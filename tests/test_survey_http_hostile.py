@@ -41,8 +41,8 @@ class Hostile(SimpleHTTPRequestHandler):
     def do_GET(self) -> None:
         path = self.path.split("?")[0]
         top, _, rest = path.strip("/").partition("/")
-        if top in ("stall", "short") and "/samples_" in path:
-            return self._stall() if top == "stall" else self._short()
+        if top in ("stall", "short", "trickle") and "/samples_" in path:
+            return {"stall": self._stall, "short": self._short, "trickle": self._trickle}[top]()
         if top in ("reset", "e500") and rest.rstrip("/") == "bad":
             return self._reset() if top == "reset" else self._page(b"oops", 500)
         if top == "fat":
@@ -66,6 +66,21 @@ class Hostile(SimpleHTTPRequestHandler):
         self.wfile.write(b'{"doc_id": 0')
         self.wfile.flush()
         STOP.wait(10)
+
+    def _trickle(self) -> None:
+        """A byte every 0.1 s: never silent for --remote-timeout, so only a rate can stop it."""
+        self.send_response(200)
+        self.send_header("Content-Length", "100000")
+        self.end_headers()
+        try:
+            for byte in (b'{"doc_id": 0, "target": "' + b"1" * 1000):
+                if STOP.wait(0.1):
+                    break
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+        except OSError:
+            pass
+        self.close_connection = True
 
     def _short(self) -> None:
         self.send_response(200)
@@ -104,7 +119,7 @@ def write_small_run(folder) -> None:
 def hostile(tmp_path_factory):
     """The base URL of the hostile server, serving runs under stall/, short/, reset/ and e500/."""
     root = tmp_path_factory.mktemp("hostile")
-    for case in ("stall", "short"):
+    for case in ("stall", "short", "trickle"):
         write_small_run(root / case / "org__model")
     for case in ("reset", "e500"):
         write_small_run(root / case / "good")
@@ -134,6 +149,15 @@ def test_a_log_the_server_stalls_is_lb101_after_the_read_timeout(hostile, tmp_pa
     assert time.monotonic() - started < 5
     assert [(row["task"], row["status"], row["rules"]) for row in rows] == [("drop", "findings", {"LB101": 1})]
     assert "cannot be read" in rows[0]["first_finding"] and "--remote-timeout 0.5 s" in rows[0]["first_finding"]
+
+
+def test_a_log_the_server_trickles_is_lb101_once_its_rate_falls_below_the_floor(hostile, tmp_path):
+    """Outside tester: a byte every few seconds never tripped the read timeout, and held the survey for ever."""
+    started = time.monotonic()
+    rows = survey([f"{hostile}/trickle/"], tmp_path, LocalPool(1), Settings(limits=Limits(remote_timeout=1))).rows
+    assert time.monotonic() - started < 8
+    assert [(row["task"], row["status"], row["rules"]) for row in rows] == [("drop", "findings", {"LB101": 1})]
+    assert "less than 64 KiB/s after --remote-timeout 1 s" in rows[0]["first_finding"]
 
 
 def test_a_log_shorter_than_its_content_length_is_lb101_not_an_internal_error(hostile, tmp_path):

@@ -9,6 +9,7 @@ fsspec in streaming mode (HTTP) or by blocks (object stores).
 from __future__ import annotations
 
 import os
+import time
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,12 +186,15 @@ def open_stream(ref: FileRef, max_bytes: int, option: str,
         raise read_failure(exc, timeout) from None
 
 
+MIN_RATE = 64 * 1024  # bytes per second a remote file must average once --remote-timeout has passed
+
+
 class BoundedStream:
     """Reads at most max_bytes, whatever the server said the size was (a stream cannot be trusted to end)."""
 
     def __init__(self, handle, max_bytes: int, option: str, timeout: float = DEFAULT_LIMITS.remote_timeout):
         self.handle, self.left, self.max_bytes, self.option = handle, max_bytes, max_bytes, option
-        self.timeout = timeout
+        self.timeout, self.started = timeout, time.monotonic()
 
     def read(self, size: int = -1) -> bytes:
         want = self.left + 1 if size < 0 else min(size, self.left + 1)
@@ -202,7 +206,18 @@ class BoundedStream:
         if self.left < 0:
             raise DocumentError("LB106", f"the file is larger than the limit of {self.max_bytes:,} bytes "
                                          f"(raise {Limits.OPTION_NAMES[self.option]} if it is honest)")
+        self._check_rate()
         return data
+
+    def _check_rate(self) -> None:
+        """A server sending a byte now and then never trips the read timeout, and would hold a unit for days:
+        past --remote-timeout seconds, a file must have come at MIN_RATE on average."""
+        elapsed = time.monotonic() - self.started
+        read = self.max_bytes - self.left
+        if elapsed > self.timeout and read < MIN_RATE * elapsed:
+            raise DocumentError("LB101", f"cannot be read: the server sent {read:,} bytes in {elapsed:,.0f} s, "
+                                         f"less than {MIN_RATE // 1024} KiB/s after --remote-timeout "
+                                         f"{self.timeout:g} s; fix the server or survey a local copy")
 
     def __enter__(self) -> "BoundedStream":
         return self
