@@ -544,3 +544,23 @@ def test_a_loglikelihood_task_is_scored_by_is_greedy(tmp_path):
     paths = hl.write_run(tmp_path / "tampered", [task])
     found = rules(audit(tmp_path / "tampered", paths["results"]))
     assert ("LB708", paths["toy_ll"].name, 2) in found and any(rule == "LB709" for rule, _, _ in found)
+
+
+def test_a_metric_lm_eval_aggregates_by_default_otherwise_is_lb716_not_a_per_sample_error(tmp_path):
+    """wikitext's metric_list names no aggregation: lm-eval's registry gives its perplexities their own. Each is
+    one LB716 (a maintainer may warn it), not an LB702 for every sample's [log-likelihood, words] pair."""
+    task = hl.Task("wikitext", {"output_type": "loglikelihood_rolling", "metric_list": [
+        {"metric": "word_perplexity"}, {"metric": "byte_perplexity"}, {"metric": "bits_per_byte"}]})
+    for doc_id, (ll, words) in enumerate([(-100.0, 50), (-200.0, 80)]):
+        sample = {"doc_id": doc_id, "doc": {"page": f"page {doc_id}"}, "target": "",
+                  "arguments": {"gen_args_0": {"arg_0": f"page {doc_id}"}}, "resps": [[str(ll)]],
+                  "filtered_resps": [str(ll)], "filter": "none",
+                  "metrics": ["word_perplexity", "byte_perplexity", "bits_per_byte"],
+                  "word_perplexity": [ll, words], "byte_perplexity": [ll, 6 * words], "bits_per_byte": [ll, 6 * words]}
+        task.samples.append(hl.with_hashes(sample))
+    results = hl.results_for([task])
+    results["results"]["wikitext"].update({"word_perplexity,none": 10.1, "byte_perplexity,none": 1.46,
+                                           "bits_per_byte,none": 0.54})
+    paths = hl.write_run(tmp_path, [task], results)
+    found = rules(audit(tmp_path, paths["results"]))
+    assert [rule for rule, _, _ in found] == ["LB716"] * 3, found

@@ -684,6 +684,9 @@ GROUP_CASES = {
     "tampered task declared a group in 'groups' only": (
         _hide_arc_easy(lambda data: data.update(groups={"arc_easy": {"acc,none": 0.99}})), 1,
         {"arc_easy": ("no log", {"LB707": 1})}),
+    "a group of lm-eval before 0.4.2 (no group_subtasks): not re-derivable, said so": (
+        lambda data: (data.pop("group_subtasks"), data.update(groups={"grp": dict(data["results"]["grp"])})), 1,
+        {"grp": ("group", {"LB404": 1})}),
     "tampered task declared a group of another task": (
         _hide_arc_easy(lambda data: data["group_subtasks"].update(arc_easy=["drop"])), 1,
         {"arc_easy": ("group", {"LB404": 2})}),  # its acc and acc_norm: drop has neither

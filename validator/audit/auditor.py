@@ -195,7 +195,16 @@ def reported_tasks(data: Any) -> set[str]:
     if not isinstance(data, dict) or not isinstance(data.get("configs"), dict) or not data["configs"]:
         return tasks
     results = data.get("results") if isinstance(data.get("results"), dict) else {}
-    return tasks | (set(results) - set(declared_groups(data)))
+    return tasks | (set(results) - set(declared_groups(data)) - set(unmapped_groups(data)))
+
+
+def unmapped_groups(data: Any) -> list[str]:
+    """Groups of a file that records no group membership (lm-eval before 0.4.2 writes `groups` but no
+    `group_subtasks`): entries of its `groups` table without a config. They cannot be re-derived (LB404)."""
+    if not isinstance(data, dict) or "group_subtasks" in data or not isinstance(data.get("groups"), dict):
+        return []
+    configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
+    return sorted(group for group in data["groups"] if group not in configs)
 
 
 def declared_groups(data: Any) -> dict[str, list[str]]:

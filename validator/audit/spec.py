@@ -61,13 +61,25 @@ class TaskSpec:
         return [key for key in self.entry if "," in key and "_stderr" not in key.partition(",")[0]]
 
     def aggregation(self, metric: str) -> str:
-        """"mean", "flatten" (IFEval's agg_inst_level_acc) or the aggregation as written."""
+        """"mean", "flatten" (IFEval's agg_inst_level_acc) or the aggregation as written; where the config
+        writes none, lm-eval's default for the metric (its registry: perplexities, corpus F1, MCC, BLEU...)."""
         for item in _list(self.config.get("metric_list")):
             if isinstance(item, dict) and item.get("metric") == metric:
-                aggregation = item.get("aggregation", "mean")
-                text = str(aggregation)
+                if "aggregation" not in item:
+                    return DEFAULT_AGGREGATIONS.get(metric, "mean")
+                text = str(item["aggregation"])
                 return "flatten" if "agg_inst_level_acc" in text else text
-        return "mean"
+        return DEFAULT_AGGREGATIONS.get(metric, "mean")
+
+
+# lm-eval's registered aggregation of each metric that is not a mean (lm_eval/api/metrics.py, 0.4.x): what a
+# metric_list entry without `aggregation` gets. Every other metric is averaged.
+DEFAULT_AGGREGATIONS = {
+    "perplexity": "perplexity", "word_perplexity": "weighted_perplexity",
+    "byte_perplexity": "weighted_perplexity", "bits_per_byte": "bits_per_byte", "f1": "f1",
+    "mcc": "matthews_corrcoef", "bleu": "bleu", "chrf": "chrf", "ter": "ter", "brier_score": "brier_score",
+    "bypass": "bypass",
+}
 
 
 def _list(value: Any) -> list:

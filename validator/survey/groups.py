@@ -14,7 +14,7 @@ from __future__ import annotations
 from math import isfinite
 from typing import Any
 
-from ..audit.auditor import declared_groups
+from ..audit.auditor import declared_groups, unmapped_groups
 from ..findings import make_finding
 from .rows import finding_row, with_metrics
 
@@ -41,6 +41,11 @@ def group_rows(run: str, results_name: str, model: str, data: Any) -> list[dict]
                 findings.append(make_finding("LB404", results_name, f"group {group} {key}: {problem}",
                                              f"$.results.{group}"))
         rows.append(with_metrics(finding_row(run, model, group, "", "group", findings), metrics))
+    for group in unmapped_groups(data):
+        finding = make_finding("LB404", results_name, f"group {group}: the file records no group membership "
+                               "(group_subtasks, written since lm-eval 0.4.2), so its numbers cannot be re-derived "
+                               "from its subtasks", f"$.groups.{group}")
+        rows.append(finding_row(run, model, group, "", "group", [finding]))
     return rows
 
 
@@ -65,7 +70,8 @@ def _derive(group: str, key: str, groups: dict, data: Any, depth: int) -> tuple[
         if not _finite(value):
             return None, f"its subtask {task} has no number for {key}, so the group cannot be re-derived"
         if size is None:
-            return None, f"its subtask {task} has no sample count (n-samples), so the group cannot be re-derived"
+            return None, (f"its subtask {task} has no sample count (n-samples, written since lm-eval 0.4.3), so "
+                          "the group cannot be re-derived")
         values.append(value)
         sizes.append(size)
     if not values:

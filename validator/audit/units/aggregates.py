@@ -101,17 +101,17 @@ class Aggregates(AuditUnit):
             self.summary.metrics.append(audit)
             logged, recomputed = self.logged.get((metric, flt)), self.recomputed.get((metric, flt))
             aggregation = self.spec.aggregation(metric)
+            if aggregation not in ("mean", "flatten"):  # first: it is why nothing was averaged
+                shown = repr(aggregation.splitlines()[0][:60] if aggregation else aggregation)
+                audit.note = f"aggregation {shown} is not recomputed"
+                self._not_audited(audit, f"its aggregation is {shown}, which the audit does not compute (it "
+                                  "computes the mean)", self._aggregation_path(metric))
+                continue
             if logged is None:
                 audit.note = "no per-sample values in the log"
                 if self.summary.samples:  # an empty log is reported as such (LB706)
                     self._not_audited(audit, f"none of its {self.summary.samples:,} samples logs a number "
                                       f"for {metric!r} under filter {flt!r}")
-                continue
-            if aggregation not in ("mean", "flatten"):
-                shown = repr(aggregation.splitlines()[0][:60] if aggregation else aggregation)
-                audit.note = f"aggregation {shown} is not recomputed"
-                self._not_audited(audit, f"its metric_list gives the aggregation {shown}, which the audit does not "
-                                  "compute (it computes the mean)", self._aggregation_path(metric))
                 continue
             audit.samples, audit.from_samples = logged.count, logged.mean()
             audit.recomputed = recomputed.mean() if recomputed else None
