@@ -648,6 +648,22 @@ def test_a_task_without_a_log_fails_the_survey_even_with_its_config_deleted(tmp_
     assert (row["status"], row["rules"], row["errors"]) == ("no log", {"LB707": 1}, 1)
 
 
+@pytest.mark.parametrize("warn, code, counts", [([], 1, (1, 0)), (["--warn", "LB707"], 0, (0, 1)),
+                                                 (["--warn", "LB7"], 0, (0, 1)), (["--warn", "LB101"], 2, None)])
+def test_a_maintainer_can_report_a_rule_as_a_warning_but_not_one_that_means_unjudged(tmp_path, warn, code, counts):
+    """The bound is the maintainer's (--warn), never the submitter's; LB101 and the like stay errors."""
+    root = tmp_path / "runs"
+    make_corpus(root, runs=1, seed=3, fault_rate=0)
+    next(root.glob("*/samples_arc_easy_*.jsonl")).unlink()
+    result = lbnorm("survey", str(root), "--out", str(tmp_path / "out"), "--no-plots", *warn)
+    assert result.returncode == code, result.stdout + result.stderr
+    if counts is None:
+        assert "LB101 cannot be ignored or made a warning" in result.stderr
+        return
+    row = next(row for row in read_jsonl(tmp_path / "out" / "survey.jsonl") if row["task"] == "arc_easy")
+    assert (row["errors"], row["warnings"]) == counts and row["rules"] == {"LB707": 1}
+
+
 def _grouped_run(tmp_path: Path, edit) -> tuple[list[dict], subprocess.CompletedProcess]:
     """One clean run whose results file declares a group `grp` of its two tasks, edited by `edit(data)`."""
     root = tmp_path / "runs"

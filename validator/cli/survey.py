@@ -36,6 +36,9 @@ from .options import (
               help="Most units of work (logs plus runs) the sources may hold; more is an error.")
 @proving_profile_options
 @click.option("--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the survey too.")
+@click.option("--warn", "warn", multiple=True, metavar="CODE",
+              help="Report this rule (id or prefix) as a warning, e.g. LB716 for a leaderboard with corpus-level "
+                   "metrics; repeatable. Rules that mean a file could not be judged stay errors.")
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr [default: on a terminal].")
 @click.option("--plots/--no-plots", default=True, show_default=True,
               help="Draw the summary's plots (needs lbnorm[survey]: matplotlib).")
@@ -44,8 +47,8 @@ from .options import (
 @remote_limit_options
 def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | None, scheduler: str | None,
            local_cluster: int | None, published_scale: float, published_tolerance: float, max_units: int,
-           profile_name: str | None, profile_file: Path | None, strict: bool, progress: bool | None, plots: bool,
-           **limits: float) -> None:
+           profile_name: str | None, profile_file: Path | None, strict: bool, warn: tuple[str, ...],
+           progress: bool | None, plots: bool, **limits: float) -> None:
     """Audit every run's sample logs into one table, locally or on a Dask cluster.
 
     SOURCES are folders or URLs holding runs in lm-eval's layout (one folder
@@ -70,8 +73,14 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
 
     if scheduler and local_cluster:
         raise click.UsageError("give either --scheduler or --local-cluster, not both")
+    from ..findings.selection import RuleSelection, SelectionError
+
+    try:
+        RuleSelection(warn=warn).validate()
+    except SelectionError as exc:
+        raise click.UsageError(f"--warn {exc}") from None
     settings = Settings(limits_from(**limits), published_scale, published_tolerance,
-                        _choice_counts(profile_name, profile_file))
+                        _choice_counts(profile_name, profile_file), tuple(sorted(set(warn))))
     executor = _executor(workers, scheduler, local_cluster)
     try:
         def announce(planned: int, todo: int) -> None:  # after the sources are read: not before a usage error
