@@ -664,6 +664,16 @@ def test_a_maintainer_can_report_a_rule_as_a_warning_but_not_one_that_means_unju
     assert (row["errors"], row["warnings"]) == counts and row["rules"] == {"LB707": 1}
 
 
+@pytest.mark.parametrize("value, shown", [(0, 0.0), (True, None), ("0.5", None), (float("nan"), None),
+                                          (10 ** 400, None)])
+def test_a_table_number_is_a_finite_float_or_blank(value, shown):
+    """rows.number, which rows and groups share: an integer no float holds is blank, never an OverflowError
+    (results files refuse one as LB109 before; this keeps any other path from raising)."""
+    from validator.survey.rows import number
+
+    assert number(value) == shown if shown is not None else number(value) is None
+
+
 def _grouped_run(tmp_path: Path, edit) -> tuple[list[dict], subprocess.CompletedProcess]:
     """One clean run whose results file declares a group `grp` of its two tasks, edited by `edit(data)`."""
     root = tmp_path / "runs"

@@ -11,12 +11,11 @@ a task (audit.auditor.reported_tasks), so declaring a tampered task a group cann
 
 from __future__ import annotations
 
-from math import isfinite
 from typing import Any
 
 from ..audit.auditor import declared_groups, unmapped_groups
 from ..findings import make_finding
-from .rows import finding_row, with_metrics
+from .rows import finding_row, number, with_metrics
 
 TOLERANCE = 1e-12  # lm-eval's own arithmetic reproduces a group to the last bits (check's LB404)
 MAX_DEPTH = 8      # groups of groups: lm-eval's leaderboard nests two deep
@@ -50,7 +49,7 @@ def group_rows(run: str, results_name: str, model: str, data: Any) -> list[dict]
 
 
 def _mismatch(reported: Any, derived: tuple[float, float]) -> str | None:
-    if not _finite(reported):
+    if not _is_number(reported):
         return f"the results file gives {str(reported)[:40]!r}, not a finite number"
     if min(abs(reported - value) for value in derived) <= TOLERANCE:
         return None
@@ -67,7 +66,7 @@ def _derive(group: str, key: str, groups: dict, data: Any, depth: int) -> tuple[
         if not isinstance(entry, dict) or key not in entry:
             continue  # lm-eval pools each metric over the subtasks that have it (leaderboard: acc_norm of three)
         value, size = entry[key], _size(task, groups, data, depth)
-        if not _finite(value):
+        if not _is_number(value):
             return None, f"its subtask {task} has no number for {key}, so the group cannot be re-derived"
         if size is None:
             return None, (f"its subtask {task} has no sample count (n-samples, written since lm-eval 0.4.3), so "
@@ -97,14 +96,8 @@ def _size(task: str, groups: dict, data: Any, depth: int) -> int | None:
     return None
 
 
-def _finite(value: Any) -> bool:
-    """A JSON number a float holds (a 400-digit integer is none: isfinite would raise)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    try:
-        return isfinite(value)
-    except OverflowError:
-        return False
+def _is_number(value: Any) -> bool:
+    return number(value) is not None
 
 
 def _table(data: Any, key: str) -> dict:

@@ -70,19 +70,19 @@ def task_row(run: str, model: str, task: str, log: str, audit: TaskAudit | None,
         return row
     row.update(samples=audit.samples, expected=audit.expected, hashes_checked=audit.hashes_checked,
                hash_mismatches=audit.hash_mismatches, task_hash=audit.task_hash)
-    row["metrics"] = {m.key: {"reported": _number(m.reported), "from_samples": _number(m.from_samples),
-                              "recomputed": _number(m.recomputed)} for m in audit.metrics[:MAX_METRICS]}
+    row["metrics"] = {m.key: {"reported": number(m.reported), "from_samples": number(m.from_samples),
+                              "recomputed": number(m.recomputed)} for m in audit.metrics[:MAX_METRICS]}
     _headline(row)
     if audit.drop is not None:
         drop = audit.drop.as_dict()
         row["drop_n"] = drop["n"]
-        row.update({name: _number(drop.get(name)) for name in DROP_COLUMNS})
+        row.update({name: number(drop.get(name)) for name in DROP_COLUMNS})
     return row
 
 
 def with_metrics(row: dict, metrics: dict) -> dict:
     """The row with these metrics ({key: {"reported", "from_samples", "recomputed"}}) and its headline."""
-    row["metrics"] = {key: {name: _number(value) for name, value in values.items()}
+    row["metrics"] = {key: {name: number(value) for name, value in values.items()}
                       for key, values in list(metrics.items())[:MAX_METRICS]}
     _headline(row)
     return row
@@ -120,11 +120,16 @@ def _count_findings(row: dict, findings: list[Finding]) -> None:
         row["first_finding"] = one_line(printable(f"{first.rule} {first.file}{where}: {first.message}"), 400)
 
 
-def _number(value: Any) -> float | None:
-    """Numbers as floats (lm-eval logs 0 and 1.0 alike); anything else, NaN and infinities as None."""
+def number(value: Any) -> float | None:
+    """Numbers as floats (lm-eval logs 0 and 1.0 alike); anything else, NaN, infinities and integers no float
+    holds (a submitter's 400 digits: isfinite raised on them) as None."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if math.isfinite(value) else None
+    try:
+        value = float(value)
+    except OverflowError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def plain(value: Any) -> Any:
