@@ -20,7 +20,7 @@ import math
 import os
 import posixpath
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..io.documents import DocumentError
@@ -76,14 +76,14 @@ def plan(sources: list[str], limits: Limits, max_units: int, exclude: Path | Non
     `exclude`: the survey's own output folder, whose files are never surveyed (an --out inside a run folder
     would otherwise have its journal read as a log on --resume)."""
     runs: dict[str, Run] = {}
-    origin: dict[str, str] = {}  # run name, and the results file's identity, -> the source that gave it
+    seen = _Seen()
     for source in sources:
         found = runs_of(source, limits, max_units)
         if not found:  # a mistyped path must not pass as a survey that found nothing wrong
             raise SourceError(f"{source}: no run found (no results_*.json or results.json file under it); "
                               "check the path")
         for run in _outside(found, exclude):
-            twin = _refuse_twice(run, source, runs, origin)
+            twin = _refuse_twice(run, source, runs, seen)
             if twin is None:
                 runs[run.run] = run
             elif _is_link(runs[twin].results) and not _is_link(run.results):  # the link is the repeat
@@ -113,27 +113,38 @@ def _outside(runs: list[Run], out: Path | None) -> list[Run]:
             if not inside(run.results)]
 
 
-def _refuse_twice(run: Run, source: str, runs: dict[str, Run], origin: dict[str, str]) -> str | None:
+@dataclass
+class _Seen:
+    """The results files planned so far, by file identity (_file_identity), and the run names taken."""
+
+    source: dict[str, str] = field(default_factory=dict)  # identity -> the source that gave it
+    path: dict[str, str] = field(default_factory=dict)    # identity -> the path it was reached by
+    run: dict[str, str] = field(default_factory=dict)     # identity -> its run's name
+    name_source: dict[str, str] = field(default_factory=dict)  # run name -> the source that gave it
+
+
+def _refuse_twice(run: Run, source: str, runs: dict[str, Run], seen: _Seen) -> str | None:
     """A run surveyed twice would count its findings twice; two runs of one name could not be told apart.
 
     Sources given twice, or a manifest listing a run twice, are the maintainer's to fix (SourceError). A tree
     holding one results file under two names (a link) is its submitters': the name of the run it repeats,
     so that the repeat is a row of its own and every other run is still surveyed."""
-    identity = "file " + _file_identity(run.results.location)
+    identity = _file_identity(run.results.location)
     path = os.path.abspath(run.results.location) if is_local(run.results.location) else run.results.location
+    first = seen.source.get(identity)
     # Within one tree, or reached through another path (a link planted in one source to another's file): a row.
-    if identity in origin and (origin[identity] == source and not _is_manifest(source)
-                               or origin[identity] != source and origin["path " + identity] != path):
-        return origin["run " + identity]
-    if identity in origin:
-        where = "listed twice in it" if origin[identity] == source else f"also reached through {origin[identity]}"
+    if first is not None and (first == source and not _is_manifest(source)
+                              or first != source and seen.path[identity] != path):
+        return seen.run[identity]
+    if first is not None:
+        where = "listed twice in it" if first == source else f"also reached through {first}"
         raise SourceError(f"{source}: the results file {run.run} is {where}; give each run once (a "
                           "manifest can list every run, with published scores for some)")
     if run.run in runs:
-        raise SourceError(f"two sources hold a run named {run.run} ({origin['name ' + run.run]} and {source}); "
+        raise SourceError(f"two sources hold a run named {run.run} ({seen.name_source[run.run]} and {source}); "
                           "survey them separately, or list both in one manifest under names that differ")
-    origin[identity], origin["name " + run.run], origin["run " + identity] = source, source, run.run
-    origin["path " + identity] = path
+    seen.source[identity], seen.path[identity], seen.run[identity] = source, path, run.run
+    seen.name_source[run.run] = source
     return None
 
 
