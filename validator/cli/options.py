@@ -104,17 +104,22 @@ def remote_limit_options(command):
                              f"holds up longer is LB101 [default: {DEFAULT_LIMITS.remote_timeout:g}].")(command)
 
 
-def config_options(command):
-    """--config, --isolated and --root: where settings come from and which folder is the workspace."""
+def config_file_options(command):
+    """--config and --isolated: where settings come from."""
     return _stack(command, [
         click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
                      help="Read settings from this file (.lbnorm.toml or pyproject.toml) instead of searching "
                           "upward from the current directory."),
         click.option("--isolated", is_flag=True, help="Ignore every configuration file."),
-        click.option("--root", type=click.Path(file_okay=False, path_type=Path),
-                     help="Workspace: no file outside it is read, including files a submission names "
-                          "[default: the enclosing git repository, else the current directory]."),
     ])
+
+
+def config_options(command):
+    """--config, --isolated and --root: where settings come from and which folder is the workspace."""
+    return config_file_options(click.option(
+        "--root", type=click.Path(file_okay=False, path_type=Path),
+        help="Workspace: no file outside it is read, including files a submission names "
+             "[default: the enclosing git repository, else the current directory].")(command))
 
 
 def report_options(command):

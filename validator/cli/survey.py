@@ -8,13 +8,16 @@ from pathlib import Path
 import click
 
 from ..core.errors import ExitCode
+from ..findings.selection import RuleSelection
 from .options import (
+    command_line_settings,
+    config_file_options,
+    effective,
     limit_options,
-    limits_from,
     log_limit_option,
-    profile_for_options,
     proving_profile_options,
     remote_limit_options,
+    selection_options,
 )
 
 
@@ -36,9 +39,8 @@ from .options import (
               help="Most units of work (logs plus runs) the sources may hold; more is an error.")
 @proving_profile_options
 @click.option("--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the survey too.")
-@click.option("--warn", "warn", multiple=True, metavar="CODE",
-              help="Report this rule (id or prefix) as a warning, e.g. LB716 for a leaderboard with corpus-level "
-                   "metrics; repeatable. Rules that mean a file could not be judged stay errors.")
+@config_file_options
+@selection_options
 @click.option("--progress/--no-progress", default=None, help="Progress bar on stderr [default: on a terminal].")
 @click.option("--plots/--no-plots", default=True, show_default=True,
               help="Draw the summary's plots (needs lbnorm[survey]: matplotlib).")
@@ -47,8 +49,8 @@ from .options import (
 @remote_limit_options
 def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | None, scheduler: str | None,
            local_cluster: int | None, published_scale: float, published_tolerance: float, max_units: int,
-           profile_name: str | None, profile_file: Path | None, strict: bool, warn: tuple[str, ...],
-           progress: bool | None, plots: bool, **limits: float) -> None:
+           profile_name: str | None, profile_file: Path | None, strict: bool, config_file: Path | None,
+           isolated: bool, progress: bool | None, plots: bool, **options) -> None:
     """Audit every run's sample logs into one table, locally or on a Dask cluster.
 
     SOURCES are folders or URLs holding runs in lm-eval's layout (one folder
@@ -73,14 +75,16 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
 
     if scheduler and local_cluster:
         raise click.UsageError("give either --scheduler or --local-cluster, not both")
-    from ..findings.selection import RuleSelection, SelectionError
-
-    try:
-        RuleSelection(warn=warn).validate()
-    except SelectionError as exc:
-        raise click.UsageError(f"--warn {exc}") from None
-    settings = Settings(limits_from(**limits), published_scale, published_tolerance,
-                        _choice_counts(profile_name, profile_file), tuple(sorted(set(warn))))
+    # The configuration file a check or audit here would read: the same profile, rules and limits (not --root:
+    # sources are confined each to itself, wherever they are).
+    run = effective(command_line_settings(strict=strict, profile=profile_name, profile_file=profile_file, **options),
+                    config_file, isolated, None)
+    if run.config_path is not None:
+        click.echo(f"lbnorm survey: settings from {run.config_path}", err=True)
+    profile = run.profile()  # the maintainer's; without one LB715 has no claim to check
+    choice_counts = tuple(sorted(profile.choice_counts().items())) if profile else ()
+    settings = Settings(run.limits, published_scale, published_tolerance, choice_counts, canonical(run.selection()))
+    strict = run.strict
     executor = _executor(workers, scheduler, local_cluster)
     try:
         def announce(planned: int, todo: int) -> None:  # after the sources are read: not before a usage error
@@ -104,10 +108,11 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     sys.exit(ExitCode.DATA if _failed(outcome.rows, strict) else ExitCode.OK)
 
 
-def _choice_counts(profile_name: str | None, profile_file: Path | None) -> tuple[tuple[str, int], ...]:
-    """The profile's (task, num_choices), sorted; () without a profile (LB715 then has no claim to check)."""
-    profile = profile_for_options(profile_name, profile_file)
-    return tuple(sorted(profile.choice_counts().items())) if profile else ()
+def canonical(selection: RuleSelection) -> RuleSelection:
+    """The same selection with its codes sorted: the journal's settings compare equal however they were typed."""
+    return RuleSelection(*(tuple(sorted(set(codes))) for codes in (selection.select, selection.ignore,
+                                                                     selection.warn, selection.error)),
+                         tuple(sorted((glob, tuple(sorted(set(codes)))) for glob, codes in selection.per_file_ignores)))
 
 
 def _executor(workers: int | None, scheduler: str | None, local_cluster: int | None):

@@ -101,13 +101,14 @@ def _headline(row: dict) -> None:
     row["max_abs_diff"] = max(differences) if differences else None
 
 
-# The maintainer's --warn for the unit being run (work.run_unit sets it): a row counts each finding at the
-# severity the maintainer chose; rules that mean "could not be judged" keep theirs (findings.selection).
-WARNED: ContextVar[RuleSelection | None] = ContextVar("warned", default=None)
+# The maintainer's rule selection for the unit being run (work.run_unit sets it): a row counts the findings of
+# the rules selected, each at the severity the maintainer chose; rules that mean "could not be judged" are
+# always counted, at their own severity (findings.selection).
+SELECTION: ContextVar[RuleSelection | None] = ContextVar("selection", default=None)
 
 
 def _count_findings(row: dict, findings: list[Finding]) -> None:
-    selection = WARNED.get()
+    selection = SELECTION.get()
     if selection is not None:
         findings = selection.apply(findings)
     row["errors"] = sum(1 for f in findings if f.severity == ERROR)

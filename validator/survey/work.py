@@ -31,7 +31,7 @@ from .groups import group_rows
 from .journal import rows_text
 from .published import compare, unlisted_task_rows
 from .records import stream_records
-from .rows import WARNED, blank_row, finding_row, plain, task_row
+from .rows import SELECTION, blank_row, finding_row, plain, task_row
 from .sources import Unit
 from .stores import NOT_WALKED, FileRef, is_local, open_stream
 
@@ -43,12 +43,13 @@ class Settings:
     published_tolerance: float = 5e-3  # in the published scale: two-decimal rounding of a percent
     # (task, num_choices) of a maintainer's profile (--profile): the logs prove each count (LB715).
     choice_counts: tuple[tuple[str, int], ...] = ()
-    warn: tuple[str, ...] = ()  # rule ids or prefixes the maintainer reports as warnings (--warn)
+    # The maintainer's --select/--ignore/--warn/--error and configuration file (cli/options.py, findings/selection).
+    selection: RuleSelection = RuleSelection()
 
 
 def run_unit(unit: Unit, settings: Settings = Settings()) -> str:
     """The unit's rows as journal text (rows_text); an unexpected error is a "failed" row that says what broke."""
-    token = WARNED.set(RuleSelection(warn=settings.warn) if settings.warn else None)
+    token = SELECTION.set(None if settings.selection.is_default() else settings.selection)
     try:
         rows = _rows_of(unit, settings)
         try:
@@ -59,7 +60,7 @@ def run_unit(unit: Unit, settings: Settings = Settings()) -> str:
         detail = one_line(f"{type(exc).__name__}: {exc} at {traceback.extract_tb(exc.__traceback__)[-1].name}", 300)
         return rows_text(failed_rows(unit, f"internal error: {detail}; please report it"))
     finally:
-        WARNED.reset(token)
+        SELECTION.reset(token)
 
 
 def run_batch(batch: list[Unit], settings: Settings = Settings()) -> list[str]:
