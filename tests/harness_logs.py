@@ -130,6 +130,52 @@ def ifeval_task(outcomes: list[list[bool]]) -> Task:
     return task
 
 
+GSM8K_FILTERS = ("strict-match", "flexible-extract")
+
+
+def two_filter_task(correct: dict[str, list[bool]], ranks: int = 1, named: bool = True) -> Task:
+    """gsm8k's shape: one generation per doc, exact_match under two filters, in the order lm-eval logs it.
+
+    Each rank logs its documents (doc_id % ranks == rank) filter by filter, and a multi-GPU run joins the
+    ranks' logs one after the other (lm_eval/evaluator.py). `named`: each sample says its `filter` and
+    `metrics` (0.4.7 on); else neither (0.4.0-0.4.6). `correct[filter][doc_id]` is that filter's score.
+    """
+    filters = list(correct)
+    config = {"task": "gsm8k", "output_type": "generate_until", "generation_kwargs": {"until": ["Question:"]},
+              "metric_list": [{"metric": "exact_match", "aggregation": "mean", "higher_is_better": True}],
+              "filter_list": [{"name": name, "filter": [{"function": "take_first"}]} for name in filters]}
+    task = Task("gsm8k", config)
+    docs = len(correct[filters[0]])
+    for rank in range(ranks):
+        for name in filters:
+            for doc_id in range(rank, docs, ranks):
+                question = f"Natalia sold {doc_id} clips. How many?"
+                sample = {"doc_id": doc_id, "doc": {"question": question, "answer": f"#### {doc_id}"},
+                          "target": f"#### {doc_id}",
+                          "arguments": {"gen_args_0": {"arg_0": f"Question: {question}\nAnswer:",
+                                                       "arg_1": {"until": ["Question:"]}}},
+                          "resps": [[f" The answer is {doc_id}."]], "filtered_resps": [str(doc_id)]}
+                if named:
+                    sample.update({"filter": name, "metrics": ["exact_match"]})
+                with_hashes(sample)
+                sample["exact_match"] = 1.0 if correct[name][doc_id] else 0.0
+                task.samples.append(sample)
+    return task
+
+
+def two_filter_results(task: Task, correct: dict[str, list[bool]]) -> dict:
+    """results_for, with one exact_match per filter and the documents (not the samples) counted."""
+    results = results_for([task])
+    entry = {"alias": "gsm8k"}
+    for name, scores in correct.items():
+        entry[f"exact_match,{name}"] = sum(scores) / len(scores)
+        entry[f"exact_match_stderr,{name}"] = "N/A"
+    results["results"]["gsm8k"] = entry
+    docs = len(next(iter(correct.values())))
+    results["n-samples"]["gsm8k"] = {"original": docs, "effective": docs}
+    return results
+
+
 def aggregate(task: Task, metric: str) -> float:
     values = [s[metric] for s in task.samples]
     if values and isinstance(values[0], list):

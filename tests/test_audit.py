@@ -564,3 +564,53 @@ def test_a_metric_lm_eval_aggregates_by_default_otherwise_is_lb716_not_a_per_sam
     paths = hl.write_run(tmp_path, [task], results)
     found = rules(audit(tmp_path, paths["results"]))
     assert [rule for rule, _, _ in found] == ["LB716"] * 3, found
+
+
+# --- several filters, before lm-eval 0.4.7 wrote each sample's filter --------------------------
+
+GSM8K_CORRECT = {"strict-match": [True, False, False, True, False, False, True],
+                 "flexible-extract": [True, True, False, True, True, False, True]}
+
+
+def gsm8k_run(tmp_path: Path, ranks: int, named: bool) -> tuple[hl.Task, dict[str, Path]]:
+    task = hl.two_filter_task(GSM8K_CORRECT, ranks=ranks, named=named)
+    return task, hl.write_run(tmp_path, [task], hl.two_filter_results(task, GSM8K_CORRECT))
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3])
+@pytest.mark.parametrize("named", [True, False])
+def test_a_two_filter_log_of_any_rank_count_is_read_filter_by_filter(tmp_path, ranks, named):
+    """Found by an outside judge: a two-rank gsm8k log of lm-eval 0.4.5 (no `filter` field) was read as
+    position blocks, each filter getting half of the other's samples: LB705 x22 and LB709 on honest output.
+    The k-th sample of a doc_id is the k-th filter's, whatever the ranks (lm_eval/evaluator.py, v0.4.0-0.4.6)."""
+    _, paths = gsm8k_run(tmp_path, ranks, named)
+    result = audit(tmp_path, paths["results"])
+    assert rules(result) == []
+    [task] = result.tasks
+    assert task.filters == {"strict-match": 7, "flexible-extract": 7}
+
+
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_a_sample_missing_from_one_filter_of_an_unnamed_log_is_still_missing(tmp_path, ranks):
+    """Rank 0's flexible-extract sample of doc 0 deleted: the doc's one sample counts for the first filter,
+    so the second filter is short of it (LB705, LB706), whichever block lost it."""
+    task, paths = gsm8k_run(tmp_path, ranks, named=False)
+    lines = paths["gsm8k"].read_text(encoding="utf-8").splitlines(keepends=True)
+    second = [i for i, s in enumerate(task.samples) if s["doc_id"] == 0][1]
+    paths["gsm8k"].write_text("".join(lines[:second] + lines[second + 1:]), encoding="utf-8")
+    result = audit(tmp_path, paths["results"])
+    found = {(f.rule, f.json_path) for f in result.findings}
+    assert ("LB706", "$['n-samples'].gsm8k.effective") in found
+    [missing] = [f for f in result.findings if f.rule == "LB705"]
+    assert "gsm8k (filter flexible-extract): 1 of 7 documents have no sample" in missing.message
+    assert "doc_ids: 0" in missing.message
+
+
+def test_a_doc_logged_more_often_than_there_are_filters_is_logged_twice(tmp_path):
+    task, paths = gsm8k_run(tmp_path, 2, named=False)
+    lines = paths["gsm8k"].read_text(encoding="utf-8").splitlines(keepends=True)
+    paths["gsm8k"].write_text("".join(lines + lines[:1]), encoding="utf-8")
+    result = audit(tmp_path, paths["results"])
+    twice = [f for f in result.findings if f.rule == "LB705" and f.file.endswith(".jsonl")]
+    assert [(f.line, f.message) for f in twice] == [
+        (len(lines) + 1, "gsm8k (filter flexible-extract): doc_id 0 is logged twice")]

@@ -49,6 +49,7 @@ class LogAuditor:
         self.summary = TaskAudit(spec.name, log, expected=spec.n_effective)
         self.units = [unit(self) for unit in unit_classes()]
         self._scanned: tuple[SampleRecord, Document] | None = None
+        self._unnamed_filters: UnnamedFilters | None = None
 
     def add(self, record: SampleRecord) -> None:
         data = record.data
@@ -60,18 +61,18 @@ class LogAuditor:
             self.at_record("LB702", record, ("doc_id",), "doc_id must be a non-negative integer")
             return
         self.summary.samples += 1
-        sample = Sample(record, data, doc_id, self._filter(data, record.index))
+        sample = Sample(record, data, doc_id, self._filter(data, doc_id))
         self.summary.filters[sample.filter] = self.summary.filters.get(sample.filter, 0) + 1
         for unit in self.units:
             unit.add(sample)
 
-    def _filter(self, data: dict, index: int) -> str:
+    def _filter(self, data: dict, doc_id: int) -> str:
         flt = data.get("filter")
         if isinstance(flt, str):
             return flt
-        # Before 0.4.7 a task with several filters logged each filter's samples as one block, in order.
-        filters, size = self.spec.filters, self.spec.n_effective
-        return filters[min(index // size, len(filters) - 1)] if size else filters[0]
+        if self._unnamed_filters is None:
+            self._unnamed_filters = UnnamedFilters(self.spec.filters)
+        return self._unnamed_filters.of(doc_id)
 
     def finish(self) -> TaskAudit:
         for unit in self.units:
@@ -105,6 +106,35 @@ class LogAuditor:
         if self.result.has_room(display, rule_id):
             line, column = self.results_doc.position(path)
             self.result.findings.append(make_finding(rule_id, display, message, format_json_path(path), line, column))
+
+
+class UnnamedFilters:
+    """The filter of a sample logged without a `filter` field (lm-eval before 0.4.7): its doc_id's k-th sample
+    is the k-th filter's.
+
+    Each rank logged its documents filter by filter, and a multi-GPU run joined the ranks' logs one after the
+    other (lm_eval/evaluator.py, v0.4.0 to v0.4.6): on two ranks strict-match's even doc_ids, flexible-extract's
+    even ones, then both filters' odd ones. So position in the file does not tell the filter, but every
+    filter logs each document once, in filter order. A doc_id logged more often than there are filters goes
+    to the last filter, whose coverage then reports it twice (LB705). Counts are bytes up to the highest
+    doc_id seen (as coverage's bitmap, never the submitter's n-samples); above that a doc_id is the first
+    filter's, and coverage reports it out of any real split.
+    """
+
+    CAP = 1 << 22
+
+    def __init__(self, filters: list[str]):
+        self.filters = filters
+        self.seen = bytearray()
+
+    def of(self, doc_id: int) -> str:
+        if len(self.filters) == 1 or doc_id >= self.CAP:
+            return self.filters[0]
+        if doc_id >= len(self.seen):
+            self.seen.extend(bytes(min(self.CAP, max(2 * len(self.seen), doc_id + 1)) - len(self.seen)))
+        count = self.seen[doc_id]
+        self.seen[doc_id] = min(count + 1, 255)
+        return self.filters[min(count, len(self.filters) - 1)]
 
 
 def record_position(record: SampleRecord, path: tuple, document: Document) -> tuple[int, int]:
