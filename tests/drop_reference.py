@@ -191,6 +191,10 @@ def long_answer_loss(prediction: str, golds: list[Gold], f1: float) -> float | N
     predicted_bag = answer_to_bags([prediction])[1][0]
     best: float | None = None
     for gold in golds:
+        bags = answer_to_bags(gold)[1]
+        if gold[0].strip() and len(bags) > 1 and all(bag <= predicted_bag for bag in bags):
+            return None  # every span of a multi-span gold: one-span scoring caps it, not extra words
+    for gold in golds:
         if not gold[0].strip():
             continue
         bags = answer_to_bags(gold)[1]

@@ -101,9 +101,21 @@ def test_decimal_cut_needs_the_dot_stop_and_a_matching_integer_part():
 def test_long_answer_loss_is_the_f1_the_extra_words_cost():
     flags = drop.flag_sample(" 10 yards were gained by the team in the second quarter", [("10",)], ["."], 0.2)
     assert flags.long_answer_loss == pytest.approx(0.8)
-    two_spans = drop.flag_sample(" Tom Brady and Peyton Manning", [("Tom Brady", "Peyton Manning")], ["."], 0.29)
-    assert two_spans.long_answer_loss == pytest.approx(0.5 - 0.29)  # one span can score at most 1/2
+    one_of_two = drop.flag_sample(" Tom Brady threw it", [("Tom Brady", "Peyton Manning")], ["."], 0.33)
+    assert one_of_two.long_answer_loss == pytest.approx(0.5 - 0.33)  # one span can score at most 1/2
     assert drop.flag_sample(" 10", [("10",)], ["."], 1.0).long_answer_loss is None
+
+
+@pytest.mark.parametrize("prediction, scored", [(" Tom Brady and Peyton Manning", 0.29),  # 2/5 words: F1 0.57, / 2
+                                                (" Peyton Manning, Tom Brady", 0.33)])   # 2/4 words: F1 0.67, / 2
+def test_a_whole_multi_span_answer_is_not_a_long_answer(prediction, scored):
+    """Found by an outside judge: every span of a two-span gold in one prediction scores 0.29, not 1, because
+    the harness scores a prediction as one span; L said it lost F1 "to extra words" on honest answers."""
+    golds = [("Tom Brady", "Peyton Manning")]
+    em, f1 = drop.process_results(golds, prediction)
+    assert (em, f1) == (0.0, scored)
+    assert drop.flag_sample(prediction, golds, ["."], f1).long_answer_loss is None
+    assert drop.flag_sample(prediction + " won", [("Tom Brady",)], ["."], 0.5).long_answer_loss is not None
 
 
 def test_assignment_handles_more_rows_than_columns_and_empty():

@@ -222,3 +222,38 @@ def test_a_worker_without_lbnorm_stops_the_survey(corpus, tmp_path):
     assert f"this client runs lbnorm {version.__version__}: install lbnorm=={version.__version__} on every " \
            "worker" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_a_worker_started_apart_from_lbnorm_reports_group_rows_as_the_pool_does(tmp_path):
+    """A `dask worker` process imports nothing of lbnorm's command line (a LocalCluster's spawned workers
+    re-import it as their __main__). There a group row's LB404 was a KeyError: a `failed` row, found by
+    surveying on `dask scheduler` + `dask worker` started by hand."""
+    from distributed import Client, LocalCluster
+
+    root = tmp_path / "runs"
+    make_corpus(root, runs=2, seed=3, fault_rate=0)
+    for number, results in enumerate(sorted(root.glob("*/results_*.json"))):
+        data = json.loads(results.read_text(encoding="utf-8"))
+        data["group_subtasks"] = {"grp": ["arc_easy", "drop"]}
+        data["results"]["grp"] = {"acc,none": data["results"]["arc_easy"]["acc,none"] + number, "alias": "grp"}
+        results.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    local = tmp_path / "local"
+    assert CliRunner().invoke(cli, ["survey", str(root), "--out", str(local), "--no-plots",
+                                    "--workers", "1"]).exit_code == 1
+    with LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address=None) as scheduler:
+        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", scheduler.scheduler_address,
+                                   "--nthreads", "1", "--no-nanny", "--no-dashboard", "--host", "127.0.0.1"],
+                                  cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            with Client(scheduler.scheduler_address) as client:
+                client.wait_for_workers(1, timeout=60)
+            result = CliRunner().invoke(cli, ["survey", str(root), "--out", str(tmp_path / "remote"), "--no-plots",
+                                              "--scheduler", scheduler.scheduler_address])
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+    assert result.exit_code == 1, result.output  # the second run's group is off by one
+    rows = read_jsonl(tmp_path / "remote" / "survey.jsonl")
+    assert [(row["status"], row["rules"]) for row in rows if row["task"] == "grp"] == [("group", {}),
+                                                                                        ("group", {"LB404": 1})]
+    assert (tmp_path / "remote" / "survey.jsonl").read_bytes() == (local / "survey.jsonl").read_bytes()

@@ -22,7 +22,7 @@ import string
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .drop_helpers import BoundedCache, decimal_spans, trailing_number
+from .drop_helpers import BoundedCache, decimal_spans, trailing_number, whole_multi_span
 from .harness_numerics import max_weight_assignment, numpy_mean, numpy_round_2  # noqa: F401  (drop.* for tests)
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
@@ -293,6 +293,8 @@ def long_answer_loss(prediction: str, golds: list[Gold], f1: float) -> float | N
 def _long_answer_loss(predicted: Bags, golds: list[GoldAnswer], f1: float) -> float | None:
     (predicted_bag,), (predicted_numbers,) = predicted.bags, predicted.numbers
     if len(predicted_bag) < 2:  # no gold bag can be a non-empty proper subset of it
+        return None
+    if any(whole_multi_span(gold.bags.bags, predicted_bag) for gold in golds if gold.scored):
         return None
     best: float | None = None
     for gold in golds:

@@ -19,28 +19,36 @@ from .rows import finding_row, number, with_metrics
 
 TOLERANCE = 1e-12  # lm-eval's own arithmetic reproduces a group to the last bits (check's LB404)
 MAX_DEPTH = 8      # groups of groups: lm-eval's leaderboard nests two deep
+MAX_GROUP_ROWS = 10_000  # rows per results file, as for its tasks without a log (work.py)
+STEP_BUDGET = 2_000_000  # leaves visited per results file: MMLU's 57 subtasks x a few metrics is a few hundred
+TOO_MANY = (f"its groups name more than {STEP_BUDGET:,} subtasks in all (counting repeats), too many to "
+            "re-derive")
 
 
 def group_rows(run: str, results_name: str, model: str, data: Any) -> list[dict]:
     """A row for each declared group that has a results entry."""
     groups, results = declared_groups(data), _table(data, "results")
+    leaves = _Leaves(groups)
     rows = []
-    for group in sorted(groups):
-        entry = results.get(group)
-        if not isinstance(entry, dict):
-            continue
+    declared = [group for group in sorted(groups) if isinstance(results.get(group), dict)]
+    for group in declared[:MAX_GROUP_ROWS]:
+        entry = results[group]
         findings, metrics = [], {}
         for key, reported in entry.items():
             if "," not in key or "_stderr" in key.partition(",")[0]:
                 continue
-            derived, why = _derive(group, key, groups, data, 0)
+            derived, why = _derive(group, key, leaves, data)
             metrics[key] = {"reported": reported, "from_samples": None, "recomputed": derived and derived[0]}
             problem = why or _mismatch(reported, derived)
             if problem:
                 findings.append(make_finding("LB404", results_name, f"group {group} {key}: {problem}",
                                              f"$.results.{group}"))
         rows.append(with_metrics(finding_row(run, model, group, "", "group", findings), metrics))
-    for group in unmapped_groups(data):
+    if len(declared) > MAX_GROUP_ROWS:  # a results file declaring millions of groups must not cost gigabytes
+        finding = make_finding("LB404", results_name, f"{len(declared) - MAX_GROUP_ROWS:,} more groups are not "
+                               f"re-derived (a row each stops at {MAX_GROUP_ROWS:,})", "$.group_subtasks")
+        rows.append(finding_row(run, model, "", "", "group", [finding]))
+    for group in unmapped_groups(data)[:MAX_GROUP_ROWS]:
         finding = make_finding("LB404", results_name, f"group {group}: the file records no group membership "
                                "(group_subtasks, written since lm-eval 0.4.2), so its numbers cannot be re-derived "
                                "from its subtasks", f"$.groups.{group}")
@@ -56,16 +64,23 @@ def _mismatch(reported: Any, derived: tuple[float, float]) -> str | None:
     return f"the results file says {reported!r}, but its subtasks pool to {derived[0]!r} (mean {derived[1]!r})"
 
 
-def _derive(group: str, key: str, groups: dict, data: Any, depth: int) -> tuple[tuple[float, float] | None, str]:
-    """((pooled, plain mean), "") of the subtasks' values of `key`, or (None, why not)."""
-    if depth > MAX_DEPTH:
-        return None, f"groups nest deeper than {MAX_DEPTH}"
+def _derive(group: str, key: str, groups: _Leaves, data: Any) -> tuple[tuple[float, float] | None, str]:
+    """((pooled, plain mean), "") of the values of `key` of the group's leaf tasks, or (None, why not).
+
+    Leaves, not subgroups: lm-eval 0.4.4 on pools a group over the tasks under it at any depth
+    (evaluator_utils.consolidate_group_results), and 0.4.3's size-weighted pool of its subgroups is the
+    same number. So a tampered subgroup is its own row's finding, not its parent's as well."""
+    leaves, why = groups.of(group)
+    if why:
+        return None, why
+    if not groups.spend(len(leaves)):
+        return None, TOO_MANY
     values, sizes = [], []
-    for task in groups[group]:
+    for task in leaves:
         entry = _table(data, "results").get(task)
         if not isinstance(entry, dict) or key not in entry:
             continue  # lm-eval pools each metric over the subtasks that have it (leaderboard: acc_norm of three)
-        value, size = entry[key], _size(task, groups, data, depth)
+        value, size = entry[key], _size(task, data)
         if not _is_number(value):
             return None, f"its subtask {task} has no number for {key}, so the group cannot be re-derived"
         if size is None:
@@ -74,19 +89,45 @@ def _derive(group: str, key: str, groups: dict, data: Any, depth: int) -> tuple[
         values.append(value)
         sizes.append(size)
     if not values:
-        return None, f"none of its subtasks ({', '.join(groups[group][:5])}) has {key}, so the group cannot be re-derived"
+        return None, f"none of its subtasks ({', '.join(leaves[:5])}) has {key}, so the group cannot be re-derived"
     total = sum(sizes)
     pooled = sum(v * n for v, n in zip(values, sizes)) / total if total else sum(values) / len(values)
     return (pooled, sum(values) / len(values)), ""
 
 
-def _size(task: str, groups: dict, data: Any, depth: int) -> int | None:
-    """A leaf's n-samples (effective, else original); a subgroup's is its subtasks' sum."""
-    if task in groups:
-        if depth >= MAX_DEPTH:
-            return None
-        sizes = [_size(sub, groups, data, depth + 1) for sub in groups[task]]
-        return None if None in sizes else sum(sizes)
+class _Leaves:
+    """The leaf tasks under each group, each once, worked out once per group and within a budget of steps:
+    group_subtasks is the submitter's, and groups listing a subgroup many times, nested eight deep, would
+    otherwise name it exponentially often."""
+
+    def __init__(self, groups: dict, budget: int = STEP_BUDGET):
+        self.groups, self.budget = groups, budget
+        self.found: dict[str, tuple[str, ...]] = {}
+
+    def spend(self, steps: int) -> bool:
+        self.budget -= steps
+        return self.budget >= 0
+
+    def of(self, group: str, depth: int = 0) -> tuple[tuple[str, ...], str]:
+        """(the leaves, "") or ((), why they cannot be told)."""
+        if group in self.found:
+            return self.found[group], ""
+        if depth > MAX_DEPTH:
+            return (), f"groups nest deeper than {MAX_DEPTH}"
+        leaves: dict[str, None] = {}
+        for task in self.groups[group]:
+            below, why = self.of(task, depth + 1) if task in self.groups else ((task,), "")
+            if why:
+                return (), why
+            if not self.spend(len(below)):
+                return (), TOO_MANY
+            leaves.update(dict.fromkeys(below))
+        self.found[group] = tuple(leaves)
+        return self.found[group], ""
+
+
+def _size(task: str, data: Any) -> int | None:
+    """A leaf's n-samples (effective, else original)."""
     counts = _table(data, "n-samples").get(task)
     counts = counts if isinstance(counts, dict) else {}
     for name in ("effective", "original"):

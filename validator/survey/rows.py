@@ -15,6 +15,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ..audit.model import TaskAudit
+from ..check import rules as _rules  # noqa: F401  (registers the check's rules that rows name: LB101, LB111, LB404)
 from ..findings.model import ERROR, WARNING, Finding
 from ..findings.selection import RuleSelection
 from ..io.safe_text import one_line

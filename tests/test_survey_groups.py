@@ -1,0 +1,98 @@
+"""Group rows: every metric of a declared group is its leaf tasks' pool, as lm-eval computes it.
+
+lm-eval 0.4.4 on pools a group over the tasks under it at any depth (evaluator_utils.
+consolidate_group_results), size-weighted or, with weight_by_size: false, plain; 0.4.3 pooled each
+group from its subgroups, always size-weighted, which is the same number. These cases use a two-level
+hierarchy: top = [sub, c], sub = [a, b], with sizes 10, 30 and 60.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from validator.survey.groups import MAX_GROUP_ROWS, STEP_BUDGET, group_rows
+
+LEAVES = {"a": (0.2, 10), "b": (0.4, 30), "c": (0.9, 60)}
+WEIGHTED = {"sub": (0.2 * 10 + 0.4 * 30) / 40, "top": (0.2 * 10 + 0.4 * 30 + 0.9 * 60) / 100}
+PLAIN = {"sub": (0.2 + 0.4) / 2, "top": (0.2 + 0.4 + 0.9) / 3}  # over leaves, not (sub + c) / 2
+
+
+def hierarchy(sub: float, top: float) -> dict:
+    results = {task: {"acc,none": value, "alias": task} for task, (value, _) in LEAVES.items()}
+    results.update(sub={"acc,none": sub, "alias": " - sub"}, top={"acc,none": top, "alias": "top"})
+    return {"results": results, "group_subtasks": {"top": ["sub", "c"], "sub": ["a", "b"]},
+            "n-samples": {task: {"original": size, "effective": size} for task, (_, size) in LEAVES.items()},
+            "configs": {task: {"task": task} for task in LEAVES}}
+
+
+def findings_by_group(data: dict) -> dict[str, dict]:
+    return {row["task"]: row["rules"] for row in group_rows("run", "results.json", "m", data)}
+
+
+@pytest.mark.parametrize("pooled", [WEIGHTED, PLAIN], ids=["size-weighted", "plain over leaves"])
+def test_honest_groups_of_groups_reproduce(pooled):
+    """The plain case failed before: the top group was pooled from its subgroup's value, (0.3 + 0.9) / 2."""
+    assert findings_by_group(hierarchy(pooled["sub"], pooled["top"])) == {"sub": {}, "top": {}}
+
+
+def test_a_tampered_subgroup_is_its_own_rows_finding_not_its_parents():
+    """Found by an outside judge: the parent, honest, was LB404 too, for pooling the tampered subgroup."""
+    rows = group_rows("run", "results.json", "m", hierarchy(0.99, WEIGHTED["top"]))
+    by_group = {row["task"]: row for row in rows}
+    assert by_group["sub"]["rules"] == {"LB404": 1} and by_group["top"]["rules"] == {}
+    assert "group sub acc,none: the results file says 0.99, but its subtasks pool to 0.35" in \
+        by_group["sub"]["first_finding"]
+
+
+def test_a_tampered_parent_is_found():
+    assert findings_by_group(hierarchy(WEIGHTED["sub"], WEIGHTED["top"] + 1e-9)) == {"sub": {}, "top": {"LB404": 1}}
+
+
+def test_a_subgroup_named_many_times_at_every_level_costs_its_leaves_once():
+    """group_subtasks is the submitter's: nine levels, each naming the next 200 times, named 200^8 leaves."""
+    data = hierarchy(WEIGHTED["sub"], WEIGHTED["top"])
+    chain = {f"g{i}": [f"g{i + 1}"] * 200 for i in range(8)}
+    chain["g8"] = ["a"]
+    data["group_subtasks"].update(chain)
+    data["results"].update({name: {"acc,none": 0.2} for name in chain})
+    assert findings_by_group(data) == {"sub": {}, "top": {}, **{name: {} for name in chain}}
+
+
+def test_subgroups_naming_more_leaves_than_the_budget_cannot_be_re_derived():
+    leaves = STEP_BUDGET // 1000 + 1
+    data = {"results": {**{f"t{i}": {"acc,none": 0.5} for i in range(leaves)},
+                        "wide": {"acc,none": 0.5}, "many": {"acc,none": 0.5}},
+            "group_subtasks": {"wide": [f"t{i}" for i in range(leaves)], "many": ["wide"] * 1000},
+            "n-samples": {f"t{i}": {"effective": 1} for i in range(leaves)}}
+    by_group = {row["task"]: row for row in group_rows("run", "results.json", "m", data)}
+    assert by_group["many"]["rules"] == {"LB404": 1}
+    assert "too many to re-derive" in by_group["many"]["first_finding"]
+
+
+def test_rows_for_groups_stop_at_a_bound():
+    groups = MAX_GROUP_ROWS + 5
+    data = {"results": {"a": {"acc,none": 0.5}, **{f"g{i}": {"acc,none": 0.5} for i in range(groups)}},
+            "group_subtasks": {f"g{i}": ["a"] for i in range(groups)}, "n-samples": {"a": {"effective": 4}}}
+    rows = group_rows("run", "results.json", "m", data)
+    assert len(rows) == MAX_GROUP_ROWS + 1
+    assert rows[-1]["rules"] == {"LB404": 1} and "5 more groups are not re-derived" in rows[-1]["first_finding"]
+
+
+def test_a_worker_that_imports_only_the_survey_knows_every_rule_its_rows_name():
+    """A fresh worker process (Dask's, or a forkserver's) imports the survey's unit module and nothing of the
+    CLI: a group row's LB404 was a KeyError there, a "failed" row, until work.py registered the check's rules."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    survey = Path(__file__).resolve().parents[1] / "validator" / "survey"
+    named = sorted({rule for path in survey.glob("*.py")
+                    for rule in re.findall(r'make_finding\(\s*"(LB\d{3})"', path.read_text(encoding="utf-8"))})
+    assert {"LB101", "LB404", "LB707"} <= set(named)
+    code = ("import validator.survey.work; from validator.findings.registry import RULES; "
+            f"print(sorted(set({named!r}) - set(RULES)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
