@@ -18,23 +18,10 @@ from pathlib import Path
 import pytest
 
 from survey_corpus import make_corpus
+from test_survey import BOARD
 from validator.survey.tables import read_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
-# A leaderboard whose one benchmark claims 3 choices: no arc_easy log of the corpus scores that many at most.
-BOARD = """profile_format: 1
-name: board
-title: Board
-average: {order: [arc]}
-benchmarks:
-  - id: arc
-    name: ARC
-    output_type: multiple_choice
-    aggregation: mean_of_subtasks
-    metrics: [acc]
-    tasks:
-      - {task: arc_easy, num_choices: 3}
-"""
 
 
 def survey_in(folder: Path, *args: str, source: str = "runs", env: dict | None = None) -> subprocess.CompletedProcess:
@@ -137,7 +124,7 @@ def test_limits_and_profile_come_from_the_file(run_without_a_log):
     assert {row["task"]: row["rules"].get("LB106") for row in rows if row["log"]} == {"drop": 1}
 
     profile = run_without_a_log / "board.yaml"
-    profile.write_text(BOARD, encoding="utf-8")
+    profile.write_text(BOARD % 3, encoding="utf-8")  # 3 choices: no arc_easy log of the corpus scores that many
     (run_without_a_log / ".lbnorm.toml").write_text('profile-file = "board.yaml"\nwarn = ["LB707"]\n',
                                                    encoding="utf-8")
     make_corpus(run_without_a_log / "logged", runs=1, seed=4, fault_rate=0)
