@@ -10,6 +10,7 @@ import click
 from ..core.errors import ExitCode
 from ..findings.selection import RuleSelection
 from .options import (
+    Effective,
     command_line_settings,
     config_file_options,
     effective,
@@ -75,15 +76,21 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
 
     if scheduler and local_cluster:
         raise click.UsageError("give either --scheduler or --local-cluster, not both")
-    # The configuration file a check or audit here would read: the same profile, rules and limits (not --root:
-    # sources are confined each to itself, wherever they are).
-    run = effective(command_line_settings(strict=strict, profile=profile_name, profile_file=profile_file, **options),
-                    config_file, isolated, None)
+    # The configuration file a check or audit here would read: its profile, strict and limits, which only add
+    # claims, checks or bounds (not --root: sources are confined each to itself, wherever they are). Not its
+    # rule selection: check's LB707 and LB111 are warnings a check configuration may ignore, and the survey's
+    # errors, and its per-file-ignores match workspace paths, not a submitter's folder names in a source.
+    typed = command_line_settings(strict=strict, profile=profile_name, profile_file=profile_file, **options)
+    run = effective(typed, config_file, isolated, None)
     if run.config_path is not None:
-        click.echo(f"lbnorm survey: settings from {run.config_path}", err=True)
+        click.echo(f"lbnorm survey: profile, strict and limits from {run.config_path}", err=True)
+        if _selection_of(run.settings) != _selection_of(typed):
+            click.echo(f"lbnorm survey: note: the rule selection of {run.config_path} is check's and audit's; a "
+                       "survey takes rules from its own --select/--ignore/--warn/--error only", err=True)
     profile = run.profile()  # the maintainer's; without one LB715 has no claim to check
     choice_counts = tuple(sorted(profile.choice_counts().items())) if profile else ()
-    settings = Settings(run.limits, published_scale, published_tolerance, choice_counts, canonical(run.selection()))
+    selection = Effective(typed, run.workspace, None).selection()
+    settings = Settings(run.limits, published_scale, published_tolerance, choice_counts, canonical(selection))
     strict = run.strict
     executor = _executor(workers, scheduler, local_cluster)
     try:
@@ -108,6 +115,10 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     sys.exit(ExitCode.DATA if _failed(outcome.rows, strict) else ExitCode.OK)
 
 
+def _selection_of(settings) -> tuple:
+    return (settings.selected(), settings.ignored(), settings.warn, settings.error, settings.per_file_ignores)
+
+
 def canonical(selection: RuleSelection) -> RuleSelection:
     """The same selection with its codes sorted: the journal's settings compare equal however they were typed."""
     return RuleSelection(*(tuple(sorted(set(codes))) for codes in (selection.select, selection.ignore,
@@ -129,17 +140,21 @@ def _executor(workers: int | None, scheduler: str | None, local_cluster: int | N
 
 
 def _failed(rows: list[dict], strict: bool) -> bool:
-    return any(row["errors"] or row["status"] in ("failed", "not audited") or row["reproduced"] is False
+    from ..survey.rows import UNJUDGED
+
+    return any(row["errors"] or row["status"] in UNJUDGED or row["reproduced"] is False
                or (strict and row["warnings"]) for row in rows)
 
 
 def _report(outcome, files: list[Path], note: str | None) -> None:
+    from ..survey.rows import UNJUDGED
+
     rows = outcome.rows
     runs = len({row["run"] for row in rows})
     errors = sum(row["errors"] for row in rows)
     warnings = sum(row["warnings"] for row in rows)
     unreproduced = sum(1 for row in rows if row["reproduced"] is False)
-    failed = sum(1 for row in rows if row["status"] in ("failed", "not audited"))
+    failed = sum(1 for row in rows if row["status"] in UNJUDGED)
     click.echo(f"{outcome.units:,} units ({outcome.skipped:,} resumed){outcome.rate()}: {runs:,} runs, "
                f"{len(rows):,} rows, {errors:,} errors, {warnings:,} warnings, {unreproduced:,} published scores "
                f"not reproduced, {failed:,} units not audited")

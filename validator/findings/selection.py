@@ -20,8 +20,8 @@ from typing import Iterable
 from .model import ERROR, WARNING, Finding
 from .registry import RULES
 
-ALWAYS_REPORTED = frozenset({"LB100", "LB101", "LB102", "LB103", "LB106", "LB107", "LB108", "LB109",
-                             "LB202", "LB203", "LB600", "LB701"})
+ALWAYS_REPORTED = frozenset({"LB100", "LB101", "LB102", "LB103", "LB106", "LB107", "LB108", "LB109", "LB110",
+                             "LB112", "LB202", "LB203", "LB600", "LB701"})
 
 
 class SelectionError(ValueError):

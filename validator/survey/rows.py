@@ -143,6 +143,14 @@ def plain(value: Any) -> Any:
     return value
 
 
+# Rows of something that was not audited at all: a unit that failed, a run without logs or whose results
+# cannot be read, a log placed under no task, a repeat, a folder not listed. They fail a survey whatever the
+# rule selection says (a maintainer's --select that leaves their findings out must not pass them); a task
+# without a log ("no log") is LB707's, which a leaderboard that accepts partial logs may demote.
+UNJUDGED = frozenset({"failed", "not audited", "no logs", "unreadable results", "unplaced log", "duplicate run",
+                      "unlisted folder"})
+
+
 def sort_key(row: dict) -> tuple:
     return (row["run"], row["task"], row["log"], row["status"] or "")
 
