@@ -191,13 +191,16 @@ def long_answer_loss(prediction: str, golds: list[Gold], f1: float) -> float | N
     predicted_bag = answer_to_bags([prediction])[1][0]
     best: float | None = None
     for gold in golds:
-        bags = answer_to_bags(gold)[1]
-        if gold[0].strip() and len(bags) > 1 and all(bag <= predicted_bag for bag in bags):
-            return None  # every span of a multi-span gold: one-span scoring caps it, not extra words
-    for gold in golds:
         if not gold[0].strip():
             continue
         bags = answer_to_bags(gold)[1]
+        if len(bags) > 1 and all(bag and bag <= predicted_bag for bag in bags):
+            # every span of a multi-span gold: the words beyond all of them are the extra ones
+            union = set().union(*bags)
+            extra = set(predicted_bag) - union - {"and", "or"}  # "X and Y" is no long answer
+            cut = get_metrics(" ".join(sorted(union)), gold)[1] if extra else f1
+            best = max(best or 0.0, cut - f1)
+            continue
         for bag in bags:
             if bag and _numbers_match(bag, predicted_bag) and bag < predicted_bag:  # recall 1, precision < 1
                 ceiling = 1.0 / max(len(bags), 1)  # one predicted span can match one gold span

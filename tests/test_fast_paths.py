@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import drop_reference as reference
-from validator.audit import drop
+from validator.audit import drop, drop_flags
 from validator.audit import sample_scoring
 from validator.audit.sample_scoring import first_request, requests
 
@@ -52,19 +52,19 @@ def test_process_results_is_the_harness_process_results(golds, prediction):
 def test_flags_and_rescoring_are_those_of_the_plain_scorer(golds, prediction, until):
     f1 = reference.process_results(golds, prediction)[1]
     # The two modules' dataclasses are different classes: compare their fields.
-    assert astuple(drop.flag_sample(prediction, golds, until, f1)) == astuple(
+    assert astuple(drop_flags.flag_sample(prediction, golds, until, f1)) == astuple(
         reference.flag_sample(prediction, golds, until, f1))
-    assert tuple(drop.rescore(prediction, golds)) == astuple(reference.rescore(prediction, golds))
+    assert tuple(drop_flags.rescore(prediction, golds)) == astuple(reference.rescore(prediction, golds))
     scored = drop.process_results(golds, prediction)
-    assert tuple(drop.rescore(prediction, golds, scored)) == astuple(reference.rescore(prediction, golds))
-    assert drop.has_decimal_gold(golds) == reference.has_decimal_gold(golds)
+    assert tuple(drop_flags.rescore(prediction, golds, scored)) == astuple(reference.rescore(prediction, golds))
+    assert drop_flags.has_decimal_gold(golds) == reference.has_decimal_gold(golds)
 
 
 @settings(max_examples=300, deadline=None)
 @given(golds, text, until)
 def test_the_one_pass_the_audit_runs_is_the_plain_scorer(golds, prediction, until):
     """score_sample shares the prediction's and the golds' bags between scoring, flags and rescoring."""
-    score = drop.score_sample(golds, prediction, until)
+    score = drop_flags.score_sample(golds, prediction, until)
     em, f1 = reference.process_results(golds, prediction)
     assert (score.em, score.f1) == (em, f1)
     assert astuple(score.flags) == astuple(reference.flag_sample(prediction, golds, until, f1))

@@ -1,4 +1,4 @@
-"""DROP scoring exactly as the harness does it, and the failure modes the DROP deep dive found.
+"""DROP scoring exactly as the harness does it (drop_flags.py: the failure modes the DROP deep dive found).
 
 Pure: strings in, numbers out. The scorer follows lm-eval's
 `lm_eval/tasks/drop/utils.py`, unchanged from harness commit b281b09 (the
@@ -19,18 +19,15 @@ from __future__ import annotations
 
 import re
 import string
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .drop_helpers import BoundedCache, decimal_spans, trailing_number, whole_multi_span
+from .drop_helpers import BoundedCache, decimal_spans
 from .harness_numerics import max_weight_assignment, numpy_mean, numpy_round_2  # noqa: F401  (drop.* for tests)
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _ARTICLE_WORDS = frozenset({"a", "an", "the"})
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
 _FLOAT_WORDS = frozenset({"nan", "inf", "infinity"})  # the only letters-only strings float() reads (any case)
-_ANY_WHITESPACE = re.compile(r"\s")
-_WHITESPACE_NOT_SPACE = re.compile(r"[^\S ]")
 
 Gold = tuple[str, ...]
 
@@ -222,177 +219,6 @@ def _one_span_metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
     (predicted_span,), (predicted_bag,), (predicted_numbers,) = predicted
     f1 = _bag_f1(predicted_bag, gold.bags[0]) if _numbers_match(gold.numbers[0], predicted_numbers) else 0.0
     return (1.0 if predicted_span == gold.spans[0] else 0.0), numpy_round_2(f1)  # the mean of one value is itself
-
-
-# --- the deep dive's failure modes -------------------------------------------------------
-
-@dataclass(slots=True)
-class SampleFlags:
-    """What one DROP prediction shows (spec B.2.3): W, D, D' and L, with the evidence."""
-
-    glued: list[str] = field(default_factory=list)    # W: numbers glued to text by \n, \t...
-    glued_lost_gold: bool = False                     # W-impacting: one of them was a gold number
-    decimal_cut: str | None = None                    # D: the gold decimal the '.' stop cut
-    possibly_cut: bool = False                        # D': ends in a digit under a '.' stop, no decimal gold
-    long_answer_loss: float | None = None             # L: F1 lost to extra words around a complete gold
-
-    def any(self) -> bool:
-        return bool(self.glued or self.decimal_cut or self.possibly_cut or self.long_answer_loss)
-
-
-def glued_numbers(prediction: str, other_whitespace: bool | None = None) -> list[str]:
-    """W: parts of a token that would be numbers but are glued to other text by non-space whitespace.
-
-    `other_whitespace`: whether the prediction holds whitespace other than spaces, when known."""
-    if other_whitespace is None:
-        other_whitespace = _WHITESPACE_NOT_SPACE.search(prediction) is not None
-    if not other_whitespace:  # nothing can be glued: most predictions
-        return []
-    glued = []
-    for token in prediction.replace("-", " ").split(" "):
-        if is_number(token) or not _WHITESPACE_NOT_SPACE.search(token):
-            continue
-        parts = token.split()
-        if len(parts) >= 2:
-            glued.extend(part for part in parts if is_number(remove_punctuation(part.lower())))
-    return glued
-
-
-def gold_numbers(golds: list[Gold]) -> set[str]:
-    return _gold_numbers([gold_answer(gold) for gold in golds])
-
-
-def _gold_numbers(golds: list[GoldAnswer]) -> set[str]:
-    return {word for gold in golds for numbers in gold.bags.numbers for word in numbers}
-
-
-def decimal_cut(prediction: str, golds: list[Gold], until: list[str]) -> str | None:
-    """D: the gold decimal whose integer part the prediction ends with, under a '.' stop sequence."""
-    return _decimal_cut(prediction, [gold_answer(gold) for gold in golds], until)
-
-
-def _decimal_cut(prediction: str, golds: list[GoldAnswer], until: list[str]) -> str | None:
-    if "." not in until or not _has_decimal(golds):
-        return None
-    trailing = trailing_number(prediction)
-    if trailing is None:
-        return None
-    digits = trailing.replace(",", "")
-    for gold in golds:
-        for integer_part, span in gold.decimals:
-            if integer_part == digits:
-                return span
-    return None
-
-
-def long_answer_loss(prediction: str, golds: list[Gold], f1: float) -> float | None:
-    """L: F1 lost although every token of the best gold span is in the prediction (recall 1, precision < 1)."""
-    return _long_answer_loss(prediction_bags(prediction), [gold_answer(gold) for gold in golds], f1)
-
-
-def _long_answer_loss(predicted: Bags, golds: list[GoldAnswer], f1: float) -> float | None:
-    (predicted_bag,), (predicted_numbers,) = predicted.bags, predicted.numbers
-    if len(predicted_bag) < 2:  # no gold bag can be a non-empty proper subset of it
-        return None
-    if any(whole_multi_span(gold.bags.bags, predicted_bag) for gold in golds if gold.scored):
-        return None
-    best: float | None = None
-    for gold in golds:
-        if not gold.scored:
-            continue
-        bags = gold.bags
-        for bag, numbers in zip(bags.bags, bags.numbers):
-            if bag and _numbers_match(numbers, predicted_numbers) and bag < predicted_bag:  # recall 1, precision < 1
-                ceiling = 1.0 / max(len(bags.bags), 1)  # one predicted span can match one gold span
-                best = max(best or 0.0, ceiling - f1)
-    return best if best is not None and best > 0 else None
-
-
-def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float) -> SampleFlags:
-    return _flags(prediction, [gold_answer(gold) for gold in golds], until, f1, prediction_bags(prediction))
-
-
-def _flags(prediction: str, golds: list[GoldAnswer], until: list[str], f1: float, predicted: Bags,
-           other_whitespace: bool | None = None) -> SampleFlags:
-    """The flags of one prediction; `other_whitespace` as for glued_numbers."""
-    glued = glued_numbers(prediction, other_whitespace)
-    lost_gold = False
-    if glued:
-        wanted = _gold_numbers(golds)
-        lost_gold = any(str(float(remove_punctuation(part.lower()))) in wanted for part in glued)
-    cut = _decimal_cut(prediction, golds, until)
-    possibly_cut = cut is None and "." in until and prediction[-1:].isdigit()
-    return SampleFlags(glued, lost_gold, cut, possibly_cut, _long_answer_loss(predicted, golds, f1))
-
-
-# --- the blog's diagnostic rescoring -----------------------------------------------------
-
-class Rescored(NamedTuple):
-    """The scores a prediction would get under the deep dive's repairs (spec B.2.4).
-
-    A tuple: one is built for every sample, and a frozen dataclass costs 2 us to build.
-    """
-
-    newline: tuple[float, float]          # split at the first "\n", literally (blog)
-    newline_lstrip: tuple[float, float]   # leading whitespace stripped first
-    whitespace: tuple[float, float]       # every whitespace character made a space
-
-
-def rescore(prediction: str, golds: list[Gold], scored: tuple[float, float] | None = None) -> Rescored:
-    """`scored`: process_results(golds, prediction), when known; a repair that changes nothing is not rescored."""
-    return _rescore(prediction, [gold_answer(gold) for gold in golds], scored)
-
-
-def _rescore(prediction: str, golds: list[GoldAnswer], scored: tuple[float, float] | None) -> Rescored:
-    if scored is not None and not _WHITESPACE_NOT_SPACE.search(prediction):
-        return Rescored(scored, scored, scored)  # no whitespace but spaces: no repair changes the prediction
-    # The scorer splits on spaces and drops empty tokens, so spaces at either end never change a score.
-    known = {prediction.strip(" "): scored} if scored is not None else {}
-
-    def score(text: str) -> tuple[float, float]:
-        key = text.strip(" ")
-        if key not in known:
-            known[key] = _best_scores(prediction_bags(text), golds)
-        return known[key]
-
-    return Rescored(newline=score(prediction.split("\n", 1)[0]),
-                    newline_lstrip=score(prediction.lstrip().split("\n", 1)[0]),
-                    whitespace=score(_ANY_WHITESPACE.sub(" ", prediction)))
-
-
-def has_decimal_gold(golds: list[Gold]) -> bool:
-    return _has_decimal([gold_answer(gold) for gold in golds])
-
-
-def _has_decimal(golds: list[GoldAnswer]) -> bool:
-    return any([gold.decimals for gold in golds])  # a list, not a generator: this runs once or twice per sample
-
-
-# --- one sample, all of the above -----------------------------------------------------
-
-class SampleScore(NamedTuple):
-    em: float
-    f1: float
-    flags: SampleFlags
-    rescored: Rescored
-    decimal_gold: bool  # has_decimal_gold
-
-
-def score_sample(golds: list[Gold], prediction: str, until: list[str]) -> SampleScore:
-    """process_results, flag_sample, rescore and has_decimal_gold of one sample, sharing their work.
-
-    What the audit runs per sample: the score, the flags and the rescoring share one
-    normalization of the prediction and one look-up of each gold; rescoring scores again
-    only a prediction a repair changes (tests/test_fast_paths.py holds it to the plain functions).
-    """
-    answers, predicted = [gold_answer(gold) for gold in golds], prediction_bags(prediction)
-    em, f1 = _best_scores(predicted, answers)
-    # Whitespace other than spaces is what both the W flag and the repairs look for: searched for once.
-    other_whitespace = _WHITESPACE_NOT_SPACE.search(prediction) is not None
-    flags = _flags(prediction, answers, until, f1, predicted, other_whitespace)
-    scored = (em, f1)
-    rescored = _rescore(prediction, answers, scored) if other_whitespace else Rescored(scored, scored, scored)
-    return SampleScore(em, f1, flags, rescored, _has_decimal(answers))
 
 
 # Every cache above, and those keyed by gold answers alone (what a survey worker carries from one run to the next).

@@ -148,9 +148,10 @@ def drop_long_answer(ctx):
 
     Typical of models that continue with "\\n\\nPassage: ..." until the first
     '.'. Reported with the rate, the mean F1 lost, and the score with
-    generations split at the first newline, as the blog did. A prediction
-    holding every span of a multi-span gold is not counted: the harness
-    scores it as one span, which caps it at 1/spans whatever its words.
+    generations split at the first newline, as the blog did. Against a
+    multi-span gold whose every span the prediction holds, the extra words
+    are those beyond all the spans (besides "and", "or"): the harness scores
+    a prediction as one span, so "X and Y" cannot pass 1/spans anyway.
     """
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from math import isfinite
 from typing import Any
 
-from .. import drop
+from .. import drop, drop_flags
 from ..model import DropAudit
 from ..sample_scoring import as_number, generation_until, is_drop_sample
 from .base import AuditUnit, Sample, audit_unit
@@ -30,7 +30,7 @@ class DropScoring(AuditUnit):
                                "DROP needs doc.answers as lists of strings and filtered_resps[0] as a string")
             return
         report = self._report()
-        score = drop.score_sample(golds, prediction, self._until(report, data.get("arguments")))
+        score = drop_flags.score_sample(golds, prediction, self._until(report, data.get("arguments")))
         self._count(report, sample, prediction, golds, score)
         sample.recomputed["em"], sample.recomputed["f1"] = score.em, score.f1
         sample.recomputed_by = "the DROP scorer gives"
@@ -56,7 +56,7 @@ class DropScoring(AuditUnit):
         return self.summary.drop
 
     def _count(self, report: DropAudit, sample: Sample, prediction: str, golds: list[drop.Gold],
-               score: drop.SampleScore) -> None:
+               score: drop_flags.SampleScore) -> None:
         em, f1, flags, rescored, decimal_gold = score
         report.n += 1
         report.em_recomputed_sum += em
@@ -77,7 +77,7 @@ class DropScoring(AuditUnit):
 
     @staticmethod
     def _flagged(report: DropAudit, sample: Sample, prediction: str, golds: list[drop.Gold], em: float,
-                 f1: float, flags: drop.SampleFlags, rescored: drop.Rescored) -> None:
+                 f1: float, flags: drop_flags.SampleFlags, rescored: drop_flags.Rescored) -> None:
         names = tally_flags(report, flags)
         for name in names:
             report.first.setdefault(name.rstrip("!"), (sample.doc_id, sample.record.line))
@@ -134,7 +134,7 @@ def _logged_number(value: Any) -> float | int | None:
     return value if type(value) is float and isfinite(value) else as_number(value)
 
 
-def tally_flags(report: DropAudit, flags: drop.SampleFlags) -> list[str]:
+def tally_flags(report: DropAudit, flags: drop_flags.SampleFlags) -> list[str]:
     """Count one sample's flags into the report; their short names (W! = a gold number was lost)."""
     names = []
     if flags.glued:
