@@ -48,14 +48,50 @@ def test_a_tampered_parent_is_found():
     assert findings_by_group(hierarchy(WEIGHTED["sub"], WEIGHTED["top"] + 1e-9)) == {"sub": {}, "top": {"LB404": 1}}
 
 
-def test_a_subgroup_named_many_times_at_every_level_costs_its_leaves_once():
-    """group_subtasks is the submitter's: nine levels, each naming the next 200 times, named 200^8 leaves."""
+def test_a_subgroup_named_many_times_at_every_level_is_bounded_work():
+    """group_subtasks is the submitter's: nine levels, each naming the next 200 times, named 200^8 leaves
+    (a hang). lm-eval pools a task as often as it is listed, so such a file spends the budget of its
+    results file, and its groups cannot be re-derived (LB404, saying why): every row comes back at once."""
     data = hierarchy(WEIGHTED["sub"], WEIGHTED["top"])
     chain = {f"g{i}": [f"g{i + 1}"] * 200 for i in range(8)}
     chain["g8"] = ["a"]
     data["group_subtasks"].update(chain)
     data["results"].update({name: {"acc,none": 0.2} for name in chain})
-    assert findings_by_group(data) == {"sub": {}, "top": {}, **{name: {} for name in chain}}
+    rows = group_rows("run", "results.json", "m", data)
+    assert len(rows) == 11 and all(row["rules"] == {"LB404": 1} for row in rows if row["task"] in chain)
+    assert "nest deeper than 8" in rows[0]["first_finding"]  # g0: nine levels of groups
+    assert all("too many to re-derive" in row["first_finding"] for row in rows[1:] if row["task"] in chain)
+
+
+@pytest.mark.parametrize("root", ["a0", "z0"])
+def test_how_deep_a_group_may_nest_does_not_depend_on_group_names(root):
+    """Found by an outside review: a ten-deep chain was LB404 from `a0` but passed from `z0`, by the order in
+    which cached subgroups were met. Each group's own height decides: the top two of ten are too deep."""
+    names = [root[0] + str(i) for i in range(10)]
+    data = {"results": {"t": {"acc,none": 0.5}, **{name: {"acc,none": 0.5} for name in names}},
+            "group_subtasks": {name: [below] for name, below in zip(names, names[1:] + ["t"])},
+            "n-samples": {"t": {"effective": 3}}}
+    found = {row["task"]: row for row in group_rows("run", "results.json", "m", data)}
+    assert {name for name, row in found.items() if row["rules"]} == set(names[:2])
+    assert "nest deeper than 8" in found[names[0]]["first_finding"]
+
+
+def test_a_cycle_is_named_as_one():
+    data = {"results": {"t": {"acc,none": 0.5}, "x": {"acc,none": 0.5}, "y": {"acc,none": 0.5}},
+            "group_subtasks": {"x": ["y", "t"], "y": ["x", "t"]}, "n-samples": {"t": {"effective": 3}}}
+    rows = group_rows("run", "results.json", "m", data)
+    assert [row["rules"] for row in rows] == [{"LB404": 1}, {"LB404": 1}]
+    assert all("form a cycle" in row["first_finding"] for row in rows)
+
+
+def test_a_task_under_two_subgroups_is_pooled_twice_as_lm_eval_does():
+    """consolidate_group_results extends a group's task list with each subgroup's (v0.4.5)."""
+    data = hierarchy(WEIGHTED["sub"], 0.0)
+    data["group_subtasks"] = {"top": ["sub", "other"], "sub": ["a", "b"], "other": ["b", "c"]}
+    twice = (0.2 * 10 + 0.4 * 30 * 2 + 0.9 * 60) / (10 + 30 * 2 + 60)
+    data["results"]["top"]["acc,none"] = twice
+    data["results"]["other"] = {"acc,none": (0.4 * 30 + 0.9 * 60) / 90}
+    assert findings_by_group(data) == {"other": {}, "sub": {}, "top": {}}
 
 
 def test_subgroups_naming_more_leaves_than_the_budget_cannot_be_re_derived():
@@ -96,3 +132,47 @@ def test_a_worker_that_imports_only_the_survey_knows_every_rule_its_rows_name():
                           cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("published, reproduced", [(round(100 * WEIGHTED["top"], 2), True), (71.0, False)])
+def test_a_published_score_of_a_group_written_without_values_is_its_pool(tmp_path, published, reproduced):
+    """lm-eval 0.4.4 to 0.4.8 wrote the leaderboard's GPQA and MATH groups with an alias only. Found by an
+    outside judge: an honest published leaderboard_gpqa/acc_norm was 'not reproduced', for want of a value
+    in the results file; it is compared with the pool of the group's tasks, as the leaderboard computed it."""
+    import json
+
+    from test_survey import lbnorm
+    from validator.survey.tables import read_jsonl
+
+    run = tmp_path / "runs" / "org__model"
+    run.mkdir(parents=True)
+    data = hierarchy(WEIGHTED["sub"], 0.0)
+    data["results"]["top"] = {"alias": "top"}  # 0.4.5: no aggregate_metric_list, no value
+    (run / "results_2024-06-17T17-37-25.144953.json").write_text(json.dumps(data), encoding="utf-8")
+    for task in LEAVES:
+        (run / f"samples_{task}_2024-06-17T17-37-25.144953.jsonl").write_text("", encoding="utf-8")
+    manifest = tmp_path / "runs" / "manifest.csv"
+    manifest.write_text(f"results,top/acc\norg__model/results_2024-06-17T17-37-25.144953.json,{published}\n",
+                        encoding="utf-8")
+    lbnorm("survey", str(manifest), "--out", str(tmp_path / "out"), "--no-plots", "--published-scale", "100")
+    [row] = [row for row in read_jsonl(tmp_path / "out" / "survey.jsonl") if row["task"] == "top"]
+    assert (row["status"], row["reproduced"], row["error"]) == ("group", reproduced, None)
+    assert row["metrics"]["acc,none"]["reported"] is None
+    assert row["metrics"]["acc,none"]["recomputed"] == pytest.approx(WEIGHTED["top"])
+
+
+def test_a_profile_that_pools_a_group_accepts_only_the_pool():
+    """Found by an outside judge: a GPQA group swapped for the plain mean of its tasks passed, even with
+    --profile open-llm-leaderboard-v2, which scores GPQA and MATH from the size-weighted pool alone."""
+    data = hierarchy(PLAIN["sub"], WEIGHTED["top"])
+    assert findings_by_group(data) == {"sub": {}, "top": {}}  # no profile: weight_by_size may be false
+    rows = {row["task"]: row for row in group_rows("run", "results.json", "m", data, pooled=("sub",))}
+    assert rows["sub"]["rules"] == {"LB404": 1} and rows["top"]["rules"] == {}
+    assert "size-weighted, as the profile scores it" in rows["sub"]["first_finding"]
+
+
+def test_the_leaderboard_profile_pools_gpqa_and_math():
+    from validator.io.loaders import load_builtin_profile
+
+    assert load_builtin_profile("open-llm-leaderboard-v2").pooled_groups() == ("leaderboard_gpqa",
+                                                                                 "leaderboard_math_hard")

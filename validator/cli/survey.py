@@ -90,7 +90,8 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     profile = run.profile()  # the maintainer's; without one LB715 has no claim to check
     choice_counts = tuple(sorted(profile.choice_counts().items())) if profile else ()
     selection = Effective(typed, run.workspace, None).selection()
-    settings = Settings(run.limits, published_scale, published_tolerance, choice_counts, canonical(selection))
+    settings = Settings(run.limits, published_scale, published_tolerance, choice_counts, canonical(selection),
+                        profile.pooled_groups() if profile else ())
     strict = run.strict
     executor = _executor(workers, scheduler, local_cluster)
     try:

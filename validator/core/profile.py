@@ -124,6 +124,10 @@ class Profile:
         """Every task name and alias -> (benchmark, task)."""
         return self._task_index
 
+    def pooled_groups(self) -> tuple[str, ...]:
+        """The lm-eval group entries of benchmarks scored from the size-weighted pool of their tasks (GPQA, MATH)."""
+        return tuple(sorted(b.group for b in self.benchmarks if b.aggregation == "pooled" and b.group))
+
     def choice_counts(self) -> dict[str, int]:
         """Every multiple-choice task name and alias -> the num_choices that sets its baseline (LB715's claim)."""
         counts = {name: bench.choices_of(task) for name, (bench, task) in self.task_index().items()}

@@ -21,29 +21,46 @@ TOLERANCE = 1e-12  # lm-eval's own arithmetic reproduces a group to the last bit
 MAX_DEPTH = 8      # groups of groups: lm-eval's leaderboard nests two deep
 MAX_GROUP_ROWS = 10_000  # rows per results file, as for its tasks without a log (work.py)
 STEP_BUDGET = 2_000_000  # leaves visited per results file: MMLU's 57 subtasks x a few metrics is a few hundred
+DEEP = f"its groups nest deeper than {MAX_DEPTH}"
 TOO_MANY = (f"its groups name more than {STEP_BUDGET:,} subtasks in all (counting repeats), too many to "
             "re-derive")
 
 
-def group_rows(run: str, results_name: str, model: str, data: Any) -> list[dict]:
-    """A row for each declared group that has a results entry."""
+def group_rows(run: str, results_name: str, model: str, data: Any, published: tuple = (),
+               pooled: tuple[str, ...] = ()) -> list[dict]:
+    """A row for each declared group that has a results entry or a published score (`published`: the run's
+    (task, metric, value) from a manifest). `pooled`: groups a maintainer's profile scores from the
+    size-weighted pool alone (GPQA, MATH), where a plain mean of their tasks is a mismatch too."""
     groups, results = declared_groups(data), _table(data, "results")
     leaves = _Leaves(groups)
+    asked: dict[str, set[str]] = {}
+    for task, metric, _ in published:
+        if task in groups:
+            asked.setdefault(task, set()).add(metric if "," in metric else f"{metric},none")
     rows = []
-    declared = [group for group in sorted(groups) if isinstance(results.get(group), dict)]
+    declared = [group for group in sorted(groups) if isinstance(results.get(group), dict) or group in asked]
     for group in declared[:MAX_GROUP_ROWS]:
-        entry = results[group]
-        findings, metrics = [], {}
+        entry = results.get(group) if isinstance(results.get(group), dict) else {}
+        findings, metrics, unpooled = [], {}, []
         for key, reported in entry.items():
             if "," not in key or "_stderr" in key.partition(",")[0]:
                 continue
             derived, why = _derive(group, key, leaves, data)
             metrics[key] = {"reported": reported, "from_samples": None, "recomputed": derived and derived[0]}
-            problem = why or _mismatch(reported, derived)
+            problem = why or _mismatch(reported, derived[:1] if derived and group in pooled else derived)
             if problem:
                 findings.append(make_finding("LB404", results_name, f"group {group} {key}: {problem}",
                                              f"$.results.{group}"))
-        rows.append(with_metrics(finding_row(run, model, group, "", "group", findings), metrics))
+        # lm-eval 0.4.4 to 0.4.8 wrote some groups (the leaderboard's GPQA and MATH) without values: a published
+        # score of one is the pool of its tasks, as the leaderboard computed it (size-weighted).
+        for key in sorted(asked.get(group, set()) - set(metrics)):
+            derived, why = _derive(group, key, leaves, data)
+            metrics[key] = {"reported": None, "from_samples": None, "recomputed": derived and derived[0]}
+            unpooled += [f"{key}: {why}"] if why else []
+        row = with_metrics(finding_row(run, model, group, "", "group", findings), metrics)
+        if unpooled:
+            row["error"] = f"a published score of group {group} cannot be re-derived ({'; '.join(unpooled)})"
+        rows.append(row)
     if len(declared) > MAX_GROUP_ROWS:  # a results file declaring millions of groups must not cost gigabytes
         finding = make_finding("LB404", results_name, f"{len(declared) - MAX_GROUP_ROWS:,} more groups are not "
                                f"re-derived (a row each stops at {MAX_GROUP_ROWS:,})", "$.group_subtasks")
@@ -56,11 +73,14 @@ def group_rows(run: str, results_name: str, model: str, data: Any) -> list[dict]
     return rows
 
 
-def _mismatch(reported: Any, derived: tuple[float, float]) -> str | None:
+def _mismatch(reported: Any, derived: tuple[float, ...]) -> str | None:
     if not _is_number(reported):
         return f"the results file gives {str(reported)[:40]!r}, not a finite number"
     if min(abs(reported - value) for value in derived) <= TOLERANCE:
         return None
+    if len(derived) == 1:
+        return (f"the results file says {reported!r}, but its tasks pool to {derived[0]!r}, size-weighted, as "
+                "the profile scores it")
     return f"the results file says {reported!r}, but its subtasks pool to {derived[0]!r} (mean {derived[1]!r})"
 
 
@@ -96,34 +116,50 @@ def _derive(group: str, key: str, groups: _Leaves, data: Any) -> tuple[tuple[flo
 
 
 class _Leaves:
-    """The leaf tasks under each group, each once, worked out once per group and within a budget of steps:
-    group_subtasks is the submitter's, and groups listing a subgroup many times, nested eight deep, would
-    otherwise name it exponentially often."""
+    """The leaf tasks under each group as lm-eval lists them, worked out once per group within a budget.
+
+    lm-eval extends a group's list with each subgroup's, so a task under two subgroups is pooled twice; so
+    it is here. group_subtasks is the submitter's: a subgroup named 200 times on each of eight levels
+    names its tasks 200^8 times, so every task listed is a step of a budget, and past it the group cannot
+    be re-derived. A group's nesting is its own height, whatever group the walk started from."""
 
     def __init__(self, groups: dict, budget: int = STEP_BUDGET):
         self.groups, self.budget = groups, budget
-        self.found: dict[str, tuple[str, ...]] = {}
+        self.found: dict[str, tuple[tuple[str, ...], int]] = {}  # group -> (its leaves, its height)
+        self.open: set[str] = set()  # the groups being walked: one met again is a cycle
 
     def spend(self, steps: int) -> bool:
         self.budget -= steps
         return self.budget >= 0
 
-    def of(self, group: str, depth: int = 0) -> tuple[tuple[str, ...], str]:
+    def of(self, group: str) -> tuple[tuple[str, ...], str]:
         """(the leaves, "") or ((), why they cannot be told)."""
+        leaves, _, why = self._walk(group, 0)
+        return leaves, why
+
+    def _walk(self, group: str, depth: int) -> tuple[tuple[str, ...], int, str]:
         if group in self.found:
-            return self.found[group], ""
-        if depth > MAX_DEPTH:
-            return (), f"groups nest deeper than {MAX_DEPTH}"
-        leaves: dict[str, None] = {}
+            leaves, height = self.found[group]
+            return (leaves, height, "") if depth + height <= MAX_DEPTH else ((), 0, DEEP)
+        if group in self.open:
+            return (), 0, f"its groups form a cycle through {group}, which lm-eval cannot write"
+        if depth >= MAX_DEPTH:
+            return (), 0, DEEP
+        self.open.add(group)
+        leaves: list[str] = []
+        height = 1
         for task in self.groups[group]:
-            below, why = self.of(task, depth + 1) if task in self.groups else ((task,), "")
+            below, levels, why = self._walk(task, depth + 1) if task in self.groups else ((task,), 0, "")
+            if not why and not self.spend(len(below)):
+                why = TOO_MANY
             if why:
-                return (), why
-            if not self.spend(len(below)):
-                return (), TOO_MANY
-            leaves.update(dict.fromkeys(below))
-        self.found[group] = tuple(leaves)
-        return self.found[group], ""
+                self.open.discard(group)
+                return (), 0, why
+            leaves += below
+            height = max(height, levels + 1)
+        self.open.discard(group)
+        self.found[group] = (tuple(leaves), height)
+        return self.found[group][0], height, ""
 
 
 def _size(task: str, data: Any) -> int | None:

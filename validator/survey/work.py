@@ -43,8 +43,10 @@ class Settings:
     published_tolerance: float = 5e-3  # in the published scale: two-decimal rounding of a percent
     # (task, num_choices) of a maintainer's profile (--profile): the logs prove each count (LB715).
     choice_counts: tuple[tuple[str, int], ...] = ()
-    # The maintainer's --select/--ignore/--warn/--error and configuration file (cli/options.py, findings/selection).
+    # The maintainer's --select/--ignore/--warn/--error (cli/survey.py, findings/selection).
     selection: RuleSelection = RuleSelection()
+    # Groups a maintainer's profile scores from the size-weighted pool of their tasks (GPQA, MATH): only that.
+    pooled_groups: tuple[str, ...] = ()
 
 
 def run_unit(unit: Unit, settings: Settings = Settings()) -> str:
@@ -166,7 +168,8 @@ def _run_rows(unit: Unit, document: Document, model: str, settings: Settings) ->
     run = unit.run
     tasks = reported_tasks(document.data)
     groups = [_with_published(row, run, row["task"], settings)
-              for row in group_rows(run.run, run.results.name, model, document.data)]
+              for row in group_rows(run.run, run.results.name, model, document.data, run.published,
+                                        settings.pooled_groups)]
     unlisted = unlisted_task_rows(run, model, tasks | {row["task"] for row in groups}, settings.published_scale,
                                   settings.published_tolerance)
     if not run.logs:
