@@ -614,3 +614,59 @@ def test_a_doc_logged_more_often_than_there_are_filters_is_logged_twice(tmp_path
     twice = [f for f in result.findings if f.rule == "LB705" and f.file.endswith(".jsonl")]
     assert [(f.line, f.message) for f in twice] == [
         (len(lines) + 1, "gsm8k (filter flexible-extract): doc_id 0 is logged twice")]
+
+
+@pytest.mark.parametrize("dropped", [["acc_norm,none"], ["acc,none", "acc_norm,none"]])
+def test_a_metric_taken_out_of_the_results_entry_is_found(tmp_path, dropped):
+    """Found by an outside review: acc_norm deleted from a weak subtask's results entry took it out of its
+    group's pool (lm-eval pools each metric over the tasks that have it), and the task's row said ok."""
+    task, paths = mc_run(tmp_path)
+    data = json.loads(paths["results"].read_text(encoding="utf-8"))
+    for key in dropped:
+        del data["results"]["toy_mc"][key]
+    paths["results"].write_text(json.dumps(data, indent=2), encoding="utf-8")
+    result = audit(tmp_path, paths["results"])
+    found = sorted((f.rule, f.message) for f in result.findings)
+    assert found == [("LB709", f"toy_mc: the results file reports no {key.partition(',')[0]}, but the config's "
+                      "metric_list names it and the samples log it; lm-eval reports every metric its samples give")
+                     for key in sorted(dropped)]
+
+
+# --- IFEval: the prompt level is all() of the instruction level -----------------------------------------
+
+def ifeval_run(tmp_path: Path, outcomes: list[list[bool]], edit=None) -> dict[str, Path]:
+    """An IFEval log whose docs list their instructions; `edit(samples)` tampers before the results file is
+    written, so its aggregates are recomputed from the tampered samples, as a careful submitter would."""
+    task = hl.ifeval_task(outcomes)
+    for sample, listed in zip(task.samples, outcomes):
+        sample["doc"]["instruction_id_list"] = [f"rule:{i}" for i in range(len(listed))]
+        hl.with_hashes(sample)
+    if edit:
+        edit(task.samples[1])
+    return hl.write_run(tmp_path, [task])
+
+
+def where(result) -> list[tuple[str, object]]:
+    return sorted((f.rule, f.line if f.file.endswith(".jsonl") else "results") for f in result.findings)
+
+
+def test_an_honest_ifeval_log_has_consistent_levels(tmp_path):
+    paths = ifeval_run(tmp_path, [[True, True], [True, False], [False], []])
+    assert where(audit(tmp_path, paths["results"])) == []
+
+
+@pytest.mark.parametrize("outcomes, found", [
+    ([True, True], [("LB708", 2), ("LB709", "results")]),  # an instruction flipped to pass
+    ([True], [("LB708", 2), ("LB708", 2), ("LB709", "results")]),  # a failed one dropped: too short, too
+])
+def test_an_instruction_level_edited_with_its_aggregate_is_found(tmp_path, outcomes, found):
+    """Found by an outside judge: an instruction flipped to pass, with the instruction-level aggregate
+    recomputed, left prompt_level_strict_acc False beside an all-True list, and nothing said so."""
+    def tamper(sample):
+        sample["inst_level_strict_acc"] = outcomes
+    paths = ifeval_run(tmp_path, [[True, True], [True, False], [False]], tamper)
+    result = audit(tmp_path, paths["results"])
+    assert where(result) == found
+    prompt = [f for f in result.findings if f.rule == "LB708" and "prompt_level" in f.message]
+    assert prompt[0].message == ("leaderboard_ifeval doc_id 1: prompt_level_strict_acc is logged as 0, but "
+                                 "all() of its inst_level_strict_acc gives 1.0")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import harness_logs as harness
+import pytest
 from conftest import run_cli
 
 PROFILE = """profile_format: 1
@@ -72,3 +73,37 @@ def test_audit_takes_the_profile_from_the_command_line(tmp_path):
     plain = run_cli("audit", "--output-format", "json", results, cwd=tmp_path)
     assert plain.returncode == 0, plain.stdout
     assert not [f for f in json.loads(plain.stdout)["findings"] if f["rule"] == "LB715"]
+
+
+def _limited(paths: dict, original: int) -> None:
+    """The results file of a --limit run: its split has `original` documents, of which the log holds the first."""
+    data = json.loads(paths["results"].read_text(encoding="utf-8"))
+    data["n-samples"]["varying"]["original"] = original
+    paths["results"].write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+@pytest.mark.parametrize("limited", [True, False])
+def test_a_limited_run_without_a_doc_of_the_profiles_count_is_a_note_not_lb715(tmp_path, limited):
+    """Found by an outside judge: a --limit run whose first documents all have fewer options (MMLU-Pro, MuSR
+    object_placements) was LB715 'no doc was scored with that many'; part of a split proves nothing there."""
+    _, paths, counts = board(tmp_path, 6)  # no doc has 6 choices
+    if limited:
+        _limited(paths, len(counts) * 10)
+    proc = run_cli("audit", "--output-format", "json", "--profile-file", "board.yaml", paths["results"].relative_to(tmp_path).as_posix(),
+                   cwd=tmp_path)
+    findings = [f["rule"] for f in json.loads(proc.stdout)["findings"]]
+    notes = json.loads(proc.stdout)["tasks"]["varying"]["notes"]
+    if limited:
+        assert "LB715" not in findings, findings
+        assert notes and notes[0].startswith(f"num_choices 6 is not proven: the log holds {len(counts)} of "
+                                             f"{len(counts) * 10} documents")
+    else:
+        assert findings.count("LB715") == 1
+
+
+def test_a_limited_run_with_a_doc_over_the_profiles_count_is_still_lb715(tmp_path):
+    _, paths, counts = board(tmp_path, 4)
+    _limited(paths, len(counts) * 10)
+    proc = run_cli("audit", "--output-format", "json", "--profile-file", "board.yaml", paths["results"].relative_to(tmp_path).as_posix(),
+                   cwd=tmp_path)
+    assert [f["rule"] for f in json.loads(proc.stdout)["findings"]].count("LB715") == 1

@@ -47,9 +47,16 @@ class Aggregates(AuditUnit):
         self.averaged = {name for name in self.metric_names if self.spec.aggregation(name) in ("mean", "flatten")}
         self.means = {name for name in self.averaged if self.spec.aggregation(name) == "mean"}  # no lists
         self.tolerance = log.tolerance
+        # Metrics the config lists that the results entry does not report: lm-eval reports every metric its
+        # samples give, so one the samples give is an aggregate taken out of the file (and out of its group).
+        self.unreported = sorted(set(self.spec.config_metrics()) - self.metric_names)
+        self.unreported_logged: set[str] = set()
 
     def add(self, sample: Sample) -> None:
         logged = self._logged_values(sample)
+        if self.unreported:
+            self.unreported_logged.update(name for name in self.unreported if as_number(sample.data.get(name))
+                                          is not None or as_number_list(sample.data.get(name)))
         tolerance, flt = self.tolerance, sample.filter
         for metric, value in sample.recomputed.items():
             total = self.recomputed.get((metric, flt))
@@ -95,6 +102,10 @@ class Aggregates(AuditUnit):
         return scalars
 
     def finish(self) -> None:
+        for metric in sorted(self.unreported_logged):
+            self.log.at_results("LB709", ("results", self.spec.name), f"{self.spec.name}: the results file reports "
+                                f"no {metric}, but the config's metric_list names it and the samples log it; "
+                                "lm-eval reports every metric its samples give")
         for key in self.spec.metric_keys():
             metric, _, flt = key.partition(",")
             audit = MetricAudit(key, self.spec.entry.get(key))

@@ -1,0 +1,47 @@
+"""IFEval: a sample's prompt-level score is whether it followed every instruction of its instruction-level list.
+
+The harness's IFEval (lm_eval/tasks/ifeval and leaderboard/ifeval, utils.py)
+checks each instruction of doc.instruction_id_list against the response,
+logs the list of outcomes as inst_level_*_acc, and logs all() of that list
+as prompt_level_*_acc, strict and loose alike. Neither can be re-scored
+here (that needs the instruction checkers), but the two must agree with each
+other and with the doc: one flipped without the other, or a list of the
+wrong length, is a sample's score edited (an outside judge found an
+instruction flipped to pass, with its aggregate recomputed, unreported).
+"""
+
+from __future__ import annotations
+
+from ..sample_scoring import as_number, as_number_list
+from .base import AuditUnit, Sample, audit_unit
+
+LEVELS = (("prompt_level_strict_acc", "inst_level_strict_acc"), ("prompt_level_loose_acc", "inst_level_loose_acc"))
+
+
+@audit_unit(order=45)  # before the aggregates, which compare sample.recomputed with the logged values
+class InstructionLevels(AuditUnit):
+    """LB708: prompt_level_*_acc is not all() of inst_level_*_acc, or that list has not one value per
+    instruction of the doc."""
+
+    def __init__(self, log):
+        super().__init__(log)
+        reported = {key.partition(",")[0] for key in self.spec.metric_keys()}
+        self.levels = [pair for pair in LEVELS if reported & set(pair)]
+
+    def add(self, sample: Sample) -> None:
+        if not self.levels:
+            return
+        data = sample.data
+        doc = data.get("doc")
+        instructions = doc.get("instruction_id_list") if isinstance(doc, dict) else None
+        for prompt_level, inst_level in self.levels:
+            outcomes = as_number_list(data.get(inst_level))
+            if outcomes is None:
+                continue  # not a list of numbers: the aggregates report it (LB702)
+            if isinstance(instructions, list) and len(outcomes) != len(instructions):
+                self.log.at_record("LB708", sample.record, (inst_level,), (
+                    f"{self.spec.name} doc_id {sample.doc_id}: {inst_level} holds {len(outcomes)} outcomes, but the "
+                    f"doc lists {len(instructions)} instructions (the harness logs one per instruction)"))
+            if as_number(data.get(prompt_level)) is not None:
+                sample.recomputed[prompt_level] = 1.0 if all(outcomes) else 0.0
+                sample.recomputed_by = f"all() of its {inst_level} gives"
