@@ -107,3 +107,16 @@ def test_a_limited_run_with_a_doc_over_the_profiles_count_is_still_lb715(tmp_pat
     proc = run_cli("audit", "--output-format", "json", "--profile-file", "board.yaml", paths["results"].relative_to(tmp_path).as_posix(),
                    cwd=tmp_path)
     assert [f["rule"] for f in json.loads(proc.stdout)["findings"]].count("LB715") == 1
+
+
+def test_a_limited_run_whose_docs_all_have_fewer_choices_is_still_lb715(tmp_path):
+    """Every doc scored on 3 choices, the profile says 4: the task has 3 (as BBH object_counting scored on 18
+    everywhere has 18), however little of its split ran. Only differing counts per doc make a note."""
+    task = harness.scripted_choice_task("varying", [True, False, True, True])
+    paths = harness.write_run(tmp_path / "run", [task])
+    _limited(paths, 40)
+    (tmp_path / "board.yaml").write_text(PROFILE.format(choices=4))
+    proc = run_cli("audit", "--output-format", "json", "--profile-file", "board.yaml",
+                   paths["results"].relative_to(tmp_path).as_posix(), cwd=tmp_path)
+    [finding] = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "LB715"]
+    assert "no doc was scored with that many (at most 3)" in finding["message"]

@@ -12,9 +12,12 @@ about.md says it "should be 18", the task scores 19 ("0" to "18"), and with
 Compared with the largest count per doc, not every doc: MuSR
 object_placements builds its choices per document (some have fewer than 5)
 and the leaderboard still uses 5. A run of part of the split (--limit:
-n-samples effective < original) may not have met a doc with every choice, so
-there a doc with more choices is still LB715, but none with that many is a
-note. Runs only when a profile is known: the
+n-samples effective < original) of such a task may not have met a doc with
+every choice: where its docs were scored on differing numbers of choices (the
+task builds them per doc), none with the profile's count is a note. Where
+every doc had the same count, the task has that count (BBH object_counting
+scored on 18 everywhere), and it is LB715 however little of the split ran;
+so is a doc with more choices than the profile's. Runs only when a profile is known: the
 check's (a submission listing its logs), or the one given to `lbnorm audit`
 or `lbnorm survey` with --profile / --profile-file.
 Rule LB715; a match is written to the task's notes as the proof.
@@ -69,7 +72,7 @@ class ChoiceCounts(AuditUnit):
         if self.first_over is not None:
             record, doc_id, count = self.first_over
             found = f"doc_id {doc_id} was scored with {count} choices, more than that"
-        elif self._partial():  # a --limit run logs the split's first docs, which may all have fewer choices
+        elif self._partial() and len(self.docs_by_count) > 1:  # see the module docstring
             self.summary.notes.append(f"num_choices {expected} is not proven: the log holds {self.spec.n_effective:,} "
                                       f"of {self.spec.n_original:,} documents (n-samples), and none of them was "
                                       f"scored with that many (choices per doc: {seen})")
