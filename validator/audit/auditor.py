@@ -48,6 +48,7 @@ class LogAuditor:
         self.tolerance = tolerance
         self.summary = TaskAudit(spec.name, log, expected=spec.n_effective)
         self.units = [unit(self) for unit in unit_classes()]
+        self.adding = [unit for unit in self.units if unit.sees_samples()]  # every unit still finishes
         self._scanned: tuple[SampleRecord, Document] | None = None
         self._unnamed_filters: UnnamedFilters | None = None
 
@@ -63,7 +64,7 @@ class LogAuditor:
         self.summary.samples += 1
         sample = Sample(record, data, doc_id, self._filter(data, doc_id))
         self.summary.filters[sample.filter] = self.summary.filters.get(sample.filter, 0) + 1
-        for unit in self.units:
+        for unit in self.adding:
             unit.add(sample)
 
     def _filter(self, data: dict, doc_id: int) -> str:
@@ -72,7 +73,8 @@ class LogAuditor:
             return flt
         if self._unnamed_filters is None:
             self._unnamed_filters = UnnamedFilters(self.spec.filters)
-        return self._unnamed_filters.of(doc_id)
+        unnamed = self._unnamed_filters
+        return unnamed.filters[0] if unnamed.single else unnamed.of(doc_id)
 
     def finish(self) -> TaskAudit:
         for unit in self.units:
@@ -124,11 +126,11 @@ class UnnamedFilters:
     CAP = 1 << 22
 
     def __init__(self, filters: list[str]):
-        self.filters = filters
+        self.filters, self.single = filters, len(filters) == 1
         self.seen = bytearray()
 
     def of(self, doc_id: int) -> str:
-        if len(self.filters) == 1 or doc_id >= self.CAP:
+        if self.single or doc_id >= self.CAP:
             return self.filters[0]
         if doc_id >= len(self.seen):
             self.seen.extend(bytes(min(self.CAP, max(2 * len(self.seen), doc_id + 1)) - len(self.seen)))

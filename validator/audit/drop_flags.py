@@ -110,7 +110,7 @@ def _long_answer_loss(predicted: Bags, golds: list[GoldAnswer], f1: float) -> fl
         if not gold.scored:
             continue
         bags = gold.bags
-        whole = _cut_to_spans(bags.bags, predicted_bag)
+        whole = _cut_to_spans(bags.bags, predicted_bag) if len(bags.bags) > 1 else None  # most golds: one span
         if whole is not None:  # every span of a multi-span gold: its words, not one span's, are the answer
             extra = predicted_bag - whole.bags[0]
             loss = _metrics(whole, bags)[1] - f1 if extra - _JOINERS else 0.0  # "X and Y" is no long answer

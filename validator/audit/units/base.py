@@ -56,6 +56,11 @@ class AuditUnit:
     def summary(self) -> Any:
         return self.log.summary
 
+    def sees_samples(self) -> bool:
+        """Whether `add` can do anything for this log (asked once, before its first sample): a unit that
+        cannot is not called per sample, where a call is a measurable share of a small sample's audit."""
+        return True
+
     def add(self, sample: Sample) -> None:
         """See one sample."""
 

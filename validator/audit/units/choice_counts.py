@@ -43,9 +43,10 @@ class ChoiceCounts(AuditUnit):
         self.first_over: tuple[SampleRecord, int, int] | None = None  # record, doc_id, count
         self.first: tuple[SampleRecord, int, int] | None = None
 
+    def sees_samples(self) -> bool:
+        return self.expected is not None and self.spec.output_type in (None, "multiple_choice")
+
     def add(self, sample: Sample) -> None:
-        if self.expected is None or self.spec.output_type not in (None, "multiple_choice"):
-            return
         count = len(requests(sample.data.get("arguments")))
         if count == 0:
             return  # no requests logged: nothing to prove with (other units report the sample's shape)

@@ -28,9 +28,10 @@ class InstructionLevels(AuditUnit):
         reported = {key.partition(",")[0] for key in self.spec.metric_keys()}
         self.levels = [pair for pair in LEVELS if reported & set(pair)]
 
+    def sees_samples(self) -> bool:
+        return bool(self.levels)
+
     def add(self, sample: Sample) -> None:
-        if not self.levels:
-            return
         data = sample.data
         doc = data.get("doc")
         instructions = doc.get("instruction_id_list") if isinstance(doc, dict) else None
