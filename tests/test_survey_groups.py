@@ -15,6 +15,7 @@ from validator.survey.groups import MAX_GROUP_ROWS, STEP_BUDGET, group_rows
 LEAVES = {"a": (0.2, 10), "b": (0.4, 30), "c": (0.9, 60)}
 WEIGHTED = {"sub": (0.2 * 10 + 0.4 * 30) / 40, "top": (0.2 * 10 + 0.4 * 30 + 0.9 * 60) / 100}
 PLAIN = {"sub": (0.2 + 0.4) / 2, "top": (0.2 + 0.4 + 0.9) / 3}  # over leaves, not (sub + c) / 2
+SUB_POOLED = (("sub", (("a",), ("b", "b_alias"))),)  # a profile that pools sub over a and b (b has an alias)
 
 
 def hierarchy(sub: float, top: float) -> dict:
@@ -166,7 +167,7 @@ def test_a_profile_that_pools_a_group_accepts_only_the_pool():
     --profile open-llm-leaderboard-v2, which scores GPQA and MATH from the size-weighted pool alone."""
     data = hierarchy(PLAIN["sub"], WEIGHTED["top"])
     assert findings_by_group(data) == {"sub": {}, "top": {}}  # no profile: weight_by_size may be false
-    rows = {row["task"]: row for row in group_rows("run", "results.json", "m", data, pooled=("sub",))}
+    rows = {row["task"]: row for row in group_rows("run", "results.json", "m", data, pooled=SUB_POOLED)}
     assert rows["sub"]["rules"] == {"LB404": 1} and rows["top"]["rules"] == {}
     assert "size-weighted, as the profile scores it" in rows["sub"]["first_finding"]
 
@@ -174,5 +175,24 @@ def test_a_profile_that_pools_a_group_accepts_only_the_pool():
 def test_the_leaderboard_profile_pools_gpqa_and_math():
     from validator.io.loaders import load_builtin_profile
 
-    assert load_builtin_profile("open-llm-leaderboard-v2").pooled_groups() == ("leaderboard_gpqa",
-                                                                                 "leaderboard_math_hard")
+    pooled = dict(load_builtin_profile("open-llm-leaderboard-v2").pooled_groups())
+    assert sorted(pooled) == ["leaderboard_gpqa", "leaderboard_math_hard"]
+    assert [names[0] for names in pooled["leaderboard_gpqa"]] == ["leaderboard_gpqa_diamond",
+                                                                  "leaderboard_gpqa_extended", "leaderboard_gpqa_main"]
+
+
+@pytest.mark.parametrize("members, found", [
+    (["a"], "group sub leaves out b: the profile pools a, b"),
+    (["a", "b", "c"], "group sub takes in c: the profile pools a, b"),
+])
+def test_a_pooled_group_must_pool_the_profiles_tasks(members, found):
+    """Found by an outside review: a group that leaves out its weakest task pools to a higher score that its
+    remaining tasks reproduce. A profile that pools the group names its tasks."""
+    data = hierarchy(WEIGHTED["sub"], WEIGHTED["top"])
+    data["group_subtasks"]["sub"] = members
+    values = [LEAVES[task] for task in members]
+    data["results"]["sub"]["acc,none"] = sum(v * n for v, n in values) / sum(n for _, n in values)
+    rows = {row["task"]: row for row in group_rows("run", "results.json", "m", data, pooled=SUB_POOLED)}
+    assert rows["sub"]["rules"] == {"LB404": 1}
+    assert found in rows["sub"]["first_finding"]
+    assert findings_by_group(data)["sub"] == {}  # without the profile, the file's own membership stands

@@ -124,9 +124,11 @@ class Profile:
         """Every task name and alias -> (benchmark, task)."""
         return self._task_index
 
-    def pooled_groups(self) -> tuple[str, ...]:
-        """The lm-eval group entries of benchmarks scored from the size-weighted pool of their tasks (GPQA, MATH)."""
-        return tuple(sorted(b.group for b in self.benchmarks if b.aggregation == "pooled" and b.group))
+    def pooled_groups(self) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
+        """The lm-eval group entries of benchmarks scored from the size-weighted pool of their tasks (GPQA,
+        MATH), each with its tasks' names (a task's name and aliases)."""
+        return tuple(sorted((b.group, tuple(task.names for task in b.tasks))
+                            for b in self.benchmarks if b.aggregation == "pooled" and b.group))
 
     def choice_counts(self) -> dict[str, int]:
         """Every multiple-choice task name and alias -> the num_choices that sets its baseline (LB715's claim)."""

@@ -27,12 +27,14 @@ TOO_MANY = (f"its groups name more than {STEP_BUDGET:,} subtasks in all (countin
 
 
 def group_rows(run: str, results_name: str, model: str, data: Any, published: tuple = (),
-               pooled: tuple[str, ...] = ()) -> list[dict]:
+               pooled: tuple = ()) -> list[dict]:
     """A row for each declared group that has a results entry or a published score (`published`: the run's
-    (task, metric, value) from a manifest). `pooled`: groups a maintainer's profile scores from the
-    size-weighted pool alone (GPQA, MATH), where a plain mean of their tasks is a mismatch too."""
+    (task, metric, value) from a manifest). `pooled`: (group, its tasks' names) of a maintainer's profile
+    that scores the group from the size-weighted pool of exactly those tasks (GPQA, MATH): a plain mean,
+    or a group that leaves one out or takes another in, is a mismatch too."""
     groups, results = declared_groups(data), _table(data, "results")
     leaves = _Leaves(groups)
+    profile_tasks = dict(pooled)
     asked: dict[str, set[str]] = {}
     for task, metric, _ in published:
         if task in groups:
@@ -47,7 +49,7 @@ def group_rows(run: str, results_name: str, model: str, data: Any, published: tu
                 continue
             derived, why = _derive(group, key, leaves, data)
             metrics[key] = {"reported": reported, "from_samples": None, "recomputed": derived and derived[0]}
-            problem = why or _mismatch(reported, derived[:1] if derived and group in pooled else derived)
+            problem = why or _mismatch(reported, derived[:1] if derived and group in profile_tasks else derived)
             if problem:
                 findings.append(make_finding("LB404", results_name, f"group {group} {key}: {problem}",
                                              f"$.results.{group}"))
@@ -57,6 +59,8 @@ def group_rows(run: str, results_name: str, model: str, data: Any, published: tu
             derived, why = _derive(group, key, leaves, data)
             metrics[key] = {"reported": None, "from_samples": None, "recomputed": derived and derived[0]}
             unpooled += [f"{key}: {why}"] if why else []
+        if group in profile_tasks:
+            findings += _membership(group, leaves, profile_tasks[group], results_name)
         row = with_metrics(finding_row(run, model, group, "", "group", findings), metrics)
         if unpooled:
             row["error"] = f"a published score of group {group} cannot be re-derived ({'; '.join(unpooled)})"
@@ -71,6 +75,23 @@ def group_rows(run: str, results_name: str, model: str, data: Any, published: tu
                                "from its subtasks", f"$.groups.{group}")
         rows.append(finding_row(run, model, group, "", "group", [finding]))
     return rows
+
+
+def _membership(group: str, leaves: "_Leaves", tasks: tuple, results_name: str) -> list:
+    """LB404 when a pooled group's tasks are not the profile's: group_subtasks is the submitter's, and a
+    group that leaves out its weakest task pools to a higher score that its own tasks reproduce."""
+    listed, why = leaves.of(group)
+    if why:
+        return []  # the group's metrics say why already
+    known = {name for names in tasks for name in names}
+    missing = [names[0] for names in tasks if not set(names) & set(listed)]
+    extra = sorted({task for task in listed if task not in known})
+    if not missing and not extra:
+        return []
+    parts = ([f"leaves out {', '.join(missing)}"] if missing else []) + ([f"takes in {', '.join(extra[:5])}"]
+                                                                         if extra else [])
+    return [make_finding("LB404", results_name, f"group {group} {' and '.join(parts)}: the profile pools "
+                         f"{', '.join(names[0] for names in tasks)}", f"$.group_subtasks.{group}")]
 
 
 def _mismatch(reported: Any, derived: tuple[float, ...]) -> str | None:

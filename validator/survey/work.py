@@ -45,8 +45,9 @@ class Settings:
     choice_counts: tuple[tuple[str, int], ...] = ()
     # The maintainer's --select/--ignore/--warn/--error (cli/survey.py, findings/selection).
     selection: RuleSelection = RuleSelection()
-    # Groups a maintainer's profile scores from the size-weighted pool of their tasks (GPQA, MATH): only that.
-    pooled_groups: tuple[str, ...] = ()
+    # Groups a maintainer's profile scores from the size-weighted pool of their tasks (GPQA, MATH), with the
+    # names of those tasks: the group must pool exactly them, size-weighted.
+    pooled_groups: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
 
 
 def run_unit(unit: Unit, settings: Settings = Settings()) -> str:
