@@ -120,7 +120,9 @@ def ifeval_task(outcomes: list[list[bool]]) -> Task:
                                "aggregation": "def agg_inst_level_acc(items):\n    flat_items = ..."}]}
     task = Task("leaderboard_ifeval", config)
     for doc_id, instructions in enumerate(outcomes):
-        sample = {"doc_id": doc_id, "doc": {"key": doc_id, "prompt": f"Write {doc_id} words."}, "target": "0",
+        doc = {"key": doc_id, "prompt": f"Write {doc_id} words.",
+               "instruction_id_list": [f"length_constraints:number_words_{i}" for i in range(len(instructions))]}
+        sample = {"doc_id": doc_id, "doc": doc, "target": "0",
                   "arguments": {"gen_args_0": {"arg_0": f"Write {doc_id} words.", "arg_1": {"until": []}}},
                   "resps": [["words"]], "filtered_resps": ["words"], "filter": "none",
                   "metrics": ["prompt_level_strict_acc", "inst_level_strict_acc"]}

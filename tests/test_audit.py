@@ -617,19 +617,24 @@ def test_a_doc_logged_more_often_than_there_are_filters_is_logged_twice(tmp_path
 
 
 @pytest.mark.parametrize("dropped", [["acc_norm,none"], ["acc,none", "acc_norm,none"]])
-def test_a_metric_taken_out_of_the_results_entry_is_found(tmp_path, dropped):
-    """Found by an outside review: acc_norm deleted from a weak subtask's results entry took it out of its
-    group's pool (lm-eval pools each metric over the tasks that have it), and the task's row said ok."""
+@pytest.mark.parametrize("from_config", [False, True])
+def test_a_metric_taken_out_of_the_results_entry_is_found(tmp_path, dropped, from_config):
+    """Found by outside reviews: acc_norm deleted from a weak subtask's results entry took it out of its
+    group's pool (lm-eval pools each metric over the tasks that have it), and the task's row said ok; a
+    first fix looked at the config's metric_list, which the submitter edits as easily."""
     task, paths = mc_run(tmp_path)
     data = json.loads(paths["results"].read_text(encoding="utf-8"))
     for key in dropped:
         del data["results"]["toy_mc"][key]
+    if from_config:
+        names = {key.partition(",")[0] for key in dropped}
+        config = data["configs"]["toy_mc"]
+        config["metric_list"] = [item for item in config["metric_list"] if item["metric"] not in names]
     paths["results"].write_text(json.dumps(data, indent=2), encoding="utf-8")
     result = audit(tmp_path, paths["results"])
     found = sorted((f.rule, f.message) for f in result.findings)
-    assert found == [("LB709", f"toy_mc: the results file reports no {key.partition(',')[0]}, but the config's "
-                      "metric_list names it and the samples log it; lm-eval reports every metric its samples give")
-                     for key in sorted(dropped)]
+    assert found == [("LB709", f"toy_mc: the results file reports no {key.partition(',')[0]}, but the samples log "
+                      "it; lm-eval reports every metric its samples give") for key in sorted(dropped)]
 
 
 # --- IFEval: the prompt level is all() of the instruction level -----------------------------------------
@@ -670,3 +675,20 @@ def test_an_instruction_level_edited_with_its_aggregate_is_found(tmp_path, outco
     prompt = [f for f in result.findings if f.rule == "LB708" and "prompt_level" in f.message]
     assert prompt[0].message == ("leaderboard_ifeval doc_id 1: prompt_level_strict_acc is logged as 0, but "
                                  "all() of its inst_level_strict_acc gives 1.0")
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (lambda sample: sample["doc"].pop("instruction_id_list"), "the doc has no instruction_id_list"),
+    (lambda sample: sample["doc"].update(instruction_id_list="rule:0,rule:1"), "the doc has no instruction_id_list"),
+    (lambda sample: sample.update(inst_level_strict_acc=[-1, 2]), "an outcome is neither a pass nor a fail"),
+])
+def test_an_instruction_level_that_cannot_be_held_to_its_doc_is_lb708(tmp_path, edit, problem):
+    """Found by an outside review: padding the list and deleting (or retyping) the doc's instruction_id_list
+    skipped the length check, and outcomes of -1 and 2 averaged as freely as passes."""
+    def tamper(sample):
+        edit(sample)
+        hl.with_hashes(sample)
+    paths = ifeval_run(tmp_path, [[True, True], [True, False], [False]], tamper)
+    result = audit(tmp_path, paths["results"])
+    [finding] = [f for f in result.findings if f.rule == "LB708" and "inst_level_strict_acc:" in f.message]
+    assert problem in finding.message and finding.line == 2

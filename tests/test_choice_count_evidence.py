@@ -83,22 +83,18 @@ def _limited(paths: dict, original: int) -> None:
 
 
 @pytest.mark.parametrize("limited", [True, False])
-def test_a_limited_run_without_a_doc_of_the_profiles_count_is_a_note_not_lb715(tmp_path, limited):
-    """Found by an outside judge: a --limit run whose first documents all have fewer options (MMLU-Pro, MuSR
-    object_placements) was LB715 'no doc was scored with that many'; part of a split proves nothing there."""
+def test_a_limited_run_without_a_doc_of_the_profiles_count_is_lb715_saying_why(tmp_path, limited):
+    """An outside judge's honest --limit run whose first MMLU-Pro docs all had fewer options was LB715; a
+    note instead (a first fix) let a submitter pass a fewer-choices variant by raising n-samples.original,
+    which an outside review showed. It stays LB715, and the message says the run is partial."""
     _, paths, counts = board(tmp_path, 6)  # no doc has 6 choices
     if limited:
         _limited(paths, len(counts) * 10)
-    proc = run_cli("audit", "--output-format", "json", "--profile-file", "board.yaml", paths["results"].relative_to(tmp_path).as_posix(),
-                   cwd=tmp_path)
-    findings = [f["rule"] for f in json.loads(proc.stdout)["findings"]]
-    notes = json.loads(proc.stdout)["tasks"]["varying"]["notes"]
-    if limited:
-        assert "LB715" not in findings, findings
-        assert notes and notes[0].startswith(f"num_choices 6 is not proven: the log holds {len(counts)} of "
-                                             f"{len(counts) * 10} documents")
-    else:
-        assert findings.count("LB715") == 1
+    proc = run_cli("audit", "--output-format", "json", "--profile-file", "board.yaml",
+                   paths["results"].relative_to(tmp_path).as_posix(), cwd=tmp_path)
+    [finding] = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "LB715"]
+    partial = f"though this run logs only {len(counts)} of {len(counts) * 10} documents"
+    assert (partial in finding["message"]) == limited
 
 
 def test_a_limited_run_with_a_doc_over_the_profiles_count_is_still_lb715(tmp_path):

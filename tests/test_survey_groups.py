@@ -15,7 +15,7 @@ from validator.survey.groups import MAX_GROUP_ROWS, STEP_BUDGET, group_rows
 LEAVES = {"a": (0.2, 10), "b": (0.4, 30), "c": (0.9, 60)}
 WEIGHTED = {"sub": (0.2 * 10 + 0.4 * 30) / 40, "top": (0.2 * 10 + 0.4 * 30 + 0.9 * 60) / 100}
 PLAIN = {"sub": (0.2 + 0.4) / 2, "top": (0.2 + 0.4 + 0.9) / 3}  # over leaves, not (sub + c) / 2
-SUB_POOLED = (("sub", (("a",), ("b", "b_alias"))),)  # a profile that pools sub over a and b (b has an alias)
+SUB_POOLED = (("sub", ((("a",), 10), (("b", "b_alias"), 30))),)  # a profile pooling sub over a and b (an alias)
 
 
 def hierarchy(sub: float, top: float) -> dict:
@@ -177,8 +177,20 @@ def test_the_leaderboard_profile_pools_gpqa_and_math():
 
     pooled = dict(load_builtin_profile("open-llm-leaderboard-v2").pooled_groups())
     assert sorted(pooled) == ["leaderboard_gpqa", "leaderboard_math_hard"]
-    assert [names[0] for names in pooled["leaderboard_gpqa"]] == ["leaderboard_gpqa_diamond",
-                                                                  "leaderboard_gpqa_extended", "leaderboard_gpqa_main"]
+    assert [(names[0], size) for names, size in pooled["leaderboard_gpqa"]] == [
+        ("leaderboard_gpqa_diamond", 198), ("leaderboard_gpqa_extended", 546), ("leaderboard_gpqa_main", 448)]
+
+
+@pytest.mark.parametrize("original", [10, 30])  # a split said to be smaller, or a --limit run of the whole one
+def test_a_pooled_group_of_tasks_that_are_not_the_profiles_whole_splits_is_named(original):
+    """Found by an outside review: sizes of 10/20/10 in n-samples instead of GPQA's 198/546/448 passed. The
+    logs' coverage ties n-samples to their documents, so a weight moved is documents left out."""
+    data = hierarchy(WEIGHTED["sub"], WEIGHTED["top"])
+    data["n-samples"]["b"] = {"original": original, "effective": 10}
+    data["results"]["sub"]["acc,none"] = (0.2 * 10 + 0.4 * 10) / 20  # pooled as lm-eval did for this run
+    rows = {row["task"]: row for row in group_rows("run", "results.json", "m", data, pooled=SUB_POOLED)}
+    assert rows["sub"]["rules"] == {"LB404": 1}
+    assert "b scored 10 documents (n-samples), but its split has 30 (the profile)" in rows["sub"]["first_finding"]
 
 
 @pytest.mark.parametrize("members, found", [

@@ -60,11 +60,6 @@ class TaskSpec:
     def metric_keys(self) -> list[str]:
         return [key for key in self.entry if "," in key and "_stderr" not in key.partition(",")[0]]
 
-    def config_metrics(self) -> list[str]:
-        """The metrics the config's metric_list names (a custom metric may be its function's source: skipped)."""
-        names = [item.get("metric") for item in _list(self.config.get("metric_list")) if isinstance(item, dict)]
-        return [name for name in names if isinstance(name, str) and name.isidentifier()]
-
     def aggregation(self, metric: str) -> str:
         """"mean", "flatten" (IFEval's agg_inst_level_acc) or the aggregation as written; where the config
         writes none, lm-eval's default for the metric (its registry: perplexities, corpus F1, MCC, BLEU...)."""

@@ -124,10 +124,10 @@ class Profile:
         """Every task name and alias -> (benchmark, task)."""
         return self._task_index
 
-    def pooled_groups(self) -> tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]:
+    def pooled_groups(self) -> tuple[tuple[str, tuple[tuple[tuple[str, ...], int | None], ...]], ...]:
         """The lm-eval group entries of benchmarks scored from the size-weighted pool of their tasks (GPQA,
-        MATH), each with its tasks' names (a task's name and aliases)."""
-        return tuple(sorted((b.group, tuple(task.names for task in b.tasks))
+        MATH), each with its tasks: (a task's name and aliases, its split's size if the profile knows it)."""
+        return tuple(sorted((b.group, tuple((task.names, task.n) for task in b.tasks))
                             for b in self.benchmarks if b.aggregation == "pooled" and b.group))
 
     def choice_counts(self) -> dict[str, int]:

@@ -60,7 +60,7 @@ def group_rows(run: str, results_name: str, model: str, data: Any, published: tu
             metrics[key] = {"reported": None, "from_samples": None, "recomputed": derived and derived[0]}
             unpooled += [f"{key}: {why}"] if why else []
         if group in profile_tasks:
-            findings += _membership(group, leaves, profile_tasks[group], results_name)
+            findings += _membership(group, leaves, profile_tasks[group], results_name, data)
         row = with_metrics(finding_row(run, model, group, "", "group", findings), metrics)
         if unpooled:
             row["error"] = f"a published score of group {group} cannot be re-derived ({'; '.join(unpooled)})"
@@ -77,21 +77,32 @@ def group_rows(run: str, results_name: str, model: str, data: Any, published: tu
     return rows
 
 
-def _membership(group: str, leaves: "_Leaves", tasks: tuple, results_name: str) -> list:
+def _membership(group: str, leaves: "_Leaves", tasks: tuple, results_name: str, data: Any) -> list:
     """LB404 when a pooled group's tasks are not the profile's: group_subtasks is the submitter's, and a
     group that leaves out its weakest task pools to a higher score that its own tasks reproduce."""
     listed, why = leaves.of(group)
     if why:
         return []  # the group's metrics say why already
-    known = {name for names in tasks for name in names}
-    missing = [names[0] for names in tasks if not set(names) & set(listed)]
+    known = {name for names, _ in tasks for name in names}
+    missing = [names[0] for names, _ in tasks if not set(names) & set(listed)]
     extra = sorted({task for task in listed if task not in known})
-    if not missing and not extra:
-        return []
-    parts = ([f"leaves out {', '.join(missing)}"] if missing else []) + ([f"takes in {', '.join(extra[:5])}"]
-                                                                         if extra else [])
-    return [make_finding("LB404", results_name, f"group {group} {' and '.join(parts)}: the profile pools "
-                         f"{', '.join(names[0] for names in tasks)}", f"$.group_subtasks.{group}")]
+    findings = []
+    if missing or extra:
+        parts = ([f"leaves out {', '.join(missing)}"] if missing else []) + ([f"takes in {', '.join(extra[:5])}"]
+                                                                             if extra else [])
+        findings.append(make_finding("LB404", results_name, f"group {group} {' and '.join(parts)}: the profile "
+                                     f"pools {', '.join(names[0] for names, _ in tasks)}",
+                                     f"$.group_subtasks.{group}"))
+    # The pool is weighted by n-samples, which the logs' coverage holds to their documents (LB706): a weight
+    # moved is documents removed, so a split that is not the profile's whole split is named here.
+    splits = _sizes(tasks)
+    for task in dict.fromkeys(listed):
+        scored = _size(task, data)
+        if task in splits and scored is not None and scored != splits[task]:
+            findings.append(make_finding("LB404", results_name, f"group {group}: {task} scored {scored:,} documents "
+                                         f"(n-samples), but its split has {splits[task]:,} (the profile); the "
+                                         "profile pools whole splits", f"$['n-samples'].{task}"))
+    return findings
 
 
 def _mismatch(reported: Any, derived: tuple[float, ...]) -> str | None:
@@ -105,7 +116,12 @@ def _mismatch(reported: Any, derived: tuple[float, ...]) -> str | None:
     return f"the results file says {reported!r}, but its subtasks pool to {derived[0]!r} (mean {derived[1]!r})"
 
 
-def _derive(group: str, key: str, groups: _Leaves, data: Any) -> tuple[tuple[float, float] | None, str]:
+def _sizes(tasks: tuple) -> dict[str, int]:
+    """A profile's split sizes by every name of its tasks."""
+    return {name: size for names, size in tasks if size for name in names}
+
+
+def _derive(group: str, key: str, groups: "_Leaves", data: Any) -> tuple[tuple[float, float] | None, str]:
     """((pooled, plain mean), "") of the values of `key` of the group's leaf tasks, or (None, why not).
 
     Leaves, not subgroups: lm-eval 0.4.4 on pools a group over the tasks under it at any depth

@@ -11,6 +11,12 @@ from ..sample_scoring import as_number, as_number_list
 from .base import AuditUnit, Sample, audit_unit
 
 
+# What lm-eval 0.4.x writes in a sample besides its metrics (evaluator.py, the logged example).
+SAMPLE_FIELDS = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
+                           "doc_hash", "prompt_hash", "target_hash"})
+MAX_UNREPORTED = 16  # names kept per log: a sample's keys are the submitter's
+
+
 @dataclass
 class RunningMean:
     """sum(values) / len(values) in log order, lists flattened; the first sample that differed."""
@@ -47,16 +53,18 @@ class Aggregates(AuditUnit):
         self.averaged = {name for name in self.metric_names if self.spec.aggregation(name) in ("mean", "flatten")}
         self.means = {name for name in self.averaged if self.spec.aggregation(name) == "mean"}  # no lists
         self.tolerance = log.tolerance
-        # Metrics the config lists that the results entry does not report: lm-eval reports every metric its
-        # samples give, so one the samples give is an aggregate taken out of the file (and out of its group).
-        self.unreported = sorted(set(self.spec.config_metrics()) - self.metric_names)
-        self.unreported_logged: set[str] = set()
+        # lm-eval reports every metric its samples log (each needs an aggregation to be logged at all), so a
+        # number a sample logs under a name the results entry does not report is an aggregate taken out of the
+        # file, and out of its group's pool. Not the config's metric_list: the submitter writes that too.
+        self.expected_fields = SAMPLE_FIELDS | self.metric_names
+        self.unreported: set[str] = set()
 
     def add(self, sample: Sample) -> None:
         logged = self._logged_values(sample)
-        if self.unreported:
-            self.unreported_logged.update(name for name in self.unreported if as_number(sample.data.get(name))
-                                          is not None or as_number_list(sample.data.get(name)))
+        others = sample.data.keys() - self.expected_fields  # a set operation: nothing, for honest logs
+        if others and len(self.unreported) < MAX_UNREPORTED:
+            self.unreported.update(name for name in others if as_number(sample.data[name]) is not None
+                                   or as_number_list(sample.data[name]) is not None)
         tolerance, flt = self.tolerance, sample.filter
         for metric, value in sample.recomputed.items():
             total = self.recomputed.get((metric, flt))
@@ -102,10 +110,10 @@ class Aggregates(AuditUnit):
         return scalars
 
     def finish(self) -> None:
-        for metric in sorted(self.unreported_logged):
+        for metric in sorted(self.unreported)[:MAX_UNREPORTED]:
             self.log.at_results("LB709", ("results", self.spec.name), f"{self.spec.name}: the results file reports "
-                                f"no {metric}, but the config's metric_list names it and the samples log it; "
-                                "lm-eval reports every metric its samples give")
+                                f"no {metric}, but the samples log it; lm-eval reports every metric its samples "
+                                "give")
         for key in self.spec.metric_keys():
             metric, _, flt = key.partition(",")
             audit = MetricAudit(key, self.spec.entry.get(key))

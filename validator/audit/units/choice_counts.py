@@ -11,13 +11,11 @@ about.md says it "should be 18", the task scores 19 ("0" to "18"), and with
 
 Compared with the largest count per doc, not every doc: MuSR
 object_placements builds its choices per document (some have fewer than 5)
-and the leaderboard still uses 5. A run of part of the split (--limit:
-n-samples effective < original) of such a task may not have met a doc with
-every choice: where its docs were scored on differing numbers of choices (the
-task builds them per doc), none with the profile's count is a note. Where
-every doc had the same count, the task has that count (BBH object_counting
-scored on 18 everywhere), and it is LB715 however little of the split ran;
-so is a doc with more choices than the profile's. Runs only when a profile is known: the
+and the leaderboard still uses 5. A run of part of such a task's split (--limit:
+n-samples effective < original) may not have met a doc with every choice; it
+is still LB715, since n-samples is the submitter's and a variant with fewer
+choices would otherwise pass as "partial", but the message says so and that
+the whole split proves the count. Runs only when a profile is known: the
 check's (a submission listing its logs), or the one given to `lbnorm audit`
 or `lbnorm survey` with --profile / --profile-file.
 Rule LB715; a match is written to the task's notes as the proof.
@@ -73,14 +71,12 @@ class ChoiceCounts(AuditUnit):
         if self.first_over is not None:
             record, doc_id, count = self.first_over
             found = f"doc_id {doc_id} was scored with {count} choices, more than that"
-        elif self._partial() and len(self.docs_by_count) > 1:  # see the module docstring
-            self.summary.notes.append(f"num_choices {expected} is not proven: the log holds {self.spec.n_effective:,} "
-                                      f"of {self.spec.n_original:,} documents (n-samples), and none of them was "
-                                      f"scored with that many (choices per doc: {seen})")
-            return
         else:
             record, doc_id, count = self.first
             found = f"no doc was scored with that many (at most {largest})"
+            if self._partial() and len(self.docs_by_count) > 1:  # see the module docstring
+                found += (f", though this run logs only {self.spec.n_effective:,} of {self.spec.n_original:,} "
+                          "documents, and its task builds choices per doc: run the whole split to prove the count")
         self.log.at_record("LB715", record, ("arguments",), (
             f"{task}: the profile's num_choices is {expected} (baseline 1/{expected}), but {found}; choices per "
             f"doc: {seen}. The baseline must be the task's: fix num_choices in the profile, or run the "
