@@ -61,8 +61,8 @@ class Aggregates(AuditUnit):
 
     def add(self, sample: Sample) -> None:
         logged = self._logged_values(sample)
-        others = sample.data.keys() - self.expected_fields  # a set operation: nothing, for honest logs
-        if others and len(self.unreported) < MAX_UNREPORTED:
+        if not self.expected_fields.issuperset(sample.data) and len(self.unreported) < MAX_UNREPORTED:
+            others = sample.data.keys() - self.expected_fields  # built only for a sample that has others
             self.unreported.update(name for name in others if as_number(sample.data[name]) is not None
                                    or as_number_list(sample.data[name]) is not None)
         tolerance, flt = self.tolerance, sample.filter
