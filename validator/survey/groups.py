@@ -29,9 +29,9 @@ TOO_MANY = (f"its groups name more than {STEP_BUDGET:,} subtasks in all (countin
 def group_rows(run: str, results_name: str, model: str, data: Any, published: tuple = (),
                pooled: tuple = ()) -> list[dict]:
     """A row for each declared group that has a results entry or a published score (`published`: the run's
-    (task, metric, value) from a manifest). `pooled`: (group, its tasks' names) of a maintainer's profile
-    that scores the group from the size-weighted pool of exactly those tasks (GPQA, MATH): a plain mean,
-    or a group that leaves one out or takes another in, is a mismatch too."""
+    (task, metric, value) from a manifest). `pooled`: Profile.pooled_groups() of a maintainer's profile,
+    which scores those groups from the size-weighted pool of exactly its tasks' whole splits (GPQA, MATH):
+    a plain mean, a group that leaves a task out or takes another in, or a split cut short is a mismatch."""
     groups, results = declared_groups(data), _table(data, "results")
     leaves = _Leaves(groups)
     profile_tasks = dict(pooled)
@@ -83,8 +83,8 @@ def _membership(group: str, leaves: "_Leaves", tasks: tuple, results_name: str, 
     listed, why = leaves.of(group)
     if why:
         return []  # the group's metrics say why already
-    known = {name for names, _ in tasks for name in names}
-    missing = [names[0] for names, _ in tasks if not set(names) & set(listed)]
+    known, present = {name for names, _ in tasks for name in names}, set(listed)
+    missing = [names[0] for names, _ in tasks if present.isdisjoint(names)]
     extra = sorted({task for task in listed if task not in known})
     findings = []
     if missing or extra:
@@ -96,9 +96,9 @@ def _membership(group: str, leaves: "_Leaves", tasks: tuple, results_name: str, 
     # The pool is weighted by n-samples, which the logs' coverage holds to their documents (LB706): a weight
     # moved is documents removed, so a split that is not the profile's whole split is named here.
     splits = _sizes(tasks)
-    for task in dict.fromkeys(listed):
+    for task in sorted(present & splits.keys()):
         scored = _size(task, data)
-        if task in splits and scored is not None and scored != splits[task]:
+        if scored is not None and scored != splits[task]:
             findings.append(make_finding("LB404", results_name, f"group {group}: {task} scored {scored:,} documents "
                                          f"(n-samples), but its split has {splits[task]:,} (the profile); the "
                                          "profile pools whole splits", f"$['n-samples'].{task}"))
