@@ -4,7 +4,8 @@
 
 Every run is an honest lm-eval 0.4.x run of two tasks (DROP and a
 multiple-choice task, written by tests/harness_logs.py) unless the seed
-plants one fault in it:
+plants one fault in it (every tenth clean run is an honest `--limit` run:
+the DROP split is three times the documents scored):
 
     glued       a DROP prediction "10\\n\\nPassage: ..." (the deep dive's W)  -> LB710 on drop
     decimal     a gold "12.25" answered " 12", cut by the '.' stop (D)      -> LB711, LB713 on drop
@@ -13,6 +14,8 @@ plants one fault in it:
                                                                                 when the mean moved)
     cut_log     the multiple-choice log cut off in the middle of a line      -> LB701
     no_log      the multiple-choice log deleted                              -> LB707
+    hidden_cut  the multiple-choice log's last document dropped, and n-samples, -> LB717
+                the aggregates and the task hash edited to agree
     published   the manifest's published DROP F1 3 points off                -> not reproduced, no rule
 
 `expected` maps (run, task) to the rules its row must show and whether its
@@ -31,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness_logs import DATE, aggregate, choice_task, drop_task, results_for, write_run  # noqa: E402
 
-FAULTS = ("glued", "decimal", "tampered", "missing", "cut_log", "no_log", "published")
+FAULTS = ("glued", "decimal", "tampered", "missing", "cut_log", "no_log", "published", "hidden_cut")
 MC_TASK = "arc_easy"
 MANIFEST = "manifest.csv"
 
@@ -84,6 +87,16 @@ def _write_one(folder: Path, fault: str | None, rng: random.Random, drop_docs: i
         if any(abs(aggregate(choice, m) - results["results"][MC_TASK][f"{m},none"]) > 1e-9 for m in ("acc", "acc_norm")):
             rules[MC_TASK].add("LB709")
         del removed
+    if fault == "hidden_cut":
+        choice.samples.pop()
+        agreed = results_for([drop, choice])
+        results["results"][MC_TASK], results["task_hashes"][MC_TASK] = (agreed["results"][MC_TASK],
+                                                                        agreed["task_hashes"][MC_TASK])
+        results["n-samples"][MC_TASK] = {"original": mc_docs, "effective": mc_docs - 1}
+        rules[MC_TASK] = {"LB717"}
+    elif fault is None and number % 10 == 3:  # lm-eval scores min(limit, split): all 6 of 6, 8 of 24
+        results["config"]["limit"] = float(drop_docs)
+        results["n-samples"]["drop"]["original"] = 3 * drop_docs
     paths = write_run(folder, [drop, choice], results)
     if fault == "cut_log":
         text = paths[MC_TASK].read_bytes()

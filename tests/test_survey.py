@@ -926,7 +926,8 @@ def test_a_profile_makes_every_log_prove_its_choice_count(tmp_path):
         assert result.returncode == 1, result.stderr  # the planted faults
         rows = read_jsonl(tmp_path / f"out{count}" / "survey.jsonl")
         flagged = {row["run"].split("/")[0] for row in rows if "LB715" in row["rules"]}
-        audited = {row["run"].split("/")[0] for row in rows if row["task"] == "arc_easy" and row["samples"]}
+        audited = {row["run"].split("/")[0] for row in rows  # a log cut off (LB701) proves no count
+                   if row["task"] == "arc_easy" and row["samples"] and "LB701" not in row["rules"]}
         assert flagged == {run for run in audited if largest[run] != count}
         without = [{**row, "rules": {r: n for r, n in row["rules"].items() if r != "LB715"}} for row in rows]
         assert_finds_exactly_the_planted_faults(without, expected)  # nothing else changes

@@ -791,6 +791,27 @@ def sample_logs() -> None:
     c.expect("LB709", "results.json", '"acc_norm,none": 0.308')
     c.close()
 
+    # The same document dropped, with everything the log proves made to agree: n-samples.effective, acc_norm and
+    # the task hash. Only the count no limit explains is left (and check's LB502 for a profile task).
+    short = harness_logs.scripted_choice_task(MUSR_TEAM, [i < MUSR_TEAM_CORRECT for i in range(249)])
+    agreed = harness_logs.results_for([short])
+
+    def agree(doc):
+        doc["results"][MUSR_TEAM].update(agreed["results"][MUSR_TEAM])
+        doc["n-samples"][MUSR_TEAM] = {"original": 250, "effective": 249}
+        subtasks = doc["group_subtasks"]["leaderboard_musr"]
+        sizes = {task: doc["n-samples"][task]["effective"] for task in subtasks}
+        doc["results"]["leaderboard_musr"]["acc_norm,none"] = sum(
+            doc["results"][task]["acc_norm,none"] * sizes[task] for task in subtasks) / sum(sizes.values())
+    c, logs = samples_case("negative", "LB717_dropped_document_count_edited",
+                           "The log lacks its last document, and n-samples, acc_norm and the task hash were edited "
+                           "to agree; no limit explains 249 of 250.", [short], results_edit=agree)
+    text = c.texts["results.json"]
+    effective = line_after(text, '"n-samples"', f'"{MUSR_TEAM}": {{') + 2
+    c.findings += [{"rule": "LB502", "file": "results.json", "line": effective},
+                   {"rule": "LB717", "file": "results.json", "line": effective}]
+    c.close()
+
     c, logs = samples_case("negative", "LB707_task_without_log",
                            "Configs for MuSR team allocation and DROP, but only the MuSR log is listed.",
                            [musr_log(), drop_log()], listed=[f"samples_{MUSR_TEAM}_{harness_logs.DATE}.jsonl"],

@@ -199,3 +199,18 @@ def aggregate_not_audited(ctx):
     perplexity, a corpus BLEU) lists this rule under `warn` or `ignore` in
     its configuration.
     """
+
+
+@rule("LB717", "sample-count-unexplained", ERROR, runs=False)
+def sample_count_unexplained(ctx):
+    """n-samples.effective is not the number of documents the run's `config.limit` lets lm-eval score.
+
+    lm-eval (0.4.3 and later) scores min(limit, split) documents of each
+    task, and the whole split without a limit. A smaller count with no limit
+    to explain it is the signature of documents dropped from the end of a
+    log with the count, the aggregates and the task hash edited to match:
+    every other check agrees with such a log. An honest `--limit` run is not
+    this rule's (`check` reports it as LB501 and LB502); a run of chosen
+    documents (`--samples`, lm-eval 0.4.12 and later) is, and no leaderboard
+    takes one.
+    """

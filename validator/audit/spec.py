@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from math import isfinite
 from typing import Any
 
 
@@ -17,6 +18,7 @@ class TaskSpec:
     n_effective: int | None
     n_original: int | None
     task_hash: str | None
+    limit: Any = None  # the run's config.limit, as written (absent and null alike: no limit)
 
     @classmethod
     def from_results(cls, data: dict, task: str) -> "TaskSpec":
@@ -30,7 +32,22 @@ class TaskSpec:
         entry, config = table("results").get(task), table("configs").get(task)
         return cls(task, entry if isinstance(entry, dict) else {}, config if isinstance(config, dict) else {},
                    _count(counts.get("effective")), _count(counts.get("original")),
-                   task_hash if isinstance(task_hash, str) and task_hash else None)
+                   task_hash if isinstance(task_hash, str) and task_hash else None, table("config").get("limit"))
+
+    def scored_under_limit(self) -> tuple[int, int] | None:
+        """The (fewest, most) documents lm-eval scores of this task's split under the run's config.limit, or
+        None when n-samples has no split size. lm-eval (0.4.3 and later) writes effective = min(limit, split):
+        the whole split without a limit (a limit of 0 is none), int(limit) documents for a limit of 1 or more (the
+        command line gives 10.0). A fraction below 1 took ceil(split * limit) from 0.4.9 on and another task's
+        count before, so it bounds the count only by the split. Anything else lm-eval never writes."""
+        split, limit = self.n_original, self.limit
+        if split is None:
+            return None
+        if not isinstance(limit, (int, float)) or isinstance(limit, bool) or not isfinite(limit) or limit <= 0:
+            return split, split
+        if limit < 1:
+            return min(1, split), split
+        return min(int(limit), split), min(int(limit), split)
 
     @property
     def output_type(self) -> Any:

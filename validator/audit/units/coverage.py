@@ -110,6 +110,7 @@ class Coverage(AuditUnit):
             self._finish_without_count()
             return
         where = ("n-samples", spec.name, "effective")
+        self._check_count_against_limit(where)
         for flt in spec.filters:
             doc_ids = self.by_filter.get(flt)
             lines = doc_ids.lines if doc_ids else 0
@@ -123,6 +124,19 @@ class Coverage(AuditUnit):
                                         f"documents have no sample in {self.log.name} (first missing doc_ids: "
                                         f"{', '.join(map(str, first))})")
 
+    def _check_count_against_limit(self, where: tuple) -> None:
+        """LB717: n-samples.effective must be what the run's limit gives, so that documents dropped from the end
+        of a log, with the count, the aggregates and the task hash edited to match, do not pass as a full run."""
+        spec, bounds = self.spec, self.spec.scored_under_limit()
+        if bounds is None or bounds[0] <= spec.n_effective <= bounds[1]:
+            return
+        fewest, most = bounds
+        gives = f"{most:,}" if fewest == most else f"{fewest:,} to {most:,}"
+        self.log.at_results("LB717", where, (
+            f"{spec.name}: n-samples says {spec.n_effective:,} of {spec.n_original:,} documents were scored, but "
+            f"under config.limit {_shown_limit(spec.limit)} lm-eval scores {gives}: documents left out with the "
+            "count edited to match, or a count from another run; rerun the task in full"))
+
     def _finish_without_count(self) -> None:
         """No n-samples: the doc_ids must still run 0..highest without a hole (see DocIds.gaps)."""
         for flt, doc_ids in self.by_filter.items():
@@ -133,3 +147,8 @@ class Coverage(AuditUnit):
                     f"({doc_ids.highest:,}) have no sample in {self.log.name} (first missing: "
                     f"{', '.join(map(str, first))}); lm-eval logs doc_ids 0, 1, 2, ... without holes. The results "
                     "file has no n-samples to say how many documents there were"))
+
+
+def _shown_limit(limit) -> str:
+    text = "null" if limit is None else repr(limit)
+    return text if len(text) <= 40 else text[:37] + "..."
