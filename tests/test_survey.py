@@ -933,6 +933,37 @@ def test_a_profile_makes_every_log_prove_its_choice_count(tmp_path):
         assert_finds_exactly_the_planted_faults(without, expected)  # nothing else changes
 
 
+SPLIT_BOARD = BOARD.replace("num_choices: %d}", "num_choices: 5, n: %d}")
+
+
+@pytest.mark.parametrize("split, flagged", [(6, "both_counts_cut"), (7, "every_run")])
+def test_a_profile_holds_each_logged_task_to_its_split(tmp_path, split, flagged):
+    """A log shortened with n-samples.original and .effective both edited (and the aggregates and the task hash)
+    agrees with itself and with every count: only the profile's split size (LB506) tells. An honest --limit run
+    (its original the whole split) is not flagged; with a split of 7, every arc_easy log of 6 is."""
+    root = tmp_path / "corpus"
+    expected = make_corpus(root, runs=8, seed=5)
+    tampered = next(run for (run, task), want in expected.items() if want["fault"] == "hidden_cut")
+    results_path = root / tampered
+    results = json.loads(results_path.read_text(encoding="utf-8"))
+    results["n-samples"]["arc_easy"]["original"] = 5  # now 5 of 5: LB717 no longer sees it
+    results_path.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    (tmp_path / "board.yaml").write_text(SPLIT_BOARD % split, encoding="utf-8")
+    plain = lbnorm("survey", str(root), "--out", str(tmp_path / "plain"), "--workers", "1", "--no-plots")
+    held = lbnorm("survey", str(root), "--out", str(tmp_path / "held"), "--workers", "1", "--no-plots",
+                  "--profile-file", str(tmp_path / "board.yaml"))
+    assert plain.returncode == held.returncode == 1, held.stderr  # the corpus's other planted faults
+    unheld = {row["run"] for row in read_jsonl(tmp_path / "plain" / "survey.jsonl") if "LB506" in row["rules"]}
+    rows = read_jsonl(tmp_path / "held" / "survey.jsonl")
+    lb506 = {row["run"]: row for row in rows if "LB506" in row["rules"]}
+    logged = {row["run"] for row in rows if row["task"] == "arc_easy" and row["log"]}
+    assert unheld == set()
+    assert set(lb506) == ({tampered} if flagged == "both_counts_cut" else logged)
+    if flagged == "both_counts_cut":
+        assert "n-samples.original 5, but the profile's split has 6 documents" in lb506[tampered]["first_finding"]
+        assert "LB717" not in lb506[tampered]["rules"]
+
+
 def test_a_survey_takes_one_profile_at_a_time(corpus, tmp_path):
     result = lbnorm("survey", str(corpus[0]), "--out", str(tmp_path), "--profile", "open-llm-leaderboard-v1",
                     "--profile-file", "board.yaml")

@@ -91,7 +91,8 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     choice_counts = tuple(sorted(profile.choice_counts().items())) if profile else ()
     selection = Effective(typed, run.workspace, None).selection()
     settings = Settings(run.limits, published_scale, published_tolerance, choice_counts, canonical(selection),
-                        profile.pooled_groups() if profile else ())
+                        profile.pooled_groups() if profile else (),
+                        tuple(sorted(profile.split_sizes().items())) if profile else ())
     strict = run.strict
     executor = _executor(workers, scheduler, local_cluster)
     try:

@@ -130,6 +130,10 @@ class Profile:
         return tuple(sorted((b.group, tuple((task.names, task.n) for task in b.tasks))
                             for b in self.benchmarks if b.aggregation == "pooled" and b.group))
 
+    def split_sizes(self) -> dict[str, int]:
+        """Every task name and alias -> the size of the split the leaderboard scores, where the profile knows it."""
+        return {name: task.n for name, (_bench, task) in self.task_index().items() if task.n is not None}
+
     def choice_counts(self) -> dict[str, int]:
         """Every multiple-choice task name and alias -> the num_choices that sets its baseline (LB715's claim)."""
         counts = {name: bench.choices_of(task) for name, (bench, task) in self.task_index().items()}

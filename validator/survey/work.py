@@ -18,7 +18,7 @@ from pathlib import Path
 from ..audit.auditor import LogAuditor, LogTarget, audit_logs, known_tasks, reported_tasks
 from ..audit.model import AuditResult
 from ..audit.spec import TaskSpec
-from ..findings import ERROR, make_finding
+from ..findings import ERROR, format_json_path, make_finding
 from ..findings.selection import RuleSelection
 from ..io.documents import Document, DocumentError, parse_document
 from ..io.limits import DEFAULT_LIMITS, Limits
@@ -48,6 +48,9 @@ class Settings:
     # Groups a maintainer's profile scores from the size-weighted pool of their tasks (GPQA, MATH), with the
     # names of those tasks: the group must pool exactly them, size-weighted.
     pooled_groups: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
+    # (task, documents) of the splits a maintainer's profile scores: n-samples.original must be that (LB506), so
+    # that a log shortened with both of its counts edited does not pass as a whole split.
+    split_sizes: tuple[tuple[str, int], ...] = ()
 
 
 def run_unit(unit: Unit, settings: Settings = Settings()) -> str:
@@ -209,8 +212,25 @@ def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> 
     expected_choices = dict(settings.choice_counts).get(task)
     result = audit_local(document, task, log, settings.limits, expected_choices) if is_local(log.location) \
         else audit_stream(document, task, log, settings.limits, expected_choices)
-    row = task_row(run.run, model, task, log.name, result.tasks[0] if result.tasks else None, result.findings)
+    findings = result.findings + _split_size_findings(document, task, dict(settings.split_sizes).get(task))
+    row = task_row(run.run, model, task, log.name, result.tasks[0] if result.tasks else None, findings)
     return _with_published(row, run, task, settings)
+
+
+def _split_size_findings(document: Document, task: str, split: int | None) -> list:
+    """LB506 when the profile knows the task's split and n-samples.original is another size."""
+    if split is None:
+        return []
+    original = TaskSpec.from_results(document.data if isinstance(document.data, dict) else {}, task).n_original
+    if original == split:
+        return []
+    path = ("n-samples", task, "original")
+    line, column = document.position(path)
+    said = ("no n-samples.original (lm-eval 0.4.3 and later write it)" if original is None
+            else f"n-samples.original {original:,}")
+    return [make_finding("LB506", document.display_path, f"{task}: {said}, but the profile's split has {split:,} "
+                         "documents: another dataset, or a log shortened with its counts edited",
+                         format_json_path(path), line, column)]
 
 
 def audit_local(document: Document, task: str, log: FileRef, limits: Limits,
