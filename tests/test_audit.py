@@ -18,6 +18,7 @@ from conftest import DATA, REPO, run_cli
 
 from validator.audit.auditor import LogTarget, audit_files, audit_logs
 from validator.audit.sample_scoring import ChoiceScores, choice_scores
+from validator.audit.spec import TaskSpec
 from validator.io.loaders import read_document
 from validator.io.paths import confine
 
@@ -137,6 +138,38 @@ def test_honest_multiple_choice_log_recomputes_exactly(tmp_path):
     for key in ("acc,none", "acc_norm,none"):
         assert metrics[key].from_samples == metrics[key].recomputed == metrics[key].reported
     assert result.tasks[0].task_hash == "ok"
+
+
+NO_CONFIG = object()
+
+
+@pytest.mark.parametrize("split, limit, unexplained", [
+    (40, None, False), (120, 40.0, False), (120, 40, False), (40, 100.0, False), (120, 0.25, False),
+    (120, None, True), (120, 39.0, True), (120, 41, True), (30, 0.5, True), (120, 0, True), (120, "40", True),
+    (120, True, True), (120, -40, True), (120, 10**18, True), (120, NO_CONFIG, True),
+])
+def test_the_sample_count_must_follow_from_the_runs_limit(tmp_path, split, limit, unexplained):
+    """LB717: 40 documents logged and n-samples.effective 40 agree; the split (n-samples.original) and
+    config.limit say whether lm-eval scores 40 (min(limit, split), the whole split without a limit)."""
+    task, paths = mc_run(tmp_path)
+    results = json.loads(paths["results"].read_text(encoding="utf-8"))
+    results["n-samples"]["toy_mc"]["original"] = split
+    if limit is NO_CONFIG:
+        del results["config"]
+    else:
+        results["config"]["limit"] = limit
+    paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
+    found = [f for f in audit(tmp_path, paths["results"]).findings if f.rule == "LB717"]
+    assert [f.json_path for f in found] == (["$['n-samples'].toy_mc.effective"] if unexplained else [])
+    if found and limit is None:
+        assert "n-samples says 40 of 120 documents were scored, but under config.limit null lm-eval scores 120" \
+            in found[0].message
+
+
+def test_a_limit_too_large_for_a_float_is_still_a_limit():
+    """The results parser refuses integers of hundreds of digits; the rule must not raise on one either."""
+    data = {"config": {"limit": 10**400}, "n-samples": {"t": {"original": 120, "effective": 40}}}
+    assert TaskSpec.from_results(data, "t").scored_under_limit() == (120, 120)
 
 
 def test_missing_documents(tmp_path):

@@ -43,7 +43,7 @@ class TaskSpec:
         split, limit = self.n_original, self.limit
         if split is None:
             return None
-        if not isinstance(limit, (int, float)) or isinstance(limit, bool) or not isfinite(limit) or limit <= 0:
+        if not _positive_number(limit):
             return split, split
         if limit < 1:
             return min(1, split), split
@@ -102,6 +102,13 @@ DEFAULT_AGGREGATIONS = {
 def _list(value: Any) -> list:
     """A config list as written, or [] when the submitter wrote another type (5, "x", an object)."""
     return value if isinstance(value, list) else []
+
+
+def _positive_number(value: Any) -> bool:
+    """A number above 0 (an integer of 400 digits too: isfinite would raise on it)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return value > 0 and (isinstance(value, int) or isfinite(value))
 
 
 def _count(value: Any) -> int | None:
