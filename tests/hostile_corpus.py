@@ -558,7 +558,7 @@ def multiple_choice_target_superscript_two(ws, outside):
                                + json.dumps(MC_RECORD | {"doc_id": 1, "target": "9" * 5000}) + "\n")
 
 
-@case("LB404", "LB405", "LB506", "LB705", "LB706", "LB709", args=("submission.json",))
+@case("LB404", "LB405", "LB506", "LB705", "LB706", "LB709", "LB718", args=("submission.json",))
 def n_samples_effective_near_the_float_maximum(ws, outside):
     """Coverage memory follows the log, never n-samples.effective (it asked for 5.9 GB, or raised)."""
     _musr_with_config(ws, {}, MC_RECORD, n_effective=10**300)

@@ -18,7 +18,7 @@ from conftest import DATA, REPO, run_cli
 
 from validator.audit.auditor import LogTarget, audit_files, audit_logs
 from validator.audit.sample_scoring import ChoiceScores, choice_scores
-from validator.audit.spec import TaskSpec
+from validator.audit.spec import Claims, TaskSpec
 from validator.io.loaders import read_document
 from validator.io.paths import confine
 
@@ -144,8 +144,9 @@ NO_CONFIG = object()
 
 
 @pytest.mark.parametrize("split, limit, unexplained", [
-    (40, None, False), (120, 40.0, False), (120, 40, False), (40, 100.0, False), (120, 0.25, False),
-    (120, None, True), (120, 39.0, True), (120, 41, True), (30, 0.5, True), (120, 0, True), (120, "40", True),
+    (40, None, False), (120, 40.0, False), (120, 40, False), (40, 100.0, False), (160, 0.25, False),
+    (120, None, True), (120, 39.0, True), (120, 41, True), (120, 0.25, True), (30, 0.5, True), (120, 0, True),
+    (120, "40", True),
     (120, True, True), (120, -40, True), (120, 10**18, True), (120, NO_CONFIG, True),
 ])
 def test_the_sample_count_must_follow_from_the_runs_limit(tmp_path, split, limit, unexplained):
@@ -169,7 +170,51 @@ def test_the_sample_count_must_follow_from_the_runs_limit(tmp_path, split, limit
 def test_a_limit_too_large_for_a_float_is_still_a_limit():
     """The results parser refuses integers of hundreds of digits; the rule must not raise on one either."""
     data = {"config": {"limit": 10**400}, "n-samples": {"t": {"original": 120, "effective": 40}}}
-    assert TaskSpec.from_results(data, "t").scored_under_limit() == (120, 120)
+    assert TaskSpec.from_results(data, "t").scored_under_limit() == (120,)
+
+
+@pytest.mark.parametrize("counts, rule, place", [
+    ({"original": 40.0, "effective": 40}, "LB706", "$['n-samples'].toy_mc.original"),
+    ({"original": 40, "effective": "40"}, "LB706", "$['n-samples'].toy_mc.effective"),
+    ({"original": 40, "effective": True}, "LB706", "$['n-samples'].toy_mc.effective"),
+    (40, "LB706", "$['n-samples'].toy_mc"),
+])
+def test_a_count_that_is_no_whole_number_is_a_finding_not_a_missing_count(tmp_path, counts, rule, place):
+    """lm-eval writes len(): 40.0 or "40" would otherwise read as no count, and take coverage's count away."""
+    task, paths = mc_run(tmp_path)
+    results = json.loads(paths["results"].read_text(encoding="utf-8"))
+    results["n-samples"]["toy_mc"] = counts
+    paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
+    found = [(f.rule, f.json_path) for f in audit(tmp_path, paths["results"]).findings]
+    assert (rule, place) in found
+
+
+@pytest.mark.parametrize("n_samples, limit, split, expected", [
+    ({"original": 40, "effective": 40}, None, 40, []),
+    ({"original": 40, "effective": 40}, None, 50, [("LB718", "$['n-samples'].toy_mc.original")]),
+    (None, None, 40, []),
+    (None, 40.0, 50, []),
+    (None, None, 50, [("LB705", None), ("LB706", "$.results.toy_mc")]),
+    (None, 30, 50, [("LB705", None), ("LB706", "$.results.toy_mc")]),
+])
+def test_a_profile_holds_a_log_to_its_split(tmp_path, n_samples, limit, split, expected):
+    """LB718: n-samples.original against the profile's split; without n-samples (lm-eval before 0.4.3, or
+    deleted) the log itself must hold what the limit lets lm-eval score of that split (LB705, LB706)."""
+    task, paths = mc_run(tmp_path)
+    results = json.loads(paths["results"].read_text(encoding="utf-8"))
+    if n_samples is None:
+        del results["n-samples"]
+    results["config"]["limit"] = limit
+    paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
+    claims = Claims(split_sizes={"toy_mc": split})
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None, claims=claims)
+    found = sorted({(f.rule, f.json_path if f.rule != "LB705" else None) for f in result.findings})
+    assert found == expected
+    if expected and expected[0][0] == "LB718":
+        assert "n-samples.original is 40, but the profile's split has 50 documents" in result.findings[0].message
+    if ("LB706", "$.results.toy_mc") in expected and limit is None:
+        message = next(f.message for f in result.findings if f.rule == "LB706")
+        assert "has 40 samples, the profile's split of 50, as the file has no n-samples says 50" in message
 
 
 def test_missing_documents(tmp_path):

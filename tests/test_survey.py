@@ -939,7 +939,7 @@ SPLIT_BOARD = BOARD.replace("num_choices: %d}", "num_choices: 5, n: %d}")
 @pytest.mark.parametrize("split, flagged", [(6, "both_counts_cut"), (7, "every_run")])
 def test_a_profile_holds_each_logged_task_to_its_split(tmp_path, split, flagged):
     """A log shortened with n-samples.original and .effective both edited (and the aggregates and the task hash)
-    agrees with itself and with every count: only the profile's split size (LB506) tells. An honest --limit run
+    agrees with itself and with every count: only the profile's split size (LB718) tells. An honest --limit run
     (its original the whole split) is not flagged; with a split of 7, every arc_easy log of 6 is."""
     root = tmp_path / "corpus"
     expected = make_corpus(root, runs=8, seed=5)
@@ -953,15 +953,14 @@ def test_a_profile_holds_each_logged_task_to_its_split(tmp_path, split, flagged)
     held = lbnorm("survey", str(root), "--out", str(tmp_path / "held"), "--workers", "1", "--no-plots",
                   "--profile-file", str(tmp_path / "board.yaml"))
     assert plain.returncode == held.returncode == 1, held.stderr  # the corpus's other planted faults
-    unheld = {row["run"] for row in read_jsonl(tmp_path / "plain" / "survey.jsonl") if "LB506" in row["rules"]}
+    unheld = {row["run"] for row in read_jsonl(tmp_path / "plain" / "survey.jsonl") if "LB718" in row["rules"]}
     rows = read_jsonl(tmp_path / "held" / "survey.jsonl")
-    lb506 = {row["run"]: row for row in rows if "LB506" in row["rules"]}
+    lb718 = {row["run"]: row for row in rows if "LB718" in row["rules"]}
     logged = {row["run"] for row in rows if row["task"] == "arc_easy" and row["log"]}
     assert unheld == set()
-    assert set(lb506) == ({tampered} if flagged == "both_counts_cut" else logged)
+    assert set(lb718) == ({tampered} if flagged == "both_counts_cut" else logged)
     if flagged == "both_counts_cut":
-        assert "n-samples.original 5, but the profile's split has 6 documents" in lb506[tampered]["first_finding"]
-        assert "LB717" not in lb506[tampered]["rules"]
+        assert lb718[tampered]["rules"]["LB718"] == 1 and "LB717" not in lb718[tampered]["rules"]
 
 
 def test_a_survey_takes_one_profile_at_a_time(corpus, tmp_path):

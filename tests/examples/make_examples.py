@@ -504,9 +504,9 @@ def negatives() -> None:
         for group in ("leaderboard_gpqa",):
             doc["results"][group] = {"alias": group}
             doc["groups"].pop(group)
-        doc["n-samples"]["leaderboard_gpqa_main"]["effective"] = "448"
+        del doc["n-samples"]["leaderboard_gpqa_main"]["effective"]
     c, _ = results_case("negative", "LB600_not_recomputable",
-                        "GPQA cannot be pooled: an n-samples count is a string.", bad_size)
+                        "GPQA cannot be pooled: an n-samples entry has no effective count to weigh it by.", bad_size)
     c.expect("LB600", "results.json", "{")
     c.close()
 
@@ -594,6 +594,16 @@ def version_negatives() -> None:
     c, text = results_case("negative", "LB506_sample_count", "n-samples gives GPQA diamond 100 documents, not 198; "
                            "the value checks that use the count fail too.", original_edited)
     c.expect("LB506", "results.json", '"original": 100')
+    c.expect("LB404", "results.json", '"acc_norm,none": 0.25671140939597314')
+    c.expect("LB403", "results.json", '"acc_norm,none": 0.2727272727272727')
+    c.expect("LB405", "results.json", '"acc_norm_stderr,none": 0.03173071239071728')
+    c.close()
+
+    def count_as_float(doc):
+        doc["n-samples"]["leaderboard_gpqa_diamond"] = {"original": 198.0, "effective": 100}
+    c, text = results_case("negative", "LB506_count_not_whole", "n-samples gives GPQA diamond 198.0 documents: read "
+                           "as no count, it took LB502 away from a run of 100 of them.", count_as_float)
+    c.expect("LB506", "results.json", '"original": 198.0')
     c.expect("LB404", "results.json", '"acc_norm,none": 0.25671140939597314')
     c.expect("LB403", "results.json", '"acc_norm,none": 0.2727272727272727')
     c.expect("LB405", "results.json", '"acc_norm_stderr,none": 0.03173071239071728')
@@ -810,6 +820,19 @@ def sample_logs() -> None:
     effective = line_after(text, '"n-samples"', f'"{MUSR_TEAM}": {{') + 2
     c.findings += [{"rule": "LB502", "file": "results.json", "line": effective},
                    {"rule": "LB717", "file": "results.json", "line": effective}]
+    c.close()
+
+    def both_counts(doc):
+        agree(doc)
+        doc["n-samples"][MUSR_TEAM] = {"original": 249, "effective": 249}
+    c, logs = samples_case("negative", "LB718_dropped_document_both_counts_edited",
+                           "The log lacks its last document, and both n-samples counts, acc_norm, the group and the "
+                           "task hash were edited to agree: only the split's size (250) tells.", [short],
+                           results_edit=both_counts)
+    text = c.texts["results.json"]
+    original = line_after(text, '"n-samples"', f'"{MUSR_TEAM}": {{') + 1
+    c.findings += [{"rule": "LB506", "file": "results.json", "line": original},
+                   {"rule": "LB718", "file": "results.json", "line": original}]
     c.close()
 
     c, logs = samples_case("negative", "LB707_task_without_log",

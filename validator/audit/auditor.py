@@ -23,7 +23,7 @@ from ..io.paths import PathRefused, Target, confine, display_path
 from ..io.sample_logs import UNPLACED_LOG, SampleRecord, discover, read_records, task_of
 from . import rules as _rules  # noqa: F401  (registers the LB7xx rules)
 from .model import AuditResult, DropAudit, MetricAudit, TaskAudit  # noqa: F401  (the audit's public model)
-from .spec import TaskSpec
+from .spec import Claims, TaskSpec
 from .units import Sample, unit_classes
 
 # Means are sum/len in log order; 1e-9 absorbs only the summation order of
@@ -41,9 +41,10 @@ class LogAuditor:
     """Audits one task's log record by record with every unit, then against the results file."""
 
     def __init__(self, spec: TaskSpec, log: str, results_doc: Document, result: AuditResult,
-                 tolerance: float = RAW_TOLERANCE, results_root: tuple = (), expected_choices: int | None = None):
+                 tolerance: float = RAW_TOLERANCE, results_root: tuple = (), claims: Claims = Claims()):
         self.spec, self.name, self.results_doc, self.result = spec, log, results_doc, result
-        self.expected_choices = expected_choices  # the profile's num_choices for this task (units/choice_counts.py)
+        self.expected_choices = claims.choice_counts.get(spec.name)  # the profile's num_choices (LB715)
+        self.expected_split = claims.split_sizes.get(spec.name)  # the profile's split size (LB718, coverage)
         self.results_root = results_root  # where the results object sits in results_doc (embedded results)
         self.tolerance = tolerance
         self.summary = TaskAudit(spec.name, log, expected=spec.n_effective)
@@ -151,10 +152,10 @@ def record_position(record: SampleRecord, path: tuple, document: Document) -> tu
 
 def audit_logs(results_doc: Document, logs: list[LogTarget], limits: Limits = DEFAULT_LIMITS,
                tolerance: float = RAW_TOLERANCE, results_root: tuple = (),
-               choice_counts: dict[str, int] | None = None, unlogged_tasks: bool = True) -> AuditResult:
+               claims: Claims = Claims(), unlogged_tasks: bool = True) -> AuditResult:
     """Audit each log against the results file; one bad log never stops the others.
 
-    `choice_counts` (task -> the profile's num_choices) lets the logs prove each count (LB715).
+    `claims` (a maintainer's profile's num_choices and split sizes) are for the logs to prove (LB715, LB718).
     `unlogged_tasks=False` leaves out LB707 (tasks with no log among `logs`): a survey audits
     one log at a time and reports the tasks without a log once per run.
     """
@@ -165,7 +166,7 @@ def audit_logs(results_doc: Document, logs: list[LogTarget], limits: Limits = DE
     data = data if isinstance(data, dict) else {}
     for log in logs:
         auditor = LogAuditor(TaskSpec.from_results(data, log.task), log.target.display, results_doc, result,
-                             tolerance, results_root, (choice_counts or {}).get(log.task))
+                             tolerance, results_root, claims)
         try:
             for record in read_records(log.target.path, limits):
                 auditor.add(record)
@@ -288,7 +289,7 @@ def _confined(root: Path, path: Path, result: AuditResult) -> Target | None:
 
 
 def audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None,
-                limits: Limits = DEFAULT_LIMITS, choice_counts: dict[str, int] | None = None) -> AuditResult:
+                limits: Limits = DEFAULT_LIMITS, claims: Claims = Claims()) -> AuditResult:
     """`python -m validator audit`: read the results file, place the logs, audit them.
 
     Whatever goes wrong that no rule foresaw is LB110 for the results file: the report is still complete.
@@ -296,7 +297,7 @@ def audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None,
     root = root.resolve()
     result = AuditResult(results_file=display_path(root, results_path))
     try:
-        return _audit_files(root, results_path, sample_paths, limits, result, choice_counts)
+        return _audit_files(root, results_path, sample_paths, limits, result, claims)
     except Exception as exc:  # noqa: BLE001
         result.findings.append(internal_error_finding(result.results_file, exc))
         result.close()
@@ -304,7 +305,7 @@ def audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None,
 
 
 def _audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None, limits: Limits,
-                 result: AuditResult, choice_counts: dict[str, int] | None = None) -> AuditResult:
+                 result: AuditResult, claims: Claims = Claims()) -> AuditResult:
     try:
         results = confine(root, results_path)
         document = read_document(results.path, results.display, limits)
@@ -320,7 +321,7 @@ def _audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None
             "no 'configs' or 'results' object: sample logs are audited against lm-eval 0.4.x results files")))
         return result
     logs = place_logs(root, results, document.data, sample_paths, result)
-    audited = audit_logs(document, logs, limits, choice_counts=choice_counts)
+    audited = audit_logs(document, logs, limits, claims=claims)
     result.merge(audited)
     result.tasks = audited.tasks
     result.close()

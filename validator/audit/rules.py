@@ -211,6 +211,20 @@ def sample_count_unexplained(ctx):
     log with the count, the aggregates and the task hash edited to match:
     every other check agrees with such a log. An honest `--limit` run is not
     this rule's (`check` reports it as LB501 and LB502); a run of chosen
-    documents (`--samples`, lm-eval 0.4.12 and later) is, and no leaderboard
-    takes one.
+    documents (`--samples`: lm-eval 0.4.12 and later write how many, which is
+    this rule's; 0.4.9 to 0.4.11 write the whole split, which is LB705's and
+    LB706's) is, and no leaderboard takes one.
+    """
+
+
+@rule("LB718", "split-size-evidence", ERROR, runs=False)
+def split_size_evidence(ctx):
+    """With a profile, a logged task's n-samples.original is not the size of the split the leaderboard scores.
+
+    A log shortened with both n-samples counts, its aggregates and its task
+    hash edited agrees with itself and with every count; only the split's
+    size, which the profile gives (`n`), tells. Without n-samples (lm-eval
+    before 0.4.3) the log itself is held to that size, less any
+    `config.limit` (LB705, LB706). Runs only with a profile: the check's,
+    or the one given to `lbnorm audit` or `lbnorm survey`.
     """

@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
-from math import isfinite
+from math import ceil, isfinite
 from typing import Any
+
+
+@dataclass(frozen=True)
+class Claims:
+    """What a maintainer's profile says of tasks, for their logs to prove: each task's num_choices (LB715) and
+    the size of its split (LB718). Without a profile there is nothing to prove."""
+
+    choice_counts: Mapping[str, int] = field(default_factory=dict)
+    split_sizes: Mapping[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of_profile(cls, profile: Any) -> "Claims":
+        return cls(profile.choice_counts(), profile.split_sizes()) if profile is not None else cls()
 
 
 @dataclass
@@ -19,6 +33,9 @@ class TaskSpec:
     n_original: int | None
     task_hash: str | None
     limit: Any = None  # the run's config.limit, as written (absent and null alike: no limit)
+    # The n-samples values written for this task that are no count of documents (key, value); lm-eval writes len().
+    malformed_counts: tuple[tuple[str, Any], ...] = ()
+    originals: tuple[int, ...] = ()  # every task's n-samples.original, when the limit is a fraction (see below)
 
     @classmethod
     def from_results(cls, data: dict, task: str) -> "TaskSpec":
@@ -26,28 +43,41 @@ class TaskSpec:
             value = data.get(key)
             return value if isinstance(value, dict) else {}
 
-        counts = table("n-samples").get(task)
-        counts = counts if isinstance(counts, dict) else {}
+        written = table("n-samples").get(task)
+        counts = written if isinstance(written, dict) else {}
+        malformed = tuple((key, counts[key]) for key in ("original", "effective")
+                          if key in counts and _count(counts[key]) is None)
+        if written is not None and not isinstance(written, dict):
+            malformed = (("", written),)
         task_hash = table("task_hashes").get(task)
         entry, config = table("results").get(task), table("configs").get(task)
+        limit = table("config").get("limit")
+        originals = ()
+        if _positive_number(limit) and limit < 1:
+            originals = tuple(sorted({_count(c.get("original")) for c in table("n-samples").values()
+                                      if isinstance(c, dict) and _count(c.get("original")) is not None}))
         return cls(task, entry if isinstance(entry, dict) else {}, config if isinstance(config, dict) else {},
                    _count(counts.get("effective")), _count(counts.get("original")),
-                   task_hash if isinstance(task_hash, str) and task_hash else None, table("config").get("limit"))
+                   task_hash if isinstance(task_hash, str) and task_hash else None, limit, malformed, originals)
 
-    def scored_under_limit(self) -> tuple[int, int] | None:
-        """The (fewest, most) documents lm-eval scores of this task's split under the run's config.limit, or
-        None when n-samples has no split size. lm-eval (0.4.3 and later) writes effective = min(limit, split):
-        the whole split without a limit (a limit of 0 is none), int(limit) documents for a limit of 1 or more (the
-        command line gives 10.0). A fraction below 1 took ceil(split * limit) from 0.4.9 on and another task's
-        count before, so it bounds the count only by the split. Anything else lm-eval never writes."""
-        split, limit = self.n_original, self.limit
+    def scored_under_limit(self, split: int | None = None) -> tuple[int, ...] | None:
+        """The document counts lm-eval can write as n-samples.effective for this task's split (n-samples.original,
+        or `split`) under the run's config.limit; None without a split.
+
+        lm-eval (0.4.3 and later) scores min(limit, split) documents: the whole split without a limit (a limit
+        of 0 is none), int(limit) for a limit of 1 or more (the command line gives 10.0). A fraction f gives
+        ceil(split * f) from 0.4.5 on; 0.4.3 and 0.4.4 gave every task the first task's ceil(split_1 * f), so
+        any task's of the file is allowed. Anything else (a string, true, a negative) lm-eval never writes,
+        and is no limit.
+        """
+        split, limit = split if split is not None else self.n_original, self.limit
         if split is None:
             return None
         if not _positive_number(limit):
-            return split, split
-        if limit < 1:
-            return min(1, split), split
-        return min(int(limit), split), min(int(limit), split)
+            return (split,)
+        if limit >= 1:
+            return (min(int(limit), split),)
+        return tuple(sorted({min(ceil(size * limit), split) for size in {split, *self.originals}}))
 
     @property
     def output_type(self) -> Any:

@@ -240,6 +240,7 @@ def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: Chec
         return []
     # Loaded here, not at start-up: most submissions list no logs, and every pull request pays for imports.
     from ..audit.auditor import LogTarget, audit_logs, known_tasks
+    from ..audit.spec import Claims
     from ..io.sample_logs import UNPLACED_LOG, task_of
 
     if len(listed) > options.limits.max_files:
@@ -266,7 +267,7 @@ def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: Chec
             continue
         logs.append(LogTarget(task, log))
     audited = audit_logs(ctx.results_doc, logs, options.limits, results_root=ctx.results_root,
-                         choice_counts=ctx.profile.choice_counts())
+                         claims=Claims.of_profile(ctx.profile))
     result.merge(audited)
     return audited.tasks
 

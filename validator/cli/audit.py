@@ -54,11 +54,11 @@ def audit(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
     1: errors (or warnings with --strict); 2: usage; 3: internal error.
     """
     from ..audit.auditor import audit_files
+    from ..audit.spec import Claims
 
     run = effective(command_line_settings(strict=strict, profile=profile_name, profile_file=profile_file, **options),
                     config_file, isolated, root)
-    profile = run.profile()  # a maintainer's (option or configuration file); without one LB715 has no claim
-    choice_counts = profile.choice_counts() if profile else None
+    claims = Claims.of_profile(run.profile())  # a maintainer's (option or configuration file), or none
     found = expand_arguments(run.workspace, paths, run.limits.max_files)
     others, logs = split_logs(found.paths)
     results = results_files(others, found.literal)
@@ -71,7 +71,7 @@ def audit(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
     for path in found.skipped[:MAX_SKIP_FINDINGS]:
         combined.add_loose(make_finding("LB111", path.as_posix(), NOT_WALKED))
     for path in results:
-        audited = audit_files(run.workspace.root, path, logs or None, run.limits, choice_counts)
+        audited = audit_files(run.workspace.root, path, logs or None, run.limits, claims)
         audited.findings = selection.apply(audited.findings)
         combined.add(audited)
     report = ReportOptions(strict=run.strict, verbosity=verbose - quiet, color=use_color(sys.stdout, color),

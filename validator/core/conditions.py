@@ -126,7 +126,15 @@ def _sample_counts(results: HarnessResults, present) -> list[Caveat]:
     caveats = []
     for _bench, task, entry in present:
         counts = results.n_samples.get(entry.key)
-        if counts is None or not _int(counts.original):
+        if counts is None:
+            continue
+        written = [(key, value) for key, value in (("original", counts.original), ("effective", counts.effective))
+                   if value is not None and not (_int(value) and value >= 0)]
+        for key, value in written:  # read as no count, it would take LB502 and this rule away
+            caveats.append(Caveat("LB506", ("n-samples", entry.key, key),
+                                  f"{entry.key} has n-samples.{key} {value!r:.40}, not a whole number of documents "
+                                  "(lm-eval writes the split's length)"))
+        if written or not _int(counts.original):
             continue
         if task.n is not None and counts.original != task.n:
             caveats.append(Caveat("LB506", ("n-samples", entry.key, "original"),

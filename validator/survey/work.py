@@ -17,8 +17,8 @@ from pathlib import Path
 
 from ..audit.auditor import LogAuditor, LogTarget, audit_logs, known_tasks, reported_tasks
 from ..audit.model import AuditResult
-from ..audit.spec import TaskSpec
-from ..findings import ERROR, format_json_path, make_finding
+from ..audit.spec import Claims, TaskSpec
+from ..findings import ERROR, make_finding
 from ..findings.selection import RuleSelection
 from ..io.documents import Document, DocumentError, parse_document
 from ..io.limits import DEFAULT_LIMITS, Limits
@@ -48,8 +48,7 @@ class Settings:
     # Groups a maintainer's profile scores from the size-weighted pool of their tasks (GPQA, MATH), with the
     # names of those tasks: the group must pool exactly them, size-weighted.
     pooled_groups: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
-    # (task, documents) of the splits a maintainer's profile scores: n-samples.original must be that (LB506), so
-    # that a log shortened with both of its counts edited does not pass as a whole split.
+    # (task, documents) of the splits a maintainer's profile scores: the logs must prove them (LB718, coverage).
     split_sizes: tuple[tuple[str, int], ...] = ()
 
 
@@ -209,32 +208,21 @@ def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> 
     if task is None:
         finding = make_finding("LB700", log.name, UNPLACED_LOG)
         return finding_row(run.run, model, _task_from_name(log), log.name, "unplaced log", [finding])
-    expected_choices = dict(settings.choice_counts).get(task)
-    result = audit_local(document, task, log, settings.limits, expected_choices) if is_local(log.location) \
-        else audit_stream(document, task, log, settings.limits, expected_choices)
-    findings = result.findings + _split_size_findings(document, task, dict(settings.split_sizes).get(task))
-    row = task_row(run.run, model, task, log.name, result.tasks[0] if result.tasks else None, findings)
+    claims = _claims_of(settings, task)
+    result = audit_local(document, task, log, settings.limits, claims) if is_local(log.location) \
+        else audit_stream(document, task, log, settings.limits, claims)
+    row = task_row(run.run, model, task, log.name, result.tasks[0] if result.tasks else None, result.findings)
     return _with_published(row, run, task, settings)
 
 
-def _split_size_findings(document: Document, task: str, split: int | None) -> list:
-    """LB506 when the profile knows the task's split and n-samples.original is another size."""
-    if split is None:
-        return []
-    original = TaskSpec.from_results(document.data if isinstance(document.data, dict) else {}, task).n_original
-    if original == split:
-        return []
-    path = ("n-samples", task, "original")
-    line, column = document.position(path)
-    said = ("no n-samples.original (lm-eval 0.4.3 and later write it)" if original is None
-            else f"n-samples.original {original:,}")
-    return [make_finding("LB506", document.display_path, f"{task}: {said}, but the profile's split has {split:,} "
-                         "documents: another dataset, or a log shortened with its counts edited",
-                         format_json_path(path), line, column)]
+def _claims_of(settings: Settings, task: str) -> Claims:
+    """The profile's claims about this task (its num_choices, its split's size), for its log to prove."""
+    choices, split = dict(settings.choice_counts).get(task), dict(settings.split_sizes).get(task)
+    return Claims({task: choices} if choices is not None else {}, {task: split} if split is not None else {})
 
 
 def audit_local(document: Document, task: str, log: FileRef, limits: Limits,
-                expected_choices: int | None = None) -> AuditResult:
+                claims: Claims = Claims()) -> AuditResult:
     """The audit's own entry point, with the log confined to its source folder (no symlink out of it)."""
     try:
         # Resolved for every log, not cached: a worker outlives surveys, and a source folder may be a symlink
@@ -244,8 +232,7 @@ def audit_local(document: Document, task: str, log: FileRef, limits: Limits,
         result = AuditResult(results_file=document.display_path)
         result.findings.append(make_finding("LB700", log.name, str(exc)))
         return result
-    counts = {task: expected_choices} if expected_choices is not None else None
-    result = audit_logs(document, [LogTarget(task, target)], limits, choice_counts=counts, unlogged_tasks=False)
+    result = audit_logs(document, [LogTarget(task, target)], limits, claims=claims, unlogged_tasks=False)
     result.close()
     return result
 
@@ -257,12 +244,11 @@ def _source_root(ref: FileRef) -> str:
 
 
 def audit_stream(document: Document, task: str, log: FileRef, limits: Limits,
-                 expected_choices: int | None = None) -> AuditResult:
+                 claims: Claims = Claims()) -> AuditResult:
     """audit_logs for a log read as a stream (remote): the same LogAuditor, fed record by record."""
     result = AuditResult(results_file=document.display_path)
     data = document.data if isinstance(document.data, dict) else {}
-    auditor = LogAuditor(TaskSpec.from_results(data, task), log.name, document, result,
-                         expected_choices=expected_choices)
+    auditor = LogAuditor(TaskSpec.from_results(data, task), log.name, document, result, claims=claims)
     try:
         with open_stream(log, limits.max_log_bytes, "max_log_bytes", limits.remote_timeout) as handle:
             for record in stream_records(handle, limits):

@@ -15,8 +15,8 @@ MAX_FILTERS = 64
 class DocIds:
     """Which doc_ids of 0..N-1 one filter has logged."""
 
-    def __init__(self, expected: int | None):
-        self.expected = expected
+    def __init__(self, expected: int | None, said_by: str = "n-samples.effective"):
+        self.expected, self.said_by = expected, said_by
         self.bitmap = bytearray()
         self.high: set[int] = set()  # doc_ids >= BITMAP_CAP, or every doc_id when N is unknown
         self.lines = 0
@@ -27,7 +27,7 @@ class DocIds:
         """Record a doc_id; the problem with it, if any."""
         self.lines += 1
         if self.expected is not None and doc_id >= self.expected:
-            return f"doc_id {doc_id} is outside the split of {self.expected} documents (n-samples.effective)"
+            return f"doc_id {doc_id} is outside the split of {self.expected} documents ({self.said_by})"
         if self.expected is None or doc_id >= BITMAP_CAP:
             if doc_id in self.high:
                 return f"doc_id {doc_id} is logged twice"
@@ -83,11 +83,25 @@ class DocIds:
 
 @audit_unit(order=20)
 class Coverage(AuditUnit):
-    """LB705 (a doc_id twice, out of range, or missing), LB706 (sample count against n-samples.effective)."""
+    """LB705 (a doc_id twice, out of range, or missing), LB706 (sample count against n-samples.effective, or
+    without n-samples against the profile's split)."""
 
     def __init__(self, log):
         super().__init__(log)
         self.by_filter: dict[str, DocIds] = {}
+        self.expected, self.said_by, self.where = self._expected_count()
+
+    def _expected_count(self) -> tuple[int | None, str, tuple]:
+        """N, who says so, and where: n-samples.effective; without n-samples, what the run's limit lets lm-eval
+        score of the profile's split (lm-eval before 0.4.3 wrote no n-samples, and deleting it must not leave
+        the end of a log unchecked)."""
+        spec, split = self.spec, self.log.expected_split
+        if spec.n_effective is not None:
+            return spec.n_effective, "n-samples.effective", ("n-samples", spec.name, "effective")
+        allowed = spec.scored_under_limit(split) if split is not None and spec.n_original is None else None
+        if allowed is not None and len(allowed) == 1:
+            return allowed[0], f"the profile's split of {split:,}, as the file has no n-samples", ("results", spec.name)
+        return None, "", ()
 
     def add(self, sample: Sample) -> None:
         doc_ids = self.by_filter.get(sample.filter)
@@ -97,45 +111,30 @@ class Coverage(AuditUnit):
                     f"{self.spec.name}: more than {MAX_FILTERS} filters in one log; this sample's coverage "
                     "is not tracked"))
                 return
-            doc_ids = self.by_filter[sample.filter] = DocIds(self.spec.n_effective)
+            doc_ids = self.by_filter[sample.filter] = DocIds(self.expected, self.said_by)
         problem = doc_ids.add(sample.doc_id, sample.record.line)
         if problem:
             self.log.at_record("LB705", sample.record, ("doc_id",),
                                f"{self.spec.name} (filter {sample.filter}): {problem}")
 
     def finish(self) -> None:
-        spec, expected = self.spec, self.spec.n_effective
+        spec, expected, where = self.spec, self.expected, self.where
         if expected is None:
             self.summary.notes.append("the results file has no n-samples entry: the sample count is not checked")
             self._finish_without_count()
             return
-        where = ("n-samples", spec.name, "effective")
-        self._check_count_against_limit(where)
         for flt in spec.filters:
             doc_ids = self.by_filter.get(flt)
             lines = doc_ids.lines if doc_ids else 0
             if lines != expected:
                 self.log.at_results("LB706", where, f"{spec.name} (filter {flt}): {self.log.name} has {lines:,} "
-                                    f"samples, n-samples.effective says {expected:,}")
+                                    f"samples, {self.said_by} says {expected:,}")
             if doc_ids:
                 absent, first = doc_ids.missing()
                 if absent:
                     self.log.at_results("LB705", where, f"{spec.name} (filter {flt}): {absent:,} of {expected:,} "
                                         f"documents have no sample in {self.log.name} (first missing doc_ids: "
                                         f"{', '.join(map(str, first))})")
-
-    def _check_count_against_limit(self, where: tuple) -> None:
-        """LB717: n-samples.effective must be what the run's limit gives, so that documents dropped from the end
-        of a log, with the count, the aggregates and the task hash edited to match, do not pass as a full run."""
-        spec, bounds = self.spec, self.spec.scored_under_limit()
-        if bounds is None or bounds[0] <= spec.n_effective <= bounds[1]:
-            return
-        fewest, most = bounds
-        gives = f"{most:,}" if fewest == most else f"{fewest:,} to {most:,}"
-        self.log.at_results("LB717", where, (
-            f"{spec.name}: n-samples says {spec.n_effective:,} of {spec.n_original:,} documents were scored, but "
-            f"under config.limit {_shown_limit(spec.limit)} lm-eval scores {gives}: documents left out with the "
-            "count edited to match, or a count from another run; rerun the task in full"))
 
     def _finish_without_count(self) -> None:
         """No n-samples: the doc_ids must still run 0..highest without a hole (see DocIds.gaps)."""
@@ -148,7 +147,3 @@ class Coverage(AuditUnit):
                     f"{', '.join(map(str, first))}); lm-eval logs doc_ids 0, 1, 2, ... without holes. The results "
                     "file has no n-samples to say how many documents there were"))
 
-
-def _shown_limit(limit) -> str:
-    text = "null" if limit is None else repr(limit)
-    return text if len(text) <= 40 else text[:37] + "..."
