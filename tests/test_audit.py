@@ -167,6 +167,28 @@ def test_the_sample_count_must_follow_from_the_runs_limit(tmp_path, split, limit
             in found[0].message
 
 
+@pytest.mark.parametrize("other, version, unexplained", [
+    ({"original": 160, "effective": 40}, None, False),       # 0.4.3, 0.4.4: the first task's ceil(160/4), for all
+    ({"original": 160, "effective": 40}, "0.4.9.1", True),   # 0.4.5 on: each its own, ceil(120/4) = 30
+    ({"original": 160, "effective": 160}, None, False),      # 40 explains toy_mc: the other's 160 is its finding
+    ({"original": 160, "effective": 30}, None, True),        # 30 or 40: a tie names neither, so both are suspect
+    ({"original": 100, "effective": 40}, None, True),        # 40 is no task's ceil(split/4)
+])
+def test_a_fractional_limit_gives_what_the_version_of_lm_eval_gave(tmp_path, other, version, unexplained):
+    """config.limit 0.25; toy_mc logs 40 of a split of 120 beside another task's counts."""
+    task, paths = mc_run(tmp_path)
+    results = json.loads(paths["results"].read_text(encoding="utf-8"))
+    results["n-samples"]["toy_mc"]["original"] = 120
+    results["n-samples"]["other_task"] = other
+    results["config"]["limit"] = 0.25
+    results.pop("lm_eval_version", None)
+    if version:
+        results["lm_eval_version"] = version
+    paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
+    found = [f for f in audit(tmp_path, paths["results"]).findings if f.rule == "LB717"]
+    assert len(found) == unexplained
+
+
 def test_a_limit_too_large_for_a_float_is_still_a_limit():
     """The results parser refuses integers of hundreds of digits; the rule must not raise on one either."""
     data = {"config": {"limit": 10**400}, "n-samples": {"t": {"original": 120, "effective": 40}}}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -35,7 +37,10 @@ class TaskSpec:
     limit: Any = None  # the run's config.limit, as written (absent and null alike: no limit)
     # The n-samples values written for this task that are no count of documents (key, value); lm-eval writes len().
     malformed_counts: tuple[tuple[str, Any], ...] = ()
-    originals: tuple[int, ...] = ()  # every task's n-samples.original, when the limit is a fraction (see below)
+    # With a fractional limit only (see scored_under_limit): every task's (original, effective), and whether the
+    # file says lm-eval 0.4.5 or later wrote it (lm_eval_version, written from 0.4.9 on).
+    fraction_counts: tuple[tuple[int, int], ...] = ()
+    per_task_fractions: bool = False
 
     @classmethod
     def from_results(cls, data: dict, task: str) -> "TaskSpec":
@@ -52,13 +57,15 @@ class TaskSpec:
         task_hash = table("task_hashes").get(task)
         entry, config = table("results").get(task), table("configs").get(task)
         limit = table("config").get("limit")
-        originals = ()
+        pairs, per_task = (), False
         if _positive_number(limit) and limit < 1:
-            originals = tuple(sorted({_count(c.get("original")) for c in table("n-samples").values()
-                                      if isinstance(c, dict) and _count(c.get("original")) is not None}))
+            pairs = _count_pairs(table("n-samples"))
+            # A file of more tasks than any harness run has is held to 0.4.5's rule: each task its own ceil.
+            per_task = _version(data.get("lm_eval_version")) >= (0, 4, 5) or len(pairs) > MAX_SHARED_TASKS
         return cls(task, entry if isinstance(entry, dict) else {}, config if isinstance(config, dict) else {},
                    _count(counts.get("effective")), _count(counts.get("original")),
-                   task_hash if isinstance(task_hash, str) and task_hash else None, limit, malformed, originals)
+                   task_hash if isinstance(task_hash, str) and task_hash else None, limit, malformed, pairs,
+                   per_task)
 
     def scored_under_limit(self, split: int | None = None) -> tuple[int, ...] | None:
         """The document counts lm-eval can write as n-samples.effective for this task's split (n-samples.original,
@@ -66,9 +73,10 @@ class TaskSpec:
 
         lm-eval (0.4.3 and later) scores min(limit, split) documents: the whole split without a limit (a limit
         of 0 is none), int(limit) for a limit of 1 or more (the command line gives 10.0). A fraction f gives
-        ceil(split * f) from 0.4.5 on; 0.4.3 and 0.4.4 gave every task the first task's ceil(split_1 * f), so
-        any task's of the file is allowed. Anything else (a string, true, a negative) lm-eval never writes,
-        and is no limit.
+        ceil(split * f) from 0.4.5 on; 0.4.3 and 0.4.4 gave every task the first task's L = ceil(split_1 * f),
+        so min(L, split) is allowed too for an L that explains every task of the file, unless the file says it
+        comes from 0.4.5 or later. Anything else (a string, true, a negative) lm-eval never writes, and is no
+        limit.
         """
         split, limit = split if split is not None else self.n_original, self.limit
         if split is None:
@@ -77,7 +85,27 @@ class TaskSpec:
             return (split,)
         if limit >= 1:
             return (min(int(limit), split),)
-        return tuple(sorted({min(ceil(size * limit), split) for size in {split, *self.originals}}))
+        own = min(ceil(split * limit), split)
+        if self.per_task_fractions:
+            return (own,)
+        shared = {min(first, split) for first in self._shared_limits(limit)}
+        return tuple(sorted({own} | (shared if len(shared) == 1 else set())))  # a tie names no task: all suspect
+
+    def _shared_limits(self, fraction: float) -> set[int]:
+        """The L = ceil(split_1 * f) of lm-eval 0.4.3 and 0.4.4 that explains the most tasks' counts as
+        min(L, split) (every task's, in an honest file): a task scored fewer than its split says its L outright,
+        and with none, any L as large as every split. The most, not all: one task's edited count must not make
+        every other task of the file unexplained."""
+        pairs = self.fraction_counts
+        firsts = {ceil(original * fraction) for original, _ in pairs}
+        cuts = Counter(effective for original, effective in pairs if effective < original)
+        if not cuts:
+            largest = max((original for original, _ in pairs), default=0)
+            return {first for first in firsts if first >= largest}
+        explained = {first: sum(effective == min(first, original) for original, effective in pairs)
+                     for first, _ in cuts.most_common(MAX_SHARED_CANDIDATES) if first in firsts}
+        best = max(explained.values(), default=0)
+        return {first for first, count in explained.items() if count == best and best > 0}
 
     @property
     def output_type(self) -> Any:
@@ -132,6 +160,27 @@ DEFAULT_AGGREGATIONS = {
 def _list(value: Any) -> list:
     """A config list as written, or [] when the submitter wrote another type (5, "x", an object)."""
     return value if isinstance(value, list) else []
+
+
+MAX_SHARED_TASKS = 10_000  # n-samples entries weighed together under a fractional limit (MMLU has 57)
+MAX_SHARED_CANDIDATES = 16  # the commonest counts tried as 0.4.3's shared limit (an honest file has one)
+
+
+def _count_pairs(n_samples: dict) -> tuple[tuple[int, int], ...]:
+    """Every task's (original, effective) that are both counts."""
+    pairs = []
+    for counts in n_samples.values():
+        if isinstance(counts, dict):
+            original, effective = _count(counts.get("original")), _count(counts.get("effective"))
+            if original is not None and effective is not None:
+                pairs.append((original, effective))
+    return tuple(pairs)
+
+
+def _version(text: Any) -> tuple[int, ...]:
+    """lm_eval_version as numbers ("0.4.9.1" -> (0, 4, 9, 1)); () when it is no version."""
+    match = re.match(r"(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?", text) if isinstance(text, str) else None
+    return tuple(int(part) for part in match.groups() if part is not None) if match else ()
 
 
 def _positive_number(value: Any) -> bool:
