@@ -7,7 +7,9 @@ hash formulas are first proven on a real 0.4.9.2 log.
 from __future__ import annotations
 
 import json
+import math
 import resource
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -237,6 +239,23 @@ def test_a_profile_holds_a_log_to_its_split(tmp_path, n_samples, limit, split, e
     if ("LB706", "$.results.toy_mc") in expected and limit is None:
         message = next(f.message for f in result.findings if f.rule == "LB706")
         assert "has 40 samples, the profile's split of 50, as the file has no n-samples says 50" in message
+
+
+@pytest.mark.parametrize("scale, flagged", [(1.0, False), (1.5, True), (None, False)])
+def test_a_standard_error_is_the_means_over_the_logged_samples(tmp_path, scale, flagged):
+    """lm-eval writes mean_stderr (statistics.stdev / sqrt(n)) for a mean, "N/A" without bootstrap_iters."""
+    task, paths = mc_run(tmp_path)
+    values = [sample["acc"] for sample in task.samples]
+    stderr = statistics.stdev(values) / math.sqrt(len(values))
+    results = json.loads(paths["results"].read_text(encoding="utf-8"))
+    results["results"]["toy_mc"]["acc_stderr,none"] = "N/A" if scale is None else stderr * scale
+    paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
+    found = [f for f in audit(tmp_path, paths["results"]).findings]
+    assert [(f.rule, f.json_path) for f in found] == ([("LB709", "$.results.toy_mc['acc_stderr,none']")]
+                                                      if flagged else [])
+    if flagged:
+        derived = float(found[0].message.split(" logged samples give ")[1].split(" ")[0])
+        assert abs(derived - stderr) < 1e-12
 
 
 def test_missing_documents(tmp_path):

@@ -787,6 +787,7 @@ def sample_logs() -> None:
     c.findings.append({"rule": "LB705", "file": "results.json", "line": n_samples_line + 2})
     c.expect("LB704", "results.json", f'"{MUSR_TEAM}": "')
     c.expect("LB709", "results.json", '"acc_norm,none": 0.308')
+    c.expect("LB709", "results.json", '"acc_norm_stderr,none": 0.02925692860650181')  # mean_stderr too
     c.close()
 
     def drop_last(task, lines):
@@ -799,6 +800,7 @@ def sample_logs() -> None:
                    {"rule": "LB705", "file": "results.json", "line": effective}]
     c.expect("LB704", "results.json", f'"{MUSR_TEAM}": "')
     c.expect("LB709", "results.json", '"acc_norm,none": 0.308')
+    c.expect("LB709", "results.json", '"acc_norm_stderr,none": 0.02925692860650181')  # mean_stderr too
     c.close()
 
     # The same document dropped, with everything the log proves made to agree: n-samples.effective, acc_norm and
@@ -851,6 +853,7 @@ def sample_logs() -> None:
                            [musr_log()], log_edit=flip)
     c.findings.append({"rule": "LB708", "file": logs[MUSR_TEAM], "line": 1})
     c.expect("LB709", "results.json", '"acc_norm,none": 0.308')
+    c.expect("LB709", "results.json", '"acc_norm_stderr,none": 0.02925692860650181')  # mean_stderr too
     c.close()
 
     def raise_f1(doc):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import isfinite
+from math import isfinite, sqrt
 from typing import Any
 
 from ..model import MetricAudit
@@ -19,23 +19,34 @@ MAX_UNREPORTED = 16  # names kept per log: a sample's keys are the submitter's
 
 @dataclass
 class RunningMean:
-    """sum(values) / len(values) in log order, lists flattened; the first sample that differed."""
+    """sum(values) / len(values) in log order, lists flattened; the first sample that differed. The sum of
+    squares gives lm-eval's mean_stderr: the sample standard deviation over sqrt(n)."""
 
     total: float = 0
     count: int = 0
+    squares: float = 0
     first_difference: tuple[Any, Any, Any] | None = None  # (doc_id, logged, recomputed)
 
     def add(self, value: float | list[float]) -> None:
         if not isinstance(value, list):
             self.total += value
+            self.squares += value * value
             self.count += 1
             return
         for item in value:
             self.total += item
+            self.squares += item * item
             self.count += 1
 
     def mean(self) -> float | None:
         return self.total / self.count if self.count else None
+
+    def stderr(self) -> float | None:
+        """lm-eval's mean_stderr of the values (api/metrics.py), None for fewer than two (it writes "N/A")."""
+        if self.count < 2:
+            return None
+        deviations = max(self.squares - self.total * self.total / self.count, 0.0)
+        return sqrt(deviations / (self.count - 1)) / sqrt(self.count)
 
 
 @audit_unit(order=90)  # last: it compares what the recomputing units put in sample.recomputed
@@ -103,6 +114,7 @@ class Aggregates(AuditUnit):
                 total = self.logged[name, flt] = RunningMean()
             if items is None:
                 total.total += value
+                total.squares += value * value
                 total.count += 1
                 scalars[name] = value
             else:
@@ -135,6 +147,8 @@ class Aggregates(AuditUnit):
             audit.samples, audit.from_samples = logged.count, logged.mean()
             audit.recomputed = recomputed.mean() if recomputed else None
             self._compare(audit, recomputed)
+            if aggregation == "mean":
+                self._compare_stderr(f"{metric}_stderr,{flt}", logged)
 
     def _compare(self, audit: MetricAudit, recomputed: RunningMean | None) -> None:
         reported = as_number(audit.reported)
@@ -154,6 +168,16 @@ class Aggregates(AuditUnit):
             parts.append(f"first differing sample: doc_id {first[0]} (logged {first[1]!r}, recomputed {first[2]!r})")
         self.log.at_results("LB709", ("results", self.spec.name, audit.key),
                             f"{self.spec.name} {audit.key}: the results file says {reported!r}, " + "; ".join(parts))
+
+    def _compare_stderr(self, key: str, logged: RunningMean) -> None:
+        """LB709 for a standard error that is not the mean's over the logged values. lm-eval writes "N/A" for
+        fewer than two samples or with bootstrap_iters 0: a string, which moves no score, is left alone."""
+        reported, derived = as_number(self.spec.entry.get(key)), logged.stderr()
+        if reported is None or derived is None or abs(reported - derived) <= self.log.tolerance:
+            return
+        self.log.at_results("LB709", ("results", self.spec.name, key), (
+            f"{self.spec.name} {key}: the results file says {reported!r}, but the {logged.count:,} logged samples "
+            f"give {derived!r} (lm-eval's mean_stderr: their sample standard deviation over sqrt(n))"))
 
     def _aggregation_path(self, metric: str) -> tuple:
         """Where the config names the metric's aggregation (spec.aggregation read it there)."""
