@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import resource
 import statistics
 import subprocess
@@ -256,6 +257,20 @@ def test_a_standard_error_is_the_means_over_the_logged_samples(tmp_path, scale, 
     if flagged:
         derived = float(found[0].message.split(" logged samples give ")[1].split(" ")[0])
         assert abs(derived - stderr) < 1e-12
+
+
+def test_the_stderr_keeps_its_digits_when_the_mean_dwarfs_the_spread():
+    """100,000 values near 10,000 (a length, a score): plain sums of squares cancel every digit of the spread."""
+    from validator.audit.units.aggregates import RunningMean
+
+    rng = random.Random(7)
+    values = [1e4 + rng.gauss(0, 1) for _ in range(100_000)]
+    mean = sum(values) / len(values)  # lm-eval's sample_stddev and mean_stderr (api/metrics.py), two passes
+    two_pass = math.sqrt(sum((x - mean) ** 2 for x in values) / (len(values) - 1)) / math.sqrt(len(values))
+    running = RunningMean(shift=values[0])
+    for value in values:
+        running.add(value)
+    assert abs(running.stderr() - two_pass) < 1e-15
 
 
 def test_missing_documents(tmp_path):

@@ -37,9 +37,9 @@ class TaskSpec:
     limit: Any = None  # the run's config.limit, as written (absent and null alike: no limit)
     # The n-samples values written for this task that are no count of documents (key, value); lm-eval writes len().
     malformed_counts: tuple[tuple[str, Any], ...] = ()
-    # With a fractional limit only (see scored_under_limit): every task's (original, effective), and whether the
-    # file says lm-eval 0.4.5 or later wrote it (lm_eval_version, written from 0.4.9 on).
-    fraction_counts: tuple[tuple[int, int], ...] = ()
+    # With a fractional limit only (see scored_under_limit): the file's n-samples, and whether the file says
+    # lm-eval 0.4.5 or later wrote it (lm_eval_version, written from 0.4.9 on).
+    n_samples_table: dict | None = None
     per_task_fractions: bool = False
 
     @classmethod
@@ -57,14 +57,14 @@ class TaskSpec:
         task_hash = table("task_hashes").get(task)
         entry, config = table("results").get(task), table("configs").get(task)
         limit = table("config").get("limit")
-        pairs, per_task = (), False
+        n_samples, per_task = None, False
         if _positive_number(limit) and limit < 1:
-            pairs = _count_pairs(table("n-samples"))
+            n_samples = table("n-samples")
             # A file of more tasks than any harness run has is held to 0.4.5's rule: each task its own ceil.
-            per_task = _version(data.get("lm_eval_version")) >= (0, 4, 5) or len(pairs) > MAX_SHARED_TASKS
+            per_task = _version(data.get("lm_eval_version")) >= (0, 4, 5) or len(n_samples) > MAX_SHARED_TASKS
         return cls(task, entry if isinstance(entry, dict) else {}, config if isinstance(config, dict) else {},
                    _count(counts.get("effective")), _count(counts.get("original")),
-                   task_hash if isinstance(task_hash, str) and task_hash else None, limit, malformed, pairs,
+                   task_hash if isinstance(task_hash, str) and task_hash else None, limit, malformed, n_samples,
                    per_task)
 
     def scored_under_limit(self, split: int | None = None) -> tuple[int, ...] | None:
@@ -86,26 +86,10 @@ class TaskSpec:
         if limit >= 1:
             return (min(int(limit), split),)
         own = min(ceil(split * limit), split)
-        if self.per_task_fractions:
+        if self.per_task_fractions or self.n_samples_table is None or own == self.n_effective:
             return (own,)
-        shared = {min(first, split) for first in self._shared_limits(limit)}
+        shared = {min(first, split) for first in shared_limits(self.n_samples_table, limit)}
         return tuple(sorted({own} | (shared if len(shared) == 1 else set())))  # a tie names no task: all suspect
-
-    def _shared_limits(self, fraction: float) -> set[int]:
-        """The L = ceil(split_1 * f) of lm-eval 0.4.3 and 0.4.4 that explains the most tasks' counts as
-        min(L, split) (every task's, in an honest file): a task scored fewer than its split says its L outright,
-        and with none, any L as large as every split. The most, not all: one task's edited count must not make
-        every other task of the file unexplained."""
-        pairs = self.fraction_counts
-        firsts = {ceil(original * fraction) for original, _ in pairs}
-        cuts = Counter(effective for original, effective in pairs if effective < original)
-        if not cuts:
-            largest = max((original for original, _ in pairs), default=0)
-            return {first for first in firsts if first >= largest}
-        explained = {first: sum(effective == min(first, original) for original, effective in pairs)
-                     for first, _ in cuts.most_common(MAX_SHARED_CANDIDATES) if first in firsts}
-        best = max(explained.values(), default=0)
-        return {first for first, count in explained.items() if count == best and best > 0}
 
     @property
     def output_type(self) -> Any:
@@ -164,6 +148,31 @@ def _list(value: Any) -> list:
 
 MAX_SHARED_TASKS = 10_000  # n-samples entries weighed together under a fractional limit (MMLU has 57)
 MAX_SHARED_CANDIDATES = 16  # the commonest counts tried as 0.4.3's shared limit (an honest file has one)
+
+
+_LAST_SHARED: list = [None, None, frozenset()]  # (n-samples table, fraction, its shared limits): one file's logs in a row
+
+
+def shared_limits(n_samples: dict, fraction: float) -> frozenset[int]:
+    """The L = ceil(split_1 * f) of lm-eval 0.4.3 and 0.4.4 that explains the most tasks' counts as
+    min(L, split) (every task's, in an honest file): a task scored fewer than its split says its L outright,
+    and with none, any L as large as every split. The most, not all: one task's edited count must not make
+    every other task of the file unexplained. Worked out once per file, not once per log."""
+    if _LAST_SHARED[0] is n_samples and _LAST_SHARED[1] == fraction:
+        return _LAST_SHARED[2]
+    pairs = _count_pairs(n_samples)
+    firsts = {ceil(original * fraction) for original, _ in pairs}
+    cuts = Counter(effective for original, effective in pairs if effective < original)
+    if not cuts:
+        largest = max((original for original, _ in pairs), default=0)
+        found = frozenset(first for first in firsts if first >= largest)
+    else:
+        explained = {first: sum(effective == min(first, original) for original, effective in pairs)
+                     for first, _ in cuts.most_common(MAX_SHARED_CANDIDATES) if first in firsts}
+        best = max(explained.values(), default=0)
+        found = frozenset(first for first, count in explained.items() if count == best and best > 0)
+    _LAST_SHARED[:] = [n_samples, fraction, found]
+    return found
 
 
 def _count_pairs(n_samples: dict) -> tuple[tuple[int, int], ...]:

@@ -19,23 +19,24 @@ MAX_UNREPORTED = 16  # names kept per log: a sample's keys are the submitter's
 
 @dataclass
 class RunningMean:
-    """sum(values) / len(values) in log order, lists flattened; the first sample that differed. The sum of
-    squares gives lm-eval's mean_stderr: the sample standard deviation over sqrt(n)."""
+    """sum(values) / len(values) in log order, lists flattened; the first sample that differed. Sums of the
+    values less the first one (`shift`), and of their squares, give lm-eval's mean_stderr (the sample standard
+    deviation over sqrt(n)) without the cancellation of plain sums: 100,000 values near 10,000 lose every digit
+    of their spread to sum(x * x) - sum(x) ** 2 / n."""
 
     total: float = 0
     count: int = 0
+    shift: float = 0
+    shifted: float = 0
     squares: float = 0
     first_difference: tuple[Any, Any, Any] | None = None  # (doc_id, logged, recomputed)
 
     def add(self, value: float | list[float]) -> None:
-        if not isinstance(value, list):
-            self.total += value
-            self.squares += value * value
-            self.count += 1
-            return
-        for item in value:
+        for item in value if isinstance(value, list) else (value,):
+            deviation = item - self.shift
             self.total += item
-            self.squares += item * item
+            self.shifted += deviation
+            self.squares += deviation * deviation
             self.count += 1
 
     def mean(self) -> float | None:
@@ -45,7 +46,7 @@ class RunningMean:
         """lm-eval's mean_stderr of the values (api/metrics.py), None for fewer than two (it writes "N/A")."""
         if self.count < 2:
             return None
-        deviations = max(self.squares - self.total * self.total / self.count, 0.0)
+        deviations = max(self.squares - self.shifted * self.shifted / self.count, 0.0)
         return sqrt(deviations / (self.count - 1)) / sqrt(self.count)
 
 
@@ -111,10 +112,13 @@ class Aggregates(AuditUnit):
                 continue  # tuples and dicts feed corpus-level aggregations (LB716): not averaged here
             total = self.logged.get((name, flt))
             if total is None:
-                total = self.logged[name, flt] = RunningMean()
+                total = self.logged[name, flt] = RunningMean(shift=value if items is None else items[0] if items
+                                                             else 0)
             if items is None:
+                deviation = value - total.shift
                 total.total += value
-                total.squares += value * value
+                total.shifted += deviation
+                total.squares += deviation * deviation
                 total.count += 1
                 scalars[name] = value
             else:
