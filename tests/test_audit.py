@@ -239,7 +239,7 @@ def test_a_profile_holds_a_log_to_its_split(tmp_path, n_samples, limit, split, e
         assert "n-samples.original is 40, but the profile's split has 50 documents" in result.findings[0].message
     if ("LB706", "$.results.toy_mc") in expected and limit is None:
         message = next(f.message for f in result.findings if f.rule == "LB706")
-        assert "has 40 samples, the profile's split of 50, as the file has no n-samples says 50" in message
+        assert "has 40 samples, the profile's split of 50, with no n-samples, says 50" in message
 
 
 @pytest.mark.parametrize("scale, flagged", [(1.0, False), (1.5, True), (None, False)])
@@ -826,3 +826,34 @@ def test_an_instruction_level_that_cannot_be_held_to_its_doc_is_lb708(tmp_path, 
     result = audit(tmp_path, paths["results"])
     [finding] = [f for f in result.findings if f.rule == "LB708" and "inst_level_strict_acc:" in f.message]
     assert problem in finding.message and finding.line == 2
+
+
+@pytest.mark.parametrize("drop_last, expected", [
+    (False, {("LB706", "$['n-samples'].toy_mc")}),
+    (True, {("LB706", "$['n-samples'].toy_mc"), ("LB705", "$['n-samples'].toy_mc"), ("LB704", None)}),
+])
+def test_without_effective_the_log_is_held_to_what_the_limit_gives_of_original(tmp_path, drop_last, expected):
+    """n-samples.effective deleted: LB706 says so, and coverage still counts against original (40, no limit)."""
+    task, paths = mc_run(tmp_path)
+    results = json.loads(paths["results"].read_text(encoding="utf-8"))
+    del results["n-samples"]["toy_mc"]["effective"]
+    paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
+    if drop_last:
+        edit_log(paths["toy_mc"], lambda lines: lines[:-1])
+    findings = audit(tmp_path, paths["results"]).findings
+    found = {(f.rule, f.json_path if f.rule != "LB704" else None) for f in findings if f.rule != "LB709"}
+    assert found == expected
+    if drop_last:
+        assert any("39 samples, config.limit of n-samples.original 40 says 40" in f.message for f in findings)
+
+
+def test_a_fraction_without_n_samples_fixes_no_count_under_a_profile(tmp_path):
+    """lm-eval 0.4.0 and 0.4.1 took int(split * f), and every task the first one's: no count is fixed."""
+    task, paths = mc_run(tmp_path)
+    results = json.loads(paths["results"].read_text(encoding="utf-8"))
+    del results["n-samples"]
+    results["config"]["limit"] = 0.1
+    paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None,
+                         claims=Claims(split_sizes={"toy_mc": 1172}))
+    assert [f.rule for f in result.findings] == []

@@ -43,8 +43,10 @@ def test_example(case: Path):
 def test_every_rule_has_a_negative_example():
     covered = {f["rule"] for case in CASES if case.parent.name == "negative"
                for f in yaml.safe_load((case / "case.yaml").read_text())["findings"]}
-    # LB110 has no input that triggers it (each known one is fixed); test_hostile.py injects the fault.
-    assert covered == {r.id for r in all_rules()} - {"LB110"}
+    # LB110 has no input that triggers it (each known one is fixed); test_hostile.py injects the fault. LB600 is
+    # the safety net for a score no other rule explains: every known cause now has its own rule (the last, a count
+    # that is no whole number, is LB506), so test_cli_check.py injects one.
+    assert covered == {r.id for r in all_rules()} - {"LB110", "LB600"}
 
 
 def test_honest_submissions_carry_the_recomputed_scores():
@@ -68,3 +70,24 @@ def test_docs_rules_md_is_generated_from_the_registry():
 
     generated = run_cli("rules", "--output-format", "markdown").stdout
     assert generated in (REPO / "docs" / "rules.md").read_text()
+
+
+def test_a_score_no_rule_explains_is_never_passed(monkeypatch):
+    """LB600, the safety net: a benchmark that cannot be recomputed for a reason no rule reports fails the file,
+    at its first line, naming the benchmark and the reason. Every known cause has a rule of its own, so one is
+    injected into an honest example."""
+    from validator.check import checker
+    from validator.core.errors import DataError
+
+    scored = checker.score_benchmark
+
+    def unforeseen(bench, *args, **kwargs):
+        if bench.id == "gpqa":
+            raise DataError("an unforeseen shape of the file")
+        return scored(bench, *args, **kwargs)
+
+    monkeypatch.setattr(checker, "score_benchmark", unforeseen)
+    exit_code, found, _, report = run_case(EXAMPLES / "positive" / "pythia_two_decimals")
+    assert exit_code == 1
+    assert found == [("LB600", "shared/pythia-1b.json", 1)]
+    assert report["findings"][0]["message"] == "gpqa cannot be recomputed: an unforeseen shape of the file"

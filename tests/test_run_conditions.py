@@ -227,3 +227,21 @@ def test_no_version_claim_turns_a_failing_submission_into_a_passing_one(tmp_path
     CLAIMS[claim](example_doc)
     write_json(tmp_path / "results.json", example_doc)
     assert invoke("check", "submission.json", cwd=tmp_path)[0] == without_claim == (0 if math_lvl5 == 0.30 else 1)
+
+
+@pytest.mark.parametrize("entry, where", [
+    ({"original": None, "effective": 100}, "$['n-samples'].leaderboard_gpqa_diamond"),
+    ({"effective": 100}, "$['n-samples'].leaderboard_gpqa_diamond"),
+    ({"original": 198, "effective": None}, "$['n-samples'].leaderboard_gpqa_diamond"),
+    ({"original": "198", "effective": 100}, "$['n-samples'].leaderboard_gpqa_diamond.original"),
+    ([198, 100], "$['n-samples'].leaderboard_gpqa_diamond"),
+    (100, "$['n-samples'].leaderboard_gpqa_diamond"),
+])
+def test_a_count_lm_eval_would_have_written_cannot_be_taken_away(tmp_path, example_doc, entry, where):
+    """A run of 100 of GPQA diamond's 198 documents with one count nulled, dropped or mistyped: read as no
+    count, it passed (exit 0). lm-eval writes both counts as integers, so each of these is LB506."""
+    example_doc["n-samples"]["leaderboard_gpqa_diamond"] = entry
+    path = write_json(tmp_path / "results.json", example_doc)
+    code, output = invoke("check", "--output-format", "json", path.name, cwd=tmp_path, stdout_only=True)
+    lb506 = [f["json_path"] for f in json.loads(output)["findings"] if f["rule"] == "LB506"]
+    assert code == 1 and where in lb506

@@ -505,9 +505,11 @@ def negatives() -> None:
             doc["results"][group] = {"alias": group}
             doc["groups"].pop(group)
         del doc["n-samples"]["leaderboard_gpqa_main"]["effective"]
-    c, _ = results_case("negative", "LB600_not_recomputable",
-                        "GPQA cannot be pooled: an n-samples entry has no effective count to weigh it by.", bad_size)
-    c.expect("LB600", "results.json", "{")
+    c, text = results_case("negative", "LB506_count_missing",
+                           "GPQA main's n-samples entry has no effective count: lm-eval writes both, and GPQA cannot be "
+                           "pooled without it.", bad_size)
+    c.findings.append({"rule": "LB506", "file": "results.json",
+                       "line": line_after(text, '"n-samples"', '"leaderboard_gpqa_main": {')})
     c.close()
 
     c = Case("negative", "LB601_moved_by_0_1", "One reported number moved by 0.1.")

@@ -116,7 +116,9 @@ def aggregate_mismatch(ctx):
     instruction-level metrics flatten the per-prompt lists first. Where the
     samples can be recomputed (multiple choice, DROP), the recomputed mean is
     compared too, and the message names the first doc_id that differs.
-    Tolerance 1e-9: exact up to the summation order of multi-rank runs.
+    A mean's standard error must be lm-eval's mean_stderr of the same
+    values (their sample standard deviation over sqrt(n)); "N/A" is left
+    alone. Tolerance 1e-9: exact up to the summation order of multi-rank runs.
     """
 
 
@@ -224,7 +226,9 @@ def split_size_evidence(ctx):
     A log shortened with both n-samples counts, its aggregates and its task
     hash edited agrees with itself and with every count; only the split's
     size, which the profile gives (`n`), tells. Without n-samples (lm-eval
-    before 0.4.3) the log itself is held to that size, less any
-    `config.limit` (LB705, LB706). Runs only with a profile: the check's,
-    or the one given to `lbnorm audit` or `lbnorm survey`.
+    before 0.4.3) the log itself is held to that size, or to an integer
+    `config.limit` below it (LB705, LB706); those versions rounded a
+    fractional limit their own way, so it leaves only coverage's holes.
+    Runs only with a profile: the check's, or the one given to
+    `lbnorm audit` or `lbnorm survey`.
     """

@@ -50,9 +50,9 @@ class TaskSpec:
 
         written = table("n-samples").get(task)
         counts = written if isinstance(written, dict) else {}
-        malformed = tuple((key, counts[key]) for key in ("original", "effective")
-                          if key in counts and _count(counts[key]) is None)
-        if written is not None and not isinstance(written, dict):
+        malformed = tuple((key, counts.get(key, MISSING)) for key in ("original", "effective")
+                          if _count(counts.get(key)) is None) if counts else ()
+        if written is not None and not isinstance(written, dict) or written == {}:
             malformed = (("", written),)
         task_hash = table("task_hashes").get(task)
         entry, config = table("results").get(task), table("configs").get(task)
@@ -66,6 +66,9 @@ class TaskSpec:
                    _count(counts.get("effective")), _count(counts.get("original")),
                    task_hash if isinstance(task_hash, str) and task_hash else None, limit, malformed, n_samples,
                    per_task)
+
+    def fractional_limit(self) -> bool:
+        return _positive_number(self.limit) and self.limit < 1
 
     def scored_under_limit(self, split: int | None = None) -> tuple[int, ...] | None:
         """The document counts lm-eval can write as n-samples.effective for this task's split (n-samples.original,
@@ -146,6 +149,7 @@ def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
+MISSING = type("Missing", (), {"__repr__": lambda self: "missing"})()  # a count key the entry does not have
 MAX_SHARED_TASKS = 10_000  # n-samples entries weighed together under a fractional limit (MMLU has 57)
 MAX_SHARED_CANDIDATES = 16  # the commonest counts tried as 0.4.3's shared limit (an honest file has one)
 

@@ -243,12 +243,14 @@ def limits_from(**limits: int | None) -> Limits:
 
 
 def proving_profile_options(command):
-    """--profile / --profile-file for the commands whose logs prove the profile's choice counts (audit, survey)."""
+    """--profile / --profile-file for the commands whose logs prove the profile's choice counts and split sizes
+    (audit, survey)."""
     return _stack(command, [
         click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
-                     help="A built-in profile whose choice counts the logs must prove (LB715)."),
+                     help="A built-in profile whose choice counts and split sizes the logs must prove (LB715, LB718)."),
         click.option("--profile-file", type=click.Path(path_type=Path),
-                     help="Your own profile (YAML or JSON) whose choice counts the logs must prove (LB715)."),
+                     help="Your own profile (YAML or JSON) whose choice counts and split sizes the logs must prove (LB715, "
+                          "LB718)."),
     ])
 
 

@@ -126,15 +126,20 @@ def _sample_counts(results: HarnessResults, present) -> list[Caveat]:
     caveats = []
     for _bench, task, entry in present:
         counts = results.n_samples.get(entry.key)
-        if counts is None:
+        if counts is None:  # no entry (lm-eval before 0.4.3 wrote no n-samples)
+            continue
+        if not counts.is_object:
+            caveats.append(Caveat("LB506", ("n-samples", entry.key), f"{entry.key}'s n-samples entry is no object "
+                                  "with original and effective (lm-eval writes one)"))
             continue
         written = [(key, value) for key, value in (("original", counts.original), ("effective", counts.effective))
-                   if value is not None and not (_int(value) and value >= 0)]
+                   if not (_int(value) and value >= 0)]
         for key, value in written:  # read as no count, it would take LB502 and this rule away
-            caveats.append(Caveat("LB506", ("n-samples", entry.key, key),
-                                  f"{entry.key} has n-samples.{key} {value!r:.40}, not a whole number of documents "
-                                  "(lm-eval writes the split's length)"))
-        if written or not _int(counts.original):
+            shown = "missing or null" if value is None else f"{value!r:.40}"
+            caveats.append(Caveat("LB506", ("n-samples", entry.key, key) if value is not None else
+                                  ("n-samples", entry.key), f"{entry.key} has n-samples.{key} {shown}, not a whole "
+                                  "number of documents (lm-eval writes both counts, the split's length)"))
+        if written:
             continue
         if task.n is not None and counts.original != task.n:
             caveats.append(Caveat("LB506", ("n-samples", entry.key, "original"),

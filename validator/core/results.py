@@ -14,6 +14,7 @@ class SampleCount:
 
     original: Any
     effective: Any
+    is_object: bool = True  # False: the entry is no {original, effective} object at all (lm-eval writes one)
 
 
 @dataclass

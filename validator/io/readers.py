@@ -111,9 +111,9 @@ def _n_samples(block: Any) -> dict[str, SampleCount]:
     if not isinstance(block, dict):
         return {}
     return {
-        task: SampleCount(counts.get("original"), counts.get("effective"))
+        task: SampleCount(counts.get("original"), counts.get("effective")) if isinstance(counts, dict)
+        else SampleCount(None, None, is_object=False)
         for task, counts in block.items()
-        if isinstance(counts, dict)
     }
 
 

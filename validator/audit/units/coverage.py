@@ -98,9 +98,15 @@ class Coverage(AuditUnit):
         spec, split = self.spec, self.log.expected_split
         if spec.n_effective is not None:
             return spec.n_effective, "n-samples.effective", ("n-samples", spec.name, "effective")
-        allowed = spec.scored_under_limit(split) if split is not None and spec.n_original is None else None
-        if allowed is not None and len(allowed) == 1:
-            return allowed[0], f"the profile's split of {split:,}, as the file has no n-samples", ("results", spec.name)
+        if spec.n_original is not None:  # effective missing or no count (LB706): what the limit gives of original
+            allowed, said_by = spec.scored_under_limit(), f"config.limit of n-samples.original {spec.n_original:,}"
+        elif split is not None and not spec.fractional_limit():  # lm-eval before 0.4.3 rounded fractions its own way
+            allowed, said_by = spec.scored_under_limit(split), f"the profile's split of {split:,}, with no n-samples,"
+        else:
+            return None, "", ()
+        if len(allowed) == 1:
+            return allowed[0], said_by, ("n-samples", spec.name) if spec.n_original is not None else ("results",
+                                                                                                   spec.name)
         return None, "", ()
 
     def add(self, sample: Sample) -> None:

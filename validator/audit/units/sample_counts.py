@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..spec import MISSING
 from .base import AuditUnit, audit_unit
 
 
@@ -29,10 +30,11 @@ class SampleCounts(AuditUnit):
     def finish(self) -> None:
         spec, task = self.spec, self.spec.name
         for key, value in spec.malformed_counts:
-            place = ("n-samples", task, key) if key else ("n-samples", task)
+            place = ("n-samples", task, key) if key and value is not MISSING else ("n-samples", task)
             self.log.at_results("LB706", place, (
                 f"{task}: n-samples{'.' + key if key else ''} is {_shown(value)}, not a whole number of documents "
-                "(lm-eval writes the split's length); write the counts the run wrote"))
+                "(lm-eval writes both counts, the split's length and the documents scored); write the counts the run "
+                "wrote"))
         split = self.log.expected_split
         if split is not None and spec.n_original is not None and spec.n_original != split:
             self.log.at_results("LB718", ("n-samples", task, "original"), (
