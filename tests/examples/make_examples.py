@@ -591,25 +591,21 @@ def stale_math_negatives() -> None:
 
 
 def version_negatives() -> None:
-    def original_edited(doc):
-        doc["n-samples"]["leaderboard_gpqa_diamond"] = {"original": 100, "effective": 100}
-    c, text = results_case("negative", "LB506_sample_count", "n-samples gives GPQA diamond 100 documents, not 198; "
-                           "the value checks that use the count fail too.", original_edited)
-    c.expect("LB506", "results.json", '"original": 100')
-    c.expect("LB404", "results.json", '"acc_norm,none": 0.25671140939597314')
-    c.expect("LB403", "results.json", '"acc_norm,none": 0.2727272727272727')
-    c.expect("LB405", "results.json", '"acc_norm_stderr,none": 0.03173071239071728')
-    c.close()
-
-    def count_as_float(doc):
-        doc["n-samples"]["leaderboard_gpqa_diamond"] = {"original": 198.0, "effective": 100}
-    c, text = results_case("negative", "LB506_count_not_whole", "n-samples gives GPQA diamond 198.0 documents: read "
-                           "as no count, it took LB502 away from a run of 100 of them.", count_as_float)
-    c.expect("LB506", "results.json", '"original": 198.0')
-    c.expect("LB404", "results.json", '"acc_norm,none": 0.25671140939597314')
-    c.expect("LB403", "results.json", '"acc_norm,none": 0.2727272727272727')
-    c.expect("LB405", "results.json", '"acc_norm_stderr,none": 0.03173071239071728')
-    c.close()
+    # GPQA diamond scored on 100 documents, its split's count edited or written as no integer: the value checks
+    # that use the count fail too.
+    for name, original, description in (
+            ("LB506_sample_count", 100, "n-samples gives GPQA diamond 100 documents, not 198; the value checks "
+             "that use the count fail too."),
+            ("LB506_count_not_whole", 198.0, "n-samples gives GPQA diamond 198.0 documents: read as no count, it "
+             "took LB502 away from a run of 100 of them.")):
+        def edited(doc, original=original):
+            doc["n-samples"]["leaderboard_gpqa_diamond"] = {"original": original, "effective": 100}
+        c, text = results_case("negative", name, description, edited)
+        c.expect("LB506", "results.json", f'"original": {original}')
+        c.expect("LB404", "results.json", '"acc_norm,none": 0.25671140939597314')
+        c.expect("LB403", "results.json", '"acc_norm,none": 0.2727272727272727')
+        c.expect("LB405", "results.json", '"acc_norm_stderr,none": 0.03173071239071728')
+        c.close()
 
     v1_reported = {"arc": 63.65, "hellaswag": 83.84, "mmlu": 59.36, "truthfulqa": 56.8, "winogrande": 77.66,
                    "gsm8k": 18.65, "drop": 20.89, "average": 59.99}
