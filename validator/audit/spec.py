@@ -50,25 +50,21 @@ class TaskSpec:
 
         written = table("n-samples").get(task)
         counts = written if isinstance(written, dict) else {}
-        malformed = tuple((key, counts.get(key, MISSING)) for key in ("original", "effective")
-                          if _count(counts.get(key)) is None) if counts else ()
-        if written is not None and not isinstance(written, dict) or written == {}:
-            malformed = (("", written),)
         task_hash = table("task_hashes").get(task)
         entry, config = table("results").get(task), table("configs").get(task)
         limit = table("config").get("limit")
         n_samples, per_task = None, False
-        if _positive_number(limit) and limit < 1:
+        if _is_fraction(limit):
             n_samples = table("n-samples")
             # A file of more tasks than any harness run has is held to 0.4.5's rule: each task its own ceil.
             per_task = _version(data.get("lm_eval_version")) >= (0, 4, 5) or len(n_samples) > MAX_SHARED_TASKS
         return cls(task, entry if isinstance(entry, dict) else {}, config if isinstance(config, dict) else {},
                    _count(counts.get("effective")), _count(counts.get("original")),
-                   task_hash if isinstance(task_hash, str) and task_hash else None, limit, malformed, n_samples,
-                   per_task)
+                   task_hash if isinstance(task_hash, str) and task_hash else None, limit,
+                   _malformed_counts(written), n_samples, per_task)
 
     def fractional_limit(self) -> bool:
-        return _positive_number(self.limit) and self.limit < 1
+        return _is_fraction(self.limit)
 
     def scored_under_limit(self, split: int | None = None) -> tuple[int, ...] | None:
         """The document counts lm-eval can write as n-samples.effective for this task's split (n-samples.original,
@@ -77,8 +73,8 @@ class TaskSpec:
         lm-eval (0.4.3 and later) scores min(limit, split) documents: the whole split without a limit (a limit
         of 0 is none), int(limit) for a limit of 1 or more (the command line gives 10.0). A fraction f gives
         ceil(split * f) from 0.4.5 on; 0.4.3 and 0.4.4 gave every task the first task's L = ceil(split_1 * f),
-        so min(L, split) is allowed too for an L that explains every task of the file, unless the file says it
-        comes from 0.4.5 or later. Anything else (a string, true, a negative) lm-eval never writes, and is no
+        so min(L, split) is allowed too for the L that explains the most tasks of the file (shared_limits),
+        unless the file says it comes from 0.4.5 or later. Anything else (a string, true, a negative) lm-eval never writes, and is no
         limit.
         """
         split, limit = split if split is not None else self.n_original, self.limit
@@ -194,6 +190,21 @@ def _version(text: Any) -> tuple[int, ...]:
     """lm_eval_version as numbers ("0.4.9.1" -> (0, 4, 9, 1)); () when it is no version."""
     match = re.match(r"(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?", text) if isinstance(text, str) else None
     return tuple(int(part) for part in match.groups() if part is not None) if match else ()
+
+
+def _malformed_counts(written: Any) -> tuple[tuple[str, Any], ...]:
+    """A task's n-samples values that are no count, as (key, value); ("", entry) for an entry that is no object
+    of counts; () without an entry (lm-eval before 0.4.3 wrote none). lm-eval writes both counts with len()."""
+    if written is None:
+        return ()
+    if not isinstance(written, dict) or not written:
+        return (("", written),)
+    return tuple((key, written.get(key, MISSING)) for key in ("original", "effective")
+                 if _count(written.get(key)) is None)
+
+
+def _is_fraction(limit: Any) -> bool:
+    return _positive_number(limit) and limit < 1
 
 
 def _positive_number(value: Any) -> bool:

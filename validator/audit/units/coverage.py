@@ -92,9 +92,9 @@ class Coverage(AuditUnit):
         self.expected, self.said_by, self.where = self._expected_count()
 
     def _expected_count(self) -> tuple[int | None, str, tuple]:
-        """N, who says so, and where: n-samples.effective; without n-samples, what the run's limit lets lm-eval
-        score of the profile's split (lm-eval before 0.4.3 wrote no n-samples, and deleting it must not leave
-        the end of a log unchecked)."""
+        """N, who says so, and where: n-samples.effective; without it, what the run's limit lets lm-eval score of
+        n-samples.original, or without n-samples at all, of the profile's split (lm-eval before 0.4.3 wrote none;
+        deleting a count must not leave the end of a log unchecked)."""
         spec, split = self.spec, self.log.expected_split
         if spec.n_effective is not None:
             return spec.n_effective, "n-samples.effective", ("n-samples", spec.name, "effective")
@@ -104,10 +104,8 @@ class Coverage(AuditUnit):
             allowed, said_by = spec.scored_under_limit(split), f"the profile's split of {split:,}, with no n-samples,"
         else:
             return None, "", ()
-        if len(allowed) == 1:
-            return allowed[0], said_by, ("n-samples", spec.name) if spec.n_original is not None else ("results",
-                                                                                                   spec.name)
-        return None, "", ()
+        where = ("n-samples", spec.name) if spec.n_original is not None else ("results", spec.name)
+        return (allowed[0], said_by, where) if len(allowed) == 1 else (None, "", ())
 
     def add(self, sample: Sample) -> None:
         doc_ids = self.by_filter.get(sample.filter)
