@@ -192,6 +192,13 @@ def test_a_fractional_limit_gives_what_the_version_of_lm_eval_gave(tmp_path, oth
     assert len(found) == unexplained
 
 
+def test_a_split_too_large_for_a_float_under_a_fraction_is_left_whole():
+    """ceil(split * f) raised on a split of 300 digits (int * float overflows); such a split is no split."""
+    data = {"config": {"limit": 0.5}, "n-samples": {"t": {"original": 10**300, "effective": 40},
+                                                    "u": {"original": 10**200, "effective": 7}}}
+    assert TaskSpec.from_results(data, "t").scored_under_limit() == (10**300,)
+
+
 def test_a_limit_too_large_for_a_float_is_still_a_limit():
     """The results parser refuses integers of hundreds of digits; the rule must not raise on one either."""
     data = {"config": {"limit": 10**400}, "n-samples": {"t": {"original": 120, "effective": 40}}}

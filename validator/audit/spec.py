@@ -84,7 +84,7 @@ class TaskSpec:
             return (split,)
         if limit >= 1:
             return (min(int(limit), split),)
-        own = min(ceil(split * limit), split)
+        own = _ceil_fraction(split, limit)
         if self.per_task_fractions or self.n_samples_table is None or own == self.n_effective:
             return (own,)
         shared = {min(first, split) for first in shared_limits(self.n_samples_table, limit)}
@@ -161,7 +161,7 @@ def shared_limits(n_samples: dict, fraction: float) -> frozenset[int]:
     if _LAST_SHARED[0] is n_samples and _LAST_SHARED[1] == fraction:
         return _LAST_SHARED[2]
     pairs = _count_pairs(n_samples)
-    firsts = {ceil(original * fraction) for original, _ in pairs}
+    firsts = {_ceil_fraction(original, fraction) for original, _ in pairs}
     cuts = Counter(effective for original, effective in pairs if effective < original)
     if not cuts:
         largest = max((original for original, _ in pairs), default=0)
@@ -201,6 +201,12 @@ def _malformed_counts(written: Any) -> tuple[tuple[str, Any], ...]:
         return (("", written),)
     return tuple((key, written.get(key, MISSING)) for key in ("original", "effective")
                  if _count(written.get(key)) is None)
+
+
+def _ceil_fraction(split: int, fraction: float) -> int:
+    """min(ceil(split * fraction), split), as lm-eval's get_sample_size; a split of more documents than a float
+    holds exactly is no split (LB718 and check's LB506 say so), and is left whole rather than overflow."""
+    return min(ceil(split * fraction), split) if split <= 1 << 53 else split
 
 
 def _is_fraction(limit: Any) -> bool:
