@@ -49,7 +49,8 @@ def test_hashes_of_a_real_harness_log_check_out(tmp_path):
     records[1]["doc_id"] = 1  # an excerpt (doc_ids 0 and 4 of 5,000) numbered as a --limit run; no hash covers it
     task.samples = records
     results = hl.results_for([task])
-    results.pop("n-samples")
+    for key in ("n-samples", "task_hashes", "lm_eval_version"):  # a results file of lm-eval before 0.4.3
+        results.pop(key)
     paths = hl.write_run(tmp_path, [task], results)
     result = audit(tmp_path, paths["results"])
     assert result.tasks[0].hashes_checked == 2 and result.tasks[0].hash_mismatches == 0
@@ -64,8 +65,8 @@ def test_an_edited_real_document_breaks_its_doc_hash(tmp_path):
     task = hl.Task("math_perturbed_full", {"metric_list": [{"metric": "exact_match"}]})
     task.samples = [json.loads(line) for line in lines]
     results = hl.results_for([task])
-    results.pop("n-samples")
-    results.pop("task_hashes")
+    for key in ("n-samples", "task_hashes", "lm_eval_version"):  # a results file of lm-eval before 0.4.3
+        results.pop(key)
     (tmp_path / "results_2026-01-21T03-44-18.458309.json").write_text(json.dumps(results))
     result = audit(tmp_path, tmp_path / "results_2026-01-21T03-44-18.458309.json")
     [finding] = result.findings
@@ -235,7 +236,8 @@ def test_a_profile_holds_a_log_to_its_split(tmp_path, n_samples, limit, split, e
     task, paths = mc_run(tmp_path)
     results = json.loads(paths["results"].read_text(encoding="utf-8"))
     if n_samples is None:
-        del results["n-samples"]
+        for key in ("n-samples", "task_hashes", "lm_eval_version"):  # lm-eval before 0.4.3
+            del results[key]
     results["config"]["limit"] = limit
     paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
     claims = Claims(split_sizes={"toy_mc": split})
@@ -278,6 +280,22 @@ def test_the_stderr_keeps_its_digits_when_the_mean_dwarfs_the_spread():
     for value in values:
         running.add(value)
     assert abs(running.stderr() - two_pass) < 1e-15
+
+
+@pytest.mark.parametrize("scale, flagged", [(1.0, False), (1.0 + 1e-6, True)])
+def test_a_first_value_far_from_the_rest_widens_the_stderrs_tolerance_by_its_rounding_only(scale, flagged):
+    """A first value of 1e6 before 100,000 values in [0, 1] (the shift is far from the mean): lm-eval's own
+    stderr is within rounding; one moved by a millionth is not."""
+    from validator.audit.units.aggregates import RunningMean
+
+    rng = random.Random(3)
+    values = [1e6] + [rng.random() for _ in range(100_000)]
+    mean = sum(values) / len(values)
+    two_pass = math.sqrt(sum((x - mean) ** 2 for x in values) / (len(values) - 1)) / math.sqrt(len(values))
+    running = RunningMean(shift=values[0])
+    for value in values:
+        running.add(value)
+    assert (abs(running.stderr() - two_pass * scale) > 1e-9 + running.slack()) == flagged
 
 
 def test_missing_documents(tmp_path):
@@ -858,9 +876,31 @@ def test_a_fraction_without_n_samples_fixes_no_count_under_a_profile(tmp_path):
     """lm-eval 0.4.0 and 0.4.1 took int(split * f), and every task the first one's: no count is fixed."""
     task, paths = mc_run(tmp_path)
     results = json.loads(paths["results"].read_text(encoding="utf-8"))
-    del results["n-samples"]
+    for key in ("n-samples", "task_hashes", "lm_eval_version"):  # lm-eval before 0.4.3
+        del results[key]
     results["config"]["limit"] = 0.1
     paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None,
                          claims=Claims(split_sizes={"toy_mc": 1172}))
     assert [f.rule for f in result.findings] == []
+
+
+@pytest.mark.parametrize("remove, flagged", [
+    (lambda r: r["n-samples"].pop("toy_mc"), True),                              # the entry deleted
+    (lambda r: r["n-samples"].update(toy_mc=None), True),                        # the entry null
+    (lambda r: r.pop("n-samples"), True),                                        # task_hashes still say 0.4.3+
+    (lambda r: [r.pop("n-samples"), r.pop("task_hashes")], True),                # lm_eval_version 0.4.13 says so
+    (lambda r: [r.pop(k) for k in ("n-samples", "task_hashes", "lm_eval_version")], False),  # before 0.4.3
+])
+def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_a_tasks_counts(tmp_path, remove, flagged):
+    """The last 10 of 40 documents dropped, the aggregates and hashes agreeing: without its counts only holes
+    below the highest doc_id would be checked. lm-eval 0.4.3 on writes n-samples for every task."""
+    task, paths = mc_run(tmp_path)
+    task.samples = task.samples[:30]
+    results = hl.results_for([task])
+    remove(results)
+    paths = hl.write_run(tmp_path, [task], results)
+    findings = [f for f in audit(tmp_path, paths["results"]).findings if f.rule == "LB706"]
+    assert bool(findings) == flagged
+    if flagged:
+        assert "n-samples has no entry for it, but the file is lm-eval 0.4.3 or later" in findings[0].message

@@ -245,3 +245,13 @@ def test_a_count_lm_eval_would_have_written_cannot_be_taken_away(tmp_path, examp
     code, output = invoke("check", "--output-format", "json", path.name, cwd=tmp_path, stdout_only=True)
     lb506 = [f["json_path"] for f in json.loads(output)["findings"] if f["rule"] == "LB506"]
     assert code == 1 and where in lb506
+
+
+def test_a_task_without_an_n_samples_entry_among_others_is_no_old_file(tmp_path, example_doc):
+    """lm-eval 0.4.3 on writes an entry for every task: one taken out of a file that has the others is LB506."""
+    del example_doc["n-samples"]["leaderboard_gpqa_diamond"]
+    path = write_json(tmp_path / "results.json", example_doc)
+    code, output = invoke("check", "--output-format", "json", path.name, cwd=tmp_path, stdout_only=True)
+    messages = [f["message"] for f in json.loads(output)["findings"] if f["rule"] == "LB506"]
+    assert code == 1 and messages == ["leaderboard_gpqa_diamond has no n-samples entry, though the file has them "
+                                      "for other tasks: lm-eval writes one for every task"]

@@ -58,10 +58,13 @@ class TaskSpec:
             n_samples = table("n-samples")
             # A file of more tasks than any harness run has is held to 0.4.5's rule: each task its own ceil.
             per_task = _version(data.get("lm_eval_version")) >= (0, 4, 5) or len(n_samples) > MAX_SHARED_TASKS
+        # lm-eval 0.4.3 on writes an entry for every task, and task_hashes with it (0.4.9 on says its version too):
+        # in such a file a task without one had its counts taken away, and the end of its log is unchecked.
+        counted = bool(table("n-samples") or table("task_hashes")) or _version(data.get("lm_eval_version")) >= (0, 4, 3)
         return cls(task, entry if isinstance(entry, dict) else {}, config if isinstance(config, dict) else {},
                    _count(counts.get("effective")), _count(counts.get("original")),
                    task_hash if isinstance(task_hash, str) and task_hash else None, limit,
-                   _malformed_counts(written), n_samples, per_task)
+                   _malformed_counts(written, counted), n_samples, per_task)
 
     def fractional_limit(self) -> bool:
         return _is_fraction(self.limit)
@@ -192,11 +195,12 @@ def _version(text: Any) -> tuple[int, ...]:
     return tuple(int(part) for part in match.groups() if part is not None) if match else ()
 
 
-def _malformed_counts(written: Any) -> tuple[tuple[str, Any], ...]:
+def _malformed_counts(written: Any, counted: bool) -> tuple[tuple[str, Any], ...]:
     """A task's n-samples values that are no count, as (key, value); ("", entry) for an entry that is no object
-    of counts; () without an entry (lm-eval before 0.4.3 wrote none). lm-eval writes both counts with len()."""
+    of counts, or none (null or missing) in a file whose lm-eval writes them (`counted`); () for a file of lm-eval
+    before 0.4.3, which wrote none. lm-eval writes both counts with len()."""
     if written is None:
-        return ()
+        return (("", MISSING),) if counted else ()
     if not isinstance(written, dict) or not written:
         return (("", written),)
     return tuple((key, written.get(key, MISSING)) for key in ("original", "effective")

@@ -126,7 +126,11 @@ def _sample_counts(results: HarnessResults, present) -> list[Caveat]:
     caveats = []
     for _bench, task, entry in present:
         counts = results.n_samples.get(entry.key)
-        if counts is None:  # no entry (lm-eval before 0.4.3 wrote no n-samples)
+        if counts is None and results.n_samples:  # lm-eval 0.4.3 on writes one for every task
+            caveats.append(Caveat("LB506", ("n-samples",), f"{entry.key} has no n-samples entry, though the file "
+                                  "has them for other tasks: lm-eval writes one for every task"))
+            continue
+        if counts is None:  # no n-samples at all: lm-eval before 0.4.3 wrote none
             continue
         if not counts.is_object:
             caveats.append(Caveat("LB506", ("n-samples", entry.key), f"{entry.key}'s n-samples entry is no object "
