@@ -255,3 +255,23 @@ def test_a_task_without_an_n_samples_entry_among_others_is_no_old_file(tmp_path,
     messages = [f["message"] for f in json.loads(output)["findings"] if f["rule"] == "LB506"]
     assert code == 1 and messages == ["leaderboard_gpqa_diamond has no n-samples entry, though the file has them "
                                       "for other tasks: lm-eval writes one for every task"]
+
+
+@pytest.mark.parametrize("newer_file, where", [
+    ({"task_hashes"}, "$.task_hashes"),
+    ({"lm_eval_version"}, "$.lm_eval_version"),
+    ({"task_hashes", "lm_eval_version"}, "$.task_hashes"),
+    (set(), None),
+])
+def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_its_whole_n_samples(tmp_path, example_doc, newer_file, where):
+    """Deleting the whole n-samples block made a 0.4.3+ file read as an older one, which wrote no counts: a run of
+    fewer documents than its split passed `check`. task_hashes or lm_eval_version still say which lm-eval wrote
+    it; only a file with none of the three is an old one."""
+    del example_doc["n-samples"]
+    example_doc["lm_eval_version"] = "0.4.9.2"
+    for key in {"task_hashes", "lm_eval_version"} - newer_file:
+        del example_doc[key]
+    path = write_json(tmp_path / "results.json", example_doc)
+    code, output = invoke("check", "--output-format", "json", path.name, cwd=tmp_path, stdout_only=True)
+    found = [f["json_path"] for f in json.loads(output)["findings"] if f["rule"] == "LB506"]
+    assert found == ([where] if where else []) and code == (1 if where else 0)

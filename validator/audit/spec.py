@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from math import ceil, isfinite
 from typing import Any
+
+from ..core.results import harness_version, sample_counts_evidence
 
 
 @dataclass(frozen=True)
@@ -57,10 +58,11 @@ class TaskSpec:
         if _is_fraction(limit):
             n_samples = table("n-samples")
             # A file of more tasks than any harness run has is held to 0.4.5's rule: each task its own ceil.
-            per_task = _version(data.get("lm_eval_version")) >= (0, 4, 5) or len(n_samples) > MAX_SHARED_TASKS
+            per_task = harness_version(data.get("lm_eval_version")) >= (0, 4, 5) or len(n_samples) > MAX_SHARED_TASKS
         # lm-eval 0.4.3 on writes an entry for every task, and task_hashes with it (0.4.9 on says its version too):
         # in such a file a task without one had its counts taken away, and the end of its log is unchecked.
-        counted = bool(table("n-samples") or table("task_hashes")) or _version(data.get("lm_eval_version")) >= (0, 4, 3)
+        counted = sample_counts_evidence(data.get("n-samples"), data.get("task_hashes"),
+                                         data.get("lm_eval_version")) is not None
         return cls(task, entry if isinstance(entry, dict) else {}, config if isinstance(config, dict) else {},
                    _count(counts.get("effective")), _count(counts.get("original")),
                    task_hash if isinstance(task_hash, str) and task_hash else None, limit,
@@ -187,12 +189,6 @@ def _count_pairs(n_samples: dict) -> tuple[tuple[int, int], ...]:
             if original is not None and effective is not None:
                 pairs.append((original, effective))
     return tuple(pairs)
-
-
-def _version(text: Any) -> tuple[int, ...]:
-    """lm_eval_version as numbers ("0.4.9.1" -> (0, 4, 9, 1)); () when it is no version."""
-    match = re.match(r"(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?", text) if isinstance(text, str) else None
-    return tuple(int(part) for part in match.groups() if part is not None) if match else ()
 
 
 def _malformed_counts(written: Any, counted: bool) -> tuple[tuple[str, Any], ...]:

@@ -123,10 +123,14 @@ def _stale(profile: Profile, results: HarnessResults) -> list[Caveat]:
 
 def _sample_counts(results: HarnessResults, present) -> list[Caveat]:
     """n-samples against the split sizes the profile gives: a count is the submitter's to write."""
+    evidence = results.sample_counts_evidence
+    if evidence is not None and not results.n_samples and present:
+        return [Caveat("LB506", evidence, f"the file has no n-samples, but its {evidence[0]} shows it is lm-eval "
+                       "0.4.3 or later, which writes one entry per task: the run's document counts were taken away")]
     caveats = []
     for _bench, task, entry in present:
         counts = results.n_samples.get(entry.key)
-        if counts is None and results.n_samples:  # lm-eval 0.4.3 on writes one for every task
+        if counts is None and evidence is not None:  # lm-eval 0.4.3 on writes one for every task
             caveats.append(Caveat("LB506", ("n-samples",), f"{entry.key} has no n-samples entry, though the file "
                                   "has them for other tasks: lm-eval writes one for every task"))
             continue

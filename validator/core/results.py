@@ -2,10 +2,33 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 STDERR_MARKER = "_stderr"
+
+
+def harness_version(text: Any) -> tuple[int, ...]:
+    """lm_eval_version as numbers ("0.4.9.1" -> (0, 4, 9, 1)); () when it is no version."""
+    match = re.match(r"(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?", text) if isinstance(text, str) else None
+    return tuple(int(part) for part in match.groups() if part is not None) if match else ()
+
+
+def sample_counts_evidence(n_samples: Any, task_hashes: Any, lm_eval_version: Any) -> tuple | None:
+    """Where a results file shows that its lm-eval writes n-samples for every task (its JSON path), or None.
+
+    lm-eval 0.4.3 on writes n-samples for every task, and task_hashes beside it (an empty object when no samples
+    were logged); 0.4.9 on also writes its version. A file with any of the three lost its counts to an edit where
+    one is missing; only a file with none of them (lm-eval before 0.4.3) has no counts to hold its logs to.
+    """
+    if isinstance(n_samples, dict):
+        return ("n-samples",)
+    if isinstance(task_hashes, dict):
+        return ("task_hashes",)
+    if harness_version(lm_eval_version) >= (0, 4, 3):
+        return ("lm_eval_version",)
+    return None
 
 
 @dataclass(frozen=True)
@@ -52,6 +75,8 @@ class HarnessResults:
     config_versions: dict[str, Any] = field(default_factory=dict)  # lm-eval 0.4: configs.<task>.metadata.version
     limit: Any = None
     limit_path: tuple = ()
+    # Where the file shows it is lm-eval 0.4.3 or later, which writes n-samples for every task; None: older.
+    sample_counts_evidence: tuple | None = None
 
     def find(self, names: tuple[str, ...]) -> TaskEntry | None:
         for name in names:

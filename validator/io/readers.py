@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..core.errors import DataError
-from ..core.results import HarnessResults, SampleCount, TaskEntry
+from ..core.results import HarnessResults, SampleCount, TaskEntry, sample_counts_evidence
 
 LM_EVAL_04 = "lm-eval 0.4.x"
 LM_EVAL_03 = "lm-eval 0.3"
@@ -84,6 +84,8 @@ def _read_lm_eval_04(doc: dict, results: dict) -> HarnessResults:
         config_versions=_config_versions(doc.get("configs")),
         limit=_dict_or_empty(doc.get("config")).get("limit"),
         limit_path=("config", "limit"),
+        sample_counts_evidence=sample_counts_evidence(doc.get("n-samples"), doc.get("task_hashes"),
+                                                      doc.get("lm_eval_version")),
     )
 
 

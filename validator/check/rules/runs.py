@@ -78,7 +78,10 @@ def sample_count_mismatch(ctx: CheckContext) -> Iterator[Hit]:
 
     The sizes are the profile's (spec section 2.1). n-samples weights the
     pooled benchmarks (GPQA, MATH) when the file has no group value, so a
-    count is checked before it is used.
+    count is checked before it is used. lm-eval 0.4.3 and later writes both
+    counts of every task as whole numbers: a count that is none, or missing
+    where the file shows that lm-eval (n-samples of other tasks, `task_hashes`,
+    `lm_eval_version`), is this rule too, never "no count".
     """
     yield from _caveats(ctx, "LB506")
 
