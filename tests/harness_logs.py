@@ -43,7 +43,17 @@ def with_hashes(sample: dict) -> dict:
     return sample
 
 
-def drop_task(predictions: list[str], golds: list[list[list[str]]], until: list[str] = DROP_UNTIL) -> Task:
+def drop_fields(golds: list[list[str]]) -> dict:
+    """doc.answer and doc.validated_answers as EleutherAI/drop holds them, giving these golds (as spans)."""
+    empty = {"day": "", "month": "", "year": ""}
+    return {"answer": {"number": "", "date": empty, "spans": list(golds[0])},
+            "validated_answers": {"number": [""] * (len(golds) - 1), "date": [empty] * (len(golds) - 1),
+                                  "spans": [list(gold) for gold in golds[1:]]}}
+
+
+def drop_task(predictions: list[str], golds: list[list[list[str]]], until: list[str] = DROP_UNTIL,
+              answer_fields: bool = False) -> Task:
+    """`answer_fields`: the docs also hold the dataset's answer and validated_answers, as lm-eval logs them."""
     config = {"task": "drop", "dataset_path": "EleutherAI/drop", "output_type": "generate_until",
               "doc_to_text": "{{passage}} {{question}}", "doc_to_target": "{{ answer|join(',')}}",
               "target_delimiter": "", "generation_kwargs": {"until": list(until)},
@@ -54,6 +64,8 @@ def drop_task(predictions: list[str], golds: list[list[list[str]]], until: list[
     for doc_id, (prediction, answers) in enumerate(zip(predictions, golds)):
         doc = {"section_id": f"s{doc_id}", "query_id": f"q{doc_id}", "passage": f"Passage {doc_id}.",
                "question": f"Question {doc_id}?", "id": f"q{doc_id}", "answers": answers}
+        if answer_fields:
+            doc = {**doc, **drop_fields(answers)}
         em, f1 = drop.process_results([tuple(a) for a in answers], prediction)
         sample = {"doc_id": doc_id, "doc": doc, "target": "number,date,spans,worker_id,hit_id",
                   "arguments": {"gen_args_0": {"arg_0": f"Passage {doc_id}. Question {doc_id}?",
@@ -231,8 +243,9 @@ def write_legacy_run(folder: Path, tasks: list[Task]) -> dict[str, Path]:
         for sample in task.samples:
             old = {k: v for k, v in sample.items() if k not in ("doc_hash", "prompt_hash", "target_hash", "filter", "metrics")}
             old["arguments"] = [list(args.values()) for args in sample["arguments"].values()]
-            old["filtered_resps"] = [[float(ll), False] for ll, _ in sample["filtered_resps"]] \
-                if task.config["output_type"] == "multiple_choice" else sample["filtered_resps"]
+            if task.config["output_type"] == "multiple_choice":  # before 0.4.3 pairs were logged as numbers
+                old["filtered_resps"] = [[float(ll), False] for ll, _ in sample["filtered_resps"]]
+                old["resps"] = [[[float(ll), False] for ll, _ in request] for request in sample["resps"]]
             samples.append(old)
         path = folder / f"pretrained__org__model_{task.name}.jsonl"
         path.write_text(json.dumps(samples, indent=2), encoding="utf-8")

@@ -421,7 +421,7 @@ def sample_log_nested_100000_deep(ws, outside):
     (ws / MUSR_LOG).write_text('{"doc_id": 0, "doc": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
 
 
-@case("LB705", "LB706", "LB709", args=("submission.json",))
+@case("LB702", "LB705", "LB706", "LB709", args=("submission.json",))
 def sample_log_100000_copies_of_one_document(ws, outside):
     """100,000 lines claiming doc_id 0: findings are capped, memory stays flat."""
     honest(ws, samples=[MUSR_LOG])
@@ -517,7 +517,7 @@ def sample_log_record_nested_800_deep(ws, outside):
     (ws / MUSR_LOG).write_text('{"doc_id": 0, "doc": ' + "[" * 800 + "]" * 800 + "}\n")
 
 
-@case("LB201", "LB705", "LB706", "LB709", args=("submission.json",))
+@case("LB201", "LB702", "LB705", "LB706", "LB709", args=("submission.json",))
 def samples_lists_one_log_4000_times(ws, outside):
     """Two spellings of one log, 2,000 times each: LB201 says so, and the log is audited once."""
     honest(ws, samples=[MUSR_LOG] * 2000 + ["./" + MUSR_LOG] * 2000)
@@ -541,6 +541,7 @@ def _musr_with_config(ws: Path, config: dict, record: dict, n_effective=None) ->
 
 MC_RECORD = {"doc_id": 0, "doc": {"choices": ["a", "b", "c"]}, "target": "1", "acc_norm": 1.0,
              "arguments": [["ctx", " a"], ["ctx", " b"], ["ctx", " c"]],
+             "resps": [[["-1.0", "False"]], [["-0.5", "False"]], [["-2.0", "False"]]],
              "filtered_resps": [["-1.0", "False"], ["-0.5", "False"], ["-2.0", "False"]]}
 
 

@@ -693,7 +693,7 @@ def test_a_loglikelihood_task_is_scored_by_is_greedy(tmp_path):
     for doc_id, greedy in enumerate([True, False, True, "True", "False"]):
         sample = {"doc_id": doc_id, "doc": {"text": f"text {doc_id}"}, "target": " end",
                   "arguments": {"gen_args_0": {"arg_0": f"text {doc_id}", "arg_1": " end"}},
-                  "resps": [[["-1.5", str(greedy)]]], "filtered_resps": [["-1.5", greedy]], "filter": "none",
+                  "resps": [[["-1.5", greedy]]], "filtered_resps": [["-1.5", greedy]], "filter": "none",
                   "metrics": ["acc"], "acc": 1.0 if greedy in (True, "True") else 0.0}
         hl.with_hashes(sample)
         task.samples.append(sample)

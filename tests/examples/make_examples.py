@@ -694,9 +694,10 @@ def musr_log() -> harness_logs.Task:
     return harness_logs.scripted_choice_task(MUSR_TEAM, [i < MUSR_TEAM_CORRECT for i in range(250)])
 
 
-def drop_log(predictions=None, golds=None, until=("." ,)) -> harness_logs.Task:
+def drop_log(predictions=None, golds=None, until=("." ,), answer_fields=False) -> harness_logs.Task:
     return harness_logs.drop_task(predictions or [" 10", " Tom Brady", " 7", " 1,001,360"],
-                                  golds or [[["10"]], [["Tom Brady"]], [["7"], ["seven"]], [["1001360"]]], list(until))
+                                  golds or [[["10"]], [["Tom Brady"]], [["7"], ["seven"]], [["1001360"]]], list(until),
+                                  answer_fields)
 
 
 def samples_case(kind: str, name: str, description: str, tasks, results_edit=None, log_edit=None,
@@ -893,6 +894,36 @@ def sample_logs() -> None:
     c.expect("LB301", "results.json", '"drop": {')
     text = c.texts["results.json"]
     c.findings.append({"rule": "LB714", "file": "results.json", "line": line_after(text, '"task": "drop"', '"until"')})
+    c.close()
+
+    def rewrite_filtered(task, lines):
+        lines[0] = lines[0].replace('"filtered_resps": [" 10"]', '"filtered_resps": ["10"]')
+    c, logs = samples_case("negative", "LB719_filtered_response_edited",
+                           "A DROP sample's filtered_resps edited (its resps still say ' 10'); the 'none' filter takes "
+                           "each request's first response.", [drop_log()], log_edit=rewrite_filtered)
+    c.expect("LB301", "results.json", '"drop": {')
+    c.findings.append({"rule": "LB719", "file": logs["drop"], "line": 1})
+    c.close()
+
+    c, logs = samples_case("negative", "LB720_response_past_stop",
+                           "A DROP run whose stop sequence is ',' logs ' 1,001,360': the harness would have cut it "
+                           "at the comma.", [drop_log(until=(",",))])
+    c.expect("LB301", "results.json", '"drop": {')
+    c.findings.append({"rule": "LB720", "file": logs["drop"], "line": 4})
+    c.close()
+
+    def gold_to_prediction(task, lines):
+        sample = json.loads(lines[1])
+        sample["doc"]["answers"] = [["Tom Bradley"]]
+        sample["resps"], sample["filtered_resps"] = [[" Tom Bradley"]], [" Tom Bradley"]
+        lines[1] = json.dumps(harness_logs.with_hashes(sample), ensure_ascii=False)
+    c, logs = samples_case("negative", "LB721_drop_gold_edited",
+                           "A wrong DROP answer made right: doc.answers set to the prediction, doc hash recomputed; "
+                           "the doc's answer field still says Tom Brady.",
+                           [drop_log(answer_fields=True)], log_edit=gold_to_prediction)
+    c.expect("LB301", "results.json", '"drop": {')
+    c.findings.append({"rule": "LB721", "file": logs["drop"], "line": 2})
+    c.expect("LB704", "results.json", '"drop": "')
     c.close()
 
     # The spec's object_counting trap, from the other side: a run of an 18-choice variant ("1" to "18")

@@ -232,3 +232,41 @@ def split_size_evidence(ctx):
     Runs only with a profile: the check's, or the one given to
     `lbnorm audit` or `lbnorm survey`.
     """
+
+
+@rule("LB719", "filtered-response-mismatch", ERROR, runs=False)
+def filtered_response_mismatch(ctx):
+    """A sample's filtered_resps is not what its filter makes of its resps.
+
+    lm-eval's default filter, `none`, takes each request's first response:
+    filtered_resps[i] is resps[i][0]. Every score is computed from
+    filtered_resps, so one edited there changes the score while resps still
+    holds what the model answered.
+    """
+
+
+@rule("LB720", "response-past-stop", ERROR, runs=False)
+def response_past_stop(ctx):
+    """A logged generation holds one of its request's stop sequences (`until`).
+
+    lm-eval cuts every generation at the first occurrence of any stop
+    sequence, so no logged response holds one. One that does was edited, or
+    its stop sequences were (a DROP run's '.' stop rewritten to hide the
+    deep dive's decimal cuts), or the backend ignored them; in every case the
+    scores are not the task's.
+    """
+
+
+@rule("LB721", "drop-answers-unexplained", ERROR, runs=False)
+def drop_answers_unexplained(ctx):
+    """A DROP doc's gold answers (`doc.answers`) are not what its own answer fields give.
+
+    lm-eval's DROP task builds `answers` from the dataset's `answer` and
+    `validated_answers` (process_docs, get_answers: each parsed to its
+    number, spans or date, duplicates dropped), and the log keeps all three.
+    Golds edited to a model's predictions, with the doc hash recomputed,
+    rescore every sample as right; the answer fields still say otherwise.
+    A doc without those fields in a log whose other docs hold them is this
+    rule too. A log none of whose docs hold them (another dataset) is scored
+    against `doc.answers` as written.
+    """

@@ -6,6 +6,7 @@ from math import isfinite
 from typing import Any
 
 from .. import drop, drop_flags
+from ..drop_helpers import answers_of
 from ..model import DropAudit
 from ..sample_scoring import as_number, generation_until, is_drop_sample
 from .base import AuditUnit, Sample, audit_unit
@@ -16,7 +17,13 @@ MAX_UNTIL_VARIANTS = 10
 
 @audit_unit(order=40)
 class DropScoring(AuditUnit):
-    """Recomputes em/f1 (LB708, LB709); LB710-LB712 (W, D, L flags), LB713 ('.' stop), LB714 (stop mismatch)."""
+    """Recomputes em/f1 (LB708, LB709); LB710-LB712 (W, D, L flags), LB713 ('.' stop), LB714 (stop mismatch);
+    LB721: doc.answers is not what lm-eval's process_docs makes of the doc's own answer fields."""
+
+    def __init__(self, log):
+        super().__init__(log)
+        self.derived = 0  # docs whose answers were derived from their answer and validated_answers
+        self.underived: Sample | None = None  # the first doc without them
 
     def add(self, sample: Sample) -> None:
         data = sample.data
@@ -29,11 +36,27 @@ class DropScoring(AuditUnit):
             self.log.at_record("LB702", sample.record, ("doc", "answers") if golds is None else ("filtered_resps",),
                                "DROP needs doc.answers as lists of strings and filtered_resps[0] as a string")
             return
+        self._gold_source(sample, golds)
         report = self._report()
         score = drop_flags.score_sample(golds, prediction, self._until(report, data.get("arguments")))
         self._count(report, sample, prediction, golds, score)
         sample.recomputed["em"], sample.recomputed["f1"] = score.em, score.f1
         sample.recomputed_by = "the DROP scorer gives"
+
+    def _gold_source(self, sample: Sample, golds: list[drop.Gold]) -> None:
+        """lm-eval's DROP builds doc.answers from doc.answer and doc.validated_answers, which the log keeps (the
+        dataset's columns): golds edited to a model's predictions, with the doc hash recomputed, contradict them."""
+        derived = answers_of(sample.data["doc"])
+        if derived is None:
+            if self.underived is None:
+                self.underived = sample
+            return
+        self.derived += 1
+        if derived != golds:
+            self.log.at_record("LB721", sample.record, ("doc", "answers"), (
+                f"{self.spec.name} doc_id {sample.doc_id}: doc.answers is {_show_golds(golds)}, but the doc's answer "
+                f"and validated_answers give {_show_golds(derived)} (lm-eval's DROP process_docs): the gold "
+                "answers were edited"))
 
     def _until(self, report: DropAudit, arguments: Any) -> list[str]:
         """The sample's stop sequences (the config's when it logged none); a new variant is kept for LB714."""
@@ -92,6 +115,11 @@ class DropScoring(AuditUnit):
         report = self.summary.drop
         if report is None:
             return
+        if self.derived and self.underived is not None:  # taking the fields out of some docs would hide LB721
+            self.log.at_record("LB721", self.underived.record, ("doc",), (
+                f"{self.spec.name} doc_id {self.underived.doc_id}: the doc lacks answer and validated_answers in "
+                f"the dataset's shape, which {self.derived:,} other docs of this log hold: its doc.answers cannot "
+                "be traced to them"))
         task, n, f1_scored = self.spec.name, report.n, _mean(report.f1_recomputed_sum, report.n)
         if report.glued:
             doc_id, line = report.first["W"]
@@ -167,6 +195,11 @@ def drop_golds(answers: Any) -> list[drop.Gold] | None:
                 return None
         golds.append(tuple(answer))
     return golds
+
+
+def _show_golds(golds: list[drop.Gold]) -> str:
+    shown = repr([list(gold) for gold in golds[:4]])
+    return (shown if len(shown) <= 80 else shown[:77] + "...") + (" and more" if len(golds) > 4 else "")
 
 
 def _percent(count: int, total: int) -> str:

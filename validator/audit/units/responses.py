@@ -1,0 +1,105 @@
+"""Responses: what the model answered, against what was scored and where its generation had to stop.
+
+lm-eval logs each request's raw responses (`resps`) beside the filtered ones
+the metrics were computed from (`filtered_resps`). Every scorer of the audit
+reads `filtered_resps`, so an edit there alone changed the scores and left
+`resps` telling the truth. Two facts of the harness tie them:
+
+- The default filter, `none`, is `take_first`: filtered_resps[i] is
+  resps[i][0] (lm_eval/api/task.py builds it when a task declares no
+  filter_list; the harness's own tasks never name another pipeline `none`).
+- A generation is cut at the first occurrence of any of its request's stop
+  sequences (`until`; models/utils.py postprocess_generated_text, and the
+  HF backend's loop before it, 0.4.0 on): no logged generation holds one.
+  A response that does was edited, or came from a backend that ignored the
+  stops, and then the task's scores are not the task's either.
+
+Rules LB719 and LB720; a sample without `resps` as lm-eval writes them is
+LB702, since deleting them would switch both checks off.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..sample_scoring import generation_until, requests
+from .base import AuditUnit, Sample, audit_unit
+
+TAKE_FIRST = "none"  # the filter lm-eval applies when a task declares none
+
+
+@audit_unit(order=28)  # before the units that score filtered_resps
+class Responses(AuditUnit):
+    """LB719: filtered_resps is not what the `none` filter makes of resps; LB720: a generation runs past a stop."""
+
+    def add(self, sample: Sample) -> None:
+        resps = sample.data.get("resps")
+        if not _responses(resps):
+            self.log.at_record("LB702", sample.record, ("resps",), (
+                f"{self.spec.name}: resps must be a list of each request's responses (non-empty lists), as "
+                "lm-eval logs them: without them the scored filtered_resps cannot be verified"))
+            return
+        if sample.filter == TAKE_FIRST:
+            self._take_first(sample, resps)
+        until = generation_until(sample.data.get("arguments"))
+        if until is not None:
+            self._stops(sample, resps, until)
+
+    def _take_first(self, sample: Sample, resps: list) -> None:
+        filtered = sample.data.get("filtered_resps")
+        if type(filtered) is list and len(filtered) == len(resps):
+            for index, (value, responses) in enumerate(zip(filtered, resps)):
+                if value != responses[0]:
+                    self.log.at_record("LB719", sample.record, ("filtered_resps", index), (
+                        f"{self.spec.name}: filtered_resps[{index}] is {_short(value)}, but resps[{index}][0] is "
+                        f"{_short(responses[0])}; the sample's filter is 'none', which takes each request's first "
+                        "response, so what was scored is not what the model answered"))
+                    return
+            return
+        self.log.at_record("LB719", sample.record, ("filtered_resps",), (
+            f"{self.spec.name}: filtered_resps is no list of one value per request ({len(resps)} in resps); the "
+            "sample's filter is 'none', which takes each request's first response"))
+
+    def _stops(self, sample: Sample, resps: list, first_until: list[str]) -> None:
+        every_until = [first_until] if len(resps) == 1 else [_until_of(call) for call in
+                                                                 requests(sample.data.get("arguments"))]
+        for index, (responses, until) in enumerate(zip(resps, every_until)):
+            for position, text in enumerate(responses):
+                stop = _first_stop(text, until) if type(text) is str else None
+                if stop is not None:
+                    self.log.at_record("LB720", sample.record, ("resps", index, position), (
+                        f"{self.spec.name}: the response holds its request's stop sequence {stop!r} at character "
+                        f"{text.find(stop)}, but lm-eval cuts every generation at its first stop sequence: the "
+                        "response or the stop sequences were edited (or the backend ignored them, and the scores "
+                        "are not the task's)"))
+                    return
+
+
+def _responses(resps: Any) -> bool:
+    """resps as lm-eval logs them: one non-empty list of responses per request."""
+    if type(resps) is not list or not resps:
+        return False
+    for responses in resps:  # a loop, not all(<generator>): this runs once per sample
+        if type(responses) is not list or not responses:
+            return False
+    return True
+
+
+def _until_of(call: list) -> list[str]:
+    settings = call[1] if len(call) > 1 else None
+    until = settings.get("until") if isinstance(settings, dict) else None
+    if isinstance(until, str):
+        return [until]
+    return [stop for stop in until if isinstance(stop, str)] if isinstance(until, list) else []
+
+
+def _first_stop(text: str, until: list[str]) -> str | None:
+    for stop in until:
+        if stop and stop in text:  # lm-eval passes over an empty stop (a seq2seq model's empty EOS)
+            return stop
+    return None
+
+
+def _short(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
