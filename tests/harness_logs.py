@@ -81,6 +81,7 @@ def choice_task(name: str, docs: int, seed: int = 1, delimiter: str = " ") -> Ta
     """A multiple-choice task scored from log-likelihoods, with acc and acc_norm per sample."""
     rng = random.Random(seed)
     config = {"task": name, "output_type": "multiple_choice", "target_delimiter": delimiter,
+              "doc_to_target": "label", "doc_to_choice": "choices",
               "metric_list": [{"metric": "acc", "aggregation": "mean"}, {"metric": "acc_norm", "aggregation": "mean"}]}
     task = Task(name, config)
     for doc_id in range(docs):
@@ -106,6 +107,7 @@ def scripted_choice_task(name: str, correct: list[bool], choices: tuple[str, ...
                          metrics: tuple[str, ...] = ("acc_norm",)) -> Task:
     """A multiple-choice task whose acc and acc_norm are 1 exactly where `correct` says (the model picks gold or the next)."""
     config = {"task": name, "output_type": "multiple_choice", "target_delimiter": " ",
+              "doc_to_target": "answer_index", "doc_to_choice": "{{choices}}",
               "metric_list": [{"metric": m, "aggregation": "mean", "higher_is_better": True} for m in metrics]}
     task = Task(name, config)
     for doc_id, right in enumerate(correct):

@@ -926,6 +926,14 @@ def sample_logs() -> None:
     c.expect("LB704", "results.json", '"drop": "')
     c.close()
 
+    def longer_choice(task, lines):
+        lines[0] = lines[0].replace('"arg_1": " Carol"', '"arg_1": " Carol and Dave"')
+    c, logs = samples_case("negative", "LB722_choice_text_edited",
+                           "A choice's continuation rewritten in the log (no hash covers it); the doc's choices and "
+                           "the config's doc_to_choice still say ' Carol'.", [musr_log()], log_edit=longer_choice)
+    c.findings.append({"rule": "LB722", "file": logs[MUSR_TEAM], "line": 1})
+    c.close()
+
     # The spec's object_counting trap, from the other side: a run of an 18-choice variant ("1" to "18")
     # under the leaderboard's 19; pythia's 0.072 = 18/250 is what its log aggregates to.
     counting = "leaderboard_bbh_object_counting"

@@ -270,3 +270,20 @@ def drop_answers_unexplained(ctx):
     rule too. A log none of whose docs hold them (another dataset) is scored
     against `doc.answers` as written.
     """
+
+
+@rule("LB722", "doc-template-mismatch", ERROR, runs=False)
+def doc_template_mismatch(ctx):
+    """A sample's target, or a choice's continuation, is not what the task's config makes of its doc.
+
+    lm-eval logs the doc beside what it built from it: `target` is the
+    config's `doc_to_target` applied to the doc, and each multiple-choice
+    request continues with `target_delimiter` + a choice of `doc_to_choice`.
+    A target moved to the model's pick, a gold choice's text lengthened until
+    acc_norm prefers it, or a choice taken out, agrees with every score and
+    hash recomputed after the edit; the doc still says otherwise. Only the
+    template shapes the leaderboards' tasks use are evaluated (a field name,
+    `{{ a.b }}`, `{{ a.b.index(c) }}`, a literal); others are noted. A config
+    edited together with the docs is another task, which only a profile can
+    name.
+    """

@@ -33,28 +33,27 @@ class Responses(AuditUnit):
     """LB719: filtered_resps is not what the `none` filter makes of resps; LB720: a generation runs past a stop."""
 
     def add(self, sample: Sample) -> None:
-        resps = sample.data.get("resps")
-        if not _responses(resps):
+        firsts = _first_responses(sample.data.get("resps"))
+        if firsts is None:
             self.log.at_record("LB702", sample.record, ("resps",), (
                 f"{self.spec.name}: resps must be a list of each request's responses (non-empty lists), as "
                 "lm-eval logs them: without them the scored filtered_resps cannot be verified"))
             return
-        if sample.filter == TAKE_FIRST:
-            self._take_first(sample, resps)
+        if sample.filter == TAKE_FIRST and sample.data.get("filtered_resps") != firsts:
+            self._take_first(sample, sample.data["resps"])
         until = generation_until(sample.data.get("arguments"))
         if until is not None:
-            self._stops(sample, resps, until)
+            self._stops(sample, sample.data["resps"], until)
 
     def _take_first(self, sample: Sample, resps: list) -> None:
+        """filtered_resps differs from each request's first response: say where."""
         filtered = sample.data.get("filtered_resps")
         if type(filtered) is list and len(filtered) == len(resps):
-            for index, (value, responses) in enumerate(zip(filtered, resps)):
-                if value != responses[0]:
-                    self.log.at_record("LB719", sample.record, ("filtered_resps", index), (
-                        f"{self.spec.name}: filtered_resps[{index}] is {_short(value)}, but resps[{index}][0] is "
-                        f"{_short(responses[0])}; the sample's filter is 'none', which takes each request's first "
-                        "response, so what was scored is not what the model answered"))
-                    return
+            index = next(i for i, (value, responses) in enumerate(zip(filtered, resps)) if value != responses[0])
+            self.log.at_record("LB719", sample.record, ("filtered_resps", index), (
+                f"{self.spec.name}: filtered_resps[{index}] is {_short(filtered[index])}, but resps[{index}][0] is "
+                f"{_short(resps[index][0])}; the sample's filter is 'none', which takes each request's first "
+                "response, so what was scored is not what the model answered"))
             return
         self.log.at_record("LB719", sample.record, ("filtered_resps",), (
             f"{self.spec.name}: filtered_resps is no list of one value per request ({len(resps)} in resps); the "
@@ -75,14 +74,16 @@ class Responses(AuditUnit):
                     return
 
 
-def _responses(resps: Any) -> bool:
-    """resps as lm-eval logs them: one non-empty list of responses per request."""
+def _first_responses(resps: Any) -> list | None:
+    """Each request's first response, when resps is what lm-eval logs: one non-empty list per request."""
     if type(resps) is not list or not resps:
-        return False
-    for responses in resps:  # a loop, not all(<generator>): this runs once per sample
+        return None
+    firsts = []
+    for responses in resps:  # a loop, not a comprehension over all(): this runs once per sample
         if type(responses) is not list or not responses:
-            return False
-    return True
+            return None
+        firsts.append(responses[0])
+    return firsts
 
 
 def _until_of(call: list) -> list[str]:

@@ -1,0 +1,108 @@
+"""Targets and choices: each sample's `target` and choice continuations against what its config makes of its doc.
+
+lm-eval logs the doc beside what it built from it: `target` is the config's
+`doc_to_target` applied to the doc, and a multiple-choice request's
+continuation is `target_delimiter` + each choice of `doc_to_choice`
+(lm_eval/api/task.py). A target moved to the model's pick, or a gold choice's
+continuation lengthened until acc_norm prefers it, agrees with every score
+and hash recomputed after the edit; the doc still says otherwise.
+
+Only the template shapes the leaderboards' tasks use are evaluated
+(core/doc_templates.py): a doc field's name, `{{ field.path }}`,
+`{{ list.index(field) }}`, a literal number or list. Any other template (a
+Jinja filter, a Python function) is noted and not traced. The config is
+the submitter's too: edited with the doc to agree, it is a different task,
+which only a maintainer's reference (a profile) can name.
+Rule LB722.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
+from ..sample_scoring import requests
+from .base import AuditUnit, Sample, audit_unit
+
+
+@audit_unit(order=15)
+class DocTemplates(AuditUnit):
+    """LB722: a sample's target or a choice's continuation is not what the config's templates give for its doc."""
+
+    def __init__(self, log):
+        super().__init__(log)
+        config = self.spec.config
+        self.target = Template.of(config.get("doc_to_target"))
+        self.choices = Template.of(config.get("doc_to_choice")) if config.get("doc_to_choice") is not None else None
+        self.has_choices = config.get("doc_to_choice") is not None
+        self.delimiter = self.spec.target_delimiter
+        self.multiple_choice = self.spec.output_type == "multiple_choice"
+        if config.get("use_prompt"):  # a promptsource template replaces both
+            self.target = self.choices = None
+
+    def sees_samples(self) -> bool:
+        config = self.spec.config
+        untraced = [name for name, template in (("doc_to_target", self.target), ("doc_to_choice", self.choices))
+                    if config.get(name) is not None and template is None]
+        if untraced:
+            self.summary.notes.append(f"{' and '.join(untraced)} of the config: no template shape lbnorm evaluates "
+                                      "(it is not run), so the log is not traced to its docs there")
+        return self.target is not None or (self.multiple_choice and self.choices is not None)
+
+    def add(self, sample: Sample) -> None:
+        doc = sample.data.get("doc")
+        if not isinstance(doc, dict):
+            return  # the record's shape is LB702's
+        if self.target is not None:
+            self._target(sample, doc)
+        if self.multiple_choice and self.choices is not None:
+            self._choices(sample, doc)
+
+    def _target(self, sample: Sample, doc: dict) -> None:
+        expected = target_of(self.target, doc, self.has_choices)
+        if expected is UNTRACEABLE:
+            return
+        logged = sample.data.get("target")
+        if expected is None or str(logged) != str(expected):
+            gives = "does not give a target for it" if expected is None else f"gives {_short(expected)}"
+            self._find(sample, ("target",), f"target is {_short(logged)}, but the config's doc_to_target "
+                       f"{_short(self.target.text)} {gives} (its doc)")
+
+    def _choices(self, sample: Sample, doc: dict) -> None:
+        choices = choices_of(self.choices, doc)
+        if choices is UNTRACEABLE:
+            return
+        calls = requests(sample.data.get("arguments"))
+        if choices is None:
+            self._find(sample, ("doc",), f"the config's doc_to_choice {_short(self.choices.text)} gives no list of "
+                       "choices for its doc")
+            return
+        if _multiple_input(calls):
+            return  # winogrande's shape: the choices are in the contexts, every continuation is the target
+        continuations = [self.delimiter + str(choice) for choice in choices]
+        # acc_mutual_info adds one request without context per choice, after the conditional ones
+        expected = continuations * 2 if len(calls) == 2 * len(choices) and choices else continuations
+        if len(calls) != len(expected):
+            self._find(sample, ("arguments",), f"{len(calls)} requests are logged, but the config's doc_to_choice "
+                       f"gives {len(choices)} choices for its doc: a choice was added or taken out")
+            return
+        for index, (call, continuation) in enumerate(zip(calls, expected)):
+            logged = call[1] if len(call) > 1 else None
+            if logged != continuation:
+                self._find(sample, ("arguments",), f"request {index} continues with {_short(logged)}, but the "
+                           f"config's doc_to_choice gives {_short(continuation)} for its doc")
+                return
+
+    def _find(self, sample: Sample, path: tuple, message: str) -> None:
+        self.log.at_record("LB722", sample.record, path, f"{self.spec.name} doc_id {sample.doc_id}: {message}; "
+                           "the log was edited after the run, or its config was")
+
+
+def _multiple_input(calls: list[list]) -> bool:
+    return len(calls) > 1 and all(len(call) > 1 for call in calls) and len({str(call[1]) for call in calls}) == 1 \
+        and len({str(call[0]) for call in calls}) > 1
+
+
+def _short(value: Any) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."

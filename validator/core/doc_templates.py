@@ -1,0 +1,151 @@
+"""lm-eval's doc_to_target and doc_to_choice, for the template shapes the leaderboards' tasks use.
+
+lm-eval renders a task's templates with Jinja (lm_eval/api/task.py,
+utils.apply_template). The audit cannot run a submitter's Jinja (a template
+is code, and can loop or allocate without bound), so it evaluates the shapes
+that cover the leaderboards' tasks, exactly as Jinja would, and leaves every
+other one untraced:
+
+- a name: the doc's field of that name (lm-eval's `in self.features`); a
+  name the doc lacks is a template without braces, which renders as itself;
+- `{{ a.b.c }}`: a path of fields (Jinja looks up `a.b` as `a["b"]` for a
+  dict); a missing field renders as the empty string;
+- `{{ a.b.index(c) }}`: a list's index of a value (ARC's
+  `{{choices.label.index(answerKey)}}`);
+- a number (doc_to_target), a list or a mapping (doc_to_choice).
+
+Then as lm-eval: a rendered target of digits is a number when the task has
+choices, and rendered choices are read with ast.literal_eval. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+UNTRACEABLE = object()  # what a template gives when lbnorm cannot say (another shape, a list target, ...)
+MAX_LITERAL = 64 * 1024  # characters of a rendered list read with literal_eval (a submitter's doc)
+
+_NAME = r"[A-Za-z_]\w*"
+_PATH = rf"{_NAME}(?:\.{_NAME})*"
+_BARE = re.compile(rf"^{_NAME}$")
+_FIELDS = re.compile(rf"^\{{\{{\s*({_PATH})\s*\}}\}}$")
+_INDEX = re.compile(rf"^\{{\{{\s*({_PATH})\.index\(\s*({_PATH})\s*\)\s*\}}\}}$")
+_DICT_METHODS = frozenset(dir(dict))  # Jinja's a.b is getattr first: a dict's own methods are not its keys
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Template:
+    kind: str  # "value", "name", "fields", "index"
+    text: Any  # the config's value, as written
+    parts: tuple = ()
+
+    @classmethod
+    def of(cls, value: Any) -> Template | None:
+        """The template in a config's doc_to_target or doc_to_choice; None for a shape lbnorm does not evaluate."""
+        if isinstance(value, bool) or value is None:
+            return None
+        if isinstance(value, (int, list, dict)):
+            return cls("value", value)
+        if not isinstance(value, str):
+            return None
+        if _BARE.match(value):
+            return cls("name", value, (value,))
+        if match := _FIELDS.match(value):
+            return cls("fields", value, (tuple(match[1].split(".")),))
+        if match := _INDEX.match(value):
+            return cls("index", value, (tuple(match[1].split(".")), tuple(match[2].split("."))))
+        return None
+
+
+def target_of(template: Template, doc: dict, has_choices: bool) -> Any:
+    """What lm-eval's doc_to_target gives for `doc`: a value, None (the harness would have failed on this doc),
+    or UNTRACEABLE."""
+    if template.kind == "value":
+        return template.text if isinstance(template.text, int) else UNTRACEABLE
+    if template.kind == "name":
+        name = template.text
+        return doc[name] if name in doc else _typed(name, has_choices)
+    if template.kind == "fields":
+        value = _lookup(doc, template.parts[0])
+        return UNTRACEABLE if value is UNTRACEABLE else _typed(_render(value), has_choices)
+    listed, item = _lookup(doc, template.parts[0]), _lookup(doc, template.parts[1])
+    if listed is UNTRACEABLE or item is UNTRACEABLE:
+        return UNTRACEABLE
+    if not isinstance(listed, (list, str)) or item is _MISSING or listed is _MISSING:
+        return None
+    try:
+        position = listed.index(item)
+    except (ValueError, TypeError):
+        return None
+    return _typed(str(position), has_choices)
+
+
+def choices_of(template: Template, doc: dict) -> list | None | Any:
+    """What lm-eval's doc_to_choice gives for `doc`: a list, None (the harness would have failed), or
+    UNTRACEABLE."""
+    if template.kind == "value":
+        choices = template.text
+        return list(choices.values()) if isinstance(choices, dict) else choices if isinstance(choices, list) \
+            else UNTRACEABLE
+    if template.kind == "name":
+        if template.text not in doc:
+            return None  # literal_eval of a bare name fails
+        value = doc[template.text]
+        return value if _plain_list(value) else UNTRACEABLE
+    if template.kind == "fields":
+        value = _lookup(doc, template.parts[0])
+        if value is UNTRACEABLE:
+            return UNTRACEABLE
+        if _plain_list(value):
+            return value  # rendered as its repr and read back with literal_eval: the same list
+        if not isinstance(value, str):
+            return None if value is _MISSING else UNTRACEABLE
+        read = _literal_list(value) if len(value) <= MAX_LITERAL else UNTRACEABLE
+        return read if read is UNTRACEABLE else (list(read) if read is not None else None)
+    return UNTRACEABLE
+
+
+def _lookup(doc: dict, path: tuple[str, ...]) -> Any:
+    """Jinja's a.b.c on JSON values: _MISSING when a field is absent, UNTRACEABLE where Jinja would find an
+    attribute of the value instead (a dict's own methods, a string's)."""
+    value: Any = doc
+    for part in path:
+        if not isinstance(value, dict) or part in _DICT_METHODS:
+            return UNTRACEABLE if value is not _MISSING else _MISSING
+        value = value.get(part, _MISSING)
+    return value
+
+
+def _render(value: Any) -> str:
+    """A value as Jinja prints it: a missing one as the empty string, the others with str()."""
+    return "" if value is _MISSING else value if isinstance(value, str) else str(value)
+
+
+def _typed(rendered: str, has_choices: bool) -> Any:
+    """lm-eval: a rendered target of digits is a number for a task with choices; a rendered list is a list."""
+    if rendered.isdigit():
+        return int(rendered) if rendered.isascii() and has_choices else rendered if rendered.isascii() else UNTRACEABLE
+    if len(rendered) >= 2 and rendered[0] == "[" and rendered[-1] == "]":
+        return UNTRACEABLE  # several targets: not traced
+    return rendered
+
+
+def _plain_list(value: Any) -> bool:
+    return isinstance(value, list) and all(type(item) in (str, int, float) for item in value)
+
+
+@functools.lru_cache(maxsize=4096)  # MuSR keeps its choices as a string; every model meets the same docs
+def _literal_list(text: str) -> tuple | None:
+    """ast.literal_eval of a rendered list of choices; None when it is none (the harness would have failed)."""
+    try:
+        value = ast.literal_eval(text)
+    except Exception:  # noqa: BLE001 - a submitter's string: any failure is "no list", never a crash
+        return None
+    if isinstance(value, (list, tuple)) and all(type(item) in (str, int, float) for item in value):
+        return tuple(value)
+    return UNTRACEABLE if isinstance(value, (list, tuple)) else None
