@@ -275,3 +275,22 @@ def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_its_whole_n_samples(tmp_pa
     code, output = invoke("check", "--output-format", "json", path.name, cwd=tmp_path, stdout_only=True)
     found = [f["json_path"] for f in json.loads(output)["findings"] if f["rule"] == "LB506"]
     assert found == ([where] if where else []) and code == (1 if where else 0)
+
+
+@pytest.mark.parametrize("n_shot, config, disagrees", [
+    (5, {"num_fewshot": 5}, False),
+    (0, {"num_fewshot": 5}, True),                                   # n-shot rewritten to a leaderboard's 0-shot
+    (5.0, {"num_fewshot": 5}, False),
+    ("5", {"num_fewshot": 5}, False),                                # lm-eval writes ints; a string equal in value
+    (True, {"num_fewshot": 1}, True),                                # a bool is no count
+    (3, {"num_fewshot": 0, "metadata": {"num_fewshot": 3}}, False),  # 0.4.3-0.4.9 write metadata's when it is 0
+    (0, {"num_fewshot": 0, "metadata": {"num_fewshot": 3}}, False),  # 0.4.13 writes num_fewshot itself
+    (None, {"num_fewshot": None}, False),                            # no count configured: written as null
+    (0, {"num_fewshot": None}, False),                               # ... or as 0
+    (5, {"num_fewshot": None}, True),
+    (None, {"num_fewshot": 5}, True),
+])
+def test_n_shot_is_what_lm_eval_writes_from_the_config(n_shot, config, disagrees):
+    from validator.core.conditions import fewshot_disagrees
+
+    assert fewshot_disagrees(n_shot, config) is disagrees

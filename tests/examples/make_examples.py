@@ -934,6 +934,15 @@ def sample_logs() -> None:
     c.findings.append({"rule": "LB722", "file": logs[MUSR_TEAM], "line": 1})
     c.close()
 
+    def three_shot(doc):
+        doc["configs"][MUSR_TEAM]["num_fewshot"] = 3  # what ran; n-shot still says the leaderboard's 0
+    c, logs = samples_case("negative", "LB723_n_shot_rewritten",
+                           "The task ran 3-shot (its config says so), but n-shot says 0, the leaderboard's setting, "
+                           "which is where check reads it.", [musr_log()], results_edit=three_shot)
+    c.findings.append({"rule": "LB723", "file": "results.json",
+                       "line": line_after(c.texts["results.json"], '"n-shot"', f'"{MUSR_TEAM}": 0')})
+    c.close()
+
     # The spec's object_counting trap, from the other side: a run of an 18-choice variant ("1" to "18")
     # under the leaderboard's 19; pythia's 0.072 = 18/250 is what its log aggregates to.
     counting = "leaderboard_bbh_object_counting"

@@ -287,3 +287,17 @@ def doc_template_mismatch(ctx):
     edited together with the docs is another task, which only a profile can
     name.
     """
+
+
+@rule("LB723", "run-config-conflict", ERROR, runs=False)
+def run_config_conflict(ctx):
+    """A logged task's `n-shot` or `versions` entry disagrees with its own config in the same file.
+
+    lm-eval writes `n-shot.<task>` from `configs.<task>.num_fewshot` (0.4.3
+    to 0.4.9: `metadata.num_fewshot` when that is 0) and `versions.<task>`
+    from `configs.<task>.metadata.version`, in the same run. The few-shot
+    count and the version are what leaderboards gate on, and `check` reads
+    them from `n-shot` and `versions`; a file where the two places differ
+    was edited. (`check` reports a version's conflict for a profile's tasks
+    as LB508 too.)
+    """

@@ -42,6 +42,10 @@ class TaskSpec:
     # lm-eval 0.4.5 or later wrote it (lm_eval_version, written from 0.4.9 on).
     n_samples_table: dict | None = None
     per_task_fractions: bool = False
+    # What the file writes of this task's run besides its config (MISSING when it writes nothing): n-shot.<task>
+    # and versions.<task>, which lm-eval writes from the config in the same run.
+    n_shot: Any = None
+    listed_version: Any = None
 
     @classmethod
     def from_results(cls, data: dict, task: str) -> "TaskSpec":
@@ -66,7 +70,8 @@ class TaskSpec:
         return cls(task, entry if isinstance(entry, dict) else {}, config if isinstance(config, dict) else {},
                    _count(counts.get("effective")), _count(counts.get("original")),
                    task_hash if isinstance(task_hash, str) and task_hash else None, limit,
-                   _malformed_counts(written, counted), n_samples, per_task)
+                   _malformed_counts(written, counted), n_samples, per_task,
+                   table("n-shot").get(task, MISSING), table("versions").get(task, MISSING))
 
     def fractional_limit(self) -> bool:
         return _is_fraction(self.limit)

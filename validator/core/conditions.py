@@ -192,12 +192,32 @@ def _version_conflicts(results: HarnessResults, present) -> list[Caveat]:
     for _bench, _task, entry in present:
         if entry.key in results.versions and entry.key in results.config_versions:
             listed, declared = results.versions[entry.key], results.config_versions[entry.key]
-            if _number(listed) is None or _number(listed) != _number(declared):
+            if versions_disagree(listed, declared):
                 caveats.append(Caveat("LB508", ("versions", entry.key),
                                       f"versions.{entry.key} is {listed!r} but configs.{entry.key}.metadata.version "
                                       f"is {declared!r}; lm-eval writes both from the same task, so the file "
                                       "was edited: the task version cannot be trusted"))
     return caveats
+
+
+def versions_disagree(listed: Any, declared: Any) -> bool:
+    """`versions.<task>` against configs.<task>.metadata.version: lm-eval writes both from the same task."""
+    return _number(listed) is None or _number(listed) != _number(declared)
+
+
+def fewshot_disagrees(n_shot: Any, config: dict) -> bool:
+    """`n-shot.<task>` against configs.<task>.num_fewshot, which lm-eval writes it from in the same run.
+
+    0.4.3 to 0.4.9 write metadata.num_fewshot instead when num_fewshot is 0 (a task that documents the shots
+    its chat variant was meant for); a num_fewshot of none was written as 0 or null.
+    """
+    declared = config.get("num_fewshot")
+    allowed = [declared]
+    if declared is None or _number(declared) == 0:
+        metadata = config.get("metadata")
+        allowed += [0, None, metadata.get("num_fewshot", 0) if isinstance(metadata, dict) else 0]
+    return not any(n_shot is None if value is None else _number(n_shot) is not None and
+                   _number(n_shot) == _number(value) for value in allowed)
 
 
 def _other_harness(profile: Profile, results: HarnessResults) -> list[Caveat]:
