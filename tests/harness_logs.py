@@ -147,30 +147,51 @@ def ifeval_task(outcomes: list[list[bool]]) -> Task:
 
 
 GSM8K_FILTERS = ("strict-match", "flexible-extract")
+# lm-eval's tasks/gsm8k/gsm8k.yaml (0.4.0 to 0.4.13): exact_match's options and the two filters
+GSM8K_EXACT_MATCH = {"metric": "exact_match", "aggregation": "mean", "higher_is_better": True, "ignore_case": True,
+                     "ignore_punctuation": False, "regexes_to_ignore": [",", "\\$", "(?s).*#### ", "\\.$"]}
+GSM8K_FILTER_LIST = [
+    {"name": "strict-match", "filter": [{"function": "regex", "regex_pattern": "#### (\\-?[0-9\\.\\,]+)"},
+                                        {"function": "take_first"}]},
+    {"name": "flexible-extract", "filter": [{"function": "regex", "group_select": -1,
+                                             "regex_pattern": "(-?[$0-9.,]{2,})|(-?[0-9]+)"},
+                                            {"function": "take_first"}]}]
+
+
+def gsm8k_answer(doc_id: int, strict: bool, flexible: bool) -> tuple[str, str, str]:
+    """A generation that strict-match and flexible-extract score as asked; (response, strict's, flexible's)."""
+    wrong = doc_id + 1000
+    return {(True, True): (f" So #### {doc_id}", str(doc_id), str(doc_id)),
+            (True, False): (f" So #### {doc_id}, or maybe {wrong}", f"{doc_id},", str(wrong)),
+            (False, True): (f" The answer is {doc_id}", "[invalid]", str(doc_id)),
+            (False, False): (f" The answer is {wrong}", "[invalid]", str(wrong))}[strict, flexible]
 
 
 def two_filter_task(correct: dict[str, list[bool]], ranks: int = 1, named: bool = True) -> Task:
-    """gsm8k's shape: one generation per doc, exact_match under two filters, in the order lm-eval logs it.
+    """gsm8k's shape: one generation per doc, exact_match under its two filters, in the order lm-eval logs it.
 
     Each rank logs its documents (doc_id % ranks == rank) filter by filter, and a multi-GPU run joins the
     ranks' logs one after the other (lm_eval/evaluator.py). `named`: each sample says its `filter` and
-    `metrics` (0.4.7 on); else neither (0.4.0-0.4.6). `correct[filter][doc_id]` is that filter's score.
+    `metrics` (0.4.7 on); else neither (0.4.0-0.4.6). `correct[filter][doc_id]` is that filter's score,
+    and the generation is one the harness's regexes score so.
     """
     filters = list(correct)
+    assert filters == list(GSM8K_FILTERS)
     config = {"task": "gsm8k", "output_type": "generate_until", "generation_kwargs": {"until": ["Question:"]},
-              "metric_list": [{"metric": "exact_match", "aggregation": "mean", "higher_is_better": True}],
-              "filter_list": [{"name": name, "filter": [{"function": "take_first"}]} for name in filters]}
+              "doc_to_target": "{{answer}}", "metric_list": [GSM8K_EXACT_MATCH], "filter_list": GSM8K_FILTER_LIST}
     task = Task("gsm8k", config)
     docs = len(correct[filters[0]])
     for rank in range(ranks):
         for name in filters:
             for doc_id in range(rank, docs, ranks):
                 question = f"Natalia sold {doc_id} clips. How many?"
+                response, strict, flexible = gsm8k_answer(doc_id, correct[filters[0]][doc_id],
+                                                          correct[filters[1]][doc_id])
                 sample = {"doc_id": doc_id, "doc": {"question": question, "answer": f"#### {doc_id}"},
                           "target": f"#### {doc_id}",
                           "arguments": {"gen_args_0": {"arg_0": f"Question: {question}\nAnswer:",
                                                        "arg_1": {"until": ["Question:"]}}},
-                          "resps": [[f" The answer is {doc_id}."]], "filtered_resps": [str(doc_id)]}
+                          "resps": [[response]], "filtered_resps": [strict if name == filters[0] else flexible]}
                 if named:
                     sample.update({"filter": name, "metrics": ["exact_match"]})
                 with_hashes(sample)

@@ -749,6 +749,32 @@ def test_a_two_filter_log_of_any_rank_count_is_read_filter_by_filter(tmp_path, r
     assert task.filters == {"strict-match": 7, "flexible-extract": 7}
 
 
+def _edit_gsm8k_sample(paths, task, index: int, **fields) -> int:
+    """Rewrite one sample of the gsm8k log in place (hashes untouched: none covers these fields); its line."""
+    lines = paths["gsm8k"].read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[index] = json.dumps({**task.samples[index], **fields}, ensure_ascii=False) + "\n"
+    paths["gsm8k"].write_text("".join(lines), encoding="utf-8")
+    return index + 1
+
+
+@pytest.mark.parametrize("named", [True, False])
+def test_a_gsm8k_answer_flipped_to_right_is_rescored(tmp_path, named):
+    """An outside tester's plant: strict-match's exact_match 0 -> 1 with the aggregate recomputed passed; lm-eval
+    scores it from the filtered answer and the target ("[invalid]" against 1 here), so it is LB708 now."""
+    task, paths = gsm8k_run(tmp_path, 1, named)
+    line = _edit_gsm8k_sample(paths, task, 1, exact_match=1.0)
+    assert ("LB708", paths["gsm8k"].name, line) in rules(audit(tmp_path, paths["results"]))
+
+
+def test_a_filtered_answer_that_is_not_its_filters_is_lb719(tmp_path):
+    """strict-match's filtered answer replaced by flexible-extract's (so exact_match 1 follows from it): the
+    harness's regex makes "[invalid]" of " The answer is 1"."""
+    task, paths = gsm8k_run(tmp_path, 1, named=True)
+    line = _edit_gsm8k_sample(paths, task, 1, filtered_resps=["1"], exact_match=1.0)
+    found = rules(audit(tmp_path, paths["results"]))
+    assert ("LB719", paths["gsm8k"].name, line) in found and ("LB708", paths["gsm8k"].name, line) not in found
+
+
 @pytest.mark.parametrize("ranks", [1, 2])
 def test_a_sample_missing_from_one_filter_of_an_unnamed_log_is_still_missing(tmp_path, ranks):
     """Rank 0's flexible-extract sample of doc 0 deleted: the doc's one sample counts for the first filter,

@@ -104,7 +104,10 @@ def sample_score_mismatch(ctx):
     log-likelihoods (acc_norm divides by the character length of the choice
     without the target delimiter). DROP-style tasks (em and f1 with
     doc.answers): EM and F1 are recomputed with the harness's algorithm,
-    gold from doc["answers"], never `target`. Tolerance 1e-9.
+    gold from doc["answers"], never `target`. A generated answer's
+    exact_match (GSM8K) is recomputed from filtered_resps[0] and `target`
+    with the config's options, when they are the harness's own patterns.
+    Tolerance 1e-9.
     """
 
 
@@ -239,9 +242,11 @@ def filtered_response_mismatch(ctx):
     """A sample's filtered_resps is not what its filter makes of its resps.
 
     lm-eval's default filter, `none`, takes each request's first response:
-    filtered_resps[i] is resps[i][0]. Every score is computed from
-    filtered_resps, so one edited there changes the score while resps still
-    holds what the model answered.
+    filtered_resps[i] is resps[i][0]. A regex filter followed by take_first
+    with a pattern the harness ships (GSM8K's strict-match and
+    flexible-extract) is re-applied the same way; other pipelines are not.
+    Every score is computed from filtered_resps, so one edited there changes
+    the score while resps still holds what the model answered.
     """
 
 

@@ -8,6 +8,9 @@ reads `filtered_resps`, so an edit there alone changed the scores and left
 - The default filter, `none`, is `take_first`: filtered_resps[i] is
   resps[i][0] (lm_eval/api/task.py builds it when a task declares no
   filter_list; the harness's own tasks never name another pipeline `none`).
+  A [regex, take_first] filter with a pattern the harness ships (GSM8K's
+  strict-match and flexible-extract, core/exact_match.py) is re-applied
+  too; other pipelines are not.
 - A generation is cut at the first occurrence of any of its request's stop
   sequences (`until`; models/utils.py postprocess_generated_text, and the
   HF backend's loop before it, 0.4.0 on): no logged generation holds one.
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.exact_match import apply_regex_filter, regex_filter_of
 from ..sample_scoring import generation_until, requests
 from .base import AuditUnit, Sample, audit_unit
 
@@ -30,7 +34,11 @@ TAKE_FIRST = "none"  # the filter lm-eval applies when a task declares none
 
 @audit_unit(order=28)  # before the units that score filtered_resps
 class Responses(AuditUnit):
-    """LB719: filtered_resps is not what the `none` filter makes of resps; LB720: a generation runs past a stop."""
+    """LB719: filtered_resps is not what the sample's filter makes of resps; LB720: a generation runs past a stop."""
+
+    def __init__(self, log):
+        super().__init__(log)
+        self.pipelines: dict[str, tuple | None] = {}  # filter name -> its regex filter, when lbnorm re-applies it
 
     def add(self, sample: Sample) -> None:
         firsts = _first_responses(sample.data.get("resps"))
@@ -39,11 +47,34 @@ class Responses(AuditUnit):
                 f"{self.spec.name}: resps must be a list of each request's responses (non-empty lists), as "
                 "lm-eval logs them: without them the scored filtered_resps cannot be verified"))
             return
-        if sample.filter == TAKE_FIRST and sample.data.get("filtered_resps") != firsts:
-            self._take_first(sample, sample.data["resps"])
+        if sample.filter == TAKE_FIRST:
+            if sample.data.get("filtered_resps") != firsts:
+                self._take_first(sample, sample.data["resps"])
+        else:
+            self._regex(sample, firsts)
         until = generation_until(sample.data.get("arguments"))
         if until is not None:
             self._stops(sample, sample.data["resps"], until)
+
+    def _regex(self, sample: Sample, firsts: list) -> None:
+        """A [regex, take_first] filter with a harness pattern (GSM8K's strict-match, flexible-extract)."""
+        if sample.filter not in self.pipelines:
+            steps = next((entry.get("filter") for entry in _list(self.spec.config.get("filter_list"))
+                          if isinstance(entry, dict) and entry.get("name") == sample.filter), None)
+            self.pipelines[sample.filter] = regex_filter_of(steps)
+        pipeline = self.pipelines[sample.filter]
+        if pipeline is None:
+            return  # another pipeline: not re-applied (docs/audit.md says which are)
+        expected = [apply_regex_filter(first, *pipeline) for first in firsts]
+        filtered = sample.data.get("filtered_resps")
+        if filtered != expected:
+            index = next((i for i, value in enumerate(expected)
+                          if type(filtered) is not list or i >= len(filtered) or filtered[i] != value), 0)
+            shown = _short(filtered[index]) if type(filtered) is list and index < len(filtered) else "missing"
+            self.log.at_record("LB719", sample.record, ("filtered_resps", index), (
+                f"{self.spec.name}: filtered_resps[{index}] is {shown}, but the filter {sample.filter!r} (the "
+                f"config's regex {pipeline[0].pattern!r}, then take_first) makes {_short(expected[index])} of "
+                f"resps[{index}][0]: what was scored is not what the model answered"))
 
     def _take_first(self, sample: Sample, resps: list) -> None:
         """filtered_resps differs from each request's first response: say where."""
@@ -84,6 +115,10 @@ def _first_responses(resps: Any) -> list | None:
             return None
         firsts.append(responses[0])
     return firsts
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
 
 
 def _until_of(call: list) -> list[str]:

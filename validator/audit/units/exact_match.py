@@ -1,0 +1,56 @@
+"""exact_match: a generated answer re-scored against its target, as lm-eval's exact_match_hf_evaluate scores it.
+
+GSM8K's exact_match is 1 when the filtered answer (filtered_resps[0]: the
+regex filter's number) equals the target once the config's
+`regexes_to_ignore` are removed and case is ignored. A sample flipped from 0
+to 1, with the aggregates and stderrs recomputed, agreed with everything but
+its own answer. Re-scored only where lbnorm runs the task's options exactly
+(core/exact_match.py: the patterns the harness ships, no process_results of
+the task's own, one target); otherwise a note says it is not. Recomputed
+values go to the aggregates unit (LB708, LB709).
+"""
+
+from __future__ import annotations
+
+from ...core.exact_match import exact_match, scorable_options
+from .base import AuditUnit, Sample, audit_unit
+
+METRIC = "exact_match"
+METRIC_KEYS = frozenset({"metric", "aggregation", "higher_is_better"})  # the rest are the metric's options
+
+
+@audit_unit(order=35)
+class ExactMatch(AuditUnit):
+    """Recomputes exact_match of generate_until tasks for the aggregates unit (LB708, LB709)."""
+
+    def __init__(self, log):
+        super().__init__(log)
+        self.options: dict | None = None
+
+    def sees_samples(self) -> bool:
+        config = self.spec.config
+        entry = next((item for item in config.get("metric_list") or () if isinstance(item, dict)
+                      and item.get("metric") == METRIC), None) if isinstance(config.get("metric_list"), list) else None
+        if entry is None or self.spec.output_type != "generate_until":
+            return False
+        options = {key: value for key, value in entry.items() if key not in METRIC_KEYS}
+        why = "the task scores with its own process_results" if config.get("process_results") else \
+            scorable_options(options)
+        if why is not None:
+            self.summary.notes.append(f"exact_match is not re-scored: {why}")
+            return False
+        self.options = options
+        return True
+
+    def add(self, sample: Sample) -> None:
+        data = sample.data
+        if METRIC not in data:
+            return
+        filtered, target = data.get("filtered_resps"), data.get("target")
+        if not (type(filtered) is list and filtered and isinstance(filtered[0], str) and isinstance(target, str)):
+            self.log.at_record("LB702", sample.record, ("filtered_resps",), (
+                f"{self.spec.name}: exact_match needs filtered_resps[0] and target as strings, as lm-eval logs a "
+                "generated answer and its target"))
+            return
+        sample.recomputed[METRIC] = exact_match(filtered[0], target, self.options)
+        sample.recomputed_by = "its filtered answer and target give"

@@ -1,0 +1,91 @@
+"""lm-eval's exact_match metric and regex filter (GSM8K's strict-match and flexible-extract), for known patterns.
+
+Both take regular expressions from the task's config, which the submitter
+writes: Python's `re` has no time limit, and a pattern can backtrack for
+longer than any audit may take. So only the patterns the harness's own
+leaderboard tasks ship are run (HARNESS_PATTERNS, from lm-eval's
+tasks/gsm8k/gsm8k.yaml, unchanged from 0.4.0 to 0.4.13); a config with any
+other pattern is not re-scored, and the audit says so. Pure: no I/O.
+
+- exact_match (api/metrics.py exact_match_hf_evaluate): each pattern of
+  `regexes_to_ignore` removed from prediction and reference, in order; then
+  lower case, punctuation and digits removed as asked; then equality.
+- the regex filter (filters/extraction.py RegexFilter): the `group_select`-th
+  of re.findall, the first non-empty group of a tuple, stripped; `fallback`
+  ("[invalid]") without a match.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from typing import Any
+
+HARNESS_PATTERNS = frozenset({
+    ",", "\\$", "(?s).*#### ", "\\.$",                  # gsm8k's regexes_to_ignore
+    "#### (\\-?[0-9\\.\\,]+)",                          # strict-match
+    "(-?[$0-9.,]{2,})|(-?[0-9]+)",                      # flexible-extract
+})
+OPTIONS = frozenset({"regexes_to_ignore", "ignore_case", "ignore_punctuation", "ignore_numbers"})
+_COMPILED = {pattern: re.compile(pattern) for pattern in HARNESS_PATTERNS}
+_NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_NO_DIGITS = str.maketrans("", "", string.digits)
+
+
+def scorable_options(options: dict) -> str | None:
+    """Why lbnorm cannot re-score exact_match with these metric_list options (a sentence), or None if it can."""
+    unknown = sorted(set(options) - OPTIONS)
+    if unknown:
+        return f"exact_match options {unknown} are not lm-eval's exact_match_hf_evaluate's"
+    patterns = options.get("regexes_to_ignore")
+    if patterns is not None and (not isinstance(patterns, list) or not all(p in HARNESS_PATTERNS for p in patterns)):
+        return "regexes_to_ignore holds patterns the harness's leaderboard tasks do not ship (a pattern is not run)"
+    return None
+
+
+def exact_match(prediction: str, reference: str, options: dict) -> float:
+    """lm-eval's exact_match of one prediction (options: checked by scorable_options first)."""
+    for pattern in options.get("regexes_to_ignore") or ():
+        compiled = _COMPILED[pattern]
+        prediction, reference = compiled.sub("", prediction), compiled.sub("", reference)
+    if options.get("ignore_case"):
+        prediction, reference = prediction.lower(), reference.lower()
+    if options.get("ignore_punctuation"):
+        prediction, reference = prediction.translate(_NO_PUNCTUATION), reference.translate(_NO_PUNCTUATION)
+    if options.get("ignore_numbers"):
+        prediction, reference = prediction.translate(_NO_DIGITS), reference.translate(_NO_DIGITS)
+    # numpy's string arrays, which the harness compares in, drop trailing NULs
+    return 1.0 if prediction.rstrip("\x00") == reference.rstrip("\x00") else 0.0
+
+
+def regex_filter_of(steps: Any) -> tuple[re.Pattern, int, str] | None:
+    """(pattern, group_select, fallback) of a filter_list entry's steps that are [regex, take_first] with a
+    harness pattern; None for any other pipeline."""
+    if not (isinstance(steps, list) and len(steps) == 2 and all(isinstance(step, dict) for step in steps)):
+        return None
+    regex, take_first = steps
+    if regex.get("function") != "regex" or take_first.get("function") != "take_first":
+        return None
+    pattern = regex.get("regex_pattern", "#### (\\-?[0-9\\.\\,]+)")
+    group, fallback = regex.get("group_select", 0), regex.get("fallback", "[invalid]")
+    if pattern not in HARNESS_PATTERNS or type(group) is not int or not isinstance(fallback, str):
+        return None
+    if set(regex) - {"function", "regex_pattern", "group_select", "fallback"} or len(take_first) != 1:
+        return None
+    return _COMPILED[pattern], group, fallback
+
+
+def apply_regex_filter(response: Any, pattern: re.Pattern, group: int, fallback: str) -> str | None:
+    """What lm-eval's RegexFilter makes of one response; None where the harness would have failed (a
+    group_select past the matches), which no honest log holds."""
+    found = pattern.findall(response if isinstance(response, str) else "")
+    if not found:
+        return fallback
+    try:
+        match = found[group]
+    except IndexError:
+        return None
+    if isinstance(match, tuple):
+        groups = [part for part in match if part]
+        match = groups[0] if groups else fallback
+    return match.strip()
