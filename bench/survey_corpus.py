@@ -58,7 +58,7 @@ def name(rng: random.Random) -> str:
 def drop_run_task(rng: random.Random, docs: int):
     golds = [[[drop_gold(rng)]] for _ in range(docs)]
     predictions = [f" {g[0][0]}" if rng.random() < 0.5 else f" {prose(rng, 3)}" for g in golds]
-    task = drop_task(predictions, golds)
+    task = drop_task(predictions, golds, answer_fields=True)  # as lm-eval logs DROP docs: traced by LB721
     shots = prose(rng, 400)
     for sample, gold in zip(task.samples, golds):
         passage = f"{prose(rng, 125)} {gold[0][0]} {prose(rng, 125)}"

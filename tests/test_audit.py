@@ -930,3 +930,81 @@ def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_a_tasks_counts(tmp_path, r
     assert bool(findings) == flagged
     if flagged:
         assert "n-samples has no entry for it, but the file is lm-eval 0.4.3 or later" in findings[0].message
+
+
+# --- honest layouts of lm-eval the multiple-choice scorer must read as the harness does ----------------------
+# An outside tester ran the harness's own winogrande, truthfulqa_mc2 and acc_mutual_info tasks (0.4.3, 0.4.9.2,
+# 0.4.13): every one was LB708/LB709 (and LB722) on honest output before these.
+
+def _mutual_info_task(layout: str) -> hl.Task:
+    """Three choices and acc_mutual_info: lm-eval 0.4.3 logs each choice's request without context right after
+    it, without the delimiter ("interleaved"); 0.4.4 on appends them, with it ("appended")."""
+    config = {"task": "mi", "output_type": "multiple_choice", "target_delimiter": " ", "doc_to_target": "label",
+              "doc_to_choice": "choices", "metric_list": [{"metric": m, "aggregation": "mean"}
+                                                         for m in ("acc", "acc_norm", "acc_mutual_info")]}
+    task = hl.Task("mi", config)
+    choices = ["cat", "doggo", "eel"]
+    conditional, unconditional = [-1.0, -2.0, -3.0], [-5.0, -1.0, -4.0]  # acc: 0; mutual info: 0 (4.0 > 1.0 > -1.0)
+    for doc_id, gold in enumerate([0, 1]):
+        ctx = f"Which one {doc_id}?"
+        if layout == "interleaved":
+            calls = [pair for choice in choices for pair in ((ctx, " " + choice), ("", choice))]
+            lls = [ll for pair in zip(conditional, unconditional) for ll in pair]
+        else:
+            calls = [(ctx, " " + c) for c in choices] + [("", " " + c) for c in choices]
+            lls = conditional + unconditional
+        sample = {"doc_id": doc_id, "doc": {"q": ctx, "choices": choices, "label": gold}, "target": gold,
+                  "arguments": {f"gen_args_{i}": {"arg_0": c, "arg_1": k} for i, (c, k) in enumerate(calls)},
+                  "resps": [[[str(ll), "False"]] for ll in lls], "filtered_resps": [[str(ll), "False"] for ll in lls],
+                  "filter": "none", "metrics": ["acc", "acc_norm", "acc_mutual_info"]}
+        hl.with_hashes(sample)
+        right = 1.0 if gold == 0 else 0.0
+        sample.update({"acc": right, "acc_norm": right, "acc_mutual_info": right})
+        task.samples.append(sample)
+    return task
+
+
+@pytest.mark.parametrize("layout", ["interleaved", "appended"])
+def test_acc_mutual_info_requests_are_split_as_the_harness_splits_them(tmp_path, layout):
+    task = _mutual_info_task(layout)
+    paths = hl.write_run(tmp_path, [task])
+    assert rules(audit(tmp_path, paths["results"])) == []
+    task.samples[1]["acc_mutual_info"] = 1.0  # its unconditional log-likelihoods say 0
+    paths = hl.write_run(tmp_path / "edited", [task])
+    assert ("LB708", paths["mi"].name, 2) in rules(audit(tmp_path / "edited", paths["results"]))
+
+
+def test_winogrande_and_truthfulqa_mc2_are_not_rescored_from_the_log_likelihoods(tmp_path):
+    """winogrande puts the choices in the contexts (multiple_input: its gold is doc_to_text's, a function);
+    truthfulqa_mc2 scores acc with its own process_results. Neither is re-scored; both say so."""
+    wino = hl.scripted_choice_task("winogrande", [True, False, True])
+    for sample in wino.samples:
+        options = sample["doc"]["choices"]
+        sample["arguments"] = {f"gen_args_{i}": {"arg_0": f"The {o} did it", "arg_1": " in the story."}
+                               for i, o in enumerate(options)}
+        sample["acc_norm"] = 1.0 - sample["acc_norm"]  # scored against doc_to_text's gold, not the target
+        hl.with_hashes(sample)
+    wino.config.update(doc_to_choice="def doc_to_choice(doc): ...", doc_to_target="def doc_to_target(doc): ...")
+    mc2 = hl.scripted_choice_task("truthfulqa_mc2", [True, False], metrics=("acc",))
+    mc2.config["process_results"] = "def process_results_mc2(doc, results): ..."
+    for sample in mc2.samples:
+        sample["acc"] = 0.62  # the probability mass of the true answers, not an argmax
+    paths = hl.write_run(tmp_path, [wino, mc2], None)
+    result = audit(tmp_path, paths["results"])
+    assert rules(result) == []
+    notes = [note for task in result.tasks for note in task.notes]
+    assert any("multiple_input" in note for note in notes) and any("process_results" in note for note in notes)
+
+
+def test_a_chat_api_prompt_is_hashed_as_the_harness_hashes_it(tmp_path):
+    """With apply_chat_template the logged prompt is a one-element list (lm-eval's JsonChatStr); its prompt_hash
+    is the hash of that string. It was LB702 ("no prompt") on every honest chat-API row."""
+    task = hl.drop_task([" 10"], [[["10"]]])
+    sample = task.samples[0]
+    sample["arguments"]["gen_args_0"]["arg_0"] = ['[{"role": "user", "content": "Passage 0. Question 0?"}]']
+    sample["prompt_hash"] = hl.sha(sample["arguments"]["gen_args_0"]["arg_0"][0])
+    paths = hl.write_run(tmp_path, [task])
+    assert [r for r, _, _ in rules(audit(tmp_path, paths["results"]))] == []
+    sample["prompt_hash"] = hl.sha("another prompt")
+    paths = hl.write_run(tmp_path / "edited", [task])
+    assert ("LB703", paths["drop"].name, 1) in rules(audit(tmp_path / "edited", paths["results"]))

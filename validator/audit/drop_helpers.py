@@ -49,17 +49,20 @@ def decimal_spans(gold: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 def answers_of(doc: dict) -> list[tuple[str, ...]] | None:
     """doc["answers"] as lm-eval's DROP process_docs builds it from doc["answer"] and doc["validated_answers"]
     (lm_eval/tasks/drop/utils.py get_answers: each parsed, duplicates dropped, in order); None when the doc does
-    not hold both in the dataset's shape (another dataset, or the fields taken out)."""
+    not hold both in the dataset's shape (another dataset, or the fields taken out). Runs once per DROP sample."""
     answer, validated = doc.get("answer"), doc.get("validated_answers")
-    if not isinstance(validated, dict):
+    if type(answer) is not dict or type(validated) is not dict:
         return None
     numbers, dates, spans = validated.get("number"), validated.get("date"), validated.get("spans")
-    if not (isinstance(numbers, list) and isinstance(dates, list) and isinstance(spans, list)
+    if not (type(numbers) is list and type(dates) is list and type(spans) is list
             and len(dates) >= len(numbers) and len(spans) >= len(numbers)):  # the harness indexes by number
         return None
-    answers: list[tuple[str, ...]] = []
-    for candidate in [answer, *({"number": n, "date": d, "spans": s} for n, d, s in zip(numbers, dates, spans))]:
-        parsed = _parsed_answer(candidate)
+    first = _parsed_answer(answer.get("number"), answer.get("spans"), answer.get("date"))
+    if first is None:
+        return None
+    answers = [first]
+    for number, date, span in zip(numbers, dates, spans):
+        parsed = _parsed_answer(number, span, date)
         if parsed is None:
             return None
         if parsed not in answers:
@@ -67,17 +70,20 @@ def answers_of(doc: dict) -> list[tuple[str, ...]] | None:
     return answers
 
 
-def _parsed_answer(answer) -> tuple[str, ...] | None:
+def _parsed_answer(number, spans, date) -> tuple[str, ...] | None:
     """The harness's parse_answer: the number, else the spans, else "day month year" stripped."""
-    if not isinstance(answer, dict):
-        return None
-    number, spans, date = answer.get("number"), answer.get("spans"), answer.get("date")
-    if not isinstance(number, str) or not isinstance(spans, list):
+    if type(number) is not str or type(spans) is not list:
         return None
     if number != "":
         return (number,)
     if spans:
-        return tuple(spans) if all(isinstance(span, str) for span in spans) else None
-    if not isinstance(date, dict) or not all(isinstance(date.get(k), str) for k in ("day", "month", "year")):
+        for span in spans:
+            if type(span) is not str:
+                return None
+        return tuple(spans)
+    if type(date) is not dict:
         return None
-    return (" ".join([date["day"], date["month"], date["year"]]).strip(),)
+    day, month, year = date.get("day"), date.get("month"), date.get("year")
+    if type(day) is not str or type(month) is not str or type(year) is not str:
+        return None
+    return (" ".join([day, month, year]).strip(),)

@@ -258,7 +258,11 @@ def response_past_stop(ctx):
     sequence, so no logged response holds one. One that does was edited, or
     its stop sequences were (a DROP run's '.' stop rewritten to hide the
     deep dive's decimal cuts), or the backend ignored them; in every case the
-    scores are not the task's.
+    scores are not the task's. lm-eval's chat-API models send at most four
+    stops (none to some model names) and do not cut the reply, so an honest
+    API run can hold one: the message says so, and a leaderboard that takes
+    such runs lists this rule under `warn` or `ignore` (a submitter's
+    `config.model` cannot soften it).
     """
 
 

@@ -60,6 +60,8 @@ def first_prompt(arguments: Any) -> str | None:
         prompt = (first[0] if first else None) if isinstance(first, (list, tuple)) else first
     else:
         prompt = None
+    if type(prompt) is list and len(prompt) == 1:  # a chat API's messages: lm-eval's JsonChatStr, a 1-tuple
+        prompt = prompt[0]
     return prompt if isinstance(prompt, str) else None
 
 
@@ -133,32 +135,69 @@ def _float(value: Any) -> float | None:
 class ChoiceScores(NamedTuple):  # a tuple: built once per sample, ten times faster than a frozen dataclass
     acc: float
     acc_norm: float | None  # None when a choice is empty (numpy would divide by zero)
+    acc_mutual_info: float | None = None  # with one request without context per choice
 
 
 class NotRecomputable(ValueError):
     """The sample lacks what a recomputation needs; the message says what."""
 
 
-def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delimiter: str) -> ChoiceScores:
-    """acc and acc_norm of a multiple-choice sample, from its log-likelihoods and choices."""
+class ScoredOtherwise(NotRecomputable):
+    """The task scores its choices in a way the log cannot replay (winogrande's multiple_input: the gold is what
+    doc_to_text, a function, gives): not a fault of the sample."""
+
+
+def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delimiter: str,
+                  mutual_info: bool = False) -> ChoiceScores:
+    """acc, acc_norm (and acc_mutual_info) of a multiple-choice sample, from its log-likelihoods and choices, as
+    lm-eval's process_results computes them (lm_eval/api/task.py)."""
     if not isinstance(filtered_resps, list) or not filtered_resps:
         raise NotRecomputable("filtered_resps is not a list of [log-likelihood, is_greedy] pairs")
     lls = [_float(pair[0]) if isinstance(pair, (list, tuple)) and pair else None for pair in filtered_resps]
     if None in lls:
         raise NotRecomputable("a log-likelihood in filtered_resps is not a number")
-    continuations = _continuations(arguments)
+    continuations = choice_continuations(arguments)
     if len(continuations) != len(lls) or not all(isinstance(c, str) for c in continuations):
         raise NotRecomputable(f"{len(lls)} log-likelihoods but {len(continuations)} choice requests")
+    unconditional = None
+    if mutual_info and len(lls) % 2 == 0:  # lm-eval splits only for a task that scores acc_mutual_info
+        lls, continuations, unconditional = _mutual_info_split(lls, continuations, _contexts(arguments))
+    if len(continuations) > 1 and continuations.count(continuations[0]) == len(continuations) \
+            and len(set(map(str, _contexts(arguments)))) > 1:
+        raise ScoredOtherwise("the choices are in the contexts and every continuation is the same (multiple_input: "
+                              "the gold is what the task's doc_to_text gives)")
     choices = [c[len(target_delimiter):] if c.startswith(target_delimiter) else c for c in continuations]
     gold = _gold_index(target, choices)
     acc = 1.0 if _argmax(lls) == gold else 0.0
+    mutual = None if unconditional is None else \
+        1.0 if _argmax([c - u for c, u in zip(lls, unconditional)]) == gold else 0.0
     lengths = [float(len(choice)) for choice in choices]
     if 0.0 in lengths:
-        return ChoiceScores(acc, None)
-    return ChoiceScores(acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths)]) == gold else 0.0)
+        return ChoiceScores(acc, None, mutual)
+    return ChoiceScores(acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths)]) == gold else 0.0, mutual)
 
 
-def _continuations(arguments: Any) -> list[Any]:
+def _mutual_info_split(lls: list[float], continuations: list, contexts: list) -> tuple[list, list, list | None]:
+    """A task with acc_mutual_info adds one request without context per choice: after the others (0.4.4 on) or
+    each right after its choice's (0.4.3, without the delimiter). (conditional lls, their continuations,
+    unconditional lls); the unconditional None when the requests are no such pairs."""
+    half = len(lls) // 2
+    if len(contexts) == len(lls):
+        if all(c == "" for c in contexts[half:]) and all(c != "" for c in contexts[:half]):
+            return lls[:half], continuations[:half], lls[half:]
+        if all(c == "" for c in contexts[1::2]) and all(c != "" for c in contexts[::2]):
+            return lls[::2], continuations[::2], lls[1::2]
+    return lls, continuations, None
+
+
+def _contexts(arguments: Any) -> list[Any]:
+    """The first argument of every request (its context)."""
+    if isinstance(arguments, dict):
+        return [next(iter(args.values()), None) if type(args) is dict else None for args in arguments.values()]
+    return [call[0] if call else None for call in requests(arguments)]
+
+
+def choice_continuations(arguments: Any) -> list[Any]:
     """The second argument of every request (the choice), as [call[1] for call in requests(arguments)]."""
     if isinstance(arguments, dict):
         return [_second_value(args) if type(args) is dict else None for args in arguments.values()]

@@ -46,6 +46,7 @@ class TaskSpec:
     # and versions.<task>, which lm-eval writes from the config in the same run.
     n_shot: Any = None
     listed_version: Any = None
+    backend: Any = None  # config.model: the lm-eval model class the run names (hf, vllm, an API's)
 
     @classmethod
     def from_results(cls, data: dict, task: str) -> "TaskSpec":
@@ -71,7 +72,8 @@ class TaskSpec:
                    _count(counts.get("effective")), _count(counts.get("original")),
                    task_hash if isinstance(task_hash, str) and task_hash else None, limit,
                    _malformed_counts(written, counted), n_samples, per_task,
-                   table("n-shot").get(task, MISSING), table("versions").get(task, MISSING))
+                   table("n-shot").get(task, MISSING), table("versions").get(task, MISSING),
+                   table("config").get("model"))
 
     def fractional_limit(self) -> bool:
         return _is_fraction(self.limit)

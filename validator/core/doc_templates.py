@@ -135,8 +135,16 @@ def _typed(rendered: str, has_choices: bool) -> Any:
     return rendered
 
 
+_PLAIN = (str, int, float)
+
+
 def _plain_list(value: Any) -> bool:
-    return isinstance(value, list) and all(type(item) in (str, int, float) for item in value)
+    if type(value) is not list:
+        return False
+    for item in value:  # a loop, not all(<generator>): this runs once per multiple-choice sample
+        if type(item) not in _PLAIN:
+            return False
+    return True
 
 
 @functools.lru_cache(maxsize=4096)  # MuSR keeps its choices as a string; every model meets the same docs

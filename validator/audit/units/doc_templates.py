@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
-from ..sample_scoring import requests
+from ..sample_scoring import choice_continuations, requests
 from .base import AuditUnit, Sample, audit_unit
 
 
@@ -72,30 +72,42 @@ class DocTemplates(AuditUnit):
         choices = choices_of(self.choices, doc)
         if choices is UNTRACEABLE:
             return
-        calls = requests(sample.data.get("arguments"))
         if choices is None:
             self._find(sample, ("doc",), f"the config's doc_to_choice {_short(self.choices.text)} gives no list of "
                        "choices for its doc")
             return
+        arguments = sample.data.get("arguments")
+        logged = choice_continuations(arguments)
+        delimiter = self.delimiter
+        expected = [delimiter + (choice if type(choice) is str else str(choice)) for choice in choices]
+        if logged == expected:  # the usual case, in one comparison
+            return
+        calls = requests(arguments)
         if _multiple_input(calls):
             return  # winogrande's shape: the choices are in the contexts, every continuation is the target
-        continuations = [self.delimiter + str(choice) for choice in choices]
-        # acc_mutual_info adds one request without context per choice, after the conditional ones
-        expected = continuations * 2 if len(calls) == 2 * len(choices) and choices else continuations
-        if len(calls) != len(expected):
-            self._find(sample, ("arguments",), f"{len(calls)} requests are logged, but the config's doc_to_choice "
+        if len(calls) == 2 * len(choices) and choices:  # acc_mutual_info: one request without context per choice
+            expected = _mutual_info_layout(expected, [str(choice) for choice in choices], calls)
+            if logged == expected:
+                return
+        if len(logged) != len(expected):
+            self._find(sample, ("arguments",), f"{len(logged)} requests are logged, but the config's doc_to_choice "
                        f"gives {len(choices)} choices for its doc: a choice was added or taken out")
             return
-        for index, (call, continuation) in enumerate(zip(calls, expected)):
-            logged = call[1] if len(call) > 1 else None
-            if logged != continuation:
-                self._find(sample, ("arguments",), f"request {index} continues with {_short(logged)}, but the "
-                           f"config's doc_to_choice gives {_short(continuation)} for its doc")
-                return
+        index = next(i for i, (got, wanted) in enumerate(zip(logged, expected)) if got != wanted)
+        self._find(sample, ("arguments",), f"request {index} continues with {_short(logged[index])}, but the "
+                   f"config's doc_to_choice gives {_short(expected[index])} for its doc")
 
     def _find(self, sample: Sample, path: tuple, message: str) -> None:
         self.log.at_record("LB722", sample.record, path, f"{self.spec.name} doc_id {sample.doc_id}: {message}; "
                            "the log was edited after the run, or its config was")
+
+
+def _mutual_info_layout(continuations: list[str], choices: list[str], calls: list[list]) -> list[str]:
+    """lm-eval 0.4.4 on appends the unconditional requests, with the delimiter; 0.4.3 put each right after its
+    choice's, without it (api/task.py construct_requests): the layout the log's empty contexts show."""
+    if all(len(call) > 1 and call[0] == "" for call in calls[1::2]) and any(call[0] != "" for call in calls[::2]):
+        return [item for pair in zip(continuations, choices) for item in pair]
+    return continuations * 2
 
 
 def _multiple_input(calls: list[list]) -> bool:

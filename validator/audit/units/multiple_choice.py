@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..sample_scoring import NotRecomputable, choice_scores, is_drop_sample
+from ..sample_scoring import NotRecomputable, ScoredOtherwise, choice_scores, is_drop_sample
 from .base import AuditUnit, Sample, audit_unit
 
-CHOICE_METRICS = ("acc", "acc_norm")  # the metrics add() looks for
+CHOICE_METRICS = ("acc", "acc_norm", "acc_mutual_info")  # the metrics add() looks for
 
 
 @audit_unit(order=30)
@@ -38,17 +38,31 @@ class MultipleChoice(AuditUnit):
 
     def _score_choices(self, sample: Sample) -> None:
         data = sample.data
+        if self.spec.config.get("process_results"):  # TruthfulQA mc2: its acc is its own function's
+            self._not_scored("the task scores its samples with its own process_results")
+            return
         try:
             scores = choice_scores(data.get("filtered_resps"), data.get("arguments"), data.get("target"),
-                                   self.spec.target_delimiter)
+                                   self.spec.target_delimiter, "acc_mutual_info" in data)
+        except ScoredOtherwise as exc:
+            self._not_scored(str(exc))
+            return
         except NotRecomputable as exc:
             self.log.at_record("LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}")
             return
         values = {"acc": scores.acc}
         if scores.acc_norm is not None:
             values["acc_norm"] = scores.acc_norm
+        if scores.acc_mutual_info is not None:
+            values["acc_mutual_info"] = scores.acc_mutual_info
         sample.recomputed.update({m: v for m, v in values.items() if m in data})
         sample.recomputed_by = "its log-likelihoods give"
+
+    def _not_scored(self, why: str) -> None:
+        """A note, once per log: the aggregates are still re-derived from the logged values."""
+        note = f"acc and acc_norm are not re-scored from the log-likelihoods: {why}"
+        if note not in self.summary.notes:
+            self.summary.notes.append(note)
 
     def _score_greedy(self, sample: Sample, resps: Any) -> None:
         """lm-eval's loglikelihood task: acc is whether the continuation was the greedy one."""

@@ -30,6 +30,9 @@ from ..sample_scoring import generation_until, requests
 from .base import AuditUnit, Sample, audit_unit
 
 TAKE_FIRST = "none"  # the filter lm-eval applies when a task declares none
+# lm-eval's chat-API model classes: they send stop[:4] (or none, for some model names) and leave the reply uncut
+# (models/openai_completions.py, 0.4.9 on); the rest cut every generation themselves (postprocess_generated_text).
+CHAT_APIS = frozenset({"local-chat-completions", "openai-chat-completions", "azure-openai-chat-completions"})
 
 
 @audit_unit(order=28)  # before the units that score filtered_resps
@@ -99,10 +102,18 @@ class Responses(AuditUnit):
                 if stop is not None:
                     self.log.at_record("LB720", sample.record, ("resps", index, position), (
                         f"{self.spec.name}: the response holds its request's stop sequence {stop!r} at character "
-                        f"{text.find(stop)}, but lm-eval cuts every generation at its first stop sequence: the "
-                        "response or the stop sequences were edited (or the backend ignored them, and the scores "
-                        "are not the task's)"))
+                        f"{text.find(stop)}: {self._why_impossible()}"))
                     return
+
+    def _why_impossible(self) -> str:
+        backend = self.spec.backend
+        if isinstance(backend, str) and backend in CHAT_APIS:
+            return (f"lm-eval's {backend} sends a chat API at most four stop sequences (none to some models) and "
+                    "does not cut the reply itself, so this run's generations were not stopped as the task says and "
+                    "its scores are not the task's (a leaderboard that takes such runs lists LB720 under warn or "
+                    "ignore)")
+        return ("lm-eval cuts every generation at its first stop sequence, so the response or the stop sequences "
+                "were edited (or the backend ignored them, and the scores are not the task's)")
 
 
 def _first_responses(resps: Any) -> list | None:
