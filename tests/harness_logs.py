@@ -52,7 +52,7 @@ def drop_fields(golds: list[list[str]]) -> dict:
 
 
 def drop_task(predictions: list[str], golds: list[list[list[str]]], until: list[str] = DROP_UNTIL,
-              answer_fields: bool = False) -> Task:
+              answer_fields: bool = True) -> Task:
     """`answer_fields`: the docs also hold the dataset's answer and validated_answers, as lm-eval logs them."""
     config = {"task": "drop", "dataset_path": "EleutherAI/drop", "output_type": "generate_until",
               "doc_to_text": "{{passage}} {{question}}", "doc_to_target": "{{ answer|join(',')}}",

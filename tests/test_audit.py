@@ -982,6 +982,7 @@ def test_winogrande_and_truthfulqa_mc2_are_not_rescored_from_the_log_likelihoods
         options = sample["doc"]["choices"]
         sample["arguments"] = {f"gen_args_{i}": {"arg_0": f"The {o} did it", "arg_1": " in the story."}
                                for i, o in enumerate(options)}
+        sample["target"] = "in the story."  # doc_to_target: the sentence after the blank
         sample["acc_norm"] = 1.0 - sample["acc_norm"]  # scored against doc_to_text's gold, not the target
         hl.with_hashes(sample)
     wino.config.update(doc_to_choice="def doc_to_choice(doc): ...", doc_to_target="def doc_to_target(doc): ...")
@@ -1008,3 +1009,59 @@ def test_a_chat_api_prompt_is_hashed_as_the_harness_hashes_it(tmp_path):
     sample["prompt_hash"] = hl.sha("another prompt")
     paths = hl.write_run(tmp_path / "edited", [task])
     assert ("LB703", paths["drop"].name, 1) in rules(audit(tmp_path / "edited", paths["results"]))
+
+
+# --- an outside review of the new checks: ways around them --------------------------------------------------
+
+def test_drop_answer_fields_taken_out_of_every_doc_are_lb721(tmp_path):
+    """Golds set to the predictions with answer and validated_answers deleted from every doc (hashes redone):
+    lm-eval's DROP keeps them in every doc, so their absence is the finding."""
+    task = hl.drop_task([" 10", " Tom Bradley"], [[["10"]], [["Tom Brady"]]])
+    for sample in task.samples:
+        del sample["doc"]["answer"], sample["doc"]["validated_answers"]
+        hl.with_hashes(sample)
+    paths = hl.write_run(tmp_path, [task])
+    assert ("LB721", paths["drop"].name, 1) in rules(audit(tmp_path, paths["results"]))
+
+
+def test_continuations_made_alike_are_not_taken_for_winogrande(tmp_path):
+    """Every continuation set to one choice (contexts padded apart) once switched LB722 and the re-scoring off as
+    winogrande's layout; that layout's continuation is the target, which this one is not."""
+    task = hl.scripted_choice_task("arc_easy", [True, False, True])
+    for sample in task.samples:
+        sample["arguments"] = {key: {"arg_0": f"{args['arg_0']}{' ' * i}", "arg_1": " Alice"}
+                               for i, (key, args) in enumerate(sample["arguments"].items())}
+    paths = hl.write_run(tmp_path, [task])
+    found = {rule for rule, _, _ in rules(audit(tmp_path, paths["results"]))}
+    assert "LB722" in found
+
+
+def test_stops_taken_out_of_the_requests_are_read_from_the_config(tmp_path):
+    task = hl.drop_task([" 1,001,360"], [[["1001360"]]], until=[","])
+    del task.samples[0]["arguments"]["gen_args_0"]["arg_1"]["until"]
+    paths = hl.write_run(tmp_path, [task])
+    assert ("LB720", paths["drop"].name, 1) in rules(audit(tmp_path, paths["results"]))
+
+
+def test_a_request_with_more_stops_than_lbnorm_searches_is_lb702(tmp_path):
+    task = hl.drop_task([" 10"], [[["10"]]], until=[f"stop{i}" for i in range(65)])
+    paths = hl.write_run(tmp_path, [task])
+    assert ("LB702", paths["drop"].name, 1) in rules(audit(tmp_path, paths["results"]))
+
+
+def test_several_gold_answers_are_not_rescored_by_exact_match(tmp_path):
+    """TriviaQA: the target is a list of answers (0.4.13 logs its str()); a sample counts if any matches. Not
+    re-scored, and said so; it was LB702 (0.4.3) or LB708 (0.4.13) on honest output."""
+    task = hl.Task("triviaqa", {"task": "triviaqa", "output_type": "generate_until", "doc_to_target": "{{answer}}",
+                                "generation_kwargs": {"until": ["\n"]}, "metric_list": [
+                                    {"metric": "exact_match", "aggregation": "mean", "ignore_case": True}]})
+    for doc_id, target in enumerate([["Paris", "paris, france"], "['Rome', 'roma']"]):
+        sample = {"doc_id": doc_id, "doc": {"question": f"Capital {doc_id}?", "answer": target}, "target": target,
+                  "arguments": {"gen_args_0": {"arg_0": f"Q: Capital {doc_id}?", "arg_1": {"until": ["\n"]}}},
+                  "resps": [[" Paris"]], "filtered_resps": [" Paris"], "filter": "none", "metrics": ["exact_match"]}
+        task.samples.append(hl.with_hashes(sample))
+        sample["exact_match"] = 1.0
+    paths = hl.write_run(tmp_path, [task])
+    result = audit(tmp_path, paths["results"])
+    assert [r for r, _, _ in rules(result) if r in ("LB702", "LB708")] == []
+    assert any("several answers" in note for task in result.tasks for note in task.notes)

@@ -24,7 +24,7 @@ BBH = {"input": "Is it?", "target": "(A)"}
     ("answerKey", {"question": "?"}, False, "answerKey"),            # a name the doc lacks renders as itself
     ("{{target}}", BBH, True, "(A)"),
     ("{{answer_choice}}", MUSR, True, "option tau 1"),
-    ("{{missing}}", BBH, False, ""),                                 # Jinja prints an undefined field as ""
+    ("{{missing}}", BBH, False, None),                               # lm-eval's StrictUndefined: the run fails
     ("{{choices.label.index(answerKey)}}", {**ARC, "answerKey": "E"}, True, None),  # .index raises: no target
     ("{{choices.label.index(answerKey)}}", {"answerKey": "B"}, True, None),
     (0, MMLU, True, 0),                                              # truthfulqa's literal target
@@ -54,6 +54,7 @@ def test_doc_to_choice(template, doc, expected):
 
 @pytest.mark.parametrize("template", [
     "{{ answer|join(',') }}",           # a Jinja filter (DROP)
+    "{{target}}\n",                     # lm-eval keeps the trailing newline: not the field's value
     "{{ answer.split('####')[-1] }}",   # a method call with arguments (gsm8k)
     "def doc_to_choice(doc):\n    return []\n",  # a Python function's source, as results files hold it
     "{% for x in range(10**9) %}{% endfor %}",   # a loop: never run

@@ -694,7 +694,7 @@ def musr_log() -> harness_logs.Task:
     return harness_logs.scripted_choice_task(MUSR_TEAM, [i < MUSR_TEAM_CORRECT for i in range(250)])
 
 
-def drop_log(predictions=None, golds=None, until=("." ,), answer_fields=False) -> harness_logs.Task:
+def drop_log(predictions=None, golds=None, until=("." ,), answer_fields=True) -> harness_logs.Task:
     return harness_logs.drop_task(predictions or [" 10", " Tom Brady", " 7", " 1,001,360"],
                                   golds or [[["10"]], [["Tom Brady"]], [["7"], ["seven"]], [["1001360"]]], list(until),
                                   answer_fields)

@@ -262,7 +262,9 @@ def response_past_stop(ctx):
     stops (none to some model names) and do not cut the reply, so an honest
     API run can hold one: the message says so, and a leaderboard that takes
     such runs lists this rule under `warn` or `ignore` (a submitter's
-    `config.model` cannot soften it).
+    `config.model` cannot soften it). A request that logs no stops is held
+    to the config's `generation_kwargs.until`; one of more than 64 stops is
+    LB702.
     """
 
 
@@ -275,9 +277,11 @@ def drop_answers_unexplained(ctx):
     number, spans or date, duplicates dropped), and the log keeps all three.
     Golds edited to a model's predictions, with the doc hash recomputed,
     rescore every sample as right; the answer fields still say otherwise.
-    A doc without those fields in a log whose other docs hold them is this
-    rule too. A log none of whose docs hold them (another dataset) is scored
-    against `doc.answers` as written.
+    A doc without those fields is this rule too when other docs of its log
+    hold them, or when the config is lm-eval's DROP (its `process_docs`
+    builds answers from them, or its `dataset_path` is DROP's). A log of
+    another dataset, none of whose docs hold them, is scored against
+    `doc.answers` as written.
     """
 
 

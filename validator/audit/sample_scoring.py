@@ -162,8 +162,8 @@ def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delim
     unconditional = None
     if mutual_info and len(lls) % 2 == 0:  # lm-eval splits only for a task that scores acc_mutual_info
         lls, continuations, unconditional = _mutual_info_split(lls, continuations, _contexts(arguments))
-    if len(continuations) > 1 and continuations.count(continuations[0]) == len(continuations) \
-            and len(set(map(str, _contexts(arguments)))) > 1:
+    if is_multiple_input(continuations, _contexts(arguments), target, target_delimiter) \
+            if continuations.count(continuations[0]) == len(continuations) > 1 else False:
         raise ScoredOtherwise("the choices are in the contexts and every continuation is the same (multiple_input: "
                               "the gold is what the task's doc_to_text gives)")
     choices = [c[len(target_delimiter):] if c.startswith(target_delimiter) else c for c in continuations]
@@ -175,6 +175,15 @@ def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delim
     if 0.0 in lengths:
         return ChoiceScores(acc, None, mutual)
     return ChoiceScores(acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths)]) == gold else 0.0, mutual)
+
+
+def is_multiple_input(continuations: list, contexts: list, target: Any, target_delimiter: str) -> bool:
+    """winogrande's layout (lm-eval's multiple_input, api/task.py): one request per choice with the choice in its
+    context and the target, after the delimiter, as every request's continuation. A log made to look so (every
+    continuation one choice's) would pass for it only with the target edited too, which LB722 traces."""
+    return (len(continuations) > 1 and len(set(continuations)) == 1
+            and continuations[0] == target_delimiter + str(target)
+            and len(set(map(str, contexts))) == len(contexts))
 
 
 def _mutual_info_split(lls: list[float], continuations: list, contexts: list) -> tuple[list, list, list | None]:

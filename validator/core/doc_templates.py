@@ -9,7 +9,8 @@ other one untraced:
 - a name: the doc's field of that name (lm-eval's `in self.features`); a
   name the doc lacks is a template without braces, which renders as itself;
 - `{{ a.b.c }}`: a path of fields (Jinja looks up `a.b` as `a["b"]` for a
-  dict); a missing field renders as the empty string;
+  dict); lm-eval renders with StrictUndefined, so a missing field fails the
+  run (no target);
 - `{{ a.b.index(c) }}`: a list's index of a value (ARC's
   `{{choices.label.index(answerKey)}}`);
 - a number (doc_to_target), a list or a mapping (doc_to_choice).
@@ -28,12 +29,13 @@ from typing import Any
 
 UNTRACEABLE = object()  # what a template gives when lbnorm cannot say (another shape, a list target, ...)
 MAX_LITERAL = 64 * 1024  # characters of a rendered list read with literal_eval (a submitter's doc)
+MAX_CACHED = 2048  # characters of one kept in the cache: 4,096 entries stay within tens of MB
 
 _NAME = r"[A-Za-z_]\w*"
 _PATH = rf"{_NAME}(?:\.{_NAME})*"
-_BARE = re.compile(rf"^{_NAME}$")
-_FIELDS = re.compile(rf"^\{{\{{\s*({_PATH})\s*\}}\}}$")
-_INDEX = re.compile(rf"^\{{\{{\s*({_PATH})\.index\(\s*({_PATH})\s*\)\s*\}}\}}$")
+_BARE = re.compile(rf"{_NAME}")  # all three are matched whole (fullmatch): "{{a}}\n" renders its newline
+_FIELDS = re.compile(rf"\{{\{{\s*({_PATH})\s*\}}\}}")
+_INDEX = re.compile(rf"\{{\{{\s*({_PATH})\.index\(\s*({_PATH})\s*\)\s*\}}\}}")
 _DICT_METHODS = frozenset(dir(dict))  # Jinja's a.b is getattr first: a dict's own methods are not its keys
 _MISSING = object()
 
@@ -53,11 +55,11 @@ class Template:
             return cls("value", value)
         if not isinstance(value, str):
             return None
-        if _BARE.match(value):
+        if _BARE.fullmatch(value):
             return cls("name", value, (value,))
-        if match := _FIELDS.match(value):
+        if match := _FIELDS.fullmatch(value):
             return cls("fields", value, (tuple(match[1].split(".")),))
-        if match := _INDEX.match(value):
+        if match := _INDEX.fullmatch(value):
             return cls("index", value, (tuple(match[1].split(".")), tuple(match[2].split("."))))
         return None
 
@@ -72,7 +74,9 @@ def target_of(template: Template, doc: dict, has_choices: bool) -> Any:
         return doc[name] if name in doc else _typed(name, has_choices)
     if template.kind == "fields":
         value = _lookup(doc, template.parts[0])
-        return UNTRACEABLE if value is UNTRACEABLE else _typed(_render(value), has_choices)
+        if value is UNTRACEABLE or value is _MISSING:  # StrictUndefined: the harness fails on a missing field
+            return None if value is _MISSING else UNTRACEABLE
+        return _typed(_render(value), has_choices)
     listed, item = _lookup(doc, template.parts[0]), _lookup(doc, template.parts[1])
     if listed is UNTRACEABLE or item is UNTRACEABLE:
         return UNTRACEABLE
@@ -105,7 +109,9 @@ def choices_of(template: Template, doc: dict) -> list | None | Any:
             return value  # rendered as its repr and read back with literal_eval: the same list
         if not isinstance(value, str):
             return None if value is _MISSING else UNTRACEABLE
-        read = _literal_list(value) if len(value) <= MAX_LITERAL else UNTRACEABLE
+        if len(value) > MAX_LITERAL:
+            return UNTRACEABLE
+        read = _literal_list(value) if len(value) <= MAX_CACHED else _literal_list.__wrapped__(value)
         return read if read is UNTRACEABLE else (list(read) if read is not None else None)
     return UNTRACEABLE
 
@@ -122,8 +128,8 @@ def _lookup(doc: dict, path: tuple[str, ...]) -> Any:
 
 
 def _render(value: Any) -> str:
-    """A value as Jinja prints it: a missing one as the empty string, the others with str()."""
-    return "" if value is _MISSING else value if isinstance(value, str) else str(value)
+    """A value as Jinja prints it: str()."""
+    return value if isinstance(value, str) else str(value)
 
 
 def _typed(rendered: str, has_choices: bool) -> Any:

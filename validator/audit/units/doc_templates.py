@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
-from ..sample_scoring import choice_continuations, requests
+from ..sample_scoring import choice_continuations, is_multiple_input, requests
 from .base import AuditUnit, Sample, audit_unit
 
 
@@ -83,7 +83,8 @@ class DocTemplates(AuditUnit):
         if logged == expected:  # the usual case, in one comparison
             return
         calls = requests(arguments)
-        if _multiple_input(calls):
+        if is_multiple_input(logged, [call[0] if call else None for call in calls], sample.data.get("target"),
+                             delimiter):
             return  # winogrande's shape: the choices are in the contexts, every continuation is the target
         if len(calls) == 2 * len(choices) and choices:  # acc_mutual_info: one request without context per choice
             expected = _mutual_info_layout(expected, [str(choice) for choice in choices], calls)
@@ -108,11 +109,6 @@ def _mutual_info_layout(continuations: list[str], choices: list[str], calls: lis
     if all(len(call) > 1 and call[0] == "" for call in calls[1::2]) and any(call[0] != "" for call in calls[::2]):
         return [item for pair in zip(continuations, choices) for item in pair]
     return continuations * 2
-
-
-def _multiple_input(calls: list[list]) -> bool:
-    return len(calls) > 1 and all(len(call) > 1 for call in calls) and len({str(call[1]) for call in calls}) == 1 \
-        and len({str(call[0]) for call in calls}) > 1
 
 
 def _short(value: Any) -> str:

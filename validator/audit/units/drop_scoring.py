@@ -11,6 +11,7 @@ from ..model import DropAudit
 from ..sample_scoring import as_number, generation_until, is_drop_sample
 from .base import AuditUnit, Sample, audit_unit
 
+DROP_DATASETS = frozenset({"EleutherAI/drop", "drop", "ucinlp/drop"})  # the harness's DROP configs' dataset_path
 MAX_FLAGGED_SAMPLES = 200  # per task in the report; the counts and rates cover every sample
 MAX_UNTIL_VARIANTS = 10
 
@@ -24,6 +25,10 @@ class DropScoring(AuditUnit):
         super().__init__(log)
         self.derived = 0  # docs whose answers were derived from their answer and validated_answers
         self.underived: Sample | None = None  # the first doc without them
+        # lm-eval's DROP: its process_docs (dumped as source) builds answers from those fields, which stay in the doc
+        config = self.spec.config
+        self.fields_required = "validated_answers" in str(config.get("process_docs", "")) or \
+            config.get("dataset_path") in DROP_DATASETS
 
     def add(self, sample: Sample) -> None:
         data = sample.data
@@ -115,11 +120,13 @@ class DropScoring(AuditUnit):
         report = self.summary.drop
         if report is None:
             return
-        if self.derived and self.underived is not None:  # taking the fields out of some docs would hide LB721
+        if self.underived is not None and (self.derived or self.fields_required):
+            # taking the fields out of every doc, or of some, would hide LB721
+            held = f"{self.derived:,} other docs of this log hold" if self.derived else \
+                "lm-eval's DROP keeps in every doc (its process_docs builds answers from them)"
             self.log.at_record("LB721", self.underived.record, ("doc",), (
                 f"{self.spec.name} doc_id {self.underived.doc_id}: the doc lacks answer and validated_answers in "
-                f"the dataset's shape, which {self.derived:,} other docs of this log hold: its doc.answers cannot "
-                "be traced to them"))
+                f"the dataset's shape, which {held}: its doc.answers cannot be traced to them"))
         task, n, f1_scored = self.spec.name, report.n, _mean(report.f1_recomputed_sum, report.n)
         if report.glued:
             doc_id, line = report.first["W"]

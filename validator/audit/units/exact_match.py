@@ -35,6 +35,7 @@ class ExactMatch(AuditUnit):
             return False
         options = {key: value for key, value in entry.items() if key not in METRIC_KEYS}
         why = "the task scores with its own process_results" if config.get("process_results") else \
+            "the task's gold is one of its choices (doc_to_choice)" if config.get("doc_to_choice") is not None else \
             scorable_options(options)
         if why is not None:
             self.summary.notes.append(f"exact_match is not re-scored: {why}")
@@ -47,6 +48,10 @@ class ExactMatch(AuditUnit):
         if METRIC not in data:
             return
         filtered, target = data.get("filtered_resps"), data.get("target")
+        if type(target) is list or (isinstance(target, str) and target[:1] == "[" and target[-1:] == "]"):
+            # several gold answers (TriviaQA), logged as a list or its str(): a sample counts if any matches
+            self._note("a target of several answers is not re-scored")
+            return
         if not (type(filtered) is list and filtered and isinstance(filtered[0], str) and isinstance(target, str)):
             self.log.at_record("LB702", sample.record, ("filtered_resps",), (
                 f"{self.spec.name}: exact_match needs filtered_resps[0] and target as strings, as lm-eval logs a "
@@ -54,3 +59,8 @@ class ExactMatch(AuditUnit):
             return
         sample.recomputed[METRIC] = exact_match(filtered[0], target, self.options)
         sample.recomputed_by = "its filtered answer and target give"
+
+    def _note(self, why: str) -> None:
+        note = f"exact_match is not re-scored where {why}"
+        if note not in self.summary.notes:
+            self.summary.notes.append(note)

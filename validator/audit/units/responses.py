@@ -30,6 +30,7 @@ from ..sample_scoring import generation_until, requests
 from .base import AuditUnit, Sample, audit_unit
 
 TAKE_FIRST = "none"  # the filter lm-eval applies when a task declares none
+MAX_STOPS = 64  # stop sequences of one request; each is searched for in every response (a harness task has few)
 # lm-eval's chat-API model classes: they send stop[:4] (or none, for some model names) and leave the reply uncut
 # (models/openai_completions.py, 0.4.9 on); the rest cut every generation themselves (postprocess_generated_text).
 CHAT_APIS = frozenset({"local-chat-completions", "openai-chat-completions", "azure-openai-chat-completions"})
@@ -56,7 +57,14 @@ class Responses(AuditUnit):
         else:
             self._regex(sample, firsts)
         until = generation_until(sample.data.get("arguments"))
-        if until is not None:
+        if until is None and self.spec.output_type == "generate_until":
+            until = self.spec.until  # a request that logs no stops was made with the config's (as DropScoring)
+        if until:
+            if len(until) > MAX_STOPS:
+                self.log.at_record("LB702", sample.record, ("arguments",), (
+                    f"{self.spec.name}: the request has {len(until):,} stop sequences, more than the {MAX_STOPS} "
+                    "lbnorm checks each response against"))
+                return
             self._stops(sample, sample.data["resps"], until)
 
     def _regex(self, sample: Sample, firsts: list) -> None:
@@ -137,7 +145,7 @@ def _until_of(call: list) -> list[str]:
     until = settings.get("until") if isinstance(settings, dict) else None
     if isinstance(until, str):
         return [until]
-    return [stop for stop in until if isinstance(stop, str)] if isinstance(until, list) else []
+    return [stop for stop in until[:MAX_STOPS] if isinstance(stop, str)] if isinstance(until, list) else []
 
 
 def _first_stop(text: str, until: list[str]) -> str | None:
