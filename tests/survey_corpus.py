@@ -17,6 +17,12 @@ the DROP split is three times the documents scored):
     hidden_cut  the multiple-choice log's last document dropped, and n-samples, -> LB717
                 the aggregates and the task hash edited to agree
     published   the manifest's published DROP F1 3 points off                -> not reproduced, no rule
+    filtered    a wrong DROP answer made right in filtered_resps alone (resps   -> LB719 on drop
+                still hold it), em, f1 and the aggregates made to agree
+    gold_edit   a wrong DROP answer made right by setting doc.answers to it      -> LB721 on drop
+                (the doc's answer field still says otherwise), hashes redone
+    choice_edit a choice's continuation rewritten in the multiple-choice log     -> LB722 on the MC task
+                (same length, so no score moves; no hash covers it)
 
 `expected` maps (run, task) to the rules its row must show and whether its
 published score is reproduced (None: no published score).
@@ -32,9 +38,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness_logs import DATE, aggregate, choice_task, drop_task, results_for, write_run  # noqa: E402
+from harness_logs import DATE, aggregate, choice_task, drop_task, results_for, with_hashes, write_run  # noqa: E402
 
-FAULTS = ("glued", "decimal", "tampered", "missing", "cut_log", "no_log", "published", "hidden_cut")
+FAULTS = ("glued", "decimal", "tampered", "missing", "cut_log", "no_log", "published", "hidden_cut", "filtered",
+          "gold_edit", "choice_edit")
 MC_TASK = "arc_easy"
 MANIFEST = "manifest.csv"
 
@@ -75,7 +82,14 @@ def _write_one(folder: Path, fault: str | None, rng: random.Random, drop_docs: i
     elif fault == "decimal":
         golds[1], predictions[1] = [["12.25"]], " 12"
         rules["drop"] = {"LB711", "LB713"}
+    if fault in ("filtered", "gold_edit"):
+        predictions[0] = f" {int(golds[0][0][0]) + 1}"  # a wrong answer, made right below
     drop, choice = drop_task(predictions, golds), choice_task(MC_TASK, mc_docs, seed=number)
+    if fault in ("filtered", "gold_edit"):
+        rules["drop"] = {_made_right(drop.samples[0], golds[0][0][0], fault)}
+    if fault == "choice_edit":
+        _swap_letters(choice.samples[0])
+        rules[MC_TASK] = {"LB722"}
     results = results_for([drop, choice])
     results["config"]["model_args"] = f"pretrained={folder.name.replace('__', '/')}"
     if fault == "tampered":
@@ -108,6 +122,25 @@ def _write_one(folder: Path, fault: str | None, rng: random.Random, drop_docs: i
     return rules
 
 
+def _made_right(sample: dict, gold: str, fault: str) -> str:
+    """A wrong DROP answer scored right, every number made to agree: in filtered_resps alone (LB719), or by
+    setting the doc's gold answers to the answer, with the hashes redone (LB721)."""
+    if fault == "filtered":
+        sample["filtered_resps"] = [f" {gold}"]
+    else:
+        sample["doc"]["answers"] = [[sample["filtered_resps"][0].strip()]]
+        with_hashes(sample)
+    sample["em"] = sample["f1"] = 1.0
+    return "LB719" if fault == "filtered" else "LB721"
+
+
+def _swap_letters(sample: dict) -> None:
+    """The first choice's continuation with its last two characters swapped: its length, so every score, stays."""
+    args = next(iter(sample["arguments"].values()))
+    text = args["arg_1"]
+    args["arg_1"] = text[:-2] + text[-1] + text[-2] if text[-1] != text[-2] else text[:-1] + "#"
+
+
 if __name__ == "__main__":
     import argparse
 
@@ -124,3 +157,4 @@ if __name__ == "__main__":
         [{"run": run, "task": task, "rules": sorted(v["rules"]), "reproduced": v["reproduced"], "fault": v["fault"]}
          for (run, task), v in sorted(table.items())], indent=1), encoding="utf-8")
     print(f"{args.runs} runs in {args.out}")
+
