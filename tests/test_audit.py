@@ -1013,10 +1013,16 @@ def test_a_chat_api_prompt_is_hashed_as_the_harness_hashes_it(tmp_path):
 
 # --- an outside review of the new checks: ways around them --------------------------------------------------
 
-def test_drop_answer_fields_taken_out_of_every_doc_are_lb721(tmp_path):
+@pytest.mark.parametrize("config", [
+    {},                                                               # dataset_path EleutherAI/drop
+    {"dataset_path": "json", "process_docs": "def process_docs(dataset):\n    def _process(doc):\n        return "
+     "{'answers': get_answers(doc)}\n    return dataset.map(_process)\n"},  # a local copy: the harness's utils
+])
+def test_drop_answer_fields_taken_out_of_every_doc_are_lb721(tmp_path, config):
     """Golds set to the predictions with answer and validated_answers deleted from every doc (hashes redone):
     lm-eval's DROP keeps them in every doc, so their absence is the finding."""
     task = hl.drop_task([" 10", " Tom Bradley"], [[["10"]], [["Tom Brady"]]])
+    task.config.update(config)
     for sample in task.samples:
         del sample["doc"]["answer"], sample["doc"]["validated_answers"]
         hl.with_hashes(sample)

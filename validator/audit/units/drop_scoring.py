@@ -27,7 +27,8 @@ class DropScoring(AuditUnit):
         self.underived: Sample | None = None  # the first doc without them
         # lm-eval's DROP: its process_docs (dumped as source) builds answers from those fields, which stay in the doc
         config = self.spec.config
-        self.fields_required = "validated_answers" in str(config.get("process_docs", "")) or \
+        process_docs = str(config.get("process_docs", ""))
+        self.fields_required = "get_answers" in process_docs or "validated_answers" in process_docs or \
             config.get("dataset_path") in DROP_DATASETS
 
     def add(self, sample: Sample) -> None:
