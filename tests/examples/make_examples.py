@@ -898,19 +898,16 @@ def sample_logs() -> None:
 
     def rewrite_filtered(task, lines):
         lines[0] = lines[0].replace('"filtered_resps": [" 10"]', '"filtered_resps": ["10"]')
-    c, logs = samples_case("negative", "LB719_filtered_response_edited",
-                           "A DROP sample's filtered_resps edited (its resps still say ' 10'); the 'none' filter takes "
-                           "each request's first response.", [drop_log()], log_edit=rewrite_filtered)
-    c.expect("LB301", "results.json", '"drop": {')
-    c.findings.append({"rule": "LB719", "file": logs["drop"], "line": 1})
-    c.close()
-
-    c, logs = samples_case("negative", "LB720_response_past_stop",
-                           "A DROP run whose stop sequence is ',' logs ' 1,001,360': the harness would have cut it "
-                           "at the comma.", [drop_log(until=(",",))])
-    c.expect("LB301", "results.json", '"drop": {')
-    c.findings.append({"rule": "LB720", "file": logs["drop"], "line": 4})
-    c.close()
+    # (rule, case, description, the DROP log, its edit, the line of the finding in the log)
+    for rule, name, description, log, edit, line in [
+            ("LB719", "filtered_response_edited", "A DROP sample's filtered_resps edited (its resps still say ' 10'); "
+             "the 'none' filter takes each request's first response.", drop_log(), rewrite_filtered, 1),
+            ("LB720", "response_past_stop", "A DROP run whose stop sequence is ',' logs ' 1,001,360': the harness "
+             "would have cut it at the comma.", drop_log(until=(",",)), None, 4)]:
+        c, logs = samples_case("negative", f"{rule}_{name}", description, [log], log_edit=edit)
+        c.expect("LB301", "results.json", '"drop": {')
+        c.findings.append({"rule": rule, "file": logs["drop"], "line": line})
+        c.close()
 
     def gold_to_prediction(task, lines):
         sample = json.loads(lines[1])
