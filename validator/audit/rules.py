@@ -36,8 +36,11 @@ def sample_record_shape(ctx):
     """A sample lacks a field the audit needs, or has it with the wrong type.
 
     Needed: `doc_id` (a non-negative integer), `doc`, `target`, `arguments`,
-    and the per-sample metric values; the hashes too when the results file
-    has `task_hashes`. The sample is skipped; the others are still audited.
+    `resps` (each request's responses, which every lm-eval 0.4 logs beside
+    `filtered_resps`), and the per-sample metric values; the hashes too when
+    the results file has `task_hashes`. The sample is skipped; the others are
+    still audited. (A DROP doc of lm-eval's DROP config also keeps the
+    dataset's `answer` and `validated_answers`: LB721.)
     """
 
 
