@@ -294,3 +294,13 @@ def test_n_shot_is_what_lm_eval_writes_from_the_config(n_shot, config, disagrees
     from validator.core.conditions import fewshot_disagrees
 
     assert fewshot_disagrees(n_shot, config) is disagrees
+
+
+@pytest.mark.parametrize("listed, declared, disagrees", [
+    (1.0, 1.0, False), (1, 1.0, False), ("1.0", 1.0, False), (2.0, 1.0, True), ("v1", 1.0, True),
+    ("Yaml", 1.0, False),  # lm-eval 0.4.0: every YAML task's VERSION, whatever its metadata (an outside tester's run)
+])
+def test_versions_are_what_lm_eval_writes_from_the_config(listed, declared, disagrees):
+    from validator.core.conditions import versions_disagree
+
+    assert versions_disagree(listed, declared) is disagrees

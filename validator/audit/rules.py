@@ -315,5 +315,6 @@ def run_config_conflict(ctx):
     count and the version are what leaderboards gate on, and `check` reads
     them from `n-shot` and `versions`; a file where the two places differ
     was edited. (`check` reports a version's conflict for a profile's tasks
-    as LB508 too.)
+    as LB508 too.) lm-eval 0.4.0 wrote "Yaml" in `versions` for every task
+    made from a YAML config, whatever its metadata: that is no conflict.
     """

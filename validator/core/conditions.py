@@ -201,7 +201,13 @@ def _version_conflicts(results: HarnessResults, present) -> list[Caveat]:
 
 
 def versions_disagree(listed: Any, declared: Any) -> bool:
-    """`versions.<task>` against configs.<task>.metadata.version: lm-eval writes both from the same task."""
+    """`versions.<task>` against configs.<task>.metadata.version: lm-eval writes both from the same task.
+
+    lm-eval 0.4.0 wrote "Yaml" (ConfigurableTask.VERSION) for every task made from a YAML config, and read no
+    metadata.version: that says nothing against the config.
+    """
+    if listed == "Yaml":
+        return False
     return _number(listed) is None or _number(listed) != _number(declared)
 
 
