@@ -77,6 +77,11 @@ def generation_until(arguments: Any) -> list[str] | None:
     else:
         call = first_request(arguments)
         settings = call[1] if len(call) > 1 else None
+    return stop_sequences(settings)
+
+
+def stop_sequences(settings: Any) -> list[str] | None:
+    """A generation request's settings' `until` as a list of strings (a string is one); None for any other."""
     until = settings.get("until") if isinstance(settings, dict) else None
     if isinstance(until, str):
         return [until]

@@ -119,6 +119,11 @@ class TaskSpec:
             return [until]
         return until if isinstance(until, list) and all(isinstance(u, str) for u in until) else None
 
+    def filter_steps(self, name: str) -> Any:
+        """The steps of the config's filter_list entry of that name (as written), or None."""
+        return next((entry.get("filter") for entry in _list(self.config.get("filter_list"))
+                     if isinstance(entry, dict) and entry.get("name") == name), None)
+
     @cached_property  # asked for every record
     def filters(self) -> list[str]:
         names = [f.get("name") for f in _list(self.config.get("filter_list")) if isinstance(f, dict)]

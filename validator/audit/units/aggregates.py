@@ -8,7 +8,7 @@ from typing import Any
 
 from ..model import MetricAudit
 from ..sample_scoring import as_number, as_number_list
-from .base import AuditUnit, Sample, audit_unit
+from .base import AuditUnit, Sample, audit_unit, shown
 
 
 # What lm-eval 0.4.x writes in a sample besides its metrics (evaluator.py, the logged example).
@@ -166,7 +166,7 @@ class Aggregates(AuditUnit):
         reported = as_number(audit.reported)
         if reported is None or not isfinite(reported):
             audit.note = "the results value is not a number"
-            self._not_audited(audit, f"the results file gives {_shown(audit.reported)}, not a finite number")
+            self._not_audited(audit, f"the results file gives {shown(audit.reported)}, not a finite number")
             return
         off = [value for value in (audit.from_samples, audit.recomputed)
                if value is not None and abs(value - reported) > self.log.tolerance]
@@ -205,7 +205,3 @@ class Aggregates(AuditUnit):
                             f"{self.spec.name} {audit.key} is not audited: {why}; the number cannot be trusted "
                             "until it is re-derived from its samples")
 
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."

@@ -64,5 +64,16 @@ class AuditUnit:
     def add(self, sample: Sample) -> None:
         """See one sample."""
 
+    def note_once(self, note: str) -> None:
+        """A note on the task's summary, once however many samples give it."""
+        if note not in self.summary.notes:
+            self.summary.notes.append(note)
+
     def finish(self) -> None:
         """Compare what was seen with the results file."""
+
+
+def shown(value: Any, limit: int = 40) -> str:
+    """A submitter's value as a message shows it: its repr, cut to `limit` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."

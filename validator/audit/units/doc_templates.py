@@ -18,11 +18,9 @@ Rule LB722.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
 from ..sample_scoring import choice_continuations, is_multiple_input, requests
-from .base import AuditUnit, Sample, audit_unit
+from .base import AuditUnit, Sample, audit_unit, shown
 
 
 @audit_unit(order=15)
@@ -33,8 +31,8 @@ class DocTemplates(AuditUnit):
         super().__init__(log)
         config = self.spec.config
         self.target = Template.of(config.get("doc_to_target"))
-        self.choices = Template.of(config.get("doc_to_choice")) if config.get("doc_to_choice") is not None else None
         self.has_choices = config.get("doc_to_choice") is not None
+        self.choices = Template.of(config["doc_to_choice"]) if self.has_choices else None
         self.delimiter = self.spec.target_delimiter
         self.multiple_choice = self.spec.output_type == "multiple_choice"
         if config.get("use_prompt"):  # a promptsource template replaces both
@@ -64,16 +62,16 @@ class DocTemplates(AuditUnit):
             return
         logged = sample.data.get("target")
         if expected is None or str(logged) != str(expected):
-            gives = "does not give a target for it" if expected is None else f"gives {_short(expected)}"
-            self._find(sample, ("target",), f"target is {_short(logged)}, but the config's doc_to_target "
-                       f"{_short(self.target.text)} {gives} (its doc)")
+            gives = "does not give a target for it" if expected is None else f"gives {shown(expected, 60)}"
+            self._find(sample, ("target",), f"target is {shown(logged, 60)}, but the config's doc_to_target "
+                       f"{shown(self.target.text, 60)} {gives} (its doc)")
 
     def _choices(self, sample: Sample, doc: dict) -> None:
         choices = choices_of(self.choices, doc)
         if choices is UNTRACEABLE:
             return
         if choices is None:
-            self._find(sample, ("doc",), f"the config's doc_to_choice {_short(self.choices.text)} gives no list of "
+            self._find(sample, ("doc",), f"the config's doc_to_choice {shown(self.choices.text, 60)} gives no list of "
                        "choices for its doc")
             return
         arguments = sample.data.get("arguments")
@@ -95,8 +93,8 @@ class DocTemplates(AuditUnit):
                        f"gives {len(choices)} choices for its doc: a choice was added or taken out")
             return
         index = next(i for i, (got, wanted) in enumerate(zip(logged, expected)) if got != wanted)
-        self._find(sample, ("arguments",), f"request {index} continues with {_short(logged[index])}, but the "
-                   f"config's doc_to_choice gives {_short(expected[index])} for its doc")
+        self._find(sample, ("arguments",), f"request {index} continues with {shown(logged[index], 60)}, but the "
+                   f"config's doc_to_choice gives {shown(expected[index], 60)} for its doc")
 
     def _find(self, sample: Sample, path: tuple, message: str) -> None:
         self.log.at_record("LB722", sample.record, path, f"{self.spec.name} doc_id {sample.doc_id}: {message}; "
@@ -110,7 +108,3 @@ def _mutual_info_layout(continuations: list[str], choices: list[str], calls: lis
         return [item for pair in zip(continuations, choices) for item in pair]
     return continuations * 2
 
-
-def _short(value: Any) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 60 else shown[:57] + "..."

@@ -50,7 +50,7 @@ class ExactMatch(AuditUnit):
         filtered, target = data.get("filtered_resps"), data.get("target")
         if type(target) is list or (isinstance(target, str) and target[:1] == "[" and target[-1:] == "]"):
             # several gold answers (TriviaQA), logged as a list or its str(): a sample counts if any matches
-            self._note("a target of several answers is not re-scored")
+            self.note_once("exact_match is not re-scored where a target of several answers is not re-scored")
             return
         if not (type(filtered) is list and filtered and isinstance(filtered[0], str) and isinstance(target, str)):
             self.log.at_record("LB702", sample.record, ("filtered_resps",), (
@@ -59,8 +59,3 @@ class ExactMatch(AuditUnit):
             return
         sample.recomputed[METRIC] = exact_match(filtered[0], target, self.options)
         sample.recomputed_by = "its filtered answer and target give"
-
-    def _note(self, why: str) -> None:
-        note = f"exact_match is not re-scored where {why}"
-        if note not in self.summary.notes:
-            self.summary.notes.append(note)

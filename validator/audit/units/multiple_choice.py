@@ -60,9 +60,7 @@ class MultipleChoice(AuditUnit):
 
     def _not_scored(self, why: str) -> None:
         """A note, once per log: the aggregates are still re-derived from the logged values."""
-        note = f"acc and acc_norm are not re-scored from the log-likelihoods: {why}"
-        if note not in self.summary.notes:
-            self.summary.notes.append(note)
+        self.note_once(f"acc and acc_norm are not re-scored from the log-likelihoods: {why}")
 
     def _score_greedy(self, sample: Sample, resps: Any) -> None:
         """lm-eval's loglikelihood task: acc is whether the continuation was the greedy one."""

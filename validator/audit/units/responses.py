@@ -26,8 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.exact_match import apply_regex_filter, regex_filter_of
-from ..sample_scoring import generation_until, requests
-from .base import AuditUnit, Sample, audit_unit
+from ..sample_scoring import generation_until, requests, stop_sequences
+from .base import AuditUnit, Sample, audit_unit, shown
 
 TAKE_FIRST = "none"  # the filter lm-eval applies when a task declares none
 MAX_STOPS = 64  # stop sequences of one request; each is searched for in every response (a harness task has few)
@@ -70,9 +70,7 @@ class Responses(AuditUnit):
     def _regex(self, sample: Sample, firsts: list) -> None:
         """A [regex, take_first] filter with a harness pattern (GSM8K's strict-match, flexible-extract)."""
         if sample.filter not in self.pipelines:
-            steps = next((entry.get("filter") for entry in _list(self.spec.config.get("filter_list"))
-                          if isinstance(entry, dict) and entry.get("name") == sample.filter), None)
-            self.pipelines[sample.filter] = regex_filter_of(steps)
+            self.pipelines[sample.filter] = regex_filter_of(self.spec.filter_steps(sample.filter))
         pipeline = self.pipelines[sample.filter]
         if pipeline is None:
             return  # another pipeline: not re-applied (docs/audit.md says which are)
@@ -81,10 +79,10 @@ class Responses(AuditUnit):
         if filtered != expected:
             index = next((i for i, value in enumerate(expected)
                           if type(filtered) is not list or i >= len(filtered) or filtered[i] != value), 0)
-            shown = _short(filtered[index]) if type(filtered) is list and index < len(filtered) else "missing"
+            logged = shown(filtered[index], 60) if type(filtered) is list and index < len(filtered) else "missing"
             self.log.at_record("LB719", sample.record, ("filtered_resps", index), (
-                f"{self.spec.name}: filtered_resps[{index}] is {shown}, but the filter {sample.filter!r} (the "
-                f"config's regex {pipeline[0].pattern!r}, then take_first) makes {_short(expected[index])} of "
+                f"{self.spec.name}: filtered_resps[{index}] is {logged}, but the filter {sample.filter!r} (the "
+                f"config's regex {pipeline[0].pattern!r}, then take_first) makes {shown(expected[index], 60)} of "
                 f"resps[{index}][0]: what was scored is not what the model answered"))
 
     def _take_first(self, sample: Sample, resps: list) -> None:
@@ -93,8 +91,8 @@ class Responses(AuditUnit):
         if type(filtered) is list and len(filtered) == len(resps):
             index = next(i for i, (value, responses) in enumerate(zip(filtered, resps)) if value != responses[0])
             self.log.at_record("LB719", sample.record, ("filtered_resps", index), (
-                f"{self.spec.name}: filtered_resps[{index}] is {_short(filtered[index])}, but resps[{index}][0] is "
-                f"{_short(resps[index][0])}; the sample's filter is 'none', which takes each request's first "
+                f"{self.spec.name}: filtered_resps[{index}] is {shown(filtered[index], 60)}, but resps[{index}][0] is "
+                f"{shown(resps[index][0], 60)}; the sample's filter is 'none', which takes each request's first "
                 "response, so what was scored is not what the model answered"))
             return
         self.log.at_record("LB719", sample.record, ("filtered_resps",), (
@@ -136,16 +134,9 @@ def _first_responses(resps: Any) -> list | None:
     return firsts
 
 
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
 def _until_of(call: list) -> list[str]:
-    settings = call[1] if len(call) > 1 else None
-    until = settings.get("until") if isinstance(settings, dict) else None
-    if isinstance(until, str):
-        return [until]
-    return [stop for stop in until[:MAX_STOPS] if isinstance(stop, str)] if isinstance(until, list) else []
+    """One request's stop sequences (none when it logs none), at most MAX_STOPS of them searched."""
+    return (stop_sequences(call[1] if len(call) > 1 else None) or [])[:MAX_STOPS]
 
 
 def _first_stop(text: str, until: list[str]) -> str | None:
@@ -154,7 +145,3 @@ def _first_stop(text: str, until: list[str]) -> str | None:
             return stop
     return None
 
-
-def _short(value: Any) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 60 else shown[:57] + "..."

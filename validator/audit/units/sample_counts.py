@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..spec import MISSING
-from .base import AuditUnit, audit_unit
+from .base import AuditUnit, audit_unit, shown
 
 
 @audit_unit(order=25)
@@ -67,8 +67,7 @@ class SampleCounts(AuditUnit):
 
 
 def _shown(value: Any) -> str:
-    text = "null" if value is None else repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return "null" if value is None else shown(value)
 
 
 def _count(count: int) -> str:
