@@ -162,3 +162,20 @@ def test_recheck_checks_the_submissions_built_on_a_changed_log(tmp_path):
     nothing = run_cli("submission", "recheck", "other/samples_x_2024.jsonl", cwd=tmp_path)
     assert (nothing.returncode, nothing.stdout) == (
         0, "no submission in **/*.json **/*.yaml **/*.yml references 1 changed file(s); nothing to check\n")
+
+
+def test_a_partial_run_has_no_average_and_writes_nothing(tmp_path):
+    """A run of two of the profile's benchmarks (IFEval and MATH alone) has no average, which a submission must
+    report: a data error naming the missing benchmarks, not an internal error."""
+    doc = json.loads(EXAMPLE.read_text())
+    kept = ("leaderboard_ifeval", "leaderboard_math")
+    for key in ("results", "configs", "n-shot", "versions", "n-samples", "higher_is_better", "group_subtasks"):
+        if isinstance(doc.get(key), dict):
+            doc[key] = {task: value for task, value in doc[key].items() if task.startswith(kept)}
+    results = tmp_path / "results_2025-01-27T10-10-36.877664.json"
+    results.write_text(json.dumps(doc))
+    proc = run_cli("submission", "init", str(results), cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.startswith(f"lbnorm: error: {results}: the run does not score every benchmark of profile "
+                                  "open-llm-leaderboard-v2, so there is no average to submit (missing: BBH (")
+    assert proc.stderr.count("\n") == 1 and not (tmp_path / "submission.json").exists()

@@ -50,6 +50,12 @@ def draft_submission(results: Path, output: Path | None, profile: Profile, built
         scores = score_results(profile, harness)
     except DataError as exc:
         raise DataError(f"{results}: {exc}") from None
+    if scores.average is None:  # a submission reports the average, and a partial run has none
+        absent = [f"{name} ({why})" for name, why in scores.missing.values()]
+        shown = "; ".join(absent[:3]) + (f"; and {len(absent) - 3} more" if len(absent) > 3 else "")
+        raise DataError(f"{results}: the run does not score every benchmark of profile {profile.name}, so there "
+                        f"is no average to submit (missing: {shown}); run the missing tasks, or pass "
+                        "--profile-file with a profile of the benchmarks it ran")
     decisions = []
     if model is None:
         model = scores.model
