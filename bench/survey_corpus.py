@@ -32,6 +32,7 @@ def prose(rng: random.Random, words: int) -> str:
 
 def mc_task(rng: random.Random, docs: int, seed: int):
     task = choice_task("mmlu_pro_like", docs, seed=seed)
+    task.config.update(doc_to_text="Question: {{question}}\nAnswer:", num_fewshot=5)  # as the prompts below
     shots = prose(rng, 700)  # the few-shot prefix every request of every doc repeats
     for sample in task.samples:
         question = prose(rng, 60)
@@ -59,6 +60,7 @@ def drop_run_task(rng: random.Random, docs: int):
     golds = [[[drop_gold(rng)]] for _ in range(docs)]
     predictions = [f" {g[0][0]}" if rng.random() < 0.5 else f" {prose(rng, 3)}" for g in golds]
     task = drop_task(predictions, golds, answer_fields=True)  # as lm-eval logs DROP docs: traced by LB721
+    task.config["num_fewshot"] = 3  # the prompts hold 3 examples (LB723 holds the count to them)
     shots = prose(rng, 400)
     for sample, gold in zip(task.samples, golds):
         passage = f"{prose(rng, 125)} {gold[0][0]} {prose(rng, 125)}"

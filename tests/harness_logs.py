@@ -235,7 +235,7 @@ def results_for(tasks: list[Task]) -> dict:
         hashes[task.name] = sha("".join(s["doc_hash"] + s["prompt_hash"] + s["target_hash"] for s in task.samples))
     return {"results": results, "group_subtasks": {}, "configs": configs,
             "versions": {t.name: t.config.get("metadata", {}).get("version", 1.0) for t in tasks},
-            "n-shot": {t.name: 0 for t in tasks}, "n-samples": n_samples,
+            "n-shot": {t.name: t.config.get("num_fewshot", 0) for t in tasks}, "n-samples": n_samples,
             "config": {"model": "hf", "model_args": "pretrained=org/model", "limit": None},
             "task_hashes": hashes, "lm_eval_version": "0.4.13"}
 

@@ -23,6 +23,10 @@ the DROP split is three times the documents scored):
                 (the doc's answer field still says otherwise), hashes redone
     choice_edit a choice's continuation rewritten in the multiple-choice log     -> LB722 on the MC task
                 (same length, so no score moves; no hash covers it)
+    shots_hidden a 2-shot DROP run declared 0-shot (num_fewshot and n-shot): its -> LB723 on drop
+                prompts hold the examples before each doc's own text
+
+Every fourth clean run is an honest 2-shot DROP run, declared so.
 
 `expected` maps (run, task) to the rules its row must show and whether its
 published score is reproduced (None: no published score).
@@ -41,7 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness_logs import DATE, aggregate, choice_task, drop_task, results_for, with_hashes, write_run  # noqa: E402
 
 FAULTS = ("glued", "decimal", "tampered", "missing", "cut_log", "no_log", "published", "hidden_cut", "filtered",
-          "gold_edit", "choice_edit")
+          "gold_edit", "choice_edit", "shots_hidden")
+SHOTS = "Passage 90. Question 90? 4\n\nPassage 91. Question 91? 7\n\n"  # two DROP examples, as lm-eval joins them
 MC_TASK = "arc_easy"
 MANIFEST = "manifest.csv"
 
@@ -90,6 +95,12 @@ def _write_one(folder: Path, fault: str | None, rng: random.Random, drop_docs: i
     if fault == "choice_edit":
         _swap_letters(choice.samples[0])
         rules[MC_TASK] = {"LB722"}
+    drop.config["num_fewshot"] = 2 if fault is None and number % 4 == 1 else 0
+    if fault == "shots_hidden" or drop.config["num_fewshot"]:
+        for sample in drop.samples:
+            sample["arguments"]["gen_args_0"]["arg_0"] = SHOTS + sample["arguments"]["gen_args_0"]["arg_0"]
+            with_hashes(sample)
+        rules["drop"] = {"LB723"} if fault else rules["drop"]
     results = results_for([drop, choice])
     results["config"]["model_args"] = f"pretrained={folder.name.replace('__', '/')}"
     if fault == "tampered":

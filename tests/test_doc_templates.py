@@ -1,4 +1,4 @@
-"""lm-eval's doc_to_target / doc_to_choice, for the template shapes lbnorm evaluates (core/doc_templates.py).
+"""lm-eval's doc_to_target, doc_to_choice and doc_to_text, for the template shapes lbnorm evaluates (core/doc_templates.py).
 
 Each case is what lm-eval 0.4.3 to 0.4.13's Task.doc_to_target / doc_to_choice give for the doc (Jinja for
 the templates); None is a doc on which the harness would have failed.
@@ -7,8 +7,10 @@ the templates); None is a doc on which the harness would have failed.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from validator.core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
+from validator.core.doc_templates import UNTRACEABLE, Template, TextTemplate, choices_of, target_of, texts_of
 
 ARC = {"id": "Mercury_1", "question": "Which?", "choices": {"text": ["a cell", "water", "sand"],
                                                            "label": ["A", "B", "C"]}, "answerKey": "B"}
@@ -62,3 +64,88 @@ def test_doc_to_choice(template, doc, expected):
 ])
 def test_other_shapes_are_not_evaluated(template):
     assert Template.of(template) is None
+
+
+# --- doc_to_text and description, against Jinja itself (as lm-eval's utils.apply_template renders them) -----------
+
+jinja2 = pytest.importorskip("jinja2")  # a test dependency: the renderer lm-eval uses, so the cases are its output
+TEXT_DOC = {"passage": "Brady threw 3.", "question": "  How many?\n", "query": "Q: done?", "score": 0.5, "n": 7,
+            "choices": ["w", "x", "y", "z"], "nested": {"things": ["first", "second"], "word": "abc", "items": ["a dict's method's name"]}}
+
+
+def jinja_texts(template: str, doc: dict) -> set[str]:
+    """What lm-eval's Jinja environment renders: 0.4.0-0.4.3 without keep_trailing_newline, 0.4.5 on with it."""
+    return {jinja2.Environment(loader=jinja2.BaseLoader(), undefined=jinja2.StrictUndefined,
+                               keep_trailing_newline=keep).from_string(template).render(**doc) for keep in (False, True)}
+
+
+@pytest.mark.parametrize("template", [
+    "{{passage}} {{question}}",                                                       # DROP
+    "Question: {{question}}\nAnswer:",                                                # ARC, GSM8K
+    "{{question.strip()}}\nA. {{choices[0]}}\nB. {{choices[1]}}\nC. {{choices[2]}}\nD. {{choices[3]}}\nAnswer:",  # MMLU
+    "Q: {{ nested.things[1] }} {{nested.word[0]}}\nA:",                                 # BBH's shape, a path, a str index
+    "{{ score }} and {{n}}",                                                          # numbers print as str() does
+    "The following are questions about {{nested.word}}.\n\n",                        # a description: last newline
+    "Line one\r\nline two {{n}}\r",                                                   # Jinja's own newlines become \n
+    "Braces } and { and }} stay text {{n}}",
+    "Plain description.\n",
+])
+def test_doc_to_text_is_what_jinja_renders(template, doc=TEXT_DOC):
+    texts = texts_of(TextTemplate.of(template), doc)
+    assert set(texts) == jinja_texts(template, doc)
+
+
+def test_a_field_name_is_the_docs_value_not_a_template():
+    """lm-eval's doc_to_text: a name in the doc's features is its value as it is (HellaSwag's `query`, IFEval's
+    `prompt`); a name the doc lacks renders as itself."""
+    assert texts_of(TextTemplate.of("query"), TEXT_DOC) == ("Q: done?",)
+    assert texts_of(TextTemplate.of("nothing"), TEXT_DOC) == ("nothing",)
+
+
+@pytest.mark.parametrize("template, doc", [
+    ("{{missing}} text", TEXT_DOC),                   # StrictUndefined: the harness fails
+    ("{{choices[9]}}", TEXT_DOC),                     # past the end: undefined
+    ("{{nested.keys}}", TEXT_DOC),                    # a dict's method, not a field
+    ("{{nested.items[0]}}", TEXT_DOC),                # Jinja finds the method first, even beside a field
+    ("{{choices}}", TEXT_DOC),                        # a list prints as its repr: not traced
+    ("{{flag}}", {"flag": True}),                     # True prints "True": not traced
+    ("{{n.strip()}}", TEXT_DOC),                      # a number has no strip()
+    ("n", TEXT_DOC),                                  # a field's value that is no text (winogrande's number)
+])
+def test_values_lbnorm_does_not_print_are_untraceable(template, doc):
+    assert texts_of(TextTemplate.of(template), doc) is UNTRACEABLE
+
+
+@pytest.mark.parametrize("template", [
+    "{{ passage|trim }}",                             # a filter
+    "{{ question.split('?')[0] }}",                   # a call with arguments
+    "{% if n %}{{n}}{% endif %}",                     # a statement
+    "{# a comment #}{{n}}",
+    "{{- passage }}",                                 # whitespace control
+    "{{ passage",                                     # never closed
+    "def doc_to_text(doc):\n    return doc['passage']\n",  # a function's source, as a results file holds it
+    "<function doc_to_text at 0x7f54559b1bc0>",       # lm-eval 0.4.0 writes str(function)
+    None, 3, ["a"],
+])
+def test_other_text_templates_are_not_evaluated(template):
+    assert TextTemplate.of(template) is None
+
+_LITERAL = st.text(alphabet="ab \n\r{}:.?", max_size=12)
+_BLOCK_TEXT = st.sampled_from(["passage", " question ", "question.strip()", "choices[2]", "nested.things[0]",
+                               "nested.word[1]", "score", " n "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_LITERAL, _BLOCK_TEXT), max_size=4), _LITERAL)
+def test_any_template_lbnorm_evaluates_renders_as_jinja_does(pieces, last):
+    """Random text around blocks: whatever lbnorm evaluates, Jinja renders the same (both harness settings)."""
+    template = "".join(literal + "{{" + block + "}}" for literal, block in pieces) + last
+    parsed = TextTemplate.of(template)
+    if parsed is None:
+        return  # not evaluated: never a finding
+    try:
+        expected = jinja_texts(template, TEXT_DOC)
+    except jinja2.TemplateError:
+        pytest.fail(f"lbnorm evaluates {template!r}, which Jinja refuses")
+    texts = texts_of(parsed, TEXT_DOC)
+    assert texts is not UNTRACEABLE and set(texts) == expected

@@ -85,6 +85,7 @@ def write_drop_run(folder, samples: int, passage: str) -> int:
     task = drop_task([f" {n % 97}" for n in range(samples)], [[[str(n % 97)]] for n in range(samples)])
     for sample in task.samples:
         sample["doc"]["passage"] = passage
+        sample["arguments"]["gen_args_0"]["arg_0"] = f"{passage} {sample['doc']['question']}"  # doc_to_text's
         with_hashes(sample)
     return write_run(folder, [task])["drop"].stat().st_size
 

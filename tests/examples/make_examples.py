@@ -940,6 +940,30 @@ def sample_logs() -> None:
                        "line": line_after(c.texts["results.json"], '"n-shot"', f'"{MUSR_TEAM}": 0')})
     c.close()
 
+    def prompted(task, shots: str = "", num_fewshot: int = 0, passage_edit: str = ""):
+        """A DROP log whose prompts hold `shots` before each doc's own text, its config declaring num_fewshot;
+        doc 1's passage extended by `passage_edit` after the run. Hashes as the harness (or a careful editor)
+        writes them."""
+        task.config["num_fewshot"] = num_fewshot
+        for sample in task.samples:
+            request = sample["arguments"]["gen_args_0"]
+            request["arg_0"] = shots + request["arg_0"]
+            if sample["doc_id"] == 1:
+                sample["doc"]["passage"] += passage_edit
+            harness_logs.with_hashes(sample)
+        return task
+    shots = "Passage 7. Question 7? 7\n\nPassage 8. Question 8? 8\n\n"
+    for rule, name, description, task, line in [
+            ("LB723", "few_shot_hidden", "A 2-shot DROP run declared 0-shot (num_fewshot 0, and no n-shot entry "
+             "to disagree): every prompt holds its examples before the doc's own text.",
+             prompted(drop_log(), shots), 1),
+            ("LB722", "prompt_not_from_doc", "doc 1's passage edited after the run, every hash redone: its prompt "
+             "still holds the passage the model read.", prompted(drop_log(), passage_edit=" Brady threw 3."), 2)]:
+        c, logs = samples_case("negative", f"{rule}_{name}", description, [task])
+        c.expect("LB301", "results.json", '"drop": {')
+        c.findings.append({"rule": rule, "file": logs["drop"], "line": line})
+        c.close()
+
     # The spec's object_counting trap, from the other side: a run of an 18-choice variant ("1" to "18")
     # under the leaderboard's 19; pythia's 0.072 = 18/250 is what its log aggregates to.
     counting = "leaderboard_bbh_object_counting"

@@ -290,24 +290,27 @@ def drop_answers_unexplained(ctx):
 
 @rule("LB722", "doc-template-mismatch", ERROR, runs=False)
 def doc_template_mismatch(ctx):
-    """A sample's target, or a choice's continuation, is not what the task's config makes of its doc.
+    """A sample's target, prompt, or a choice's continuation, is not what the task's config makes of its doc.
 
     lm-eval logs the doc beside what it built from it: `target` is the
-    config's `doc_to_target` applied to the doc, and each multiple-choice
-    request continues with `target_delimiter` + a choice of `doc_to_choice`.
+    config's `doc_to_target` applied to the doc, each multiple-choice
+    request continues with `target_delimiter` + a choice of `doc_to_choice`,
+    and (without a chat template) every prompt starts with the system
+    instruction and description and ends with `doc_to_text` of the doc.
     A target moved to the model's pick, a gold choice's text lengthened until
-    acc_norm prefers it, or a choice taken out, agrees with every score and
-    hash recomputed after the edit; the doc still says otherwise. Only the
-    template shapes the leaderboards' tasks use are evaluated (a field name,
-    `{{ a.b }}`, `{{ a.b.index(c) }}`, a literal); others are noted. A config
-    edited together with the docs is another task, which only a profile can
-    name.
+    acc_norm prefers it, a choice taken out, or a doc or prompt rewritten,
+    agrees with every score and hash recomputed after the edit; the doc
+    still says otherwise. Only the template shapes the leaderboards' tasks
+    use are evaluated (a field name, `{{ a.b }}`, `{{ a.b.index(c) }}`,
+    text around `{{ a[0].strip() }}`-like blocks, a literal); others, chat
+    templates and chat APIs' messages are noted. A config edited together
+    with the docs is another task, which only a profile can name.
     """
 
 
 @rule("LB723", "run-config-conflict", ERROR, runs=False)
 def run_config_conflict(ctx):
-    """A logged task's `n-shot` or `versions` entry disagrees with its own config in the same file.
+    """A logged task's `n-shot` or `versions` entry, or its prompts, disagree with its config in the same file.
 
     lm-eval writes `n-shot.<task>` from `configs.<task>.num_fewshot` (0.4.3
     to 0.4.9: `metadata.num_fewshot` when that is 0) and `versions.<task>`
@@ -317,4 +320,8 @@ def run_config_conflict(ctx):
     was edited. (`check` reports a version's conflict for a profile's tasks
     as LB508 too.) lm-eval 0.4.0 wrote "Yaml" in `versions` for every task
     made from a YAML config, whatever its metadata: that is no conflict.
+    The prompts show the count too: without a chat template, text between
+    the description and the doc's own text (`doc_to_text`) is the examples,
+    so a prompt holding some under a count of 0, or none under a count
+    above 0, is reported at the first such sample of the log.
     """

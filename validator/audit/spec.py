@@ -47,6 +47,9 @@ class TaskSpec:
     n_shot: Any = None
     listed_version: Any = None
     backend: Any = None  # config.model: the lm-eval model class the run names (hf, vllm, an API's)
+    # How the run built its prompts besides the task's config (lm-eval >= 0.4.3 writes both; None: not used)
+    system_instruction: Any = None
+    chat_template: Any = None
 
     @classmethod
     def from_results(cls, data: dict, task: str) -> "TaskSpec":
@@ -73,7 +76,7 @@ class TaskSpec:
                    task_hash if isinstance(task_hash, str) and task_hash else None, limit,
                    _malformed_counts(written, counted), n_samples, per_task,
                    table("n-shot").get(task, MISSING), table("versions").get(task, MISSING),
-                   table("config").get("model"))
+                   table("config").get("model"), data.get("system_instruction"), data.get("chat_template"))
 
     def fractional_limit(self) -> bool:
         return _is_fraction(self.limit)

@@ -1,0 +1,123 @@
+"""Each prompt against what its config builds from its doc (audit/units/prompts.py): LB722 and LB723.
+
+Without a chat template lm-eval 0.4.0 to 0.4.13 build a prompt as: system
+instruction, description, num_fewshot examples (each ending in
+fewshot_delimiter), then doc_to_text of the doc. Every case is a DROP run
+(doc_to_text "{{passage}} {{question}}") written as the harness writes it,
+hashes and task hashes recomputed after the edit, so only the prompts can
+tell; each names the exact rules, file and line it expects.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import harness_logs as hl
+import pytest
+
+from validator.audit.auditor import audit_files
+
+SHOTS = "Passage A. Question A? 4\n\nPassage B. Question B? 7\n\n"  # two examples, as the sampler joins them
+LOG = f"samples_drop_{hl.DATE}.jsonl"
+GOLDS = (12, 7, 30, 4, 19, 8)  # whole numbers, answered right: no DROP deep-dive flag
+
+
+def drop_run(tmp_path: Path, *, shots: str = "", num_fewshot: int = 0, config: dict | None = None,
+             prompt=None, doc=None, results: dict | None = None) -> Path:
+    """A DROP run whose every prompt is `shots` + the doc's own text, unless `prompt(doc_id, text)` says
+    otherwise; `doc(doc_id, doc)` edits a doc after the run. The results file is written after the edits."""
+    task = hl.drop_task([f" {n}" for n in GOLDS], [[[str(n)]] for n in GOLDS])
+    task.config.update({"num_fewshot": num_fewshot, "fewshot_delimiter": "\n\n", "description": ""},
+                       **(config or {}))
+    for sample in task.samples:
+        doc_id, request = sample["doc_id"], sample["arguments"]["gen_args_0"]
+        text = request["arg_0"]
+        request["arg_0"] = prompt(doc_id, text) if prompt else shots + text
+        if doc:
+            doc(doc_id, sample["doc"])
+        hl.with_hashes(sample)
+    written = hl.results_for([task])
+    written.update(results or {})
+    return hl.write_run(tmp_path, [task], written)["results"]
+
+
+def audited(tmp_path: Path, results: Path):
+    result = audit_files(tmp_path, results.relative_to(tmp_path), None)
+    found = sorted((f.rule, Path(f.file).name, f.line) for f in result.findings)
+    notes = [note for task in result.tasks for note in task.notes if note.startswith("prompts not rebuilt")]
+    return found, notes
+
+
+def second_passage_edited(doc_id: int, doc: dict) -> None:
+    if doc_id == 1:
+        doc["passage"] += " The score was 12."
+
+
+# (case, drop_run's arguments, the findings)
+CASES = [
+    ("zero-shot, as declared", {}, []),
+    ("two-shot, as declared", {"shots": SHOTS, "num_fewshot": 2}, []),
+    ("few-shot examples hidden: num_fewshot and n-shot both 0", {"shots": SHOTS}, [("LB723", LOG, 1)]),
+    ("declared few-shot, prompts zero-shot", {"num_fewshot": 3}, [("LB723", LOG, 1)]),
+    ("a doc edited after the run (hashes redone): its prompt still holds the old one",
+     {"doc": second_passage_edited}, [("LB722", LOG, 2)]),
+    ("the description, rendered", {"config": {"description": "Answer with a number.\n\n"},
+                                   "prompt": lambda i, text: "Answer with a number.\n\n" + text}, []),
+    ("the description as 0.4.0-0.4.3 render it (Jinja drops the last newline)",
+     {"config": {"description": "Answer with a number.\n\n"}, "prompt": lambda i, text: "Answer with a number.\n" + text},
+     []),
+    ("a description the prompts do not start with", {"config": {"description": "Answer with a number.\n\n"}},
+     [("LB722", LOG, line) for line in range(1, 7)]),
+    ("a system instruction, then the description", {
+        "config": {"description": "Be brief."}, "results": {"system_instruction": "You are a judge."},
+        "prompt": lambda i, text: "You are a judge.\n\nBe brief." + text}, []),
+    ("a system instruction the prompts lack", {"results": {"system_instruction": "You are a judge."}},
+     [("LB722", LOG, line) for line in range(1, 7)]),
+]
+
+
+@pytest.mark.parametrize("case, arguments, expected", CASES, ids=[case[0] for case in CASES])
+def test_prompts_against_their_docs_and_the_declared_shots(tmp_path, case, arguments, expected):
+    found, notes = audited(tmp_path, drop_run(tmp_path, **arguments))
+    assert found == expected
+    assert notes == []  # every prompt was rebuilt
+
+
+# (case, drop_run's arguments, the note): prompts lbnorm does not rebuild, said on the task, never a finding
+NOT_REBUILT = [
+    ("a chat template", {"shots": SHOTS, "results": {"chat_template": "{{ messages }}"}}, "a chat template"),
+    ("a Jinja filter in doc_to_text", {"shots": SHOTS, "config": {"doc_to_text": "{{passage|trim}} {{question}}"}},
+     "template shape"),
+    ("a gen_prefix", {"shots": SHOTS, "config": {"gen_prefix": "Answer:"}}, "gen_prefix"),
+]
+
+
+@pytest.mark.parametrize("case, arguments, note", NOT_REBUILT, ids=[case[0] for case in NOT_REBUILT])
+def test_prompts_lbnorm_cannot_rebuild_are_noted_not_judged(tmp_path, case, arguments, note):
+    found, notes = audited(tmp_path, drop_run(tmp_path, **arguments))
+    assert found == [] and len(notes) == 1 and note in notes[0]
+
+
+def test_an_empty_chat_template_is_no_chat_template(tmp_path):
+    """lm-eval 0.4.5 writes chat_template "" when none was applied: the prompts are still rebuilt."""
+    found, notes = audited(tmp_path, drop_run(tmp_path, shots=SHOTS, results={"chat_template": ""}))
+    assert found == [("LB723", LOG, 1)] and notes == []
+
+
+def test_a_chat_apis_messages_are_noted(tmp_path):
+    """A chat API's prompt is a one-element list (JsonChatStr): not the task's text, so not rebuilt."""
+    results = drop_run(tmp_path)
+    log = tmp_path / LOG
+    samples = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    for sample in samples:
+        request = sample["arguments"]["gen_args_0"]
+        request["arg_0"] = [json.dumps([{"role": "user", "content": request["arg_0"]}])]
+        sample["prompt_hash"] = hl.sha(request["arg_0"][0])
+    log.write_text("".join(json.dumps(s) + "\n" for s in samples), encoding="utf-8")
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["task_hashes"]["drop"] = hl.sha("".join(s["doc_hash"] + s["prompt_hash"] + s["target_hash"]
+                                                 for s in samples))
+    results.write_text(json.dumps(data), encoding="utf-8")
+    found, notes = audited(tmp_path, results)
+    assert found == [] and notes == ["prompts not rebuilt from the docs: a chat API's messages"]
