@@ -126,22 +126,62 @@ def scripted_choice_task(name: str, correct: list[bool], choices: tuple[str, ...
     return task
 
 
-def ifeval_task(outcomes: list[list[bool]]) -> Task:
-    """IFEval-style: prompt level a bool, instruction level a list of bools (flattened when aggregated)."""
+def ifeval_task(outcomes: list[list[bool]], loose: bool = False) -> Task:
+    """IFEval-style: prompt level a bool, instruction level a list of bools (flattened when aggregated); with
+    `loose`, the loose levels too (the same outcomes) and the doc's kwargs, one dict per instruction."""
+    levels = ("strict", "loose") if loose else ("strict",)
     config = {"task": "leaderboard_ifeval", "output_type": "generate_until", "generation_kwargs": {"until": []},
-              "metric_list": [{"metric": "prompt_level_strict_acc", "aggregation": "mean"},
-                              {"metric": "inst_level_strict_acc",
-                               "aggregation": "def agg_inst_level_acc(items):\n    flat_items = ..."}]}
+              "metric_list": [entry for level in levels for entry in (
+                  {"metric": f"prompt_level_{level}_acc", "aggregation": "mean"},
+                  {"metric": f"inst_level_{level}_acc",
+                   "aggregation": "def agg_inst_level_acc(items):\n    flat_items = ..."})]}
     task = Task("leaderboard_ifeval", config)
     for doc_id, instructions in enumerate(outcomes):
         doc = {"key": doc_id, "prompt": f"Write {doc_id} words.",
                "instruction_id_list": [f"length_constraints:number_words_{i}" for i in range(len(instructions))]}
+        if loose:
+            doc["kwargs"] = [{"num_words": 40 + i, "relation": "at least"} for i in range(len(instructions))]
         sample = {"doc_id": doc_id, "doc": doc, "target": "0",
                   "arguments": {"gen_args_0": {"arg_0": f"Write {doc_id} words.", "arg_1": {"until": []}}},
                   "resps": [["words"]], "filtered_resps": ["words"], "filter": "none",
-                  "metrics": ["prompt_level_strict_acc", "inst_level_strict_acc"]}
+                  "metrics": [f"{kind}_level_{level}_acc" for level in levels for kind in ("prompt", "inst")]}
         with_hashes(sample)
-        sample.update({"prompt_level_strict_acc": all(instructions), "inst_level_strict_acc": list(instructions)})
+        for level in levels:
+            sample.update({f"prompt_level_{level}_acc": all(instructions),
+                           f"inst_level_{level}_acc": list(instructions)})
+        task.samples.append(sample)
+    return task
+
+
+# lm-eval's tasks/leaderboard/math (0.4.9 to 0.4.13): process_docs as its config holds it, and the target template
+MATH_PROCESS_DOCS = (
+    "def process_docs(dataset: datasets.Dataset) -> datasets.Dataset:\n    def _process_doc(doc: dict) -> dict:\n"
+    "        out_doc = {\n            \"problem\": doc[\"problem\"],\n            \"solution\": doc[\"solution\"],\n"
+    "            \"answer\": remove_boxed(last_boxed_only_string(doc[\"solution\"])),\n        }\n"
+    "        if getattr(doc, \"few_shot\", None) is not None:\n            out_doc[\"few_shot\"] = True\n"
+    "        return out_doc\n\n    return dataset.filter(lambda x: x[\"level\"] == \"Level 5\").map(_process_doc)\n")
+
+
+def math_task(name: str, correct: list[bool]) -> Task:
+    """A leaderboard MATH subtask: docs as its process_docs builds them, exact_match 1 where `correct` says."""
+    config = {"task": name, "output_type": "generate_until", "process_docs": MATH_PROCESS_DOCS,
+              "doc_to_text": "def doc_to_text(doc: dict) -> str:\n    return \"Problem:\" + \"\\n\" + doc[\"problem\"]",
+              "doc_to_target": "{{answer if few_shot is undefined else solution}}", "num_fewshot": 4,
+              "process_results": "def process_results(doc: dict, results: list[str]) -> dict[str, int]:\n    ...",
+              "generation_kwargs": {"until": ["Problem:"], "do_sample": False},
+              "metric_list": [{"metric": "exact_match", "aggregation": "mean", "higher_is_better": True}]}
+    task = Task(name, config)
+    for doc_id, right in enumerate(correct):
+        answer = f"\\frac{{{doc_id + 1}}}{{2}}"
+        doc = {"problem": f"Halve {doc_id + 1}.", "solution": f"It is $\\boxed{{{answer}}}$.", "answer": answer}
+        said = answer if right else str(doc_id + 7)
+        response = f" Final Answer: The final answer is ${said}$. I hope it is correct."
+        sample = {"doc_id": doc_id, "doc": doc, "target": answer,
+                  "arguments": {"gen_args_0": {"arg_0": f"Problem:\nHalve {doc_id + 1}.\n\nSolution:",
+                                               "arg_1": {"until": ["Problem:"], "do_sample": False}}},
+                  "resps": [[response]], "filtered_resps": [response], "filter": "none", "metrics": ["exact_match"]}
+        with_hashes(sample)
+        sample["exact_match"] = 1 if right else 0
         task.samples.append(sample)
     return task
 

@@ -879,6 +879,32 @@ def test_an_instruction_level_that_cannot_be_held_to_its_doc_is_lb708(tmp_path, 
     assert problem in finding.message and finding.line == 2
 
 
+LOOSE_BELOW_STRICT = {"inst_level_loose_acc": [False, True], "prompt_level_loose_acc": False}
+
+
+@pytest.mark.parametrize("instruction, kwargs, edit, found", [
+    ("length_constraints:number_words", {"num_words": 40}, LOOSE_BELOW_STRICT, [("LB708", 2)]),
+    # langdetect is unseeded: the same text can be told two languages, so strict and loose may disagree
+    ("language:response_language", {"language": "de"}, LOOSE_BELOW_STRICT, []),
+    # a kwarg of 0 is dropped ({k: v ... if v}) and drawn at random, separately for strict and loose
+    ("length_constraints:number_words", {"num_words": 0}, LOOSE_BELOW_STRICT, []),
+    # an empty response follows nothing, strict and loose alike
+    ("length_constraints:number_words", {"num_words": 40}, {"resps": [[" \n"]], "filtered_resps": [" \n"]},
+     [("LB708", 2), ("LB708", 2)]),
+], ids=["loose below strict", "langdetect's instruction", "a dropped kwarg", "an empty response passes"])
+def test_ifeval_outcomes_the_harness_cannot_give(tmp_path, instruction, kwargs, edit, found):
+    """Found by an outside tester on real 0.4.9.2/0.4.13 IFEval logs: a loose outcome failed beside a strict pass,
+    and a whitespace response marked as following its instructions, each with the aggregates redone."""
+    task = hl.ifeval_task([[True, True], [True, True], [False]], loose=True)
+    sample = task.samples[1]
+    sample["doc"]["instruction_id_list"][0] = instruction
+    sample["doc"]["kwargs"][0] = kwargs
+    sample.update(edit)
+    hl.with_hashes(sample)
+    paths = hl.write_run(tmp_path, [task])
+    assert where(audit(tmp_path, paths["results"])) == found
+
+
 @pytest.mark.parametrize("drop_last, expected", [
     (False, {("LB706", "$['n-samples'].toy_mc")}),
     (True, {("LB706", "$['n-samples'].toy_mc"), ("LB705", "$['n-samples'].toy_mc"), ("LB704", None)}),

@@ -964,6 +964,20 @@ def sample_logs() -> None:
         c.findings.append({"rule": rule, "file": logs["drop"], "line": line})
         c.close()
 
+    math = harness_logs.math_task("math_algebra_lvl5", [True, False, True, True])
+    wrong = math.samples[1]
+    wrong["doc"]["answer"] = wrong["target"] = "8"  # the model's wrong answer made the gold one, all redone
+    wrong["resps"] = [[" Final Answer: The final answer is $8$. I hope it is correct."]]
+    wrong["filtered_resps"] = wrong["resps"][0]
+    harness_logs.with_hashes(wrong)
+    wrong["exact_match"] = 1
+    c, logs = samples_case("negative", "LB724_math_answer_edited", "A wrong MATH answer made right: doc.answer and "
+                           "target set to the model's '8', scores and hashes redone; the doc's solution still boxes "
+                           "1/2, which is the answer the harness builds from it.", [math])
+    c.expect("LB301", "results.json", '"math_algebra_lvl5": {')
+    c.findings.append({"rule": "LB724", "file": logs["math_algebra_lvl5"], "line": 2})
+    c.close()
+
     # The spec's object_counting trap, from the other side: a run of an 18-choice variant ("1" to "18")
     # under the leaderboard's 19; pythia's 0.072 = 18/250 is what its log aggregates to.
     counting = "leaderboard_bbh_object_counting"

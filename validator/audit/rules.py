@@ -325,3 +325,18 @@ def run_config_conflict(ctx):
     so a prompt holding some under a count of 0, or none under a count
     above 0, is reported at the first such sample of the log.
     """
+
+
+@rule("LB724", "math-answer-unexplained", ERROR, runs=False)
+def math_answer_unexplained(ctx):
+    """A leaderboard MATH doc's `answer` is not what lm-eval's process_docs takes from the doc's `solution`.
+
+    The leaderboard's MATH tasks (lm_eval/tasks/leaderboard/math, 0.4.9 to
+    0.4.13) build each doc's answer as
+    remove_boxed(last_boxed_only_string(solution)) and score generations
+    against it, so a wrong answer made right by rewriting `answer` (and
+    `target`), with every score and hash redone, still contradicts its own
+    solution. Checked when the task's config carries that process_docs; a
+    doc without its solution or answer is reported too. The functions are
+    ported with their quirks and held to the harness's output on 420 cases.
+    """

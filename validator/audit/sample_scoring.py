@@ -50,6 +50,11 @@ def first_request(arguments: Any) -> list[Any]:
     return []
 
 
+def first_response(filtered_resps: Any) -> Any:
+    """filtered_resps[0]: what the task's process_results scores (lm-eval logs one filtered response per request)."""
+    return filtered_resps[0] if type(filtered_resps) is list and filtered_resps else None
+
+
 def first_prompt(arguments: Any) -> str | None:
     """requests(arguments)[0][0], without building the other requests (a multiple-choice log has one per choice)."""
     if isinstance(arguments, dict):

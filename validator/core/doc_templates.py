@@ -13,6 +13,8 @@ other one untraced:
   run (no target);
 - `{{ a.b.index(c) }}`: a list's index of a value (ARC's
   `{{choices.label.index(answerKey)}}`);
+- `{{ a if b is undefined else c }}`: the field `a`, or `c` when the doc
+  has `b` (the leaderboard's MATH target: answer, or an example's solution);
 - a number (doc_to_target), a list or a mapping (doc_to_choice);
 - for doc_to_text and description (TextTemplate): text around `{{ expr }}`
   blocks, each a path as above with `[n]` subscripts and an optional
@@ -42,6 +44,8 @@ _PATH = rf"{_NAME}(?:\.{_NAME})*"
 _BARE = re.compile(rf"{_NAME}")  # all three are matched whole (fullmatch): "{{a}}\n" renders its newline
 _FIELDS = re.compile(rf"\{{\{{\s*({_PATH})\s*\}}\}}")
 _INDEX = re.compile(rf"\{{\{{\s*({_PATH})\.index\(\s*({_PATH})\s*\)\s*\}}\}}")
+# {{ a if b is undefined else c }}: the leaderboard's MATH target (answer for a doc, solution for an example)
+_UNLESS = re.compile(rf"\{{\{{\s*({_PATH})\s+if\s+({_NAME})\s+is\s+undefined\s+else\s+({_PATH})\s*\}}\}}")
 _EXPRESSION = re.compile(rf"\s*({_NAME}(?:\.{_NAME}|\[\d+\])*?)(\.strip\(\))?\s*")
 _STEP = re.compile(rf"\.({_NAME})|\[(\d+)\]")
 _BLOCK = re.compile(r"\{\{(.*?)\}\}", re.S)
@@ -53,7 +57,7 @@ _MISSING = object()
 
 @dataclass(frozen=True)
 class Template:
-    kind: str  # "value", "name", "fields", "index"
+    kind: str  # "value", "name", "fields", "index", "unless"
     text: Any  # the config's value, as written
     parts: tuple = ()
 
@@ -72,6 +76,8 @@ class Template:
             return cls("fields", value, (tuple(match[1].split(".")),))
         if match := _INDEX.fullmatch(value):
             return cls("index", value, (tuple(match[1].split(".")), tuple(match[2].split("."))))
+        if match := _UNLESS.fullmatch(value):
+            return cls("unless", value, (tuple(match[1].split(".")), match[2], tuple(match[3].split("."))))
         return None
 
 
@@ -172,8 +178,10 @@ def target_of(template: Template, doc: dict, has_choices: bool) -> Any:
     if template.kind == "name":
         name = template.text
         return doc[name] if name in doc else _typed(name, has_choices)
-    if template.kind == "fields":
-        value = _lookup(doc, template.parts[0])
+    if template.kind in ("fields", "unless"):
+        parts = template.parts
+        path = parts[0] if template.kind == "fields" or parts[1] not in doc else parts[2]
+        value = _lookup(doc, path)
         if value is UNTRACEABLE or value is _MISSING:  # StrictUndefined: the harness fails on a missing field
             return None if value is _MISSING else UNTRACEABLE
         return _typed(_render(value), has_choices)

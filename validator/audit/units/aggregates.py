@@ -15,6 +15,11 @@ from .base import AuditUnit, Sample, audit_unit, shown
 SAMPLE_FIELDS = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
                            "doc_hash", "prompt_hash", "target_hash"})
 MAX_UNREPORTED = 16  # names kept per log: a sample's keys are the submitter's
+# Metrics lm-eval scores per sample as a pass (1) or a fail (0), or a share of one: acc and its kin in
+# api/task.py, exact_match (api/metrics.py, and MATH's and BBH's process_results), IFEval's prompt levels.
+# A sample above 1 or below 0 raises its task's mean, and tasks nothing re-scores (MATH) show it no other way.
+RATES = frozenset({"acc", "acc_norm", "acc_mutual_info", "exact_match", "prompt_level_strict_acc",
+                   "prompt_level_loose_acc"})
 
 
 @dataclass
@@ -123,6 +128,10 @@ class Aggregates(AuditUnit):
                 total = self.logged[name, flt] = RunningMean(shift=value if items is None else items[0] if items
                                                              else 0)
             if items is None:
+                if name in RATES and not 0 <= value <= 1:
+                    self.log.at_record("LB708", sample.record, (name,), f"{self.spec.name} doc_id {sample.doc_id}: "
+                                       f"{name} is logged as {value!r}, but lm-eval scores a sample's {name} from "
+                                       "0 (fail) to 1 (pass)")
                 deviation = value - total.shift
                 total.total += value
                 total.shifted += deviation

@@ -1,0 +1,74 @@
+"""The leaderboard MATH answer as lm-eval's process_docs takes it from a solution (core/math_answers.py).
+
+tests/data/math_boxed_answers.json holds what lm-eval 0.4.13's own
+remove_boxed(last_boxed_only_string(s)) gave for 420 solutions: the
+leaderboard's shapes, the functions' quirks, and random strings of boxes,
+braces and dollars.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import harness_logs as harness
+import pytest
+from conftest import DATA
+
+from validator.audit.auditor import audit_files
+from validator.core.math_answers import INVALID_ANSWER, boxed_answer
+
+VECTORS = json.loads((DATA / "math_boxed_answers.json").read_text(encoding="utf-8"))["vectors"]
+
+
+@pytest.mark.parametrize("solution, answer", VECTORS[:20])
+def test_the_shapes_and_quirks_of_the_harness(solution, answer):
+    assert boxed_answer(solution) == answer
+
+
+def test_every_vector_the_harness_gave():
+    assert [boxed_answer(solution) for solution, _ in VECTORS] == [answer for _, answer in VECTORS]
+
+
+def test_a_long_solution_of_braces_is_scanned_brace_by_brace():
+    """The submitter writes the solution: an unclosed box over 2 MB of text is one pass, not a char loop."""
+    assert boxed_answer("\\boxed{" + "{x" * 1_000_000) == INVALID_ANSWER
+
+
+# --- the audit: each doc's answer against its solution (LB724), and the target against the answer (LB722) ------
+
+def edit_doc(position: int, **fields):
+    def edit(task):
+        sample = task.samples[position]
+        for key, value in fields.items():
+            if value is None:
+                sample["doc"].pop(key, None)
+            elif key == "target":
+                sample["target"] = value
+            else:
+                sample["doc"][key] = value
+        harness.with_hashes(sample)
+    return edit
+
+
+MATH = "leaderboard_math_algebra_hard"
+LOG = f"samples_{MATH}_{harness.DATE}.jsonl"
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (None, []),
+    # a wrong answer made right: answer and target set to the model's, hashes and scores redone
+    (edit_doc(1, answer="8", target="8"), [("LB724", LOG, 2)]),
+    (edit_doc(1, target="8"), [("LB722", LOG, 2)]),                   # the target alone: doc_to_target renders answer
+    (edit_doc(2, solution=None), [("LB724", LOG, 3)]),                # the solution taken out, so nothing can disagree
+    (edit_doc(0, solution="It is $\\boxed{3}$.", answer="3", target="3"), []),  # a consistent doc: another problem
+    # a sample scored 2: MATH's process_results gives 0 or 1, and nothing re-scores a generation
+    (lambda task: task.samples[2].update(exact_match=2), [("LB708", LOG, 3)]),
+], ids=["honest", "answer made the model's", "target alone", "solution removed", "consistent", "scored 2"])
+def test_a_math_docs_answer_is_its_solutions(tmp_path, edit, expected):
+    task = harness.math_task(MATH, [True, False, True])
+    if edit:
+        edit(task)
+    paths = harness.write_run(tmp_path, [task])
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == expected
