@@ -81,7 +81,7 @@ def choice_task(name: str, docs: int, seed: int = 1, delimiter: str = " ") -> Ta
     """A multiple-choice task scored from log-likelihoods, with acc and acc_norm per sample."""
     rng = random.Random(seed)
     config = {"task": name, "output_type": "multiple_choice", "target_delimiter": delimiter,
-              "doc_to_target": "label", "doc_to_choice": "choices",
+              "doc_to_text": "{{q}}\nAnswer:", "doc_to_target": "label", "doc_to_choice": "choices",
               "metric_list": [{"metric": "acc", "aggregation": "mean"}, {"metric": "acc_norm", "aggregation": "mean"}]}
     task = Task(name, config)
     for doc_id in range(docs):
@@ -107,7 +107,7 @@ def scripted_choice_task(name: str, correct: list[bool], choices: tuple[str, ...
                          metrics: tuple[str, ...] = ("acc_norm",)) -> Task:
     """A multiple-choice task whose acc and acc_norm are 1 exactly where `correct` says (the model picks gold or the next)."""
     config = {"task": name, "output_type": "multiple_choice", "target_delimiter": " ",
-              "doc_to_target": "answer_index", "doc_to_choice": "{{choices}}",
+              "doc_to_text": "question", "doc_to_target": "answer_index", "doc_to_choice": "{{choices}}",
               "metric_list": [{"metric": m, "aggregation": "mean", "higher_is_better": True} for m in metrics]}
     task = Task(name, config)
     for doc_id, right in enumerate(correct):
@@ -116,7 +116,7 @@ def scripted_choice_task(name: str, correct: list[bool], choices: tuple[str, ...
         lls = [-0.5 * len(c) if i == picked else -10.0 * len(c) for i, c in enumerate(choices)]
         sample = {"doc_id": doc_id, "doc": {"question": f"Who did it in story {doc_id}?", "choices": list(choices),
                                             "answer_index": gold}, "target": str(gold),
-                  "arguments": {f"gen_args_{i}": {"arg_0": f"Story {doc_id}. Who did it?", "arg_1": " " + c}
+                  "arguments": {f"gen_args_{i}": {"arg_0": f"Who did it in story {doc_id}?", "arg_1": " " + c}
                                 for i, c in enumerate(choices)},
                   "resps": [[[str(ll), "False"]] for ll in lls],
                   "filtered_resps": [[str(ll), "False"] for ll in lls], "filter": "none", "metrics": list(metrics)}
@@ -131,6 +131,7 @@ def ifeval_task(outcomes: list[list[bool]], loose: bool = False) -> Task:
     `loose`, the loose levels too (the same outcomes) and the doc's kwargs, one dict per instruction."""
     levels = ("strict", "loose") if loose else ("strict",)
     config = {"task": "leaderboard_ifeval", "output_type": "generate_until", "generation_kwargs": {"until": []},
+              "doc_to_text": "prompt",
               "metric_list": [entry for level in levels for entry in (
                   {"metric": f"prompt_level_{level}_acc", "aggregation": "mean"},
                   {"metric": f"inst_level_{level}_acc",
@@ -218,6 +219,7 @@ def two_filter_task(correct: dict[str, list[bool]], ranks: int = 1, named: bool 
     filters = list(correct)
     assert filters == list(GSM8K_FILTERS)
     config = {"task": "gsm8k", "output_type": "generate_until", "generation_kwargs": {"until": ["Question:"]},
+              "doc_to_text": "Question: {{question}}\nAnswer:",
               "doc_to_target": "{{answer}}", "metric_list": [GSM8K_EXACT_MATCH], "filter_list": GSM8K_FILTER_LIST}
     task = Task("gsm8k", config)
     docs = len(correct[filters[0]])

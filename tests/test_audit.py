@@ -1011,7 +1011,8 @@ def test_winogrande_and_truthfulqa_mc2_are_not_rescored_from_the_log_likelihoods
         sample["target"] = "in the story."  # doc_to_target: the sentence after the blank
         sample["acc_norm"] = 1.0 - sample["acc_norm"]  # scored against doc_to_text's gold, not the target
         hl.with_hashes(sample)
-    wino.config.update(doc_to_choice="def doc_to_choice(doc): ...", doc_to_target="def doc_to_target(doc): ...")
+    wino.config.update(doc_to_choice="def doc_to_choice(doc): ...", doc_to_target="def doc_to_target(doc): ...",
+                       doc_to_text="def doc_to_text(doc): ...")
     mc2 = hl.scripted_choice_task("truthfulqa_mc2", [True, False], metrics=("acc",))
     mc2.config["process_results"] = "def process_results_mc2(doc, results): ..."
     for sample in mc2.samples:

@@ -1,4 +1,4 @@
-"""lm-eval's doc_to_target, doc_to_choice and doc_to_text, for the template shapes lbnorm evaluates (core/doc_templates.py).
+"""lm-eval's doc_to_target, doc_to_choice and doc_to_text, for the shapes lbnorm evaluates (core/doc_templates.py, text_templates.py).
 
 Each case is what lm-eval 0.4.3 to 0.4.13's Task.doc_to_target / doc_to_choice give for the doc (Jinja for
 the templates); None is a doc on which the harness would have failed.
@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validator.core.doc_templates import UNTRACEABLE, Template, TextTemplate, choices_of, target_of, texts_of
+from validator.core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
+from validator.core.text_templates import TOO_LONG, TextTemplate, texts_of
 
 ARC = {"id": "Mercury_1", "question": "Which?", "choices": {"text": ["a cell", "water", "sand"],
                                                            "label": ["A", "B", "C"]}, "answerKey": "B"}
@@ -91,15 +92,15 @@ def jinja_texts(template: str, doc: dict) -> set[str]:
     "Plain description.\n",
 ])
 def test_doc_to_text_is_what_jinja_renders(template, doc=TEXT_DOC):
-    texts = texts_of(TextTemplate.of(template), doc)
+    texts = texts_of(TextTemplate.of(template), doc, 10**6)
     assert set(texts) == jinja_texts(template, doc)
 
 
 def test_a_field_name_is_the_docs_value_not_a_template():
     """lm-eval's doc_to_text: a name in the doc's features is its value as it is (HellaSwag's `query`, IFEval's
     `prompt`); a name the doc lacks renders as itself."""
-    assert texts_of(TextTemplate.of("query"), TEXT_DOC) == ("Q: done?",)
-    assert texts_of(TextTemplate.of("nothing"), TEXT_DOC) == ("nothing",)
+    assert texts_of(TextTemplate.of("query"), TEXT_DOC, 10**6) == ("Q: done?",)
+    assert texts_of(TextTemplate.of("nothing"), TEXT_DOC, 10**6) == ("nothing",)
 
 
 @pytest.mark.parametrize("template, doc", [
@@ -113,7 +114,7 @@ def test_a_field_name_is_the_docs_value_not_a_template():
     ("n", TEXT_DOC),                                  # a field's value that is no text (winogrande's number)
 ])
 def test_values_lbnorm_does_not_print_are_untraceable(template, doc):
-    assert texts_of(TextTemplate.of(template), doc) is UNTRACEABLE
+    assert texts_of(TextTemplate.of(template), doc, 10**6) is UNTRACEABLE
 
 
 @pytest.mark.parametrize("template", [
@@ -147,5 +148,14 @@ def test_any_template_lbnorm_evaluates_renders_as_jinja_does(pieces, last):
         expected = jinja_texts(template, TEXT_DOC)
     except jinja2.TemplateError:
         pytest.fail(f"lbnorm evaluates {template!r}, which Jinja refuses")
-    texts = texts_of(parsed, TEXT_DOC)
+    texts = texts_of(parsed, TEXT_DOC, 10**6)
     assert texts is not UNTRACEABLE and set(texts) == expected
+
+
+def test_a_text_is_not_built_past_its_limit():
+    """The prompt it must fit in bounds it: 50,000 blocks of a 10 KB field are never joined into 500 MB."""
+    template = TextTemplate.of("{{q}}" * 50_000 + "\n")
+    assert texts_of(template, {"q": "x" * 10_000}, 4_000_000) is TOO_LONG
+    assert texts_of(TextTemplate.of("{{q}} {{q}}"), {"q": "ab"}, 5) == ("ab ab",)
+    assert texts_of(TextTemplate.of("{{q}} {{q}}"), {"q": "ab"}, 4) is TOO_LONG
+    assert texts_of(TextTemplate.of("q"), {"q": "abc"}, 2) is TOO_LONG  # a field's own value, too

@@ -17,10 +17,11 @@ import harness_logs as hl
 import pytest
 
 from validator.audit.auditor import audit_files
+from validator.core.text_templates import TextTemplate
 
 SHOTS = "Passage A. Question A? 4\n\nPassage B. Question B? 7\n\n"  # two examples, as the sampler joins them
 LOG = f"samples_drop_{hl.DATE}.jsonl"
-GOLDS = (12, 7, 30, 4, 19, 8)  # whole numbers, answered right: no DROP deep-dive flag
+GOLDS = (12, 7, 30, 4, 19, 8, 21, 5, 16, 9, 27, 3)  # whole numbers, answered right: no DROP deep-dive flag
 
 
 def drop_run(tmp_path: Path, *, shots: str = "", num_fewshot: int = 0, config: dict | None = None,
@@ -42,10 +43,10 @@ def drop_run(tmp_path: Path, *, shots: str = "", num_fewshot: int = 0, config: d
     return hl.write_run(tmp_path, [task], written)["results"]
 
 
-def audited(tmp_path: Path, results: Path):
+def audited(tmp_path: Path, results: Path, prefixes: tuple[str, ...] = ("prompts not rebuilt",)):
     result = audit_files(tmp_path, results.relative_to(tmp_path), None)
     found = sorted((f.rule, Path(f.file).name, f.line) for f in result.findings)
-    notes = [note for task in result.tasks for note in task.notes if note.startswith("prompts not rebuilt")]
+    notes = [note for task in result.tasks for note in task.notes if note.startswith(prefixes)]
     return found, notes
 
 
@@ -68,12 +69,26 @@ CASES = [
      {"config": {"description": "Answer with a number.\n\n"}, "prompt": lambda i, text: "Answer with a number.\n" + text},
      []),
     ("a description the prompts do not start with", {"config": {"description": "Answer with a number.\n\n"}},
-     [("LB722", LOG, line) for line in range(1, 7)]),
+     [("LB722", LOG, line) for line in range(1, 13)]),
     ("a system instruction, then the description", {
         "config": {"description": "Be brief."}, "results": {"system_instruction": "You are a judge."},
         "prompt": lambda i, text: "You are a judge.\n\nBe brief." + text}, []),
     ("a system instruction the prompts lack", {"results": {"system_instruction": "You are a judge."}},
-     [("LB722", LOG, line) for line in range(1, 7)]),
+     [("LB722", LOG, line) for line in range(1, 13)]),
+    # lm-eval 0.4.0 and 0.4.1 put the description in as written, and up to 0.4.9 a field's name is that name
+    ("the description as 0.4.0-0.4.1 write it (not rendered)", {"config": {"description": "About {{passage}}\r\n"},
+                                                               "prompt": lambda i, text: "About {{passage}}\r\n" + text},
+     []),
+    ("a description naming a field, as 0.4.0-0.4.9 render it", {"config": {"description": "passage"},
+                                                                "prompt": lambda i, text: "passage" + text}, []),
+    # a sampler drawing from the split it evaluates drops the eval doc: a 1-shot prompt may hold none
+    ("a 1-shot run, one prompt without its example", {"num_fewshot": 1, "prompt": lambda i, text:
+                                                      text if i == 3 else "Passage A. Question A? 4\n\n" + text}, []),
+    # 0.4.0 and 0.4.1 write num_fewshot null: the count is read from n-shot, written from the same setting
+    ("examples hidden, num_fewshot null", {"shots": SHOTS, "config": {"num_fewshot": None},
+                                           "results": {"n-shot": {"drop": 0}}}, [("LB723", LOG, 1)]),
+    ("a doc_to_text 1,000 times its passage: longer than the prompt, never built",
+     {"config": {"doc_to_text": "{{passage}}" * 1000}}, [("LB722", LOG, line) for line in range(1, 13)]),
 ]
 
 
@@ -90,12 +105,15 @@ NOT_REBUILT = [
     ("a Jinja filter in doc_to_text", {"shots": SHOTS, "config": {"doc_to_text": "{{passage|trim}} {{question}}"}},
      "template shape"),
     ("a gen_prefix", {"shots": SHOTS, "config": {"gen_prefix": "Answer:"}}, "gen_prefix"),
+    ("no doc_to_text in a 0.4 config", {"shots": SHOTS, "config": {"doc_to_text": None}}, "has no doc_to_text"),
+    ("a few-shot count that is no number", {"shots": SHOTS, "config": {"num_fewshot": "0"},
+                                            "results": {"n-shot": {"drop": "0"}}}, "few-shot count is not checked"),
 ]
 
 
 @pytest.mark.parametrize("case, arguments, note", NOT_REBUILT, ids=[case[0] for case in NOT_REBUILT])
 def test_prompts_lbnorm_cannot_rebuild_are_noted_not_judged(tmp_path, case, arguments, note):
-    found, notes = audited(tmp_path, drop_run(tmp_path, **arguments))
+    found, notes = audited(tmp_path, drop_run(tmp_path, **arguments), prefixes=("prompts not", "the few-shot"))
     assert found == [] and len(notes) == 1 and note in notes[0]
 
 
@@ -121,3 +139,30 @@ def test_a_chat_apis_messages_are_noted(tmp_path):
     results.write_text(json.dumps(data), encoding="utf-8")
     found, notes = audited(tmp_path, results)
     assert found == [] and notes == ["prompts not rebuilt from the docs: a chat API's messages"]
+
+
+def test_every_request_of_a_sample_has_the_one_prompt(tmp_path):
+    """Found by an outside review: examples stripped from a multiple-choice sample's first request only (the one
+    prompt_hash covers), the run declared 0-shot; the other requests still held them."""
+    task = hl.choice_task("toy_mc", 12)
+    task.config.update(doc_to_text="{{q}}\nAnswer:", num_fewshot=0, description="")
+    for sample in task.samples:
+        for key, request in sample["arguments"].items():
+            request["arg_0"] = (SHOTS if key != "gen_args_0" else "") + request["arg_0"]
+        hl.with_hashes(sample)
+    results = hl.write_run(tmp_path, [task])["results"]
+    found, _ = audited(tmp_path, results)
+    assert found == [("LB722", f"samples_toy_mc_{hl.DATE}.jsonl", line) for line in range(1, 13)]
+
+
+def test_no_example_in_ten_prompts_of_a_few_shot_run_is_lb723(tmp_path):
+    """One prompt without its example is a sampler's draw of the eval doc; ten, every one, is a zero-shot run."""
+    found, _ = audited(tmp_path, drop_run(tmp_path, num_fewshot=3))
+    assert found == [("LB723", LOG, 1)]
+
+
+def test_a_template_never_closed_is_read_in_one_pass():
+    """Found by an outside review: 160,000 characters of unclosed blocks took 23 s to refuse (a regex that scanned
+    to the end from every block); the scan is linear now."""
+    assert TextTemplate.of("{{ a" * 40_000) is None
+    assert TextTemplate.of("{{ a }}" * 40_000 + "{{ a") is None

@@ -694,6 +694,16 @@ def musr_log() -> harness_logs.Task:
     return harness_logs.scripted_choice_task(MUSR_TEAM, [i < MUSR_TEAM_CORRECT for i in range(250)])
 
 
+def with_examples(task: harness_logs.Task, shots: int) -> harness_logs.Task:
+    """Every request's prompt led by `shots` examples, as a few-shot run logs it (each ends in the delimiter)."""
+    lead = "".join(f"Who did it in story {-n}? Alice\n\n" for n in range(1, shots + 1))
+    for sample in task.samples:
+        for request in sample["arguments"].values():
+            request["arg_0"] = lead + request["arg_0"]
+        harness_logs.with_hashes(sample)
+    return task
+
+
 def drop_log(predictions=None, golds=None, until=("." ,), answer_fields=True) -> harness_logs.Task:
     return harness_logs.drop_task(predictions or [" 10", " Tom Brady", " 7", " 1,001,360"],
                                   golds or [[["10"]], [["Tom Brady"]], [["7"], ["seven"]], [["1001360"]]], list(until),
@@ -761,10 +771,12 @@ def sample_logs() -> None:
     c.close()
 
     def edit_doc(task, lines):
-        lines[4] = lines[4].replace("Who did it in story 4?", "Who did it in story 4? (easier)")
-    c, logs = samples_case("negative", "LB703_edited_document", "A document edited after the run.",
+        lines[4] = lines[4].replace('"question": "Who did it in story 4?"', '"question": "Who did it in story 4? (easy)"')
+    c, logs = samples_case("negative", "LB703_edited_document", "A document edited after the run: its hash and "
+                           "its prompt (which still asks the question as it was) both say so.",
                            [musr_log()], log_edit=edit_doc)
     c.findings.append({"rule": "LB703", "file": logs[MUSR_TEAM], "line": 5})
+    c.findings.append({"rule": "LB722", "file": logs[MUSR_TEAM], "line": 5})
     c.close()
 
     def swap(task, lines):
@@ -935,7 +947,8 @@ def sample_logs() -> None:
         doc["configs"][MUSR_TEAM]["num_fewshot"] = 3  # what ran; n-shot still says the leaderboard's 0
     c, logs = samples_case("negative", "LB723_n_shot_rewritten",
                            "The task ran 3-shot (its config says so), but n-shot says 0, the leaderboard's setting, "
-                           "which is where check reads it.", [musr_log()], results_edit=three_shot)
+                           "which is where check reads it.", [with_examples(musr_log(), 3)],
+                           results_edit=three_shot)
     c.findings.append({"rule": "LB723", "file": "results.json",
                        "line": line_after(c.texts["results.json"], '"n-shot"', f'"{MUSR_TEAM}": 0')})
     c.close()
@@ -981,8 +994,8 @@ def sample_logs() -> None:
     # The spec's object_counting trap, from the other side: a run of an 18-choice variant ("1" to "18")
     # under the leaderboard's 19; pythia's 0.072 = 18/250 is what its log aggregates to.
     counting = "leaderboard_bbh_object_counting"
-    variant = harness_logs.scripted_choice_task(counting, [i < 18 for i in range(250)],
-                                                choices=tuple(str(n) for n in range(1, 19)))
+    variant = with_examples(harness_logs.scripted_choice_task(counting, [i < 18 for i in range(250)],
+                                                              choices=tuple(str(n) for n in range(1, 19))), 3)
     c, logs = samples_case("negative", "LB715_object_counting_18_choices",
                            "object_counting's log scores 18 choices per doc; the profile's baseline is 1/19.",
                            [variant])

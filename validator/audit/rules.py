@@ -322,8 +322,10 @@ def run_config_conflict(ctx):
     made from a YAML config, whatever its metadata: that is no conflict.
     The prompts show the count too: without a chat template, text between
     the description and the doc's own text (`doc_to_text`) is the examples,
-    so a prompt holding some under a count of 0, or none under a count
-    above 0, is reported at the first such sample of the log.
+    so a prompt holding some under a count of 0 is reported at the first
+    such sample of the log, and ten or more prompts holding none under a
+    count above 0 at the first of them (one may: a sampler that draws the
+    eval doc itself drops it).
     """
 
 

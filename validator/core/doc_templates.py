@@ -1,4 +1,4 @@
-"""lm-eval's doc_to_target, doc_to_choice and doc_to_text, for the template shapes the leaderboards' tasks use.
+"""lm-eval's doc_to_target and doc_to_choice, for the template shapes the leaderboards' tasks use.
 
 lm-eval renders a task's templates with Jinja (lm_eval/api/task.py,
 utils.apply_template). The audit cannot run a submitter's Jinja (a template
@@ -15,14 +15,7 @@ other one untraced:
   `{{choices.label.index(answerKey)}}`);
 - `{{ a if b is undefined else c }}`: the field `a`, or `c` when the doc
   has `b` (the leaderboard's MATH target: answer, or an example's solution);
-- a number (doc_to_target), a list or a mapping (doc_to_choice);
-- for doc_to_text and description (TextTemplate): text around `{{ expr }}`
-  blocks, each a path as above with `[n]` subscripts and an optional
-  `.strip()` (MMLU's `{{question.strip()}}\nA. {{choices[0]}}...`), holding
-  text or a number. Jinja makes every newline of the template's own text
-  `\n`, and a template's last newline is dropped by some harness versions
-  and kept by others: both texts are given.
-
+- a number (doc_to_target), a list or a mapping (doc_to_choice).
 Then as lm-eval: a rendered target of digits is a number when the task has
 choices, and rendered choices are read with ast.literal_eval. Pure: no I/O.
 """
@@ -39,19 +32,14 @@ UNTRACEABLE = object()  # what a template gives when lbnorm cannot say (another 
 MAX_LITERAL = 64 * 1024  # characters of a rendered list read with literal_eval (a submitter's doc)
 MAX_CACHED = 2048  # characters of one kept in the cache: 4,096 entries stay within tens of MB
 
-_NAME = r"[A-Za-z_]\w*"
-_PATH = rf"{_NAME}(?:\.{_NAME})*"
-_BARE = re.compile(rf"{_NAME}")  # all three are matched whole (fullmatch): "{{a}}\n" renders its newline
+NAME = r"[A-Za-z_]\w*"
+_PATH = rf"{NAME}(?:\.{NAME})*"
+BARE = re.compile(rf"{NAME}")  # all three are matched whole (fullmatch): "{{a}}\n" renders its newline
 _FIELDS = re.compile(rf"\{{\{{\s*({_PATH})\s*\}}\}}")
 _INDEX = re.compile(rf"\{{\{{\s*({_PATH})\.index\(\s*({_PATH})\s*\)\s*\}}\}}")
 # {{ a if b is undefined else c }}: the leaderboard's MATH target (answer for a doc, solution for an example)
-_UNLESS = re.compile(rf"\{{\{{\s*({_PATH})\s+if\s+({_NAME})\s+is\s+undefined\s+else\s+({_PATH})\s*\}}\}}")
-_EXPRESSION = re.compile(rf"\s*({_NAME}(?:\.{_NAME}|\[\d+\])*?)(\.strip\(\))?\s*")
-_STEP = re.compile(rf"\.({_NAME})|\[(\d+)\]")
-_BLOCK = re.compile(r"\{\{(.*?)\}\}", re.S)
-_CODE = ("def ", "async def ", "lambda", "@")  # a Python function's source, as lm-eval writes one into configs
-_OBJECT_REPR = re.compile(r"<[^<>]*>|functools\.partial\(.*\)", re.S)  # 0.4.0 writes str(function)
-_DICT_METHODS = frozenset(dir(dict))  # Jinja's a.b is getattr first: a dict's own methods are not its keys
+_UNLESS = re.compile(rf"\{{\{{\s*({_PATH})\s+if\s+({NAME})\s+is\s+undefined\s+else\s+({_PATH})\s*\}}\}}")
+DICT_METHODS = frozenset(dir(dict))  # Jinja's a.b is getattr first: a dict's own methods are not its keys
 _MISSING = object()
 
 
@@ -70,7 +58,11 @@ class Template:
             return cls("value", value)
         if not isinstance(value, str):
             return None
-        if _BARE.fullmatch(value):
+        return _template(value) if len(value) <= MAX_CACHED else _template.__wrapped__(value)
+
+    @classmethod
+    def parse(cls, value: str) -> Template | None:
+        if BARE.fullmatch(value):
             return cls("name", value, (value,))
         if match := _FIELDS.fullmatch(value):
             return cls("fields", value, (tuple(match[1].split(".")),))
@@ -81,93 +73,9 @@ class Template:
         return None
 
 
-@dataclass(frozen=True)
-class TextTemplate:
-    """doc_to_text or description: literal text and ((first field, steps...), strip) expressions, in order."""
-
-    text: str
-    parts: tuple
-    field: str | None = None  # a bare name: the doc's field of that name when the doc has one
-
-    @classmethod
-    def of(cls, value: Any) -> TextTemplate | None:
-        """None for a shape lbnorm does not evaluate (Jinja statements, filters, calls, a function's source or
-        repr). Text without a block renders as itself: a description; a doc_to_text holds a block or is a name."""
-        if not isinstance(value, str) or value.lstrip().startswith(_CODE) or "{%" in value or "{#" in value \
-                or _OBJECT_REPR.fullmatch(value):
-            return None
-        parts: list = []
-        position = 0
-        for block in _BLOCK.finditer(value):
-            expression = _EXPRESSION.fullmatch(block[1])
-            if expression is None:
-                return None
-            written = expression[1]
-            first = _BARE.match(written)[0]
-            path = (first,) + tuple(name or int(index) for name, index in _STEP.findall(written, len(first)))
-            parts += [_newlines(value[position:block.start()]), (path, bool(expression[2]))]
-            position = block.end()
-        parts.append(_newlines(value[position:]))
-        if "{{" in "".join(part for part in parts if isinstance(part, str)):
-            return None  # a block the pattern did not close
-        return cls(value, tuple(part for part in parts if part != ""), value if _BARE.fullmatch(value) else None)
-
-
-def texts_of(template: TextTemplate, doc: dict) -> tuple[str, ...] | Any:
-    """What lm-eval's doc_to_text (or apply_template, for a description) gives for `doc`, or UNTRACEABLE (a
-    value Jinja would print some other way, a field the doc lacks: the harness would have failed).
-
-    Two texts when the template ends with a newline: Jinja drops it unless keep_trailing_newline, which lm-eval
-    sets from 0.4.5 on (0.4.0 to 0.4.3 render "...\n\n" as "...\n")."""
-    if template.field is not None and template.field in doc:
-        value = doc[template.field]
-        return (value,) if type(value) is str else UNTRACEABLE
-    text = _text_of(template, doc)
-    if text is UNTRACEABLE:
-        return text
-    last = template.parts[-1] if template.parts else ""
-    return (text, text[:-1]) if type(last) is str and last.endswith("\n") else (text,)
-
-
-def _text_of(template: TextTemplate, doc: dict) -> str | Any:
-    pieces = []
-    for part in template.parts:
-        if type(part) is str:
-            pieces.append(part)
-            continue
-        value = _walk(doc, part[0])
-        kind = type(value)
-        if part[1]:
-            if kind is not str:
-                return UNTRACEABLE
-            value = value.strip()
-        elif kind is not str:
-            if kind is bool or kind not in (int, float):
-                return UNTRACEABLE
-            value = str(value)
-        pieces.append(value)
-    return "".join(pieces)
-
-
-def _walk(doc: dict, path: tuple) -> Any:
-    """Jinja's a.b[0].c on JSON values (`a` is a variable: render(**doc)); UNTRACEABLE where Jinja would find
-    something else (a dict's method, a string's attribute) or nothing (StrictUndefined: the harness fails)."""
-    value: Any = doc
-    for depth, step in enumerate(path):
-        if type(step) is int:
-            if not isinstance(value, (list, str)) or step >= len(value):
-                return UNTRACEABLE
-            value = value[step]
-        elif not isinstance(value, dict) or (depth and step in _DICT_METHODS) or step not in value:
-            return UNTRACEABLE
-        else:
-            value = value[step]
-    return value
-
-
-def _newlines(text: str) -> str:
-    """Jinja's lexer turns every newline of a template's own text into newline_sequence ("\n")."""
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+@functools.lru_cache(maxsize=256)
+def _template(value: str) -> Template | None:
+    return Template.parse(value)
 
 
 def target_of(template: Template, doc: dict, has_choices: bool) -> Any:
@@ -229,7 +137,7 @@ def _lookup(doc: dict, path: tuple[str, ...]) -> Any:
     attribute of the value instead (a dict's own methods, a string's)."""
     value: Any = doc
     for part in path:
-        if not isinstance(value, dict) or part in _DICT_METHODS:
+        if not isinstance(value, dict) or part in DICT_METHODS:
             return UNTRACEABLE if value is not _MISSING else _MISSING
         value = value.get(part, _MISSING)
     return value

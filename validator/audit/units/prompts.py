@@ -2,30 +2,42 @@
 
 Without a chat template, lm-eval builds every prompt the same way, from 0.4.0
 to 0.4.13 (lm_eval/api/task.py fewshot_context): the system instruction and
-the task's description (rendered for the doc), then `num_fewshot` examples,
-each ending in `fewshot_delimiter`, then `doc_to_text` of the doc. So the
-prompt starts with the first, ends with the last, and holds text between
-them exactly when the run was few-shot. The prompt is covered by
-`prompt_hash`, but hashes can be recomputed: a doc edited after the run no
-longer gives the prompt the model saw (LB722), and a few-shot run whose
-`n-shot` and `num_fewshot` were both set to 0 still shows its examples in
-every prompt (LB723; with a count above 0 and no examples, the reverse).
+the task's description, then `num_fewshot` examples, each ending in
+`fewshot_delimiter`, then `doc_to_text` of the doc. So the prompt starts
+with the first, ends with the last, and holds text between them when the
+run was few-shot. The prompt is covered by `prompt_hash`, but hashes can be
+recomputed: a doc edited after the run no longer gives the prompt the model
+saw (LB722), and a few-shot run whose `n-shot` and `num_fewshot` were both
+set to 0 still shows its examples in every prompt (LB723). Every request of
+a sample has that one context (or none: acc_mutual_info's unconditional
+ones), so an example left in another request is a prompt edited (LB722).
+
+What the harness may honestly do, and is accepted: 0.4.0 and 0.4.1 put the
+description in as written (not rendered), and up to 0.4.9 a description
+that names a doc field is that name; a sampler drawing from the split it
+evaluates drops the eval doc from its draw, so a 1-shot prompt can have no
+example (LB723 the other way round needs ten prompts, every one without).
 
 Not rebuilt, and noted: a `doc_to_text` or description of another shape
-than core/doc_templates.py evaluates, a promptsource template (`use_prompt`),
+than core/text_templates.py evaluates, a promptsource template (`use_prompt`),
 a `gen_prefix`, a chat template (the run's `chat_template`: the template's
-markup is the model's, not the task's), a chat API's messages, and winogrande's layout (doc_to_text gives
-a choice's number). A run that claims a chat template has no few-shot count
-checked: a submitter can claim one; docs/audit.md says so.
+markup is the model's, not the task's), a chat API's messages, winogrande's
+layout (doc_to_text gives a choice's number), a config without doc_to_text.
+A submitter can claim a chat template, or write the examples into a doc's
+own text (with its hash): neither can be told from the files.
 """
 
 from __future__ import annotations
 
-from ...core.doc_templates import UNTRACEABLE, TextTemplate, texts_of
-from ..sample_scoring import first_request
+from typing import Any
+
+from ...core.doc_templates import UNTRACEABLE
+from ...core.text_templates import TOO_LONG, TextTemplate, texts_of
+from ..sample_scoring import requests
 from .base import AuditUnit, Sample, audit_unit, shown
 
 _DEFAULT_FEWSHOT_DELIMITER = "\n\n"  # lm-eval's TaskConfig default
+ZERO_SHOT_EVIDENCE = 10  # prompts, every one without an example, before a count above 0 is said to be false
 
 
 @audit_unit(order=16)
@@ -39,22 +51,31 @@ class Prompts(AuditUnit):
         # A doc_to_text of plain text is a function written as its name or repr, never a task's prompt.
         self.text = text if text is not None and (text.field or len(text.parts) > 1 or type(text.parts[0]) is tuple) \
             else None
-        self.description = TextTemplate.of(config.get("description") or "")
+        written = config.get("description") or ""
+        self.description = TextTemplate.of(written)
+        self.raw_description = written if isinstance(written, str) else ""  # 0.4.0-0.4.1 put it in as written
         delimiter = config.get("fewshot_delimiter", _DEFAULT_FEWSHOT_DELIMITER)
         self.delimiter = delimiter if isinstance(delimiter, str) else None
-        shots = config.get("num_fewshot")
-        self.shots = shots if type(shots) is int and shots >= 0 else None
+        self.shots = _count(config.get("num_fewshot"))
+        if self.shots is None:  # 0.4.0 and 0.4.1 write null; n-shot is written from the same setting
+            self.shots = _count(spec.n_shot)
         self.has_choices = config.get("doc_to_choice") is not None
         instruction = spec.system_instruction
         self.instruction = instruction if isinstance(instruction, str) else None
         self.why_not = self._why_not(config, instruction)
         self.shots_told = False
+        self.zero_shot: list = []  # (count, first record) of prompts without examples under a count above 0
+        self.with_examples = False
+        # A description without blocks (every leaderboard's) is the same for every doc: its heads, once.
+        fixed = self.why_not is None and self.description.field is None \
+            and all(type(part) is str for part in self.description.parts)
+        self.fixed_heads = self._heads({}, float("inf")) if fixed else None
 
     def _why_not(self, config: dict, instruction) -> str | None:
         """Why this log's prompts cannot be rebuilt, as its note says; None when they can."""
         spec = self.spec
         if config.get("doc_to_text") is None:
-            return "no doc_to_text"  # no config (lm-eval before 0.4, a v1 file): nothing to note
+            return "the config has no doc_to_text (every lm-eval 0.4 config writes one)" if config else ""
         if config.get("use_prompt") or config.get("gen_prefix") is not None:
             return f"the config's {'use_prompt' if config.get('use_prompt') else 'gen_prefix'}"
         # None or "" (0.4.5) when no template was applied; fewshot_as_multiturn alone changes nothing (0.4.13 sets it)
@@ -67,62 +88,85 @@ class Prompts(AuditUnit):
         return None
 
     def sees_samples(self) -> bool:
-        if self.why_not is not None and self.spec.config.get("doc_to_text") is not None:
+        if self.why_not:
             self.summary.notes.append(f"prompts not rebuilt from the docs: {self.why_not}")
+        elif self.why_not is None and self.shots is None:
+            self.summary.notes.append(f"the few-shot count is not checked against the prompts: neither "
+                                      f"configs.{self.spec.name}.num_fewshot nor n-shot.{self.spec.name} is a count")
         return self.why_not is None
 
     def add(self, sample: Sample) -> None:
-        doc = sample.data.get("doc")
-        request = first_request(sample.data.get("arguments"))
-        prompt = request[0] if request else None
+        data = sample.data
+        doc, calls = data.get("doc"), requests(data.get("arguments"))
+        prompt = calls[0][0] if calls and calls[0] else None
         if not isinstance(doc, dict) or type(prompt) is not str:
             if type(prompt) is list:
                 self.note_once("prompts not rebuilt from the docs: a chat API's messages")
             return  # the record's shape is LB702's
-        questions = texts_of(self.text, doc)
-        descriptions = texts_of(self.description, doc)
-        if questions is UNTRACEABLE or descriptions is UNTRACEABLE or (questions[0].isdigit() and self.has_choices):
+        questions = texts_of(self.text, doc, len(prompt))
+        if questions is UNTRACEABLE or (questions is not TOO_LONG and questions[0].isdigit() and self.has_choices):
             return  # a value Jinja prints otherwise, or winogrande's choice number: not rebuilt
-        heads = [len(head) for head in self._heads(descriptions) if prompt.startswith(head)]
-        if not heads:
-            told = f"the system instruction {shown(self.instruction, 40)} and " if self.instruction is not None else ""
-            self._find("LB722", sample, f"the prompt does not start with {told}the task's description "
-                       f"{shown(descriptions[0], 60)}")
+        heads = self.fixed_heads if self.fixed_heads is not None else self._heads(doc, len(prompt))
+        if heads is UNTRACEABLE:
             return
-        tails = [len(question) for question in questions if prompt.endswith(question)]
-        between = [len(prompt) - head - tail for head in heads for tail in tails if head + tail <= len(prompt)]
-        if not between:
-            self._find("LB722", sample, f"the prompt does not end with what the config's doc_to_text "
-                       f"{shown(self.text.text, 60)} gives for its doc ({shown(questions[0][-60:], 60)})")
-        elif self.shots is not None and not self.shots_told:
-            self._shots(sample, min(between), max(between), bool(max(heads)))
+        starts = [len(head) for head in heads if prompt.startswith(head)]
+        tails = [] if questions is TOO_LONG else [len(question) for question in questions if prompt.endswith(question)]
+        between = [len(prompt) - head - tail for head in starts for tail in tails if head + tail <= len(prompt)]
+        if not starts:
+            told = f"the system instruction {shown(self.instruction, 40)} and " if self.instruction is not None else ""
+            self._find(sample, f"the prompt does not start with {told}the task's description "
+                       f"{shown(self.raw_description, 60)}")
+        elif not between:
+            gives = "a text longer than the prompt" if questions is TOO_LONG else shown(questions[0][-60:], 60)
+            self._find(sample, f"the prompt does not end with what the config's doc_to_text "
+                       f"{shown(self.text.text, 60)} gives for its doc ({gives})")
+        elif (other := next((i for i, call in enumerate(calls) if call and call[0] not in (prompt, "")), None)):
+            self._find(sample, f"request {other} has another context than request 0; lm-eval gives every request "
+                       "of a sample the one prompt")
+        elif self.shots is not None:
+            self._shots(sample, min(between), max(between), bool(max(starts)))
 
-    def _heads(self, descriptions: tuple[str, ...]) -> list[str]:
-        """What a prompt may start with before its examples. lm-eval 0.4.13 leaves the delimiter out between a
-        system instruction and a description when either has whitespace there."""
+    def _heads(self, doc: dict, limit: int) -> list[str] | Any:
+        """What a prompt may start with before its examples: the system instruction and the description, rendered
+        or (0.4.0-0.4.1) as written. lm-eval 0.4.13 leaves the delimiter out between a system instruction and a
+        description when either has whitespace there."""
+        rendered = texts_of(self.description, doc, limit)
+        if rendered is UNTRACEABLE:
+            return UNTRACEABLE
+        descriptions = {self.raw_description, *(() if rendered is TOO_LONG else rendered)}
         if self.instruction is None:
             return list(descriptions)
         return [self.instruction + joint + description for description in descriptions
                 for joint in ((self.delimiter, "") if description else ("",))]
 
     def _shots(self, sample: Sample, least: int, most: int, after_description: bool) -> None:
-        """LB723 once per log: text between the head and the doc's own text exactly when the run was few-shot
-        (`least` and `most`: the text between, as each harness version's rendering leaves it)."""
-        where = "the description" if after_description else "its start"
-        task = self.spec.name
-        if self.shots == 0 and least > 0:
-            message = (f"configs.{task}.num_fewshot is 0, but the prompt of doc_id {sample.doc_id} holds "
-                       f"{least:,} characters between {where} and the doc's own text (doc_to_text): few-shot "
-                       "examples the file does not declare")
+        """Examples under a count of 0: LB723 at once (once per log). No example under a count above 0 is kept
+        for finish(): a sampler that draws the eval doc drops it, so one such prompt is honest."""
+        if self.shots == 0 and least > 0 and not self.shots_told:
+            self.shots_told = True
+            where = "the description" if after_description else "its start"
+            self._shots_conflict(sample.record, f"configs.{self.spec.name}.num_fewshot is 0, but the prompt of "
+                                 f"doc_id {sample.doc_id} holds {least:,} characters between {where} and the doc's "
+                                 "own text (doc_to_text): few-shot examples the file does not declare")
         elif self.shots > 0 and most == 0:
-            message = (f"configs.{task}.num_fewshot is {self.shots}, but the prompt of doc_id {sample.doc_id} is "
-                       "the doc's own text alone: the run was zero-shot")
-        else:
-            return
-        self.shots_told = True
-        self.log.at_record("LB723", sample.record, ("arguments",), f"{message}; n-shot and the config were edited "
-                           "after the run, or the prompts were")
+            self.zero_shot = [self.zero_shot[0] + 1, self.zero_shot[1]] if self.zero_shot else [1, sample.record]
+        elif self.shots > 0:
+            self.with_examples = True
 
-    def _find(self, rule: str, sample: Sample, message: str) -> None:
-        self.log.at_record(rule, sample.record, ("arguments",), f"{self.spec.name} doc_id {sample.doc_id}: "
+    def finish(self) -> None:
+        if self.zero_shot and not self.with_examples and self.zero_shot[0] >= ZERO_SHOT_EVIDENCE:
+            self._shots_conflict(self.zero_shot[1], f"configs.{self.spec.name}.num_fewshot (or n-shot) is "
+                                 f"{self.shots}, but none of the {self.zero_shot[0]:,} prompts rebuilt holds an "
+                                 "example: the run was zero-shot")
+
+    def _shots_conflict(self, record, message: str) -> None:
+        self.log.at_record("LB723", record, ("arguments",), f"{message}; n-shot and the config were edited after "
+                           "the run, or the prompts were")
+
+    def _find(self, sample: Sample, message: str) -> None:
+        self.log.at_record("LB722", sample.record, ("arguments",), f"{self.spec.name} doc_id {sample.doc_id}: "
                            f"{message}; the prompt or the doc was edited after the run, or the config was")
+
+
+def _count(value: Any) -> int | None:
+    return value if type(value) is int and value >= 0 else None
