@@ -10,7 +10,9 @@ recomputed: a doc edited after the run no longer gives the prompt the model
 saw (LB722), and a few-shot run whose `n-shot` and `num_fewshot` were both
 set to 0 still shows its examples in every prompt (LB723). Every request of
 a sample has that one context (or none: acc_mutual_info's unconditional
-ones), so an example left in another request is a prompt edited (LB722).
+ones), so a request whose context is not the prompt's length is a prompt
+edited (LB722: examples stripped from the first request alone, the one
+prompt_hash covers).
 
 What the harness may honestly do, and is accepted: 0.4.0 and 0.4.1 put the
 description in as written (not rendered), and up to 0.4.9 a description
@@ -32,7 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.doc_templates import UNTRACEABLE
-from ...core.text_templates import TOO_LONG, TextTemplate, texts_of
+from ...core.text_templates import TOO_LONG, TextTemplate, ending_of, ends_in_newline, texts_of
 from ..sample_scoring import requests
 from .base import AuditUnit, Sample, audit_unit, shown
 
@@ -70,6 +72,8 @@ class Prompts(AuditUnit):
         fixed = self.why_not is None and self.description.field is None \
             and all(type(part) is str for part in self.description.parts)
         self.fixed_heads = self._heads({}, float("inf")) if fixed else None
+        # The usual log: one head, and a doc_to_text with one text, whose end is compared in place (ending_of).
+        self.one_way = self.fixed_heads is not None and len(self.fixed_heads) == 1 and not ends_in_newline(self.text)
 
     def _why_not(self, config: dict, instruction) -> str | None:
         """Why this log's prompts cannot be rebuilt, as its note says; None when they can."""
@@ -97,12 +101,14 @@ class Prompts(AuditUnit):
 
     def add(self, sample: Sample) -> None:
         data = sample.data
-        doc, calls = data.get("doc"), requests(data.get("arguments"))
-        prompt = calls[0][0] if calls and calls[0] else None
+        doc, contexts = data.get("doc"), _contexts(data.get("arguments"))
+        prompt = contexts[0] if contexts else None
         if not isinstance(doc, dict) or type(prompt) is not str:
             if type(prompt) is list:
                 self.note_once("prompts not rebuilt from the docs: a chat API's messages")
             return  # the record's shape is LB702's
+        if self.one_way and self._as_usual(sample, contexts, prompt, doc):
+            return
         questions = texts_of(self.text, doc, len(prompt))
         if questions is UNTRACEABLE or (questions is not TOO_LONG and questions[0].isdigit() and self.has_choices):
             return  # a value Jinja prints otherwise, or winogrande's choice number: not rebuilt
@@ -120,11 +126,29 @@ class Prompts(AuditUnit):
             gives = "a text longer than the prompt" if questions is TOO_LONG else shown(questions[0][-60:], 60)
             self._find(sample, f"the prompt does not end with what the config's doc_to_text "
                        f"{shown(self.text.text, 60)} gives for its doc ({gives})")
-        elif (other := next((i for i, call in enumerate(calls) if call and call[0] not in (prompt, "")), None)):
-            self._find(sample, f"request {other} has another context than request 0; lm-eval gives every request "
-                       "of a sample the one prompt")
+        elif len(contexts) > 1 and (other := _other_context(contexts, prompt)):
+            self._find(sample, f"request {other} has another context than request 0 (not as long); lm-eval gives "
+                       "every request of a sample the one prompt")
         elif self.shots is not None:
             self._shots(sample, min(between), max(between), bool(max(starts)))
+
+    def _as_usual(self, sample: Sample, contexts: list, prompt: str, doc: dict) -> bool:
+        """The usual sample, checked without building its text: True when it is settled (as add() would settle
+        it), False when add() must look again (a mismatch, to be told; winogrande's number)."""
+        head = self.fixed_heads[0]
+        tail = ending_of(self.text, doc, prompt)
+        # (a text of digits with choices is winogrande's number: short, and looked at again by add())
+        if tail is None or tail is UNTRACEABLE or not prompt.startswith(head) or len(head) + tail > len(prompt) \
+                or (self.has_choices and tail <= 32 and prompt[len(prompt) - tail:].isdigit()):
+            return tail is UNTRACEABLE
+        if len(contexts) > 1 and _other_context(contexts, prompt):
+            return False
+        shots = self.shots
+        if shots is not None:
+            between = len(prompt) - len(head) - tail
+            if (shots == 0) != (between == 0) or (shots and not self.with_examples):  # agreement needs no call
+                self._shots(sample, between, between, bool(head))
+        return True
 
     def _heads(self, doc: dict, limit: int) -> list[str] | Any:
         """What a prompt may start with before its examples: the system instruction and the description, rendered
@@ -166,6 +190,25 @@ class Prompts(AuditUnit):
     def _find(self, sample: Sample, message: str) -> None:
         self.log.at_record("LB722", sample.record, ("arguments",), f"{self.spec.name} doc_id {sample.doc_id}: "
                            f"{message}; the prompt or the doc was edited after the run, or the config was")
+
+
+def _contexts(arguments: Any) -> list:
+    """Each request's first argument, its context (a chat API's: a one-element list), as logged."""
+    if type(arguments) is dict:  # lm-eval >= 0.4.3: {"gen_args_0": {"arg_0": context, "arg_1": ...}}
+        return [next(iter(request.values()), None) if type(request) is dict else None
+                for request in arguments.values()]
+    return [call[0] if call else None for call in requests(arguments)]
+
+
+def _other_context(contexts: list, prompt: str) -> int | None:
+    """The first request whose context is not the prompt's length, nor empty (acc_mutual_info's unconditional
+    ones). The length, not the text: ten 4 KB contexts compared whole cost more than the rest of the check, and a
+    prompt whose examples were stripped (or whose doc was rewritten) beside requests that kept them is shorter."""
+    size = len(prompt)
+    for index, context in enumerate(contexts):
+        if type(context) is not str or (len(context) != size and context != ""):
+            return index
+    return None
 
 
 def _count(value: Any) -> int | None:
