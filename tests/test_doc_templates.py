@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from validator.core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
-from validator.core.text_templates import TOO_LONG, TextTemplate, texts_of
+from validator.core.text_templates import TOO_LONG, TextTemplate, ending_of, ends_in_newline, texts_of
 
 ARC = {"id": "Mercury_1", "question": "Which?", "choices": {"text": ["a cell", "water", "sand"],
                                                            "label": ["A", "B", "C"]}, "answerKey": "B"}
@@ -159,3 +159,16 @@ def test_a_text_is_not_built_past_its_limit():
     assert texts_of(TextTemplate.of("{{q}} {{q}}"), {"q": "ab"}, 5) == ("ab ab",)
     assert texts_of(TextTemplate.of("{{q}} {{q}}"), {"q": "ab"}, 4) is TOO_LONG
     assert texts_of(TextTemplate.of("q"), {"q": "abc"}, 2) is TOO_LONG  # a field's own value, too
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_LITERAL, _BLOCK_TEXT), min_size=1, max_size=4), _LITERAL, st.text(max_size=8))
+def test_the_in_place_ending_agrees_with_the_built_text(pieces, last, before):
+    """ending_of (the audit's usual path: nothing built) says what texts_of's text says about a prompt's end."""
+    template = "".join(literal + "{{" + block + "}}" for literal, block in pieces) + last.rstrip("\n\r")
+    parsed = TextTemplate.of(template)
+    if parsed is None or ends_in_newline(parsed):
+        return
+    [text] = texts_of(parsed, TEXT_DOC, 10**6)
+    assert ending_of(parsed, TEXT_DOC, before + text) == len(text)
+    assert ending_of(parsed, TEXT_DOC, before + text + "§") is None  # a character no doc field holds
