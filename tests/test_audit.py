@@ -966,7 +966,7 @@ def _mutual_info_task(layout: str) -> hl.Task:
     """Three choices and acc_mutual_info: lm-eval 0.4.3 logs each choice's request without context right after
     it, without the delimiter ("interleaved"); 0.4.4 on appends them, with it ("appended")."""
     config = {"task": "mi", "output_type": "multiple_choice", "target_delimiter": " ", "doc_to_target": "label",
-              "doc_to_choice": "choices", "metric_list": [{"metric": m, "aggregation": "mean"}
+              "doc_to_text": "{{q}}", "doc_to_choice": "choices", "metric_list": [{"metric": m, "aggregation": "mean"}
                                                          for m in ("acc", "acc_norm", "acc_mutual_info")]}
     task = hl.Task("mi", config)
     choices = ["cat", "doggo", "eel"]
@@ -1003,8 +1003,8 @@ def test_acc_mutual_info_requests_are_split_as_the_harness_splits_them(tmp_path,
 def test_winogrande_and_truthfulqa_mc2_are_not_rescored_from_the_log_likelihoods(tmp_path):
     """winogrande puts the choices in the contexts (multiple_input: its gold is doc_to_text's, a function);
     truthfulqa_mc2 scores acc with its own process_results. Neither is re-scored; both say so."""
-    wino = hl.scripted_choice_task("winogrande", [True, False, True])
-    for sample in wino.samples:
+    wino = hl.scripted_choice_task("winogrande", [True, False, True], choices=("Alice", "Bob", "Bob"))
+    for sample in wino.samples:  # two choices alike give two contexts alike, as the harness logs them
         options = sample["doc"]["choices"]
         sample["arguments"] = {f"gen_args_{i}": {"arg_0": f"The {o} did it", "arg_1": " in the story."}
                                for i, o in enumerate(options)}

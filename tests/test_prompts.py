@@ -166,3 +166,48 @@ def test_a_template_never_closed_is_read_in_one_pass():
     to the end from every block); the scan is linear now."""
     assert TextTemplate.of("{{ a" * 40_000) is None
     assert TextTemplate.of("{{ a }}" * 40_000 + "{{ a") is None
+
+
+def _mc_run(tmp_path: Path, edit) -> Path:
+    """A 2-shot multiple-choice run as declared; `edit(sample)` rewrites its requests, hashes redone after."""
+    task = hl.choice_task("toy_mc", 12)
+    task.config.update(doc_to_text="{{q}}\nAnswer:", num_fewshot=2, description="")
+    for sample in task.samples:
+        for request in sample["arguments"].values():
+            request["arg_0"] = SHOTS + request["arg_0"]
+        edit(sample)
+        hl.with_hashes(sample)
+    return hl.write_run(tmp_path, [task])["results"]
+
+
+def _same_length_doc_edit(sample: dict) -> None:
+    """The doc's question rewritten at the same length, and request 0 with it: the others still ask the old one."""
+    old = sample["doc"]["q"]
+    sample["doc"]["q"] = old.replace("Question", "Quizzing")
+    first = sample["arguments"]["gen_args_0"]
+    first["arg_0"] = first["arg_0"].replace(old, sample["doc"]["q"])
+
+
+def _blank_others(sample: dict) -> None:
+    """Every request but the first given an empty context, which lm-eval writes for acc_mutual_info alone."""
+    for key, request in sample["arguments"].items():
+        if key != "gen_args_0":
+            request["arg_0"] = ""
+
+
+@pytest.mark.parametrize("edit", [_same_length_doc_edit, _blank_others], ids=["same length", "blanked"])
+def test_the_other_requests_keep_the_prompt_whole(tmp_path, edit):
+    """Found by a second outside review: contexts compared by length let a same-length rewrite of request 0 pass,
+    and empty contexts passed for any task."""
+    found, _ = audited(tmp_path, _mc_run(tmp_path, edit))
+    assert found == [("LB722", f"samples_toy_mc_{hl.DATE}.jsonl", line) for line in range(1, 13)]
+
+
+def test_a_text_longer_than_the_prompt_is_lb722_wherever_an_untraceable_block_lies(tmp_path):
+    """The in-place path met an untraceable block first, from the end, and let it pass; the general path, from the
+    start, found the text longer than the prompt: both now say LB722."""
+    def doc(doc_id, doc):
+        doc["answers_list"] = ["a", "b"]
+    found, notes = audited(tmp_path, drop_run(tmp_path, config={"doc_to_text": "{{passage}}" * 40 + "{{answers_list}}"},
+                                                doc=doc))
+    assert found == [("LB722", LOG, line) for line in range(1, 13)]

@@ -193,7 +193,7 @@ def is_multiple_input(continuations: list, contexts: list, target: Any, target_d
     continuation one choice's) would pass for it only with the target edited too, which LB722 traces."""
     return (len(continuations) > 1 and len(set(continuations)) == 1
             and continuations[0] == target_delimiter + str(target)
-            and len(set(map(str, contexts))) == len(contexts))
+            and len(set(map(str, contexts))) > 1)  # two choices alike (["0", "0", "1"]) give two contexts alike
 
 
 def _mutual_info_split(lls: list[float], continuations: list, contexts: list) -> tuple[list, list, list | None]:

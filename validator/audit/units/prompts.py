@@ -9,10 +9,9 @@ run was few-shot. The prompt is covered by `prompt_hash`, but hashes can be
 recomputed: a doc edited after the run no longer gives the prompt the model
 saw (LB722), and a few-shot run whose `n-shot` and `num_fewshot` were both
 set to 0 still shows its examples in every prompt (LB723). Every request of
-a sample has that one context (or none: acc_mutual_info's unconditional
-ones), so a request whose context is not the prompt's length is a prompt
-edited (LB722: examples stripped from the first request alone, the one
-prompt_hash covers).
+a sample has that one context (and, for acc_mutual_info only, one empty
+context per choice), so another context is a prompt edited (LB722: examples
+stripped from the first request alone, the one prompt_hash covers).
 
 What the harness may honestly do, and is accepted: 0.4.0 and 0.4.1 put the
 description in as written (not rendered), and up to 0.4.9 a description
@@ -62,6 +61,8 @@ class Prompts(AuditUnit):
         if self.shots is None:  # 0.4.0 and 0.4.1 write null; n-shot is written from the same setting
             self.shots = _count(spec.n_shot)
         self.has_choices = config.get("doc_to_choice") is not None
+        # acc_mutual_info adds one request without context per choice; no other metric does
+        self.mutual_info = any(key.partition(",")[0] == "acc_mutual_info" for key in spec.metric_keys())
         instruction = spec.system_instruction
         self.instruction = instruction if isinstance(instruction, str) else None
         self.why_not = self._why_not(config, instruction)
@@ -126,9 +127,9 @@ class Prompts(AuditUnit):
             gives = "a text longer than the prompt" if questions is TOO_LONG else shown(questions[0][-60:], 60)
             self._find(sample, f"the prompt does not end with what the config's doc_to_text "
                        f"{shown(self.text.text, 60)} gives for its doc ({gives})")
-        elif len(contexts) > 1 and (other := _other_context(contexts, prompt)):
-            self._find(sample, f"request {other} has another context than request 0 (not as long); lm-eval gives "
-                       "every request of a sample the one prompt")
+        elif len(contexts) > 1 and (other := _other_context(contexts, prompt, self.mutual_info)) is not None:
+            self._find(sample, f"request {other} has another context than request 0; lm-eval gives every request "
+                       "of a sample the one prompt (and, for acc_mutual_info only, one empty one per choice)")
         elif self.shots is not None:
             self._shots(sample, min(between), max(between), bool(max(starts)))
 
@@ -137,11 +138,12 @@ class Prompts(AuditUnit):
         it), False when add() must look again (a mismatch, to be told; winogrande's number)."""
         head = self.fixed_heads[0]
         tail = ending_of(self.text, doc, prompt)
-        # (a text of digits with choices is winogrande's number: short, and looked at again by add())
+        # Anything else goes to add()'s general path, which words findings and settles the rest the same way
+        # (a text of digits with choices is winogrande's number; an untraceable block, wherever it lies).
         if tail is None or tail is UNTRACEABLE or not prompt.startswith(head) or len(head) + tail > len(prompt) \
-                or (self.has_choices and tail <= 32 and prompt[len(prompt) - tail:].isdigit()):
-            return tail is UNTRACEABLE
-        if len(contexts) > 1 and _other_context(contexts, prompt):
+                or (self.has_choices and prompt[-1:].isdigit() and prompt[len(prompt) - tail:].isdigit()):
+            return False
+        if len(contexts) > 1 and _other_context(contexts, prompt, self.mutual_info):
             return False
         shots = self.shots
         if shots is not None:
@@ -200,15 +202,17 @@ def _contexts(arguments: Any) -> list:
     return [call[0] if call else None for call in requests(arguments)]
 
 
-def _other_context(contexts: list, prompt: str) -> int | None:
-    """The first request whose context is not the prompt's length, nor empty (acc_mutual_info's unconditional
-    ones). The length, not the text: ten 4 KB contexts compared whole cost more than the rest of the check, and a
-    prompt whose examples were stripped (or whose doc was rewritten) beside requests that kept them is shorter."""
-    size = len(prompt)
+def _other_context(contexts: list, prompt: str, mutual_info: bool) -> int | None:
+    """The first request whose context is not the prompt; an empty one counts only under acc_mutual_info, and
+    then as many as the others (0.4.3 interleaves them, 0.4.4 on appends them). Ten 4 KB contexts compare in
+    under a microsecond."""
+    empty = 0
     for index, context in enumerate(contexts):
-        if type(context) is not str or (len(context) != size and context != ""):
+        if context == "" and mutual_info:
+            empty += 1
+        elif context != prompt:
             return index
-    return None
+    return None if 2 * empty in (0, len(contexts)) else len(contexts) - 1
 
 
 def _count(value: Any) -> int | None:
