@@ -110,20 +110,9 @@ def ending_of(template: TextTemplate, doc: dict, text: str) -> int | None | Any:
     end = len(text)
     for part in reversed(template.parts):
         if type(part) is not str:
-            path, strip = part
-            if len(path) == 1:  # {{ field }}: most blocks, looked up without the walk
-                value = doc.get(path[0], UNTRACEABLE)
-            elif len(path) == 2 and type(path[1]) is int and type(listed := doc.get(path[0])) is list:
-                value = listed[path[1]] if path[1] < len(listed) else UNTRACEABLE  # {{ choices[0] }}
-            else:
-                value = _walk(doc, path)
-            kind = type(value)
-            if kind is str:
-                part = value.strip() if strip else value
-            elif strip or kind is bool or kind not in (int, float):
-                return UNTRACEABLE
-            else:
-                part = str(value)
+            part = _printed(doc, part)
+            if part is UNTRACEABLE:
+                return part
         if not text.endswith(part, 0, end):
             return None
         end -= len(part)
@@ -135,22 +124,31 @@ def _text_of(template: TextTemplate, doc: dict, limit: int) -> str | Any:
     length = 0
     for part in template.parts:
         if type(part) is not str:
-            value = _walk(doc, part[0])
-            kind = type(value)
-            if part[1]:
-                if kind is not str:
-                    return UNTRACEABLE
-                value = value.strip()
-            elif kind is not str:
-                if kind is bool or kind not in (int, float):
-                    return UNTRACEABLE
-                value = str(value)
-            part = value
+            part = _printed(doc, part)
+            if part is UNTRACEABLE:
+                return part
         length += len(part)
         if length > limit:  # before the join: the pieces are references, the join would be the copy
             return TOO_LONG
         pieces.append(part)
     return "".join(pieces)
+
+
+def _printed(doc: dict, block: tuple) -> str | Any:
+    """What Jinja prints for one block, ((path...), strip), or UNTRACEABLE."""
+    path, strip = block
+    if len(path) == 1:  # {{ field }}: most blocks, looked up without the walk
+        value = doc.get(path[0], UNTRACEABLE)
+    elif len(path) == 2 and type(path[1]) is int and type(listed := doc.get(path[0])) is list:
+        value = listed[path[1]] if path[1] < len(listed) else UNTRACEABLE  # {{ choices[0] }}
+    else:
+        value = _walk(doc, path)
+    kind = type(value)
+    if kind is str:
+        return value.strip() if strip else value
+    if strip or kind is bool or kind not in (int, float):
+        return UNTRACEABLE
+    return str(value)
 
 
 def _walk(doc: dict, path: tuple) -> Any:
