@@ -171,8 +171,8 @@ def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delim
         raise NotRecomputable(f"{len(lls)} log-likelihoods but {len(continuations)} choice requests")
     unconditional = None
     if mutual_info and len(lls) % 2 == 0:  # lm-eval splits only for a task that scores acc_mutual_info
-        lls, continuations, unconditional = _mutual_info_split(lls, continuations, _contexts(arguments))
-    if is_multiple_input(continuations, _contexts(arguments), target, target_delimiter) \
+        lls, continuations, unconditional = _mutual_info_split(lls, continuations, request_contexts(arguments))
+    if is_multiple_input(continuations, request_contexts(arguments), target, target_delimiter) \
             if continuations.count(continuations[0]) == len(continuations) > 1 else False:
         raise ScoredOtherwise("the choices are in the contexts and every continuation is the same (multiple_input: "
                               "the gold is what the task's doc_to_text gives)")
@@ -209,8 +209,8 @@ def _mutual_info_split(lls: list[float], continuations: list, contexts: list) ->
     return lls, continuations, None
 
 
-def _contexts(arguments: Any) -> list[Any]:
-    """The first argument of every request (its context)."""
+def request_contexts(arguments: Any) -> list[Any]:
+    """The first argument of every request (its context; a chat API's: a one-element list), as logged."""
     if isinstance(arguments, dict):
         return [next(iter(args.values()), None) if type(args) is dict else None for args in arguments.values()]
     return [call[0] if call else None for call in requests(arguments)]

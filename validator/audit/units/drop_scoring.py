@@ -8,7 +8,7 @@ from typing import Any
 from .. import drop, drop_flags
 from ..drop_helpers import answers_of
 from ..model import DropAudit
-from ..sample_scoring import as_number, generation_until, is_drop_sample
+from ..sample_scoring import as_number, first_response, generation_until, is_drop_sample
 from .base import AuditUnit, Sample, audit_unit
 
 DROP_DATASETS = frozenset({"EleutherAI/drop", "drop", "ucinlp/drop"})  # the harness's DROP configs' dataset_path
@@ -36,8 +36,7 @@ class DropScoring(AuditUnit):
         if not is_drop_sample(data):
             return
         golds = drop_golds(data["doc"].get("answers"))
-        resps = data.get("filtered_resps")
-        prediction = resps[0] if isinstance(resps, list) and resps else None
+        prediction = first_response(data.get("filtered_resps"))
         if golds is None or not isinstance(prediction, str):
             self.log.at_record("LB702", sample.record, ("doc", "answers") if golds is None else ("filtered_resps",),
                                "DROP needs doc.answers as lists of strings and filtered_resps[0] as a string")

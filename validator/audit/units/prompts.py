@@ -34,7 +34,7 @@ from typing import Any
 
 from ...core.doc_templates import UNTRACEABLE
 from ...core.text_templates import TOO_LONG, TextTemplate, ending_of, ends_in_newline, texts_of
-from ..sample_scoring import requests
+from ..sample_scoring import request_contexts
 from .base import AuditUnit, Sample, audit_unit, shown
 
 _DEFAULT_FEWSHOT_DELIMITER = "\n\n"  # lm-eval's TaskConfig default
@@ -102,7 +102,7 @@ class Prompts(AuditUnit):
 
     def add(self, sample: Sample) -> None:
         data = sample.data
-        doc, contexts = data.get("doc"), _contexts(data.get("arguments"))
+        doc, contexts = data.get("doc"), request_contexts(data.get("arguments"))
         prompt = contexts[0] if contexts else None
         if not isinstance(doc, dict) or type(prompt) is not str:
             if type(prompt) is list:
@@ -192,14 +192,6 @@ class Prompts(AuditUnit):
     def _find(self, sample: Sample, message: str) -> None:
         self.log.at_record("LB722", sample.record, ("arguments",), f"{self.spec.name} doc_id {sample.doc_id}: "
                            f"{message}; the prompt or the doc was edited after the run, or the config was")
-
-
-def _contexts(arguments: Any) -> list:
-    """Each request's first argument, its context (a chat API's: a one-element list), as logged."""
-    if type(arguments) is dict:  # lm-eval >= 0.4.3: {"gen_args_0": {"arg_0": context, "arg_1": ...}}
-        return [next(iter(request.values()), None) if type(request) is dict else None
-                for request in arguments.values()]
-    return [call[0] if call else None for call in requests(arguments)]
 
 
 def _other_context(contexts: list, prompt: str, mutual_info: bool) -> int | None:
