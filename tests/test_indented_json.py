@@ -27,7 +27,8 @@ def test_the_text_of_a_lone_surrogate_from_a_json_escape_is_json_dumps_text():
 
 
 def test_values_json_loads_never_returns_are_left_to_json_dumps():
-    for document in ({1: "int key"}, {"t": (1, 2)}, {"k": {None: [1.5, {True: "x"}]}}):
+    # {"1": ...} first: its written key is kept, and the int key 1 after it must not be taken for it
+    for document in ({1: "int key"}, {"t": (1, 2)}, {"k": {None: [1.5, {True: "x"}]}}, {"1": 0}, {"1": 0, 1: 2}):
         assert dumps_indent2(document) == json.dumps(document, indent=2, ensure_ascii=False)
 
 

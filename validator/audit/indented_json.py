@@ -4,7 +4,7 @@ lm-eval's doc_hash is the sha256 of that text, so the audit must write every
 logged doc that way again. With `indent`, the standard library falls back
 from its C encoder to a generator per container and per item, which made
 re-serialising the doc the largest single cost of auditing a log. This
-writes the same text with one function call per value, and still lets the C
+writes the same text into one list of parts, joined once, and still lets the C
 string escapers do the escaping.
 
 Only what `json.loads` can return is written here (dict with str keys,
@@ -25,10 +25,12 @@ class _NotPlainJson(Exception):
 
 
 def dumps_indent2(value: Any) -> str:
+    parts: list[str] = []
     try:
-        return _encode(value, "\n")
+        _write(value, "\n", parts)
     except _NotPlainJson:
         return json.dumps(value, indent=2, ensure_ascii=False)
+    return "".join(parts)
 
 
 # What encode_basestring escapes: control characters, '"' and '\\'. A long ASCII string holding none of them
@@ -41,14 +43,24 @@ _LONG = 256
 def _escape(text: str) -> str:
     """encode_basestring(text). On ASCII text the ensure_ascii escaper writes the same, half again as fast
     (both are C when the _json accelerator is built), except that it escapes DEL, which the other keeps."""
+    if text.isascii() and "\x7f" not in text:
+        return encode_basestring_ascii(text)
+    return encode_basestring(text)
+
+
+def _write_string(text: str, parts: list[str]) -> None:
+    """_escape(text) into parts; a long plain string goes in as it is, not copied between quotes first. (Written
+    out, not a call of _escape: this runs for nearly every value of a doc.)"""
     if text.isascii():
         if len(text) > _LONG:
             raw = text.encode("ascii")
             if len(raw.translate(None, _ESCAPED)) == len(raw):
-                return '"' + text + '"'
+                parts += ('"', text, '"')
+                return
         if "\x7f" not in text:
-            return encode_basestring_ascii(text)
-    return encode_basestring(text)
+            parts.append(encode_basestring_ascii(text))
+            return
+    parts.append(encode_basestring(text))
 
 
 # Every doc of a log has the same keys: each key's '"key": ' is written once and looked up after that. Only short
@@ -61,6 +73,9 @@ _KEY_LENGTH_MAX = 64
 
 
 def _key_prefix(key: str) -> str:
+    """A key's '"key": ', kept for the next doc; only a key first met is tested for being a string."""
+    if type(key) is not str:
+        raise _NotPlainJson
     prefix = _escape(key) + ": "
     if len(key) <= _KEY_LENGTH_MAX:
         if len(_KEY_PREFIXES) >= _KEY_PREFIXES_MAX:
@@ -69,30 +84,59 @@ def _key_prefix(key: str) -> str:
     return prefix
 
 
-def _encode(value: Any, newline: str) -> str:
-    """`newline` is a line break followed by the current indentation."""
+def _write(value: Any, newline: str, parts: list[str]) -> None:
+    """Append the text of `value` to parts, joined once at the end: a nested value's text is not copied into
+    its parent's, and its parent's into the doc's (a passage was copied four times). `newline` is a line break
+    followed by the current indentation. Objects and arrays are written here, not in functions of their own:
+    a call per container was a tenth of the time."""
     kind = type(value)
     if kind is str:
-        return _escape(value)
+        _write_string(value, parts)
+        return
     if kind is dict:
         if not value:
-            return "{}"
+            parts.append("{}")
+            return
         inner = newline + "  "
-        items = []
-        prefixes = _KEY_PREFIXES
+        separator, append = "," + inner, parts.append
+        append("{" + inner)
+        prefixes, first = _KEY_PREFIXES, True
         for key, item in value.items():
-            if type(key) is not str:
-                raise _NotPlainJson
-            prefix = prefixes.get(key) or _key_prefix(key)
-            # Most values of a doc are strings: escaped here, without a call of _encode each.
-            items.append(prefix + (_escape(item) if type(item) is str else _encode(item, inner)))
-        return "{" + inner + ("," + inner).join(items) + newline + "}"
-    if kind is list:
-        if not value:
-            return "[]"
-        inner = newline + "  "
-        return "[" + inner + ("," + inner).join([_escape(item) if type(item) is str else _encode(item, inner)
-                                                 for item in value]) + newline + "]"
+            if first:
+                first = False
+            else:
+                append(separator)
+            append(prefixes.get(key) or _key_prefix(key))
+            if type(item) is str:  # most values of a doc: written without a call of _write each
+                _write_string(item, parts)
+            else:
+                _write(item, inner, parts)
+        append(newline + "}")
+        return
+    if kind is not list:
+        parts.append(_scalar(value))
+        return
+    if not value:
+        parts.append("[]")
+        return
+    inner = newline + "  "
+    separator, append = "," + inner, parts.append
+    append("[" + inner)
+    first = True
+    for item in value:
+        if first:
+            first = False
+        else:
+            append(separator)
+        if type(item) is str:
+            _write_string(item, parts)
+        else:
+            _write(item, inner, parts)
+    append(newline + "]")
+
+
+def _scalar(value: Any) -> str:
+    kind = type(value)
     if kind is int:
         return int.__repr__(value)
     if kind is float:
