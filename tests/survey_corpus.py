@@ -25,6 +25,8 @@ the DROP split is three times the documents scored):
                 (same length, so no score moves; no hash covers it)
     shots_hidden a 2-shot DROP run declared 0-shot (num_fewshot and n-shot): its -> LB723 on drop
                 prompts hold the examples before each doc's own text
+    doc_copied  a wrong DROP sample replaced by a copy of a right one under its  -> LB725 on drop
+                doc_id, the aggregates and the task hash made to agree
 
 Every fourth clean run is an honest 2-shot DROP run, declared so.
 
@@ -45,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness_logs import DATE, aggregate, choice_task, drop_task, results_for, with_hashes, write_run  # noqa: E402
 
 FAULTS = ("glued", "decimal", "tampered", "missing", "cut_log", "no_log", "published", "hidden_cut", "filtered",
-          "gold_edit", "choice_edit", "shots_hidden")
+          "gold_edit", "choice_edit", "shots_hidden", "doc_copied")
 SHOTS = "Passage 90. Question 90? 4\n\nPassage 91. Question 91? 7\n\n"  # two DROP examples, as lm-eval joins them
 MC_TASK = "arc_easy"
 MANIFEST = "manifest.csv"
@@ -89,9 +91,14 @@ def _write_one(folder: Path, fault: str | None, rng: random.Random, drop_docs: i
         rules["drop"] = {"LB711", "LB713"}
     if fault in ("filtered", "gold_edit"):
         predictions[0] = f" {int(golds[0][0][0]) + 1}"  # a wrong answer, made right below
+    elif fault == "doc_copied":
+        predictions[0], predictions[1] = f" {golds[0][0][0]}", f" {int(golds[1][0][0]) + 1}"  # right, then wrong
     drop, choice = drop_task(predictions, golds), choice_task(MC_TASK, mc_docs, seed=number)
     if fault in ("filtered", "gold_edit"):
         rules["drop"] = {_made_right(drop.samples[0], golds[0][0][0], fault)}
+    if fault == "doc_copied":  # every doc_id is still there; only the doc, with its query_id, shows up twice
+        drop.samples[1] = {**json.loads(json.dumps(drop.samples[0])), "doc_id": 1}
+        rules["drop"] = {"LB725"}
     if fault == "choice_edit":
         _swap_letters(choice.samples[0])
         rules[MC_TASK] = {"LB722"}

@@ -991,6 +991,20 @@ def sample_logs() -> None:
     c.findings.append({"rule": "LB724", "file": logs["math_algebra_lvl5"], "line": 2})
     c.close()
 
+    arc = harness_logs.choice_task("arc_like", 6)
+    for sample in arc.samples:
+        sample["doc"]["id"] = f"Mercury_{sample['doc_id']:04d}"  # ARC's row id, which the dataset never repeats
+        harness_logs.with_hashes(sample)
+    copied = copy.deepcopy(arc.samples[4])
+    copied["doc_id"] = 2
+    arc.samples[2] = copied
+    c, logs = samples_case("negative", "LB725_doc_logged_twice", "A failed sample replaced by a copy of a passed one "
+                           "under the failed one's doc_id, aggregates and task hash redone: every doc_id is there, "
+                           "but the doc with ARC's id Mercury_0004 is logged twice.", [arc])
+    c.expect("LB301", "results.json", '"arc_like": {')
+    c.findings.append({"rule": "LB725", "file": logs["arc_like"], "line": 5})
+    c.close()
+
     # The spec's object_counting trap, from the other side: a run of an 18-choice variant ("1" to "18")
     # under the leaderboard's 19; pythia's 0.072 = 18/250 is what its log aggregates to.
     counting = "leaderboard_bbh_object_counting"

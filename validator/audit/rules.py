@@ -342,3 +342,20 @@ def math_answer_unexplained(ctx):
     doc without its solution or answer is reported too. The functions are
     ported with their quirks and held to the harness's output on 420 cases.
     """
+
+
+@rule("LB725", "doc-logged-twice", ERROR, runs=False)
+def doc_logged_twice(ctx):
+    """The same doc, with its dataset's own row id, is logged under two doc_ids.
+
+    lm-eval logs each row of the split once (once per filter) under its own
+    doc_id. A sample that scored badly, replaced by a copy of one that scored
+    well under the bad one's doc_id, with aggregates and the task hash
+    redone, leaves every doc_id present and every number consistent: only
+    the doc repeats. Docs are matched by their logged doc_hash. A repeat is
+    reported when the doc carries a row id its dataset does not repeat
+    (`key`, `query_id`, `id`, `ind`, `question_id`, `Record ID`, `idx`,
+    `task_id`); a dataset may hold the same row twice otherwise, so other
+    repeats are counted in a note. Logs without doc_hash (lm-eval < 0.4.3)
+    are not checked.
+    """
