@@ -123,6 +123,31 @@ def test_an_empty_chat_template_is_no_chat_template(tmp_path):
     assert found == [("LB723", LOG, 1)] and notes == []
 
 
+LLAMA3 = "{{ bos_token }}{% for message in messages %}...{{ message['content'] | trim }}...{% endfor %}"
+
+
+def llama3_chat(doc_id: int, text: str) -> str:
+    """What a Llama 3 chat template makes of the doc's text as the last user message (trimmed), after two
+    example turns."""
+    turn = "<|start_header_id|>{}<|end_header_id|>\n\n{}<|eot_id|>"
+    return ("<|begin_of_text|>" + turn.format("user", "Passage A. Question A?") + turn.format("assistant", "4")
+            + turn.format("user", text.strip()) + "<|start_header_id|>assistant<|end_header_id|>\n\n")
+
+
+@pytest.mark.parametrize("case, arguments, expected", [
+    ("honest", {"prompt": llama3_chat}, []),
+    ("a doc edited after the run", {"prompt": llama3_chat, "doc": second_passage_edited}, [("LB722", LOG, 2)]),
+    ("a prompt edited after the run", {"prompt": lambda doc_id, text: llama3_chat(doc_id, text.replace(
+        "Question 3", "Question 33") if doc_id == 3 else text)}, [("LB722", LOG, 4)]),
+], ids=["honest", "doc edited", "prompt edited"])
+def test_under_a_chat_template_each_prompt_holds_its_docs_text(tmp_path, case, arguments, expected):
+    """A claimed chat template stops the prompt from being rebuilt, but not from being held to its doc: the
+    doc's text is the last user message, as it is or trimmed (audit/units/chat_prompts.py)."""
+    found, notes = audited(tmp_path, drop_run(tmp_path, results={"chat_template": LLAMA3}, **arguments))
+    assert found == expected
+    assert len(notes) == 1 and "only held to contain its doc's text" in notes[0]
+
+
 def test_a_chat_apis_messages_are_noted(tmp_path):
     """A chat API's prompt is a one-element list (JsonChatStr): not the task's text, so not rebuilt."""
     results = drop_run(tmp_path)
@@ -139,6 +164,10 @@ def test_a_chat_apis_messages_are_noted(tmp_path):
     results.write_text(json.dumps(data), encoding="utf-8")
     found, notes = audited(tmp_path, results)
     assert found == [] and notes == ["prompts not rebuilt from the docs: a chat API's messages"]
+    data["chat_template"] = LLAMA3  # the messages are JSON text: the doc's text is not held to be in them
+    results.write_text(json.dumps(data), encoding="utf-8")
+    found, notes = audited(tmp_path, results)
+    assert found == []
 
 
 def test_every_request_of_a_sample_has_the_one_prompt(tmp_path):

@@ -296,7 +296,8 @@ def doc_template_mismatch(ctx):
     config's `doc_to_target` applied to the doc, each multiple-choice
     request continues with `target_delimiter` + a choice of `doc_to_choice`,
     and (without a chat template) every prompt starts with the system
-    instruction and description and ends with `doc_to_text` of the doc.
+    instruction and description and ends with `doc_to_text` of the doc;
+    under a chat template, every prompt contains that text.
     A target moved to the model's pick, a gold choice's text lengthened until
     acc_norm prefers it, a choice taken out, or a doc or prompt rewritten,
     agrees with every score and hash recomputed after the edit; the doc

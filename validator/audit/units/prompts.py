@@ -22,7 +22,8 @@ example (LB723 the other way round needs ten prompts, every one without).
 Not rebuilt, and noted: a `doc_to_text` or description of another shape
 than core/text_templates.py evaluates, a promptsource template (`use_prompt`),
 a `gen_prefix`, a chat template (the run's `chat_template`: the template's
-markup is the model's, not the task's), a chat API's messages, winogrande's
+markup is the model's, not the task's; chat_prompts.py holds each prompt to
+contain its doc's text instead), a chat API's messages, winogrande's
 layout (doc_to_text gives a choice's number), a config without doc_to_text.
 A submitter can claim a chat template, or write the examples into a doc's
 own text (with its hash): neither can be told from the files.
@@ -38,6 +39,9 @@ from ..sample_scoring import request_contexts
 from .base import AuditUnit, Sample, audit_unit, shown
 
 _DEFAULT_FEWSHOT_DELIMITER = "\n\n"  # lm-eval's TaskConfig default
+# Under a chat template chat_prompts.py holds each prompt to its doc's text instead.
+CHAT_TEMPLATE_NOTE = "a chat template (the results file's chat_template); each prompt is only held to contain its " \
+    "doc's text"
 ZERO_SHOT_EVIDENCE = 10  # prompts, every one without an example, before a count above 0 is said to be false
 
 
@@ -85,7 +89,7 @@ class Prompts(AuditUnit):
             return f"the config's {'use_prompt' if config.get('use_prompt') else 'gen_prefix'}"
         # None or "" (0.4.5) when no template was applied; fewshot_as_multiturn alone changes nothing (0.4.13 sets it)
         if spec.chat_template not in (None, ""):
-            return "a chat template (the results file's chat_template): its markup is the model's"
+            return CHAT_TEMPLATE_NOTE
         if self.text is None or self.description is None or self.delimiter is None:
             return "a doc_to_text or description of a template shape lbnorm does not evaluate (it is not run)"
         if instruction is not None and self.instruction is None:
