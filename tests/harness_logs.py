@@ -163,10 +163,17 @@ MATH_PROCESS_DOCS = (
     "        return out_doc\n\n    return dataset.filter(lambda x: x[\"level\"] == \"Level 5\").map(_process_doc)\n")
 
 
-def math_task(name: str, correct: list[bool]) -> Task:
+# Its doc_to_text as the results file's config holds it, and the four examples a 4-shot prompt starts with (each
+# doc_to_text + target_delimiter + the solution, then fewshot_delimiter).
+MATH_DOC_TO_TEXT = ('def doc_to_text(doc: dict) -> str:\n    return "Problem:" + "\\n" + doc["problem"] + "\\n\\n" + '
+                    '"Solution:"\n')
+MATH_SHOTS = "".join(f"Problem:\nAdd {n} and {n}.\n\nSolution: It is $\\boxed{{{2 * n}}}$.\n\n" for n in range(1, 5))
+
+
+def math_task(name: str, correct: list[bool], shots: str = MATH_SHOTS) -> Task:
     """A leaderboard MATH subtask: docs as its process_docs builds them, exact_match 1 where `correct` says."""
     config = {"task": name, "output_type": "generate_until", "process_docs": MATH_PROCESS_DOCS,
-              "doc_to_text": "def doc_to_text(doc: dict) -> str:\n    return \"Problem:\" + \"\\n\" + doc[\"problem\"]",
+              "doc_to_text": MATH_DOC_TO_TEXT, "fewshot_delimiter": "\n\n", "target_delimiter": " ", "description": "",
               "doc_to_target": "{{answer if few_shot is undefined else solution}}", "num_fewshot": 4,
               "process_results": "def process_results(doc: dict, results: list[str]) -> dict[str, int]:\n    ...",
               "generation_kwargs": {"until": ["Problem:"], "do_sample": False},
@@ -178,7 +185,7 @@ def math_task(name: str, correct: list[bool]) -> Task:
         said = answer if right else str(doc_id + 7)
         response = f" Final Answer: The final answer is ${said}$. I hope it is correct."
         sample = {"doc_id": doc_id, "doc": doc, "target": answer,
-                  "arguments": {"gen_args_0": {"arg_0": f"Problem:\nHalve {doc_id + 1}.\n\nSolution:",
+                  "arguments": {"gen_args_0": {"arg_0": f"{shots}Problem:\nHalve {doc_id + 1}.\n\nSolution:",
                                                "arg_1": {"until": ["Problem:"], "do_sample": False}}},
                   "resps": [[response]], "filtered_resps": [response], "filter": "none", "metrics": ["exact_match"]}
         with_hashes(sample)

@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from validator.core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
-from validator.core.text_templates import TOO_LONG, TextTemplate, ending_of, ends_in_newline, texts_of
+from validator.core.text_templates import (
+    FUNCTION_TEMPLATES,
+    TOO_LONG,
+    TextTemplate,
+    ending_of,
+    ends_in_newline,
+    texts_of,
+)
 
 ARC = {"id": "Mercury_1", "question": "Which?", "choices": {"text": ["a cell", "water", "sand"],
                                                            "label": ["A", "B", "C"]}, "answerKey": "B"}
@@ -172,3 +179,16 @@ def test_the_in_place_ending_agrees_with_the_built_text(pieces, last, before):
     [text] = texts_of(parsed, TEXT_DOC, 10**6)
     assert ending_of(parsed, TEXT_DOC, before + text) == len(text)
     assert ending_of(parsed, TEXT_DOC, before + text + "§") is None  # a character no doc field holds
+
+
+@pytest.mark.parametrize("source", list(FUNCTION_TEMPLATES))
+@pytest.mark.parametrize("problem", ["What is $1+1$?", "  spaced  \n", "", "{{ not a block }}", "é\u2028\t"])
+def test_a_known_functions_template_writes_what_the_function_returns(source, problem):
+    """FUNCTION_TEMPLATES holds a task function by its source: its template must give what running it gives
+    (the function is lbnorm's own copy of the harness's, run here; a submitter's source never is)."""
+    namespace: dict = {}
+    exec(source, namespace)  # noqa: S102 - the harness's function, from this repository, not from a log
+    doc = {"problem": problem}
+    for written in (source, source + "\n", "  " + source):  # as dumped: a last newline, or indented, or not
+        assert texts_of(TextTemplate.of(written), doc, 10_000) == (namespace["doc_to_text"](doc),)
+    assert TextTemplate.of(source.replace("Solution:", "Answer:")) is None  # another function: not evaluated

@@ -72,3 +72,37 @@ def test_a_math_docs_answer_is_its_solutions(tmp_path, edit, expected):
     paths = harness.write_run(tmp_path, [task])
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
     assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == expected
+
+
+# --- the prompts: MATH's doc_to_text is a function whose source lbnorm knows (core/text_templates.py) ----------
+
+def problem_edited(task):
+    sample = task.samples[1]
+    sample["doc"]["problem"] = "Halve 200."  # the doc rewritten after the run, its hash redone; the prompt kept
+    harness.with_hashes(sample)
+
+
+def function_edited(task):
+    task.config["doc_to_text"] = task.config["doc_to_text"].replace("Solution:", "Answer:")
+
+
+@pytest.mark.parametrize("make, expected, note", [
+    (lambda: harness.math_task(MATH, [True] * 12), [], None),
+    # a 0-shot run relabelled 4-shot: ten or more prompts without an example (the tester's zeroshot_as_4shot)
+    (lambda: harness.math_task(MATH, [True] * 12, shots=""), [("LB723", LOG, 1)], None),
+    (lambda: _edited(harness.math_task(MATH, [True] * 12), problem_edited), [("LB722", LOG, 2)], None),
+    # another function than the leaderboard's is code: not run, noted
+    (lambda: _edited(harness.math_task(MATH, [True] * 12, shots=""), function_edited), [], "template shape"),
+], ids=["honest 4-shot", "0-shot declared 4", "problem edited", "another function"])
+def test_a_math_prompt_is_rebuilt_from_its_function(tmp_path, make, expected, note):
+    task = make()
+    paths = harness.write_run(tmp_path, [task])
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == expected
+    notes = [n for summary in result.tasks for n in summary.notes if n.startswith("prompts not rebuilt")]
+    assert (note is None and notes == []) or (note is not None and len(notes) == 1 and note in notes[0])
+
+
+def _edited(task, edit):
+    edit(task)
+    return task

@@ -34,6 +34,13 @@ _EXPRESSION = re.compile(rf"\s*({NAME}(?:\.{NAME}|\[\d+\])*?)(\.strip\(\))?\s*")
 _STEP = re.compile(rf"\.({NAME})|\[(\d+)\]")
 _CODE = ("def ", "async def ", "lambda", "@")  # a Python function's source, as lm-eval writes one into configs
 _OBJECT_REPR = re.compile(r"<[^<>]*>|functools\.partial\(.*\)", re.S)  # 0.4.0 writes str(function)
+# Task functions that write exactly what a template writes, by their source as lm-eval dumps it into configs
+# (stripped): the leaderboard's MATH doc_to_text (lm_eval/tasks/leaderboard/math/utils.py, 0.4.9 to 0.4.13).
+# Any other function, or this one edited, is not run (it is code) and not evaluated.
+FUNCTION_TEMPLATES = {
+    'def doc_to_text(doc: dict) -> str:\n    return "Problem:" + "\\n" + doc["problem"] + "\\n\\n" + "Solution:"':
+        "Problem:\n{{problem}}\n\nSolution:",
+}
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,10 @@ class TextTemplate:
 
     @classmethod
     def parse(cls, value: str) -> TextTemplate | None:
-        if value.lstrip().startswith(_CODE) or "{%" in value or "{#" in value or _OBJECT_REPR.fullmatch(value):
+        if value.lstrip().startswith(_CODE):
+            same = FUNCTION_TEMPLATES.get(value.strip())
+            return None if same is None else cls(value, cls.parse(same).parts)  # shown as the function it is
+        if "{%" in value or "{#" in value or _OBJECT_REPR.fullmatch(value):
             return None
         parts: list = []
         position = 0
