@@ -86,3 +86,42 @@ def test_many_repeats_are_told_five_times_and_counted(tmp_path):
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
     assert [f.line for f in result.findings if f.rule == "LB725"] == [2, 3, 4, 5, 6]
     assert "11 docs with a row id repeat under other doc_ids (LB725 reported the first 5)" in result.tasks[0].notes
+
+
+def test_a_doc_copied_under_two_filters_is_one_repeat(tmp_path):
+    """gsm8k's two filters: the copy is logged once per filter, and told once (an outside review)."""
+    outcomes = {"strict-match": [True, False, True], "flexible-extract": [True, False, False]}
+    task = harness.two_filter_task(outcomes)
+    for sample in task.samples:
+        sample["doc"]["id"] = f"row {sample['doc_id']}"
+        harness.with_hashes(sample)
+    for index, sample in enumerate(task.samples):
+        if sample["doc_id"] == 0:  # each filter's doc 0, copied over the same filter's doc 1
+            over = next(i for i, s in enumerate(task.samples) if s["doc_id"] == 1 and s["filter"] == sample["filter"])
+            task.samples[over] = {**copy.deepcopy(sample), "doc_id": 1}
+    paths = harness.write_run(tmp_path, [task], harness.two_filter_results(task, outcomes))
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert len([f for f in result.findings if f.rule == "LB725"]) == 1
+
+
+def test_a_doc_hash_that_is_not_the_docs_matches_nothing(tmp_path):
+    """Two different docs given one made-up doc_hash are LB703 twice, not one doc logged twice."""
+    task = harness.ifeval_task([[True], [False], [True]])
+    for sample in task.samples[:2]:
+        sample["doc_hash"] = "0" * 64
+    paths = harness.write_run(tmp_path, [task])
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == [("LB703", IFEVAL_LOG, 1),
+                                                                                  ("LB703", IFEVAL_LOG, 2)]
+
+
+def test_the_docs_kept_are_bounded_and_later_copies_of_them_still_found(tmp_path, monkeypatch):
+    from validator.audit.units import repeated_docs
+
+    monkeypatch.setattr(repeated_docs, "MAX_TRACKED", 3)
+    task = harness.ifeval_task([[True]] * 8)
+    copy_sample(0, 6)(task)  # doc 0 is among the three kept; doc 6 is past them, and still matched against them
+    paths = harness.write_run(tmp_path, [task])
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert [(f.rule, f.line) for f in result.findings] == [("LB725", 7)]
+    assert "repeated docs were looked for among the first 3 docs only" in result.tasks[0].notes

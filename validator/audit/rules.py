@@ -358,5 +358,8 @@ def doc_logged_twice(ctx):
     (`key`, `query_id`, `id`, `ind`, `question_id`, `Record ID`, `idx`,
     `task_id`); a dataset may hold the same row twice otherwise, so other
     repeats are counted in a note. Logs without doc_hash (lm-eval < 0.4.3)
-    are not checked.
+    are not checked, and a doc_hash that is not its doc's (LB703) matches
+    nothing. A verbatim copy is found; a copy edited after it, its hash
+    redone, is another doc (row ids are not matched by value: datasets
+    repeat them, EleutherAI/drop one query_id).
     """

@@ -40,6 +40,7 @@ class Sample:
     filter: str
     recomputed: dict[str, float] = field(default_factory=dict)  # metric -> value, from the sample's own fields
     recomputed_by: str = ""  # how, for messages: "its log-likelihoods give", "the DROP scorer gives"
+    doc_hash_ok: bool = False  # the logged doc_hash is the doc's own (the hashes unit, which runs first)
 
 
 class AuditUnit:

@@ -34,6 +34,8 @@ class Hashes(AuditUnit):
         actual = doc_hash(data.get("doc"))
         if logged[0] != actual:
             self._mismatch(sample, "doc_hash", logged[0], actual)
+        else:
+            sample.doc_hash_ok = True
         if prompt is None:
             self.log.at_record("LB702", record, ("arguments",), "no prompt in arguments, so prompt_hash cannot be checked")
         elif logged[1] != (actual := sha256(prompt)):

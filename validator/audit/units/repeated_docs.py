@@ -6,9 +6,14 @@ keeps the bad one's doc_id (hashes, aggregates and the task hash redone),
 leaves every doc_id present and every number consistent; only the doc shows
 up twice. Some datasets hold the same row twice, so a repeat is a finding
 only where the doc carries the dataset's own id for its row (IFEval's `key`,
-DROP's `query_id`, ARC's `id`...), which a dataset does not repeat; other
-repeats are counted in a note. Docs are matched by their logged doc_hash
-(LB703 ties it to the doc): a log without hashes is not checked. Rule LB725.
+DROP's `query_id`, ARC's `id`...); other repeats are counted in a note.
+
+Docs are matched by their doc_hash, where the hashes unit found it to be
+the doc's own (a doc_hash that fails LB703 matches nothing). So this finds
+a copied doc, not a doc edited after the copy with its hash redone: keys
+reordered or a space added make another doc. Matching row ids by value
+instead would report honest runs: EleutherAI/drop holds one query_id twice
+(two questions that differ in their last character). Rule LB725.
 """
 
 from __future__ import annotations
@@ -19,8 +24,10 @@ from .base import AuditUnit, Sample, audit_unit
 # CommonsenseQA id, HellaSwag ind, MMLU-Pro question_id, GPQA Record ID, SuperGLUE idx, HumanEval task_id.
 # (DROP's section_id and RACE's example_id name a passage several questions share: not here.)
 ROW_ID_FIELDS = ("key", "query_id", "id", "ind", "question_id", "Record ID", "idx", "task_id")
-SHA256_HEX = 64
-MAX_TOLD = 5  # repeats reported per log; the note counts them all
+MAX_TOLD = 5  # repeated docs reported per log; the note counts them all
+# Docs looked up per log, at about 100 bytes each: the largest leaderboard split (MMLU, 14,042) ten times over,
+# and 13 MB whatever a log holds. A doc past them is still matched against them, not kept.
+MAX_TRACKED = 1 << 17
 
 
 @audit_unit(order=22)
@@ -32,35 +39,44 @@ class RepeatedDocs(AuditUnit):
         # hash(doc_hash) -> the doc_id it was first logged under: an int a doc, not the 64-character string.
         # Python's string hash is seeded per process, so no log can be made to collide two docs on purpose.
         self.first_doc_id: dict[int, int] = {}
-        self.repeats = 0
-        self.without_row_id = 0
+        self.repeated: set[int] = set()  # doc_ids already counted: a doc is counted once, not once per filter
+        self.with_row_id = self.without_row_id = 0
+        self.full = False
 
     def add(self, sample: Sample) -> None:
-        logged = sample.data.get("doc_hash")
-        if type(logged) is not str or len(logged) != SHA256_HEX:
-            return  # no hash to match by (lm-eval < 0.4.3, or LB702's), or not a sha256 (LB703's)
-        first = self.first_doc_id.setdefault(hash(logged), sample.doc_id)
-        if first != sample.doc_id:
+        if not sample.doc_hash_ok:
+            return  # no hash, or not the doc's (LB702, LB703): it names no doc to match by
+        key = hash(sample.data["doc_hash"])
+        first = self.first_doc_id.get(key)
+        if first is None:
+            if len(self.first_doc_id) < MAX_TRACKED:
+                self.first_doc_id[key] = sample.doc_id
+            else:
+                self.full = True
+        elif first != sample.doc_id and sample.doc_id not in self.repeated and len(self.repeated) < MAX_TRACKED:
             self._repeat(sample, first)
 
     def _repeat(self, sample: Sample, first: int) -> None:
-        doc = sample.data.get("doc")
+        doc = sample.data.get("doc")  # a doc_hash can be the hash of no doc ("null") or of a list
         row_id = next((name for name in ROW_ID_FIELDS if name in doc), None) if isinstance(doc, dict) else None
+        self.repeated.add(sample.doc_id)
         if row_id is None:
             self.without_row_id += 1
             return
-        self.repeats += 1
-        if self.repeats <= MAX_TOLD:
+        self.with_row_id += 1
+        if self.with_row_id <= MAX_TOLD:
             self.log.at_record("LB725", sample.record, ("doc_id",), (
                 f"{self.spec.name} doc_id {sample.doc_id}: the same doc (its {row_id!r} and doc_hash) is logged "
                 f"under doc_id {first}; lm-eval logs each row of the split once, so one doc's sample was "
                 "replaced by a copy of another's"))
 
     def finish(self) -> None:
-        if self.repeats > MAX_TOLD:
-            self.summary.notes.append(f"{self.repeats:,} docs with a row id repeat under other doc_ids (LB725 "
+        if self.with_row_id > MAX_TOLD:
+            self.summary.notes.append(f"{self.with_row_id:,} docs with a row id repeat under other doc_ids (LB725 "
                                       f"reported the first {MAX_TOLD})")
         if self.without_row_id:
             self.summary.notes.append(f"{self.without_row_id:,} docs are logged again under another doc_id; they "
                                       "carry no row id of their dataset, which may hold the same row twice, so "
                                       "this is not reported as a finding")
+        if self.full:
+            self.summary.notes.append(f"repeated docs were looked for among the first {MAX_TRACKED:,} docs only")
