@@ -158,15 +158,17 @@ class ScoredOtherwise(NotRecomputable):
 
 
 def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delimiter: str,
-                  mutual_info: bool = False) -> ChoiceScores:
+                  mutual_info: bool = False, continuations: list | None = None) -> ChoiceScores:
     """acc, acc_norm (and acc_mutual_info) of a multiple-choice sample, from its log-likelihoods and choices, as
-    lm-eval's process_results computes them (lm_eval/api/task.py)."""
+    lm-eval's process_results computes them (lm_eval/api/task.py). `continuations`: choice_continuations(arguments),
+    when the caller has them."""
     if not isinstance(filtered_resps, list) or not filtered_resps:
         raise NotRecomputable("filtered_resps is not a list of [log-likelihood, is_greedy] pairs")
-    lls = [_float(pair[0]) if isinstance(pair, (list, tuple)) and pair else None for pair in filtered_resps]
+    lls = _log_likelihoods(filtered_resps)
     if None in lls:
         raise NotRecomputable("a log-likelihood in filtered_resps is not a number")
-    continuations = choice_continuations(arguments)
+    if continuations is None:
+        continuations = choice_continuations(arguments)
     if len(continuations) != len(lls) or not all(isinstance(c, str) for c in continuations):
         raise NotRecomputable(f"{len(lls)} log-likelihoods but {len(continuations)} choice requests")
     unconditional = None
@@ -216,10 +218,32 @@ def request_contexts(arguments: Any) -> list[Any]:
     return [call[0] if call else None for call in requests(arguments)]
 
 
+def _log_likelihoods(filtered_resps: list) -> list[float | None]:
+    """Each pair's log-likelihood as _float reads it (None where it is none). The usual pair, [str, str], is
+    read in the comprehension, without a call per choice; anything else, or a string float() refuses, goes
+    through _float."""
+    try:
+        return [float(pair[0]) if type(pair) is list and type(pair[0]) is str and len(pair[0]) < 64
+                else _first_float(pair) for pair in filtered_resps]
+    except (ValueError, IndexError):  # "abc", or an empty pair: the slow path says None for it
+        return [_first_float(pair) for pair in filtered_resps]
+
+
+def _first_float(pair: Any) -> float | None:
+    return _float(pair[0]) if isinstance(pair, (list, tuple)) and pair else None
+
+
 def choice_continuations(arguments: Any) -> list[Any]:
     """The second argument of every request (the choice), as [call[1] for call in requests(arguments)]."""
     if isinstance(arguments, dict):
-        return [_second_value(args) if type(args) is dict else None for args in arguments.values()]
+        continuations = []
+        for args in arguments.values():  # a loop: a call of _second_value per request was a third of the time
+            if type(args) is dict and len(args) == 2:
+                _, second = args.values()
+                continuations.append(second)
+            else:
+                continuations.append(_second_value(args) if type(args) is dict else None)
+        return continuations
     return [_second(call) for call in requests(arguments)]
 
 

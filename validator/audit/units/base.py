@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...io.sample_logs import SampleRecord
+from ..sample_scoring import choice_continuations
 
 if TYPE_CHECKING:
     from ..auditor import LogAuditor
@@ -41,6 +42,13 @@ class Sample:
     recomputed: dict[str, float] = field(default_factory=dict)  # metric -> value, from the sample's own fields
     recomputed_by: str = ""  # how, for messages: "its log-likelihoods give", "the DROP scorer gives"
     doc_hash_ok: bool = False  # the logged doc_hash is the doc's own (the hashes unit, which runs first)
+    _continuations: list | None = field(default=None, init=False, repr=False)
+
+    def continuations(self) -> list:
+        """choice_continuations of the sample's arguments, read once: the templates and the scoring both ask."""
+        if self._continuations is None:
+            self._continuations = choice_continuations(self.data.get("arguments"))
+        return self._continuations
 
 
 class AuditUnit:

@@ -19,7 +19,7 @@ Rule LB722.
 from __future__ import annotations
 
 from ...core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
-from ..sample_scoring import choice_continuations, is_multiple_input, requests
+from ..sample_scoring import is_multiple_input, requests
 from .base import AuditUnit, Sample, audit_unit, shown
 
 
@@ -75,7 +75,7 @@ class DocTemplates(AuditUnit):
                        "choices for its doc")
             return
         arguments = sample.data.get("arguments")
-        logged = choice_continuations(arguments)
+        logged = sample.continuations()
         delimiter = self.delimiter
         expected = [delimiter + (choice if type(choice) is str else str(choice)) for choice in choices]
         if logged == expected:  # the usual case, in one comparison

@@ -43,7 +43,7 @@ class MultipleChoice(AuditUnit):
             return
         try:
             scores = choice_scores(data.get("filtered_resps"), data.get("arguments"), data.get("target"),
-                                   self.spec.target_delimiter, "acc_mutual_info" in data)
+                                   self.spec.target_delimiter, "acc_mutual_info" in data, sample.continuations())
         except ScoredOtherwise as exc:
             self._not_scored(str(exc))
             return
@@ -55,7 +55,10 @@ class MultipleChoice(AuditUnit):
             values["acc_norm"] = scores.acc_norm
         if scores.acc_mutual_info is not None:
             values["acc_mutual_info"] = scores.acc_mutual_info
-        sample.recomputed.update({m: v for m, v in values.items() if m in data})
+        recomputed = sample.recomputed
+        for metric, value in values.items():  # a loop, not a dict comprehension: this runs per sample
+            if metric in data:
+                recomputed[metric] = value
         sample.recomputed_by = "its log-likelihoods give"
 
     def _not_scored(self, why: str) -> None:
