@@ -139,7 +139,10 @@ def llama3_chat(doc_id: int, text: str) -> str:
     ("a doc edited after the run", {"prompt": llama3_chat, "doc": second_passage_edited}, [("LB722", LOG, 2)]),
     ("a prompt edited after the run", {"prompt": lambda doc_id, text: llama3_chat(doc_id, text.replace(
         "Question 3", "Question 33") if doc_id == 3 else text)}, [("LB722", LOG, 4)]),
-], ids=["honest", "doc edited", "prompt edited"])
+    # a doc's text longer than its whole prompt by the whitespace a trim removes is still traced
+    ("trailing whitespace", {"prompt": llama3_chat, "doc": lambda doc_id, doc: doc.update(
+        question=doc["question"] + " " * 400)}, []),
+], ids=["honest", "doc edited", "prompt edited", "trailing whitespace"])
 def test_under_a_chat_template_each_prompt_holds_its_docs_text(tmp_path, case, arguments, expected):
     """A claimed chat template stops the prompt from being rebuilt, but not from being held to its doc: the
     doc's text is the last user message, as it is or trimmed (audit/units/chat_prompts.py)."""

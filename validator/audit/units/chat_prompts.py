@@ -41,7 +41,9 @@ class ChatPrompts(AuditUnit):
         doc, prompt = data.get("doc"), contexts[0] if contexts else None
         if not isinstance(doc, dict) or type(prompt) is not str:
             return  # a chat API's messages, or a record whose shape is LB702's
-        texts = texts_of(self.text, doc, len(prompt) + 1)  # +1: a text one longer may end in what a trim removes
+        # A text may be longer than the prompt by the whitespace a trim removes: twice its length is room enough
+        # (and bounds what a template of the submitter's can build).
+        texts = texts_of(self.text, doc, 2 * len(prompt) + 64)
         if texts is UNTRACEABLE:
             return
         wanted = [] if texts is TOO_LONG else [text.strip() for text in texts]
