@@ -83,6 +83,15 @@ class TextTemplate:
         return cls(value, tuple(part for part in parts if part != ""), value if BARE.fullmatch(value) else None)
 
 
+def prompt_template(doc_to_text: Any) -> TextTemplate | None:
+    """The config's doc_to_text as a template prompts are built from, or None: a shape lbnorm does not evaluate,
+    or plain text without a block, which is a function's name or repr written into the config, never a prompt."""
+    text = TextTemplate.of(doc_to_text)
+    if text is None or not (text.field or len(text.parts) > 1 or type(text.parts[0]) is tuple):
+        return None
+    return text
+
+
 @functools.lru_cache(maxsize=256)
 def _text_template(value: str) -> TextTemplate | None:
     return TextTemplate.parse(value)

@@ -14,7 +14,7 @@ under a chat template: examples may be turns of their own.
 from __future__ import annotations
 
 from ...core.doc_templates import UNTRACEABLE
-from ...core.text_templates import TOO_LONG, TextTemplate, texts_of
+from ...core.text_templates import TOO_LONG, prompt_template, texts_of
 from ..sample_scoring import request_contexts
 from .base import AuditUnit, Sample, audit_unit, shown
 
@@ -25,15 +25,12 @@ class ChatPrompts(AuditUnit):
 
     def __init__(self, log):
         super().__init__(log)
-        config = self.spec.config
-        self.text = TextTemplate.of(config.get("doc_to_text"))
+        self.text = prompt_template(self.spec.config.get("doc_to_text"))
 
     def sees_samples(self) -> bool:
         if self.spec.chat_template in (None, "") or self.spec.config.get("use_prompt"):
             return False  # no chat template: prompts.py rebuilds the whole prompt
-        text = self.text
-        # the shapes prompts.py evaluates; plain text is a function's name or repr, never a task's prompt
-        return text is not None and bool(text.field or len(text.parts) > 1 or type(text.parts[0]) is tuple)
+        return self.text is not None
 
     def add(self, sample: Sample) -> None:
         data = sample.data

@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.doc_templates import UNTRACEABLE
-from ...core.text_templates import TOO_LONG, TextTemplate, ending_of, ends_in_newline, texts_of
+from ...core.text_templates import TOO_LONG, TextTemplate, ending_of, ends_in_newline, prompt_template, texts_of
 from ..sample_scoring import request_contexts
 from .base import AuditUnit, Sample, audit_unit, shown
 
@@ -52,10 +52,7 @@ class Prompts(AuditUnit):
     def __init__(self, log):
         super().__init__(log)
         spec, config = self.spec, self.spec.config
-        text = TextTemplate.of(config.get("doc_to_text"))
-        # A doc_to_text of plain text is a function written as its name or repr, never a task's prompt.
-        self.text = text if text is not None and (text.field or len(text.parts) > 1 or type(text.parts[0]) is tuple) \
-            else None
+        self.text = prompt_template(config.get("doc_to_text"))
         written = config.get("description") or ""
         self.description = TextTemplate.of(written)
         self.raw_description = written if isinstance(written, str) else ""  # 0.4.0-0.4.1 put it in as written
