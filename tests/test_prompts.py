@@ -106,6 +106,10 @@ NOT_REBUILT = [
      "template shape"),
     ("a gen_prefix", {"shots": SHOTS, "config": {"gen_prefix": "Answer:"}}, "gen_prefix"),
     ("no doc_to_text in a 0.4 config", {"shots": SHOTS, "config": {"doc_to_text": None}}, "has no doc_to_text"),
+    # blimp's and wikitext's doc_to_text is "" (an internal error until an outside review built one)
+    ("an empty doc_to_text", {"config": {"doc_to_text": ""}}, "template shape"),
+    ("an empty doc_to_text, chat", {"config": {"doc_to_text": ""}, "results": {"chat_template": "{{ messages }}"}},
+     "a chat template"),
     ("a few-shot count that is no number", {"shots": SHOTS, "config": {"num_fewshot": "0"},
                                             "results": {"n-shot": {"drop": "0"}}}, "few-shot count is not checked"),
 ]
@@ -243,3 +247,57 @@ def test_a_text_longer_than_the_prompt_is_lb722_wherever_an_untraceable_block_li
     found, notes = audited(tmp_path, drop_run(tmp_path, config={"doc_to_text": "{{passage}}" * 40 + "{{answers_list}}"},
                                                 doc=doc))
     assert found == [("LB722", LOG, line) for line in range(1, 13)]
+
+
+def chat_choice_run(tmp_path: Path, *, chat: bool, delimiter: str, edit=None) -> Path:
+    """An ARC-like multiple-choice run whose continuations carry `delimiter` before each choice, its prompts
+    rendered by a Llama 3 chat template when `chat` (the results file then names it)."""
+    task = hl.choice_task("arc_like", 6)
+    for sample in task.samples:
+        for request in sample["arguments"].values():
+            request["arg_0"] = llama3_chat(sample["doc_id"], request["arg_0"]) if chat else request["arg_0"]
+            request["arg_1"] = delimiter + request["arg_1"].removeprefix(" ")
+        if edit:
+            edit(sample)
+        hl.with_hashes(sample)
+    written = hl.results_for([task])
+    if chat:
+        written["chat_template"] = LLAMA3
+    return hl.write_run(tmp_path, [task], written)["results"]
+
+
+def _second_choice_edited(sample: dict) -> None:
+    if sample["doc_id"] == 2:
+        request = sample["arguments"]["gen_args_1"]
+        request["arg_1"] = request["arg_1"][:-1] + "#"
+
+
+CHOICE_LOG = f"samples_arc_like_{hl.DATE}.jsonl"
+
+
+@pytest.mark.parametrize("chat, delimiter, edit, expected", [
+    (True, "", None, []),       # lm-eval 0.4.7 on: no delimiter before a choice under a chat template
+    (True, " ", None, []),      # 0.4.3 to 0.4.6 kept it
+    (False, "", None, [("LB722", CHOICE_LOG, 1)] + [("LB722", CHOICE_LOG, n) for n in range(2, 7)]),
+    (True, "", _second_choice_edited, [("LB722", CHOICE_LOG, 3)]),
+], ids=["chat, none", "chat, kept", "no chat, none", "chat, a choice edited"])
+def test_under_a_chat_template_choices_may_come_without_the_delimiter(tmp_path, chat, delimiter, edit, expected):
+    """An outside review: lm-eval's construct_requests drops target_delimiter under a chat template (0.4.7 to
+    0.4.9 always; 0.4.10 on unless a gen_prefix ends without whitespace), and every honest chat run's
+    multiple-choice log was a false LB722. Its choices are still traced, and scored from the same text."""
+    found, _ = audited(tmp_path, chat_choice_run(tmp_path, chat=chat, delimiter=delimiter, edit=edit))
+    assert found == expected
+
+
+def test_under_a_chat_template_a_number_with_choices_is_winograndes_layout(tmp_path):
+    """lm-eval 0.4.3 to 0.4.9 read a doc_to_text of digits, with doc_to_choice, as the index of the choice to
+    put in the prompt (winogrande's layout), as prompts.py knows: the number itself is not in the prompt."""
+    def numbered(doc_id: int, doc: dict) -> None:
+        doc.update(option=str(doc_id % 2), options=["Alice went home.", "Bob went home."])
+
+    results = drop_run(tmp_path, prompt=lambda doc_id, text: f"<|user|>{['Alice', 'Bob'][doc_id % 2]} went home."
+                                                             "<|end|><|assistant|>",
+                       doc=numbered, config={"doc_to_text": "{{option}}", "doc_to_choice": "{{options}}"},
+                       results={"chat_template": LLAMA3})
+    found, _ = audited(tmp_path, results)
+    assert found == []

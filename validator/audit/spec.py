@@ -115,6 +115,15 @@ class TaskSpec:
         return value if isinstance(value, str) else " "
 
     @property
+    def choice_delimiters(self) -> tuple[str, ...]:
+        """What lm-eval may have put before each choice's continuation: the config's target_delimiter, and under
+        a chat template none too (construct_requests: 0.4.7 to 0.4.9 always, 0.4.10 on unless a gen_prefix ends
+        without whitespace; 0.4.3 to 0.4.6 keep it). Either way the choice's own text follows."""
+        if self.chat_template in (None, "") or self.target_delimiter == "":
+            return (self.target_delimiter,)
+        return (self.target_delimiter, "")
+
+    @property
     def until(self) -> list[str] | None:
         kwargs = self.config.get("generation_kwargs")
         until = kwargs.get("until") if isinstance(kwargs, dict) else None

@@ -87,7 +87,7 @@ def prompt_template(doc_to_text: Any) -> TextTemplate | None:
     """The config's doc_to_text as a template prompts are built from, or None: a shape lbnorm does not evaluate,
     or plain text without a block, which is a function's name or repr written into the config, never a prompt."""
     text = TextTemplate.of(doc_to_text)
-    if text is None or not (text.field or len(text.parts) > 1 or type(text.parts[0]) is tuple):
+    if text is None or not (text.field or len(text.parts) > 1 or (text.parts and type(text.parts[0]) is tuple)):
         return None
     return text
 

@@ -26,6 +26,7 @@ class ChatPrompts(AuditUnit):
     def __init__(self, log):
         super().__init__(log)
         self.text = prompt_template(self.spec.config.get("doc_to_text"))
+        self.has_choices = self.spec.config.get("doc_to_choice") is not None
 
     def sees_samples(self) -> bool:
         if self.spec.chat_template in (None, "") or self.spec.config.get("use_prompt"):
@@ -44,6 +45,8 @@ class ChatPrompts(AuditUnit):
         if texts is UNTRACEABLE:
             return
         wanted = [] if texts is TOO_LONG else [text.strip() for text in texts]
+        if wanted and wanted[0].isdigit() and self.has_choices:
+            return  # a number with choices: lm-eval 0.4.3-0.4.9 put that choice in the prompt (winogrande's layout)
         if any(text in prompt for text in wanted) or (wanted and not any(wanted)):
             return
         gives = "a text longer than the prompt" if texts is TOO_LONG else shown(wanted[0][-60:], 60)

@@ -3,7 +3,8 @@
 lm-eval logs the doc beside what it built from it: `target` is the config's
 `doc_to_target` applied to the doc, and a multiple-choice request's
 continuation is `target_delimiter` + each choice of `doc_to_choice`
-(lm_eval/api/task.py). A target moved to the model's pick, or a gold choice's
+(lm_eval/api/task.py; under a chat template 0.4.7 on leave the delimiter
+out: TaskSpec.choice_delimiters). A target moved to the model's pick, or a gold choice's
 continuation lengthened until acc_norm prefers it, agrees with every score
 and hash recomputed after the edit; the doc still says otherwise.
 
@@ -33,7 +34,7 @@ class DocTemplates(AuditUnit):
         self.target = Template.of(config.get("doc_to_target"))
         self.has_choices = config.get("doc_to_choice") is not None
         self.choices = Template.of(config["doc_to_choice"]) if self.has_choices else None
-        self.delimiter = self.spec.target_delimiter
+        self.delimiters = self.spec.choice_delimiters
         self.multiple_choice = self.spec.output_type == "multiple_choice"
         if config.get("use_prompt"):  # a promptsource template replaces both
             self.target = self.choices = None
@@ -74,20 +75,14 @@ class DocTemplates(AuditUnit):
             self._find(sample, ("doc",), f"the config's doc_to_choice {shown(self.choices.text, 60)} gives no list of "
                        "choices for its doc")
             return
-        arguments = sample.data.get("arguments")
         logged = sample.continuations()
-        delimiter = self.delimiter
-        expected = [delimiter + (choice if type(choice) is str else str(choice)) for choice in choices]
-        if logged == expected:  # the usual case, in one comparison
+        written = [choice if type(choice) is str else str(choice) for choice in choices]
+        if any(self._written_so(sample, logged, written, delimiter) for delimiter in self.delimiters):
             return
-        calls = requests(arguments)
-        if is_multiple_input(logged, [call[0] if call else None for call in calls], sample.data.get("target"),
-                             delimiter):
-            return  # winogrande's shape: the choices are in the contexts, every continuation is the target
-        if len(calls) == 2 * len(choices) and choices:  # acc_mutual_info: one request without context per choice
-            expected = _mutual_info_layout(expected, [str(choice) for choice in choices], calls)
-            if logged == expected:
-                return
+        expected = [self.delimiters[0] + choice for choice in written]
+        calls = requests(sample.data.get("arguments"))
+        if len(calls) == 2 * len(written) > 0:
+            expected = _mutual_info_layout(expected, written, calls)
         if len(logged) != len(expected):
             self._find(sample, ("arguments",), f"{len(logged)} requests are logged, but the config's doc_to_choice "
                        f"gives {len(choices)} choices for its doc: a choice was added or taken out")
@@ -95,6 +90,19 @@ class DocTemplates(AuditUnit):
         index = next(i for i, (got, wanted) in enumerate(zip(logged, expected)) if got != wanted)
         self._find(sample, ("arguments",), f"request {index} continues with {shown(logged[index], 60)}, but the "
                    f"config's doc_to_choice gives {shown(expected[index], 60)} for its doc")
+
+    @staticmethod
+    def _written_so(sample: Sample, logged: list, written: list[str], delimiter: str) -> bool:
+        """Whether the continuations are what lm-eval writes for these choices with this delimiter."""
+        expected = [delimiter + choice for choice in written]
+        if logged == expected:  # the usual case, in one comparison
+            return True
+        calls = requests(sample.data.get("arguments"))
+        if is_multiple_input(logged, [call[0] if call else None for call in calls], sample.data.get("target"),
+                             delimiter):
+            return True  # winogrande's shape: the choices are in the contexts, every continuation is the target
+        # acc_mutual_info: one request without context per choice
+        return len(calls) == 2 * len(written) > 0 and logged == _mutual_info_layout(expected, written, calls)
 
     def _find(self, sample: Sample, path: tuple, message: str) -> None:
         self.log.at_record("LB722", sample.record, path, f"{self.spec.name} doc_id {sample.doc_id}: {message}; "

@@ -42,8 +42,9 @@ class MultipleChoice(AuditUnit):
             self._not_scored("the task scores its samples with its own process_results")
             return
         try:
+            continuations = sample.continuations()
             scores = choice_scores(data.get("filtered_resps"), data.get("arguments"), data.get("target"),
-                                   self.spec.target_delimiter, "acc_mutual_info" in data, sample.continuations())
+                                   self._delimiter(continuations), "acc_mutual_info" in data, continuations)
         except ScoredOtherwise as exc:
             self._not_scored(str(exc))
             return
@@ -60,6 +61,14 @@ class MultipleChoice(AuditUnit):
             if metric in data:
                 recomputed[metric] = value
         sample.recomputed_by = "its log-likelihoods give"
+
+    def _delimiter(self, continuations: list) -> str:
+        """The delimiter these continuations were written with: the config's, or under a chat template none when
+        they do not all start with it (TaskSpec.choice_delimiters)."""
+        first, *others = self.spec.choice_delimiters
+        if others and not all(type(c) is str and c.startswith(first) for c in continuations):
+            return others[0]
+        return first
 
     def _not_scored(self, why: str) -> None:
         """A note, once per log: the aggregates are still re-derived from the logged values."""
