@@ -76,10 +76,13 @@ class DocTemplates(AuditUnit):
                        "choices for its doc")
             return
         logged = sample.continuations()
+        delimiter = self.delimiters[0]
+        expected = [delimiter + (choice if type(choice) is str else str(choice)) for choice in choices]
+        if logged == expected:  # the usual case, in one comparison
+            return
         written = [choice if type(choice) is str else str(choice) for choice in choices]
         if any(self._written_so(sample, logged, written, delimiter) for delimiter in self.delimiters):
             return
-        expected = [self.delimiters[0] + choice for choice in written]
         calls = requests(sample.data.get("arguments"))
         if len(calls) == 2 * len(written) > 0:
             expected = _mutual_info_layout(expected, written, calls)
@@ -95,7 +98,7 @@ class DocTemplates(AuditUnit):
     def _written_so(sample: Sample, logged: list, written: list[str], delimiter: str) -> bool:
         """Whether the continuations are what lm-eval writes for these choices with this delimiter."""
         expected = [delimiter + choice for choice in written]
-        if logged == expected:  # the usual case, in one comparison
+        if logged == expected:
             return True
         calls = requests(sample.data.get("arguments"))
         if is_multiple_input(logged, [call[0] if call else None for call in calls], sample.data.get("target"),

@@ -20,6 +20,10 @@ class MultipleChoice(AuditUnit):
     so relabelling a task cannot switch its scoring off.
     """
 
+    def __init__(self, log):
+        super().__init__(log)
+        self.delimiters = self.spec.choice_delimiters  # once per log: _delimiter runs per sample
+
     def add(self, sample: Sample) -> None:
         data = sample.data
         if ("acc" not in data and "acc_norm" not in data) or is_drop_sample(data):
@@ -44,7 +48,8 @@ class MultipleChoice(AuditUnit):
         try:
             continuations = sample.continuations()
             scores = choice_scores(data.get("filtered_resps"), data.get("arguments"), data.get("target"),
-                                   self._delimiter(continuations), "acc_mutual_info" in data, continuations)
+                                   self.delimiters[0] if len(self.delimiters) == 1 else self._delimiter(continuations),
+                                   "acc_mutual_info" in data, continuations)
         except ScoredOtherwise as exc:
             self._not_scored(str(exc))
             return
@@ -63,11 +68,11 @@ class MultipleChoice(AuditUnit):
         sample.recomputed_by = "its log-likelihoods give"
 
     def _delimiter(self, continuations: list) -> str:
-        """The delimiter these continuations were written with: the config's, or under a chat template none when
-        they do not all start with it (TaskSpec.choice_delimiters)."""
-        first, *others = self.spec.choice_delimiters
-        if others and not all(type(c) is str and c.startswith(first) for c in continuations):
-            return others[0]
+        """Under a chat template (two delimiters): the one these continuations were written with, the config's, or
+        none when they do not all start with it (TaskSpec.choice_delimiters)."""
+        first = self.delimiters[0]
+        if not all(type(c) is str and c.startswith(first) for c in continuations):
+            return self.delimiters[1]
         return first
 
     def _not_scored(self, why: str) -> None:
