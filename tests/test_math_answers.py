@@ -106,3 +106,28 @@ def test_a_math_prompt_is_rebuilt_from_its_function(tmp_path, make, expected, no
 def _edited(task, edit):
     edit(task)
     return task
+
+
+def stop_removed(task):
+    """The tester's math_stop_removed: 'Problem:' taken out of the config's until and every request's."""
+    task.config["generation_kwargs"]["until"] = []
+    for sample in task.samples:
+        sample["arguments"]["gen_args_0"]["arg_1"]["until"] = []
+        harness.with_hashes(sample)
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (None, []),
+    (stop_removed, [("LB714", "results", '"until": []')]),
+    (lambda task: task.config["generation_kwargs"].pop("until"), [("LB714", "results", '"generation_kwargs": {')]),
+], ids=["the leaderboard's stop", "removed everywhere", "no until at all"])
+def test_a_leaderboard_math_config_keeps_its_stop(tmp_path, edit, expected):
+    task = harness.math_task(MATH, [True] * 3)
+    if edit:
+        edit(task)
+    paths = harness.write_run(tmp_path, [task])
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    text = paths["results"].read_text(encoding="utf-8")
+    lines = {needle: text[: text.index(needle, text.index('"configs"'))].count("\n") + 1 for _, _, needle in expected}
+    assert sorted((f.rule, f.line) for f in result.findings) == sorted((rule, lines[needle]) for rule, _, needle in
+                                                                        expected)

@@ -178,7 +178,10 @@ def stop_sequence_mismatch(ctx):
     """The samples were generated with other stop sequences than the results file's config says.
 
     A task run with a different `until` is a different task variant and
-    cannot be compared with results of the standard one.
+    cannot be compared with results of the standard one. Also reported for
+    a config that carries the leaderboard MATH's `process_docs` without its
+    task's stop, "Problem:" (removed from the config and every request
+    alike, nothing else would show it).
     """
 
 

@@ -8,6 +8,11 @@ files; the solution still says otherwise. The check runs when the task's
 config carries the leaderboard's process_docs (its source, as lm-eval writes
 functions into configs); a doc of such a task without its solution or answer
 cannot be held to it, and is reported. Rule LB724.
+
+The same task stops every generation at "Problem:" (its YAML's
+generation_kwargs.until, 0.4.9 to 0.4.13): a config that carries its
+process_docs without that stop is another task variant, whose generations
+run on into the next problem (LB714, a warning, as for DROP).
 """
 
 from __future__ import annotations
@@ -16,13 +21,30 @@ from ...core.math_answers import PROCESS_DOCS_MARK, boxed_answer
 from .base import AuditUnit, Sample, audit_unit, shown
 
 
+MATH_STOP = "Problem:"
+
+
 @audit_unit(order=17)
 class MathAnswers(AuditUnit):
-    """LB724: a MATH doc's answer is not what process_docs gives for its solution."""
+    """LB724: a MATH doc's answer is not what process_docs gives for its solution; LB714: its stop is gone."""
+
+    def __init__(self, log):
+        super().__init__(log)
+        source = self.spec.config.get("process_docs")
+        self.leaderboard_math = isinstance(source, str) and PROCESS_DOCS_MARK in source
 
     def sees_samples(self) -> bool:
-        source = self.spec.config.get("process_docs")
-        return isinstance(source, str) and PROCESS_DOCS_MARK in source
+        return self.leaderboard_math
+
+    def finish(self) -> None:
+        until = self.spec.until
+        if not self.leaderboard_math or (until is not None and MATH_STOP in until):
+            return
+        task = self.spec.name
+        self.log.at_results("LB714", ("configs", task, "generation_kwargs", "until"), (
+            f"{task}: the config carries the leaderboard MATH's process_docs, whose task stops every generation at "
+            f"{MATH_STOP!r}, but its until is {shown(until, 60)}: a different task variant, whose generations run on "
+            "into the next problem"))
 
     def add(self, sample: Sample) -> None:
         doc = sample.data.get("doc")
