@@ -194,6 +194,72 @@ def math_task(name: str, correct: list[bool], shots: str = MATH_SHOTS) -> Task:
     return task
 
 
+# The leaderboard's MMLU-Pro and MuSR doc_to_text as lm-eval 0.4.13 defines them (lm_eval/tasks/leaderboard/
+# mmlu_pro/utils.py, musr/utils.py), each with the module lines it needs: the source is what a results file's
+# config holds, and the fixtures' prompts are what running it gives.
+MMLU_PRO_DOC_TO_TEXT = (
+    'def doc_to_text(doc):\n    doc_to_text = f"{doc[\'question\']}\\n"\n\n    for i in range(len(doc["options"])):\n'
+    '        doc_to_text += f"{string.ascii_uppercase[i]}. {doc[\'options\'][i]}\\n"\n\n    doc_to_text += "Answer:"\n'
+    '    return doc_to_text\n')
+MUSR_DOC_TO_TEXT = (
+    'def doc_to_text(doc):\n    """\n    Convert a doc to text.\n    """\n    choices = ""\n    for i, choice in '
+    'enumerate(ast.literal_eval(doc["choices"])):\n        choices += f"{i + 1} - {choice}\\n"\n\n    text = '
+    'DOC_TO_TEXT.format(\n        narrative=doc["narrative"], question=doc["question"], choices=choices\n    )\n\n'
+    '    return text\n')
+FUNCTION_MODULES = {MMLU_PRO_DOC_TO_TEXT: "import string\n",
+                    MUSR_DOC_TO_TEXT: 'import ast\nDOC_TO_TEXT = "{narrative}\\n\\n{question}\\n\\n{choices}\\nAnswer:"\n'}
+
+
+def harness_function(source: str):
+    """The harness's function, run from this repository's copy (never from a log)."""
+    namespace: dict = {}
+    exec(FUNCTION_MODULES.get(source, "") + source, namespace)  # noqa: S102
+    return namespace["doc_to_text"]
+
+
+def function_prompt_task(name: str, source: str, docs: list[dict], choices: list[list[str]], shots: int = 0,
+                         num_fewshot: int | None = None) -> Task:
+    """A leaderboard multiple-choice task whose doc_to_text is `source` (MMLU-Pro's, MuSR's): every prompt is
+    `shots` examples (each a prompt of its own, the gold and fewshot_delimiter) then the function's text for the
+    doc; the model picks the first choice, which is the gold of the even doc_ids."""
+    doc_to_text = harness_function(source)
+    config = {"task": name, "output_type": "multiple_choice", "target_delimiter": " ", "fewshot_delimiter": "\n\n",
+              "doc_to_text": source, "doc_to_target": "gold", "doc_to_choice": "labels",
+              "num_fewshot": shots if num_fewshot is None else num_fewshot,
+              "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}]}
+    task = Task(name, config)
+    examples = "".join(doc_to_text(docs[-1 - n]) + " " + choices[-1 - n][0] + "\n\n" for n in range(shots))
+    for doc_id, (doc, labels) in enumerate(zip(docs, choices)):
+        gold = 0 if doc_id % 2 == 0 else 1
+        doc = {**doc, "labels": labels, "gold": gold}
+        lls = [-1.0 if i == 0 else -5.0 for i in range(len(labels))]
+        prompt = examples + doc_to_text(doc)
+        sample = {"doc_id": doc_id, "doc": doc, "target": gold,
+                  "arguments": {f"gen_args_{i}": {"arg_0": prompt, "arg_1": " " + c} for i, c in enumerate(labels)},
+                  "resps": [[[str(ll), "False"]] for ll in lls],
+                  "filtered_resps": [[str(ll), "False"] for ll in lls], "filter": "none", "metrics": ["acc"]}
+        with_hashes(sample)
+        sample["acc"] = 1.0 if gold == 0 else 0.0
+        task.samples.append(sample)
+    return task
+
+
+def mmlu_pro_task(docs: int = 6, shots: int = 5, num_fewshot: int | None = None) -> Task:
+    letters = "ABCDEFGHIJ"
+    made = [{"question": f"Which option is number {n}?", "options": [f"Option {k} of {n}" for k in range(10)],
+             "category": "math"} for n in range(docs)]
+    return function_prompt_task("leaderboard_mmlu_pro", MMLU_PRO_DOC_TO_TEXT, made, [list(letters)] * docs, shots,
+                                num_fewshot)
+
+
+def musr_function_task(docs: int = 6) -> Task:
+    people = [["Alice", "Bob"], ["Carol", "Dave", "Eve"], ["Frank", "Grace"]]
+    made = [{"narrative": f"Story {n}.\nSomeone took the {n}th cake.", "question": f"Who took cake {n}?",
+             "choices": repr(people[n % 3]), "answer_choice": people[n % 3][0]} for n in range(docs)]
+    return function_prompt_task("leaderboard_musr_team_allocation", MUSR_DOC_TO_TEXT, made,
+                                [people[n % 3] for n in range(docs)])
+
+
 GSM8K_FILTERS = ("strict-match", "flexible-extract")
 # lm-eval's tasks/gsm8k/gsm8k.yaml (0.4.0 to 0.4.13): exact_match's options and the two filters
 GSM8K_EXACT_MATCH = {"metric": "exact_match", "aggregation": "mean", "higher_is_better": True, "ignore_case": True,

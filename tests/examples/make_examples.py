@@ -977,6 +977,16 @@ def sample_logs() -> None:
         c.findings.append({"rule": rule, "file": logs["drop"], "line": line})
         c.close()
 
+    mmlu_pro = harness_logs.mmlu_pro_task(num_fewshot=0)  # MMLU-Pro's doc_to_text, a function lbnorm knows
+    mmlu_pro.name = mmlu_pro.config["task"] = "mmlu_pro_copy"  # outside the profile, beside pythia's own MMLU-Pro
+    c, logs = samples_case("negative", "LB723_function_prompt_shots_hidden", "A 5-shot run of a task whose "
+                           "doc_to_text is the leaderboard MMLU-Pro's function, declared 0-shot: lbnorm writes what "
+                           "that function writes (without running it), and every prompt holds five examples before "
+                           "it.", [mmlu_pro])
+    c.expect("LB301", "results.json", '"mmlu_pro_copy": {')
+    c.findings.append({"rule": "LB723", "file": logs["mmlu_pro_copy"], "line": 1})
+    c.close()
+
     math = harness_logs.math_task("math_algebra_lvl5", [True, False, True, True])
     wrong = math.samples[1]
     wrong["doc"]["answer"] = wrong["target"] = "8"  # the model's wrong answer made the gold one, all redone

@@ -13,6 +13,10 @@ steps and an optional `.strip()` (MMLU's `{{question.strip()}}\\nA.
 - a field the doc lacks, or a value Jinja prints some other way (a list, a
   boolean, None), is UNTRACEABLE.
 
+A few task functions (MATH's, MMLU-Pro's and MuSR's doc_to_text) are known
+by their exact source and written as the parts they write, never run: their
+loops over a doc's options are ItemLines parts.
+
 Templates are found in one pass (str.find), and a text is not built past a
 length the caller gives (the prompt it must fit in): a template and a doc
 are the submitter's, and 50,000 blocks of a 10 KB field would be 500 MB.
@@ -21,10 +25,12 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
+import string
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from .doc_templates import BARE, DICT_METHODS, MAX_CACHED, NAME, UNTRACEABLE
 
@@ -34,12 +40,65 @@ _EXPRESSION = re.compile(rf"\s*({NAME}(?:\.{NAME}|\[\d+\])*?)(\.strip\(\))?\s*")
 _STEP = re.compile(rf"\.({NAME})|\[(\d+)\]")
 _CODE = ("def ", "async def ", "lambda", "@")  # a Python function's source, as lm-eval writes one into configs
 _OBJECT_REPR = re.compile(r"<[^<>]*>|functools\.partial\(.*\)", re.S)  # 0.4.0 writes str(function)
-# Task functions that write exactly what a template writes, by their source as lm-eval dumps it into configs
-# (stripped): the leaderboard's MATH doc_to_text (lm_eval/tasks/leaderboard/math/utils.py, 0.4.9 to 0.4.13).
-# Any other function, or this one edited, is not run (it is code) and not evaluated.
-FUNCTION_TEMPLATES = {
+# Task functions whose text lbnorm writes without running them, by their source as lm-eval dumps it into configs
+# (stripped; checked in the 0.4.4 to 0.4.13 wheels): the leaderboard's MATH doc_to_text (a template), and its
+# MMLU-Pro and MuSR doc_to_text, whose loops over the doc's options are ItemLines parts. MuSR's source names a
+# module constant, DOC_TO_TEXT, "{narrative}\n\n{question}\n\n{choices}\nAnswer:" in every release. Any other
+# function, or one of these edited, is not run (it is code) and not evaluated.
+_MUSR_SOURCE = (
+    'def doc_to_text(doc):\n    """\n    Convert a doc to text.\n    """\n    choices = ""\n    for i, choice in '
+    'enumerate(ast.literal_eval(doc["choices"])):\n        choices += f"{i + 1} - {choice}\\n"\n\n    text = '
+    'DOC_TO_TEXT.format(\n        narrative=doc["narrative"], question=doc["question"], choices=choices\n    )\n\n'
+    '    return text')
+_MMLU_PRO_SOURCE = (
+    'def doc_to_text(doc):\n    doc_to_text = f"{doc[\'question\']}\\n"\n\n    for i in range(len(doc["options"])):\n'
+    '        doc_to_text += f"{string.ascii_uppercase[i]}. {doc[\'options\'][i]}\\n"\n\n    doc_to_text += "Answer:"\n'
+    '    return doc_to_text')
+
+
+@dataclass(frozen=True)
+class ItemLines:
+    """A part no Jinja block writes: a task function's loop writing one line per item of a doc field."""
+
+    field: str
+    lines: Callable[[Any], str | Any]  # the field's value -> the lines, or UNTRACEABLE
+
+    def render(self, doc: dict) -> str | Any:
+        return self.lines(doc.get(self.field, UNTRACEABLE))
+
+
+MAX_LITERAL = 16_384  # characters of MuSR's choices, a Python literal parsed per sample (the dataset's: a few hundred)
+
+
+def lettered_lines(options: Any) -> str | Any:
+    """MMLU-Pro: f"{string.ascii_uppercase[i]}. {option}\\n" for each option (past Z the harness fails)."""
+    if type(options) is not list or len(options) > len(string.ascii_uppercase) \
+            or not all(type(option) is str for option in options):
+        return UNTRACEABLE
+    return "".join(f"{letter}. {option}\n" for letter, option in zip(string.ascii_uppercase, options))
+
+
+def numbered_literal_lines(choices: Any) -> str | Any:
+    """MuSR: f"{i + 1} - {choice}\\n" for each choice of ast.literal_eval(doc["choices"]), a list of strings."""
+    if type(choices) is not str or len(choices) > MAX_LITERAL:
+        return UNTRACEABLE
+    try:
+        items = ast.literal_eval(choices)  # what the function runs: literals only, never code
+    except Exception:  # anything it refuses (SyntaxError, ValueError, too deep): the harness failed on it too
+        return UNTRACEABLE
+    if type(items) not in (list, tuple) or not all(type(item) is str for item in items):
+        return UNTRACEABLE
+    return "".join(f"{number} - {item}\n" for number, item in enumerate(items, 1))
+
+
+_MUSR_PARTS = ((("narrative",), False), "\n\n", (("question",), False), "\n\n",
+               ItemLines("choices", numbered_literal_lines), "\nAnswer:")
+FUNCTION_TEMPLATES: dict[str, str | tuple] = {
     'def doc_to_text(doc: dict) -> str:\n    return "Problem:" + "\\n" + doc["problem"] + "\\n\\n" + "Solution:"':
         "Problem:\n{{problem}}\n\nSolution:",
+    _MMLU_PRO_SOURCE: ((("question",), False), "\n", ItemLines("options", lettered_lines), "Answer:"),
+    _MUSR_SOURCE: _MUSR_PARTS,
+    _MUSR_SOURCE.replace("{i + 1}", "{i+1}"): _MUSR_PARTS,  # as 0.4.4 to 0.4.7 wrote it: the same function
 }
 
 
@@ -64,7 +123,9 @@ class TextTemplate:
     def parse(cls, value: str) -> TextTemplate | None:
         if value.lstrip().startswith(_CODE):
             same = FUNCTION_TEMPLATES.get(value.strip())
-            return None if same is None else cls(value, cls.parse(same).parts)  # shown as the function it is
+            if same is None:
+                return None
+            return cls(value, cls.parse(same).parts if type(same) is str else same)  # shown as the function it is
         if "{%" in value or "{#" in value or _OBJECT_REPR.fullmatch(value):
             return None
         parts: list = []
@@ -153,8 +214,10 @@ def _text_of(template: TextTemplate, doc: dict, limit: int) -> str | Any:
     return "".join(pieces)
 
 
-def _printed(doc: dict, block: tuple) -> str | Any:
-    """What Jinja prints for one block, ((path...), strip), or UNTRACEABLE."""
+def _printed(doc: dict, block: tuple | ItemLines) -> str | Any:
+    """What Jinja prints for one block, ((path...), strip), or UNTRACEABLE; an ItemLines part, what it writes."""
+    if type(block) is ItemLines:
+        return block.render(doc)
     path, strip = block
     if len(path) == 1:  # {{ field }}: most blocks, looked up without the walk
         value = doc.get(path[0], UNTRACEABLE)
