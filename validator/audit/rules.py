@@ -87,15 +87,18 @@ def sample_count(ctx):
 
 @rule("LB707", "sample-log-task", WARNING, runs=False)
 def sample_log_task(ctx):
-    """A task has no sample log while others do, or a log holds a task the audit cannot place.
+    """A task has no sample log while other tasks of the same run have one.
 
     A submission that ships logs usually ships one per leaf task; a missing
-    one leaves that task's numbers unaudited. A warning in `check` and
-    `audit`, where logs are evidence a submitter may add (a maintainer who
-    requires them lists the rule under `error`). An error in `survey`, which
-    exists to audit every number; there a task the results table names
-    without a config (and not as a group) is a task too, so deleting its
-    config does not hide it.
+    one leaves that task's numbers unaudited. The rule fires only for a
+    partly logged run: a run with no log at all is never LB707 (`check`
+    reports nothing for it, `audit` and `survey` report LB700). A warning in
+    `check` and `audit`, where logs are evidence a submitter may add;
+    `--error LB707` fails a partly logged run, but it does not require logs,
+    and no setting does. An error in
+    `survey`, which exists to audit every number; there a task the results
+    table names without a config (and not as a group) is a task too, so
+    deleting its config does not hide it.
     """
 
 

@@ -47,7 +47,11 @@ def file_too_large(ctx):
 
     lm-eval 0.4 results files with their `configs` section run to a few MB;
     a much larger one is not read, so that a pull request cannot exhaust the
-    runner's memory. Raise the limit if an honest file needs it.
+    runner's memory. Raise the limit if an honest file needs it. A sample
+    log is LB106 too when it is larger than `--max-log-size` (4 GiB), holds
+    more records or blank lines than `--max-log-records` (500,000), or has a
+    record longer than `--max-file-size`; `survey` applies the same limits
+    to local and remote files.
     """
 
 
