@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from validator.audit.auditor import audit_files
+from validator.audit.units.chat_prompts import _closing_words
 from validator.core.doc_templates import UNTRACEABLE
 from validator.core.text_templates import FUNCTION_TEMPLATES, TextTemplate, ending_of, texts_of
 
@@ -82,7 +83,20 @@ CASES = [
      [("LB722", MMLU_PRO_LOG, 3)]),
     ("MuSR under a chat template, narrative edited", lambda: hl.musr_function_task(), chat_and(narrative_edited),
      CHAT, [("LB722", MUSR_LOG, 5)]),
+    # Under a chat template the examples come before the doc's text with doc_to_text's closing words ("Answer:")
+    ("MMLU-Pro 5-shot under a chat template, declared 0-shot", lambda: hl.mmlu_pro_task(num_fewshot=0), chat, CHAT,
+     [("LB723", MMLU_PRO_LOG, 1)]),
+    ("MMLU-Pro 0-shot under a chat template, declared 5-shot (ten prompts)",
+     lambda: hl.mmlu_pro_task(docs=12, shots=0, num_fewshot=5), chat, CHAT, [("LB723", MMLU_PRO_LOG, 1)]),
+    ("MMLU-Pro 0-shot under a chat template, as declared, its system instruction saying 'Answer:'",
+     lambda: hl.mmlu_pro_task(shots=0), lambda doc_id, sample: (instructed(sample), chat(doc_id, sample)),
+     {**CHAT, "system_instruction": "End with Answer: and a letter."}, []),
 ]
+
+
+def instructed(sample: dict) -> None:
+    for request in sample["arguments"].values():
+        request["arg_0"] = "End with Answer: and a letter.\n\n" + request["arg_0"]
 
 
 @pytest.mark.parametrize("case, task, edit, results, expected", CASES, ids=[case[0] for case in CASES])
@@ -90,6 +104,20 @@ def test_function_prompts_against_their_docs_and_the_declared_shots(tmp_path, ca
     found, notes = audited(tmp_path, written(tmp_path, task(), edit, results))
     assert found == expected
     assert notes == ([] if results is None else [notes[0]])  # under a chat template: only the chat note
+
+
+@pytest.mark.parametrize("examples, expected", [
+    ("<function doc_to_text at 0x7f8850bb2340>", [("LB723", MMLU_PRO_LOG, 1)]),  # 0.4.13: the task's, as a repr
+    ("<function other_doc_to_text at 0x7f8850bb2340>", []),  # examples written otherwise: nothing to expect
+    ("{{question}}", []),
+])
+def test_under_a_chat_template_examples_of_their_own_shape_are_not_counted(tmp_path, examples, expected):
+    """A 0-shot chat run declared 5-shot: its prompts hold no closing words before the doc's text, which says
+    'zero-shot' only when fewshot_config writes the examples with the task's own doc_to_text."""
+    task = hl.mmlu_pro_task(docs=12, shots=0, num_fewshot=5)
+    task.config["fewshot_config"] = {"sampler": "first_n", "doc_to_text": examples}
+    found, _ = audited(tmp_path, written(tmp_path, task, chat, CHAT))
+    assert found == expected
 
 
 def test_the_0_4_4_source_is_the_same_function(tmp_path):
@@ -147,3 +175,17 @@ def test_a_list_of_strings_is_what_both_take():
     doc = {"question": "Q?", "options": ["x", "y"], "narrative": "N.", "choices": json.dumps(["Ann", "Ben"])}
     assert texts_of(TextTemplate.of(hl.MMLU_PRO_DOC_TO_TEXT), doc, 10**6) == ("Q?\nA. x\nB. y\nAnswer:",)
     assert texts_of(TextTemplate.of(hl.MUSR_DOC_TO_TEXT), doc, 10**6) == ("N.\n\nQ?\n\n1 - Ann\n2 - Ben\n\nAnswer:",)
+
+
+@pytest.mark.parametrize("doc_to_text, closing", [
+    ("Q: {{input}}\nA:", "\nA:"),  # BBH
+    ("What is the correct answer to this question:{{Question}}\nAnswer: ", "\nAnswer:"),  # GPQA, as trimmed
+    (hl.MMLU_PRO_DOC_TO_TEXT, "Answer:"),
+    (hl.MUSR_DOC_TO_TEXT, "\nAnswer:"),
+    ("prompt", None),  # IFEval: a field's name, whose value is the whole text (found by an outside sweep)
+    ("{{passage}} {{question}}", None),  # DROP: ends with a field
+    ("{{question}}\n", None),  # mere whitespace
+])
+def test_the_closing_words_a_chat_prompts_examples_write(doc_to_text, closing):
+    """What chat_prompts.py looks for before the doc's text under a chat template: doc_to_text's own last words."""
+    assert _closing_words(TextTemplate.of(doc_to_text)) == closing

@@ -332,7 +332,10 @@ def run_config_conflict(ctx):
     so a prompt holding some under a count of 0 is reported at the first
     such sample of the log, and ten or more prompts holding none under a
     count above 0 at the first of them (one may: a sampler that draws the
-    eval doc itself drops it).
+    eval doc itself drops it). Under a chat template the examples are what
+    comes before the doc's own text with the closing words of `doc_to_text`
+    ("Answer:"), the system instruction and description taken out; only 0
+    against more than 0 is told, not 5 against 3.
     """
 
 

@@ -124,6 +124,13 @@ class TaskSpec:
         return (self.target_delimiter, "")
 
     @property
+    def declared_shots(self) -> int | None:
+        """The few-shot count the file declares: configs.<task>.num_fewshot, or n-shot.<task> where that is null
+        (lm-eval 0.4.0 and 0.4.1 write null; n-shot is written from the same setting); None if neither is a count."""
+        shots = _count(self.config.get("num_fewshot"))
+        return _count(self.n_shot) if shots is None else shots
+
+    @property
     def until(self) -> list[str] | None:
         kwargs = self.config.get("generation_kwargs")
         until = kwargs.get("until") if isinstance(kwargs, dict) else None

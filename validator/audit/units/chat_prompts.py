@@ -7,16 +7,29 @@ be rebuilt (prompts.py leaves such a log alone). But the doc's text is the
 last user message, written as it is: chat templates insert a message's
 content verbatim or trimmed (Llama 3, Gemma). So the prompt must contain
 `doc_to_text(doc)`, stripped; a doc or prompt rewritten after the run, with
-its hashes redone, no longer does (LB722). The few-shot count is not checked
-under a chat template: examples may be turns of their own.
+its hashes redone, no longer does (LB722).
+
+The few-shot count is checked as far as the closing words of doc_to_text
+(its last text, "Answer:", "\\nA:", "\\n\\nSolution:") tell it: every example is
+doc_to_text of another doc, whether a turn of its own (fewshot_as_multiturn)
+or part of the one message, so it writes them before the doc's own text.
+Under a count of 0 they must not be there once the system instruction and
+the description are taken out (LB723 at the first prompt that has them);
+under a count above 0, ten prompts without them are a zero-shot run (LB723),
+unless the config's fewshot_config writes its examples with a doc_to_text
+of its own. A count of 5 written as 3 is not told: examples can hold the
+closing words themselves.
 """
 
 from __future__ import annotations
 
+import re
+
 from ...core.doc_templates import UNTRACEABLE
-from ...core.text_templates import TOO_LONG, prompt_template, texts_of
+from ...core.text_templates import TOO_LONG, TextTemplate, prompt_template, texts_of
 from ..sample_scoring import request_contexts
 from .base import AuditUnit, Sample, audit_unit, shown
+from .prompts import ZERO_SHOT_EVIDENCE
 
 
 @audit_unit(order=18)
@@ -25,8 +38,20 @@ class ChatPrompts(AuditUnit):
 
     def __init__(self, log):
         super().__init__(log)
-        self.text = prompt_template(self.spec.config.get("doc_to_text"))
-        self.has_choices = self.spec.config.get("doc_to_choice") is not None
+        config = self.spec.config
+        self.text = prompt_template(config.get("doc_to_text"))
+        self.has_choices = config.get("doc_to_choice") is not None
+        self.shots = self.spec.declared_shots
+        self.closing = _closing_words(self.text)
+        self.description = TextTemplate.of(config.get("description") or "")
+        instruction = self.spec.system_instruction
+        self.instruction = instruction if isinstance(instruction, str) else ""
+        fewshot = config.get("fewshot_config")
+        own = fewshot.get("doc_to_text") if isinstance(fewshot, dict) else None
+        self.examples_alike = _same_text(own, config.get("doc_to_text"))  # examples end as the doc's text does
+        self.shots_told = False
+        self.without_examples: list = []  # [count, first record] of prompts without examples under a count above 0
+        self.with_examples = False
 
     def sees_samples(self) -> bool:
         if self.spec.chat_template in (None, "") or self.spec.config.get("use_prompt"):
@@ -47,7 +72,10 @@ class ChatPrompts(AuditUnit):
         wanted = [] if texts is TOO_LONG else [text.strip() for text in texts]
         if wanted and wanted[0].isdigit() and self.has_choices:
             return  # a number with choices: lm-eval 0.4.3-0.4.9 put that choice in the prompt (winogrande's layout)
-        if any(text in prompt for text in wanted) or (wanted and not any(wanted)):
+        found = next((text for text in wanted if text in prompt), None)
+        if found is not None:
+            if self.closing is not None and self.shots is not None and found:
+                self._shots(sample, prompt, found, doc)
             return
         gives = "a text longer than the prompt" if texts is TOO_LONG else shown(wanted[0][-60:], 60)
         self.log.at_record("LB722", sample.record, ("arguments",), (
@@ -56,3 +84,57 @@ class ChatPrompts(AuditUnit):
             "the last user message, written as it is; the prompt or the doc was edited after the run, or the "
             "config was"))
 
+
+    def _shots(self, sample: Sample, prompt: str, text: str, doc: dict) -> None:
+        """Whether examples come before the doc's text: its closing words there, once the instruction, the
+        description and the doc's own text (a template may repeat it) are taken out."""
+        before = prompt[:prompt.rfind(text)]
+        descriptions = texts_of(self.description, doc, len(prompt)) if self.description is not None else UNTRACEABLE
+        if descriptions is UNTRACEABLE or descriptions is TOO_LONG:
+            return  # a description lbnorm cannot write: what is left of the prompt is unknown
+        for known in (self.instruction, *descriptions, *(d.strip() for d in descriptions), text):
+            if known:
+                before = before.replace(known, "")
+        examples = self.closing in before
+        if self.shots == 0 and examples and not self.shots_told:
+            self.shots_told = True
+            self._conflict(sample.record, f"configs.{self.spec.name}.num_fewshot is 0, but the prompt of doc_id "
+                           f"{sample.doc_id} holds {shown(self.closing, 30)}, the closing words of the task's "
+                           "doc_to_text, before the doc's own text: a few-shot example the file does not declare")
+        elif self.shots > 0 and examples:
+            self.with_examples = True
+        elif self.shots > 0 and self.examples_alike:
+            first = self.without_examples[1] if self.without_examples else sample.record
+            self.without_examples = [(self.without_examples[0] if self.without_examples else 0) + 1, first]
+
+    def finish(self) -> None:
+        if self.without_examples and not self.with_examples and self.without_examples[0] >= ZERO_SHOT_EVIDENCE:
+            self._conflict(self.without_examples[1], f"configs.{self.spec.name}.num_fewshot (or n-shot) is "
+                           f"{self.shots}, but none of the {self.without_examples[0]:,} prompts holds "
+                           f"{shown(self.closing, 30)}, the closing words of the task's doc_to_text, before the "
+                           "doc's own text: the run was zero-shot")
+
+    def _conflict(self, record, message: str) -> None:
+        self.log.at_record("LB723", record, ("arguments",), f"{message} (under a chat template); n-shot and the "
+                           "config were edited after the run, or the prompts were")
+
+
+def _closing_words(template: TextTemplate | None) -> str | None:
+    """The text doc_to_text ends with, when it has words of its own there ("Answer:", "\\nA:"), right-trimmed as
+    a chat template may trim a message; None when it ends with a field or mere whitespace."""
+    if template is None or template.field is not None:  # a field's name: the doc's field is the whole text
+        return None
+    last = template.parts[-1] if template.parts else None
+    if type(last) is not str or len(last.strip()) < 2:
+        return None
+    return last.rstrip()
+
+
+def _same_text(examples: object, task: object) -> bool:
+    """Whether fewshot_config's doc_to_text writes the examples as the task's writes its docs: none of its own,
+    the same, or (0.4.13 fills fewshot_config from the task, functions as their repr) the same function's repr."""
+    if examples is None or examples == task:
+        return True
+    name = re.match(r"def (\w+)\(", task.lstrip()) if isinstance(task, str) else None
+    return name is not None and isinstance(examples, str) and \
+        re.fullmatch(rf"<function {name[1]} at 0x[0-9a-f]+>", examples) is not None

@@ -58,9 +58,7 @@ class Prompts(AuditUnit):
         self.raw_description = written if isinstance(written, str) else ""  # 0.4.0-0.4.1 put it in as written
         delimiter = config.get("fewshot_delimiter", _DEFAULT_FEWSHOT_DELIMITER)
         self.delimiter = delimiter if isinstance(delimiter, str) else None
-        self.shots = _count(config.get("num_fewshot"))
-        if self.shots is None:  # 0.4.0 and 0.4.1 write null; n-shot is written from the same setting
-            self.shots = _count(spec.n_shot)
+        self.shots = spec.declared_shots
         self.has_choices = config.get("doc_to_choice") is not None
         # acc_mutual_info adds one request without context per choice; no other metric does
         self.mutual_info = any(key.partition(",")[0] == "acc_mutual_info" for key in spec.metric_keys())
@@ -207,6 +205,3 @@ def _other_context(contexts: list, prompt: str, mutual_info: bool) -> int | None
             return index
     return None if 2 * empty in (0, len(contexts)) else len(contexts) - 1
 
-
-def _count(value: Any) -> int | None:
-    return value if type(value) is int and value >= 0 else None
