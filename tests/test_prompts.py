@@ -301,3 +301,13 @@ def test_under_a_chat_template_a_number_with_choices_is_winograndes_layout(tmp_p
                        results={"chat_template": LLAMA3})
     found, _ = audited(tmp_path, results)
     assert found == []
+
+
+def test_under_a_chat_template_the_edited_choice_is_the_request_named(tmp_path):
+    """An outside tester: a choice edited in a chat run written without delimiters was told as 'request 0 continues
+    with ..., but doc_to_choice gives " ..."' (the config's delimiter), not as the request that was edited."""
+    results = chat_choice_run(tmp_path, chat=True, delimiter="", edit=_second_choice_edited)
+    result = audit_files(tmp_path, results.relative_to(tmp_path), None)
+    [finding] = [f for f in result.findings if f.rule == "LB722"]
+    assert finding.message.startswith("arc_like doc_id 2: request 1 continues with ")
+    assert "doc_to_choice gives ' " not in finding.message  # told with the delimiter the log was written with

@@ -83,6 +83,10 @@ class DocTemplates(AuditUnit):
         written = [choice if type(choice) is str else str(choice) for choice in choices]
         if any(self._written_so(sample, logged, written, delimiter) for delimiter in self.delimiters):
             return
+        # Told with the delimiter most continuations were written with, so the request named is the one edited
+        # (under a chat template either may be lm-eval's; an outside tester saw request 0 named for request 2)
+        delimiter = max(self.delimiters, key=lambda d: sum(got == d + want for got, want in zip(logged, written)))
+        expected = [delimiter + choice for choice in written]
         calls = requests(sample.data.get("arguments"))
         if len(calls) == 2 * len(written) > 0:
             expected = _mutual_info_layout(expected, written, calls)
