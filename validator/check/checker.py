@@ -1,4 +1,4 @@
-"""The checker: files in, findings and scores out. No printing here (see check_report.py).
+"""The checker: files in, findings and scores out. No printing here (see report/check.py).
 
 For each file matched by the patterns: read it inside the workspace, parse it,
 and either check it as a submission (its results file is loaded and checked
