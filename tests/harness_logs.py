@@ -218,23 +218,25 @@ def harness_function(source: str):
 
 
 def function_prompt_task(name: str, source: str, docs: list[dict], choices: list[list[str]], shots: int = 0,
-                         num_fewshot: int | None = None) -> Task:
+                         num_fewshot: int | None = None, doc_to_choice: str | None = None) -> Task:
     """A leaderboard multiple-choice task whose doc_to_text is `source` (MMLU-Pro's, MuSR's): every prompt is
     `shots` examples (each a prompt of its own, the gold and fewshot_delimiter) then the function's text for the
     doc; the model picks the first choice, which is the gold of the even doc_ids."""
     doc_to_text = harness_function(source)
+    # `doc_to_choice`: a function's source (MMLU-Pro's letters), the target then the gold's letter in doc["answer"]
     config = {"task": name, "output_type": "multiple_choice", "target_delimiter": " ", "fewshot_delimiter": "\n\n",
-              "doc_to_text": source, "doc_to_target": "gold", "doc_to_choice": "labels",
+              "doc_to_text": source, "doc_to_target": "answer" if doc_to_choice else "gold",
+              "doc_to_choice": doc_to_choice or "labels",
               "num_fewshot": shots if num_fewshot is None else num_fewshot,
               "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}]}
     task = Task(name, config)
     examples = "".join(doc_to_text(docs[-1 - n]) + " " + choices[-1 - n][0] + "\n\n" for n in range(shots))
     for doc_id, (doc, labels) in enumerate(zip(docs, choices)):
         gold = 0 if doc_id % 2 == 0 else 1
-        doc = {**doc, "labels": labels, "gold": gold}
+        doc = {**doc, "answer": labels[gold]} if doc_to_choice else {**doc, "labels": labels, "gold": gold}
         lls = [-1.0 if i == 0 else -5.0 for i in range(len(labels))]
         prompt = examples + doc_to_text(doc)
-        sample = {"doc_id": doc_id, "doc": doc, "target": gold,
+        sample = {"doc_id": doc_id, "doc": doc, "target": labels[gold] if doc_to_choice else gold,
                   "arguments": {f"gen_args_{i}": {"arg_0": prompt, "arg_1": " " + c} for i, c in enumerate(labels)},
                   "resps": [[[str(ll), "False"]] for ll in lls],
                   "filtered_resps": [[str(ll), "False"] for ll in lls], "filter": "none", "metrics": ["acc"]}
@@ -244,12 +246,17 @@ def function_prompt_task(name: str, source: str, docs: list[dict], choices: list
     return task
 
 
+MMLU_PRO_DOC_TO_CHOICE = ('def doc_to_choice(doc):\n    return [string.ascii_uppercase[i] for i in '
+                          'range(len(doc["options"]))]\n')
+
+
 def mmlu_pro_task(docs: int = 6, shots: int = 5, num_fewshot: int | None = None) -> Task:
-    letters = "ABCDEFGHIJ"
-    made = [{"question": f"Which option is number {n}?", "options": [f"Option {k} of {n}" for k in range(10)],
+    """The leaderboard's MMLU-Pro: its doc_to_text and doc_to_choice functions, a letter per option."""
+    made = [{"question": f"Which option is number {n}?", "options": [f"Option {k} of {n}" for k in range(10 - n % 3)],
              "category": "math"} for n in range(docs)]
-    return function_prompt_task("leaderboard_mmlu_pro", MMLU_PRO_DOC_TO_TEXT, made, [list(letters)] * docs, shots,
-                                num_fewshot)
+    letters = [list("ABCDEFGHIJ"[:len(doc["options"])]) for doc in made]
+    return function_prompt_task("leaderboard_mmlu_pro", MMLU_PRO_DOC_TO_TEXT, made, letters, shots, num_fewshot,
+                                MMLU_PRO_DOC_TO_CHOICE)
 
 
 def musr_function_task(docs: int = 6) -> Task:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from validator.audit.auditor import audit_files
 from validator.audit.units.chat_prompts import _closing_words
-from validator.core.doc_templates import UNTRACEABLE
+from validator.core.doc_templates import UNTRACEABLE, Template, choices_of
 from validator.core.text_templates import FUNCTION_TEMPLATES, TextTemplate, ending_of, texts_of
 
 MMLU_PRO_LOG = f"samples_leaderboard_mmlu_pro_{hl.DATE}.jsonl"
@@ -189,3 +189,46 @@ def test_a_list_of_strings_is_what_both_take():
 def test_the_closing_words_a_chat_prompts_examples_write(doc_to_text, closing):
     """What chat_prompts.py looks for before the doc's text under a chat template: doc_to_text's own last words."""
     assert _closing_words(TextTemplate.of(doc_to_text)) == closing
+
+
+def request_removed(doc_id: int, sample: dict) -> None:
+    """The probe earlier testers could not be found by: a choice's request taken out (its log-likelihood with it),
+    the scores unchanged; only the doc's options, through doc_to_choice, say how many requests there were."""
+    if doc_id == 3:
+        last = sorted(sample["arguments"])[-1]
+        del sample["arguments"][last]
+        sample["resps"].pop()
+        sample["filtered_resps"].pop()
+
+
+def letter_edited(doc_id: int, sample: dict) -> None:
+    if doc_id == 1:
+        sample["arguments"]["gen_args_2"]["arg_1"] = " Z"
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (None, []),
+    (request_removed, [("LB722", MMLU_PRO_LOG, 4)]),
+    (letter_edited, [("LB722", MMLU_PRO_LOG, 2)]),
+], ids=["honest", "a request removed", "a letter edited"])
+def test_mmlu_pros_choices_are_a_letter_per_option(tmp_path, edit, expected):
+    """MMLU-Pro's doc_to_choice is a function too, known by its source: a capital letter per option."""
+    results = written(tmp_path, hl.mmlu_pro_task(), edit)
+    result = audit_files(tmp_path, results.relative_to(tmp_path), None)
+    assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == expected
+    assert not [note for task in result.tasks for note in task.notes if "doc_to_choice" in note]
+
+
+@pytest.mark.parametrize("options, expected", [
+    (["x", "y", "z"], ["A", "B", "C"]),
+    ([], []),
+    (["o"] * 27, None),  # string.ascii_uppercase[26]: the harness fails
+    ("xyz", UNTRACEABLE),  # len() of a string: not a doc the dataset holds
+])
+def test_mmlu_pros_letters(options, expected):
+    template = Template.of(hl.MMLU_PRO_DOC_TO_CHOICE)
+    assert template is not None and template.kind == "letters"
+    got = choices_of(template, {"options": options})
+    assert got is expected if expected is UNTRACEABLE or expected is None else got == expected
+    assert choices_of(template, {}) is None  # KeyError in the harness
+    assert Template.of(hl.MMLU_PRO_DOC_TO_CHOICE.replace("ascii_uppercase", "ascii_lowercase")) is None

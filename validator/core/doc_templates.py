@@ -15,7 +15,9 @@ other one untraced:
   `{{choices.label.index(answerKey)}}`);
 - `{{ a if b is undefined else c }}`: the field `a`, or `c` when the doc
   has `b` (the leaderboard's MATH target: answer, or an example's solution);
-- a number (doc_to_target), a list or a mapping (doc_to_choice).
+- a number (doc_to_target), a list or a mapping (doc_to_choice);
+- the leaderboard MMLU-Pro's doc_to_choice function, known by its exact
+  source (never run): a capital letter per option.
 Then as lm-eval: a rendered target of digits is a number when the task has
 choices, and rendered choices are read with ast.literal_eval. Pure: no I/O.
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import string
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +40,9 @@ _PATH = rf"{NAME}(?:\.{NAME})*"
 BARE = re.compile(rf"{NAME}")  # all three are matched whole (fullmatch): "{{a}}\n" renders its newline
 _FIELDS = re.compile(rf"\{{\{{\s*({_PATH})\s*\}}\}}")
 _INDEX = re.compile(rf"\{{\{{\s*({_PATH})\.index\(\s*({_PATH})\s*\)\s*\}}\}}")
+# The leaderboard MMLU-Pro's doc_to_choice (lm_eval/tasks/leaderboard/mmlu_pro/utils.py, 0.4.4 to 0.4.13) by its source
+# as lm-eval dumps it into the config, stripped. Any other function, or this one edited, is code and not evaluated.
+LETTER_CHOICES = 'def doc_to_choice(doc):\n    return [string.ascii_uppercase[i] for i in range(len(doc["options"]))]'
 # {{ a if b is undefined else c }}: the leaderboard's MATH target (answer for a doc, solution for an example)
 _UNLESS = re.compile(rf"\{{\{{\s*({_PATH})\s+if\s+({NAME})\s+is\s+undefined\s+else\s+({_PATH})\s*\}}\}}")
 DICT_METHODS = frozenset(dir(dict))  # Jinja's a.b is getattr first: a dict's own methods are not its keys
@@ -45,7 +51,7 @@ _MISSING = object()
 
 @dataclass(frozen=True)
 class Template:
-    kind: str  # "value", "name", "fields", "index", "unless"
+    kind: str  # "value", "name", "fields", "index", "unless", "letters"
     text: Any  # the config's value, as written
     parts: tuple = ()
 
@@ -62,6 +68,8 @@ class Template:
 
     @classmethod
     def parse(cls, value: str) -> Template | None:
+        if value.strip() == LETTER_CHOICES:
+            return cls("letters", value, ("options",))
         if BARE.fullmatch(value):
             return cls("name", value, (value,))
         if match := _FIELDS.fullmatch(value):
@@ -83,6 +91,8 @@ def target_of(template: Template, doc: dict, has_choices: bool) -> Any:
     or UNTRACEABLE."""
     if template.kind == "value":
         return template.text if isinstance(template.text, int) else UNTRACEABLE
+    if template.kind == "letters":  # a doc_to_choice function written as a doc_to_target: not evaluated
+        return UNTRACEABLE
     if template.kind == "name":
         name = template.text
         return doc[name] if name in doc else _typed(name, has_choices)
@@ -129,7 +139,19 @@ def choices_of(template: Template, doc: dict) -> list | None | Any:
             return UNTRACEABLE
         read = _literal_list(value) if len(value) <= MAX_CACHED else _literal_list.__wrapped__(value)
         return read if read is UNTRACEABLE else (list(read) if read is not None else None)
+    if template.kind == "letters":
+        return _letters(doc.get(template.parts[0], _MISSING))
     return UNTRACEABLE
+
+
+def _letters(options: Any) -> list | None | Any:
+    """MMLU-Pro's [string.ascii_uppercase[i] for i in range(len(doc["options"]))]: None where it fails (no
+    options, more than 26), UNTRACEABLE for options that are not a list (len() of another value)."""
+    if options is _MISSING:
+        return None
+    if type(options) is not list:
+        return UNTRACEABLE
+    return list(string.ascii_uppercase[:len(options)]) if len(options) <= len(string.ascii_uppercase) else None
 
 
 def _lookup(doc: dict, path: tuple[str, ...]) -> Any:
