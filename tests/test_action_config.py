@@ -44,3 +44,17 @@ def test_a_pinned_file_may_not_name_an_unpinned_profile_file(tmp_path):
     ws = make_workspace(tmp_path)
     proc, _, _ = run_action(ws, {"files": INFLATED, **pinned(ws, 'profile-file = "board.yaml"\n')})
     assert proc.returncode == 2 and "may not name a profile-file" in proc.stdout
+
+
+def test_a_limit_input_set_to_the_default_still_wins_over_the_pinned_file(tmp_path):
+    """Found by a docs review: an input equal to lbnorm's default was taken for an empty one, so a pinned file's
+    tighter bound stayed although the workflow had set the limit back."""
+    from validator.io.limits import DEFAULT_LIMITS
+
+    ws = make_workspace(tmp_path)
+    inputs = pinned(ws, 'max-file-size = "1K"\n')
+    proc, _, _ = run_action(ws, {"files": INFLATED, **inputs})
+    assert proc.returncode == 1 and "LB106" in proc.stdout  # the pinned bound applies
+    proc, outputs, _ = run_action(ws, {"files": INFLATED, **inputs,
+                                       "max_file_size": str(DEFAULT_LIMITS.max_file_bytes)})
+    assert proc.returncode == 1 and "LB106" not in proc.stdout and parse_outputs(outputs)["errors"] == "1"  # LB601

@@ -57,6 +57,7 @@ class ActionInputs:
     config_sha256: str = ""
     tolerance_set: bool = True  # False: the input was empty, so a pinned configuration file may set it
     strict_set: bool = True
+    limits_set: frozenset[str] = frozenset()  # the Limits fields whose input the workflow set (those win)
 
 
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
@@ -71,18 +72,19 @@ def read_inputs(env: Mapping[str, str]) -> ActionInputs:
         tolerance=_tolerance(_input(env, "tolerance").strip() or str(DEFAULT_TOLERANCE)),
         strict=_boolean(_input(env, "strict").strip() or "false", "strict"),
         report=_input(env, "report", DEFAULT_REPORT).strip(),
-        limits=_limits(env),
+        limits=Limits(**_limits(env)),
         stale_scorer_bound=_points(_input(env, "stale_scorer_bound").strip(), "stale_scorer_bound"),
         config_file=_input(env, "config_file").strip(),
         config_sha256=_input(env, "config_sha256").strip().lower(),
         tolerance_set=bool(_input(env, "tolerance").strip()),
         strict_set=bool(_input(env, "strict").strip()),
+        limits_set=frozenset(_limits(env)),
     )
 
 
-def _limits(env: Mapping[str, str]) -> Limits:
-    """max_file_size, max_log_size (64M, 10MB, bytes), max_files, max_depth, max_string_length, max_values;
-    empty: the default."""
+def _limits(env: Mapping[str, str]) -> dict[str, int]:
+    """The Limits fields the inputs set: max_file_size, max_log_size (64M, 10MB, bytes), max_files, max_depth,
+    max_string_length, max_values, max_log_records; an empty input is not set (the default)."""
     values = {}
     sizes = ("max_file_bytes", "max_log_bytes")
     for field, name in (("max_file_bytes", "max_file_size"), ("max_files", "max_files"),
@@ -101,7 +103,7 @@ def _limits(env: Mapping[str, str]) -> Limits:
             raise InputError(f"input '{name}' is {text!r}; use a positive number")
         if field == "max_depth" and values[field] > MAX_DEPTH_CEILING:
             raise InputError(f"input 'max_depth' is {text}; the most lbnorm allows is {MAX_DEPTH_CEILING}")
-    return Limits(**values)
+    return values
 
 
 def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
@@ -204,8 +206,9 @@ def maintainer_config(inputs: ActionInputs, workspace: Path) -> tuple[ActionInpu
                          "pinned); set the inputs profile_file and profile_sha256 instead")
     if settings.profile and not (inputs.profile or inputs.profile_file):
         inputs = replace(inputs, profile=settings.profile)
-    explicit = {k: v for k, v in vars(inputs.limits).items() if v != getattr(DEFAULT_LIMITS, k)}
-    changes = {"limits": Limits(**{**vars(limits_of(settings)), **explicit})}  # an input set in the workflow wins
+    # An input set in the workflow wins, even one set to the default (a loosening of the pinned file's bound).
+    explicit = {k: v for k, v in vars(inputs.limits).items() if k in inputs.limits_set}
+    changes = {"limits": Limits(**{**vars(limits_of(settings)), **explicit})}
     if not inputs.tolerance_set and settings.tolerance is not None:
         changes["tolerance"] = settings.tolerance
     if not inputs.strict_set and settings.strict is not None:
