@@ -84,7 +84,6 @@ class ChatPrompts(AuditUnit):
             "the last user message, written as it is; the prompt or the doc was edited after the run, or the "
             "config was"))
 
-
     def _shots(self, sample: Sample, prompt: str, text: str, doc: dict) -> None:
         """Whether examples come before the doc's text: its closing words there, once the instruction, the
         description and the doc's own text (a template may repeat it) are taken out."""
@@ -104,8 +103,8 @@ class ChatPrompts(AuditUnit):
         elif self.shots > 0 and examples:
             self.with_examples = True
         elif self.shots > 0 and self.examples_alike:
-            first = self.without_examples[1] if self.without_examples else sample.record
-            self.without_examples = [(self.without_examples[0] if self.without_examples else 0) + 1, first]
+            count, first = self.without_examples or (0, sample.record)
+            self.without_examples = [count + 1, first]
 
     def finish(self) -> None:
         if self.without_examples and not self.with_examples and self.without_examples[0] >= ZERO_SHOT_EVIDENCE:
