@@ -122,6 +122,9 @@ def test_deep_yaml_nesting_is_a_data_error():
     ("json", '{"a": ' * 100 + "1" + "}" * 100),
     ("json", "[" * 100_000 + "]" * 100_000),
     ("yaml", "a:\n" + "".join(" " * i + "- \n" for i in range(1, 100))),
+    # libyaml 0.2.6 on (PyYAML 6.0.4) refuses past 1,000 levels in its scanner, before the first event
+    ("yaml", "- " * 1100 + "x"),
+    ("yaml", "[" * 1001 + "]" * 1001),
 ])
 def test_nesting_past_the_depth_limit_is_lb108(kind, text):
     with pytest.raises(DocumentError) as caught:

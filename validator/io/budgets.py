@@ -131,9 +131,18 @@ def yaml_budget_problem(loader_class, text: str, limits: Limits) -> tuple[str, s
                 depth -= 1
             if events > limits.max_values:
                 return "LB112", too_many_values_message(limits), *_where(event)
+    except yaml.MarkedYAMLError as exc:
+        # libyaml 0.2.6 on (PyYAML 6.0.4's wheels) stops past 1,000 levels in its scanner, which may look that far
+        # ahead before the first event: deeper than any budget (MAX_DEPTH_CEILING), so it is this budget's finding.
+        if exc.problem != LIBYAML_TOO_DEEP or exc.problem_mark is None:
+            raise
+        return "LB108", too_deep_message(limits), exc.problem_mark.line + 1, exc.problem_mark.column + 1
     finally:
         loader.dispose()
     return None
+
+
+LIBYAML_TOO_DEEP = "exceeded maximum nesting depth"  # libyaml's MAX_NESTING_LEVEL (1,000)
 
 
 def _where(event) -> tuple[int, int]:
