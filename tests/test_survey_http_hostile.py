@@ -155,9 +155,11 @@ def test_a_log_the_server_trickles_is_lb101_once_its_rate_falls_below_the_floor(
     """Outside tester: a byte every few seconds never tripped the read timeout, and held the survey for ever."""
     started = time.monotonic()
     rows = survey([f"{hostile}/trickle/"], tmp_path, LocalPool(1), Settings(limits=Limits(remote_timeout=1))).rows
-    assert time.monotonic() - started < 8
-    assert [(row["task"], row["status"], row["rules"]) for row in rows] == [("drop", "findings", {"LB101": 1})]
-    assert "less than 64 KiB/s after --remote-timeout 1 s" in rows[0]["first_finding"]
+    elapsed = time.monotonic() - started
+    # Once seen failing in a full run and never again: the messages keep what the next failure shows.
+    assert elapsed < 8, (elapsed, rows)
+    assert [(row["task"], row["status"], row["rules"]) for row in rows] == [("drop", "findings", {"LB101": 1})], rows
+    assert "less than 64 KiB/s after --remote-timeout 1 s" in rows[0]["first_finding"], (elapsed, rows[0])
 
 
 def test_a_log_shorter_than_its_content_length_is_lb101_not_an_internal_error(hostile, tmp_path):
