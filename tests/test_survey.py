@@ -533,7 +533,7 @@ TREE_PLANTS = {
        for kind, message in (("folder", "is a directory"), ("dangling", "no such file"), ("loop", "symlink loop"))},
     "a run folder that is a symlink": (_linked_run_folder, "", "unlisted folder", {"LB111": 1},
                                        "is a symbolic link, which the survey does not follow"),
-    **{f"a log that is a {kind}": (_odd_log(kind), "drop", "findings", {"LB700": 1}, message)
+    **{f"a log that is a {kind}": (_odd_log(kind), "drop", "not audited", {"LB700": 1}, message)
        for kind, message in (("folder", "is a directory"), ("dangling", "no such file"), ("loop", "symlink loop"))},
 }
 
@@ -673,7 +673,41 @@ def test_a_log_symlinked_out_of_the_source_is_not_read(tmp_path):
     log.symlink_to(outside)
     outcome = survey([str(root)], tmp_path / "out", LocalPool(1))
     row = next(row for row in outcome.rows if row["task"] == "drop")
+    assert row["status"] == "not audited" and "outside the workspace" in row["error"]
     assert row["rules"] == {"LB700": 1} and "outside the workspace" in row["first_finding"]
+
+
+@pytest.mark.parametrize("selection", [["--ignore", "LB700"], ["--warn", "LB7"], ["--select", "LB709"]])
+def test_a_log_the_survey_refused_fails_it_whatever_the_rule_selection(tmp_path, selection):
+    """A log never read is not audited, whichever rules are selected: once --ignore LB700 made its row
+    'findings' with no rule counted, and the survey passed (exit 0) on a DROP log it never opened (review)."""
+    root = tmp_path / "runs"
+    make_corpus(root, runs=1, seed=3, fault_rate=0)
+    log = next(root.glob("*/samples_drop_*.jsonl"))
+    log.unlink()
+    log.symlink_to(tmp_path / "nowhere.jsonl")
+    result = lbnorm("survey", str(root), "--out", str(tmp_path / "out"), "--no-plots", *selection)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "1 units not audited" in result.stdout
+    row = next(row for row in read_jsonl(tmp_path / "out" / "survey.jsonl") if row["task"] == "drop")
+    assert row["status"] == "not audited" and "no such file" in row["error"]
+
+
+def test_a_row_whose_findings_are_all_deselected_is_ok(tmp_path):
+    """A row's status follows the rules selected, as its counts do: 'findings' with no rule counted said
+    nothing a maintainer could act on."""
+    root = tmp_path / "runs"
+    make_corpus(root, runs=1, seed=3, fault_rate=0)
+    results = next(root.glob("*/results_*.json"))
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["results"]["drop"]["f1,none"] += 0.05
+    results.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    statuses = {}
+    for name, selection in (("all", []), ("LB709 ignored", ["--ignore", "LB709"])):
+        result = lbnorm("survey", str(root), "--out", str(tmp_path / name), "--no-plots", *selection)
+        row = next(row for row in read_jsonl(tmp_path / name / "survey.jsonl") if row["task"] == "drop")
+        statuses[name] = (result.returncode, row["status"], row["rules"])
+    assert statuses == {"all": (1, "findings", {"LB709": 1}), "LB709 ignored": (0, "ok", {})}
 
 
 @pytest.mark.parametrize("hide_config", [False, True])

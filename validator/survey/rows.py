@@ -66,9 +66,10 @@ def finding_row(run: str, model: str, task: str, log: str, status: str, findings
 def task_row(run: str, model: str, task: str, log: str, audit: TaskAudit | None, findings: list[Finding]) -> dict:
     row = blank_row(run, model, task, log)
     _count_findings(row, findings)
-    row["status"] = "ok" if not findings else "findings"
-    if audit is None:
+    if audit is None:  # the log was refused before a line was read (a link out of its folder, not a file)
+        row.update(status="not audited", error=findings[0].message if findings else "the log was not read")
         return row
+    row["status"] = "findings" if row["rules"] else "ok"  # the rules selected: an ignored rule's finding is not one
     row.update(samples=audit.samples, expected=audit.expected, hashes_checked=audit.hashes_checked,
                hash_mismatches=audit.hash_mismatches, task_hash=audit.task_hash)
     row["metrics"] = {m.key: {"reported": number(m.reported), "from_samples": number(m.from_samples),
