@@ -195,6 +195,28 @@ def test_the_cli_runs_on_an_existing_scheduler(corpus, cluster, tmp_path):
 
 
 
+def test_a_worker_forgets_a_results_file_between_two_surveys(cluster, tmp_path):
+    """A worker outlives surveys. It kept each parsed results file by its reference, and a reference cannot
+    always tell two contents apart (an HTTP server gives no size; a same-size edit can keep its mtime), so a
+    second survey audited the logs against the first one's results and passed a tampered number (review)."""
+    root = tmp_path / "runs"
+    make_corpus(root, runs=1, seed=3, fault_rate=0)
+    results = next(root.glob("*/results_*.json"))
+    stat = results.stat()
+    text = results.read_text(encoding="utf-8")
+    before = survey([str(root)], tmp_path / "first", cluster).rows
+    reported = next(row["reported"] for row in before if row["task"] == "drop")
+    written = f'"f1,none": {reported!r}'
+    tampered = written[:-1] + ("1" if written[-1] != "1" else "2")  # one digit changed: the size stays
+    assert text.count(written) == 1
+    results.write_text(text.replace(written, tampered), encoding="utf-8")
+    os.utime(results, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert results.stat().st_size == stat.st_size
+    after = survey([str(root)], tmp_path / "second", cluster).rows
+    drop = next(row for row in after if row["task"] == "drop")
+    assert drop["reported"] != reported and drop["rules"].get("LB709"), drop
+
+
 def test_a_worker_without_lbnorm_stops_the_survey(corpus, tmp_path):
     """A real worker process whose Python cannot import lbnorm (a package of that name that refuses) joins a
     scheduler of its own; the survey must refuse to start, naming the worker, not fail unit by unit."""

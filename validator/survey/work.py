@@ -69,7 +69,13 @@ def run_unit(unit: Unit, settings: Settings = Settings()) -> str:
 
 
 def run_batch(batch: list[Unit], settings: Settings = Settings()) -> list[str]:
-    """run_unit for each unit of a batch, in order (the task a worker receives)."""
+    """run_unit for each unit of a batch, in order (the task a worker receives).
+
+    The results files parsed for the last batch are forgotten first: a worker outlives surveys, and a file's
+    reference cannot always tell two contents apart (an HTTP server gives no size, a local edit can keep its
+    size and mtime), so a file changed between two surveys was audited against its old parse."""
+    results_document.cache_clear()
+    results_model.cache_clear()
     return [run_unit(unit, settings) for unit in batch]
 
 
@@ -134,8 +140,9 @@ def _stand_in_row(unit: Unit) -> dict:
 
 @functools.lru_cache(maxsize=8)
 def results_document(ref: FileRef, limits: Limits) -> Document:
-    """The parsed results file (a few MB); a worker auditing several logs of one run reads it once. A local one
-    is confined to its source folder, as its logs are: a link out of the tree is not read."""
+    """The parsed results file (a few MB); a worker auditing several logs of one run in a batch reads it once
+    (run_batch empties the cache before each batch). A local one is confined to its source folder, as its logs
+    are: a link out of the tree is not read."""
     if is_local(ref.location):
         try:
             confine(Path(os.path.realpath(_source_root(ref))), Path(ref.name))
