@@ -311,6 +311,30 @@ def test_a_killed_survey_resumes_to_the_same_table(corpus, one_go, tmp_path):
     assert (tmp_path / "survey.csv").read_bytes() == (one_go / "survey.csv").read_bytes()
 
 
+def test_a_resume_audits_again_a_file_edited_with_its_size_and_mtime_kept(tmp_path):
+    """--resume keeps a unit's rows only while its files are the ones audited. A local file was known by its
+    size and mtime, and the mtime is the submitter's (tar, cp -p and rsync -a keep it; utime sets it): a
+    same-size edit with the mtime put back was resumed as the old, clean rows (review, repro r1)."""
+    root = tmp_path / "runs"
+    make_corpus(root, runs=2, seed=3, fault_rate=0)
+    first = lbnorm("survey", str(root), "--out", str(tmp_path / "out"), "--no-plots", "--workers", "1")
+    assert first.returncode == 0, first.stdout + first.stderr
+    results = sorted(root.glob("*/results_*.json"))[0]
+    stat, text = results.stat(), results.read_text(encoding="utf-8")
+    reported = json.loads(text)["results"]["drop"]["f1,none"]
+    written = f'"f1,none": {reported!r}'
+    assert text.count(written) == 1
+    results.write_text(text.replace(written, written[:-1] + ("1" if written[-1] != "1" else "2")), encoding="utf-8")
+    os.utime(results, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert (results.stat().st_size, results.stat().st_mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+    again = lbnorm("survey", str(root), "--out", str(tmp_path / "out"), "--no-plots", "--workers", "1", "--resume")
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert "3 of 6 units to run (3 already in" in again.stderr  # the edited run's three units, not the other's
+    row = next(row for row in read_jsonl(tmp_path / "out" / "survey.jsonl")
+               if row["task"] == "drop" and row["run"] == results.relative_to(root).as_posix())
+    assert row["rules"] == {"LB709": 1} and row["reported"] != reported
+
+
 def test_a_survey_killed_with_sigkill_leaves_no_pool_worker_behind(corpus, tmp_path):
     """SIGKILL gives the survey no chance to stop its pool: its workers must notice on their own and exit."""
     process = subprocess.Popen([sys.executable, "-m", "validator", "survey", str(corpus[0]), "--out", str(tmp_path),

@@ -60,6 +60,26 @@ def test_a_run_tree_over_http_gives_the_local_table(corpus, tmp_path):
     assert remote == local
 
 
+def test_a_resume_over_http_audits_every_unit_again(served, tmp_path):
+    """An HTTP server's directory page gives no size and no content hash, so nothing tells a file replaced on
+    the server from the one audited: --resume once kept every row, also of a results file tampered since
+    (review, repro r2). Such units run again, and the survey says why."""
+    root = served[0] / "resumed"
+    make_corpus(root, runs=2, seed=3, fault_rate=0)
+    url = f"{served[1]}/resumed/"
+    first = survey([url], tmp_path, LocalPool(1))
+    assert first.skipped == 0 and all(row["status"] == "ok" for row in first.rows)
+    results = sorted(root.glob("*/results_*.json"))[0]
+    data = json.loads(results.read_text(encoding="utf-8"))
+    data["results"]["drop"]["f1,none"] = 0.123
+    results.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    again = survey([url], tmp_path, LocalPool(1), resume=True)
+    assert again.skipped == 0
+    assert any("6 journaled units run again: their store gives no content hash" in note for note in again.notes)
+    drop = next(row for row in again.rows if row["task"] == "drop" and row["run"].startswith(results.parent.name))
+    assert drop["reported"] == 0.123 and drop["rules"] == {"LB709": 1}
+
+
 def test_a_profiles_choice_counts_are_proved_over_http_as_locally(corpus, tmp_path):
     """The streamed audit gets the profile's count too: LB715 rows over HTTP are the local ones."""
     root, _, url = corpus

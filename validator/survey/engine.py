@@ -75,8 +75,12 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     started = time.monotonic()
     units = plan(sources, settings.limits, max_units, exclude=out)
     journal = Journal(out, resume, settings_record(settings))
-    todo = [unit for unit in units if not _journaled(unit, journal.done)]
+    unverified = sum(1 for unit in units if _journaled(unit, journal.done) and not unit.verifiable)
+    todo = [unit for unit in units if not (_journaled(unit, journal.done) and unit.verifiable)]
     notes = [journal.note] if journal.note else []
+    if unverified:
+        notes.append(f"{unverified:,} journaled units run again: their store gives no content hash (an HTTP "
+                     "server's listing), so a file changed since could not be told from the one audited")
     rowless = sum(1 for unit in todo if unit.key in journal.done)
     if rowless:
         notes.append(f"{JOURNAL_NAME}: {rowless:,} of its log units hold no row or several (a log's unit writes "

@@ -61,6 +61,12 @@ class Unit:
         parts += [self.log.name, self.log.fingerprint] if self.log else [repr([log.name for log in self.run.logs])]
         return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
+    @property
+    def verifiable(self) -> bool:
+        """Whether every file the unit reads has a fingerprint that changes with its content (FileRef.verifiable):
+        only then may --resume keep its journaled rows. (A run's unit reads its results file and its logs' names.)"""
+        return self.run.results.verifiable and (self.log is None or self.log.verifiable)
+
     def __dask_tokenize__(self) -> str:
         """What Dask hashes a task's arguments by: without it, client.map pickled every unit, run and file
         reference of a survey to hash them, 70-90 ms per survey of 600 small units. The key is a content hash."""

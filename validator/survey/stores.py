@@ -37,8 +37,18 @@ class FileRef:
     name: str          # shown in the table: the path relative to the source root, forward slashes
     location: str      # what the store opens: an absolute local path or a URL
     size: int | None
-    fingerprint: str   # the store's content hash where it has one, else size and modification time
+    fingerprint: str   # the store's content hash where it has one; a local file's stat (local_fingerprint)
     problem: str = ""  # set only on the stand-in for a folder that could not be listed: why (a row, not a hole)
+
+    @property
+    def verifiable(self) -> bool:
+        """Whether the fingerprint changes whenever the content does, so --resume may keep the file's rows."""
+        return not self.fingerprint.endswith(UNVERIFIED)
+
+
+# The tail of a fingerprint that cannot tell two contents apart: a store that gave no content hash (an HTTP
+# server's directory page gives no size either). --resume audits such a file again instead of trusting it.
+UNVERIFIED = "(no content hash)"
 
 
 def is_url(text: str) -> bool:
@@ -96,7 +106,7 @@ def _list_local(root: Path, max_files: int, recursive: bool) -> list[FileRef]:
                 info = os.stat(path) if name not in odd else None
             except OSError:
                 info = None
-            fingerprint = f"size={info.st_size} mtime_ns={info.st_mtime_ns}" if info else "not a file"
+            fingerprint = local_fingerprint(info) if info else "not a file"
             found.append(FileRef(path[len(prefix):].replace(os.sep, "/"), path, info.st_size if info else 0,
                                  fingerprint))
             if len(found) > max_files:
@@ -140,12 +150,19 @@ def _list_remote(url: str, max_files: int, recursive: bool, limits: Limits) -> l
     return walk(url, filesystem, root, budget, recursive)
 
 
+def local_fingerprint(info: os.stat_result) -> str:
+    """A local file's size, mtime, ctime and inode. The mtime alone is the submitter's (tar, cp -p and rsync
+    -a keep the one an archive carries, and utime() sets any), but the ctime is the kernel's: any write, and
+    setting the mtime, moves it to now; a file replaced by another has its own inode and ctime."""
+    return f"size={info.st_size} mtime_ns={info.st_mtime_ns} ctime_ns={info.st_ctime_ns} inode={info.st_ino}"
+
+
 def fingerprint_of(info: dict, size: int | None) -> str:
     for key in _CONTENT_HASH_KEYS:
         value = info.get(key)
         if value:
             return f"{key}={value}"
-    return f"size={size}"
+    return f"size={size} {UNVERIFIED}"
 
 
 def network_errors() -> tuple[type[BaseException], ...]:
