@@ -95,6 +95,17 @@ def test_spec_drop_run_numbers(tmp_path):
     assert result.ok() and not result.ok(strict=True)
 
 
+@pytest.mark.parametrize("answer, flagged", [(" 12", True), (" banana", False), (" 12.25", False)])
+def test_a_dot_stop_is_flagged_where_it_cut_a_decimal(tmp_path, answer, flagged):
+    """LB713 follows the harm. A '.' stop beside decimal golds that no prediction ran into is lm-eval's own DROP
+    config, on nearly every DROP run of a leaderboard; flagged there, it buried the runs it cost, and a held-out
+    judge counted it on 148 of 165 clean DROP rows. (" 12.25": a decimal answered whole, so not cut.)"""
+    predictions = [*hl.SPEC_RUN_PREDICTIONS[:1], answer, *hl.SPEC_RUN_PREDICTIONS[2:]]
+    paths = hl.write_run(tmp_path, [hl.drop_task(predictions, hl.SPEC_RUN_GOLDS)])
+    found = {rule for rule, _, _ in rules(audit(tmp_path, paths["results"]))}
+    assert ("LB713" in found, "LB711" in found) == (flagged, flagged), found
+
+
 def test_no_dot_stop_no_dot_warning(tmp_path):
     paths = spec_run(tmp_path, until=["\n\n"])
     found = {rule for rule, _, _ in rules(audit(tmp_path, paths["results"]))}

@@ -168,11 +168,14 @@ def drop_long_answer(ctx):
 
 @rule("LB713", "drop-dot-stop", WARNING, runs=False)
 def drop_dot_stop(ctx):
-    """The stop sequences include '.' for a task whose gold answers include decimals.
+    """The stop sequences include '.' for a task whose gold answers include decimals, and they cut one.
 
     Read from configs[task].generation_kwargs.until (and the samples'
     own requests). Every decimal answer is cut at its point, so no model can
-    score on those questions.
+    score on those questions. Reported at the config when the log shows
+    it: at least one prediction is the integer part of a decimal gold
+    (LB711). A run whose predictions never reach a decimal lost nothing to
+    the stop, so it is not flagged, though its config is the same.
     """
 
 

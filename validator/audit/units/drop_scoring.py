@@ -153,10 +153,14 @@ class DropScoring(AuditUnit):
     def _finish_stops(self, report: DropAudit) -> None:
         task, path = self.spec.name, ("configs", self.spec.name, "generation_kwargs", "until")
         untils = [u for u in [report.until_config, *report.until_samples] if u is not None]
-        if report.decimal_golds and any("." in u for u in untils):
+        # Where the '.' stop cut a prediction (LB711): the config, not the model, lost those questions. A run
+        # whose predictions never reached a decimal lost nothing to it, and flagging every such DROP log of a
+        # leaderboard (most of them, under lm-eval's own config) buried the runs it did cost.
+        if report.decimal_cut and report.decimal_golds and any("." in u for u in untils):
             self.log.at_results("LB713", path, f"{task}: the stop sequences {_show(untils[0])} include '.', and "
                                 f"{report.decimal_golds:,} of {report.n:,} questions have a decimal gold answer; "
-                                "every decimal is cut at its point (DROP deep dive)")
+                                f"every decimal is cut at its point, as {report.decimal_cut:,} predictions of this "
+                                "log show (LB711; DROP deep dive)")
         if report.until_config is not None and any(u != report.until_config for u in report.until_samples):
             other = next(u for u in report.until_samples if u != report.until_config)
             self.log.at_results("LB714", path, f"{task}: configs say until {_show(report.until_config)}, but samples "
