@@ -217,6 +217,21 @@ def test_a_worker_forgets_a_results_file_between_two_surveys(cluster, tmp_path):
     assert drop["reported"] != reported and drop["rules"].get("LB709"), drop
 
 
+def test_a_relative_source_is_read_by_workers_started_in_another_folder(cluster, tmp_path):
+    """A source is a path from the survey's current folder, as everywhere in lbnorm; a worker started in another
+    folder (every worker of a real cluster) read every file as missing, and the Dask table said 'not audited'
+    where the pool's audited (review, repro r9). The cluster's workers run in this test's folder, not tmp_path."""
+    assert os.getcwd() != str(tmp_path)
+    make_corpus(tmp_path / "runs", runs=2, seed=3, fault_rate=0)
+    tables = {}
+    for name, extra in (("pool", ["--workers", "1"]), ("dask", ["--scheduler", cluster.address])):
+        result = subprocess.run([sys.executable, "-m", "validator", "survey", "runs", "--out", name, "--no-plots",
+                                 *extra], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert result.returncode == 0, result.stdout + result.stderr
+        tables[name] = (tmp_path / name / "survey.jsonl").read_bytes()
+    assert tables["dask"] == tables["pool"]
+
+
 def test_a_worker_without_lbnorm_stops_the_survey(corpus, tmp_path):
     """A real worker process whose Python cannot import lbnorm (a package of that name that refuses) joins a
     scheduler of its own; the survey must refuse to start, naming the worker, not fail unit by unit."""

@@ -78,7 +78,7 @@ def _list_local(root: Path, max_files: int, recursive: bool) -> list[FileRef]:
     if not root.is_dir():
         raise SourceMissing(f"{root}: no such folder")
     found: list[FileRef] = []
-    top = str(root)
+    top = os.path.abspath(root)  # locations absolute: a Dask worker started elsewhere opens the same file
     prefix = top if top.endswith(os.sep) else top + os.sep
 
     def unlisted(error: OSError) -> None:  # os.walk drops an unreadable folder without a word otherwise
