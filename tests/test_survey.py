@@ -493,6 +493,10 @@ def test_a_run_is_surveyed_once_and_two_runs_of_one_name_are_told_apart(tmp_path
         ([str(a / "twice.csv")], f"{a / 'twice.csv'}: the results file ./{run} is listed twice in it"),
         ([str(tmp_path / "hardlinked.csv")], "is listed twice in it"),
         ([str(a), str(b)], f"two sources hold a run named {run} ({a} and {b}); survey them separately"),
+        # one source given twice: once every run became a 'duplicate run' of itself, none audited (review, r3)
+        ([str(a), str(a)], f"{a}: given twice (also as {a}); give each source once"),
+        ([str(a), f"{a}/"], f"{a}/: given twice (also as {a}); give each source once"),
+        ([str(a / "twice.csv"), str(a / "twice.csv")], "given twice"),
     ]
     for number, (sources, message) in enumerate(cases):
         result = lbnorm("survey", "--out", str(tmp_path / f"out{number}"), *sources)

@@ -81,6 +81,7 @@ def plan(sources: list[str], limits: Limits, max_units: int, exclude: Path | Non
 
     `exclude`: the survey's own output folder, whose files are never surveyed (an --out inside a run folder
     would otherwise have its journal read as a log on --resume)."""
+    _refuse_repeated_sources(sources)
     runs: dict[str, Run] = {}
     seen = _Seen()
     for source in sources:
@@ -100,6 +101,18 @@ def plan(sources: list[str], limits: Limits, max_units: int, exclude: Path | Non
     if len(units) > max_units:
         raise SourceError(f"the sources hold {len(units):,} units of work, more than --max-units {max_units:,}")
     return sorted(units, key=lambda unit: (unit.run.run, unit.log.name if unit.log else ""))
+
+
+def _refuse_repeated_sources(sources: list[str]) -> None:
+    """One source given twice ('runs runs', 'runs ./runs/') is a typo to name, not a tree whose every run is a
+    link to itself: read twice, each of its runs became a 'duplicate run' row of itself and none was audited."""
+    given: dict[str, str] = {}
+    for source in sources:
+        spelled = source.rstrip("/") or "/"
+        same = os.path.abspath(local_path(spelled)) if is_local(spelled) else spelled
+        if same in given:
+            raise SourceError(f"{source}: given twice (also as {given[same]}); give each source once")
+        given[same] = source
 
 
 def _outside(runs: list[Run], out: Path | None) -> list[Run]:
