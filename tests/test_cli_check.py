@@ -51,6 +51,35 @@ def test_text_output_and_quiet_and_no_color(workspace):
     assert run_cli("check", "-q", "good.json", cwd=workspace).stdout == "ok: 1 file(s) checked, 0 error(s), 0 warning(s)\n"
 
 
+def _exit_code_with_stdout(args: list[str], stdout: str, cwd) -> int:
+    """The exit code of `python -m validator ARGS` whose stdout is a pipe no one reads ('gone': the reader
+    exited first, as `| head -0` does) or a closed descriptor ('closed': `>&-`)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
+    env["PYTHONPATH"] = str(REPO)
+    command = [sys.executable, "-m", "validator", *args]
+    if stdout == "closed":
+        return subprocess.run(command, cwd=cwd, env=env, stderr=subprocess.DEVNULL, timeout=60,
+                              preexec_fn=lambda: os.close(1)).returncode
+    read, write = os.pipe()
+    os.close(read)  # every write the command makes meets a pipe without a reader: EPIPE
+    try:
+        return subprocess.run(command, cwd=cwd, env=env, stdout=write, stderr=subprocess.DEVNULL,
+                              timeout=60).returncode
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("stdout", ["gone", "closed"])
+@pytest.mark.parametrize("file, code", [("good.json", 0), ("bad.json", 1)])
+def test_a_report_no_one_reads_keeps_the_verdict(workspace, stdout, file, code):
+    """`lbnorm check bad.json | head -0` exited 0: a broken pipe was taken for success (review, r10)."""
+    assert _exit_code_with_stdout(["check", file], stdout, workspace) == code
+
+
 def test_tolerance_is_the_maintainers_knob(workspace):
     assert run_cli("check", "--tolerance", "0.2", "bad.json", cwd=workspace).returncode == 0
     assert run_cli("check", "--tolerance", "0.001", "good.json", cwd=workspace).returncode == 1

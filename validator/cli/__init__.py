@@ -49,6 +49,10 @@ cli.add_command(survey)  # lbnorm survey
 
 def main() -> None:
     # Every report goes through one guard against workflow commands; the Action writes its own commands.
+    # A stream the caller closed (`>&-`) is None to Python: the report goes to the null device, the verdict to
+    # the exit code, as with any stream.
+    sys.stdout = sys.stdout or open(os.devnull, "w", encoding="utf-8")
+    sys.stderr = sys.stderr or open(os.devnull, "w", encoding="utf-8")
     if sys.argv[1:2] != ["action"]:
         sys.stdout = CommandSafeWriter(sys.stdout)
     sys.stderr = CommandSafeWriter(sys.stderr)
@@ -77,8 +81,8 @@ def _main() -> None:
     except LbnormError as exc:
         click.echo(f"lbnorm: error: {one_line(exc, 2000)}", err=True)
         sys.exit(exc.exit_code)
-    except BrokenPipeError:
-        sys.exit(ExitCode.OK)
+    except BrokenPipeError:  # a stream not behind CommandSafeWriter (which outlives its reader): the verdict is
+        sys.exit(ExitCode.CONFIG)  # unknown, and never 0
     except Exception as exc:  # an internal error must still say what to do
         if os.environ.get("LBNORM_DEBUG"):
             raise

@@ -12,6 +12,7 @@ table through `spreadsheet_cell`.
 from __future__ import annotations
 
 import html
+import os
 import re
 import unicodedata
 from typing import TextIO
@@ -57,14 +58,31 @@ class CommandSafeWriter:
         cut = max(data.rfind("\n"), data.rfind("\r")) + 1
         self._pending = data[cut:]
         if cut:
-            self._stream.write(_no_workflow_commands(data[:cut]))
+            self._emit(_no_workflow_commands(data[:cut]))
         return len(text)
 
     def flush(self) -> None:
         if self._pending:
-            self._stream.write(_no_workflow_commands(self._pending))
+            self._emit(_no_workflow_commands(self._pending))
             self._pending = ""
-        self._stream.flush()
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_gone()
+
+    def _emit(self, text: str) -> None:
+        try:
+            self._stream.write(text)
+        except BrokenPipeError:
+            self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        """The reader stopped reading (`| head`): the rest of the report goes to the null device, and the command
+        runs on to its own exit code. A broken pipe once ended it with 0, so `check bad.json | head -1` passed."""
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+        except (OSError, ValueError, AttributeError):  # no descriptor of its own (a test's StringIO)
+            pass
 
     def __getattr__(self, name: str):  # isatty, encoding, fileno...: those of the real stream
         return getattr(self._stream, name)
