@@ -606,6 +606,29 @@ def test_a_link_planted_in_one_source_to_another_sources_run_is_a_row_not_a_refu
     assert sum(1 for row in rows if row["status"] == "ok") == 4  # both honest runs' two tasks
 
 
+@pytest.mark.parametrize("link", [os.symlink, os.link], ids=["symbolic", "hard"])
+def test_which_of_two_names_of_one_results_file_is_surveyed_does_not_depend_on_the_order_of_sources(tmp_path, link):
+    """A hard link has no original: the first source given kept the run, so 'a b' and 'b a' wrote two tables
+    (review, r6). The run surveyed is the real file's (a symbolic link is the repeat), else the first by name."""
+    make_corpus(tmp_path / "a", runs=1, seed=3, fault_rate=0)
+    make_corpus(tmp_path / "b", runs=1, seed=4, fault_rate=0)
+    next((tmp_path / "b").glob("*/results_*.json")).parent.rename(tmp_path / "b" / "org__other")
+    target = next((tmp_path / "a").glob("*/results_*.json"))
+    (tmp_path / "b" / "evil").mkdir()
+    link(target, tmp_path / "b" / "evil" / target.name)
+    tables = []
+    for order in (("a", "b"), ("b", "a")):
+        out = tmp_path / ("out-" + "".join(order))
+        result = lbnorm("survey", *(str(tmp_path / s) for s in order), "--out", str(out), "--no-plots")
+        assert result.returncode == 1, result.stdout + result.stderr
+        tables.append((out / "survey.jsonl").read_bytes())
+    assert tables[0] == tables[1]
+    rows = read_jsonl(tmp_path / "out-ab" / "survey.jsonl")
+    # a hard link's two names are the same file, audited once either way: 'evil/' comes first by name
+    repeat = f"evil/{target.name}" if link is os.symlink else target.relative_to(tmp_path / "a").as_posix()
+    assert [row["run"] for row in rows if row["status"] == "duplicate run"] == [repeat]
+
+
 @pytest.mark.parametrize("files", [[], ["org__m/samples_drop_2024-01-01T00-00-00.jsonl"], ["org__m/notes.txt"]],
                          ids=["empty", "logs without results", "no run files"])
 def test_a_source_without_runs_is_an_error_not_an_empty_survey(tmp_path, files):

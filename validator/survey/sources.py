@@ -20,7 +20,7 @@ import math
 import os
 import posixpath
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..io.documents import DocumentError
@@ -28,6 +28,7 @@ from ..io.limits import Limits
 from ..io.loaders import read_at_most
 from .journal import JOURNAL_NAME, SETTINGS_NAME
 from .outputs import SUMMARIES, TABLES
+from .repeats import Runs, refuse_repeated_sources
 from .stores import FileRef, SourceError, SourceMissing, is_local, is_url, list_files, local_path, open_stream
 
 # The names io/sample_logs.discover pairs: results_<date>.json with samples_<task>_<date>.jsonl,
@@ -81,38 +82,19 @@ def plan(sources: list[str], limits: Limits, max_units: int, exclude: Path | Non
 
     `exclude`: the survey's own output folder, whose files are never surveyed (an --out inside a run folder
     would otherwise have its journal read as a log on --resume)."""
-    _refuse_repeated_sources(sources)
-    runs: dict[str, Run] = {}
-    seen = _Seen()
+    refuse_repeated_sources(sources)
+    runs = Runs()
     for source in sources:
         found = runs_of(source, limits, max_units)
         if not found:  # a mistyped path must not pass as a survey that found nothing wrong
             raise SourceError(f"{source}: no run found (no results_*.json or results.json file under it); "
                               "check the path")
         for run in _outside(found, exclude):
-            twin = _refuse_twice(run, source, runs, seen)
-            if twin is None:
-                runs[run.run] = run
-            elif _is_link(runs[twin].results) and not _is_link(run.results):  # the link is the repeat
-                runs[twin], runs[run.run] = _duplicate(runs[twin], run.run), run
-            else:
-                runs[run.run] = _duplicate(run, twin)
-    units = [Unit(run, log) for run in runs.values() for log in (None, *run.logs)]
+            runs.add(run, source, _is_manifest(source))
+    units = [Unit(run, log) for run in runs.by_name.values() for log in (None, *run.logs)]
     if len(units) > max_units:
         raise SourceError(f"the sources hold {len(units):,} units of work, more than --max-units {max_units:,}")
     return sorted(units, key=lambda unit: (unit.run.run, unit.log.name if unit.log else ""))
-
-
-def _refuse_repeated_sources(sources: list[str]) -> None:
-    """One source given twice ('runs runs', 'runs ./runs/') is a typo to name, not a tree whose every run is a
-    link to itself: read twice, each of its runs became a 'duplicate run' row of itself and none was audited."""
-    given: dict[str, str] = {}
-    for source in sources:
-        spelled = source.rstrip("/") or "/"
-        same = os.path.abspath(local_path(spelled)) if is_local(spelled) else spelled
-        if same in given:
-            raise SourceError(f"{source}: given twice (also as {given[same]}); give each source once")
-        given[same] = source
 
 
 def _outside(runs: list[Run], out: Path | None) -> list[Run]:
@@ -130,65 +112,6 @@ def _outside(runs: list[Run], out: Path | None) -> list[Run]:
 
     return [replace(run, logs=tuple(log for log in run.logs if not inside(log))) for run in runs
             if not inside(run.results)]
-
-
-@dataclass
-class _Seen:
-    """The results files planned so far, by file identity (_file_identity), and the run names taken."""
-
-    source: dict[str, str] = field(default_factory=dict)  # identity -> the source that gave it
-    path: dict[str, str] = field(default_factory=dict)    # identity -> the path it was reached by
-    run: dict[str, str] = field(default_factory=dict)     # identity -> its run's name
-    name_source: dict[str, str] = field(default_factory=dict)  # run name -> the source that gave it
-
-
-def _refuse_twice(run: Run, source: str, runs: dict[str, Run], seen: _Seen) -> str | None:
-    """A run surveyed twice would count its findings twice; two runs of one name could not be told apart.
-
-    Sources given twice, or a manifest listing a run twice, are the maintainer's to fix (SourceError). A tree
-    holding one results file under two names (a link) is its submitters': the name of the run it repeats,
-    so that the repeat is a row of its own and every other run is still surveyed."""
-    identity = _file_identity(run.results.location)
-    path = os.path.abspath(run.results.location) if is_local(run.results.location) else run.results.location
-    first = seen.source.get(identity)
-    # Within one tree, or reached through another path (a link planted in one source to another's file): a row.
-    if first is not None and (first == source and not _is_manifest(source)
-                              or first != source and seen.path[identity] != path):
-        return seen.run[identity]
-    if first is not None:
-        where = "listed twice in it" if first == source else f"also reached through {first}"
-        raise SourceError(f"{source}: the results file {run.run} is {where}; give each run once (a "
-                          "manifest can list every run, with published scores for some)")
-    if run.run in runs:
-        raise SourceError(f"two sources hold a run named {run.run} ({seen.name_source[run.run]} and {source}); "
-                          "survey them separately, or list both in one manifest under names that differ")
-    seen.source[identity], seen.path[identity], seen.run[identity] = source, path, run.run
-    seen.name_source[run.run] = source
-    return None
-
-
-def _is_link(ref: FileRef) -> bool:
-    return is_local(ref.location) and os.path.islink(local_path(ref.location))
-
-
-def _duplicate(run: Run, twin: str) -> Run:
-    """A stand-in for a run whose results file is another run's (FileRef.problem: one row says so)."""
-    logs = f"; its {len(run.logs):,} logs are not audited" if run.logs else ""
-    problem = (f"the results file is the same file as {twin} (a link, or a copy by hard link){logs}; a run is "
-               "surveyed once: give each run a results file of its own")
-    return Run(run.run, replace(run.results, problem=problem), (), run.model, run.published)
-
-
-def _file_identity(location: str) -> str:
-    """The same file, however it is reached: device and inode locally (symlinks, hard links, ./ and ..),
-    the URL itself remotely (two spellings of one host are not told apart)."""
-    if not is_local(location):
-        return location
-    try:
-        info = os.stat(local_path(location))
-    except OSError:
-        return os.path.realpath(local_path(location))
-    return f"{info.st_dev}:{info.st_ino}"
 
 
 def _is_manifest(source: str) -> bool:
