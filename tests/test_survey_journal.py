@@ -5,6 +5,7 @@ not the survey's own.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -15,11 +16,13 @@ import pytest
 
 from harness_logs import DATE
 from survey_corpus import make_corpus
+from validator.io.limits import DEFAULT_LIMITS
 from validator.survey.engine import survey
 from validator.survey.executors import LocalPool
-from validator.survey.journal import JOURNAL_NAME
+from validator.survey.journal import JOURNAL_NAME, rows_text
 from validator.survey.rows import blank_row
 from validator.survey.tables import read_jsonl
+from validator.survey.work import Settings, failed_rows
 
 OUTPUTS = ("units.jsonl", "survey.csv", "survey.jsonl", "summary.md", "summary.html")
 
@@ -232,3 +235,28 @@ def test_the_writers_replace_a_symlink_at_a_tables_name(tmp_path):
     write_summaries(rows, tmp_path, plots=False)
     assert (tmp_path / "victim").read_text(encoding="utf-8") == "precious\n"
     assert read_jsonl(tmp_path / "survey.jsonl") == rows and not any(path.is_symlink() for path in tmp_path.iterdir())
+
+
+class LosesDropLogs(LocalPool):
+    """A pool whose pass loses every DROP log's unit, as a worker that died each time it met one would."""
+
+    def run(self, function, batches):
+        for batch, results in super().run(function, batches):
+            yield batch, [rows_text(failed_rows(unit, "a worker process died 4 times while this unit was pending"))
+                          if unit.log and "_drop_" in unit.log.name else rows for unit, rows in zip(batch, results)]
+
+
+def test_a_resume_runs_again_the_units_its_last_pass_did_not_judge(tmp_path):
+    """--resume kept every journaled row, a 'failed' one and a store's timeout (LB101) too, and refused a
+    longer --remote-timeout as 'other settings': the only retry was a new --out that audited everything again
+    (review, r8). Units not judged now run again; how long to wait is not a setting the rows depend on."""
+    root = tmp_path / "runs"
+    make_corpus(root, runs=2, seed=3, fault_rate=0)
+    first = survey([str(root)], tmp_path / "out", LosesDropLogs(1))
+    assert sorted(row["status"] for row in first.rows) == ["failed", "failed", "ok", "ok"]
+    patient = Settings(limits=dataclasses.replace(DEFAULT_LIMITS, remote_timeout=600.0, listing_timeout=3600.0))
+    again = survey([str(root)], tmp_path / "out", LocalPool(1), patient, resume=True)
+    assert again.skipped == 4  # both runs' own units and arc_easy logs
+    assert any(note.startswith("2 journaled units run again: they were not judged") for note in again.notes)
+    assert again.rows == survey([str(root)], tmp_path / "fresh", LocalPool(1)).rows
+    assert [row["status"] for row in again.rows] == ["ok"] * 4

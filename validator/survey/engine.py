@@ -19,7 +19,7 @@ from ..core.version import __version__
 from ..io.safe_text import one_line
 from .journal import JOURNAL_NAME, Journal, rows_text
 from .outputs import remove_previous
-from .rows import sort_key
+from .rows import UNJUDGED, sort_key
 from .sources import Unit, plan
 from .batches import batches
 from .work import Settings, failed_rows, run_batch
@@ -75,16 +75,8 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     started = time.monotonic()
     units = plan(sources, settings.limits, max_units, exclude=out)
     journal = Journal(out, resume, settings_record(settings))
-    unverified = sum(1 for unit in units if _journaled(unit, journal.done) and not unit.verifiable)
-    todo = [unit for unit in units if not (_journaled(unit, journal.done) and unit.verifiable)]
-    notes = [journal.note] if journal.note else []
-    if unverified:
-        notes.append(f"{unverified:,} journaled units run again: their store gives no content hash (an HTTP "
-                     "server's listing), so a file changed since could not be told from the one audited")
-    rowless = sum(1 for unit in todo if unit.key in journal.done)
-    if rowless:
-        notes.append(f"{JOURNAL_NAME}: {rowless:,} of its log units hold no row or several (a log's unit writes "
-                     "one); they run again")
+    todo = [unit for unit in units if not _kept(unit, journal.done)]
+    notes = ([journal.note] if journal.note else []) + _resume_notes(todo, journal.done)
     meter = Progress(len(todo), progress)
     try:
         remove_previous(out)  # a survey that stops before its tables must not leave the last ones looking current
@@ -109,6 +101,35 @@ def _journaled(unit: Unit, done: dict[str, list[dict]]) -> bool:
     return rows is not None and (unit.log is None or len(rows) == 1)
 
 
+def _kept(unit: Unit, done: dict[str, list[dict]]) -> bool:
+    """Whether --resume keeps the unit's journaled rows: they are whole, its files provably the ones audited
+    (Unit.verifiable), and they judged it. A unit that was not judged (a worker lost, a store that timed out or
+    failed: LB101) runs again: a resume is how a survey recovers from what went wrong in its last pass."""
+    return _journaled(unit, done) and unit.verifiable and not _unjudged(done[unit.key])
+
+
+def _unjudged(rows: list[dict]) -> bool:
+    return any(row["status"] in UNJUDGED or "LB101" in row["rules"] for row in rows)
+
+
+def _resume_notes(todo: list[Unit], done: dict[str, list[dict]]) -> list[str]:
+    """Why units the journal holds run again, counted by reason."""
+    notes = []
+    rowless = sum(1 for unit in todo if unit.key in done and not _journaled(unit, done))
+    if rowless:
+        notes.append(f"{JOURNAL_NAME}: {rowless:,} of its log units hold no row or several (a log's unit writes "
+                     "one); they run again")
+    unverified = sum(1 for unit in todo if _journaled(unit, done) and not unit.verifiable)
+    if unverified:
+        notes.append(f"{unverified:,} journaled units run again: their store gives no content hash (an HTTP "
+                     "server's listing), so a file changed since could not be told from the one audited")
+    unjudged = sum(1 for unit in todo if _journaled(unit, done) and unit.verifiable and _unjudged(done[unit.key]))
+    if unjudged:
+        notes.append(f"{unjudged:,} journaled units run again: they were not judged last time (failed, not "
+                     "audited, or unreadable: LB101)")
+    return notes
+
+
 def _record(journal: Journal, batch: list[Unit], results: list[str]) -> None:
     """Journal a batch's rows; a unit whose rows cannot be written gets a failed row saying why, and the rest of
     its batch is kept (one file's unwritable name once lost every unit of its batch and the survey)."""
@@ -129,12 +150,17 @@ def bytes_of(units: list[Unit]) -> int | None:
     return None if None in sizes else sum(sizes)
 
 
+# Limits on waiting, not on what is read: a unit that was read gives the same rows under any of them, and one
+# that timed out is not judged, so a resume runs it again (_kept) under the timeouts given then.
+WAITS = frozenset({"remote_timeout", "listing_timeout"})
+
+
 def settings_record(settings: Settings) -> dict:
     """What a journal's rows depend on besides the files: the lbnorm version and every option of the survey."""
     record = {"lbnorm": __version__}
     for name, value in asdict(settings).items():
-        if isinstance(value, dict):  # the limits
-            record.update({f"{name}.{key}": item for key, item in value.items()})
+        if isinstance(value, dict):  # the limits; how long to wait is not what a row says (see _kept)
+            record.update({f"{name}.{key}": item for key, item in value.items() if key not in WAITS})
         else:
             record[name] = value
     return json.loads(json.dumps(record))  # tuples become lists, as settings.json reads back
