@@ -606,6 +606,18 @@ def test_a_link_planted_in_one_source_to_another_sources_run_is_a_row_not_a_refu
     assert sum(1 for row in rows if row["status"] == "ok") == 4  # both honest runs' two tasks
 
 
+def test_results_files_given_as_sources_are_runs_named_as_given(tmp_path, monkeypatch):
+    """Two models' results files of one date, given directly, were refused as 'two sources hold a run named
+    results_<date>.json': a results-file source was named by its bare name (review, r11)."""
+    make_corpus(tmp_path / "runs", runs=2, seed=3, fault_rate=0)
+    monkeypatch.chdir(tmp_path)
+    given = sorted(str(path.relative_to(tmp_path)) for path in (tmp_path / "runs").glob("*/results_*.json"))
+    assert len({Path(name).name for name in given}) == 1  # one date: one bare name
+    result = lbnorm("survey", *given, "--out", "out", "--no-plots")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted({row["run"] for row in read_jsonl(tmp_path / "out" / "survey.jsonl")}) == given
+
+
 @pytest.mark.parametrize("link", [os.symlink, os.link], ids=["symbolic", "hard"])
 def test_which_of_two_names_of_one_results_file_is_surveyed_does_not_depend_on_the_order_of_sources(tmp_path, link):
     """A hard link has no original: the first source given kept the run, so 'a b' and 'b a' wrote two tables

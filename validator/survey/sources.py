@@ -128,7 +128,8 @@ def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
         found = [run for run in runs_in(files) if run.results.name == name]
         if not found:
             raise SourceError(f"{source}: no such results file; check the path")
-        return found
+        # Named as given, not by its bare name: two models' results files of one date are two runs.
+        return [replace(run, run=source) for run in found]
     return runs_in(list_files(source, max_units, limits=limits))
 
 
