@@ -232,6 +232,19 @@ def test_a_relative_source_is_read_by_workers_started_in_another_folder(cluster,
     assert tables["dask"] == tables["pool"]
 
 
+def test_a_scheduler_without_workers_is_an_error_not_a_hang():
+    """Tasks sent to a scheduler with no worker wait for ever: the survey hung (review). A real scheduler on
+    loopback with no worker; the survey waits for one (a second here, a minute by default), then says why."""
+    from distributed import LocalCluster
+
+    empty = LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=None)
+    try:
+        with pytest.raises(RuntimeError, match=r"has had no worker for 1 s; start workers"):
+            DaskCluster(empty.scheduler_address, workers_timeout=1)
+    finally:
+        empty.close()
+
+
 def test_a_worker_without_lbnorm_stops_the_survey(corpus, tmp_path):
     """A real worker process whose Python cannot import lbnorm (a package of that name that refuses) joins a
     scheduler of its own; the survey must refuse to start, naming the worker, not fail unit by unit."""

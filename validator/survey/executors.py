@@ -179,10 +179,26 @@ def prepare_workers(client) -> dict[str, str]:
     return answers
 
 
+# How long a survey waits for an existing cluster's first worker: tasks sent to a scheduler without one wait
+# for ever, and a survey that hangs is worse than one that says why it cannot start.
+WORKERS_TIMEOUT = 60.0
+
+
+def _wait_for_a_worker(client, address: str, timeout: float) -> None:
+    from distributed import TimeoutError as DaskTimeout
+
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except (DaskTimeout, TimeoutError):
+        raise RuntimeError(f"the Dask scheduler at {address} has had no worker for {timeout:.0f} s; start workers "
+                           f"(dask worker {address}) or survey without --scheduler") from None
+
+
 class DaskCluster:
     """The same units on a dask.distributed cluster: an existing one (address) or a local one started here."""
 
-    def __init__(self, address: str | None = None, local_workers: int | None = None):
+    def __init__(self, address: str | None = None, local_workers: int | None = None,
+                 workers_timeout: float = WORKERS_TIMEOUT):
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -201,6 +217,7 @@ class DaskCluster:
         self.address = address
         try:
             self.client = Client(address)
+            _wait_for_a_worker(self.client, address, workers_timeout)
             self.worker_versions = prepare_workers(self.client)
         except BaseException:
             self.close()
