@@ -80,9 +80,15 @@ class CommandSafeWriter:
         """The reader stopped reading (`| head`): the rest of the report goes to the null device, and the command
         runs on to its own exit code. A broken pipe once ended it with 0, so `check bad.json | head -1` passed."""
         try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+            null = os.open(os.devnull, os.O_WRONLY)
+        except OSError:
+            return
+        try:
+            os.dup2(null, self._stream.fileno())
         except (OSError, ValueError, AttributeError):  # no descriptor of its own (a test's StringIO)
             pass
+        finally:
+            os.close(null)
 
     def __getattr__(self, name: str):  # isatty, encoding, fileno...: those of the real stream
         return getattr(self._stream, name)
