@@ -311,6 +311,19 @@ def test_a_killed_survey_resumes_to_the_same_table(corpus, one_go, tmp_path):
     assert (tmp_path / "survey.csv").read_bytes() == (one_go / "survey.csv").read_bytes()
 
 
+def tamper_drop_f1_keeping_size_and_mtime(results: Path) -> float:
+    """Change one digit of the results file's DROP F1, then put its mtime back: size and mtime are the old
+    ones, as an edit that means to pass unseen leaves them. The F1 as it was."""
+    stat, text = results.stat(), results.read_text(encoding="utf-8")
+    reported = json.loads(text)["results"]["drop"]["f1,none"]
+    written = f'"f1,none": {reported!r}'
+    assert text.count(written) == 1
+    results.write_text(text.replace(written, written[:-1] + ("1" if written[-1] != "1" else "2")), encoding="utf-8")
+    os.utime(results, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert (results.stat().st_size, results.stat().st_mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+    return reported
+
+
 def test_a_resume_audits_again_a_file_edited_with_its_size_and_mtime_kept(tmp_path):
     """--resume keeps a unit's rows only while its files are the ones audited. A local file was known by its
     size and mtime, and the mtime is the submitter's (tar, cp -p and rsync -a keep it; utime sets it): a
@@ -320,13 +333,7 @@ def test_a_resume_audits_again_a_file_edited_with_its_size_and_mtime_kept(tmp_pa
     first = lbnorm("survey", str(root), "--out", str(tmp_path / "out"), "--no-plots", "--workers", "1")
     assert first.returncode == 0, first.stdout + first.stderr
     results = sorted(root.glob("*/results_*.json"))[0]
-    stat, text = results.stat(), results.read_text(encoding="utf-8")
-    reported = json.loads(text)["results"]["drop"]["f1,none"]
-    written = f'"f1,none": {reported!r}'
-    assert text.count(written) == 1
-    results.write_text(text.replace(written, written[:-1] + ("1" if written[-1] != "1" else "2")), encoding="utf-8")
-    os.utime(results, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    assert (results.stat().st_size, results.stat().st_mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+    reported = tamper_drop_f1_keeping_size_and_mtime(results)
     again = lbnorm("survey", str(root), "--out", str(tmp_path / "out"), "--no-plots", "--workers", "1", "--resume")
     assert again.returncode == 1, again.stdout + again.stderr
     assert "3 of 6 units to run (3 already in" in again.stderr  # the edited run's three units, not the other's
