@@ -147,8 +147,9 @@ def test_a_worker_that_joins_later_with_another_version_stops_the_survey(corpus,
 
 
 def test_a_task_that_fails_on_the_cluster_is_a_failed_row_for_each_of_its_units(corpus, cluster):
-    """A task's error reaches the client as Dask hands it over (type, exception, traceback): each unit of the
-    batch becomes a `failed` row naming the error, never a crash of the survey or a hole in the table."""
+    """A task's error reaches the client as Dask hands it over (type, exception, traceback): the batch is split
+    to find its cause (isolation.py); here every task fails, so each unit ends a `failed` row naming the error,
+    never a crash of the survey or a hole in the table."""
     from validator.io.limits import DEFAULT_LIMITS
     from validator.survey.sources import plan
 
@@ -157,11 +158,11 @@ def test_a_task_that_fails_on_the_cluster_is_a_failed_row_for_each_of_its_units(
     def explode(batch):
         raise ValueError("no disk left on the worker")
 
-    (batch, texts), = list(cluster.run(explode, [units]))
-    assert batch == units
-    rows = [json.loads(text) for text in texts]  # each unit's rows as its journal line holds them
+    results = list(cluster.run(explode, [units]))
+    assert sorted(unit.key for batch, _ in results for unit in batch) == sorted(unit.key for unit in units)
+    rows = [json.loads(text) for _, texts in results for text in texts]  # each unit's rows as journaled
     assert [[row["status"] for row in unit_rows] for unit_rows in rows] == [["failed"]] * 3
-    assert all("ValueError: no disk left on the worker" in unit_rows[0]["error"] for unit_rows in rows)
+    assert all("(ValueError: no disk left on the worker)" in unit_rows[0]["error"] for unit_rows in rows)
 
 
 def test_a_worker_killed_mid_survey_changes_nothing(corpus, local_rows, cluster, tmp_path, monkeypatch):
@@ -180,6 +181,39 @@ def test_a_worker_killed_mid_survey_changes_nothing(corpus, local_rows, cluster,
     assert rows == local_rows
     assert not [row for row in rows if row["status"] == "failed"]
     cluster.client.wait_for_workers(2, timeout=60)  # the nanny restarted it
+
+
+@pytest.fixture(scope="module")
+def fragile_cluster():
+    """Two workers as --local-cluster starts them, but a task is given up (KilledWorker) the first time a worker
+    dies under it, not the fourth (Dask's allowed-failures), so a poison unit is found in a few nanny restarts."""
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        executor = DaskCluster(local_workers=2)
+    yield executor
+    executor.close()
+
+
+def test_the_unit_that_kills_its_worker_fails_alone_on_the_cluster(corpus, local_rows, fragile_cluster, tmp_path,
+                                                                    monkeypatch):
+    from validator.survey import engine
+    from validator.survey.work import run_batch
+
+    monkeypatch.setattr(batches, "MIN_TASK_BYTES", 1)  # 8 batches a worker, several units each
+    victim = next(row for row in local_rows if row["task"] == "drop")
+
+    def poisoned(batch, settings):  # pickled by value (a closure), so the workers need no test module
+        if any(unit.log is not None and unit.log.name == victim["log"] for unit in batch):
+            os._exit(137)
+        return run_batch(batch, settings)
+
+    monkeypatch.setattr(engine, "run_batch", poisoned)
+    rows = survey([str(corpus[0])], tmp_path, fragile_cluster).rows
+    failed = [row for row in rows if row["status"] == "failed"]
+    assert [(row["run"], row["task"]) for row in failed] == [(victim["run"], "drop")]
+    assert failed[0]["error"].startswith("run alone, with nothing else running, its task failed again (KilledWorker")
+    assert [row for row in rows if row["status"] != "failed"] == [row for row in local_rows if row is not victim]
 
 
 def test_the_cli_runs_on_an_existing_scheduler(corpus, cluster, tmp_path):

@@ -4,14 +4,17 @@ Units travel in batches (batches.py: small logs together, a big log
 alone), because a task costs the scheduler a few milliseconds whatever its
 size. Each executor yields (batch, rows of each unit) as batches finish, in
 whatever order they finish; the table is sorted at the end, so the order
-never shows. A lost
-worker is the engine's business: Dask reschedules its tasks elsewhere; the
-local pool is restarted and the unfinished units resubmitted. A unit that
-cannot be finished is a "failed" row, never a hole.
+never shows. A lost worker is the engine's business: Dask reschedules
+its tasks elsewhere (and gives a task up, KilledWorker, once it was on
+every worker that died under it); in the local pool, a lane's dead worker
+is replaced. A batch lost either way is split until the unit that kills
+workers stands alone (isolation.py). A unit that cannot be finished is a
+"failed" row, never a hole.
 """
 
 from __future__ import annotations
 
+import collections
 import functools
 import hashlib
 import os
@@ -20,16 +23,13 @@ import select
 import threading
 import time
 import uuid
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator
 
 from ..core import version
-from .journal import rows_text
-from .sources import Unit
-from .work import failed_rows
+from .isolation import Batch, Outcome, Result, isolate
 
-MAX_POOL_RESTARTS = 3
 # --local-cluster's Dask settings (DaskCluster below): the background work a dashboard or a long-lived shared
 # cluster needs, on a cluster that has neither and whose scheduler and nannies share this machine's cores
 # with the workers. Measured per survey of 4.5 CPU-s on 2 workers: the statistical profiler cost 10-13% of
@@ -50,20 +50,12 @@ LOCAL_CLUSTER_CONFIG = {
     "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
 }
 
-Batch = list[Unit]
-Result = tuple[Batch, list[str]]  # each unit's rows as journal text (journal.rows_text)
-
-
-def failed_batch(batch: Batch, reason: str) -> list[str]:
-    return [rows_text(failed_rows(unit, reason)) for unit in batch]
-
-
 def batch_key(batch: Batch) -> str:
     return batch[0].key if len(batch) == 1 else hashlib.sha256("".join(u.key for u in batch).encode()).hexdigest()
 
 
 class LocalPool:
-    """concurrent.futures over processes; one worker runs the units inline (no pool to start)."""
+    """Worker processes on this machine, each in a lane of its own (_Lane): a worker that dies loses one batch."""
 
     def __init__(self, workers: int | None = None):
         self.workers = workers or os.cpu_count() or 1
@@ -75,25 +67,82 @@ class LocalPool:
         return f"local pool of {self.workers} process{'es' if self.workers > 1 else ''}"
 
     def run(self, function: Callable[[Batch], list[str]], batches: list[Batch]) -> Iterator[Result]:
-        if self.workers == 1:
-            for batch in batches:
-                yield batch, function(batch)
-            return
-        pending = {batch_key(batch): batch for batch in batches}
-        for _ in range(MAX_POOL_RESTARTS + 1):
-            if not pending:
-                return
+        return isolate(functools.partial(self._run_once, function), batches)
+
+    def _run_once(self, function: Callable[[Batch], list[str]], batches: list[Batch]) -> Iterator[Outcome]:
+        queue = collections.deque(batches)
+        lanes = [_Lane(function) for _ in range(min(self.workers, len(batches)))]
+        try:
+            while True:
+                for lane in lanes:
+                    lane.fill(queue)
+                in_flight = [future for lane in lanes for future in lane.futures()]
+                if not in_flight:
+                    return
+                wait(in_flight, return_when=FIRST_COMPLETED)
+                for lane in lanes:
+                    yield from lane.finished(queue)
+        finally:
+            for lane in lanes:
+                lane.close()
+
+
+class _Lane:
+    """One worker process of its own, so a worker that dies names the batch it ran.
+
+    (A pool of N processes sharing one queue cannot: when one dies, the pool
+    is broken and every batch in flight or queued fails with it.) The lane
+    hands its worker a second batch before the first is done, as a pool
+    does, so the worker never waits for the survey between two; the worker
+    runs them in order, so when it dies, the oldest batch is the one it ran
+    and the other goes back to the queue, not run.
+    """
+
+    DEPTH = 2
+
+    def __init__(self, function: Callable[[Batch], list[str]]):
+        self.function = function
+        self.pool: ProcessPoolExecutor | None = None
+        self.in_flight: collections.deque[tuple[Future, Batch]] = collections.deque()
+
+    def futures(self) -> list[Future]:
+        return [future for future, _ in self.in_flight]
+
+    def fill(self, queue: collections.deque[Batch]) -> None:
+        while queue and len(self.in_flight) < self.DEPTH:
+            if self.pool is None:  # first use, or the last worker died
+                self.pool = ProcessPoolExecutor(1, initializer=exit_with_parent, initargs=(os.getpid(),))
             try:
-                with ProcessPoolExecutor(self.workers, initializer=exit_with_parent, initargs=(os.getpid(),)) as pool:
-                    futures = {pool.submit(function, batch): key for key, batch in pending.items()}
-                    for future in as_completed(futures):
-                        rows = future.result()
-                        yield pending.pop(futures[future]), rows
-            except BrokenProcessPool:
-                continue  # a worker died (killed, out of memory): a new pool takes the unfinished batches
-        for batch in pending.values():
-            yield batch, failed_batch(batch, f"a worker process died {MAX_POOL_RESTARTS + 1} times while this unit "
-                                             "was pending; run it alone to see whether it is the cause")
+                future = self.pool.submit(self.function, queue[0])
+            except BrokenProcessPool:  # the worker died: the batch it ran says so when collected (finished)
+                if self.in_flight:
+                    return
+                self._drop_pool()  # it died idle, between two batches (killed from outside): nothing was lost
+                continue
+            self.in_flight.append((future, queue.popleft()))
+
+    def finished(self, queue: collections.deque[Batch]) -> Iterator[Outcome]:
+        """The batches done, in order: their rows, or why one was lost (isolation.py splits it)."""
+        while self.in_flight and self.in_flight[0][0].done():
+            future, batch = self.in_flight.popleft()
+            try:
+                outcome = future.result()
+            except BrokenProcessPool as died:  # a broken pool takes no more work; the batches behind never ran
+                queue.extendleft(reversed([waiting for _, waiting in self.in_flight]))
+                self.in_flight.clear()
+                self._drop_pool()
+                outcome = died
+            except Exception as error:  # raised by the batch, or its rows would not unpickle: the worker lives on
+                outcome = error
+            yield batch, outcome
+
+    def _drop_pool(self) -> None:
+        self.pool.shutdown(wait=False)
+        self.pool = None
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def exit_with_parent(parent: int) -> None:
@@ -235,6 +284,9 @@ class DaskCluster:
         return max(1, len(self.client.scheduler_info().get("workers", {})))
 
     def run(self, function: Callable[[Batch], list[str]], batches: list[Batch]) -> Iterator[Result]:
+        return isolate(functools.partial(self._run_once, function), batches)
+
+    def _run_once(self, function: Callable[[Batch], list[str]], batches: list[Batch]) -> Iterator[Outcome]:
         from distributed import as_completed as dask_completed
 
         # Keys unique to this call: a scheduler that still remembers (or is forgetting) an earlier survey's
@@ -253,11 +305,10 @@ class DaskCluster:
                 value = future.exception()
             if isinstance(value, WorkerMismatch):
                 raise value  # the survey stops, as at connect; the journal keeps the rows finished so far
-            if isinstance(value, BaseException):  # e.g. KilledWorker: the batch killed every worker it met
-                yield batch, failed_batch(batch, f"the cluster could not run this unit ({type(value).__name__}: "
-                                                 f"{str(value)[:200]})")
-            else:
-                yield batch, value
+            if isinstance(value, BaseException) and not isinstance(value, Exception):
+                value = RuntimeError(f"{type(value).__name__}: {value}")  # e.g. a cancelled task: lost all the same
+            # An Exception (e.g. KilledWorker: the batch was on every worker that died under it) is a lost batch.
+            yield batch, value
             future.release()
 
     def close(self) -> None:
