@@ -456,6 +456,9 @@ def test_an_existing_survey_is_not_overwritten_without_resume(corpus, one_go):
 @pytest.mark.parametrize("args, message", [
     (["no/such/folder"], "no such folder"),
     (["--scheduler", "tcp://127.0.0.1:1", "--local-cluster", "2", "."], "not both"),
+    (["--workers", "2", "--local-cluster", "2", "."], "--workers sets the local pool's processes, and "
+                                                      "--local-cluster runs on a Dask cluster's workers instead"),
+    (["--scheduler", "tcp://127.0.0.1:1", "--workers", "4", "."], "and --scheduler runs on a Dask cluster's"),
 ])
 def test_usage_errors_exit_2(tmp_path, args, message):
     result = lbnorm("survey", "--out", str(tmp_path / "out"), *args)

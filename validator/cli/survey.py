@@ -76,6 +76,10 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
 
     if scheduler and local_cluster:
         raise click.UsageError("give either --scheduler or --local-cluster, not both")
+    if workers is not None and (scheduler or local_cluster):
+        raise click.UsageError(f"--workers sets the local pool's processes, and --"
+                               f"{'scheduler' if scheduler else 'local-cluster'} runs on a Dask cluster's workers "
+                               "instead; give one of them (--local-cluster N sets a local cluster's workers)")
     # The configuration file a check or audit here would read: its profile, strict and limits, which only add
     # claims, checks or bounds (not --root: sources are confined each to itself, wherever they are). Not its
     # rule selection: check's LB707 and LB111 are warnings a check configuration may ignore, and the survey's
