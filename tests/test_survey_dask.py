@@ -58,6 +58,33 @@ def test_the_cluster_writes_the_local_table(corpus, local_rows, cluster, tmp_pat
     assert rows == local_rows
 
 
+def test_the_local_cluster_serves_http_on_loopback_and_not_on_the_dashboards_port():
+    """A local cluster's scheduler starts an HTTP server (health, metrics) even without a dashboard. On Dask's
+    port 8787 it warned "Port 8787 is already in use" beside any other Dask; on ":0" it listened on every
+    interface. It takes a free port on 127.0.0.1."""
+    import socket
+    import warnings
+
+    taken = socket.socket()
+    try:
+        taken.bind(("127.0.0.1", 8787))
+        taken.listen()
+    except OSError:
+        pass  # already taken by someone else: as good
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            executor = DaskCluster(local_workers=1)
+        try:
+            bound = [sock.getsockname() for sock in executor.cluster.scheduler.http_server._sockets.values()]
+        finally:
+            executor.close()
+    finally:
+        taken.close()
+    assert bound and all(host == "127.0.0.1" and port != 8787 for host, port, *_ in bound)
+    assert not [str(warning.message) for warning in caught if "already in use" in str(warning.message)]
+
+
 def test_every_worker_is_prepared_and_runs_the_clients_lbnorm(cluster):
     # Before the test that kills a worker: the one its nanny restarts joins later and is not prepared.
     workers = cluster.client.scheduler_info()["workers"]

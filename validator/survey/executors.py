@@ -258,10 +258,12 @@ class DaskCluster:
             import dask
 
             # Loopback only: the cluster is this machine's, not the network's. The nannies pass
-            # LOCAL_CLUSTER_CONFIG on to the workers they spawn.
+            # LOCAL_CLUSTER_CONFIG on to the workers they spawn. No dashboard; the scheduler's HTTP server
+            # (health, metrics) still starts, on a free port: on 8787 it warned whenever another Dask had it.
             with dask.config.set(LOCAL_CLUSTER_CONFIG):
                 self.cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
-                                            host="127.0.0.1", dashboard_address=None)
+                                            host="127.0.0.1", dashboard_address=None,
+                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             address = self.cluster.scheduler_address
         self.address = address
         try:
