@@ -70,28 +70,34 @@ def test_the_unit_that_kills_its_worker_fails_alone_and_every_other_unit_is_audi
     assert len(rows) == len(clean_rows)
     failed = [row for row in rows if row["status"] == "failed"]
     assert [(row["run"], row["task"]) for row in failed] == [(victim["run"], "drop")]
-    assert failed[0]["error"].startswith("run alone, with nothing else running, its task failed again "
-                                         "(BrokenProcessPool: ")
-    assert "after its batch failed: this unit is the cause" in failed[0]["error"]
+    assert failed[0]["error"] == isolation._lost_alone(isolation.WorkerLost("its worker process died"))
+    assert failed[0]["error"].startswith("its worker process died while it ran this unit alone, with nothing else "
+                                         "running, after its batch was lost: this unit is what kills workers")
     assert [row for row in rows if row["status"] != "failed"] == [row for row in clean_rows if row is not victim]
     sizes = [int(size) for size in deaths.read_text().split()]
     assert sizes[-2:] == [1, 1] and sizes[0] > 1  # lost in a batch, halved down to it alone, then alone again
     assert sizes == sorted(sizes, reverse=True) and len(sizes) <= sizes[0].bit_length() + 2
 
 
+LOST = isolation.WorkerLost("its worker died")
+
+
 class Cluster:
     """A stand-in executor's one pass (isolate's run_once) over units named by numbers: a batch holding a
-    poison unit is lost, and so is each batch in `outside` (a worker killed from outside) the first time."""
+    poison unit is lost, and so is each batch in `outside` (a worker killed from outside) the first time; a
+    batch holding a unit of `raising` raises."""
 
-    def __init__(self, poison=(), outside=()):
-        self.poison, self.outside, self.passes = set(poison), list(outside), []
+    def __init__(self, poison=(), outside=(), raising=()):
+        self.poison, self.outside, self.raising, self.passes = set(poison), list(outside), set(raising), []
 
     def run_once(self, batches):
         self.passes.append([len(batch) for batch in batches])
         for batch in batches:
             if self.poison & set(batch) or batch in self.outside:
                 self.outside = [lost for lost in self.outside if lost != batch]
-                yield batch, RuntimeError("worker lost")
+                yield batch, LOST
+            elif self.raising & set(batch):
+                yield batch, OSError("no space left on the worker")
             else:
                 yield batch, [f"rows of {unit}" for unit in batch]
 
@@ -102,9 +108,9 @@ def named_units(monkeypatch):
     monkeypatch.setattr(isolation, "failed_batch", lambda batch, reason: [f"failed {unit}: {reason}" for unit in batch])
 
 
-def isolated(cluster: Cluster, batches: list[list[int]], max_losses: int = isolation.MAX_LOSSES) -> dict:
+def isolated(cluster: Cluster, batches: list[list[int]]) -> dict:
     results = {}
-    for batch, rows in isolation.isolate(cluster.run_once, batches, max_losses):
+    for batch, rows in isolation.isolate(cluster.run_once, batches):
         assert len(rows) == len(batch)
         for unit, row in zip(batch, rows):
             assert unit not in results, "each unit once"
@@ -112,27 +118,55 @@ def isolated(cluster: Cluster, batches: list[list[int]], max_losses: int = isola
     return results
 
 
+def rows_of(units) -> dict:
+    return {unit: f"rows of {unit}" for unit in units}
+
+
 def test_a_poison_unit_is_halved_out_of_its_batch_then_run_alone_on_the_whole_cluster(named_units):
     cluster = Cluster(poison={5})
     results = isolated(cluster, [list(range(8)), list(range(8, 12))])
-    assert results == {**{unit: f"rows of {unit}" for unit in range(12) if unit != 5},
-                       5: f"failed 5: {isolation._lost_alone(RuntimeError('worker lost'))}"}
+    assert results == {**rows_of(set(range(12)) - {5}), 5: f"failed 5: {isolation._lost_alone(LOST)}"}
     assert cluster.passes == [[8, 4], [4, 4], [2, 2], [1, 1], [1]]  # the last: 5 with nothing else running
 
 
 def test_a_worker_killed_once_from_outside_costs_no_unit(named_units):
     cluster = Cluster(outside=[[0, 1, 2], [3]])
-    assert isolated(cluster, [[0, 1, 2], [3]]) == {unit: f"rows of {unit}" for unit in range(4)}
+    assert isolated(cluster, [[0, 1, 2], [3]]) == rows_of(range(4))
     assert cluster.passes == [[3, 1], [1], [1, 2]]  # [3] again alone at once; then the halves of [0, 1, 2]
 
 
-def test_past_max_losses_a_lost_batch_is_failed_whole_not_split(named_units):
-    cluster = Cluster(poison={0, 4})
-    results = isolated(cluster, [[0, 1], [2, 3], [4, 5, 6, 7]], max_losses=1)
-    why = isolation._lost_too_often(RuntimeError("worker lost"), 1)
-    assert results == {1: "rows of 1", 2: "rows of 2", 3: "rows of 3",
-                       **{unit: f"failed {unit}: {why}" for unit in (0, 4, 5, 6, 7)}}
-    assert cluster.passes == [[2, 2, 4], [1, 1]]  # [0, 1] was split before the second loss crossed the bound
+def test_a_task_that_raises_fails_its_units_whole_and_convicts_none(named_units):
+    """A unit's own errors are its row's, so a raising task is the worker's or lbnorm's failure: splitting it
+    convicted whichever unit ran alone on a worker with a full disk (review)."""
+    cluster = Cluster(raising={1})
+    results = isolated(cluster, [[0, 1, 2], [3]])
+    why = ("its task failed (OSError: no space left on the worker), with every unit it carried: not this unit's "
+           "doing (its own errors are findings); --resume runs it again")
+    assert results == {**rows_of([3]), **{unit: f"failed {unit}: {why}" for unit in (0, 1, 2)}}
+    assert cluster.passes == [[3, 1]]
+
+
+def test_poison_in_most_batches_of_the_first_pass_is_still_searched_unit_by_unit(named_units):
+    """One poison in each of 20 of 21 batches: the first pass is mostly lost, the second only half, so this is
+    units, not a failing cluster: every poison is convicted, every other unit audited."""
+    batches = [list(range(start, start + 8)) for start in range(0, 168, 8)]
+    poison = set(range(0, 160, 8))
+    cluster = Cluster(poison=poison)
+    results = isolated(cluster, batches)
+    assert results == {**rows_of(set(range(168)) - poison),
+                       **{unit: f"failed {unit}: {isolation._lost_alone(LOST)}" for unit in poison}}
+    assert cluster.passes[:2] == [[8] * 21, [4] * 40]
+
+
+def test_two_passes_in_a_row_that_lose_most_batches_are_the_clusters_failure_not_split_further(named_units):
+    cluster = Cluster(poison=range(36))  # every unit of 9 of the 10 batches (a cluster whose workers all die)
+    results = isolated(cluster, [list(range(start, start + 4)) for start in range(0, 40, 4)])
+    why = isolation._cluster_failing(LOST)
+    assert why == ("its worker died with this unit's batch, which was not split to find the cause: most tasks of "
+                   "this pass and of the one before lost their workers too, so the cluster is failing, not one "
+                   "unit; --resume runs it again")
+    assert results == {**rows_of(range(36, 40)), **{unit: f"failed {unit}: {why}" for unit in range(36)}}
+    assert cluster.passes == [[4] * 10, [2] * 18]
 
 
 def test_a_survey_whose_every_log_kills_its_worker_ends_with_every_log_failed(corpus, poison, tmp_path):
@@ -140,9 +174,9 @@ def test_a_survey_whose_every_log_kills_its_worker_ends_with_every_log_failed(co
     outcome = survey([str(corpus)], tmp_path / "out", LocalPool(2))
     logged = [row for row in outcome.rows if row["log"]]
     assert logged and all(row["status"] == "failed" for row in logged)
-    errors = {row["error"].partition(" (")[0] for row in logged}
-    assert errors == {"run alone, with nothing else running, its task failed again", "its batch failed"}
-    # Each batch of the first pass is lost once; past MAX_LOSSES, a lost batch is not split again: the losses
-    # after it are at most the batches of the pass that crossed it (at most twice the MAX_LOSSES before).
-    first_pass = len(batches.batches(engine.plan([str(corpus)], engine.Settings().limits, 10_000), 2))
-    assert len(deaths.read_text().split()) <= first_pass + 3 * isolation.MAX_LOSSES
+    errors = {row["error"] for row in logged}
+    lost = isolation.WorkerLost("its worker process died")
+    assert errors <= {isolation._lost_alone(lost), isolation._cluster_failing(lost)}
+    # Each batch the halving makes runs once, and a unit lost alone once more.
+    units = len(engine.plan([str(corpus)], engine.Settings().limits, 10_000))
+    assert len(deaths.read_text().split()) <= 3 * units

@@ -65,7 +65,7 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     """
     from ..survey.engine import progress_stream
     from ..survey.engine import survey as run_survey
-    from ..survey.executors import WorkerMismatch
+    from ..survey.executors import ClusterLost, WorkerMismatch
     from ..survey.journal import JournalExists
     from ..survey.outputs import OutputBlocked
     from ..survey.published import scale_hint
@@ -107,7 +107,7 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
 
         outcome = run_survey(list(sources), out, executor, settings, resume, max_units, progress_stream(progress),
                              on_start=announce)
-    except (SourceError, JournalExists, OutputBlocked, WorkerMismatch) as exc:
+    except (SourceError, JournalExists, OutputBlocked, WorkerMismatch, ClusterLost) as exc:
         raise click.UsageError(str(exc)) from None
     finally:
         if hasattr(executor, "close"):

@@ -28,7 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator
 
 from ..core import version
-from .isolation import Batch, Outcome, Result, isolate
+from .isolation import Batch, Outcome, Result, WorkerLost, isolate
 
 # --local-cluster's Dask settings (DaskCluster below): the background work a dashboard or a long-lived shared
 # cluster needs, on a cluster that has neither and whose scheduler and nannies share this machine's cores
@@ -48,6 +48,10 @@ LOCAL_CLUSTER_CONFIG = {
     "distributed.worker.memory.monitor-interval": "1s",
     "distributed.scheduler.active-memory-manager.start": False,
     "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+    # A task whose worker died is lost at once (KilledWorker), not rerun whole on up to 3 more workers: the
+    # survey splits a lost batch to find the unit that kills workers (isolation.py), and Dask's retries of the
+    # whole batch would only kill 3 more workers per halving.
+    "distributed.scheduler.allowed-failures": 0,
 }
 
 def batch_key(batch: Batch) -> str:
@@ -127,12 +131,12 @@ class _Lane:
             future, batch = self.in_flight.popleft()
             try:
                 outcome = future.result()
-            except BrokenProcessPool as died:  # a broken pool takes no more work; the batches behind never ran
+            except BrokenProcessPool:  # a broken pool takes no more work; the batches behind never ran
                 queue.extendleft(reversed([waiting for _, waiting in self.in_flight]))
                 self.in_flight.clear()
                 self._drop_pool()
-                outcome = died
-            except Exception as error:  # raised by the batch, or its rows would not unpickle: the worker lives on
+                outcome = WorkerLost("its worker process died")
+            except Exception as error:  # raised by the task (run_batch), not a unit: the worker lives on
                 outcome = error
             yield batch, outcome
 
@@ -243,11 +247,51 @@ def _wait_for_a_worker(client, address: str, timeout: float) -> None:
                            f"(dask worker {address}) or survey without --scheduler") from None
 
 
+class ClusterLost(RuntimeError):
+    """The survey cannot go on on this cluster: its scheduler is gone, or it has had no worker for too long."""
+
+
+class _NoWorkerWatch:
+    """Cancels a pass's tasks once the scheduler has had no worker for `timeout` seconds: Dask waits for ever
+    for workers that died and that nothing restarts (a cluster without nannies), and a survey that hangs is
+    worse than one that stops and says why."""
+
+    def __init__(self, client, futures: list, timeout: float):
+        self.client, self.futures, self.timeout = client, futures, timeout
+        self.fired, self._stop = False, threading.Event()
+        threading.Thread(target=self._watch, name="lbnorm-no-worker-watch", daemon=True).start()
+
+    def _watch(self) -> None:
+        since = None
+        while not self._stop.wait(min(5.0, self.timeout / 4)):
+            try:
+                workers = len(self.client.nthreads())
+            except Exception:  # the client is closing or lost: its futures say so
+                return
+            since = None if workers else since or time.monotonic()
+            if since is not None and time.monotonic() - since >= self.timeout:
+                self.fired = True
+                self.client.cancel(self.futures)
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def reason(self, address: str) -> str:
+        finished = "the units finished so far are in the survey's journal"
+        if self.fired:
+            return (f"the Dask scheduler at {address} has had no worker for {self.timeout:.0f} s: its workers died "
+                    f"and nothing restarted them; {finished}: start workers and survey again with --resume")
+        return (f"the Dask scheduler at {address} cancelled the survey's tasks (it restarted, or the connection to "
+                f"it was lost); {finished}: survey again with --resume")
+
+
 class DaskCluster:
     """The same units on a dask.distributed cluster: an existing one (address) or a local one started here."""
 
     def __init__(self, address: str | None = None, local_workers: int | None = None,
                  workers_timeout: float = WORKERS_TIMEOUT):
+        self.workers_timeout = workers_timeout
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -301,17 +345,30 @@ class DaskCluster:
         payloads = [pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL) for batch in batches]
         futures = self.client.map(checked, payloads, key=[f"lbnorm-survey-{run}-{batch_key(b)}" for b in batches])
         by_key = {future.key: batch for future, batch in zip(futures, batches)}
-        for future, value in dask_completed(futures, with_results=True, raise_errors=False):
-            batch = by_key[future.key]
-            if future.status == "error":  # as_completed hands a task's error over as (type, exception, traceback)
-                value = future.exception()
-            if isinstance(value, WorkerMismatch):
-                raise value  # the survey stops, as at connect; the journal keeps the rows finished so far
-            if isinstance(value, BaseException) and not isinstance(value, Exception):
-                value = RuntimeError(f"{type(value).__name__}: {value}")  # e.g. a cancelled task: lost all the same
-            # An Exception (e.g. KilledWorker: the batch was on every worker that died under it) is a lost batch.
-            yield batch, value
-            future.release()
+        watch = _NoWorkerWatch(self.client, futures, self.workers_timeout)
+        try:
+            for future, value in dask_completed(futures, with_results=True, raise_errors=False):
+                yield by_key[future.key], self._outcome(future, value, watch)
+                future.release()
+        finally:
+            watch.stop()
+
+    def _outcome(self, future, value, watch: _NoWorkerWatch) -> list[str] | Exception:
+        """A task's rows; WorkerLost if Dask gave it up (KilledWorker: every worker that ran it died under it);
+        its error if it raised. Raises what stops the survey: a worker on another lbnorm, a cluster lost."""
+        from distributed.scheduler import KilledWorker
+
+        if future.status == "cancelled":  # by the watch below, or by a scheduler that restarted or was lost
+            raise ClusterLost(watch.reason(self.address))
+        if future.status == "error":  # as_completed hands a task's error over as (type, exception, traceback)
+            value = future.exception()
+        if isinstance(value, WorkerMismatch):
+            raise value  # the survey stops, as at connect; the journal keeps the rows finished so far
+        if isinstance(value, KilledWorker):
+            return WorkerLost("the Dask workers that ran its task died")
+        if isinstance(value, BaseException) and not isinstance(value, Exception):
+            return RuntimeError(f"{type(value).__name__}: {value}")
+        return value
 
     def close(self) -> None:
         if getattr(self, "client", None) is not None:

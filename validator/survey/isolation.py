@@ -2,17 +2,26 @@
 
 Units travel in batches (batches.py), and a worker that dies (killed, out
 of memory, a crash in native code) takes its whole batch with it: the
-executor cannot tell which unit was the cause. (A task that raises, which
-a unit's own errors never make it do, is lost the same way.) So a lost
-batch is neither retried whole nor failed whole: its halves run again,
-then the halves of whichever half is lost again, until a unit is lost
-alone. It then runs once more with nothing else running; lost again, it
-gets a "failed" row saying so, and every other unit of the batch is
-audited. A worker killed once from outside (a restart, an operator, the
-kernel's out-of-memory killer choosing it) costs nothing but smaller
-batches. A unit that kills workers costs about log2(batch) + 2 losses;
-MAX_LOSSES bounds the whole survey's, so a survey whose every unit kills
-its worker still ends, with every unit failed.
+executor cannot tell which unit was the cause. So a lost batch (WorkerLost)
+is neither retried whole nor failed whole: its halves run again, then the
+halves of whichever half is lost again, until a unit is lost alone. It
+then runs once more with nothing else running; lost again, it gets a
+"failed" row saying so, and every other unit of the batch is audited. A
+worker killed once from outside (a restart, an operator, the kernel's
+out-of-memory killer choosing it) costs nothing but smaller batches.
+
+A task that raises instead is not split: a unit's own errors are its row's
+(work.py), so a raising task is the worker's or lbnorm's failure, and
+splitting it would only convict whichever unit ran last on a bad worker.
+Its units are failed, saying so.
+
+Every batch the halving makes runs once, and a unit lost alone runs once
+more: a survey's losses are at most about three per unit, however its
+units behave. When two passes in a row lose most of their batches (at
+least FAILING_PASS, and over three quarters), the cluster is failing, not
+a unit: the lost batches are failed whole, saying so, and --resume runs
+them again. (One such pass is not enough: a log that kills workers in
+most of the first pass's batches loses half of the second's.)
 """
 
 from __future__ import annotations
@@ -26,44 +35,52 @@ from .work import failed_rows
 
 Batch = list[Unit]
 Result = tuple[Batch, list[str]]  # each unit's rows as journal text (journal.rows_text)
-Outcome = tuple[Batch, "list[str] | Exception"]  # an executor's one pass: the rows, or why the batch was lost
-MAX_LOSSES = 64
+Outcome = tuple[Batch, "list[str] | Exception"]  # an executor's one pass: the rows, or why the batch failed
+FAILING_PASS = 8  # a pass that loses at least this many batches, and over 3/4 of them, is mostly lost
+
+
+class WorkerLost(Exception):
+    """The batch's worker died under it. The text is fixed (no pid, port or task key), so a failed row reads the
+    same whichever worker it was."""
 
 
 def failed_batch(batch: Batch, reason: str) -> list[str]:
     return [rows_text(failed_rows(unit, reason)) for unit in batch]
 
 
-def isolate(run_once: Callable[[list[Batch]], Iterator[Outcome]], batches: list[Batch],
-            max_losses: int = MAX_LOSSES) -> Iterator[Result]:
+def isolate(run_once: Callable[[list[Batch]], Iterator[Outcome]], batches: list[Batch]) -> Iterator[Result]:
     """Run the batches with run_once, then the halves of the lost ones, and so on (see the module docstring)."""
-    losses = 0
+    mostly_lost_before = False
     while batches:
-        lost = [(batch, outcome) for batch, outcome in (yield from _finished(run_once(batches)))]
-        batches, suspects = [], []
+        lost = yield from _finished(run_once(batches))
+        mostly_lost = len(lost) >= FAILING_PASS and 4 * len(lost) > 3 * len(batches)
+        failing, mostly_lost_before = mostly_lost and mostly_lost_before, mostly_lost
+        split, suspects = [], []
         for batch, error in lost:
-            losses += 1
-            if losses > max_losses:
-                yield batch, failed_batch(batch, _lost_too_often(error, max_losses))
+            if failing:
+                yield batch, failed_batch(batch, _cluster_failing(error))
             elif len(batch) > 1:
-                half = len(batch) // 2
-                batches += [batch[:half], batch[half:]]
+                split += [batch[:len(batch) // 2], batch[len(batch) // 2:]]
             else:
                 suspects.append(batch)
         for suspect in suspects:
             # Alone on the whole cluster, not only in its batch: a Dask worker may hold two tasks, and the
             # other one is lost with it (a pool lane holds one). A second loss now is the unit's own doing.
             for batch, error in (yield from _finished(run_once([suspect]))):
-                losses += 1
                 yield batch, failed_batch(batch, _lost_alone(error))
+        batches = split
 
 
 def _finished(outcomes: Iterator[Outcome]):
-    """Yield the batches that ran as results; return the lost ones with why."""
+    """Yield the batches that ran as results, and those whose task raised as failed; return the lost ones."""
     lost = []
     for batch, outcome in outcomes:
-        if isinstance(outcome, Exception):
+        if isinstance(outcome, WorkerLost):
             lost.append((batch, outcome))
+        elif isinstance(outcome, Exception):
+            yield batch, failed_batch(batch, f"its task failed ({_why(outcome)}), with every unit it carried: "
+                                             "not this unit's doing (its own errors are findings); --resume "
+                                             "runs it again")
         else:
             yield batch, outcome
     return lost
@@ -73,13 +90,13 @@ def _why(error: Exception) -> str:
     return one_line(f"{type(error).__name__}: {error}", 200)
 
 
-def _lost_alone(error: Exception) -> str:
-    return (f"run alone, with nothing else running, its task failed again ({_why(error)}) after its batch "
-            "failed: this unit is the cause (its worker lost: out of memory, killed, or a crash; or an error), "
-            "and the units it travelled with were audited without it; audit it alone (lbnorm audit) to see why, "
-            "or --resume runs it again")
+def _lost_alone(error: WorkerLost) -> str:
+    return (f"{error} while it ran this unit alone, with nothing else running, after its batch was lost: this unit "
+            "is what kills workers (out of memory, killed, or a crash), and the units it travelled with were "
+            "audited without it; audit it alone (lbnorm audit) to see why, or --resume runs it again")
 
 
-def _lost_too_often(error: Exception, max_losses: int) -> str:
-    return (f"its batch failed ({_why(error)}) after batches had failed {max_losses} times in this survey, so it "
-            "was not split again to find the cause; --resume runs it again")
+def _cluster_failing(error: WorkerLost) -> str:
+    return (f"{error} with this unit's batch, which was not split to find the cause: most tasks of this pass and "
+            "of the one before lost their workers too, so the cluster is failing, not one unit; --resume runs it "
+            "again")
