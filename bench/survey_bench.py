@@ -191,8 +191,9 @@ def name_of(configuration: str) -> str:
 
 def measure_one(configuration: str, corpus: str) -> dict:
     """One configuration, in this (fresh) process: start the executor, then time one survey. --one runs this."""
+    from validator.survey.dask_cluster import DaskCluster
     from validator.survey.engine import survey
-    from validator.survey.executors import DaskCluster, LocalPool
+    from validator.survey.local_pool import LocalPool
 
     kind, workers = configuration.split(":")
     start = time.monotonic()

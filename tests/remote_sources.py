@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Iterator
 
 from validator.survey.engine import survey
-from validator.survey.executors import LocalPool
+from validator.survey.local_pool import LocalPool
 
 
 @contextlib.contextmanager

@@ -25,7 +25,7 @@ import harness_logs as hl
 from survey_corpus import MANIFEST, make_corpus
 from validator.survey import batches
 from validator.survey.engine import SurveyOutcome, survey
-from validator.survey.executors import LocalPool
+from validator.survey.local_pool import LocalPool
 from validator.survey.journal import JOURNAL_NAME, SETTINGS_NAME, Journal, JournalExists, rows_text
 from validator.survey.records import stream_records
 from validator.survey.rows import blank_row

@@ -25,7 +25,8 @@ from validator.cli import cli  # noqa: E402
 from validator.core import version  # noqa: E402
 from validator.survey import batches  # noqa: E402
 from validator.survey.engine import survey  # noqa: E402
-from validator.survey.executors import DaskCluster, LocalPool  # noqa: E402
+from validator.survey.dask_cluster import DaskCluster  # noqa: E402
+from validator.survey.local_pool import LocalPool  # noqa: E402
 from validator.survey.tables import read_jsonl  # noqa: E402
 
 RUNS = 80
@@ -109,7 +110,7 @@ def test_dask_hashes_a_unit_by_its_key_not_by_pickling_it(corpus):
 def test_preparing_a_worker_imports_the_audit_units_before_the_first_task():
     """In a fresh process: the units the first task would import (25 ms of a survey's time) come in at connect."""
     units = ("drop_scoring", "hashes", "multiple_choice", "aggregates", "coverage")
-    code = ("import sys; from validator.survey.executors import prepare_worker; prepare_worker(); "
+    code = ("import sys; from validator.survey.work import prepare_worker; prepare_worker(); "
             f"print(sorted(m for m in {units!r} if 'validator.audit.units.' + m not in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert done.stdout.strip() == "[]"
@@ -160,7 +161,7 @@ def test_a_worker_that_joins_later_with_another_version_stops_the_survey(corpus,
     """The workers pass the check at connect, then the client's version changes: to every task, its worker is
     now one that joined later on another version. The first task refuses, and the survey stops with the
     mismatch rather than writing a row from that worker."""
-    from validator.survey.executors import WorkerMismatch
+    from validator.survey.dask_cluster import WorkerMismatch
 
     workers = cluster.worker_versions
     monkeypatch.setattr(version, "__version__", "9.9.9")
@@ -295,7 +296,7 @@ def test_a_cluster_whose_workers_die_for_good_stops_the_survey_instead_of_hangin
     from distributed import Client, LocalCluster
 
     from validator.survey import engine
-    from validator.survey.executors import ClusterLost
+    from validator.survey.dask_cluster import ClusterLost
 
     def poisoned(batch, settings):
         os._exit(137)

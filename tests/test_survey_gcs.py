@@ -36,7 +36,7 @@ from remote_sources import (  # noqa: E402
 from survey_corpus import make_corpus  # noqa: E402
 from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
 from validator.survey.engine import survey  # noqa: E402
-from validator.survey.executors import LocalPool  # noqa: E402
+from validator.survey.local_pool import LocalPool  # noqa: E402
 from validator.survey.stores import SourceError  # noqa: E402
 
 BUCKET = "leaderboard-details"

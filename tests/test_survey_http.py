@@ -25,7 +25,7 @@ from survey_corpus import MANIFEST, make_corpus  # noqa: E402
 from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
 from validator.io.limits import Limits  # noqa: E402
 from validator.survey.engine import survey  # noqa: E402
-from validator.survey.executors import LocalPool  # noqa: E402
+from validator.survey.local_pool import LocalPool  # noqa: E402
 from validator.survey.work import Settings  # noqa: E402
 
 

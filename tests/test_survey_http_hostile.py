@@ -28,7 +28,7 @@ pytest.importorskip("aiohttp", reason="fsspec's HTTP filesystem needs the `remot
 from harness_logs import drop_task, with_hashes, write_run  # noqa: E402
 from validator.io.limits import Limits  # noqa: E402
 from validator.survey.engine import survey  # noqa: E402
-from validator.survey.executors import LocalPool  # noqa: E402
+from validator.survey.local_pool import LocalPool  # noqa: E402
 from validator.survey.work import Settings  # noqa: E402
 
 STOP = threading.Event()  # set when the module ends: a handler that stalls returns then

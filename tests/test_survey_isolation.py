@@ -18,7 +18,7 @@ import pytest
 from survey_corpus import make_corpus
 from validator.survey import batches, engine, isolation
 from validator.survey.engine import survey
-from validator.survey.executors import LocalPool
+from validator.survey.local_pool import LocalPool
 from validator.survey.work import run_batch
 
 RUNS = 24

@@ -18,7 +18,7 @@ from harness_logs import DATE
 from survey_corpus import make_corpus
 from validator.io.limits import DEFAULT_LIMITS
 from validator.survey.engine import survey
-from validator.survey.executors import LocalPool
+from validator.survey.local_pool import LocalPool
 from validator.survey.journal import JOURNAL_NAME, rows_text
 from validator.survey.rows import blank_row
 from validator.survey.tables import read_jsonl

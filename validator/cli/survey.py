@@ -63,9 +63,9 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     errors; 1: errors, failed units or unreproduced published scores
     (warnings too with --strict); 2: usage; 3: internal error.
     """
+    from ..survey.dask_cluster import ClusterLost, WorkerMismatch
     from ..survey.engine import progress_stream
     from ..survey.engine import survey as run_survey
-    from ..survey.executors import ClusterLost, WorkerMismatch
     from ..survey.journal import JournalExists
     from ..survey.outputs import OutputBlocked
     from ..survey.published import scale_hint
@@ -133,7 +133,8 @@ def canonical(selection: RuleSelection) -> RuleSelection:
 
 
 def _executor(workers: int | None, scheduler: str | None, local_cluster: int | None):
-    from ..survey.executors import DaskCluster, LocalPool
+    from ..survey.dask_cluster import DaskCluster
+    from ..survey.local_pool import LocalPool
 
     if scheduler or local_cluster:
         try:

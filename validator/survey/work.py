@@ -18,6 +18,7 @@ from pathlib import Path
 from ..audit.auditor import LogAuditor, LogTarget, audit_logs, known_tasks, reported_tasks
 from ..audit.model import AuditResult
 from ..audit.spec import Claims, TaskSpec
+from ..core import version
 from ..findings import ERROR, make_finding
 from ..findings.selection import RuleSelection
 from ..io.documents import Document, DocumentError, parse_document
@@ -77,6 +78,16 @@ def run_batch(batch: list[Unit], settings: Settings = Settings()) -> list[str]:
     results_document.cache_clear()
     results_model.cache_clear()
     return [run_unit(unit, settings) for unit in batch]
+
+
+def prepare_worker() -> str:
+    """In a worker, before its first task: import the audit's units (imported on first use, about 25 ms) and say
+    which lbnorm it runs. A Dask worker does this when the survey connects; the local pool does it once in the
+    survey's own process, before it forks its workers, so the two are timed alike."""
+    from ..audit.units import unit_classes
+
+    unit_classes()
+    return version.__version__
 
 
 def failed_rows(unit: Unit, reason: str) -> list[dict]:

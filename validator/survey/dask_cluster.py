@@ -1,34 +1,28 @@
-"""Where units run: a local process pool (default) or a Dask distributed cluster (the `dask` extra).
+"""The same units on a dask.distributed cluster (the `dask` extra): an existing one, or a local one started here.
 
 Units travel in batches (batches.py: small logs together, a big log
 alone), because a task costs the scheduler a few milliseconds whatever its
-size. Each executor yields (batch, rows of each unit) as batches finish, in
-whatever order they finish; the table is sorted at the end, so the order
-never shows. A lost worker is the engine's business: Dask reschedules
-its tasks elsewhere (and gives a task up, KilledWorker, once it was on
-every worker that died under it); in the local pool, a lane's dead worker
-is replaced. A batch lost either way is split until the unit that kills
-workers stands alone (isolation.py). A unit that cannot be finished is a
-"failed" row, never a hole.
+size; batches come back as they finish, and the table is sorted at the end,
+so the order never shows. Dask reschedules a lost worker's tasks elsewhere
+and gives a task up (KilledWorker) once it was on every worker that died
+under it; such a batch is split until the unit that kills workers stands
+alone (isolation.py). The default executor, the local process pool, is
+local_pool.py.
 """
 
 from __future__ import annotations
 
-import collections
 import functools
 import hashlib
-import os
 import pickle
-import select
 import threading
 import time
 import uuid
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Iterator
 
 from ..core import version
 from .isolation import Batch, Outcome, Result, WorkerLost, isolate
+from .work import prepare_worker
 
 # --local-cluster's Dask settings (DaskCluster below): the background work a dashboard or a long-lived shared
 # cluster needs, on a cluster that has neither and whose scheduler and nannies share this machine's cores
@@ -54,142 +48,13 @@ LOCAL_CLUSTER_CONFIG = {
     "distributed.scheduler.allowed-failures": 0,
 }
 
+
 def batch_key(batch: Batch) -> str:
     return batch[0].key if len(batch) == 1 else hashlib.sha256("".join(u.key for u in batch).encode()).hexdigest()
 
 
-class LocalPool:
-    """Worker processes on this machine, each in a lane of its own (_Lane): a worker that dies loses one batch."""
-
-    def __init__(self, workers: int | None = None):
-        self.workers = workers or os.cpu_count() or 1
-        # The forked workers inherit the audit's modules instead of importing them in their first task, as a
-        # Dask worker is prepared when the survey connects (so the two are timed alike).
-        prepare_worker()
-
-    def describe(self) -> str:
-        return f"local pool of {self.workers} process{'es' if self.workers > 1 else ''}"
-
-    def run(self, function: Callable[[Batch], list[str]], batches: list[Batch]) -> Iterator[Result]:
-        return isolate(functools.partial(self._run_once, function), batches)
-
-    def _run_once(self, function: Callable[[Batch], list[str]], batches: list[Batch]) -> Iterator[Outcome]:
-        queue = collections.deque(batches)
-        lanes = [_Lane(function) for _ in range(min(self.workers, len(batches)))]
-        try:
-            while True:
-                for lane in lanes:
-                    lane.fill(queue)
-                in_flight = [future for lane in lanes for future in lane.futures()]
-                if not in_flight:
-                    return
-                wait(in_flight, return_when=FIRST_COMPLETED)
-                for lane in lanes:
-                    yield from lane.finished(queue)
-        finally:
-            for lane in lanes:
-                lane.close()
-
-
-class _Lane:
-    """One worker process of its own, so a worker that dies names the batch it ran.
-
-    (A pool of N processes sharing one queue cannot: when one dies, the pool
-    is broken and every batch in flight or queued fails with it.) The lane
-    hands its worker a second batch before the first is done, as a pool
-    does, so the worker never waits for the survey between two; the worker
-    runs them in order, so when it dies, the oldest batch is the one it ran
-    and the other goes back to the queue, not run.
-    """
-
-    DEPTH = 2
-
-    def __init__(self, function: Callable[[Batch], list[str]]):
-        self.function = function
-        self.pool: ProcessPoolExecutor | None = None
-        self.in_flight: collections.deque[tuple[Future, Batch]] = collections.deque()
-
-    def futures(self) -> list[Future]:
-        return [future for future, _ in self.in_flight]
-
-    def fill(self, queue: collections.deque[Batch]) -> None:
-        while queue and len(self.in_flight) < self.DEPTH:
-            if self.pool is None:  # first use, or the last worker died
-                self.pool = ProcessPoolExecutor(1, initializer=exit_with_parent, initargs=(os.getpid(),))
-            try:
-                future = self.pool.submit(self.function, queue[0])
-            except BrokenProcessPool:  # the worker died: the batch it ran says so when collected (finished)
-                if self.in_flight:
-                    return
-                self._drop_pool()  # it died idle, between two batches (killed from outside): nothing was lost
-                continue
-            self.in_flight.append((future, queue.popleft()))
-
-    def finished(self, queue: collections.deque[Batch]) -> Iterator[Outcome]:
-        """The batches done, in order: their rows, or why one was lost (isolation.py splits it)."""
-        while self.in_flight and self.in_flight[0][0].done():
-            future, batch = self.in_flight.popleft()
-            try:
-                outcome = future.result()
-            except BrokenProcessPool:  # a broken pool takes no more work; the batches behind never ran
-                queue.extendleft(reversed([waiting for _, waiting in self.in_flight]))
-                self.in_flight.clear()
-                self._drop_pool()
-                outcome = WorkerLost("its worker process died")
-            except Exception as error:  # raised by the task (run_batch), not a unit: the worker lives on
-                outcome = error
-            yield batch, outcome
-
-    def _drop_pool(self) -> None:
-        self.pool.shutdown(wait=False)
-        self.pool = None
-
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-def exit_with_parent(parent: int) -> None:
-    """In a pool worker: exit when the survey's process is gone. Killed with SIGKILL, it cannot tell its
-    workers, and they would wait on their task queue forever (every worker holds the queue's other end)."""
-    def watch() -> None:
-        try:
-            handle = os.pidfd_open(parent)  # Linux >= 5.3: readable once the parent has exited; no polling
-        except (AttributeError, OSError):  # another system, an older kernel, or the parent is already gone
-            # Under forkserver the worker's own parent is the fork server, which exits after the survey: so the
-            # survey's pid gone, or this worker's parent changed, both mean the survey is over.
-            first_parent = os.getppid()
-            while _alive(parent) and os.getppid() == first_parent:
-                time.sleep(1)
-        else:
-            select.select([handle], [], [])
-        os._exit(1)
-
-    threading.Thread(target=watch, name="lbnorm-exit-with-parent", daemon=True).start()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # exists, but not ours to signal
-        return True
-    return True
-
-
 class WorkerMismatch(RuntimeError):
     """A Dask worker lacks lbnorm or runs another version than this client: the survey must not start."""
-
-
-def prepare_worker() -> str:
-    """On a worker: import the survey's and the audit's modules now (not inside the first task); say which lbnorm
-    it runs. The audit's units are imported on first use; on a worker that is the first task, about 25 ms."""
-    from ..audit.units import unit_classes
-    from . import work  # noqa: F401  (the import is the point: its cost is paid at connect, not in the survey)
-
-    unit_classes()
-    return version.__version__
 
 
 def run_checked(function: Callable[[Batch], list[str]], wanted: str, batch: Batch) -> list[str]:

@@ -1,0 +1,225 @@
+"""The default executor: worker processes on this machine, each in a lane of its own.
+
+A pool of N processes sharing one queue cannot tell which batch a dead
+worker ran: when one dies, the pool is broken and every batch in flight or
+queued fails with it. So each worker process has a lane (_Lane): its own
+pipes, two batches deep, run in order. When it dies, the oldest batch is
+the one it ran (isolation.py splits it); the other goes back to the queue,
+not run.
+
+The pool starts no thread in the survey's process. ProcessPoolExecutor and
+multiprocessing.Pool need threads of their own, and a worker forked while
+another lane's thread holds a lock can deadlock (Python 3.12 and later warn
+of it on every such fork). Here the lanes are watched from the survey's own
+thread (multiprocessing.connection.wait on their pipes and process
+sentinels), so forking a worker, or its replacement, is safe. (A survey of
+URLs has fsspec's I/O thread, started while the sources are listed; fsspec
+resets its own state in a forked child.) Workers are
+forked where the platform can (as `lbnorm check`'s pool is: check/workers.py),
+explicitly, whatever Python's default start method is, so they inherit the
+audit's modules imported by prepare_worker; 3.14 made forkserver the
+default on Linux, which would have each worker import them again.
+"""
+
+from __future__ import annotations
+
+import collections
+import multiprocessing
+import os
+import pickle
+import queue
+import select
+import signal
+import threading
+import time
+from multiprocessing.connection import Connection, wait
+from typing import Callable, Iterator
+
+from .isolation import Batch, Outcome, Result, WorkerLost, isolate
+from .work import prepare_worker
+
+_CONTEXT = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+
+Function = Callable[[Batch], list[str]]
+_STOP = b""  # what a lane sends its worker to end it (a batch is never empty)
+# The survey's ends of every lane's pipes. A forked worker closes its copies: holding its own lane's would
+# keep its pipe from ever ending, and holding other lanes' would pin their descriptors for its whole life.
+_SURVEY_ENDS: set[Connection] = set()
+
+
+class LocalPool:
+    """Worker processes on this machine, each in a lane of its own (_Lane): a worker that dies loses one batch."""
+
+    def __init__(self, workers: int | None = None):
+        self.workers = workers or os.cpu_count() or 1
+        # The forked workers inherit the audit's modules instead of importing them in their first task, as a
+        # Dask worker is prepared when the survey connects (so the two are timed alike).
+        prepare_worker()
+
+    def describe(self) -> str:
+        return f"local pool of {self.workers} process{'es' if self.workers > 1 else ''}"
+
+    def run(self, function: Function, batches: list[Batch]) -> Iterator[Result]:
+        return isolate(lambda these: self._run_once(function, these), batches)
+
+    def _run_once(self, function: Function, batches: list[Batch]) -> Iterator[Outcome]:
+        waiting = collections.deque(batches)
+        lanes = [_Lane(function) for _ in range(min(self.workers, len(batches)))]
+        try:
+            while True:
+                for lane in lanes:
+                    lane.fill(waiting)
+                watched = {handle: lane for lane in lanes for handle in lane.handles()}
+                if not watched:
+                    return
+                ready = {watched[handle] for handle in wait(list(watched))}
+                for lane in lanes:  # in lane order, not the set's, so the order of the outcomes is reproducible
+                    if lane in ready:
+                        yield from lane.finished(waiting)
+        finally:
+            for lane in lanes:
+                lane.close()
+
+
+class _Lane:
+    """One worker process, fed batches through a pipe and answering each, in order, through another."""
+
+    DEPTH = 2  # a second batch waits in the worker, so it never waits for the survey between two
+
+    def __init__(self, function: Function):
+        self.function = function
+        self.process: multiprocessing.process.BaseProcess | None = None
+        self.to_worker: Connection | None = None
+        self.from_worker: Connection | None = None
+        self.in_flight: collections.deque[Batch] = collections.deque()
+
+    def handles(self) -> list:
+        return [self.from_worker, self.process.sentinel] if self.in_flight else []
+
+    def fill(self, waiting: collections.deque[Batch]) -> None:
+        while waiting and len(self.in_flight) < self.DEPTH:
+            if self.process is None:  # first use, or the last worker died
+                self._start()
+            try:
+                self.to_worker.send_bytes(pickle.dumps(waiting[0], protocol=pickle.HIGHEST_PROTOCOL))
+            except OSError:  # the worker died: the batch it ran says so when collected (finished)
+                if self.in_flight:
+                    return
+                self._stop()  # it died idle, between two batches (killed from outside): nothing was lost
+                continue
+            self.in_flight.append(waiting.popleft())
+
+    def finished(self, waiting: collections.deque[Batch]) -> Iterator[Outcome]:
+        """The batches answered, in order: their rows, or why one was lost (isolation.py splits it)."""
+        while self.in_flight:
+            try:
+                if not self.from_worker.poll():
+                    break
+                outcome = pickle.loads(self.from_worker.recv_bytes())
+            except (EOFError, OSError, pickle.UnpicklingError):  # it died writing its answer
+                break
+            yield self.in_flight.popleft(), outcome
+        if self.in_flight and not self.process.is_alive():
+            # The oldest batch is the one it ran; the others never ran, and go back to the queue.
+            lost = self.in_flight.popleft()
+            waiting.extendleft(reversed(self.in_flight))
+            self.in_flight.clear()
+            self._stop()
+            yield lost, WorkerLost("its worker process died")
+
+    def _start(self) -> None:
+        batches_out, self.to_worker = _CONTEXT.Pipe(duplex=False)
+        self.from_worker, rows_in = _CONTEXT.Pipe(duplex=False)
+        self.process = _CONTEXT.Process(target=_work, args=(self.function, batches_out, rows_in, os.getpid()),
+                                        name="lbnorm-survey-worker", daemon=True)
+        _SURVEY_ENDS.update((self.to_worker, self.from_worker))
+        self.process.start()
+        batches_out.close()  # the worker's ends: its death must show as the end of the pipe here
+        rows_in.close()
+
+    def _stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.join()
+            for end in (self.to_worker, self.from_worker):
+                _SURVEY_ENDS.discard(end)
+                end.close()
+        self.process = None
+
+    def close(self) -> None:
+        """An idle worker is told to end and waited for; one still running (a survey stopped early) is killed."""
+        if self.process is not None and not self.in_flight:
+            try:
+                self.to_worker.send_bytes(_STOP)
+                self.process.join(timeout=5)
+            except OSError:  # it died idle
+                pass
+        self._stop()
+
+
+def _work(function: Function, batches: Connection, rows: Connection, parent: int) -> None:
+    """In a worker process: run each batch the pipe brings, in order, and answer each. Ctrl-C is the survey's to
+    handle (it closes its lanes); an exception is the answer, made portable (_portable)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for end in _SURVEY_ENDS:
+        end.close()
+    exit_with_parent(parent)
+    inbox = _read_ahead(batches)
+    while (payload := inbox.get()) != _STOP:
+        try:
+            outcome = function(pickle.loads(payload))
+        except Exception as error:  # raised by the task (run_batch), not a unit: the worker lives on
+            outcome = _portable(error)
+        rows.send_bytes(pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _read_ahead(batches: Connection) -> queue.SimpleQueue:
+    """The batches, read as soon as they come: the survey may be writing the next one while this worker writes its
+    answer, and if both pipes filled, each would wait for the other for ever. _STOP when the pipe ends."""
+    inbox: queue.SimpleQueue = queue.SimpleQueue()
+
+    def read() -> None:
+        try:
+            while True:
+                inbox.put(batches.recv_bytes())
+        except (EOFError, OSError):
+            inbox.put(_STOP)
+
+    threading.Thread(target=read, name="lbnorm-read-ahead", daemon=True).start()
+    return inbox
+
+
+def _portable(error: Exception) -> Exception:
+    """The error, or, if it cannot make the trip back through pickle, a RuntimeError that says what it was."""
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:  # noqa: BLE001 - any failure to pickle or rebuild it
+        return RuntimeError(f"{type(error).__name__}: {error}")
+
+
+def exit_with_parent(parent: int) -> None:
+    """In a worker: exit when the survey's process is gone. Killed with SIGKILL, it cannot tell its workers, and a
+    worker would wait on its pipe for ever (a worker forked later holds the other lanes' ends of theirs)."""
+    def watch() -> None:
+        try:
+            handle = os.pidfd_open(parent)  # Linux >= 5.3: readable once the parent has exited; no polling
+        except (AttributeError, OSError):  # another system, an older kernel, or the parent is already gone
+            first_parent = os.getppid()
+            while _alive(parent) and os.getppid() == first_parent:
+                time.sleep(1)
+        else:
+            select.select([handle], [], [])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="lbnorm-exit-with-parent", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, but not ours to signal
+        return True
+    return True
