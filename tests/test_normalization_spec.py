@@ -163,6 +163,17 @@ def test_the_average_is_summed_in_profile_order_and_divided_by_six():
     assert scores.average == total / 6  # bit-exact, not approximately
 
 
+def test_sums_are_left_to_right_on_every_python():
+    """Python 3.12's sum() compensates rounding (it gives 1.0 here); the leaderboard's front end adds left to
+    right, as Python 3.11 did, and lbnorm's numbers must not change with the Python it runs on. On 3.13 the
+    pythia-1b average above differed from the leaderboard's in its last bit before sums were made explicit."""
+    from validator.core.normalization import ordered_sum, plain_mean, pooled_mean
+
+    assert ordered_sum([1e16, 1.0, -1e16]) == 0.0
+    assert plain_mean([1e16, 1.0, -1e16, 0.0]) == 0.0
+    assert pooled_mean([1e16, 1.0, -1e16], [1, 1, 1]) == 0.0
+
+
 def test_json_output_keeps_full_precision(tmp_path):
     from conftest import run_cli
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from ..core.errors import DataError
-from ..core.normalization import score_benchmark
+from ..core.normalization import plain_mean, score_benchmark
 from ..core.profile import Profile
 from ..findings import ERROR, Findings, format_json_path, make_finding
 from ..findings.internal import internal_error_finding
@@ -334,7 +334,7 @@ def _read_and_score(ctx: CheckContext, result: CheckResult) -> None:
         except DataError as exc:
             ctx.unscored[bench.id] = str(exc)
     if all(b in ctx.scores for b in ctx.profile.average_order):
-        ctx.average = sum(ctx.scores[b].score for b in ctx.profile.average_order) / len(ctx.profile.average_order)
+        ctx.average = plain_mean([ctx.scores[b].score for b in ctx.profile.average_order])
 
 
 def _run_rules(ctx: CheckContext, result: CheckResult) -> None:

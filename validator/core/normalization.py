@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from typing import Iterable
 
 from .conditions import Caveat, run_conditions
 from .errors import DataError
@@ -29,9 +30,24 @@ def normalize_value(value: float, lower_bound: float) -> float:
     return max(value - lower_bound, 0.0) / (1.0 - lower_bound) * 100.0
 
 
+def ordered_sum(values: Iterable[float]) -> float:
+    """The values added one by one, left to right, as the leaderboard's front end (JavaScript) and Python before
+    3.12 add them. Python 3.12's sum() compensates rounding, so its total can differ in the last bit: the
+    published average is reproduced bit for bit only this way, and no number may depend on the Python that
+    lbnorm, or a survey's Dask worker, runs on."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total
+
+
+def plain_mean(values: list[float]) -> float:
+    return ordered_sum(values) / len(values)
+
+
 def pooled_mean(values: list[float], sizes: list[int]) -> float:
     """lm-eval's size-weighted group value: sum(v_i * n_i) / sum(n_i)."""
-    return sum(v * n for v, n in zip(values, sizes)) / sum(sizes)
+    return ordered_sum(v * n for v, n in zip(values, sizes)) / sum(sizes)
 
 
 @dataclass(frozen=True)
@@ -122,8 +138,8 @@ def score_results(profile: Profile, results: HarnessResults) -> FileScores:
         raise DataError("; ".join(problems))
     average = None
     if all(bench_id in scores for bench_id in profile.average_order):
-        # sum() adds left to right from 0, in the profile's order, as the leaderboard does.
-        average = sum(scores[bench_id].score for bench_id in profile.average_order) / len(profile.average_order)
+        # In the profile's order: the leaderboard adds left to right.
+        average = plain_mean([scores[bench_id].score for bench_id in profile.average_order])
     return FileScores(
         profile=profile.name,
         format=results.format,
@@ -157,8 +173,8 @@ def score_benchmark(bench: Benchmark, results: HarnessResults, normalize: bool) 
         id=bench.id,
         name=bench.name,
         aggregation=bench.aggregation,
-        raw=sum(s.raw for s in subtasks) / len(subtasks),
-        score=sum(s.normalized for s in subtasks) / len(subtasks),
+        raw=plain_mean([s.raw for s in subtasks]),
+        score=plain_mean([s.normalized for s in subtasks]),
         subtasks=tuple(subtasks),
         retired=bool(bench.retired),
     )

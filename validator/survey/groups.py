@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..audit.auditor import declared_groups, unmapped_groups
+from ..core.normalization import plain_mean, pooled_mean
 from ..findings import make_finding
 from .rows import finding_row, number, with_metrics
 
@@ -148,8 +149,8 @@ def _derive(group: str, key: str, groups: "_Leaves", data: Any) -> tuple[tuple[f
     if not values:
         return None, f"none of its subtasks ({', '.join(leaves[:5])}) has {key}, so the group cannot be re-derived"
     total = sum(sizes)
-    pooled = sum(v * n for v, n in zip(values, sizes)) / total if total else sum(values) / len(values)
-    return (pooled, sum(values) / len(values)), ""
+    pooled = pooled_mean(values, sizes) if total else plain_mean(values)
+    return (pooled, plain_mean(values)), ""
 
 
 class _Leaves:

@@ -7,6 +7,7 @@ import math
 from typing import Any, Iterator
 
 from ...core.formulas import describe
+from ...core.normalization import plain_mean
 from ...findings import ERROR, WARNING
 from ...findings.registry import rule
 from ..context import AVERAGE, REPORTED, CheckContext
@@ -102,7 +103,7 @@ def average_divergence(ctx: CheckContext) -> Iterator[Hit]:
     candidates = [[ctx.scores[b].score for b in ctx.profile.average_order]]
     if accepted:
         candidates.append([accepted.get(b, ctx.scores[b].score) for b in ctx.profile.average_order])
-    averages = [sum(terms) / len(terms) for terms in candidates]
+    averages = [plain_mean(terms) for terms in candidates]
     if all(abs(value - average) > ctx.tolerance + FLOAT_SLACK for average in averages):
         shown = " + ".join(f"{t:.4f}" for t in candidates[0])
         other = (f", or {averages[1]:.4f} with the accepted stale-scorer values of {', '.join(accepted)}"

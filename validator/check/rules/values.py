@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterator
 
-from ...core.normalization import pooled_mean
+from ...core.normalization import plain_mean, pooled_mean
 from ...core.profile import POOLED
 from ...core.results import STDERR_MARKER
 from ...findings import ERROR, WARNING
@@ -101,7 +101,7 @@ def group_mismatch(ctx: CheckContext) -> Iterator[Hit]:
             pooled = pooled_mean(values, sizes)
             # weight_by_size: false is a real lm-eval setting, harmless where the score averages
             # subtasks; where the score is the group value (GPQA, MATH) only pooling is the leaderboard's.
-            accepted = [pooled] if bench.aggregation == POOLED else [pooled, sum(values) / len(values)]
+            accepted = [pooled] if bench.aggregation == POOLED else [pooled, plain_mean(values)]
             reported = group.metrics[metric]
             if min(abs(a - reported) for a in accepted) > GROUP_TOLERANCE:
                 yield Hit(*ctx.at_results(*group.metric_path(*metric)),
