@@ -21,7 +21,11 @@ units behave. When two passes in a row lose most of their batches (at
 least FAILING_PASS, and over three quarters), the cluster is failing, not
 a unit: the lost batches are failed whole, saying so, and --resume runs
 them again. (One such pass is not enough: a log that kills workers in
-most of the first pass's batches loses half of the second's.)
+most of the first pass's batches loses half of the second's.) A pass that
+loses most of its batches is no evidence against any one unit, so a unit it
+lost alone goes on to the next pass with the halves instead of running
+alone: when every worker dies (a process limit, workers that cannot
+start), no unit is called the one that kills them.
 """
 
 from __future__ import annotations
@@ -61,6 +65,8 @@ def isolate(run_once: Callable[[list[Batch]], Iterator[Outcome]], batches: list[
                 yield batch, failed_batch(batch, _cluster_failing(error))
             elif len(batch) > 1:
                 split += [batch[:len(batch) // 2], batch[len(batch) // 2:]]
+            elif mostly_lost:  # no evidence against one unit: it goes on with the halves, to the next pass
+                split.append(batch)
             else:
                 suspects.append(batch)
         for suspect in suspects:

@@ -100,14 +100,15 @@ class _Lane:
         while waiting and len(self.in_flight) < self.DEPTH:
             if self.process is None:  # first use, or the last worker died
                 self._start()
+            batch = waiting.popleft()
+            self.in_flight.append(batch)
             try:
-                self.to_worker.send_bytes(pickle.dumps(waiting[0], protocol=pickle.HIGHEST_PROTOCOL))
-            except OSError:  # the worker died: the batch it ran says so when collected (finished)
-                if self.in_flight:
-                    return
-                self._stop()  # it died idle, between two batches (killed from outside): nothing was lost
-                continue
-            self.in_flight.append(waiting.popleft())
+                self.to_worker.send_bytes(pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))
+            except OSError:
+                # The worker died. finished() counts the oldest batch in flight lost, and sends the others back:
+                # even this one, when the worker died before reading it (killed idle, or dying as it starts), so
+                # a worker that never lives to read a batch costs isolation.py's bounded search, not a loop.
+                return
 
     def finished(self, waiting: collections.deque[Batch]) -> Iterator[Outcome]:
         """The batches answered, in order: their rows, or why one was lost (isolation.py splits it)."""
