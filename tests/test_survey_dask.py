@@ -296,7 +296,7 @@ def test_a_cluster_whose_workers_die_for_good_stops_the_survey_instead_of_hangin
     from distributed import Client, LocalCluster
 
     from validator.survey import engine
-    from validator.survey.dask_cluster import ClusterLost
+    from validator.survey.isolation import ClusterLost
 
     def poisoned(batch, settings):
         os._exit(137)

@@ -23,9 +23,10 @@ from pathlib import Path
 import pytest
 from survey_corpus import make_corpus
 
-from validator.survey import batches, local_pool
+from validator.survey import batches, engine, local_pool
 from validator.survey.engine import survey
-from validator.survey.local_pool import LocalPool, _portable
+from validator.survey.isolation import ClusterLost
+from validator.survey.local_pool import LocalPool, _portable, _rebuilt
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -126,3 +127,64 @@ def test_workers_that_die_as_they_start_end_the_survey_with_every_unit_failed(co
         signal.alarm(0)
     assert rows and {row["status"] for row in rows} == {"failed"}
     assert all("the cluster is failing, not one unit" in row["error"] for row in rows), {r["error"] for r in rows}
+
+
+def test_a_fork_that_fails_stops_the_survey_with_that_error_and_leaves_no_worker(corpus, tmp_path, monkeypatch):
+    """Review: under a process limit, the failed fork left a worker that was never started, and closing the lanes
+    raised AssertionError ('can only join a started process'), hiding the fork's error and leaving the other
+    lanes' workers running."""
+    monkeypatch.setattr(batches, "MIN_TASK_BYTES", 1)
+    started = []
+
+    class Limited(local_pool._CONTEXT.Process):
+        def start(self):
+            if len(started) == 2:  # the first replacement of a killed worker
+                raise BlockingIOError(11, "Resource temporarily unavailable")
+            started.append(self)
+            super().start()
+
+    def kill_one(done: int) -> None:
+        if done == 10:
+            os.kill(started[0].pid, signal.SIGKILL)
+
+    monkeypatch.setattr(local_pool._CONTEXT, "Process", Limited)
+    with pytest.raises(ClusterLost, match=r"this machine cannot start a worker process \(BlockingIOError: \[Errno 11\] "
+                                          r"Resource temporarily unavailable\); the units finished so far are in"):
+        survey([str(corpus)], tmp_path, LocalPool(2), on_unit=kill_one)
+    assert not multiprocessing.active_children() and not local_pool._SURVEY_ENDS
+
+
+def _unpicklable_rows(batch, settings):
+    return [threading.Lock()]
+
+
+def test_rows_that_cannot_travel_back_fail_their_task_not_a_unit(corpus, tmp_path, monkeypatch):
+    """Review: the worker died pickling them, and after the search a unit was named as what kills workers."""
+    monkeypatch.setattr(engine, "run_batch", _unpicklable_rows)
+    rows = survey([str(corpus)], tmp_path, LocalPool(2)).rows
+    assert {row["status"] for row in rows} == {"failed"}
+    assert {row["error"].split(";")[0] for row in rows} == {
+        "its task failed (RuntimeError: its answer could not be sent back: TypeError: cannot pickle '_thread.lock' "
+        "object), with every unit it carried: not this unit's doing (its own errors are findings)"}
+
+
+def test_an_answer_that_cannot_be_rebuilt_is_the_tasks_failure():
+    error = _rebuilt(b"\x80\x05not a pickle")
+    assert type(error) is RuntimeError and str(error).startswith("its answer could not be read: UnpicklingError")
+
+
+@pytest.mark.skipif(not hasattr(local_pool.fcntl, "F_GETPIPE_SZ"), reason="pipe sizes are Linux's")
+def test_a_batch_or_an_answer_under_a_mebibyte_goes_through_in_one_write():
+    """Review: a worker stopped (SIGSTOP) halfway through a batch or an answer over a pipe's 64 KiB stalled the
+    survey's one thread, and with it every lane. Pipes of 1 MiB take a batch of 256 units (about 75 KB) or its
+    answer in one write."""
+    if int(Path("/proc/sys/fs/pipe-max-size").read_text()) < local_pool.PIPE_BYTES:
+        pytest.skip("this system caps pipes below 1 MiB")
+    lane = local_pool._Lane(len)
+    lane._start()
+    try:
+        for end in (lane.to_worker, lane.from_worker):
+            assert local_pool.fcntl.fcntl(end.fileno(), local_pool.fcntl.F_GETPIPE_SZ) == local_pool.PIPE_BYTES
+    finally:
+        lane.close()
+    assert lane.process is None

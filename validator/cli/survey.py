@@ -63,9 +63,10 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     errors; 1: errors, failed units or unreproduced published scores
     (warnings too with --strict); 2: usage; 3: internal error.
     """
-    from ..survey.dask_cluster import ClusterLost, WorkerMismatch
+    from ..survey.dask_cluster import WorkerMismatch
     from ..survey.engine import progress_stream
     from ..survey.engine import survey as run_survey
+    from ..survey.isolation import ClusterLost
     from ..survey.journal import JournalExists
     from ..survey.outputs import OutputBlocked
     from ..survey.published import scale_hint

@@ -21,7 +21,7 @@ import uuid
 from typing import Callable, Iterator
 
 from ..core import version
-from .isolation import Batch, Outcome, Result, WorkerLost, isolate
+from .isolation import Batch, ClusterLost, Outcome, Result, WorkerLost, isolate
 from .work import prepare_worker
 
 # --local-cluster's Dask settings (DaskCluster below): the background work a dashboard or a long-lived shared
@@ -110,10 +110,6 @@ def _wait_for_a_worker(client, address: str, timeout: float) -> None:
     except (DaskTimeout, TimeoutError):
         raise RuntimeError(f"the Dask scheduler at {address} has had no worker for {timeout:.0f} s; start workers "
                            f"(dask worker {address}) or survey without --scheduler") from None
-
-
-class ClusterLost(RuntimeError):
-    """The survey cannot go on on this cluster: its scheduler is gone, or it has had no worker for too long."""
 
 
 class _NoWorkerWatch:

@@ -48,6 +48,11 @@ class WorkerLost(Exception):
     same whichever worker it was."""
 
 
+class ClusterLost(RuntimeError):
+    """The survey cannot go on where it runs: a Dask scheduler gone or without workers for too long, or a
+    machine that cannot start the local pool's workers. The journal keeps what finished, for --resume."""
+
+
 def failed_batch(batch: Batch, reason: str) -> list[str]:
     return [rows_text(failed_rows(unit, reason)) for unit in batch]
 

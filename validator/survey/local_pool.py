@@ -35,12 +35,18 @@ import time
 from multiprocessing.connection import Connection, wait
 from typing import Callable, Iterator
 
-from .isolation import Batch, Outcome, Result, WorkerLost, isolate
+try:
+    import fcntl
+except ImportError:  # Windows: pipes keep their size (_widen)
+    fcntl = None
+
+from .isolation import Batch, ClusterLost, Outcome, Result, WorkerLost, isolate
 from .work import prepare_worker
 
 _CONTEXT = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
 
 Function = Callable[[Batch], list[str]]
+PIPE_BYTES = 1 << 20
 _STOP = b""  # what a lane sends its worker to end it (a batch is never empty)
 # The survey's ends of every lane's pipes. A forked worker closes its copies: holding its own lane's would
 # keep its pipe from ever ending, and holding other lanes' would pin their descriptors for its whole life.
@@ -116,10 +122,10 @@ class _Lane:
             try:
                 if not self.from_worker.poll():
                     break
-                outcome = pickle.loads(self.from_worker.recv_bytes())
-            except (EOFError, OSError, pickle.UnpicklingError):  # it died writing its answer
+                answer = self.from_worker.recv_bytes()
+            except (EOFError, OSError):  # it died writing its answer
                 break
-            yield self.in_flight.popleft(), outcome
+            yield self.in_flight.popleft(), _rebuilt(answer)
         if self.in_flight and not self.process.is_alive():
             # The oldest batch is the one it ran; the others never ran, and go back to the queue.
             lost = self.in_flight.popleft()
@@ -129,14 +135,27 @@ class _Lane:
             yield lost, WorkerLost("its worker process died")
 
     def _start(self) -> None:
-        batches_out, self.to_worker = _CONTEXT.Pipe(duplex=False)
-        self.from_worker, rows_in = _CONTEXT.Pipe(duplex=False)
-        self.process = _CONTEXT.Process(target=_work, args=(self.function, batches_out, rows_in, os.getpid()),
-                                        name="lbnorm-survey-worker", daemon=True)
-        _SURVEY_ENDS.update((self.to_worker, self.from_worker))
-        self.process.start()
-        batches_out.close()  # the worker's ends: its death must show as the end of the pipe here
-        rows_in.close()
+        batches_out, to_worker = _CONTEXT.Pipe(duplex=False)
+        from_worker, rows_in = _CONTEXT.Pipe(duplex=False)
+        _widen(to_worker, from_worker)
+        process = _CONTEXT.Process(target=_work, args=(self.function, batches_out, rows_in, os.getpid()),
+                                   name="lbnorm-survey-worker", daemon=True)
+        _SURVEY_ENDS.update((to_worker, from_worker))
+        try:
+            process.start()
+        except BaseException as error:  # it could not fork: the survey stops on that, not on another error
+            _SURVEY_ENDS.difference_update((to_worker, from_worker))
+            for end in (to_worker, from_worker):
+                end.close()
+            if isinstance(error, OSError):  # a process or memory limit
+                raise ClusterLost(f"this machine cannot start a worker process ({type(error).__name__}: {error}); "
+                                  "the units finished so far are in the survey's journal: survey again with fewer "
+                                  "--workers, and --resume") from error
+            raise
+        finally:
+            batches_out.close()  # the worker's ends: its death must show as the end of the pipe here
+            rows_in.close()
+        self.process, self.to_worker, self.from_worker = process, to_worker, from_worker
 
     def _stop(self) -> None:
         if self.process is not None:
@@ -171,7 +190,34 @@ def _work(function: Function, batches: Connection, rows: Connection, parent: int
             outcome = function(pickle.loads(payload))
         except Exception as error:  # raised by the task (run_batch), not a unit: the worker lives on
             outcome = _portable(error)
-        rows.send_bytes(pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL))
+        rows.send_bytes(_pickled(outcome))
+
+
+def _pickled(outcome: object) -> bytes:
+    """The answer as bytes; rows that cannot be pickled are the task's failure, not a worker lost."""
+    try:
+        return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as error:  # noqa: BLE001 - whatever pickling raised
+        return pickle.dumps(RuntimeError(f"its answer could not be sent back: {type(error).__name__}: {error}"))
+
+
+def _rebuilt(answer: bytes) -> object:
+    """A worker's answer, or the reason it cannot be read here (the task's failure, as in _pickled)."""
+    try:
+        return pickle.loads(answer)
+    except Exception as error:  # noqa: BLE001 - whatever unpickling raised
+        return RuntimeError(f"its answer could not be read: {type(error).__name__}: {error}")
+
+
+def _widen(*connections: Connection) -> None:
+    """Pipes of 1 MiB where Linux allows it (64 KiB by default): a batch or an answer then goes through in one
+    write, so a worker stopped (SIGSTOP) or slow to read stalls the survey's thread, which serves every lane,
+    only for messages larger than that. Where it cannot, pipes keep their size: nothing else changes."""
+    for connection in connections:
+        try:
+            fcntl.fcntl(connection.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        except (AttributeError, OSError):  # not Linux (or no fcntl), or over /proc/sys/fs/pipe-max-size
+            return
 
 
 def _read_ahead(batches: Connection) -> queue.SimpleQueue:
