@@ -106,10 +106,10 @@ class _Lane:
         while waiting and len(self.in_flight) < self.DEPTH:
             if self.process is None:  # first use, or the last worker died
                 self._start()
-            batch = waiting.popleft()
-            self.in_flight.append(batch)
+            payload = pickle.dumps(waiting[0], protocol=pickle.HIGHEST_PROTOCOL)  # before it is counted in flight
+            self.in_flight.append(waiting.popleft())
             try:
-                self.to_worker.send_bytes(pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL))
+                self.to_worker.send_bytes(payload)
             except OSError:
                 # The worker died. finished() counts the oldest batch in flight lost, and sends the others back:
                 # even this one, when the worker died before reading it (killed idle, or dying as it starts), so
