@@ -37,6 +37,12 @@ def json_too_deep(text: str, max_depth: int) -> bool:
     return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > max_depth
 
 
+def json_plainly_within(text: str, max_depth: int, max_values: int) -> bool:
+    """Whether the text is within both budgets by its length and its openers alone, as most log lines are (a
+    record's reader asks this first, and the two checks above only when it is not so)."""
+    return len(text) <= max_values and _openers_at_most(text, max_depth)
+
+
 def _openers_at_most(text: str, limit: int) -> bool:
     """Whether text holds at most `limit` of '[' and '{' (inside strings too).
 

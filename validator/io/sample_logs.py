@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .budgets import (
+    json_plainly_within,
     json_too_deep,
     json_too_many_values,
     too_deep_message,
@@ -113,9 +114,7 @@ def read_records(path: Path, limits: Limits) -> Iterator[SampleRecord]:
             records = _line_records(handle, limits)
         else:
             return
-        for record in records:
-            check_record_count(record, limits)
-            yield record
+        yield from records
 
 
 def check_record_count(record: SampleRecord, limits: Limits) -> None:
@@ -159,12 +158,13 @@ def _first_significant_byte(handle, limits: Limits) -> bytes:
 
 def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
     line_number, index = _lines_before(handle), 0
+    readline, longest, records_max = handle.readline, limits.max_file_bytes, limits.max_log_records
     while True:
-        raw = handle.readline(limits.max_file_bytes + 1)
+        raw = readline(longest + 1)
         if not raw:
             return
         line_number += 1
-        if len(raw) > limits.max_file_bytes and not raw.endswith(b"\n"):
+        if len(raw) > longest and not raw.endswith(b"\n"):
             raise DocumentError("LB106", f"a record is longer than {describe_size(limits.max_file_bytes)} "
                                          f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this log is honest)",
                                 line_number, 1)
@@ -173,7 +173,10 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
             continue
         cut = not raw.endswith(b"\n")
         text = decode_line(raw, line_number, cut)
-        yield SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits, cut=cut))
+        record = SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits, cut=cut))
+        if index >= records_max:
+            check_record_count(record, limits)
+        yield record
         index += 1
 
 
@@ -251,7 +254,9 @@ def _array_records(handle, limits: Limits) -> Iterator[SampleRecord]:
                 continue
         text = buffer[position:end]
         _within_budgets(text, line, column, limits)  # json.loads survived it; json.dumps on 3.12 might not
-        yield SampleRecord(index, line, text, data, column, in_array=True)
+        record = SampleRecord(index, line, text, data, column, in_array=True)
+        check_record_count(record, limits)
+        yield record
         newlines = text.count("\n")
         line += newlines
         column = len(text) - text.rfind("\n") if newlines else column + len(text)
@@ -302,7 +307,8 @@ def load_record(text: str, line: int, column: int, limits: Limits, cut: bool = F
 
     `cut`: the line is the log's last and has no newline, so JSON that breaks off is a log cut off while
     it was written, and the message says so rather than naming the parser's complaint alone."""
-    _within_budgets(text, line, column, limits)
+    if not json_plainly_within(text, limits.max_depth, limits.max_values):
+        _within_budgets(text, line, column, limits)
     try:
         return parse_json(text)
     except json.JSONDecodeError as exc:

@@ -197,6 +197,8 @@ def _other_context(contexts: list, prompt: str, mutual_info: bool) -> int | None
     """The first request whose context is not the prompt; an empty one counts only under acc_mutual_info, and
     then as many as the others (0.4.3 interleaves them, 0.4.4 on appends them). Ten 4 KB contexts compare in
     under a microsecond."""
+    if contexts.count(prompt) == len(contexts):  # the usual sample, every context compared at C speed
+        return None
     empty = 0
     for index, context in enumerate(contexts):
         if context == "" and mutual_info:
