@@ -170,12 +170,19 @@ def _trailing_number(text: str) -> str | None:
     return match.group()[::-1] if match else None
 
 
+def _after_a_point(prediction: str) -> bool:
+    """The final digit run follows a '.' (" 1.1"): a decimal written in full, so the '.' stop cut nothing (a
+    departure from spec B.2.3's D, which reads the final digit run alone; docs/audit.md says why)."""
+    match = re.search(r"\.[\d,]*\d\n?\Z", prediction)
+    return match is not None
+
+
 def decimal_cut(prediction: str, golds: list[Gold], until: list[str]) -> str | None:
     """D: the gold decimal whose integer part the prediction ends with, under a '.' stop sequence."""
     if "." not in until:
         return None
     trailing = _trailing_number(prediction)
-    if trailing is None:
+    if trailing is None or _after_a_point(prediction):
         return None
     digits = trailing.replace(",", "")
     for gold in golds:
@@ -216,7 +223,7 @@ def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float)
         flags.glued_lost_gold = any(str(float(remove_punctuation(part.lower()))) in wanted for part in flags.glued)
     flags.decimal_cut = decimal_cut(prediction, golds, until)
     flags.possibly_cut = (flags.decimal_cut is None and "." in until
-                          and bool(prediction) and prediction[-1].isdigit())
+                          and bool(prediction) and prediction[-1].isdigit() and not _after_a_point(prediction))
     flags.long_answer_loss = long_answer_loss(prediction, golds, f1)
     return flags
 

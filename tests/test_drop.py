@@ -88,6 +88,19 @@ def test_glued_number_records_the_part_and_whether_gold_was_lost():
     assert other.glued == ["7"] and not other.glued_lost_gold
 
 
+def test_a_decimal_written_in_full_was_not_cut_by_the_dot_stop():
+    # " 1.1" holds the '.' the stop cuts at, so the stop cut nothing: the response ran past it (LB720's finding).
+    # Its final digit run "1" is the fraction, not the integer part of the gold 1.1 (an outside tester's case).
+    assert drop_flags.decimal_cut(" 1.1", [("1.1",)], ["."]) is None
+    assert drop_flags.decimal_cut(" 1,012.5\n", [("1012.5",)], ["."]) is None
+    full = drop_flags.flag_sample(" 1.1", [("1.1",)], ["."], 1.0)
+    assert full.decimal_cut is None and not full.possibly_cut and not full.any()
+    assert not drop_flags.flag_sample(" it was 3.5", [("7",)], ["."], 0.0).possibly_cut
+    scored = drop_flags.score_sample([("1.1",)], " 1.1", ["."])
+    assert scored.flags.decimal_cut is None and not scored.flags.possibly_cut
+    assert drop_flags.decimal_cut(" 1", [("1.1",)], ["."]) == "1.1"  # the integer part alone still is a cut
+
+
 def test_decimal_cut_needs_the_dot_stop_and_a_matching_integer_part():
     assert drop_flags.decimal_cut(" 12", [("12.25",)], ["."]) == "12.25"
     assert drop_flags.decimal_cut(" 1,234", [("1,234.5",)], ["."]) == "1,234.5"

@@ -29,7 +29,7 @@ from .drop import (
     prediction_bags,
     remove_punctuation,
 )
-from .drop_helpers import trailing_number
+from .drop_helpers import ends_in_a_fraction, trailing_number
 
 _ANY_WHITESPACE = re.compile(r"\s")
 _WHITESPACE_NOT_SPACE = re.compile(r"[^\S ]")
@@ -86,7 +86,7 @@ def _decimal_cut(prediction: str, golds: list[GoldAnswer], until: list[str]) -> 
     if "." not in until or not _has_decimal(golds):
         return None
     trailing = trailing_number(prediction)
-    if trailing is None:
+    if trailing is None or ends_in_a_fraction(prediction):
         return None
     digits = trailing.replace(",", "")
     for gold in golds:
@@ -147,7 +147,7 @@ def _flags(prediction: str, golds: list[GoldAnswer], until: list[str], f1: float
         wanted = _gold_numbers(golds)
         lost_gold = any(str(float(remove_punctuation(part.lower()))) in wanted for part in glued)
     cut = _decimal_cut(prediction, golds, until)
-    possibly_cut = cut is None and "." in until and prediction[-1:].isdigit()
+    possibly_cut = cut is None and "." in until and prediction[-1:].isdigit() and not ends_in_a_fraction(prediction)
     return SampleFlags(glued, lost_gold, cut, possibly_cut, _long_answer_loss(predicted, golds, f1))
 
 

@@ -40,6 +40,15 @@ def trailing_number(text: str) -> str | None:
     return match.group()[::-1] if match else None
 
 
+def ends_in_a_fraction(text: str) -> bool:
+    """Whether the digits (and commas) text ends with follow a '.': the fraction of a decimal written in full
+    (" 1.1"). The '.' stop leaves no '.' in a prediction, so such a number was not cut by it: a prediction
+    that holds one ran past its stop, which LB720 reports. The spec's D reads only the final digit run, and
+    would take the "1" of " 1.1" for the integer part of the gold 1.1."""
+    trailing = trailing_number(text)
+    return trailing is not None and text.removesuffix("\n")[: -len(trailing)].endswith(".")
+
+
 def decimal_spans(gold: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """(integer part, stripped span) of each span of a gold answer that is a decimal number ("1,012.5" -> "1012")."""
     decimals = ((_DECIMAL.match(span.strip().replace(",", "")), span.strip()) for span in gold)

@@ -149,7 +149,8 @@ def drop_decimal_cut(ctx):
     Under until ["."] a model writing 12.25 is logged as 12. Flagged when the
     prediction ends with the integer part of a decimal gold. No rescoring
     can repair these without re-running generation; the message also counts
-    D', predictions ending in a digit that were possibly cut.
+    D', predictions ending in a digit that were possibly cut. A decimal
+    written in full (1.1) was not cut: it ran past the stop, which is LB720.
     """
 
 
