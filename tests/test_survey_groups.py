@@ -162,6 +162,46 @@ def test_a_published_score_of_a_group_written_without_values_is_its_pool(tmp_pat
     assert row["metrics"]["acc,none"]["recomputed"] == pytest.approx(WEIGHTED["top"])
 
 
+@pytest.mark.parametrize("pooled", [WEIGHTED, PLAIN], ids=["size-weighted", "plain over leaves"])
+def test_a_group_shows_the_pool_its_own_value_is(pooled):
+    """Found by an outside tester: an honest plain-mean group (weight_by_size: false) passed, but its row showed
+    the size-weighted pool as recomputed, so max_abs_diff was not 0 and its published score not reproduced."""
+    rows = {row["task"]: row for row in group_rows("run", "results.json", "m", hierarchy(pooled["sub"], pooled["top"]))}
+    for group in ("sub", "top"):
+        assert rows[group]["metrics"]["acc,none"]["recomputed"] == pooled[group]
+        assert rows[group]["max_abs_diff"] == 0.0 and rows[group]["rules"] == {}
+
+
+def test_a_tampered_group_shows_the_size_weighted_pool():
+    rows = {row["task"]: row for row in group_rows("run", "results.json", "m", hierarchy(0.99, WEIGHTED["top"]))}
+    assert rows["sub"]["metrics"]["acc,none"]["recomputed"] == WEIGHTED["sub"]
+
+
+@pytest.mark.parametrize("published, reproduced", [(round(100 * PLAIN["top"], 2), True),
+                                                   (round(100 * WEIGHTED["top"], 2), False)])
+def test_a_published_score_of_a_plain_mean_group_is_held_to_the_plain_mean(tmp_path, published, reproduced):
+    """The file's group is the plain mean of its leaves, as lm-eval writes a group with weight_by_size: false:
+    its published score is that mean, and the size-weighted pool is another number."""
+    import json
+
+    from test_survey import lbnorm
+    from validator.survey.tables import read_jsonl
+
+    run = tmp_path / "runs" / "org__model"
+    run.mkdir(parents=True)
+    (run / "results_2024-06-17T17-37-25.144953.json").write_text(json.dumps(hierarchy(PLAIN["sub"], PLAIN["top"])),
+                                                                 encoding="utf-8")
+    for task in LEAVES:
+        (run / f"samples_{task}_2024-06-17T17-37-25.144953.jsonl").write_text("", encoding="utf-8")
+    manifest = tmp_path / "runs" / "manifest.csv"
+    manifest.write_text(f"results,top/acc\norg__model/results_2024-06-17T17-37-25.144953.json,{published}\n",
+                        encoding="utf-8")
+    lbnorm("survey", str(manifest), "--out", str(tmp_path / "out"), "--no-plots", "--published-scale", "100")
+    [row] = [row for row in read_jsonl(tmp_path / "out" / "survey.jsonl") if row["task"] == "top"]
+    assert (row["status"], row["rules"], row["reproduced"]) == ("group", {}, reproduced)
+    assert row["metrics"]["acc,none"]["recomputed"] == pytest.approx(PLAIN["top"])
+
+
 def test_a_profile_that_pools_a_group_accepts_only_the_pool():
     """Found by an outside judge: a GPQA group swapped for the plain mean of its tasks passed, even with
     --profile open-llm-leaderboard-v2, which scores GPQA and MATH from the size-weighted pool alone."""

@@ -49,8 +49,9 @@ def group_rows(run: str, results_name: str, model: str, data: Any, published: tu
             if "," not in key or "_stderr" in key.partition(",")[0]:
                 continue
             derived, why = _derive(group, key, leaves, data)
-            metrics[key] = {"reported": reported, "from_samples": None, "recomputed": derived and derived[0]}
-            problem = why or _mismatch(reported, derived[:1] if derived and group in profile_tasks else derived)
+            accepted = derived[:1] if derived and group in profile_tasks else derived
+            metrics[key] = {"reported": reported, "from_samples": None, "recomputed": _matching(reported, accepted)}
+            problem = why or _mismatch(reported, accepted)
             if problem:
                 findings.append(make_finding("LB404", results_name, f"group {group} {key}: {problem}",
                                              f"$.results.{group}"))
@@ -104,6 +105,19 @@ def _membership(group: str, leaves: "_Leaves", tasks: tuple, results_name: str, 
                                          f"(n-samples), but its split has {splits[task]:,} (the profile); the "
                                          "profile pools whole splits", f"$['n-samples'].{task}"))
     return findings
+
+
+def _matching(reported: Any, derived: tuple[float, ...] | None) -> float | None:
+    """The re-derived value the row shows, and a published score is held to: the pool the file's own value is
+    (a group with lm-eval's weight_by_size: false reports the plain mean), else the size-weighted pool, as the
+    leaderboard scores a group written without a value."""
+    if not derived:
+        return None
+    if _is_number(reported):
+        for value in derived:
+            if abs(reported - value) <= TOLERANCE:
+                return value
+    return derived[0]
 
 
 def _mismatch(reported: Any, derived: tuple[float, ...]) -> str | None:
