@@ -202,6 +202,29 @@ def test_a_published_score_of_a_plain_mean_group_is_held_to_the_plain_mean(tmp_p
     assert row["metrics"]["acc,none"]["recomputed"] == pytest.approx(PLAIN["top"])
 
 
+def with_groups_section(data: dict, **edits) -> dict:
+    """lm-eval writes a `groups` section too: a copy of each group's results entry (its alias indented)."""
+    data["groups"] = {group: {**data["results"][group], "alias": f" - {group}", **edits.get(group, {})}
+                      for group in ("sub", "top")}
+    return data
+
+
+def test_the_groups_section_is_a_copy_of_the_groups_results():
+    honest = with_groups_section(hierarchy(WEIGHTED["sub"], WEIGHTED["top"]))
+    assert findings_by_group(honest) == {"sub": {}, "top": {}}
+    nan = hierarchy(WEIGHTED["sub"], WEIGHTED["top"])
+    nan["results"]["top"]["acc_stderr,none"] = float("nan")
+    assert findings_by_group(with_groups_section(nan)) == {"sub": {}, "top": {}}
+
+
+def test_a_group_edited_in_the_groups_section_alone_is_found():
+    """Found by an outside tester: the results entry honest, the groups section's copy raised, no finding."""
+    data = with_groups_section(hierarchy(WEIGHTED["sub"], WEIGHTED["top"]), top={"acc,none": 0.9})
+    rows = {row["task"]: row for row in group_rows("run", "results.json", "m", data)}
+    assert rows["sub"]["rules"] == {} and rows["top"]["rules"] == {"LB404": 1}
+    assert "group top acc,none: the groups section says 0.9, but results says 0.68" in rows["top"]["first_finding"]
+
+
 def test_a_profile_that_pools_a_group_accepts_only_the_pool():
     """Found by an outside judge: a GPQA group swapped for the plain mean of its tasks passed, even with
     --profile open-llm-leaderboard-v2, which scores GPQA and MATH from the size-weighted pool alone."""

@@ -63,6 +63,7 @@ def group_rows(run: str, results_name: str, model: str, data: Any, published: tu
             unpooled += [f"{key}: {why}"] if why else []
         if group in profile_tasks:
             findings += _membership(group, leaves, profile_tasks[group], results_name, data)
+        findings += _copy_differs(group, entry, _table(data, "groups").get(group), results_name)
         row = with_metrics(finding_row(run, model, group, "", "group", findings), metrics)
         if unpooled:
             row["error"] = f"a published score of group {group} cannot be re-derived ({'; '.join(unpooled)})"
@@ -77,6 +78,25 @@ def group_rows(run: str, results_name: str, model: str, data: Any, published: tu
                                "from its subtasks", f"$.groups.{group}")
         rows.append(finding_row(run, model, group, "", "group", [finding]))
     return rows
+
+
+def _copy_differs(group: str, entry: dict, copy: Any, results_name: str) -> list:
+    """LB404 when the `groups` section's copy of a group disagrees with its results entry. Every lm-eval from
+    0.4.0 writes both from one dict (evaluator_utils.prepare_print_tasks: results[name].copy()), so a number
+    edited in one of them alone was edited by hand; a reader of the other section sees another score."""
+    if not isinstance(copy, dict):
+        return []
+    for key, value in copy.items():
+        if "," in key and not _same(value, entry.get(key)):
+            return [make_finding("LB404", results_name, f"group {group} {key}: the groups section says "
+                                 f"{str(value)[:40]}, but results says {str(entry.get(key))[:40]}; lm-eval "
+                                 "writes both from one value", f"$.groups.{group}")]
+    return []
+
+
+def _same(one: Any, other: Any) -> bool:
+    """Equal as lm-eval wrote them (a NaN is its own copy)."""
+    return one == other or (type(one) is float and type(other) is float and one != one and other != other)
 
 
 def _membership(group: str, leaves: "_Leaves", tasks: tuple, results_name: str, data: Any) -> list:
