@@ -145,6 +145,29 @@ def test_the_local_clusters_workers_do_not_give_freed_memory_back_at_once(cluste
     assert set(found.values()) == {os.environ.get("MALLOC_TRIM_THRESHOLD_")}
 
 
+def test_the_local_clusters_workers_leave_what_they_hold_once_prepared_out_of_full_collections(cluster):
+    """A Dask worker holds about twice the objects of a pool worker, and each full garbage collection during a
+    survey walked them all: on 300 small runs the last task was 12% slower on every run. gc.freeze() once
+    prepared; a cluster the survey did not start is left as it is (the next test)."""
+    import gc
+
+    frozen = cluster.client.run(gc.get_freeze_count)
+    assert len(frozen) == 2 and all(count > 10_000 for count in frozen.values()), frozen
+
+
+def test_the_workers_of_an_existing_cluster_are_not_frozen():
+    import gc
+
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as existing:
+        executor = DaskCluster(existing.scheduler_address)
+        try:
+            assert set(executor.client.run(gc.get_freeze_count).values()) == {0}
+        finally:
+            executor.close()
+
+
 def test_a_worker_on_another_lbnorm_version_stops_the_survey(corpus, cluster, tmp_path, monkeypatch):
     workers = cluster.worker_versions
     first = sorted(workers)[0]

@@ -97,6 +97,18 @@ def prepare_workers(client) -> dict[str, str]:
     return answers
 
 
+def freeze_heap() -> None:
+    """On a worker of the survey's own local cluster, once prepared: what it holds now (Dask, the audit's
+    modules) is left out of every later full garbage collection. A Dask worker holds about twice the objects
+    of a pool worker, so each full collection during the survey took twice as long: on 300 small runs the
+    last task of four was 15-20 ms (12%) slower than the rest on every run, and not once frozen. Not on a
+    cluster the survey did not start: its workers' memory is their owner's business."""
+    import gc
+
+    gc.collect()  # garbage now is not kept for ever
+    gc.freeze()
+
+
 # How long a survey waits for an existing cluster's first worker: tasks sent to a scheduler without one wait
 # for ever, and a survey that hangs is worse than one that says why it cannot start.
 WORKERS_TIMEOUT = 60.0
@@ -175,6 +187,8 @@ class DaskCluster:
             self.client = Client(address)
             _wait_for_a_worker(self.client, address, workers_timeout)
             self.worker_versions = prepare_workers(self.client)
+            if self.cluster is not None:
+                self.client.run(freeze_heap)
         except BaseException:
             self.close()
             raise
