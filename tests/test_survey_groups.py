@@ -135,11 +135,9 @@ def test_a_worker_that_imports_only_the_survey_knows_every_rule_its_rows_name():
     assert done.stdout.strip() == "[]"
 
 
-@pytest.mark.parametrize("published, reproduced", [(round(100 * WEIGHTED["top"], 2), True), (71.0, False)])
-def test_a_published_score_of_a_group_written_without_values_is_its_pool(tmp_path, published, reproduced):
-    """lm-eval 0.4.4 to 0.4.8 wrote the leaderboard's GPQA and MATH groups with an alias only. Found by an
-    outside judge: an honest published leaderboard_gpqa/acc_norm was 'not reproduced', for want of a value
-    in the results file; it is compared with the pool of the group's tasks, as the leaderboard computed it."""
+def surveyed_top_group(tmp_path, data: dict, published: float) -> dict:
+    """The `top` group's row of a survey of one run holding `data`, through a manifest that publishes
+    top/acc (in percent) as `published`; its logs are empty."""
     import json
 
     from test_survey import lbnorm
@@ -147,8 +145,6 @@ def test_a_published_score_of_a_group_written_without_values_is_its_pool(tmp_pat
 
     run = tmp_path / "runs" / "org__model"
     run.mkdir(parents=True)
-    data = hierarchy(WEIGHTED["sub"], 0.0)
-    data["results"]["top"] = {"alias": "top"}  # 0.4.5: no aggregate_metric_list, no value
     (run / "results_2024-06-17T17-37-25.144953.json").write_text(json.dumps(data), encoding="utf-8")
     for task in LEAVES:
         (run / f"samples_{task}_2024-06-17T17-37-25.144953.jsonl").write_text("", encoding="utf-8")
@@ -157,6 +153,17 @@ def test_a_published_score_of_a_group_written_without_values_is_its_pool(tmp_pat
                         encoding="utf-8")
     lbnorm("survey", str(manifest), "--out", str(tmp_path / "out"), "--no-plots", "--published-scale", "100")
     [row] = [row for row in read_jsonl(tmp_path / "out" / "survey.jsonl") if row["task"] == "top"]
+    return row
+
+
+@pytest.mark.parametrize("published, reproduced", [(round(100 * WEIGHTED["top"], 2), True), (71.0, False)])
+def test_a_published_score_of_a_group_written_without_values_is_its_pool(tmp_path, published, reproduced):
+    """lm-eval 0.4.4 to 0.4.8 wrote the leaderboard's GPQA and MATH groups with an alias only. Found by an
+    outside judge: an honest published leaderboard_gpqa/acc_norm was 'not reproduced', for want of a value
+    in the results file; it is compared with the pool of the group's tasks, as the leaderboard computed it."""
+    data = hierarchy(WEIGHTED["sub"], 0.0)
+    data["results"]["top"] = {"alias": "top"}  # 0.4.5: no aggregate_metric_list, no value
+    row = surveyed_top_group(tmp_path, data, published)
     assert (row["status"], row["reproduced"], row["error"]) == ("group", reproduced, None)
     assert row["metrics"]["acc,none"]["reported"] is None
     assert row["metrics"]["acc,none"]["recomputed"] == pytest.approx(WEIGHTED["top"])
@@ -182,22 +189,7 @@ def test_a_tampered_group_shows_the_size_weighted_pool():
 def test_a_published_score_of_a_plain_mean_group_is_held_to_the_plain_mean(tmp_path, published, reproduced):
     """The file's group is the plain mean of its leaves, as lm-eval writes a group with weight_by_size: false:
     its published score is that mean, and the size-weighted pool is another number."""
-    import json
-
-    from test_survey import lbnorm
-    from validator.survey.tables import read_jsonl
-
-    run = tmp_path / "runs" / "org__model"
-    run.mkdir(parents=True)
-    (run / "results_2024-06-17T17-37-25.144953.json").write_text(json.dumps(hierarchy(PLAIN["sub"], PLAIN["top"])),
-                                                                 encoding="utf-8")
-    for task in LEAVES:
-        (run / f"samples_{task}_2024-06-17T17-37-25.144953.jsonl").write_text("", encoding="utf-8")
-    manifest = tmp_path / "runs" / "manifest.csv"
-    manifest.write_text(f"results,top/acc\norg__model/results_2024-06-17T17-37-25.144953.json,{published}\n",
-                        encoding="utf-8")
-    lbnorm("survey", str(manifest), "--out", str(tmp_path / "out"), "--no-plots", "--published-scale", "100")
-    [row] = [row for row in read_jsonl(tmp_path / "out" / "survey.jsonl") if row["task"] == "top"]
+    row = surveyed_top_group(tmp_path, hierarchy(PLAIN["sub"], PLAIN["top"]), published)
     assert (row["status"], row["rules"], row["reproduced"]) == ("group", {}, reproduced)
     assert row["metrics"]["acc,none"]["recomputed"] == pytest.approx(PLAIN["top"])
 
