@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...io.sample_logs import SampleRecord
-from ..sample_scoring import choice_continuations
+from ..sample_scoring import choice_continuations, generation_until
 
 if TYPE_CHECKING:
     from ..auditor import LogAuditor
@@ -43,12 +43,19 @@ class Sample:
     recomputed_by: str = ""  # how, for messages: "its log-likelihoods give", "the DROP scorer gives"
     doc_hash_ok: bool = False  # the logged doc_hash is the doc's own (the hashes unit, which runs first)
     _continuations: list | None = field(default=None, init=False, repr=False)
+    _until: Any = field(default=False, init=False, repr=False)  # False: not read yet (None is an answer)
 
     def continuations(self) -> list:
         """choice_continuations of the sample's arguments, read once: the templates and the scoring both ask."""
         if self._continuations is None:
             self._continuations = choice_continuations(self.data.get("arguments"))
         return self._continuations
+
+    def until(self) -> list[str] | None:
+        """generation_until of the sample's arguments, read once: the responses and the DROP scoring both ask."""
+        if self._until is False:
+            self._until = generation_until(self.data.get("arguments"))
+        return self._until
 
 
 class AuditUnit:

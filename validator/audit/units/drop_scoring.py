@@ -7,8 +7,8 @@ from typing import Any
 
 from .. import drop, drop_flags
 from ..drop_helpers import answers_of
-from ..model import DropAudit
-from ..sample_scoring import as_number, first_response, generation_until, is_drop_sample
+from ..model import DropAudit, FlaggedSample
+from ..sample_scoring import as_number, first_response, is_drop_sample
 from .base import AuditUnit, Sample, audit_unit
 
 DROP_DATASETS = frozenset({"EleutherAI/drop", "drop", "ucinlp/drop"})  # the harness's DROP configs' dataset_path
@@ -43,7 +43,7 @@ class DropScoring(AuditUnit):
             return
         self._gold_source(sample, golds)
         report = self._report()
-        score = drop_flags.score_sample(golds, prediction, self._until(report, data.get("arguments")))
+        score = drop_flags.score_sample(golds, prediction, self._until(report, sample.until()))
         self._count(report, sample, prediction, golds, score)
         sample.recomputed["em"], sample.recomputed["f1"] = score.em, score.f1
         sample.recomputed_by = "the DROP scorer gives"
@@ -63,9 +63,8 @@ class DropScoring(AuditUnit):
                 f"and validated_answers give {_show_golds(derived)} (lm-eval's DROP process_docs): the gold "
                 "answers were edited"))
 
-    def _until(self, report: DropAudit, arguments: Any) -> list[str]:
+    def _until(self, report: DropAudit, until: list[str] | None) -> list[str]:
         """The sample's stop sequences (the config's when it logged none); a new variant is kept for LB714."""
-        until = generation_until(arguments)
         if until is None:
             return self.spec.until or []
         if until not in report.until_samples and len(report.until_samples) < MAX_UNTIL_VARIANTS:
@@ -110,11 +109,9 @@ class DropScoring(AuditUnit):
         for name in names:
             report.first.setdefault(name.rstrip("!"), (sample.doc_id, sample.record.line))
         if len(report.flagged) < MAX_FLAGGED_SAMPLES:
-            report.flagged.append({
-                "doc_id": sample.doc_id, "line": sample.record.line, "flags": names, "prediction": prediction[:300],
-                "golds": [list(g) for g in golds[:5]], "em": em, "f1": f1, "glued": flags.glued[:5],
-                "decimal_gold": flags.decimal_cut, "f1_loss": flags.long_answer_loss,
-                "f1_split_newline": rescored.newline[1], "f1_whitespace_repaired": rescored.whitespace[1]})
+            report.flagged.append(FlaggedSample(
+                sample.doc_id, sample.record.line, names, prediction[:300], golds[:5], em, f1, flags.glued[:5],
+                flags.decimal_cut, flags.long_answer_loss, rescored.newline[1], rescored.whitespace[1]))
 
     def finish(self) -> None:
         report = self.summary.drop

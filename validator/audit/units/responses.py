@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.exact_match import apply_regex_filter, regex_filter_of
-from ..sample_scoring import generation_until, requests, stop_sequences
+from ..sample_scoring import requests, stop_sequences
 from .base import AuditUnit, Sample, audit_unit, shown
 
 TAKE_FIRST = "none"  # the filter lm-eval applies when a task declares none
@@ -56,7 +56,7 @@ class Responses(AuditUnit):
                 self._take_first(sample, sample.data["resps"])
         else:
             self._regex(sample, firsts)
-        until = generation_until(sample.data.get("arguments"))
+        until = sample.until()
         if until is None and self.spec.output_type == "generate_until":
             until = self.spec.until  # a request that logs no stops was made with the config's (as DropScoring)
         if until:
