@@ -21,6 +21,8 @@ import drop_reference as reference
 from validator.audit import drop, drop_flags
 from validator.audit import sample_scoring
 from validator.audit.sample_scoring import first_request, requests
+from validator.io.documents import DocumentError
+from validator.io.limits import DEFAULT_LIMITS, Limits
 
 PIECES = ["10", "1,001", "12.25", "3.", "-4", "1_000", "٣", "nan", "NaN", "inf", "Infinity", "infinite", "ınf",
           "a", "an", "the", "The", "A", "yards", "percent", "it's", "(19)", "$5", "e", "1e5", "_", "'", "—",
@@ -69,6 +71,26 @@ def test_the_one_pass_the_audit_runs_is_the_plain_scorer(golds, prediction, unti
     assert (score.em, score.f1) == (em, f1)
     assert astuple(score.flags) == astuple(reference.flag_sample(prediction, golds, until, f1))
     assert tuple(score.rescored) == astuple(reference.rescore(prediction, golds))
+    assert score.decimal_gold == reference.has_decimal_gold(golds)
+
+
+# The usual sample score_sample takes in place: ASCII words and numbers, spaces only, decimals and the '.' stop.
+PLAIN_PIECES = ["10", "12", "12.25", "1,012.5", "3.", "-4", "0.5", "1.1", "nan", "the", "a", "yards", "Tom", "Brady",
+                "and", "percent", "(19)", "$5", "e"]
+plain_text = st.lists(st.one_of(st.sampled_from(PLAIN_PIECES), st.sampled_from([" ", "  ", "-", ".", ","])),
+                      max_size=8).map("".join)
+plain_golds = st.lists(st.lists(st.sampled_from(PLAIN_PIECES) | plain_text, min_size=1, max_size=2).map(tuple),
+                       min_size=1, max_size=3)
+
+
+@settings(max_examples=500, deadline=None)
+@given(plain_golds, plain_text, st.sampled_from([["."], [".", "\n"], ["\n\n"]]))
+def test_the_usual_sample_is_scored_and_flagged_as_the_plain_scorer_does(golds, prediction, until):
+    """score_sample's in-place path (no whitespace but spaces): decimal golds, cuts, long answers."""
+    score = drop_flags.score_sample(golds, prediction, until)
+    em, f1 = reference.process_results(golds, prediction)
+    assert (score.em, score.f1) == (em, f1)
+    assert astuple(score.flags) == astuple(reference.flag_sample(prediction, golds, until, f1))
     assert score.decimal_gold == reference.has_decimal_gold(golds)
 
 
@@ -158,3 +180,21 @@ def test_a_log_line_parses_as_json_loads_parses_it(text):
         return
     actual = parse_json(text)
     assert json.dumps(actual) == json.dumps(expected)  # NaN != NaN: compared as text
+
+
+@settings(max_examples=600, deadline=None)
+@given(json_texts, st.booleans(), st.sampled_from([DEFAULT_LIMITS, Limits(max_depth=1, max_values=4)]))
+def test_a_log_line_reads_as_decode_line_and_load_record_read_it(text, cut, limits):
+    """The reader's one call per line (_line_value) gives load_record's value, or its finding, for any line."""
+    from validator.io.sample_logs import _line_value, load_record
+
+    raw = text.encode("utf-8")
+    try:
+        expected = json.dumps(load_record(text, 7, 1, limits, cut=cut))
+    except DocumentError as exc:
+        with pytest.raises(DocumentError) as raised:
+            _line_value(raw, 7, limits, cut)
+        assert (raised.value.rule, raised.value.message, raised.value.line) == (exc.rule, exc.message, exc.line)
+        return
+    read_text, value = _line_value(raw, 7, limits, cut)
+    assert (read_text, json.dumps(value)) == (text, expected)  # NaN != NaN: compared as text

@@ -119,8 +119,8 @@ class Bags(NamedTuple):
 
 
 def answer_to_bags(answer: str | list[str] | tuple[str, ...]) -> Bags:
-    if isinstance(answer, str):
-        return prediction_bags(answer)
+    if isinstance(answer, str) or len(answer) == 1:  # a gold of one span (most) is bagged as a prediction is
+        return prediction_bags(answer if isinstance(answer, str) else answer[0])
     spans = [normalize(span) for span in answer]
     bags = [frozenset(span.split()) for span in spans]
     return Bags(spans, bags, [_numbers_in(span, bag) for span, bag in zip(spans, bags)])

@@ -20,12 +20,14 @@ from .drop import (
     Bags,
     Gold,
     GoldAnswer,
+    _bag_f1,
     _best_scores,
     _metrics,
     _numbers_in,
     _numbers_match,
     gold_answer,
     is_number,
+    numpy_round_2,
     prediction_bags,
     remove_punctuation,
 )
@@ -210,12 +212,43 @@ def score_sample(golds: list[Gold], prediction: str, until: list[str]) -> Sample
     What the audit runs per sample: the score, the flags and the rescoring share one
     normalization of the prediction and one look-up of each gold; rescoring scores again
     only a prediction a repair changes (tests/test_fast_paths.py holds it to the plain functions).
+    The usual sample (one-span golds, no whitespace but spaces, nothing glued) is scored and
+    flagged here without the calls of the general functions, a fifth of a DROP sample's scoring.
     """
     answers, predicted = [gold_answer(gold) for gold in golds], prediction_bags(prediction)
-    em, f1 = _best_scores(predicted, answers)
+    em, f1, decimal = _scores_and_decimals(predicted, answers)
     # Whitespace other than spaces is what both the W flag and the repairs look for: searched for once.
-    other_whitespace = _WHITESPACE_NOT_SPACE.search(prediction) is not None
-    flags = _flags(prediction, answers, until, f1, predicted, other_whitespace)
     scored = (em, f1)
-    rescored = _rescore(prediction, answers, scored) if other_whitespace else Rescored(scored, scored, scored)
-    return SampleScore(em, f1, flags, rescored, _has_decimal(answers))
+    if _WHITESPACE_NOT_SPACE.search(prediction) is not None:
+        flags = _flags(prediction, answers, until, f1, predicted, True)
+        return SampleScore(em, f1, flags, _rescore(prediction, answers, scored), decimal)
+    dot_stop = "." in until
+    cut = _decimal_cut(prediction, answers, until) if dot_stop and decimal else None
+    possibly_cut = cut is None and dot_stop and prediction[-1:].isdigit() and not ends_in_a_fraction(prediction)
+    loss = _long_answer_loss(predicted, answers, f1) if len(predicted.bags[0]) > 1 else None
+    flags = SampleFlags([], False, cut, possibly_cut, loss)  # nothing is glued without other whitespace
+    return SampleScore(em, f1, flags, Rescored(scored, scored, scored), decimal)
+
+
+def _scores_and_decimals(predicted: Bags, golds: list[GoldAnswer]) -> tuple[float, float, bool]:
+    """_best_scores and _has_decimal in one pass over the golds; a one-span gold is scored in place."""
+    (predicted_span,), (predicted_bag,), (predicted_numbers,) = predicted
+    best_em, best_f1, decimal = 0.0, 0.0, False
+    for gold in golds:
+        if gold.decimals:
+            decimal = True
+        if not gold.scored:
+            continue
+        bags = gold.bags
+        if len(bags.spans) == 1:
+            numbers = bags.numbers[0]
+            f1 = numpy_round_2(_bag_f1(predicted_bag, bags.bags[0])) \
+                if not numbers or not numbers.isdisjoint(predicted_numbers) else 0.0
+            em = 1.0 if predicted_span == bags.spans[0] else 0.0
+        else:
+            em, f1 = _metrics(predicted, bags)
+        if em > best_em:
+            best_em = em
+        if f1 > best_f1:
+            best_f1 = f1
+    return best_em, best_f1, decimal

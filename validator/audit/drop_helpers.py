@@ -51,6 +51,8 @@ def ends_in_a_fraction(text: str) -> bool:
 
 def decimal_spans(gold: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """(integer part, stripped span) of each span of a gold answer that is a decimal number ("1,012.5" -> "1012")."""
+    if len(gold) == 1 and "." not in gold[0]:  # most golds: one span, and no decimal without a point
+        return ()
     decimals = ((_DECIMAL.match(span.strip().replace(",", "")), span.strip()) for span in gold)
     return tuple((match.group(1), span) for match, span in decimals if match)
 
