@@ -122,6 +122,20 @@ def test_the_first_request_is_the_first_of_all_requests(arguments):
     assert first_request(arguments) == (calls[0] if calls else [])
 
 
+# Requests as lm-eval logs them ({"gen_args_0": {"arg_0": ..., "arg_1": ...}}), with keys and shapes it never writes.
+request_arguments = st.dictionaries(st.sampled_from(["gen_args_0", "gen_args_1", "x"]),
+                                    st.dictionaries(st.sampled_from(["arg_0", "arg_1", "arg_2", "b"]), json_values,
+                                                    max_size=3) | json_values, max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(request_arguments | json_values)
+def test_the_choices_are_every_request_s_second_argument(arguments):
+    """choice_continuations reads the second argument by its key: the same value as [call[1] for call in calls]."""
+    expected = [call[1] if len(call) > 1 else None for call in requests(arguments)]
+    assert sample_scoring.choice_continuations(arguments) == expected
+
+
 def _plain_generation_until(arguments):
     """generation_until as first written: the first request's second argument's until, a list of strings."""
     call = first_request(arguments)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from itertools import repeat
 from typing import Any, NamedTuple
 
 from .indented_json import dumps_indent2
@@ -169,7 +170,7 @@ def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delim
         raise NotRecomputable("a log-likelihood in filtered_resps is not a number")
     if continuations is None:
         continuations = choice_continuations(arguments)
-    if len(continuations) != len(lls) or not all(isinstance(c, str) for c in continuations):
+    if len(continuations) != len(lls) or not all(map(isinstance, continuations, repeat(str))):
         raise NotRecomputable(f"{len(lls)} log-likelihoods but {len(continuations)} choice requests")
     unconditional = None
     if mutual_info and len(lls) % 2 == 0:  # lm-eval splits only for a task that scores acc_mutual_info
@@ -239,8 +240,10 @@ def choice_continuations(arguments: Any) -> list[Any]:
         continuations = []
         for args in arguments.values():  # a loop: a call of _second_value per request was a third of the time
             if type(args) is dict and len(args) == 2:
-                _, second = args.values()
-                continuations.append(second)
+                # By its key, not by unpacking values(): that takes a reference to the context too, and reaching
+                # a long prompt's object, far off in memory, cost more than the rest of this loop.
+                _, second_key = args
+                continuations.append(args[second_key])
             else:
                 continuations.append(_second_value(args) if type(args) is dict else None)
         return continuations

@@ -23,6 +23,7 @@ class MultipleChoice(AuditUnit):
     def __init__(self, log):
         super().__init__(log)
         self.delimiters = self.spec.choice_delimiters  # once per log: _delimiter runs per sample
+        self.own_scorer = bool(self.spec.config.get("process_results"))  # TruthfulQA mc2: acc is its function's
 
     def add(self, sample: Sample) -> None:
         data = sample.data
@@ -42,7 +43,7 @@ class MultipleChoice(AuditUnit):
 
     def _score_choices(self, sample: Sample) -> None:
         data = sample.data
-        if self.spec.config.get("process_results"):  # TruthfulQA mc2: its acc is its own function's
+        if self.own_scorer:
             self._not_scored("the task scores its samples with its own process_results")
             return
         try:
