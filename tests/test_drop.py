@@ -234,3 +234,25 @@ def test_gold_answers_as_lists_or_empty_are_scored_as_the_reference_scores_them(
     assert drop_flags.decimal_cut("1", golds, ["."]) == reference.decimal_cut("1", golds, ["."]) == "1.5"
     assert drop_flags.has_decimal_gold([()]) is reference.has_decimal_gold([()]) is False
     assert drop_flags.gold_numbers([()]) == reference.gold_numbers([()]) == set()
+
+
+def test_a_flagged_sample_keeps_only_the_start_of_each_long_text():
+    """The report keeps up to 200 flagged samples per log, and a log line may run to 64 MiB: each kept prediction,
+    gold span and glued number is cut short, and so are the lists of them (a gold of many spans, many golds)."""
+    from types import SimpleNamespace
+
+    from validator.audit.model import DropAudit
+    from validator.audit.units.drop_scoring import DropScoring
+
+    long = "9" * 10_000
+    report = DropAudit()
+    flags = drop_flags.SampleFlags(glued=[long] * 8, possibly_cut=True)
+    rescored = drop_flags.Rescored((0.0, 0.0), (0.0, 0.0), (0.0, 0.0))
+    sample = SimpleNamespace(doc_id=3, record=SimpleNamespace(line=4))
+    DropScoring._flagged(report, sample, long, [tuple([long] * 20)] * 7, 0.0, 0.0, flags, rescored)
+    [entry] = report.as_dict()["flagged_samples"]
+    assert (entry["doc_id"], entry["line"], entry["flags"]) == (3, 4, ["W", "D'"])
+    assert [len(gold) for gold in entry["golds"]] == [5] * 5
+    assert {len(span) for gold in entry["golds"] for span in gold} == {300}
+    assert [len(number) for number in entry["glued"]] == [300] * 5
+    assert len(entry["prediction"]) == 300

@@ -22,7 +22,7 @@ class MetricAudit:
 class FlaggedSample(NamedTuple):
     """One flagged DROP sample as the audit keeps it; as_dict() is its entry in the report. A tuple, not the dict:
     a third of a DROP log's samples may be flagged, and a dict of thirteen keys built for each was a measurable
-    share of their audit. Every part is already cut short (prediction, golds, glued), so 200 of them stay small."""
+    share of their audit. The texts and lists come cut short (DropScoring), so 200 of them stay small."""
 
     doc_id: int
     line: int

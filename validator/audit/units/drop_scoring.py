@@ -13,6 +13,9 @@ from .base import AuditUnit, Sample, audit_unit
 
 DROP_DATASETS = frozenset({"EleutherAI/drop", "drop", "ucinlp/drop"})  # the harness's DROP configs' dataset_path
 MAX_FLAGGED_SAMPLES = 200  # per task in the report; the counts and rates cover every sample
+# What a flagged sample keeps of each text, and of each list: a log line may run to 64 MiB, and the report holds
+# 200 of them for the whole audit.
+SHOWN_CHARACTERS, SHOWN_ITEMS = 300, 5
 MAX_UNTIL_VARIANTS = 10
 
 
@@ -109,9 +112,12 @@ class DropScoring(AuditUnit):
         for name in names:
             report.first.setdefault(name.rstrip("!"), (sample.doc_id, sample.record.line))
         if len(report.flagged) < MAX_FLAGGED_SAMPLES:
+            shown_golds = [tuple(span[:SHOWN_CHARACTERS] for span in gold[:SHOWN_ITEMS])
+                           for gold in golds[:SHOWN_ITEMS]]
             report.flagged.append(FlaggedSample(
-                sample.doc_id, sample.record.line, names, prediction[:300], golds[:5], em, f1, flags.glued[:5],
-                flags.decimal_cut, flags.long_answer_loss, rescored.newline[1], rescored.whitespace[1]))
+                sample.doc_id, sample.record.line, names, prediction[:SHOWN_CHARACTERS], shown_golds, em, f1,
+                [number[:SHOWN_CHARACTERS] for number in flags.glued[:SHOWN_ITEMS]], flags.decimal_cut,
+                flags.long_answer_loss, rescored.newline[1], rescored.whitespace[1]))
 
     def finish(self) -> None:
         report = self.summary.drop
