@@ -188,3 +188,15 @@ def test_a_batch_or_an_answer_under_a_mebibyte_goes_through_in_one_write():
     finally:
         lane.close()
     assert lane.process is None
+
+
+def _worker_pid(batch: list) -> list[str]:
+    return [str(os.getpid()) for _ in batch]
+
+
+def test_a_survey_of_one_batch_per_worker_runs_on_every_worker():
+    """Lanes take a batch each before any takes its second (each holds two): filled lane by lane, the first lane
+    took both batches of a two-batch survey, and a small survey on two workers ran on one."""
+    outcomes = list(LocalPool(2).run(_worker_pid, [["a", "b"], ["c", "d"]]))
+    assert sorted(batch for batch, _ in outcomes) == [["a", "b"], ["c", "d"]]
+    assert len({rows[0] for _, rows in outcomes}) == 2

@@ -73,8 +73,11 @@ class LocalPool:
         lanes = [_Lane(function) for _ in range(min(self.workers, len(batches)))]
         try:
             while True:
-                for lane in lanes:
-                    lane.fill(waiting)
+                # A batch to each lane before a second to any: filled lane by lane, the first lane took both of a
+                # two-batch survey and the second worker idled (a small survey cut in one batch per worker).
+                for depth in range(1, _Lane.DEPTH + 1):
+                    for lane in lanes:
+                        lane.fill(waiting, depth)
                 watched = {handle: lane for lane in lanes for handle in lane.handles()}
                 if not watched:
                     return
@@ -102,8 +105,9 @@ class _Lane:
     def handles(self) -> list:
         return [self.from_worker, self.process.sentinel] if self.in_flight else []
 
-    def fill(self, waiting: collections.deque[Batch]) -> None:
-        while waiting and len(self.in_flight) < self.DEPTH:
+    def fill(self, waiting: collections.deque[Batch], depth: int = DEPTH) -> None:
+        """Send the lane batches from `waiting` until `depth` (at most DEPTH) are in flight."""
+        while waiting and len(self.in_flight) < min(depth, self.DEPTH):
             if self.process is None:  # first use, or the last worker died
                 self._start()
             payload = pickle.dumps(waiting[0], protocol=pickle.HIGHEST_PROTOCOL)  # before it is counted in flight
