@@ -76,10 +76,10 @@ def generation_until(arguments: Any) -> list[str] | None:
     if type(arguments) is dict:  # lm-eval >= 0.4.3, every DROP sample: the second value of the first request
         first = next(iter(arguments.values()), None)
         settings = None
-        if isinstance(first, dict):
-            values = iter(first.values())
-            next(values, None)
-            settings = next(values, None)
+        if isinstance(first, dict) and len(first) > 1:
+            keys = iter(first)  # by its key: the first value is the prompt (see choice_continuations)
+            next(keys)
+            settings = first[next(keys)]
     else:
         call = first_request(arguments)
         settings = call[1] if len(call) > 1 else None
