@@ -15,6 +15,7 @@ from .base import AuditUnit, Sample, audit_unit, shown
 SAMPLE_FIELDS = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
                            "doc_hash", "prompt_hash", "target_hash"})
 MAX_UNREPORTED = 16  # names kept per log: a sample's keys are the submitter's
+_ABSENT = object()  # a metric the sample does not log (None is a value it can log)
 # Metrics lm-eval scores per sample as a pass (1) or a fail (0), or a share of one: acc and its kin in
 # api/task.py, exact_match (api/metrics.py, and MATH's and BBH's process_results), IFEval's prompt levels.
 # A sample above 1 or below 0 raises its task's mean, and tasks nothing re-scores (MATH) show it no other way.
@@ -70,8 +71,9 @@ class Aggregates(AuditUnit):
 
     def __init__(self, log):
         super().__init__(log)
-        self.logged: dict[tuple[str, str], RunningMean] = {}
-        self.recomputed: dict[tuple[str, str], RunningMean] = {}
+        # filter -> metric -> its running mean: a sample looks its filter up once, not a (metric, filter) key each
+        self.logged: dict[str, dict[str, RunningMean]] = {}
+        self.recomputed: dict[str, dict[str, RunningMean]] = {}
         self.metric_names = {key.partition(",")[0] for key in self.spec.metric_keys()}
         self.sorted_metric_names = sorted(self.metric_names)
         # Metrics averaged per sample: a value that is not a number cannot just be left out of their mean.
@@ -91,10 +93,11 @@ class Aggregates(AuditUnit):
             self.unreported.update(name for name in others if as_number(sample.data[name]) is not None
                                    or as_number_list(sample.data[name]) is not None)
         tolerance, flt = self.tolerance, sample.filter
+        recomputed = self.recomputed.setdefault(flt, {})
         for metric, value in sample.recomputed.items():
-            total = self.recomputed.get((metric, flt))
+            total = recomputed.get(metric)
             if total is None:
-                total = self.recomputed[metric, flt] = RunningMean()
+                total = recomputed[metric] = RunningMean()
             total.total += value  # recomputed values are single numbers: RunningMean.add without its call
             total.count += 1
             if metric in logged and abs(logged[metric] - value) > tolerance:
@@ -106,12 +109,13 @@ class Aggregates(AuditUnit):
     def _logged_values(self, sample: Sample) -> dict[str, float]:
         data, flt = sample.data, sample.filter
         scalars = {}
+        means = self.logged.setdefault(flt, {})
         # The results file's metrics, not the sample's own "metrics" list: the submitter writes that list, and
         # an empty one hid every logged value from the comparison.
         for name in self.sorted_metric_names:
-            if name not in data:
+            raw = data.get(name, _ABSENT)
+            if raw is _ABSENT:
                 continue
-            raw = data.get(name)
             kind = type(raw)
             # as_number's answer for the usual plain int or finite float, without the call (this runs per metric)
             value = raw if (kind is int and -2**53 <= raw <= 2**53) or (kind is float and isfinite(raw)) \
@@ -123,10 +127,9 @@ class Aggregates(AuditUnit):
                     self.log.at_record("LB702", sample.record, (name,), f"{name} is {shown}, not a number; a mean "
                                        "cannot leave a sample out")
                 continue  # tuples and dicts feed corpus-level aggregations (LB716): not averaged here
-            total = self.logged.get((name, flt))
+            total = means.get(name)
             if total is None:
-                total = self.logged[name, flt] = RunningMean(shift=value if items is None else items[0] if items
-                                                             else 0)
+                total = means[name] = RunningMean(shift=value if items is None else items[0] if items else 0)
             if items is None:
                 if name in RATES and not 0 <= value <= 1:
                     self.log.at_record("LB708", sample.record, (name,), f"{self.spec.name} doc_id {sample.doc_id}: "
@@ -151,13 +154,13 @@ class Aggregates(AuditUnit):
             metric, _, flt = key.partition(",")
             audit = MetricAudit(key, self.spec.entry.get(key))
             self.summary.metrics.append(audit)
-            logged, recomputed = self.logged.get((metric, flt)), self.recomputed.get((metric, flt))
+            logged, recomputed = self.logged.get(flt, {}).get(metric), self.recomputed.get(flt, {}).get(metric)
             aggregation = self.spec.aggregation(metric)
             if aggregation not in ("mean", "flatten"):  # first: it is why nothing was averaged
                 shown = repr(aggregation.splitlines()[0][:60] if aggregation else aggregation)
                 audit.note = f"aggregation {shown} is not recomputed"
                 self._not_audited(audit, f"its aggregation is {shown}, which the audit does not compute (it "
-                                  "computes the mean)", self._aggregation_path(metric))
+                                  "computes the mean)", _aggregation_path(self.spec, metric))
                 continue
             if logged is None:
                 audit.note = "no per-sample values in the log"
@@ -200,17 +203,17 @@ class Aggregates(AuditUnit):
             f"{self.spec.name} {key}: the results file says {reported!r}, but the {logged.count:,} logged samples "
             f"give {derived!r} (lm-eval's mean_stderr: their sample standard deviation over sqrt(n))"))
 
-    def _aggregation_path(self, metric: str) -> tuple:
-        """Where the config names the metric's aggregation (spec.aggregation read it there)."""
-        items = self.spec.config.get("metric_list")
-        for index, item in enumerate(items if isinstance(items, list) else []):
-            if isinstance(item, dict) and item.get("metric") == metric:
-                return ("configs", self.spec.name, "metric_list", index, "aggregation")
-        return ("configs", self.spec.name, "metric_list")
-
     def _not_audited(self, audit: MetricAudit, why: str, path: tuple | None = None) -> None:
         """LB716 at the reported value (or at `path`): a number the log cannot vouch for."""
         self.log.at_results("LB716", path or ("results", self.spec.name, audit.key),
                             f"{self.spec.name} {audit.key} is not audited: {why}; the number cannot be trusted "
                             "until it is re-derived from its samples")
 
+
+def _aggregation_path(spec: Any, metric: str) -> tuple:
+    """Where the config names the metric's aggregation (spec.aggregation read it there)."""
+    items = spec.config.get("metric_list")
+    for index, item in enumerate(items if isinstance(items, list) else []):
+        if isinstance(item, dict) and item.get("metric") == metric:
+            return ("configs", spec.name, "metric_list", index, "aggregation")
+    return ("configs", spec.name, "metric_list")
