@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -47,3 +48,20 @@ def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
     env["PYTHONPATH"] = str(REPO)
     return subprocess.run([sys.executable, "-m", "validator", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    """The example run with two submissions: good.json checks out, bad.json reports a wrong GPQA score."""
+    shutil.copy(EXAMPLE, tmp_path / "results.json")
+    submission = json.loads((REPO / "examples" / "pythia-1b" / "submission.json").read_text())
+    submission["results"] = "results.json"
+    (tmp_path / "good.json").write_text(json.dumps(submission, indent=2))
+    submission["reported"]["gpqa"] = 1.0
+    (tmp_path / "bad.json").write_text(json.dumps(submission, indent=2))
+    return tmp_path
+
+
+def line_of(path, needle: str) -> int:
+    """The number of the first line of the file that holds `needle`."""
+    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLE, REPO
+from conftest import EXAMPLE, REPO, line_of
 from runner_mimic import commands
 
 OUR_COMMANDS = {"error", "warning", "group", "endgroup"}
@@ -66,10 +66,6 @@ def parse_outputs(text: str) -> dict[str, str]:
             name, _, value = line.partition("=")
             outputs[name] = value
     return outputs
-
-
-def line_of(path: Path, needle: str) -> int:
-    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
 
 
 def test_a_dishonest_submission_fails_with_an_annotation_on_its_line(tmp_path):

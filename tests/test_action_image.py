@@ -18,9 +18,9 @@ import sys
 
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, line_of
 from runner_mimic import commands
-from test_action import OUR_COMMANDS, line_of, make_workspace, parse_outputs
+from test_action import OUR_COMMANDS, make_workspace, parse_outputs
 
 WANTED = os.environ.get("LBNORM_IMAGE_TEST", "1" if os.environ.get("CI") else "0") != "0"
 MAX_MB_OVER_BASE = 10

@@ -3,25 +3,9 @@
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
-from conftest import EXAMPLE, REPO, run_cli
-
-
-@pytest.fixture
-def workspace(tmp_path):
-    shutil.copy(EXAMPLE, tmp_path / "results.json")
-    submission = json.loads((REPO / "examples" / "pythia-1b" / "submission.json").read_text())
-    submission["results"] = "results.json"
-    (tmp_path / "good.json").write_text(json.dumps(submission, indent=2))
-    submission["reported"]["gpqa"] = 1.0
-    (tmp_path / "bad.json").write_text(json.dumps(submission, indent=2))
-    return tmp_path
-
-
-def line_of(path, needle: str) -> int:
-    return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+from conftest import EXAMPLE, REPO, line_of, run_cli
 
 
 def test_the_quick_start_example_passes():

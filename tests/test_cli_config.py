@@ -6,7 +6,6 @@ import json
 
 import pytest
 from conftest import REPO, run_cli
-from test_cli_check import workspace  # noqa: F401  (fixture)
 
 from validator.check.rules import all_rules
 from validator.findings import ERROR, WARNING, Finding

@@ -10,8 +10,7 @@ import xml.etree.ElementTree as ET
 
 import jsonschema
 import pytest
-from conftest import DATA, REPO, run_cli
-from test_cli_check import line_of, workspace  # noqa: F401  (fixture)
+from conftest import DATA, REPO, line_of, run_cli
 
 SARIF_SCHEMA = json.loads((DATA / "sarif" / "sarif-schema-2.1.0.json").read_text())
 

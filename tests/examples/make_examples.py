@@ -274,7 +274,7 @@ def limits() -> None:
 
     c = Case("negative", "LB112_too_many_values", "A submission with more values than --max-values 20.",
              options=["--max-values", "20"])
-    text = c.write("submission.json", submission(notes=list(range(30))))
+    c.write("submission.json", submission(notes=list(range(30))))
     # 1 + every '{', '[' and ',' outside strings: the top object 1+1, its 4 commas, `reported` 1 + 6 commas,
     # one comma, `notes` 1, then 0..6 and their commas: the 21st is the comma after 6.
     c.expect("LB112", "submission.json", "    6,")
@@ -289,7 +289,7 @@ def limits() -> None:
 
     c = Case("negative", "LB102_yaml_integer_key", "A YAML submission whose mapping key is a number, not a string.",
              args=["submission.yaml"])
-    text = c.write("submission.yaml", yaml.safe_dump(submission(), sort_keys=False) + "1: one\n")
+    c.write("submission.yaml", yaml.safe_dump(submission(), sort_keys=False) + "1: one\n")
     c.expect("LB102", "submission.yaml", "1: one")
     c.close()
 
@@ -628,7 +628,7 @@ def version_negatives() -> None:
 
     c = Case("negative", "LB509_lm_eval_04_v1_tasks", "An lm-eval 0.4 run of v1-style tasks checked against v1.",
              options=["--profile", "open-llm-leaderboard-v1"], args=["results.json"])
-    text = c.write("results.json", lm_eval_04_v1_run())
+    c.write("results.json", lm_eval_04_v1_run())
     for needle in ('"mmlu": {', '"truthfulqa_mc2": {', '"gsm8k": {'):
         c.expect("LB509", "results.json", needle)
     c.expect("LB303", "results.json", '"results": {')  # MMLU's 57 hendrycksTest tasks
