@@ -228,3 +228,21 @@ def test_the_maintainers_workflow_passes_a_submission_through_the_action_entrypo
                              text=True, env={**env, **inputs, "INPUT_PROFILE_SHA256": digest,
                                              "GITHUB_WORKSPACE": str(folder), "GITHUB_OUTPUT": str(folder / "out.txt")})
     assert refused.returncode == 3 and "update the pin" in refused.stdout  # the pin holds against an edited profile
+
+
+def test_the_example_run_is_what_make_example_run_writes_today(tmp_path):
+    """examples/lm-eval-output is committed and written by tests/harness_logs.py, which the audit's tests keep
+    teaching what lm-eval writes (its configs' doc_to_text and doc_to_target came later): the guides must run on
+    what the writer makes today, not on an older shape."""
+    repo = tmp_path / "repo"
+    (repo / "tests").mkdir(parents=True)
+    (repo / "tests" / "harness_logs.py").symlink_to(REPO / "tests" / "harness_logs.py")
+    shutil.copy(REPO / "tests" / "make_example_run.py", repo / "tests")
+    subprocess.run([sys.executable, str(repo / "tests" / "make_example_run.py")], check=True, capture_output=True,
+                   env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=600)
+    made, committed = repo / "examples" / "lm-eval-output", REPO / "examples" / "lm-eval-output"
+    names = sorted({p.relative_to(made).as_posix() for p in made.rglob("*") if p.is_file()}
+                   | {p.relative_to(committed).as_posix() for p in committed.rglob("*") if p.is_file()})
+    differing = [name for name in names if not (made / name).is_file() or not (committed / name).is_file()
+                 or (made / name).read_bytes() != (committed / name).read_bytes()]
+    assert not differing, f"remake it ({sys.executable} tests/make_example_run.py): {differing}"
