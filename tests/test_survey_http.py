@@ -24,8 +24,10 @@ from harness_logs import drop_task, with_hashes, write_run  # noqa: E402
 from survey_corpus import MANIFEST, make_corpus  # noqa: E402
 from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
 from validator.io.limits import Limits  # noqa: E402
+from validator.survey import listing  # noqa: E402
 from validator.survey.engine import survey  # noqa: E402
 from validator.survey.local_pool import LocalPool  # noqa: E402
+from validator.survey.stores import FileRef  # noqa: E402
 from validator.survey.work import Settings  # noqa: E402
 
 
@@ -95,6 +97,37 @@ def test_a_manifest_over_http_compares_published_scores(corpus, tmp_path):
     settings = Settings(published_scale=100)
     rows = survey([url + MANIFEST], tmp_path, LocalPool(2), settings).rows
     assert_finds_exactly_the_planted_faults(rows, expected, published=True)
+
+
+def test_names_a_directory_page_percent_encodes_are_the_names_of_the_files(served, tmp_path):
+    """http.server writes `org__m%C3%B6del%20v2%20%231%20100%25/`; the table names the run as a local survey of the
+    same folder does."""
+    folder = served[0] / "named"
+    write_small_drop_run(folder / "org__mödel v2 #1 100%")
+    remote = survey([f"{served[1]}/named/"], tmp_path / "remote", LocalPool(1)).rows
+    local = survey([str(folder)], tmp_path / "local", LocalPool(1)).rows
+    assert remote == local
+    assert {row["run"].partition("/")[0] for row in remote} == {"org__mödel v2 #1 100%"}
+    assert all(row["status"] == "ok" and not row["rules"] for row in remote), remote
+
+
+def test_page_names_are_decoded_only_where_every_name_stays_apart():
+    def refs(*names):
+        return [FileRef(name, f"http://host/{name}", None, "x") for name in names]
+
+    def shown(*names):
+        return [ref.name for ref in listing._as_named_on_disk(refs(*names))]
+
+    assert shown("a%20b/results.json", "c%25/d") == ["a b/results.json", "c%/d"]
+    assert shown("org%2Fmodel/x", "%00/x", "%FF/x") == ["org%2Fmodel/x", "%00/x", "%FF/x"]  # no file is so named
+    assert shown("a b/r.json", "a%20b/r.json", "c%20d/r.json") == ["a b/r.json", "a%20b/r.json", "c%20d/r.json"]
+
+
+def write_small_drop_run(folder) -> None:
+    task = drop_task([f" {n}" for n in range(8)], [[[str(n)]] for n in range(8)])
+    for sample in task.samples:
+        with_hashes(sample)
+    write_run(folder, [task])
 
 
 PASSAGE = "The 2011 census recorded a population of 1,001,360 in the city. " * 150  # about 10 kB

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
-from urllib.parse import urlparse
+from dataclasses import dataclass, replace
+from urllib.parse import unquote, urlparse
 
 from .stores import FileRef, SourceError, SourceMissing, fingerprint_of
 
@@ -86,7 +86,24 @@ def walk(url: str, filesystem, root: str, budget: Budget, recursive: bool) -> li
             if len(found) > budget.max_files:
                 raise SourceError(f"{url} holds more than {budget.max_files:,} files; raise --max-units or "
                                   "survey its folders one at a time")
-    return sorted(found)
+    return sorted(_as_named_on_disk(found) if http else found)
+
+
+def _as_named_on_disk(found: list[FileRef]) -> list[FileRef]:
+    """The names a directory page percent-encodes (`org__m%C3%B6del%20v2/`) as the served files are named, so a
+    tree over HTTP gives the table a local survey of it gives. Only where that keeps every name apart (a page may
+    link both `a b` and `a%20b`): otherwise the whole listing keeps the page's names."""
+    shown = [replace(ref, name="/".join(map(_decoded, ref.name.split("/")))) for ref in found]
+    return shown if len({ref.name for ref in shown}) == len(found) else found
+
+
+def _decoded(segment: str) -> str:
+    """One path segment decoded, unless it is not UTF-8 or decodes to what no file name holds ('/', NUL)."""
+    try:
+        text = unquote(segment, errors="strict")
+    except UnicodeDecodeError:
+        return segment
+    return segment if "/" in text or "\0" in text else text
 
 
 def _name(path: str, prefix: str) -> str:
