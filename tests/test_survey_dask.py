@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import signal
 import subprocess
 import sys
@@ -419,3 +420,55 @@ def test_the_cli_starts_a_local_cluster_and_says_how_long_it_took(corpus, tmp_pa
     assert re.search(r"on Dask cluster at tcp://127\.0\.0\.1:\d+ \(2 workers, started in \d+\.\d\d s\)\n",
                      result.stderr), result.stderr
     assert (clustered / "survey.jsonl").read_bytes() == (local / "survey.jsonl").read_bytes()
+
+
+def _can_hide_a_folder() -> bool:
+    """Whether this machine lets a process mount over a folder in a namespace of its own (root on Linux)."""
+    try:
+        return subprocess.run(["unshare", "-m", "true"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@pytest.mark.skipif(not _can_hide_a_folder(), reason="needs `unshare -m` (root on Linux) to hide a folder from a "
+                                                      "worker, as a worker on another machine does not see it")
+def test_a_worker_that_cannot_see_a_local_source_stops_the_survey(corpus, tmp_path):
+    """A real `dask worker` in a mount namespace of its own, with an empty file system mounted over the source:
+    it cannot see the runs the client sees, as a worker on another machine cannot. Before, every unit was a row
+    saying "no such file" of files the maintainer has; now the survey does not start and says why."""
+    from distributed import Client, LocalCluster
+
+    source = str(corpus[0])
+    hidden = f"mount -t tmpfs none {shlex.quote(source)} && exec {shlex.quote(sys.executable)} -m " \
+             "distributed.cli.dask_worker \"$0\" --nthreads 1 --no-nanny --no-dashboard --host 127.0.0.1"
+    with LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address=None) as scheduler:
+        worker = subprocess.Popen(["unshare", "-m", "sh", "-c", hidden, scheduler.scheduler_address], cwd=tmp_path,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            with Client(scheduler.scheduler_address) as client:
+                client.wait_for_workers(1, timeout=60)
+                [address] = client.scheduler_info()["workers"]
+            result = CliRunner().invoke(cli, ["survey", source, "--out", str(tmp_path / "out"), "--no-plots",
+                                              "--scheduler", scheduler.scheduler_address])
+        finally:
+            worker.terminate()
+            worker.wait(timeout=30)
+    assert result.exit_code == 2, result.output
+    first = sorted(corpus[0].glob("*/results_*.json"))[0]  # the folder is there, empty: its runs are not
+    assert (f"Error: Dask worker {address} cannot see {first} (nor 1 more of the survey's files): local sources "
+            "must be on a file system every worker shares, at the same path; mount it there, or give the sources "
+            "as URLs\n") in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_what_a_worker_must_see_is_the_local_sources_and_the_first_and_last_runs_files(corpus, tmp_path,
+                                                                                          monkeypatch):
+    from validator.io.limits import DEFAULT_LIMITS
+    from validator.survey.engine import local_paths
+    from validator.survey.sources import plan
+
+    monkeypatch.chdir(corpus[0].parent)
+    units = plan([corpus[0].name], DEFAULT_LIMITS, 10_000)
+    results = sorted(str(path) for path in corpus[0].glob("*/results_*.json"))
+    assert local_paths([corpus[0].name, "http://127.0.0.1:9/runs/"], units) == [str(corpus[0]), results[0],
+                                                                                  results[-1]]

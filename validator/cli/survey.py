@@ -63,7 +63,7 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     errors; 1: errors, failed units or unreproduced published scores
     (warnings too with --strict); 2: usage; 3: internal error.
     """
-    from ..survey.dask_cluster import WorkerMismatch
+    from ..survey.dask_cluster import SourcesUnseen, WorkerMismatch
     from ..survey.engine import progress_stream
     from ..survey.engine import survey as run_survey
     from ..survey.isolation import ClusterLost
@@ -108,7 +108,7 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
 
         outcome = run_survey(list(sources), out, executor, settings, resume, max_units, progress_stream(progress),
                              on_start=announce)
-    except (SourceError, JournalExists, OutputBlocked, WorkerMismatch, ClusterLost) as exc:
+    except (SourceError, JournalExists, OutputBlocked, WorkerMismatch, SourcesUnseen, ClusterLost) as exc:
         raise click.UsageError(str(exc)) from None
     finally:
         if hasattr(executor, "close"):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import pickle
 import threading
 import time
@@ -55,6 +56,15 @@ def batch_key(batch: Batch) -> str:
 
 class WorkerMismatch(RuntimeError):
     """A Dask worker lacks lbnorm or runs another version than this client: the survey must not start."""
+
+
+class SourcesUnseen(RuntimeError):
+    """A worker of a cluster the survey did not start cannot see a local source: every unit of it would fail there."""
+
+
+def missing_paths(paths: list[str]) -> list[str]:
+    """On a worker: the paths it cannot see."""
+    return [path for path in paths if not os.path.exists(path)]
 
 
 def run_checked(function: Callable[[Batch], list[str]], wanted: str, batch: Batch) -> list[str]:
@@ -194,6 +204,20 @@ class DaskCluster:
             raise
         if self.cluster is not None:  # the survey's rate leaves it out, so a timed command shows it apart
             self.start_seconds = time.monotonic() - started
+
+    def check_sources(self, paths: list[str]) -> None:
+        """SourcesUnseen if a worker connected now cannot see one of these local paths (absolute): a cluster on
+        other machines reads them from its own disks, and without this every unit would be a row saying
+        "no such file" of a file the maintainer has. The survey's own local cluster shares this machine."""
+        if self.cluster is not None or not paths:
+            return
+        answers = self.client.run(missing_paths, list(paths), on_error="return")
+        for address, missing in sorted(answers.items()):
+            if isinstance(missing, list) and missing:
+                more = f" (nor {len(missing) - 1:,} more of the survey's files)" if len(missing) > 1 else ""
+                raise SourcesUnseen(f"Dask worker {address} cannot see {missing[0]}{more}: local sources must be "
+                                    "on a file system every worker shares, at the same path; mount it there, or "
+                                    "give the sources as URLs")
 
     def describe(self) -> str:
         workers = len(self.client.scheduler_info().get("workers", {}))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -17,11 +18,12 @@ from typing import Callable, TextIO
 
 from ..core.version import __version__
 from ..io.safe_text import one_line
+from .batches import batches
 from .journal import JOURNAL_NAME, Journal, rows_text
 from .outputs import remove_previous
 from .rows import UNJUDGED, sort_key
 from .sources import Unit, plan
-from .batches import batches
+from .stores import is_local, local_path
 from .work import Settings, failed_rows, run_batch
 
 
@@ -74,6 +76,8 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     on_start(units planned, units to run) once the sources are read and the journal opened; on_unit(units done)."""
     started = time.monotonic()
     units = plan(sources, settings.limits, max_units, exclude=out)
+    if hasattr(executor, "check_sources"):  # before the journal: a survey that cannot run writes nothing
+        executor.check_sources(local_paths(sources, units))
     journal = Journal(out, resume, settings_record(settings))
     todo = [unit for unit in units if not _kept(unit, journal.done)]
     notes = ([journal.note] if journal.note else []) + _resume_notes(todo, journal.done)
@@ -93,6 +97,18 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
         journal.close()
     return SurveyOutcome(table_rows(units, journal.done), len(units), len(units) - len(todo),
                          time.monotonic() - started, bytes_of(todo), notes=notes)
+
+
+def local_paths(sources: list[str], units: list[Unit]) -> list[str]:
+    """What a worker must see to read this survey's local files: the local sources, and the first and last
+    runs' results files (a folder may be there and empty, or hold another copy)."""
+    paths = [os.path.abspath(local_path(source)) for source in sources if is_local(source)]
+    results = [unit.run.results.location for unit in units if is_local(unit.run.results.location)]
+    for location in results[:1] + results[-1:]:
+        path = os.path.abspath(local_path(location))
+        if path not in paths:
+            paths.append(path)
+    return paths
 
 
 def _journaled(unit: Unit, done: dict[str, list[dict]]) -> bool:
