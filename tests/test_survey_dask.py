@@ -424,10 +424,14 @@ def test_the_cli_starts_a_local_cluster_and_says_how_long_it_took(corpus, tmp_pa
 
 def _can_hide_a_folder() -> bool:
     """Whether this machine lets a process mount over a folder in a namespace of its own (root on Linux)."""
-    try:
-        return subprocess.run(["unshare", "-m", "true"], capture_output=True, timeout=30).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            return subprocess.run(["unshare", "-m", "sh", "-c", 'mount -t tmpfs none "$0"', folder],
+                                  capture_output=True, timeout=30).returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            return False
 
 
 @pytest.mark.skipif(not _can_hide_a_folder(), reason="needs `unshare -m` (root on Linux) to hide a folder from a "
