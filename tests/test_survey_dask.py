@@ -14,6 +14,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -155,6 +156,28 @@ def test_the_local_clusters_workers_leave_what_they_hold_once_prepared_out_of_fu
     frozen = cluster.client.run(gc.get_freeze_count)
     assert len(frozen) == 2 and all(count > 10_000 for count in frozen.values()), frozen
 
+
+
+def test_a_worker_the_nanny_restarts_is_prepared_and_frozen_too():
+    """A worker killed (or over its memory limit) is replaced by its nanny; the replacement was neither prepared
+    nor frozen when both were done once at connect."""
+    import gc
+
+    executor = DaskCluster(local_workers=1)
+    try:
+        [(address, pid)] = executor.client.run(os.getpid).items()
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while set(executor.client.scheduler_info()["workers"]) in (set(), {address}):
+            assert time.monotonic() < deadline, "the nanny did not restart the worker"
+            time.sleep(0.1)
+        [(new_pid, frozen)] = executor.client.run(lambda: (os.getpid(), gc.get_freeze_count())).values()
+        assert new_pid != pid
+        assert frozen > 10_000
+        assert executor.client.run(lambda: "validator.audit.units.drop_scoring" in sys.modules) == \
+            {worker: True for worker in executor.client.scheduler_info()["workers"]}
+    finally:
+        executor.close()
 
 def test_the_workers_of_an_existing_cluster_are_not_frozen():
     import gc

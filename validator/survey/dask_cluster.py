@@ -119,6 +119,22 @@ def freeze_heap() -> None:
     gc.freeze()
 
 
+def prepared_and_frozen():
+    """A Dask worker plugin for the survey's own local cluster: every worker, those running now and those its
+    nanny starts later (in place of one over its memory limit, or killed), is prepared and then frozen before
+    it runs a task. Run once with client.run, a restarted worker was neither."""
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    class PreparedAndFrozen(WorkerPlugin):
+        name = "lbnorm-prepared-and-frozen"
+
+        def setup(self, worker) -> None:
+            prepare_worker()
+            freeze_heap()
+
+    return PreparedAndFrozen()
+
+
 # How long a survey waits for an existing cluster's first worker: tasks sent to a scheduler without one wait
 # for ever, and a survey that hangs is worse than one that says why it cannot start.
 WORKERS_TIMEOUT = 60.0
@@ -198,7 +214,7 @@ class DaskCluster:
             _wait_for_a_worker(self.client, address, workers_timeout)
             self.worker_versions = prepare_workers(self.client)
             if self.cluster is not None:
-                self.client.run(freeze_heap)
+                self.client.register_plugin(prepared_and_frozen())
         except BaseException:
             self.close()
             raise
