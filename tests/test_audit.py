@@ -465,6 +465,16 @@ def test_discovery_takes_logs_of_the_same_date_only(tmp_path):
     assert [t.log for t in result.tasks] == [paths["drop"].name]
 
 
+def test_a_results_file_from_output_path_name_json_takes_the_logs_of_its_date_only(tmp_path):
+    """lm-eval --output_path NAME.json writes NAME_<date>.json; two runs so written share one folder."""
+    paths = spec_run(tmp_path)
+    named = paths["results"].with_name("my_eval_" + paths["results"].name.removeprefix("results_"))
+    paths["results"].rename(named)
+    (tmp_path / "samples_drop_2023-01-01T00-00-00.000000.jsonl").write_text("not json\n")  # the other run's
+    result = audit(tmp_path, named)
+    assert [t.log for t in result.tasks] == [paths["drop"].name]
+
+
 def test_no_log_and_unplaceable_log(tmp_path):
     paths = spec_run(tmp_path)
     paths["drop"].unlink()

@@ -13,6 +13,7 @@ import csv
 import json
 import multiprocessing
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,9 +27,11 @@ from survey_corpus import MANIFEST, make_corpus
 from validator.survey import batches
 from validator.survey.engine import SurveyOutcome, survey
 from validator.survey.local_pool import LocalPool
+from validator.survey.layout import runs_in
 from validator.survey.journal import JOURNAL_NAME, SETTINGS_NAME, Journal, JournalExists, rows_text
 from validator.survey.records import stream_records
 from validator.survey.rows import blank_row
+from validator.survey.stores import FileRef
 from validator.survey.tables import read_jsonl
 from validator.io.documents import DocumentError
 from validator.io.limits import Limits
@@ -560,6 +563,14 @@ def _linked_run_folder(root: Path, results: Path) -> None:
     results.parent.symlink_to(outside)
 
 
+def _stray_log(name: str):
+    def plant(root: Path, results: Path) -> None:
+        log = next(results.parent.glob("samples_drop_*.jsonl"))
+        (results.parent / name).parent.mkdir(exist_ok=True)
+        (results.parent / name).write_bytes(log.read_bytes())
+    return plant
+
+
 TREE_PLANTS = {
     # what a submitter plants in the tree: (plant, the planted run's task, its status, its rules, message part)
     "results symlinked to another run's": (_link_results, "", "duplicate run", {"LB101": 1}, "is the same file as"),
@@ -573,6 +584,13 @@ TREE_PLANTS = {
                                        "is a symbolic link, which the survey does not follow"),
     **{f"a log that is a {kind}": (_odd_log(kind), "drop", "not audited", {"LB700": 1}, message)
        for kind, message in (("folder", "is a directory"), ("dangling", "no such file"), ("loop", "symlink loop"))},
+    # Logs no results file claims were passed over: no row, and exit 0 (outside tester).
+    **{f"a log {where}": (_stray_log(name), task, "unplaced log", {"LB700": 1}, "no results file of its date")
+       for where, name, task in (("of a date no results file has", "samples_drop_2023-01-01T00-00-00.000000.jsonl",
+                                  "drop"),
+                                 ("without a date", "samples_drop.jsonl", ""),
+                                 ("in a folder without a results file", "stray/samples_drop_" + hl.DATE + ".jsonl",
+                                  "drop"))},
 }
 
 
@@ -587,6 +605,40 @@ def test_what_a_submitter_plants_in_the_tree_is_a_finding_of_its_run_and_the_res
     second = sorted({row["run"] for row in rows})[-1]
     assert [row["status"] for row in rows if row["run"] == second] == ["ok", "ok"]  # the other run, surveyed
 
+
+
+def test_a_run_written_with_output_path_name_json_is_surveyed_as_its_results_date_run(tmp_path):
+    """lm-eval --output_path NAME.json writes NAME_<date>.json beside samples_<task>_<date>.jsonl; its logs were
+    left unclaimed (outside tester). Found in a folder and given as a source, it is the run the same files
+    under results_<date>.json make."""
+    usual, named = tmp_path / "usual", tmp_path / "named"
+    make_corpus(usual, runs=1, seed=3, fault_rate=0)
+    shutil.copytree(usual, named)
+    [results] = named.glob("*/results_*.json")
+    renamed = results.with_name("my_eval_" + results.name.removeprefix("results_"))
+    results.rename(renamed)
+    rows = {}
+    for name, source in (("usual", usual), ("named", named), ("given", renamed)):
+        result = lbnorm("survey", str(source), "--out", str(tmp_path / name), "--no-plots")
+        assert result.returncode == 0, result.stdout + result.stderr
+        rows[name] = [{**row, "run": "", "log": row["log"].rpartition("/")[2]}  # the folder is named as given
+                      for row in read_jsonl(tmp_path / name / "survey.jsonl")]
+    assert rows["named"] == rows["given"] == rows["usual"]
+    assert [row["status"] for row in rows["usual"]] == ["ok", "ok"]
+
+
+def test_a_json_file_ending_in_a_date_is_a_run_only_beside_logs_of_that_date():
+    def ref(name):
+        return FileRef(f"m/{name}", f"/r/m/{name}", 1, "x")
+
+    date = "2024-10-14T21-09-03.009851"
+    runs = runs_in([ref(f"my_eval_{date}.json"), ref("notes_2024-01-01T00-00-00.json"),
+                    ref(f"samples_arc_{date}.jsonl")])
+    assert [(run.run, [log.name for log in run.logs], run.orphan) for run in runs] == [
+        (f"m/my_eval_{date}.json", [f"m/samples_arc_{date}.jsonl"], False)]
+    # beside results_<date>.json of the same date, that file is the run's, and NAME_<date>.json is not a run
+    runs = runs_in([ref(f"my_eval_{date}.json"), ref(f"results_{date}.json"), ref(f"samples_arc_{date}.jsonl")])
+    assert [run.run for run in runs] == [f"m/results_{date}.json"]
 
 def test_an_out_folder_inside_a_run_folder_is_not_surveyed(tmp_path):
     """A legacy run folder reads every .jsonl beside results.json as a log: the survey's own files must not be."""

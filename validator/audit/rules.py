@@ -18,7 +18,9 @@ def samples_missing(ctx):
     A submission's `samples` entry must be a path inside the repository; a
     log name must say its task (`samples_<task>_<date>.jsonl`, or the 0.4.0-0.4.2
     `<model args>_<task>.jsonl`) and the task must be in the results file.
-    Two logs for one task are refused rather than guessed between.
+    Two logs for one task are refused rather than guessed between. In a
+    survey, a `samples_*.jsonl` that no results file of its folder claims (none
+    of its date) is LB700 too: it is not audited, and must not pass unseen.
     """
 
 

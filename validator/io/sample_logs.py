@@ -29,9 +29,14 @@ from .documents import DocumentError
 from .limits import Limits, describe_size
 from .loaders import open_regular_file
 
-_SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>[^_]+)\.jsonl$")
-_RESULTS_NAME = re.compile(r"^results_(?P<date>[^_]+)\.json$")
-_LEGACY_RESULTS = "results.json"
+# lm-eval's names: results_<date>.json beside samples_<task>_<date>.jsonl (0.4.3 on); NAME_<date>.json instead
+# with --output_path NAME.json (a results file only beside logs of its date: a JSON file of any other kind may
+# end in a date too; the date is lm-eval's isoformat() with '-' for ':'); 0.4.0-0.4.2's results.json beside
+# <model args>_<task>.jsonl.
+SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>[^_]+)\.jsonl$")
+RESULTS_NAME = re.compile(r"^results_(?P<date>[^_]+)\.json$")
+NAMED_RESULTS = re.compile(r"^(?P<stem>.+)_(?P<date>\d{4}-\d\d-\d\dT[^_]+)\.json$")
+LEGACY_RESULTS = "results.json"
 _CHUNK = 1 << 20
 
 
@@ -57,7 +62,7 @@ UNPLACED_LOG = ("cannot tell which task of the results file this log belongs to;
 
 def task_of(name: str, known_tasks: set[str]) -> str | None:
     """The known task a log file name belongs to: samples_<task>_<date>.jsonl, or legacy <args>_<task>.jsonl."""
-    match = _SAMPLES_NAME.match(name)
+    match = SAMPLES_NAME.match(name)
     if match and match["task"] in known_tasks:
         return match["task"]
     if name.endswith(".jsonl"):
@@ -71,12 +76,13 @@ def task_of(name: str, known_tasks: set[str]) -> str | None:
 def discover(results_path: Path, known_tasks: set[str]) -> tuple[list[FoundLog], list[str]]:
     """Logs beside a results file, and the problems met (two logs for one task...).
 
-    A `results_<date>.json` takes `samples_<task>_<date>.jsonl` of the same
+    A `results_<date>.json` (or `NAME_<date>.json`, from lm-eval's
+    `--output_path NAME.json`) takes `samples_<task>_<date>.jsonl` of the same
     date; a legacy `results.json` takes every `*_<task>.jsonl`.
     """
     folder = results_path.parent
-    date = _RESULTS_NAME.match(results_path.name)
-    legacy = results_path.name == _LEGACY_RESULTS
+    date = RESULTS_NAME.match(results_path.name) or NAMED_RESULTS.match(results_path.name)
+    legacy = results_path.name == LEGACY_RESULTS
     by_task: dict[str, list[Path]] = {}
     try:
         names = sorted(os.listdir(folder))
@@ -85,7 +91,7 @@ def discover(results_path: Path, known_tasks: set[str]) -> tuple[list[FoundLog],
     for name in names:
         if not name.endswith(".jsonl") or name.startswith("."):
             continue
-        sample = _SAMPLES_NAME.match(name)
+        sample = SAMPLES_NAME.match(name)
         if date and not (sample and sample["date"] == date["date"]):
             continue
         if not date and not legacy and not sample:

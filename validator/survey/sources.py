@@ -18,7 +18,6 @@ import io
 import json
 import math
 import os
-import posixpath
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -27,26 +26,13 @@ from ..io.documents import DocumentError
 from ..io.limits import Limits
 from ..io.loaders import read_at_most
 from .journal import JOURNAL_NAME, SETTINGS_NAME
+from .layout import NAMED_RESULTS, Run, is_results_name, runs_in
 from .outputs import SUMMARIES, TABLES
 from .repeats import Runs, refuse_repeated_sources
 from .stores import FileRef, SourceError, SourceMissing, is_local, is_url, list_files, local_path, open_stream
 
-# The names io/sample_logs.discover pairs: results_<date>.json with samples_<task>_<date>.jsonl,
-# legacy results.json with every other .jsonl of its folder.
-RESULTS_NAME = re.compile(r"^results_(?P<date>[^_/]+)\.json$")
-SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>[^_]+)\.jsonl$")
-LEGACY_RESULTS = "results.json"
 MANIFEST_SUFFIXES = (".csv", ".json")
 UNIT_KEY_VERSION = "lbnorm-survey-1"  # changes when rows of the same inputs would change
-
-
-@dataclass(frozen=True)
-class Run:
-    run: str                                     # the results file as shown in the table
-    results: FileRef
-    logs: tuple[FileRef, ...]
-    model: str | None = None                     # from the manifest; else read from the results file
-    published: tuple[tuple[str, str, float], ...] = ()  # (task, metric, value) from the manifest
 
 
 @dataclass(frozen=True)
@@ -86,8 +72,9 @@ def plan(sources: list[str], limits: Limits, max_units: int, exclude: Path | Non
     runs = Runs()
     for source in sources:
         found = runs_of(source, limits, max_units)
-        if not found:  # a mistyped path must not pass as a survey that found nothing wrong
-            raise SourceError(f"{source}: no run found (no results_*.json or results.json file under it); "
+        if all(run.orphan for run in found):  # a mistyped path must not pass as a survey that found nothing wrong
+            logs = f", only {len(found):,} sample logs" if found else ""
+            raise SourceError(f"{source}: no run found (no results_*.json or results.json file under it{logs}); "
                               "check the path")
         for run in _outside(found, exclude):
             runs.add(run, source, _is_manifest(source))
@@ -116,62 +103,47 @@ def _outside(runs: list[Run], out: Path | None) -> list[Run]:
 
 def _is_manifest(source: str) -> bool:
     name = source.rstrip("/").rsplit("/", 1)[-1]
-    return name.endswith(MANIFEST_SUFFIXES) and not _is_results_name(name)
+    return name.endswith(MANIFEST_SUFFIXES) and not is_results_name(name)
 
 
 def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
     name = source.rstrip("/").rsplit("/", 1)[-1]
+    named = _named_results_run(source, limits, max_units) \
+        if NAMED_RESULTS.match(name) and not is_results_name(name) else []
+    if named:
+        return named
     if _is_manifest(source):
         return _manifest_runs(source, limits, max_units)
-    if _is_results_name(name):
-        files = list_files(_parent(source), max_units, recursive=False, limits=limits)
-        found = [run for run in runs_in(files) if run.results.name == name]
+    if is_results_name(name):
+        found = _results_file_runs(source, limits, max_units)
         if not found:
             raise SourceError(f"{source}: no such results file; check the path")
-        # Named as given, not by its bare name: two models' results files of one date are two runs.
-        return [replace(run, run=source) for run in found]
+        return found
     return runs_in(list_files(source, max_units, limits=limits))
+
+
+def _results_file_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
+    """The run of a results file given as a source, with the logs of its folder that belong to it."""
+    name = source.rstrip("/").rsplit("/", 1)[-1]
+    files = list_files(_parent(source), max_units, recursive=False, limits=limits)
+    # Named as given, not by its bare name: two models' results files of one date are two runs.
+    return [replace(run, run=source) for run in runs_in(files) if run.results.name == name and not run.orphan]
+
+
+def _named_results_run(source: str, limits: Limits, max_units: int) -> list[Run]:
+    """NAME_<date>.json given as a source is the results file lm-eval's --output_path NAME.json wrote when logs
+    of its date lie beside it; otherwise (nothing found, or the folder cannot be listed) it is read as a
+    manifest, which a JSON file of another kind may be."""
+    try:
+        return _results_file_runs(source, limits, max_units)
+    except SourceError:
+        return []
 
 
 def _parent(location: str) -> str:
     """The folder (or URL) a file is in: "." for a bare name, "/" for a file at the root."""
     folder, slash, _ = location.rstrip("/").rpartition("/")
     return (folder or "/") if slash else "."
-
-
-def _is_results_name(name: str) -> bool:
-    return bool(RESULTS_NAME.match(name)) or name == LEGACY_RESULTS
-
-
-def runs_in(files: list[FileRef]) -> list[Run]:
-    """Runs of a listing: each results file with the logs of its folder that belong to it. A folder that could not
-    be listed is a run of its own, with no logs, whose unit reports why (it may have held runs)."""
-    by_folder: dict[str, list[FileRef]] = {}
-    runs = [Run(ref.name, ref, ()) for ref in files if ref.problem]
-    for ref in files:
-        if not ref.problem:
-            by_folder.setdefault(posixpath.dirname(ref.name), []).append(ref)
-    for folder_files in by_folder.values():
-        for ref in folder_files:
-            base = posixpath.basename(ref.name)
-            if _is_results_name(base):
-                runs.append(Run(ref.name, ref, tuple(_logs_of(base, folder_files))))
-    return sorted(runs, key=lambda run: run.run)
-
-
-def _logs_of(results_name: str, folder_files: list[FileRef]) -> list[FileRef]:
-    date = RESULTS_NAME.match(results_name)
-    logs = []
-    for ref in folder_files:
-        base = posixpath.basename(ref.name)
-        if not base.endswith(".jsonl") or base.startswith("."):
-            continue
-        sample = SAMPLES_NAME.match(base)
-        if date and sample and sample["date"] == date["date"]:
-            logs.append(ref)
-        elif not date and not sample:
-            logs.append(ref)
-    return logs
 
 
 # --- manifests -------------------------------------------------------------------------------
@@ -198,13 +170,13 @@ def _manifest_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
                                   "entry's path (relative to the manifest's folder)") from None
             except SourceError as exc:  # the path may be right: too many files, no fsspec, the network
                 raise SourceError(f"{source}: entry {number}: {results}: {exc}") from None
-        found = [run for run in runs_in(listings[folder]) if run.results.name == name]
-        if not found and _is_results_name(name):
+        found = [run for run in runs_in(listings[folder]) if run.results.name == name and not run.orphan]
+        if not found and is_results_name(name):
             raise SourceError(f"{source}: entry {number}: {results} does not exist; fix the entry's path "
                               "(relative to the manifest's folder)")
         if not found:
-            raise SourceError(f"{source}: entry {number}: {results} is not a results file "
-                              "(results_<date>.json or results.json)")
+            raise SourceError(f"{source}: entry {number}: {results} is not a results file (results_<date>.json, "
+                              "results.json, or NAME_<date>.json beside logs of its date)")
         model = entry.get("model")
         runs.append(Run(results, found[0].results, found[0].logs, model if isinstance(model, str) and model else None,
                         _published(entry, source, number)))

@@ -30,6 +30,7 @@ from ..io.safe_text import one_line
 from ..io.sample_logs import UNPLACED_LOG, task_of
 from .groups import group_rows
 from .journal import rows_text
+from .layout import orphan_task
 from .published import compare, unlisted_task_rows
 from .records import stream_records
 from .rows import SELECTION, blank_row, finding_row, plain, task_row
@@ -138,6 +139,9 @@ def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
 
 def _stand_in_row(unit: Unit) -> dict:
     ref = unit.run.results
+    if unit.run.orphan:  # a sample log no results file claims: the log's row, unaudited
+        finding = make_finding("LB700", ref.name, ref.problem)
+        return finding_row(unit.run.run, "", orphan_task(ref.name), ref.name, "unplaced log", [finding])
     if ref.fingerprint == NOT_WALKED:  # LB111 warns in check; here a run may hide behind it: an error
         finding = replace(make_finding("LB111", unit.run.run, ref.problem), severity=ERROR)
         return finding_row(unit.run.run, unit.run.model or "", "", "", "unlisted folder", [finding])

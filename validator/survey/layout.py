@@ -1,0 +1,103 @@
+"""lm-eval's output layout: which files of a listing are runs, and which logs belong to each.
+
+lm-eval writes `<model>/results_<date>.json` beside `samples_<task>_<date>.jsonl`
+(0.4.3 on); with `--output_path NAME.json` it writes `NAME_<date>.json`
+instead, beside the same logs; 0.4.0-0.4.2 wrote `results.json` beside
+`<model args>_<task>.jsonl`. A `samples_*.jsonl` that no results file of its
+folder claims is a run of its own whose unit says so (ORPHAN_LOG): a log the
+survey cannot place must be a row, not a file it passed over in silence.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, replace
+
+from ..io.sample_logs import LEGACY_RESULTS, NAMED_RESULTS, RESULTS_NAME, SAMPLES_NAME
+from .stores import FileRef
+
+ORPHAN_LOG = ("no results file of its date lies beside it (results_<date>.json, or NAME_<date>.json from lm-eval's "
+              "--output_path NAME.json), so no run claims it and it is not audited: put its run's results file "
+              "beside it, or move the log out of the source")
+
+
+@dataclass(frozen=True)
+class Run:
+    run: str                                     # the results file as shown in the table
+    results: FileRef
+    logs: tuple[FileRef, ...]
+    model: str | None = None                     # from the manifest; else read from the results file
+    published: tuple[tuple[str, str, float], ...] = ()  # (task, metric, value) from the manifest
+
+    @property
+    def orphan(self) -> bool:
+        """Whether this "run" is a sample log no results file claims (ORPHAN_LOG), standing in for one."""
+        return self.results.problem == ORPHAN_LOG
+
+
+def orphan_task(name: str) -> str:
+    """The task an unclaimed log's file name gives, when it carries lm-eval's date; "" otherwise: an undated
+    samples_arc_challenge.jsonl would read as task 'arc' of the date 'challenge'."""
+    match = _DATED_LOG.match(posixpath.basename(name))
+    return match["task"] if match else ""
+
+
+_DATED_LOG = re.compile(r"^samples_(?P<task>.+)_\d{4}-\d\d-\d\dT[^_/]+\.jsonl$")
+
+
+def is_results_name(name: str) -> bool:
+    return bool(RESULTS_NAME.match(name)) or name == LEGACY_RESULTS
+
+
+def runs_in(files: list[FileRef]) -> list[Run]:
+    """Runs of a listing: each results file with the logs of its folder that belong to it. A folder that could not
+    be listed is a run of its own, with no logs, whose unit reports why (it may have held runs); so is a
+    `samples_*.jsonl` no results file of its folder claims."""
+    by_folder: dict[str, list[FileRef]] = {}
+    runs = [Run(ref.name, ref, ()) for ref in files if ref.problem]
+    for ref in files:
+        if not ref.problem:
+            by_folder.setdefault(posixpath.dirname(ref.name), []).append(ref)
+    for folder_files in by_folder.values():
+        runs += _folder_runs(folder_files)
+    return sorted(runs, key=lambda run: run.run)
+
+
+def _folder_runs(folder_files: list[FileRef]) -> list[Run]:
+    names = {posixpath.basename(ref.name): ref for ref in folder_files}
+    log_dates = {match["date"] for name in names if (match := SAMPLES_NAME.match(name))}
+    dated = {match["date"] for name in names if (match := RESULTS_NAME.match(name))}
+    runs = []
+    for name, ref in names.items():
+        if name == LEGACY_RESULTS:
+            runs.append(Run(ref.name, ref, tuple(_logs_of(None, folder_files))))
+        elif (match := RESULTS_NAME.match(name) or _named_results(name, log_dates, dated)) is not None:
+            runs.append(Run(ref.name, ref, tuple(_logs_of(match["date"], folder_files))))
+    claimed = {log.name for run in runs for log in run.logs}
+    runs += [Run(ref.name, replace(ref, problem=ORPHAN_LOG), ()) for name, ref in names.items()
+             if name.startswith("samples_") and name.endswith(".jsonl") and ref.name not in claimed]
+    return runs
+
+
+def _named_results(name: str, log_dates: set[str], dated: set[str]) -> re.Match | None:
+    """NAME_<date>.json as lm-eval's --output_path NAME.json writes it: logs of its date beside it, and no
+    results_<date>.json of the same date (which would be the run's results file)."""
+    match = NAMED_RESULTS.match(name)
+    return match if match and match["date"] in log_dates and match["date"] not in dated else None
+
+
+def _logs_of(date: str | None, folder_files: list[FileRef]) -> list[FileRef]:
+    """A dated results file's logs: samples_<task>_<date>.jsonl of its date. A legacy results.json's (date None):
+    every other .jsonl of its folder."""
+    logs = []
+    for ref in folder_files:
+        base = posixpath.basename(ref.name)
+        if not base.endswith(".jsonl") or base.startswith("."):
+            continue
+        sample = SAMPLES_NAME.match(base)
+        if date is not None and sample and sample["date"] == date:
+            logs.append(ref)
+        elif date is None and not sample:
+            logs.append(ref)
+    return logs
