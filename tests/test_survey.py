@@ -248,6 +248,12 @@ def test_the_scale_hint_fires_only_when_every_published_score_says_the_other_sca
     assert "run again without --published-scale" in scale_hint(rows(0.712, 0.405), 100)
     assert scale_hint(rows(71.2, 0.5), 1) is None and scale_hint(rows(0.7, 0.4), 1) is None
     assert scale_hint(rows(71.2), 100) is None and scale_hint(rows(), 1) is None and scale_hint(rows(0.0), 100) is None
+    # a 0 is a score in either scale: two of them hid the hint on 258 percents (outside tester)
+    assert scale_hint(rows(*[60.5] * 258, 0.0, 0.0), 1).startswith("all 258 published scores other than 0 are")
+    assert scale_hint(rows(0.712, 0.0), 100).startswith("all 1 published scores other than 0 are at most 1")
+    # percents below 1 (a small model's MATH) among many above: still percents; half and half is no evidence
+    assert scale_hint(rows(*[60.5] * 19, 0.45), 1).startswith("19 of the 20 published scores other than 0")
+    assert scale_hint(rows(*[60.5] * 5, *[0.45] * 5), 1) is None
 
 
 @pytest.mark.parametrize("logs", [True, False])
