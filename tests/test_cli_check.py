@@ -135,3 +135,19 @@ def test_worker_processes_give_the_same_report_as_one_process(tmp_path):
     assert reports[0] == reports[1]
     assert reports[0]["files_checked"] == PARALLEL_MIN_FILES + 1
     assert sum(f["rule"] == "LB601" for f in reports[0]["findings"]) == len(range(0, PARALLEL_MIN_FILES, 7))
+
+
+def test_ctrl_c_exits_130_not_as_a_usage_error(monkeypatch, capsys):
+    """click turns Ctrl-C into Abort; lbnorm reported it as a usage error (exit 2, 'aborted')."""
+    import click
+
+    from validator import cli as entry
+
+    def interrupted(**kwargs):
+        raise click.exceptions.Abort() from KeyboardInterrupt()
+
+    monkeypatch.setattr(entry.cli, "main", interrupted)
+    with pytest.raises(SystemExit) as stopped:
+        entry._main()
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err == "lbnorm: interrupted\n"

@@ -320,6 +320,29 @@ def test_a_killed_survey_resumes_to_the_same_table(corpus, one_go, tmp_path):
     assert (tmp_path / "survey.csv").read_bytes() == (one_go / "survey.csv").read_bytes()
 
 
+
+@pytest.mark.parametrize("stop, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_survey_stopped_with_ctrl_c_or_sigterm_says_how_to_resume_and_resumes(corpus, one_go, tmp_path, stop,
+                                                                                 code):
+    """Ctrl-C exited 2, the code of a usage error, saying only 'lbnorm: aborted'; SIGTERM (a CI job cancelled)
+    killed the survey where it stood, with a leaked-semaphore warning (outside tester)."""
+    command = [sys.executable, "-m", "validator", "survey", str(corpus[0]), "--out", str(tmp_path), "--workers", "1",
+               "--no-plots"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    journal = tmp_path / JOURNAL_NAME
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not journal.exists() or journal.stat().st_size < 20_000):
+        time.sleep(0.005)
+    process.send_signal(stop)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == code, stderr
+    assert stderr.endswith(f"\nlbnorm survey: interrupted; the units finished so far are in {journal}: run the same "
+                           "command with --resume to go on\n"), stderr
+    assert not (tmp_path / "survey.jsonl").exists(), "stopped before the end"
+    result = lbnorm("survey", str(corpus[0]), "--out", str(tmp_path), "--workers", "2", "--resume", "--no-plots")
+    assert result.returncode == 1, result.stderr
+    assert (tmp_path / "survey.jsonl").read_bytes() == (one_go / "survey.jsonl").read_bytes()
+
 def tamper_drop_f1_keeping_size_and_mtime(results: Path) -> float:
     """Change one digit of the results file's DROP F1, then put its mtime back: size and mtime are the old
     ones, as an edit that means to pass unseen leaves them. The F1 as it was."""

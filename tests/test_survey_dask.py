@@ -499,3 +499,26 @@ def test_what_a_worker_must_see_is_the_local_sources_and_the_first_and_last_runs
     results = sorted(str(path) for path in corpus[0].glob("*/results_*.json"))
     assert local_paths([corpus[0].name, "http://127.0.0.1:9/runs/"], units) == [str(corpus[0]), results[0],
                                                                                   results[-1]]
+
+
+def test_a_survey_interrupted_on_its_local_cluster_ends_with_how_to_resume(corpus, tmp_path, monkeypatch, capfd):
+    """Stopped with tasks running, each running task's cancellation was a WARNING from its worker, after the line
+    saying how to resume (outside tester)."""
+    from validator.survey import engine
+
+    recorded = engine._record
+
+    def interrupted(journal, batch, results):
+        recorded(journal, batch, results)
+        raise KeyboardInterrupt  # Ctrl-C, once the first task's rows are journaled
+
+    monkeypatch.setattr(engine, "_record", interrupted)
+    monkeypatch.setattr(batches, "MIN_TASK_BYTES", 1)  # tasks still running when it stops
+    result = CliRunner().invoke(cli, ["survey", str(corpus[0]), "--out", str(tmp_path / "out"), "--no-plots",
+                                      "--local-cluster", "2"])
+    assert result.exit_code == 130, result.output
+    assert result.output.endswith(f"lbnorm survey: interrupted; the units finished so far are in "
+                                  f"{tmp_path / 'out' / 'units.jsonl'}: run the same command with --resume to go "
+                                  "on\n"), result.output
+    workers = capfd.readouterr().err
+    assert "CancelledError" not in workers and "WARNING" not in workers, workers

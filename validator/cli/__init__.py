@@ -72,7 +72,10 @@ def _main() -> None:
     except click.ClickException as exc:
         exc.show()
         sys.exit(ExitCode.USAGE)
-    except click.exceptions.Abort:
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
+            click.echo("lbnorm: interrupted", err=True)
+            sys.exit(ExitCode.INTERRUPTED)
         click.echo("lbnorm: aborted", err=True)
         sys.exit(ExitCode.USAGE)
     except ConfigError as exc:

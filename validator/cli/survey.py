@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -67,7 +68,7 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     from ..survey.engine import progress_stream
     from ..survey.engine import survey as run_survey
     from ..survey.isolation import ClusterLost
-    from ..survey.journal import JournalExists
+    from ..survey.journal import JOURNAL_NAME, JournalExists
     from ..survey.outputs import OutputBlocked
     from ..survey.published import scale_hint
     from ..survey.stores import SourceError
@@ -100,6 +101,7 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
                         tuple(sorted(profile.split_sizes().items())) if profile else ())
     strict = run.strict
     executor = _executor(workers, scheduler, local_cluster)
+    stopped_by_term = signal.signal(signal.SIGTERM, _interrupt)  # a stop as clean as Ctrl-C's (CI cancels, kill)
     try:
         def announce(planned: int, todo: int) -> None:  # after the sources are read: not before a usage error
             skipped = f" ({planned - todo:,} already in {out})" if planned > todo else ""
@@ -110,7 +112,12 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
                              on_start=announce)
     except (SourceError, JournalExists, OutputBlocked, WorkerMismatch, SourcesUnseen, ClusterLost) as exc:
         raise click.UsageError(str(exc)) from None
+    except KeyboardInterrupt as stop:
+        click.echo(f"\nlbnorm survey: interrupted; the units finished so far are in {out / JOURNAL_NAME}: run the "
+                   "same command with --resume to go on", err=True)
+        sys.exit(128 + signal.SIGTERM if isinstance(stop, Terminated) else ExitCode.INTERRUPTED)
     finally:
+        signal.signal(signal.SIGTERM, stopped_by_term)
         if hasattr(executor, "close"):
             executor.close()
     files, note = write_tables(outcome.rows, out)
@@ -120,6 +127,14 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
         if note:
             click.echo(f"  note: {note}", err=True)
     sys.exit(ExitCode.DATA if _failed(outcome.rows, strict) else ExitCode.OK)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the survey runs so that it stops as on Ctrl-C: workers stopped, journal closed."""
+
+
+def _interrupt(signum, frame) -> None:
+    raise Terminated()
 
 
 def _selection_of(settings) -> tuple:

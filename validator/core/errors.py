@@ -14,6 +14,7 @@ class ExitCode(IntEnum):
     DATA = 1
     USAGE = 2
     CONFIG = 3
+    INTERRUPTED = 130  # Ctrl-C, as shells report a command SIGINT ended (128 + 2)
 
 
 class LbnormError(Exception):

@@ -135,6 +135,15 @@ def prepared_and_frozen():
     return PreparedAndFrozen()
 
 
+def _quiet_cancellations() -> None:
+    """On a worker of the survey's own cluster, as it closes: a task cancelled then is the survey stopping, not
+    news. Each one running logged a WARNING with its key after the survey had said it was interrupted and how
+    to resume, burying that line."""
+    import logging
+
+    logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
+
+
 # How long a survey waits for an existing cluster's first worker: tasks sent to a scheduler without one wait
 # for ever, and a survey that hangs is worse than one that says why it cannot start.
 WORKERS_TIMEOUT = 60.0
@@ -287,6 +296,11 @@ class DaskCluster:
 
     def close(self) -> None:
         if getattr(self, "client", None) is not None:
+            if self.cluster is not None:  # its own cluster, stopped mid-survey (Ctrl-C): tasks are cancelled
+                try:
+                    self.client.run(_quiet_cancellations)
+                except Exception:  # closing anyway
+                    pass
             self.client.close()
         if self.cluster is not None:
             self.cluster.close()

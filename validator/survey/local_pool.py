@@ -185,6 +185,7 @@ def _work(function: Function, batches: Connection, rows: Connection, parent: int
     """In a worker process: run each batch the pipe brings, in order, and answer each. Ctrl-C is the survey's to
     handle (it closes its lanes); an exception is the answer, made portable (_portable)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the survey's own handler stops the survey, not its workers
     for end in _SURVEY_ENDS:
         end.close()
     exit_with_parent(parent)
