@@ -52,6 +52,7 @@ def one_go(corpus, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("one-go")
     result = lbnorm("survey", str(corpus[0]), "--out", str(out), "--workers", "2")
     assert result.returncode == 1, result.stderr  # the planted faults are errors
+    out.with_name(out.name + ".stdout").write_text(result.stdout, encoding="utf-8")
     return out
 
 
@@ -283,6 +284,15 @@ def test_csv_and_parquet_hold_the_same_rows_as_json_lines(one_go):
     parquet = pyarrow.read_table(one_go / "survey.parquet").to_pylist()
     assert [(r["run"], r["task"], r["errors"], r["reproduced"]) for r in parquet] == \
         [(r["run"], r["task"], r["errors"], r["reproduced"]) for r in rows]
+
+
+def test_every_file_the_survey_writes_is_named_on_its_output(one_go):
+    """The list stopped at six, and a survey with plots writes nine (outside tester)."""
+    written = {str(path) for path in one_go.rglob("*") if path.is_file()} - {str(one_go / JOURNAL_NAME),
+                                                                               str(one_go / SETTINGS_NAME)}
+    named = [line.removeprefix("  wrote ") for line in one_go.with_name(one_go.name + ".stdout").read_text(
+        encoding="utf-8").splitlines() if line.startswith("  wrote ")]
+    assert sorted(named) == sorted(written) and len(named) >= 5
 
 
 def test_the_summary_is_written_in_markdown_and_html(one_go):

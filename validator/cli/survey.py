@@ -181,7 +181,7 @@ def _report(outcome, files: list[Path], note: str | None) -> None:
     click.echo(f"{outcome.units:,} units ({outcome.skipped:,} resumed){outcome.rate()}: {runs:,} runs, "
                f"{len(rows):,} rows, {errors:,} errors, {warnings:,} warnings, {unreproduced:,} published scores "
                f"not reproduced, {failed:,} units not audited")
-    for path in files[:6]:
+    for path in files:  # tables, summaries and plots: a dozen at most
         click.echo(f"  wrote {path}")
     if note:
         click.echo(f"  note: {note}", err=True)
