@@ -527,6 +527,38 @@ def test_a_manifest_that_would_drop_a_published_score_is_refused(tmp_path, name,
     assert result.returncode == 2 and message in result.stderr, result.stderr
 
 
+
+SPREADSHEET_MANIFESTS = {
+    # how a spreadsheet or an editor wrote it: (text, encoding, the message of the refusal or None: surveyed)
+    "spaces after the header's commas": ("results, drop/f1\n{run},{f1}\n", "utf-8", None),
+    "old Mac line ends": ("results,drop/f1\r{run},{f1}\r", "utf-8", None),
+    "semicolons": ("results;drop/f1\n{run};{f1}\n", "utf-8", "the header names no 'results' column (it names "
+                   "'results;drop/f1'); a CSV manifest's first line names its columns, separated by commas"),
+    "backslashes": ("results,drop/f1\n{windows},{f1}\n", "utf-8", "write its path with '/'"),
+    "a space after the path": ("results,drop/f1\n{run} ,{f1}\n", "utf-8", "its path begins or ends with a space"),
+    "UTF-16": ("results,drop/f1\n{run},{f1}\n", "utf-16", "the manifest is not UTF-8 (byte 1 is 0xff); save it as "
+               "UTF-8 (a spreadsheet's 'CSV UTF-8')"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPREADSHEET_MANIFESTS))
+def test_a_manifest_a_spreadsheet_wrote_is_read_or_refused_with_the_fix(tmp_path, case):
+    """Each refusal named no fix, or a wrong one ('entry 1 has no results', Python's 'universal-newline mode');
+    spaces after commas and CR line ends are read (outside tester)."""
+    text, encoding, message = SPREADSHEET_MANIFESTS[case]
+    manifest, values = _one_run_manifest(tmp_path, {"drop/f1": "{f1}"})
+    run = manifest.read_text(encoding="utf-8").splitlines()[1].split(",")[0]
+    (manifest.parent / "m.csv").write_text(text.format(run=run, windows=run.replace("/", "\\"),
+                                                       f1=f"{values['f1']:.2f}"), encoding=encoding, newline="")
+    result = lbnorm("survey", str(manifest.parent / "m.csv"), "--out", str(tmp_path / "out"), "--no-plots",
+                    "--published-scale", "100")
+    if message is None:
+        assert result.returncode == 0, result.stderr
+        assert [row["reproduced"] for row in read_jsonl(tmp_path / "out" / "survey.jsonl") if row["task"] == "drop"] \
+            == [True]
+    else:
+        assert result.returncode == 2 and message in result.stderr, result.stderr
+
 def test_a_run_is_surveyed_once_and_two_runs_of_one_name_are_told_apart(tmp_path):
     """A run reached through two sources would count its findings twice; two files of one name are two runs."""
     for copy in ("a", "b"):
@@ -809,7 +841,7 @@ def test_a_results_file_that_is_not_there_is_named_with_its_entry_and_the_fix(tm
     assert result.returncode == 2
     assert {"missing file": f"{manifest}: entry 1: {entry} does not exist; fix the entry's path",
             "missing folder": f"{manifest}: entry 1: {entry} cannot be reached (",
-            "not a results name": f"{manifest}: entry 1: {entry} is not a results file",
+            "not a results name": f"{manifest}: entry 1: {entry!r} is not a results file",
             "missing source": f"{source}: no such results file; check the path"}[case] in result.stderr
     assert "units to run" not in result.stderr, "the survey is announced only once its sources are read"
     assert not (tmp_path / "out").exists()

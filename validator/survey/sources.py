@@ -175,12 +175,21 @@ def _manifest_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
             raise SourceError(f"{source}: entry {number}: {results} does not exist; fix the entry's path "
                               "(relative to the manifest's folder)")
         if not found:
-            raise SourceError(f"{source}: entry {number}: {results} is not a results file (results_<date>.json, "
-                              "results.json, or NAME_<date>.json beside logs of its date)")
+            raise SourceError(f"{source}: entry {number}: {results!r} is not a results file (results_<date>.json, "
+                              f"results.json, or NAME_<date>.json beside logs of its date){_path_hint(results)}")
         model = entry.get("model")
         runs.append(Run(results, found[0].results, found[0].logs, model if isinstance(model, str) and model else None,
                         _published(entry, source, number)))
     return runs
+
+
+def _path_hint(path: str) -> str:
+    """What is likely wrong with a manifest's path that names no results file, when it shows."""
+    if "\\" in path:
+        return "; write its path with '/', as on every system a manifest is read on"
+    if path != path.strip():
+        return "; its path begins or ends with a space"
+    return ""
 
 
 def _manifest_entries(source: str, limits: Limits) -> list[dict]:
@@ -193,6 +202,10 @@ def _manifest_entries(source: str, limits: Limits) -> list[dict]:
         if detail.startswith("cannot be read (") and detail.endswith(")"):
             detail = detail[len("cannot be read ("):-1]
         raise SourceError(f"{source}: the manifest cannot be read ({detail})") from None
+    except UnicodeDecodeError as exc:  # a spreadsheet's UTF-16 or Latin-1 export
+        byte = f"byte {exc.start + 1:,} is {exc.object[exc.start]:#04x}"
+        raise SourceError(f"{source}: the manifest is not UTF-8 ({byte}); save it as UTF-8 (a spreadsheet's "
+                          "'CSV UTF-8')") from None
     except Exception as exc:
         raise SourceError(f"{source}: the manifest cannot be read ({exc})") from None
     if source.endswith(".csv"):
@@ -225,7 +238,7 @@ def _manifest_entries(source: str, limits: Limits) -> list[dict]:
 def _csv_entries(text: str, source: str) -> list[dict]:
     """Rows as {column: cell}. A column named twice, or a row with more cells than the header, would have
     a published score silently replaced or dropped: refused instead."""
-    reader, rows = csv.reader(io.StringIO(text)), []
+    reader, rows = csv.reader(io.StringIO(text, newline=None)), []  # any line ends: CRLF, LF, and old Macs' CR
     try:
         for row in reader:
             rows.append(row)
@@ -236,7 +249,12 @@ def _csv_entries(text: str, source: str) -> list[dict]:
         raise SourceError(f"{source}: {where} is not CSV that can be read ({exc}); {fix}") from None
     if not rows:
         return []
-    header = rows[0]
+    header = [name.strip() for name in rows[0]]  # "results, model": a spreadsheet's spaces after commas
+    if "results" not in header:
+        named = ", ".join(repr(name) for name in header[:5]) + (", ..." if len(header) > 5 else "")
+        raise SourceError(f"{source}: the header names no 'results' column (it names {named}); a CSV manifest's "
+                          "first line names its columns, separated by commas: results, and optionally model and "
+                          "<task>/<metric>")
     twice = sorted({name for name in header if header.count(name) > 1})
     if twice:
         raise SourceError(f"{source}: the column {twice[0]!r} appears twice in the header; give each once")
