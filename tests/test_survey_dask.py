@@ -482,9 +482,9 @@ def test_a_worker_that_cannot_see_a_local_source_stops_the_survey(corpus, tmp_pa
             worker.wait(timeout=30)
     assert result.exit_code == 2, result.output
     first = sorted(corpus[0].glob("*/results_*.json"))[0]  # the folder is there, empty: its runs are not
-    assert (f"Error: Dask worker {address} cannot see {first} (nor 1 more of the survey's files): local sources "
-            "must be on a file system every worker shares, at the same path; mount it there, or give the sources "
-            "as URLs\n") in result.output
+    assert (f"Error: Dask worker {address} cannot see {first} (and 1 more): local sources must be on a file "
+            "system every worker shares, at the same path; mount it there, or give the sources as URLs\n") \
+        in result.output
     assert not (tmp_path / "out").exists()
 
 
@@ -522,3 +522,63 @@ def test_a_survey_interrupted_on_its_local_cluster_ends_with_how_to_resume(corpu
                                   "on\n"), result.output
     workers = capfd.readouterr().err
     assert "CancelledError" not in workers and "WARNING" not in workers, workers
+
+
+def test_a_worker_without_the_remote_extra_stops_a_survey_of_urls(tmp_path):
+    """A real `dask worker` whose Python cannot import fsspec, and runs served over HTTP on loopback: each unit
+    would have been a failed row saying to install lbnorm[remote]; the survey now refuses to start, naming the
+    worker, the scheme and the fix."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    pytest.importorskip("fsspec", reason="URL sources need the `remote` extra (fsspec)")
+    from distributed import Client, LocalCluster
+
+    make_corpus(tmp_path / "served" / "runs", runs=1, seed=3, fault_rate=0)
+    handler = functools.partial(type("Quiet", (SimpleHTTPRequestHandler,), {"log_message": lambda *args: None}),
+                                directory=str(tmp_path / "served"))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    shadow = tmp_path / "shadow" / "fsspec"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text('raise ImportError("no fsspec on this worker")\n')
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(shadow.parent), os.environ.get("PYTHONPATH", "")])}
+    try:
+        with LocalCluster(n_workers=0, host="127.0.0.1", dashboard_address=None) as scheduler:
+            worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker",
+                                       scheduler.scheduler_address, "--nthreads", "1", "--no-nanny",
+                                       "--no-dashboard", "--host", "127.0.0.1"],
+                                      env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                with Client(scheduler.scheduler_address) as client:
+                    client.wait_for_workers(1, timeout=60)
+                    [address] = client.scheduler_info()["workers"]
+                result = CliRunner().invoke(cli, ["survey", f"http://127.0.0.1:{server.server_address[1]}/runs/",
+                                                  "--out", str(tmp_path / "out"), "--no-plots",
+                                                  "--scheduler", scheduler.scheduler_address])
+            finally:
+                worker.terminate()
+                worker.wait(timeout=30)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.exit_code == 2, result.output
+    assert (f"Error: Dask worker {address} cannot read http:// sources (ImportError: no fsspec on this worker): "
+            "install lbnorm[remote] on every worker (and s3fs, gcsfs or huggingface_hub for s3://, gs:// and "
+            "hf://)\n") in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_url_schemes_a_worker_needs_are_those_of_the_files_the_units_read():
+    from validator.survey.engine import remote_protocols
+    from validator.survey.sources import Run, Unit
+    from validator.survey.stores import FileRef
+
+    def ref(location):
+        return FileRef(location.rpartition("/")[2], location, 1, "x")
+
+    run = Run("a/results_1.json", ref("HTTP://host/a/results_1.json"), (ref("s3://bucket/a/samples_x_1.jsonl"),))
+    local = Run("b/results_1.json", ref("/data/b/results_1.json"), (ref("file:///data/b/samples_x_1.jsonl"),))
+    units = [Unit(run, None), Unit(run, run.logs[0]), Unit(local, None), Unit(local, local.logs[0])]
+    assert remote_protocols(units) == ["http", "s3"]

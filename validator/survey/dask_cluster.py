@@ -59,12 +59,21 @@ class WorkerMismatch(RuntimeError):
 
 
 class SourcesUnseen(RuntimeError):
-    """A worker of a cluster the survey did not start cannot see a local source: every unit of it would fail there."""
+    """A worker of a cluster the survey did not start cannot read a source: every unit of it would fail there."""
 
 
-def missing_paths(paths: list[str]) -> list[str]:
-    """On a worker: the paths it cannot see."""
-    return [path for path in paths if not os.path.exists(path)]
+def unreadable(paths: list[str], protocols: list[str]) -> list[str]:
+    """On a worker: what it cannot read of the survey's sources: local paths it cannot see, and URL schemes
+    it has no file system for (fsspec, or the extra a scheme needs, not installed)."""
+    problems = [f"cannot see {path}" for path in paths if not os.path.exists(path)]
+    for protocol in protocols:
+        try:
+            import fsspec
+
+            fsspec.get_filesystem_class(protocol)  # imports its backend: aiohttp, s3fs, gcsfs, huggingface_hub
+        except Exception as exc:  # ImportError, or fsspec's ValueError for a scheme it does not know
+            problems.append(f"cannot read {protocol}:// sources ({type(exc).__name__}: {str(exc)[:200]})")
+    return problems
 
 
 def run_checked(function: Callable[[Batch], list[str]], wanted: str, batch: Batch) -> list[str]:
@@ -230,19 +239,25 @@ class DaskCluster:
         if self.cluster is not None:  # the survey's rate leaves it out, so a timed command shows it apart
             self.start_seconds = time.monotonic() - started
 
-    def check_sources(self, paths: list[str]) -> None:
-        """SourcesUnseen if a worker connected now cannot see one of these local paths (absolute): a cluster on
-        other machines reads them from its own disks, and without this every unit would be a row saying
-        "no such file" of a file the maintainer has. The survey's own local cluster shares this machine."""
-        if self.cluster is not None or not paths:
+    def check_sources(self, paths: list[str], protocols: list[str]) -> None:
+        """SourcesUnseen if a worker connected now cannot see one of these local paths (absolute) or has no file
+        system for one of these URL schemes: a cluster on other machines reads from its own disks, with its
+        own packages, and without this every unit would be a row saying "no such file" of a file the
+        maintainer has, or "install lbnorm[remote]". The survey's own local cluster is this machine."""
+        if self.cluster is not None or not (paths or protocols):
             return
-        answers = self.client.run(missing_paths, list(paths), on_error="return")
-        for address, missing in sorted(answers.items()):
-            if isinstance(missing, list) and missing:
-                more = f" (nor {len(missing) - 1:,} more of the survey's files)" if len(missing) > 1 else ""
-                raise SourcesUnseen(f"Dask worker {address} cannot see {missing[0]}{more}: local sources must be "
-                                    "on a file system every worker shares, at the same path; mount it there, or "
-                                    "give the sources as URLs")
+        answers = self.client.run(unreadable, list(paths), list(protocols), on_error="return")
+        for address, problems in sorted(answers.items()):
+            if not isinstance(problems, list) or not problems:
+                continue
+            more = f" (and {len(problems) - 1:,} more)" if len(problems) > 1 else ""
+            if problems[0].startswith("cannot see "):
+                fix = ("local sources must be on a file system every worker shares, at the same path; mount it "
+                       "there, or give the sources as URLs")
+            else:
+                fix = ("install lbnorm[remote] on every worker (and s3fs, gcsfs or huggingface_hub for s3://, "
+                       "gs:// and hf://)")
+            raise SourcesUnseen(f"Dask worker {address} {problems[0]}{more}: {fix}")
 
     def describe(self) -> str:
         workers = len(self.client.scheduler_info().get("workers", {}))

@@ -77,7 +77,7 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
     started = time.monotonic()
     units = plan(sources, settings.limits, max_units, exclude=out)
     if hasattr(executor, "check_sources"):  # before the journal: a survey that cannot run writes nothing
-        executor.check_sources(local_paths(sources, units))
+        executor.check_sources(local_paths(sources, units), remote_protocols(units))
     journal = Journal(out, resume, settings_record(settings))
     todo = [unit for unit in units if not _kept(unit, journal.done)]
     notes = ([journal.note] if journal.note else []) + _resume_notes(todo, journal.done)
@@ -109,6 +109,12 @@ def local_paths(sources: list[str], units: list[Unit]) -> list[str]:
         if path not in paths:
             paths.append(path)
     return paths
+
+
+def remote_protocols(units: list[Unit]) -> list[str]:
+    """The URL schemes of the files the units read (http, s3, hf...): what a worker needs a file system for."""
+    locations = {ref.location for unit in units for ref in (unit.run.results, unit.log) if ref is not None}
+    return sorted({location.split("://", 1)[0].lower() for location in locations if not is_local(location)})
 
 
 def _journaled(unit: Unit, done: dict[str, list[dict]]) -> bool:
