@@ -81,3 +81,31 @@ def test_a_folder_the_walk_does_not_enter_is_named_by_every_command(output_path,
     proc = run_cli(command, "out", cwd=output_path)
     assert "out/.later" in proc.stdout + proc.stderr and "not walked" in proc.stdout + proc.stderr
     assert "internal error" not in proc.stderr
+
+
+def test_a_log_no_results_file_claims_fails_the_audit_of_its_folder(output_path):
+    """Another date's log and an undated one beside a run were passed over: exit 0 (outside tester, survey)."""
+    run = output_path / "out" / "EleutherAI__pythia-1b"
+    log = next(run.glob("samples_drop_*.jsonl"))
+    stray = ["samples_drop_2023-01-01T00-00-00.000000.jsonl", "samples_drop.jsonl"]
+    for name in stray:
+        shutil.copy(log, run / name)
+    proc = run_cli("audit", "--output-format", "json", "out", cwd=output_path)
+    assert proc.returncode == 1, proc.stdout
+    findings = json.loads(proc.stdout)["findings"]
+    assert sorted((f["rule"], f["file"]) for f in findings) == [("LB700", f"out/EleutherAI__pythia-1b/{name}")
+                                                                 for name in sorted(stray)]
+    assert all("no results file of its date lies beside it" in f["message"] for f in findings)
+    proc = run_cli("audit", "-q", f"out/*/results_{DATE}.json", cwd=output_path)  # named, not walked for
+    assert proc.returncode == 0, proc.stdout
+
+
+def test_a_run_written_with_output_path_name_json_is_audited_and_normalized_in_its_folder(output_path):
+    """lm-eval --output_path NAME.json names the results file NAME_<date>.json, beside the same logs."""
+    run = output_path / "out" / "EleutherAI__pythia-1b"
+    (run / f"results_{DATE}.json").rename(run / f"my_eval_{DATE}.json")
+    (run / "notes_2024-01-01T00-00-00.json").write_text("{}")  # a date, but no log of it: not a results file
+    proc = run_cli("audit", "-q", "out", cwd=output_path)
+    assert proc.returncode == 0 and "2 log(s) audited" in proc.stdout, proc.stdout
+    proc = run_cli("normalize", "--output-format", "json", "out", cwd=output_path)
+    assert [f["path"] for f in json.loads(proc.stdout)["files"]] == [f"out/EleutherAI__pythia-1b/my_eval_{DATE}.json"]

@@ -18,6 +18,7 @@ class Expanded:
     problems: list[tuple[str, str]] = field(default_factory=list)  # (argument, message)
     skipped: list[Path] = field(default_factory=list)  # hidden entries and symlinked folders a walk did not enter
     too_many: bool = False
+    logs: list[Path] = field(default_factory=list)  # samples_*.jsonl a folder's walk passed, relative to the root
 
 
 def expand_arguments(workspace: Workspace, arguments: tuple[str, ...], max_files: int) -> Expanded:
@@ -34,6 +35,7 @@ def expand_arguments(workspace: Workspace, arguments: tuple[str, ...], max_files
             expanded.literal.add(Path(relative))
     matched = expand(workspace.root, patterns, max_files)
     expanded.paths, expanded.skipped, expanded.too_many = matched.paths, matched.skipped, matched.too_many
+    expanded.logs = matched.logs
     expanded.problems += [(pattern, f"'{pattern}' matched no file; check the path or glob")
                           for pattern in matched.unmatched]
     return expanded

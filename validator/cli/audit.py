@@ -12,7 +12,8 @@ import click
 from ..check.checker import MAX_SKIP_FINDINGS, NOT_WALKED
 from ..core.errors import ExitCode
 from ..findings import Findings, make_finding
-from ..io.discovery import results_files, split_logs
+from ..io.discovery import results_files, split_logs, unclaimed_logs
+from ..io.sample_logs import ORPHAN_LOG
 from ..io.safe_text import neutralize_json, one_line
 from ..report.audit import report_json as audit_json
 from ..report.audit import report_text as audit_text
@@ -47,7 +48,8 @@ def audit(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
 
     PATHS are results files, folders (an lm-eval --output_path folder: every
     results_<date>.json below it, each with the samples_<task>_<date>.jsonl
-    logs beside it) or globs, relative to the current directory. To audit
+    logs beside it; a log no results file takes is LB700) or globs, relative
+    to the current directory. To audit
     chosen logs, name one results file and the logs after it. Checks hashes,
     coverage of doc_ids, every aggregate, acc/acc_norm from log-likelihoods,
     and DROP's EM/F1 with the deep dive's failure modes. Exit 0: no errors;
@@ -61,7 +63,7 @@ def audit(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
     claims = Claims.of_profile(run.profile())  # a maintainer's (option or configuration file), or none
     found = expand_arguments(run.workspace, paths, run.limits.max_files)
     others, logs = split_logs(found.paths)
-    results = results_files(others, found.literal)
+    results = results_files(others, found.literal, run.workspace.root)
     if logs and len(results) != 1:
         raise click.UsageError("to audit chosen sample logs, name exactly one results file before them "
                                f"(found {len(results)}); or pass the run folder to audit every log beside it")
@@ -70,6 +72,8 @@ def audit(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
         combined.add_loose(make_finding("LB101" if "outside" in message else "LB100", argument, message))
     for path in found.skipped[:MAX_SKIP_FINDINGS]:
         combined.add_loose(make_finding("LB111", path.as_posix(), NOT_WALKED))
+    for path in unclaimed_logs(found.logs, results):  # a log a folder holds must not pass unseen
+        combined.add_loose(make_finding("LB700", path.as_posix(), ORPHAN_LOG))
     for path in results:
         audited = audit_files(run.workspace.root, path, logs or None, run.limits, claims)
         audited.findings = selection.apply(audited.findings)

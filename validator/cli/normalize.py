@@ -76,7 +76,7 @@ def normalize(paths: tuple[str, ...], profile_name: str | None, profile_file: Pa
         for argument, message in found.problems:  # outside the workspace, or matched nothing
             failed.append(message)
             yield Outcome(path=argument, error=message)
-        for path in results_files(found.paths, found.literal):
+        for path in results_files(found.paths, found.literal, run.workspace.root):
             outcome = _normalize_one(run.workspace.root, path, profile, run.limits)
             if outcome.error:
                 failed.append(outcome.error)

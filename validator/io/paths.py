@@ -93,6 +93,7 @@ class Expansion:
     unmatched: list[str] = field(default_factory=list)
     skipped: list[Path] = field(default_factory=list)  # hidden entries and symlinked folders not walked
     too_many: bool = False                              # more than max_files checkable files matched
+    logs: list[Path] = field(default_factory=list)      # samples_*.jsonl a folder's walk passed (not checkable)
 
 
 # Walking costs time for every entry, checkable or not: past this many entries
@@ -138,6 +139,7 @@ def expand(root: Path, patterns: list[str], max_files: int) -> Expansion:
             break
     out.paths = list(found)
     out.skipped = sorted(walk.skipped, key=lambda p: p.as_posix())
+    out.logs = sorted(walk.logs, key=lambda p: p.as_posix())
     return out
 
 
@@ -165,6 +167,7 @@ class _Walk:
     def __init__(self, root: Path, max_files: int, max_entries: int):
         self.root, self.files_left, self.entries_left = root, max_files + 1, max_entries
         self.skipped: set[Path] = set()
+        self.logs: set[Path] = set()  # so that audit can tell a log no results file claims (ORPHAN_LOG)
         self.exhausted = False
 
     def run(self, here: Path, parts: list[str]) -> list[Path]:
@@ -184,6 +187,8 @@ class _Walk:
                     self.files_left -= 1
                     self.exhausted = self.files_left < 0
                     yield where
+                elif where.name.startswith("samples_") and where.suffix == ".jsonl":
+                    self.logs.add(where)
                 continue
             head, tail = rest[0], rest[1:]
             if head == "**":

@@ -73,6 +73,38 @@ def task_of(name: str, known_tasks: set[str]) -> str | None:
     return None
 
 
+def claims(results_name: str, log_name: str) -> bool:
+    """Whether a results file takes a log of its folder (both bare names): one of its date if it has one; a
+    legacy results.json every .jsonl; another results file (no date: lm-eval 0.3's) every samples_ log."""
+    if not log_name.endswith(".jsonl") or log_name.startswith("."):
+        return False
+    date = RESULTS_NAME.match(results_name) or NAMED_RESULTS.match(results_name)
+    sample = SAMPLES_NAME.match(log_name)
+    if date:
+        return bool(sample) and sample["date"] == date["date"]
+    return results_name == LEGACY_RESULTS or bool(sample)
+
+
+def is_unclaimed(log_name: str, results_names: list[str]) -> bool:
+    """A samples_*.jsonl that no results file of its folder takes (ORPHAN_LOG)."""
+    return log_name.startswith("samples_") and log_name.endswith(".jsonl") \
+        and not any(claims(results, log_name) for results in results_names)
+
+
+def named_results_beside_logs(name: str, folder_names: list[str]) -> bool:
+    """NAME_<date>.json is the results file lm-eval's --output_path NAME.json wrote where logs of its date lie
+    beside it and no results_<date>.json of that date does."""
+    match = NAMED_RESULTS.match(name)
+    if not match or RESULTS_NAME.match(name) or f"results_{match['date']}.json" in folder_names:
+        return False
+    return any((sample := SAMPLES_NAME.match(other)) and sample["date"] == match["date"] for other in folder_names)
+
+
+ORPHAN_LOG = ("no results file of its date lies beside it (results_<date>.json, or NAME_<date>.json from lm-eval's "
+              "--output_path NAME.json), so no run claims it and it is not audited: put its run's results file "
+              "beside it, or move the log out of the folder")
+
+
 def discover(results_path: Path, known_tasks: set[str]) -> tuple[list[FoundLog], list[str]]:
     """Logs beside a results file, and the problems met (two logs for one task...).
 
@@ -81,21 +113,15 @@ def discover(results_path: Path, known_tasks: set[str]) -> tuple[list[FoundLog],
     date; a legacy `results.json` takes every `*_<task>.jsonl`.
     """
     folder = results_path.parent
-    date = RESULTS_NAME.match(results_path.name) or NAMED_RESULTS.match(results_path.name)
-    legacy = results_path.name == LEGACY_RESULTS
     by_task: dict[str, list[Path]] = {}
     try:
         names = sorted(os.listdir(folder))
     except OSError:
         return [], []
     for name in names:
-        if not name.endswith(".jsonl") or name.startswith("."):
+        if not claims(results_path.name, name):
             continue
         sample = SAMPLES_NAME.match(name)
-        if date and not (sample and sample["date"] == date["date"]):
-            continue
-        if not date and not legacy and not sample:
-            continue
         # A samples_ log of an unknown task is kept, so the audit reports it instead of skipping it.
         task = task_of(name, known_tasks) or (sample["task"] if sample else None)
         if task is not None:

@@ -14,13 +14,9 @@ import posixpath
 import re
 from dataclasses import dataclass, replace
 
-from ..io.sample_logs import LEGACY_RESULTS, NAMED_RESULTS, RESULTS_NAME, SAMPLES_NAME
+from ..io.sample_logs import (LEGACY_RESULTS, NAMED_RESULTS, ORPHAN_LOG, RESULTS_NAME, SAMPLES_NAME,
+                              named_results_beside_logs)
 from .stores import FileRef
-
-ORPHAN_LOG = ("no results file of its date lies beside it (results_<date>.json, or NAME_<date>.json from lm-eval's "
-              "--output_path NAME.json), so no run claims it and it is not audited: put its run's results file "
-              "beside it, or move the log out of the source")
-
 
 @dataclass(frozen=True)
 class Run:
@@ -66,25 +62,17 @@ def runs_in(files: list[FileRef]) -> list[Run]:
 
 def _folder_runs(folder_files: list[FileRef]) -> list[Run]:
     names = {posixpath.basename(ref.name): ref for ref in folder_files}
-    log_dates = {match["date"] for name in names if (match := SAMPLES_NAME.match(name))}
-    dated = {match["date"] for name in names if (match := RESULTS_NAME.match(name))}
     runs = []
     for name, ref in names.items():
         if name == LEGACY_RESULTS:
             runs.append(Run(ref.name, ref, tuple(_logs_of(None, folder_files))))
-        elif (match := RESULTS_NAME.match(name) or _named_results(name, log_dates, dated)) is not None:
+        elif match := RESULTS_NAME.match(name) or (named_results_beside_logs(name, list(names))
+                                                   and NAMED_RESULTS.match(name)):
             runs.append(Run(ref.name, ref, tuple(_logs_of(match["date"], folder_files))))
     claimed = {log.name for run in runs for log in run.logs}
     runs += [Run(ref.name, replace(ref, problem=ORPHAN_LOG), ()) for name, ref in names.items()
              if name.startswith("samples_") and name.endswith(".jsonl") and ref.name not in claimed]
     return runs
-
-
-def _named_results(name: str, log_dates: set[str], dated: set[str]) -> re.Match | None:
-    """NAME_<date>.json as lm-eval's --output_path NAME.json writes it: logs of its date beside it, and no
-    results_<date>.json of the same date (which would be the run's results file)."""
-    match = NAMED_RESULTS.match(name)
-    return match if match and match["date"] in log_dates and match["date"] not in dated else None
 
 
 def _logs_of(date: str | None, folder_files: list[FileRef]) -> list[FileRef]:
