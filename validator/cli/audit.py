@@ -13,7 +13,6 @@ from ..check.checker import MAX_SKIP_FINDINGS, NOT_WALKED
 from ..core.errors import ExitCode
 from ..findings import Findings, make_finding
 from ..io.discovery import results_files, split_logs, unclaimed_logs
-from ..io.sample_logs import ORPHAN_LOG
 from ..io.safe_text import neutralize_json, one_line
 from ..report.audit import report_json as audit_json
 from ..report.audit import report_text as audit_text
@@ -72,8 +71,8 @@ def audit(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
         combined.add_loose(make_finding("LB101" if "outside" in message else "LB100", argument, message))
     for path in found.skipped[:MAX_SKIP_FINDINGS]:
         combined.add_loose(make_finding("LB111", path.as_posix(), NOT_WALKED))
-    for path in unclaimed_logs(found.logs, results):  # a log a folder holds must not pass unseen
-        combined.add_loose(make_finding("LB700", path.as_posix(), ORPHAN_LOG))
+    for path, why in unclaimed_logs(found.logs, results):  # a log a folder holds must not pass unseen
+        combined.add_loose(make_finding("LB700", path.as_posix(), why))
     for path in results:
         audited = audit_files(run.workspace.root, path, logs or None, run.limits, claims)
         audited.findings = selection.apply(audited.findings)

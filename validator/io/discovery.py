@@ -14,7 +14,6 @@ import os
 import re
 from pathlib import Path
 
-from .sample_logs import NAMED_RESULTS, is_unclaimed, named_results_beside_logs
 
 SAMPLE_LOG_SUFFIX = ".jsonl"
 _RESULTS_NAME = re.compile(r"^results.*\.json$")  # results_<date>.json, results.json, results_lm_eval_03.json
@@ -40,17 +39,22 @@ def named_literally(argument: str) -> bool:
 def results_files(found: list[Path], literal: set[Path], root: Path = Path()) -> list[Path]:
     """The results files among paths a folder or glob brought (named files are kept whatever their name):
     results*.json, and NAME_<date>.json where logs of its date lie beside it (lm-eval --output_path NAME.json)."""
+    from .sample_logs import NAMED_RESULTS, named_results_beside_logs  # check reads no log unless asked to
+
     listed = functools.lru_cache(maxsize=None)(_names_in)
     return [p for p in found if p in literal or (is_results_name(p) and not is_sample_log(p))
             or NAMED_RESULTS.match(p.name) and named_results_beside_logs(p.name, listed(root / p.parent))]
 
 
-def unclaimed_logs(logs: list[Path], results: list[Path]) -> list[Path]:
-    """The samples_*.jsonl a walk passed that no results file of their folder takes (sample_logs.claims)."""
+def unclaimed_logs(logs: list[Path], results: list[Path]) -> list[tuple[Path, str]]:
+    """The samples_*.jsonl a walk passed that no results file of their folder takes (sample_logs.claims), each
+    with why it is not audited."""
+    from .sample_logs import ORPHAN_LOG, is_unclaimed
+
     by_folder: dict[Path, list[str]] = {}
     for path in results:
         by_folder.setdefault(path.parent, []).append(path.name)
-    return [log for log in logs if is_unclaimed(log.name, by_folder.get(log.parent, []))]
+    return [(log, ORPHAN_LOG) for log in logs if is_unclaimed(log.name, by_folder.get(log.parent, []))]
 
 
 def _names_in(folder: Path) -> list[str]:
