@@ -582,3 +582,25 @@ def test_the_url_schemes_a_worker_needs_are_those_of_the_files_the_units_read():
     local = Run("b/results_1.json", ref("/data/b/results_1.json"), (ref("file:///data/b/samples_x_1.jsonl"),))
     units = [Unit(run, None), Unit(run, run.logs[0]), Unit(local, None), Unit(local, local.logs[0])]
     assert remote_protocols(units) == ["http", "s3"]
+
+
+@pytest.mark.parametrize("stop, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_stop_sent_to_the_whole_process_group_ends_with_how_to_resume_and_nothing_after(corpus, tmp_path, stop,
+                                                                                          code):
+    """A terminal's Ctrl-C reaches every process of its group: each Dask worker and nanny died of it and printed
+    tracebacks after the survey's line saying how to resume (outside tester)."""
+    big = tmp_path / "big"
+    make_corpus(big, runs=400, seed=5)  # a few seconds on two workers: the signal comes mid-survey
+    process = subprocess.Popen([sys.executable, "-m", "validator", "survey", str(big), "--out", str(tmp_path / "out"),
+                                "--no-plots", "--local-cluster", "2"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    journal = tmp_path / "out" / "units.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not journal.exists() or journal.stat().st_size < 2_000):
+        time.sleep(0.005)
+    os.killpg(process.pid, stop)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == code, stderr
+    assert stderr.endswith(f"\nlbnorm survey: interrupted; the units finished so far are in {journal}: run the same "
+                           "command with --resume to go on\n"), stderr
+    assert "Traceback" not in stderr and "Exception" not in stderr, stderr

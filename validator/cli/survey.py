@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import signal
 import sys
+from contextlib import suppress
 from pathlib import Path
 
 import click
 
 from ..core.errors import ExitCode
 from ..findings.selection import RuleSelection
+from .stop_signals import StopSignals, Stopped
 from .options import (
     Effective,
     command_line_settings,
@@ -62,18 +63,10 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     URLs (file://, http(s)://, s3://, gs://, hf://) need lbnorm[remote].
     Each log is one unit of work and is streamed, never copied. Exit 0: no
     errors; 1: errors, failed units or unreproduced published scores
-    (warnings too with --strict); 2: usage; 3: internal error.
+    (warnings too with --strict); 2: usage; 3: internal error; 130 and 143:
+    stopped by Ctrl-C or SIGTERM (then --resume goes on).
     """
-    from ..survey.dask_cluster import SourcesUnseen, WorkerMismatch
-    from ..survey.engine import progress_stream
-    from ..survey.engine import survey as run_survey
-    from ..survey.isolation import ClusterLost
-    from ..survey.journal import JOURNAL_NAME, JournalExists
-    from ..survey.outputs import OutputBlocked
     from ..survey.published import scale_hint
-    from ..survey.stores import SourceError
-    from ..survey.summary import write_summaries
-    from ..survey.tables import write_tables
     from ..survey.work import Settings
 
     if scheduler and local_cluster:
@@ -100,28 +93,13 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
                         profile.pooled_groups() if profile else (),
                         tuple(sorted(profile.split_sizes().items())) if profile else ())
     strict = run.strict
-    executor = _executor(workers, scheduler, local_cluster)
-    stopped_by_term = signal.signal(signal.SIGTERM, _interrupt)  # a stop as clean as Ctrl-C's (CI cancels, kill)
-    try:
-        def announce(planned: int, todo: int) -> None:  # after the sources are read: not before a usage error
-            skipped = f" ({planned - todo:,} already in {out})" if planned > todo else ""
-            click.echo(f"lbnorm survey: {todo:,} of {planned:,} units to run{skipped}, on {executor.describe()}",
-                       err=True)
-
-        outcome = run_survey(list(sources), out, executor, settings, resume, max_units, progress_stream(progress),
-                             on_start=announce)
-    except (SourceError, JournalExists, OutputBlocked, WorkerMismatch, SourcesUnseen, ClusterLost) as exc:
-        raise click.UsageError(str(exc)) from None
-    except KeyboardInterrupt as stop:
-        click.echo(f"\nlbnorm survey: interrupted; the units finished so far are in {out / JOURNAL_NAME}: run the "
-                   "same command with --resume to go on", err=True)
-        sys.exit(128 + signal.SIGTERM if isinstance(stop, Terminated) else ExitCode.INTERRUPTED)
-    finally:
-        signal.signal(signal.SIGTERM, stopped_by_term)
-        if hasattr(executor, "close"):
-            executor.close()
-    files, note = write_tables(outcome.rows, out)
-    files += write_summaries(outcome.rows, out, plots)
+    with StopSignals() as stops:
+        try:
+            outcome, files, note = _survey_and_write(list(sources), out, settings, resume, max_units, progress,
+                                                     plots, (workers, scheduler, local_cluster), stops)
+        except KeyboardInterrupt as stop:  # Stopped, or Python's own where our handler was not the one
+            _say_stopped(out)
+            sys.exit(stop.exit_code if isinstance(stop, Stopped) else ExitCode.INTERRUPTED)
     _report(outcome, files, note)
     for note in [*outcome.notes, scale_hint(outcome.rows, published_scale)]:
         if note:
@@ -129,12 +107,58 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     sys.exit(ExitCode.DATA if _failed(outcome.rows, strict) else ExitCode.OK)
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the survey runs so that it stops as on Ctrl-C: workers stopped, journal closed."""
+def _survey_and_write(sources: list[str], out: Path, settings, resume: bool, max_units: int, progress: bool | None,
+                      plots: bool, executor_options: tuple, stops: StopSignals):
+    """The survey, then its tables: (outcome, files written, note). A stop (Stopped) leaves the journal and no
+    table: one half-written would look like a survey's result."""
+    from ..survey.dask_cluster import SourcesUnseen, WorkerMismatch
+    from ..survey.engine import progress_stream
+    from ..survey.engine import survey as run_survey
+    from ..survey.isolation import ClusterLost
+    from ..survey.journal import JournalExists
+    from ..survey.outputs import OutputBlocked, remove_previous
+    from ..survey.stores import SourceError
+    from ..survey.summary import write_summaries
+    from ..survey.tables import write_tables
+
+    executor = None
+    try:
+        executor = _executor(*executor_options)
+        stops.check()
+
+        def announce(planned: int, todo: int) -> None:  # after the sources are read: not before a usage error
+            skipped = f" ({planned - todo:,} already in {out})" if planned > todo else ""
+            click.echo(f"lbnorm survey: {todo:,} of {planned:,} units to run{skipped}, on {executor.describe()}",
+                       err=True)
+
+        outcome = run_survey(sources, out, executor, settings, resume, max_units, progress_stream(progress),
+                             on_start=announce, on_unit=stops.check)
+    except (SourceError, JournalExists, OutputBlocked, WorkerMismatch, SourcesUnseen, ClusterLost) as exc:
+        raise click.UsageError(str(exc)) from None
+    finally:
+        if executor is not None and hasattr(executor, "close"):
+            executor.close()
+    try:
+        stops.check()
+        files, note = write_tables(outcome.rows, out)
+        files += write_summaries(outcome.rows, out, plots)
+        stops.check()
+    except KeyboardInterrupt:
+        with suppress(OutputBlocked):
+            remove_previous(out)
+        raise
+    return outcome, files, note
 
 
-def _interrupt(signum, frame) -> None:
-    raise Terminated()
+def _say_stopped(out: Path) -> None:
+    from ..survey.journal import JOURNAL_NAME
+
+    journal = out / JOURNAL_NAME
+    if journal.exists():
+        click.echo(f"\nlbnorm survey: interrupted; the units finished so far are in {journal}: run the same "
+                   "command with --resume to go on", err=True)
+    else:
+        click.echo("\nlbnorm survey: interrupted before any unit ran; nothing was written", err=True)
 
 
 def _selection_of(settings) -> tuple:

@@ -12,10 +12,12 @@ local_pool.py.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
 import pickle
+import signal
 import threading
 import time
 import uuid
@@ -140,8 +142,35 @@ def prepared_and_frozen():
         def setup(self, worker) -> None:
             prepare_worker()
             freeze_heap()
+            ignore_stops()
 
     return PreparedAndFrozen()
+
+
+def ignore_stops() -> None:
+    """On a worker of the survey's own cluster: a Ctrl-C at the terminal (or a SIGTERM to the survey's process
+    group) is the survey's to handle; it stops its workers. A worker started with the cluster has ignored
+    both from its start (_stops_ignored_by_its_processes); one its nanny starts later, from its setup on."""
+    with contextlib.suppress(ValueError):  # a worker whose plugins run off its main thread keeps its handlers
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _stops_ignored_by_its_processes():
+    """While the local cluster starts, SIGINT and SIGTERM are ignored, so its nannies and workers (and those a
+    nanny starts later) inherit that: a Ctrl-C at a terminal reaches every process of its group, and each Dask
+    process died of it with tracebacks after the survey's own line saying how to resume. The survey stops
+    them when it stops. A Ctrl-C in that half second is not seen; the survey's handlers are back after it."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        yield
+        return
+    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _quiet_cancellations() -> None:
@@ -221,7 +250,7 @@ class DaskCluster:
             # Loopback only: the cluster is this machine's, not the network's. The nannies pass
             # LOCAL_CLUSTER_CONFIG on to the workers they spawn. No dashboard; the scheduler's HTTP server
             # (health, metrics) still starts, on a free port: on 8787 it warned whenever another Dask had it.
-            with dask.config.set(LOCAL_CLUSTER_CONFIG):
+            with dask.config.set(LOCAL_CLUSTER_CONFIG), _stops_ignored_by_its_processes():
                 self.cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
                                             host="127.0.0.1", dashboard_address=None,
                                             scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
