@@ -782,6 +782,45 @@ def test_a_run_written_with_output_path_name_json_is_surveyed_as_its_results_dat
     assert [row["status"] for row in rows["usual"]] == ["ok", "ok"]
 
 
+
+@pytest.mark.parametrize("case", ["without logs", "beside results of its date", "a manifest named with a date"])
+def test_a_json_file_named_as_a_source_is_read_for_what_it_is(tmp_path, case):
+    """NAME_<date>.json given as a source, where a folder's listing does not take it for a run, was read as a
+    manifest: 'a JSON manifest is a list of objects' (second outside tester). A results file named so is a run
+    (without logs: LB700); a manifest whose name ends in a date is still a manifest."""
+    make_corpus(tmp_path / "runs", runs=1, seed=3, fault_rate=0)
+    [results] = (tmp_path / "runs").glob("*/results_*.json")
+    date = results.name.removeprefix("results_").removesuffix(".json")
+    named = results.with_name(f"my_eval_{date}.json")
+    if case == "without logs":
+        results.rename(named)
+        for log in named.parent.glob("samples_*.jsonl"):
+            log.unlink()
+    elif case == "beside results of its date":
+        shutil.copy(results, named)
+    else:
+        named = tmp_path / "runs" / f"board_{date}.json"
+        named.write_text(json.dumps([{"results": results.relative_to(tmp_path / "runs").as_posix()}]))
+    result = lbnorm("survey", str(named), "--out", str(tmp_path / "out"), "--no-plots")
+    rows = read_jsonl(tmp_path / "out" / "survey.jsonl")
+    if case == "without logs":
+        assert result.returncode == 1, result.stderr
+        assert [(row["status"], row["rules"]) for row in rows] == [("no logs", {"LB700": 1})]
+    else:
+        assert result.returncode == 0, result.stderr
+        assert [row["status"] for row in rows] == ["ok", "ok"]
+        assert {row["run"] for row in rows} == {str(named) if case != "a manifest named with a date"
+                                                else results.relative_to(tmp_path / "runs").as_posix()}
+
+
+@pytest.mark.parametrize("path, hint", [(" org__m/results.json", "a name in its path begins or ends with a space"),
+                                        ("runs\\org__m/results.json", "write its path with '/'")])
+def test_a_manifest_path_that_cannot_be_reached_says_what_looks_wrong_in_it(tmp_path, path, hint):
+    (tmp_path / "m.csv").write_text(f"results\n{path}\n", encoding="utf-8")
+    result = lbnorm("survey", str(tmp_path / "m.csv"), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and "cannot be reached (" in result.stderr and hint in result.stderr, \
+        result.stderr
+
 def test_a_json_file_ending_in_a_date_is_a_run_only_beside_logs_of_that_date():
     def ref(name):
         return FileRef(f"m/{name}", f"/r/m/{name}", 1, "x")
@@ -794,6 +833,19 @@ def test_a_json_file_ending_in_a_date_is_a_run_only_beside_logs_of_that_date():
     # beside results_<date>.json of the same date, that file is the run's, and NAME_<date>.json is not a run
     runs = runs_in([ref(f"my_eval_{date}.json"), ref(f"results_{date}.json"), ref(f"samples_arc_{date}.jsonl")])
     assert [run.run for run in runs] == [f"m/results_{date}.json"]
+
+
+def test_a_log_no_results_file_claims_is_counted_apart_from_the_runs_and_kept_by_a_resume(tmp_path):
+    """It read '3 runs ... 3 runs have errors' for one run and two such logs, and every --resume ran them again
+    with a note that they were not judged (second outside tester)."""
+    rows, result = _planted_tree(tmp_path, _stray_log("samples_drop_2023-01-01T00-00-00.000000.jsonl"))
+    assert ": 2 runs and 1 unplaced logs, " in result.stdout, result.stdout
+    assert "2 runs and 1 sample logs no results file claims (unplaced log)" in \
+        (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    again = lbnorm("survey", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--no-plots", "--resume")
+    assert again.returncode == 1 and "lbnorm survey: 0 of " in again.stderr and "note:" not in again.stderr, \
+        again.stderr
+    assert read_jsonl(tmp_path / "out" / "survey.jsonl") == rows
 
 def test_an_out_folder_inside_a_run_folder_is_not_surveyed(tmp_path):
     """A legacy run folder reads every .jsonl beside results.json as a log: the survey's own files must not be."""
@@ -904,7 +956,7 @@ def test_a_manifest_at_the_root_finds_results_at_the_root(monkeypatch):
     listed = []
     monkeypatch.setattr(sources, "_manifest_entries", lambda *args: [{"results": "results.json"}])
     monkeypatch.setattr(sources, "list_files", lambda root, *args, **kwargs: listed.append(root) or [])
-    with pytest.raises(sources.SourceError, match=r"entry 1: results.json does not exist"):
+    with pytest.raises(sources.SourceError, match=r"entry 1: 'results.json' does not exist"):
         sources.runs_of("/runs.csv", Limits(), 10)
     assert listed == ["/"]
 
@@ -917,15 +969,16 @@ def test_a_results_file_that_is_not_there_is_named_with_its_entry_and_the_fix(tm
     real = next((tmp_path / "runs").glob("*/results_*.json")).relative_to(tmp_path / "runs").as_posix()
     missing = real.replace("results_2024", "results_2099")
     manifest = tmp_path / "runs" / "manifest.csv"
-    entry = {"missing file": missing, "missing folder": "nowhere/results.json",
-             "not a results name": real.replace("results_", "notes_"), "missing source": real}[case]
+    log = next((tmp_path / "runs").glob("*/samples_drop_*.jsonl")).relative_to(tmp_path / "runs").as_posix()
+    entry = {"missing file": missing, "missing folder": "nowhere/results.json", "not a results name": log,
+             "missing source": real}[case]
     manifest.write_text(f"results\n{entry}\n", encoding="utf-8")
     source = str(tmp_path / "runs" / missing) if case == "missing source" else str(manifest)
     result = lbnorm("survey", "--out", str(tmp_path / "out"), source)
     assert result.returncode == 2
-    assert {"missing file": f"{manifest}: entry 1: {entry} does not exist; fix the entry's path",
-            "missing folder": f"{manifest}: entry 1: {entry} cannot be reached (",
-            "not a results name": f"{manifest}: entry 1: {entry!r} is not a results file",
+    assert {"missing file": f"{manifest}: entry 1: {entry!r} does not exist; fix the entry's path",
+            "missing folder": f"{manifest}: entry 1: {entry!r} cannot be reached (",
+            "not a results name": f"{manifest}: entry 1: {entry!r} is not a results file (a .json file)",
             "missing source": f"{source}: no such results file; check the path"}[case] in result.stderr
     assert "units to run" not in result.stderr, "the survey is announced only once its sources are read"
     assert not (tmp_path / "out").exists()

@@ -194,15 +194,17 @@ def _failed(rows: list[dict], strict: bool) -> bool:
 
 
 def _report(outcome, files: list[Path], note: str | None) -> None:
-    from ..survey.rows import UNJUDGED
+    from ..survey.rows import UNJUDGED, is_unclaimed_log
 
     rows = outcome.rows
-    runs = len({row["run"] for row in rows})
+    runs = len({row["run"] for row in rows if not is_unclaimed_log(row)})
+    unclaimed = sum(1 for row in rows if is_unclaimed_log(row))
     errors = sum(row["errors"] for row in rows)
     warnings = sum(row["warnings"] for row in rows)
     unreproduced = sum(1 for row in rows if row["reproduced"] is False)
     failed = sum(1 for row in rows if row["status"] in UNJUDGED)
-    click.echo(f"{outcome.units:,} units ({outcome.skipped:,} resumed){outcome.rate()}: {runs:,} runs, "
+    logs = f" and {unclaimed:,} unplaced logs" if unclaimed else ""
+    click.echo(f"{outcome.units:,} units ({outcome.skipped:,} resumed){outcome.rate()}: {runs:,} runs{logs}, "
                f"{len(rows):,} rows, {errors:,} errors, {warnings:,} warnings, {unreproduced:,} published scores "
                f"not reproduced, {failed:,} units not audited")
     for path in files:  # tables, summaries and plots: a dozen at most

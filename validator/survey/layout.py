@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..io.sample_logs import (LEGACY_RESULTS, NAMED_RESULTS, ORPHAN_LOG, RESULTS_NAME, SAMPLES_NAME,
-                              named_results_beside_logs)
+                              claims, named_results_beside_logs)
 from .stores import FileRef
 
 @dataclass(frozen=True)
@@ -58,6 +58,20 @@ def runs_in(files: list[FileRef]) -> list[Run]:
     for folder_files in by_folder.values():
         runs += _folder_runs(folder_files)
     return sorted(runs, key=lambda run: run.run)
+
+
+def named_run(name: str, files: list[FileRef]) -> Run | None:
+    """The run of the results file `name` in `files` (a folder's listing, names relative to it), named as such (a
+    source, a manifest's entry): as runs_in finds it, or, a JSON file runs_in does not take for one (NAME_<date>.json
+    without logs of its date, or beside a results_<date>.json of it), with the logs sample_logs.claims gives it.
+    None if there is no such file."""
+    found = [run for run in runs_in(files) if run.results.name == name and not run.orphan]
+    if found:
+        return found[0]
+    ref = next((ref for ref in files if ref.name == name and not ref.problem), None)
+    if ref is None or not name.endswith(".json"):
+        return None
+    return Run(ref.name, ref, tuple(log for log in files if claims(name, posixpath.basename(log.name))))
 
 
 def _folder_runs(folder_files: list[FileRef]) -> list[Run]:

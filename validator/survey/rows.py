@@ -148,6 +148,11 @@ def plain(value: Any) -> Any:
 # cannot be read, a log placed under no task, a repeat, a folder not listed. They fail a survey whatever the
 # rule selection says (a maintainer's --select that leaves their findings out must not pass them); a task
 # without a log ("no log") is LB707's, which a leaderboard that accepts partial logs may demote.
+def is_unclaimed_log(row: dict) -> bool:
+    """A row of a sample log no results file claims (layout.ORPHAN_LOG): it stands in for a run, but is none."""
+    return row["status"] == "unplaced log" and row["run"] == row["log"]
+
+
 UNJUDGED = frozenset({"failed", "not audited", "no logs", "unreadable results", "unplaced log", "duplicate run",
                       "unlisted folder"})
 

@@ -26,7 +26,7 @@ from ..io.documents import DocumentError
 from ..io.limits import Limits
 from ..io.loaders import read_at_most
 from .journal import JOURNAL_NAME, SETTINGS_NAME
-from .layout import NAMED_RESULTS, Run, is_results_name, runs_in
+from .layout import Run, is_results_name, named_run, runs_in
 from .outputs import SUMMARIES, TABLES
 from .repeats import Runs, refuse_repeated_sources
 from .stores import FileRef, SourceError, SourceMissing, is_local, is_url, list_files, local_path, open_stream
@@ -108,36 +108,28 @@ def _is_manifest(source: str) -> bool:
 
 def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
     name = source.rstrip("/").rsplit("/", 1)[-1]
-    named = _named_results_run(source, limits, max_units) \
-        if NAMED_RESULTS.match(name) and not is_results_name(name) else []
-    if named:
-        return named
     if _is_manifest(source):
-        return _manifest_runs(source, limits, max_units)
+        try:
+            return _manifest_runs(source, limits, max_units)
+        except _ResultsFile:  # NAME_<date>.json of lm-eval's --output_path NAME.json, or another name
+            return _results_file_runs(source, limits, max_units)
     if is_results_name(name):
-        found = _results_file_runs(source, limits, max_units)
-        if not found:
-            raise SourceError(f"{source}: no such results file; check the path")
-        return found
+        return _results_file_runs(source, limits, max_units)
     return runs_in(list_files(source, max_units, limits=limits))
 
 
 def _results_file_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
     """The run of a results file given as a source, with the logs of its folder that belong to it."""
     name = source.rstrip("/").rsplit("/", 1)[-1]
-    files = list_files(_parent(source), max_units, recursive=False, limits=limits)
+    run = named_run(name, list_files(_parent(source), max_units, recursive=False, limits=limits))
+    if run is None:
+        raise SourceError(f"{source}: no such results file; check the path{_path_hint(source)}")
     # Named as given, not by its bare name: two models' results files of one date are two runs.
-    return [replace(run, run=source) for run in runs_in(files) if run.results.name == name and not run.orphan]
+    return [replace(run, run=source)]
 
 
-def _named_results_run(source: str, limits: Limits, max_units: int) -> list[Run]:
-    """NAME_<date>.json given as a source is the results file lm-eval's --output_path NAME.json wrote when logs
-    of its date lie beside it; otherwise (nothing found, or the folder cannot be listed) it is read as a
-    manifest, which a JSON file of another kind may be."""
-    try:
-        return _results_file_runs(source, limits, max_units)
-    except SourceError:
-        return []
+class _ResultsFile(Exception):
+    """A JSON source read as a manifest is a results file (an object with 'results', not 'runs')."""
 
 
 def _parent(location: str) -> str:
@@ -166,19 +158,18 @@ def _manifest_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
             try:
                 listings[folder] = list_files(folder, max_units, recursive=False, limits=limits)
             except SourceMissing as exc:
-                raise SourceError(f"{source}: entry {number}: {results} cannot be reached ({exc}); fix the "
-                                  "entry's path (relative to the manifest's folder)") from None
+                raise SourceError(f"{source}: entry {number}: {results!r} cannot be reached ({exc}); fix the "
+                                  f"entry's path (relative to the manifest's folder){_path_hint(results)}") from None
             except SourceError as exc:  # the path may be right: too many files, no fsspec, the network
                 raise SourceError(f"{source}: entry {number}: {results}: {exc}") from None
-        found = [run for run in runs_in(listings[folder]) if run.results.name == name and not run.orphan]
-        if not found and is_results_name(name):
-            raise SourceError(f"{source}: entry {number}: {results} does not exist; fix the entry's path "
-                              "(relative to the manifest's folder)")
-        if not found:
-            raise SourceError(f"{source}: entry {number}: {results!r} is not a results file (results_<date>.json, "
-                              f"results.json, or NAME_<date>.json beside logs of its date){_path_hint(results)}")
+        found = named_run(name, listings[folder])
+        if found is None and not any(ref.name == name for ref in listings[folder]):
+            raise SourceError(f"{source}: entry {number}: {results!r} does not exist; fix the entry's path "
+                              f"(relative to the manifest's folder){_path_hint(results)}")
+        if found is None:
+            raise SourceError(f"{source}: entry {number}: {results!r} is not a results file (a .json file)")
         model = entry.get("model")
-        runs.append(Run(results, found[0].results, found[0].logs, model if isinstance(model, str) and model else None,
+        runs.append(Run(results, found.results, found.logs, model if isinstance(model, str) and model else None,
                         _published(entry, source, number)))
     return runs
 
@@ -187,8 +178,8 @@ def _path_hint(path: str) -> str:
     """What is likely wrong with a manifest's path that names no results file, when it shows."""
     if "\\" in path:
         return "; write its path with '/', as on every system a manifest is read on"
-    if path != path.strip():
-        return "; its path begins or ends with a space"
+    if any(part != part.strip() for part in path.split("/")):
+        return "; a name in its path begins or ends with a space"
     return ""
 
 
@@ -228,6 +219,8 @@ def _manifest_entries(source: str, limits: Limits) -> list[dict]:
                           "must be given once") from None
     except (ValueError, RecursionError) as exc:
         raise SourceError(f"{source}: the manifest is not valid JSON ({exc})") from None
+    if isinstance(data, dict) and "runs" not in data and isinstance(data.get("results"), dict):
+        raise _ResultsFile()  # the results file itself, under a name that is not results_<date>.json
     data = data.get("runs") if isinstance(data, dict) else data
     if not isinstance(data, list) or not all(isinstance(entry, dict) for entry in data):
         raise SourceError(f"{source}: a JSON manifest is a list of objects (or {{\"runs\": [...]}}), "

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..io.safe_text import markdown_cell
 from .outputs import replaced
 from .plots import draw_plots
+from .rows import is_unclaimed_log
 
 MAX_LISTED = 50  # rows per section; the table has them all
 DIFF_BUCKETS = ((0.0, "0 (exact)"), (1e-9, "≤ 1e-9"), (1e-6, "≤ 1e-6"), (1e-3, "≤ 0.001"), (1e-2, "≤ 0.01"),
@@ -30,11 +31,14 @@ def sections(rows: list[dict]) -> list[tuple[str, str, list[str], list[list[str]
 
 
 def _overview(rows: list[dict]) -> tuple:
-    runs = {row["run"] for row in rows}
-    with_errors = {row["run"] for row in rows if row["errors"]}
+    runs = {row["run"] for row in rows if not is_unclaimed_log(row)}
+    with_errors = {row["run"] for row in rows if row["errors"] and not is_unclaimed_log(row)}
+    unclaimed = sum(1 for row in rows if is_unclaimed_log(row))
     status = Counter(row["status"] for row in rows)
     lines = [[name, f"{count:,}"] for name, count in sorted(status.items())]
-    text = (f"{len(runs):,} runs, {len(rows):,} rows (one per run x task); {len(with_errors):,} runs have errors.")
+    logs = f" and {unclaimed:,} sample logs no results file claims (unplaced log)" if unclaimed else ""
+    text = (f"{len(runs):,} runs{logs}, {len(rows):,} rows (one per run x task); {len(with_errors):,} runs have "
+            "errors.")
     return "Overview", text, ["status", "rows"], lines
 
 
