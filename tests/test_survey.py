@@ -622,6 +622,8 @@ SPREADSHEET_MANIFESTS = {
     "a space after the path": ("results,drop/f1\n{run} ,{f1}\n", "utf-8", "its path begins or ends with a space"),
     "UTF-16": ("results,drop/f1\n{run},{f1}\n", "utf-16", "the manifest is not UTF-8 (byte 1 is 0xff); save it as "
                "UTF-8 (a spreadsheet's 'CSV UTF-8')"),
+    "UTF-16 without a byte-order mark": ("results,drop/f1\n{run},{f1}\n", "utf-16-le", "the manifest is not UTF-8 "
+                                         "(it holds NUL characters, as UTF-16 does); save it as UTF-8"),
 }
 
 
@@ -642,6 +644,15 @@ def test_a_manifest_a_spreadsheet_wrote_is_read_or_refused_with_the_fix(tmp_path
             == [True]
     else:
         assert result.returncode == 2 and message in result.stderr, result.stderr
+
+
+def test_a_run_folder_named_like_a_manifest_is_surveyed_as_a_folder(tmp_path):
+    """A folder named runs.csv was opened as a manifest: 'the manifest cannot be read ([Errno 21] Is a directory)'
+    (second outside tester)."""
+    make_corpus(tmp_path / "runs.csv", runs=1, seed=3, fault_rate=0)
+    result = lbnorm("survey", str(tmp_path / "runs.csv"), "--out", str(tmp_path / "out"), "--no-plots")
+    assert result.returncode == 0, result.stderr
+    assert [row["status"] for row in read_jsonl(tmp_path / "out" / "survey.jsonl")] == ["ok", "ok"]
 
 def test_a_run_is_surveyed_once_and_two_runs_of_one_name_are_told_apart(tmp_path):
     """A run reached through two sources would count its findings twice; two files of one name are two runs."""

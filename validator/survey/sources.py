@@ -102,8 +102,12 @@ def _outside(runs: list[Run], out: Path | None) -> list[Run]:
 
 
 def _is_manifest(source: str) -> bool:
+    """A .csv or .json source that is not a results file by its name, nor a local folder (a run folder may be
+    named `runs.json`)."""
     name = source.rstrip("/").rsplit("/", 1)[-1]
-    return name.endswith(MANIFEST_SUFFIXES) and not is_results_name(name)
+    if not name.endswith(MANIFEST_SUFFIXES) or is_results_name(name):
+        return False
+    return not (is_local(source) and local_path(source).is_dir())
 
 
 def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
@@ -199,6 +203,9 @@ def _manifest_entries(source: str, limits: Limits) -> list[dict]:
                           "'CSV UTF-8')") from None
     except Exception as exc:
         raise SourceError(f"{source}: the manifest cannot be read ({exc})") from None
+    if "\0" in text:  # UTF-16 without a byte-order mark reads as UTF-8 with a NUL in every other place
+        raise SourceError(f"{source}: the manifest is not UTF-8 (it holds NUL characters, as UTF-16 does); save it "
+                          "as UTF-8 (a spreadsheet's 'CSV UTF-8')")
     if source.endswith(".csv"):
         return _csv_entries(text, source)
     from ..io.budgets import json_too_deep, json_too_deep_offset, json_too_many_values
