@@ -420,22 +420,35 @@ def test_a_ctrl_c_python_swallowed_as_the_pool_forked_still_stops_the_survey(cor
     units = len(plan([str(corpus[0])], Limits(), 100_000))
     assert len((tmp_path / "out" / JOURNAL_NAME).read_text(encoding="utf-8").splitlines()) <= units // 4
 
-def test_a_stop_whose_exception_python_swallowed_is_raised_where_the_command_looks():
-    """A signal that lands in a garbage-collector callback or an at-fork handler has its exception printed as
-    'Exception ignored in ...' and dropped: the survey ran to its end (outside tester: 4 SIGTERMs in 8)."""
+
+def test_a_stop_whose_exception_python_swallowed_is_raised_where_the_command_looks(monkeypatch):
+    """A signal that lands in a garbage-collector callback, an at-fork handler or a __del__ has its exception
+    printed as 'Exception ignored in ...' and dropped: the survey ran to its end (outside tester: 4 SIGTERMs in
+    8). The stop is remembered and raised again, and the dropped exception is not printed; others are."""
     from validator.cli.stop_signals import StopSignals, Stopped
 
+    class Dropped:
+        def __init__(self, error=None):
+            self.error = error
+
+        def __del__(self):
+            if self.error:
+                raise self.error
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(1)  # the handler raises here, inside __del__, where Python drops it
+
+    printed = []
+    monkeypatch.setattr(sys, "unraisablehook", printed.append)  # what Python would print
     with StopSignals() as stops:
         stops.check()  # nothing asked yet
-        try:
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(1)  # the handler runs here and raises
-        except Stopped:
-            pass  # where Python drops it
+        Dropped()
+        Dropped(ValueError("a bug elsewhere"))
         with pytest.raises(Stopped) as again:
             stops.check()
     assert again.value.exit_code == 143
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the handlers are put back
+    assert [type(unraisable.exc_value) for unraisable in printed] == [ValueError]
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and sys.unraisablehook == printed.append
+
 
 def tamper_drop_f1_keeping_size_and_mtime(results: Path) -> float:
     """Change one digit of the results file's DROP F1, then put its mtime back: size and mtime are the old

@@ -14,6 +14,7 @@ stands.
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 
 STOPS = (signal.SIGINT, signal.SIGTERM)
@@ -37,11 +38,19 @@ class StopSignals:
     def __init__(self):
         self.signum: int | None = None
         self.previous: dict[int, object] = {}
+        self.previous_hook = sys.unraisablehook
 
     def __enter__(self) -> "StopSignals":
         if threading.current_thread() is threading.main_thread():  # only the main thread may set handlers
             self.previous = {signum: signal.signal(signum, self._stop) for signum in STOPS}
+            self.previous_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
+
+    def _unraisable(self, unraisable) -> None:
+        """A Stopped that Python dropped is remembered (check() raises it again): not 'Exception ignored in ...'
+        with its traceback printed before the command's own last line."""
+        if not isinstance(unraisable.exc_value, Stopped):
+            self.previous_hook(unraisable)
 
     def _stop(self, signum: int, frame) -> None:
         self.signum = signum
@@ -55,3 +64,5 @@ class StopSignals:
     def __exit__(self, *exc_info) -> None:
         for signum, handler in self.previous.items():
             signal.signal(signum, handler)
+        if self.previous:
+            sys.unraisablehook = self.previous_hook
