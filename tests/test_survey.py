@@ -628,6 +628,7 @@ def test_a_manifest_that_would_drop_a_published_score_is_refused(tmp_path, name,
 SPREADSHEET_MANIFESTS = {
     # how a spreadsheet or an editor wrote it: (text, encoding, the message of the refusal or None: surveyed)
     "spaces after the header's commas": ("results, drop/f1\n{run},{f1}\n", "utf-8", None),
+    "spaces after every comma": ("model, results, drop/f1\norg/m, {run}, {f1}\n", "utf-8", None),
     "old Mac line ends": ("results,drop/f1\r{run},{f1}\r", "utf-8", None),
     "semicolons": ("results;drop/f1\n{run};{f1}\n", "utf-8", "the header names no 'results' column (it names "
                    "'results;drop/f1'); a CSV manifest's first line names its columns, separated by commas"),
@@ -805,6 +806,20 @@ def test_a_run_written_with_output_path_name_json_is_surveyed_as_its_results_dat
     assert rows["named"] == rows["given"] == rows["usual"]
     assert [row["status"] for row in rows["usual"]] == ["ok", "ok"]
 
+
+
+def test_a_cut_off_results_file_named_by_lm_evals_output_path_is_its_runs_row_not_a_usage_error(tmp_path):
+    """NAME_<date>.json beside logs of its date, cut off (a partial upload), given as a source, was read as a
+    manifest that is not valid JSON (exit 2); as results_<date>.json it is its run's row (reviewer)."""
+    make_corpus(tmp_path / "runs", runs=1, seed=3, fault_rate=0)
+    [results] = (tmp_path / "runs").glob("*/results_*.json")
+    named = results.with_name("my_eval_" + results.name.removeprefix("results_"))
+    named.write_text(results.read_text(encoding="utf-8")[:1000], encoding="utf-8")
+    results.unlink()
+    result = lbnorm("survey", str(named), "--out", str(tmp_path / "out"), "--no-plots")
+    assert result.returncode == 1, result.stderr
+    rows = read_jsonl(tmp_path / "out" / "survey.jsonl")
+    assert {row["status"] for row in rows} == {"unreadable results", "not audited"}, rows
 
 
 @pytest.mark.parametrize("case", ["without logs", "beside results of its date", "a manifest named with a date"])

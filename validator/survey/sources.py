@@ -25,6 +25,7 @@ from pathlib import Path
 from ..io.documents import DocumentError
 from ..io.limits import Limits
 from ..io.loaders import read_at_most
+from ..io.sample_logs import NAMED_RESULTS
 from .journal import JOURNAL_NAME, SETTINGS_NAME
 from .layout import Run, is_results_name, named_run, runs_in
 from .outputs import SUMMARIES, TABLES
@@ -112,6 +113,10 @@ def _is_manifest(source: str) -> bool:
 
 def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
     name = source.rstrip("/").rsplit("/", 1)[-1]
+    if NAMED_RESULTS.match(name) and not is_results_name(name):
+        named = _run_beside_its_logs(source, limits, max_units)
+        if named:  # lm-eval's --output_path NAME.json: a run by its logs, even if the file itself is broken
+            return named
     if _is_manifest(source):
         try:
             return _manifest_runs(source, limits, max_units)
@@ -130,6 +135,17 @@ def _results_file_runs(source: str, limits: Limits, max_units: int) -> list[Run]
         raise SourceError(f"{source}: no such results file; check the path{_path_hint(source)}")
     # Named as given, not by its bare name: two models' results files of one date are two runs.
     return [replace(run, run=source)]
+
+
+def _run_beside_its_logs(source: str, limits: Limits, max_units: int) -> list[Run]:
+    """NAME_<date>.json as a folder's listing takes it (logs of its date beside it), or nothing: a file of
+    another kind may end in a date (a manifest), and a folder that cannot be listed leaves it to be read."""
+    name = source.rstrip("/").rsplit("/", 1)[-1]
+    try:
+        files = list_files(_parent(source), max_units, recursive=False, limits=limits)
+    except SourceError:
+        return []
+    return [replace(run, run=source) for run in runs_in(files) if run.results.name == name and not run.orphan]
 
 
 class _ResultsFile(Exception):
@@ -238,7 +254,8 @@ def _manifest_entries(source: str, limits: Limits) -> list[dict]:
 def _csv_entries(text: str, source: str) -> list[dict]:
     """Rows as {column: cell}. A column named twice, or a row with more cells than the header, would have
     a published score silently replaced or dropped: refused instead."""
-    reader, rows = csv.reader(io.StringIO(text, newline=None)), []  # any line ends: CRLF, LF, and old Macs' CR
+    # Any line ends (CRLF, LF, old Macs' CR), and the spaces a spreadsheet or a hand puts after each comma.
+    reader, rows = csv.reader(io.StringIO(text, newline=None), skipinitialspace=True), []
     try:
         for row in reader:
             rows.append(row)
