@@ -17,6 +17,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -450,6 +451,57 @@ def test_a_stop_whose_exception_python_swallowed_is_raised_where_the_command_loo
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and sys.unraisablehook == printed.append
 
 
+
+def test_a_stop_in_a_block_that_must_finish_waits_for_it_and_an_ignored_ctrl_c_stays_ignored(monkeypatch):
+    """A second Ctrl-C cut the local cluster's close short, and distributed's exit hook waited 10 s; a survey
+    started ignoring Ctrl-C (a background job) was stopped by one (reviewer)."""
+    from validator.cli.stop_signals import StopSignals, Stopped
+
+    monkeypatch.setattr(signal, "getsignal", lambda signum: signal.SIG_IGN if signum == signal.SIGINT
+                        else signal.SIG_DFL)
+    calls = []
+    monkeypatch.setattr(signal, "signal", lambda signum, handler: calls.append(signum) or signal.SIG_DFL)
+    with StopSignals():
+        pass
+    assert signal.SIGINT not in calls and signal.SIGTERM in calls
+    monkeypatch.undo()
+    with StopSignals() as stops:
+        with stops.deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.5)  # the handler runs, and only remembers
+            finished = True
+        assert finished
+        with pytest.raises(Stopped):
+            stops.check()
+
+
+def test_a_log_no_results_file_claims_runs_again_on_resume_when_its_batch_failed(tmp_path, monkeypatch):
+    """--resume kept every journaled row of such a log, its batch's 'failed' row too, for good (reviewer)."""
+    from validator.survey import engine
+
+    root = tmp_path / "runs"
+    make_corpus(root, runs=1, seed=3, fault_rate=0)
+    _stray_log("samples_drop_2023-01-01T00-00-00.000000.jsonl")(root, next(root.glob("*/results_*.json")))
+
+    def fails(batch, settings):
+        raise RuntimeError("a task that failed")
+
+    monkeypatch.setattr(engine, "run_batch", fails)
+    rows = survey([str(root)], tmp_path / "out", LocalPool(1)).rows
+    assert {row["status"] for row in rows} == {"failed"}
+    monkeypatch.undo()
+    rows = survey([str(root)], tmp_path / "out", LocalPool(1), resume=True).rows
+    assert [row["status"] for row in rows if row["log"].endswith("2023-01-01T00-00-00.000000.jsonl")] == \
+        ["unplaced log"]
+
+
+def test_a_survey_and_audit_take_the_same_logs_for_a_legacy_results_file():
+    """The survey left a samples_ log beside a legacy results.json unclaimed, where audit takes every .jsonl:
+    the repository's own LB723 example lost its finding in a survey (reviewer)."""
+    case = Path(__file__).parent / "examples" / "negative" / "LB723_function_prompt_shots_hidden"
+    rows = survey([str(case)], Path(tempfile.mkdtemp()) / "out", LocalPool(1)).rows
+    assert [(row["task"], row["rules"]) for row in rows if row["log"]] == [("mmlu_pro_copy", {"LB723": 1})]
+
 def tamper_drop_f1_keeping_size_and_mtime(results: Path) -> float:
     """Change one digit of the results file's DROP F1, then put its mtime back: size and mtime are the old
     ones, as an edit that means to pass unseen leaves them. The F1 as it was."""
@@ -852,7 +904,7 @@ def test_a_json_file_named_as_a_source_is_read_for_what_it_is(tmp_path, case):
                                                 else results.relative_to(tmp_path / "runs").as_posix()}
 
 
-@pytest.mark.parametrize("path, hint", [(" org__m/results.json", "a name in its path begins or ends with a space"),
+@pytest.mark.parametrize("path, hint", [("org__m /results.json", "a name in its path begins or ends with a space"),
                                         ("runs\\org__m/results.json", "write its path with '/'")])
 def test_a_manifest_path_that_cannot_be_reached_says_what_looks_wrong_in_it(tmp_path, path, hint):
     (tmp_path / "m.csv").write_text(f"results\n{path}\n", encoding="utf-8")

@@ -111,6 +111,17 @@ def test_names_a_directory_page_percent_encodes_are_the_names_of_the_files(serve
     assert all(row["status"] == "ok" and not row["rules"] for row in remote), remote
 
 
+
+def test_a_results_file_given_by_its_percent_encoded_url_is_found(served, tmp_path):
+    """The listing names files as on disk; a URL typed as the page links it was 'no such results file'."""
+    folder = served[0] / "encoded" / "org__m"
+    write_small_drop_run(folder)
+    [results] = folder.glob("results_*.json")
+    named = results.rename(results.with_name("my eval_" + results.name.removeprefix("results_")))
+    url = f"{served[1]}/encoded/org__m/{named.name.replace(' ', '%20')}"
+    rows = survey([url], tmp_path / "out", LocalPool(1)).rows
+    assert [(row["task"], row["status"]) for row in rows] == [("drop", "ok")]
+
 def test_page_names_are_decoded_only_where_every_name_stays_apart():
     def refs(*names):
         return [FileRef(name, f"http://host/{name}", None, "x") for name in names]

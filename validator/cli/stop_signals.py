@@ -13,6 +13,7 @@ stands.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import sys
 import threading
@@ -39,12 +40,25 @@ class StopSignals:
         self.signum: int | None = None
         self.previous: dict[int, object] = {}
         self.previous_hook = sys.unraisablehook
+        self.deferring = False
 
     def __enter__(self) -> "StopSignals":
         if threading.current_thread() is threading.main_thread():  # only the main thread may set handlers
-            self.previous = {signum: signal.signal(signum, self._stop) for signum in STOPS}
+            # A signal the command was started ignoring (a background job's Ctrl-C) stays ignored, as Python does.
+            self.previous = {signum: signal.signal(signum, self._stop) for signum in STOPS
+                             if signal.getsignal(signum) is not signal.SIG_IGN}
             self.previous_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
+
+    @contextlib.contextmanager
+    def deferred(self):
+        """A block a stop must not cut short (closing the workers, removing half-written tables): a signal in it is
+        only remembered; check() raises it afterwards. A second Ctrl-C once left a cluster half closed."""
+        self.deferring = True
+        try:
+            yield
+        finally:
+            self.deferring = False
 
     def _unraisable(self, unraisable) -> None:
         """A Stopped that Python dropped is remembered (check() raises it again): not 'Exception ignored in ...'
@@ -54,7 +68,8 @@ class StopSignals:
 
     def _stop(self, signum: int, frame) -> None:
         self.signum = signum
-        raise Stopped(signum)
+        if not self.deferring:
+            raise Stopped(signum)
 
     def check(self, *ignored) -> None:
         """Raise the stop asked for, if any (its exception may have been lost where the signal landed)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from contextlib import suppress
+from contextlib import nullcontext, suppress
 from pathlib import Path
 
 import click
@@ -123,7 +123,10 @@ def _survey_and_write(sources: list[str], out: Path, settings, resume: bool, max
 
     executor = None
     try:
-        executor = _executor(*executor_options)
+        # A local cluster stopped half started was left to distributed's exit, with tracebacks: a SIGTERM waits
+        # the second it takes to start (not an existing scheduler's wait for workers, which a stop may cut short).
+        with stops.deferred() if executor_options[2] else nullcontext():
+            executor = _executor(*executor_options)
         stops.check()
 
         def announce(planned: int, todo: int) -> None:  # after the sources are read: not before a usage error
@@ -137,14 +140,15 @@ def _survey_and_write(sources: list[str], out: Path, settings, resume: bool, max
         raise click.UsageError(str(exc)) from None
     finally:
         if executor is not None and hasattr(executor, "close"):
-            executor.close()
+            with stops.deferred():
+                executor.close()
     try:
         stops.check()
         files, note = write_tables(outcome.rows, out)
         files += write_summaries(outcome.rows, out, plots)
         stops.check()
     except KeyboardInterrupt:
-        with suppress(OutputBlocked):
+        with suppress(OutputBlocked), stops.deferred():
             remove_previous(out)
         raise
     return outcome, files, note

@@ -148,29 +148,27 @@ def prepared_and_frozen():
 
 
 def ignore_stops() -> None:
-    """On a worker of the survey's own cluster: a Ctrl-C at the terminal (or a SIGTERM to the survey's process
-    group) is the survey's to handle; it stops its workers. A worker started with the cluster has ignored
-    both from its start (_stops_ignored_by_its_processes); one its nanny starts later, from its setup on."""
+    """On a worker of the survey's own cluster: a Ctrl-C at the terminal reaches every process of its group, and
+    is the survey's to handle; it stops its workers. A worker started with the cluster has ignored it from its
+    start (_ctrl_c_ignored_by_its_processes); one its nanny starts later, from its setup on. SIGTERM keeps its default:
+    the nanny stops a worker over its memory limit with it."""
     with contextlib.suppress(ValueError):  # a worker whose plugins run off its main thread keeps its handlers
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextlib.contextmanager
-def _stops_ignored_by_its_processes():
-    """While the local cluster starts, SIGINT and SIGTERM are ignored, so its nannies and workers (and those a
-    nanny starts later) inherit that: a Ctrl-C at a terminal reaches every process of its group, and each Dask
-    process died of it with tracebacks after the survey's own line saying how to resume. The survey stops
-    them when it stops. A Ctrl-C in that half second is not seen; the survey's handlers are back after it."""
+def _ctrl_c_ignored_by_its_processes():
+    """While the local cluster starts, SIGINT is ignored, so its processes inherit that (a handler would not pass
+    to them: it is reset in a new program). A Ctrl-C at that moment is therefore not seen by the survey either;
+    the survey holds a SIGTERM until the cluster is up (cli/survey.py)."""
     if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
         yield
         return
-    previous = {signum: signal.signal(signum, signal.SIG_IGN) for signum in (signal.SIGINT, signal.SIGTERM)}
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        signal.signal(signal.SIGINT, handler)
 
 
 def _quiet_cancellations() -> None:
@@ -242,21 +240,21 @@ class DaskCluster:
             from distributed import Client, LocalCluster
         except ImportError:
             raise RuntimeError("--scheduler and --local-cluster need dask.distributed; install lbnorm[dask]") from None
-        self.cluster, self.start_seconds = None, None
+        self.cluster, self.client, self.start_seconds = None, None, None
         started = time.monotonic()
-        if address is None:
-            import dask
-
-            # Loopback only: the cluster is this machine's, not the network's. The nannies pass
-            # LOCAL_CLUSTER_CONFIG on to the workers they spawn. No dashboard; the scheduler's HTTP server
-            # (health, metrics) still starts, on a free port: on 8787 it warned whenever another Dask had it.
-            with dask.config.set(LOCAL_CLUSTER_CONFIG), _stops_ignored_by_its_processes():
-                self.cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
-                                            host="127.0.0.1", dashboard_address=None,
-                                            scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
-            address = self.cluster.scheduler_address
-        self.address = address
         try:
+            if address is None:
+                import dask
+
+                # Loopback only: the cluster is this machine's, not the network's. The nannies pass
+                # LOCAL_CLUSTER_CONFIG on to the workers they spawn. No dashboard; the scheduler's HTTP server
+                # (health, metrics) still starts, on a free port: on 8787 it warned whenever another Dask had it.
+                with dask.config.set(LOCAL_CLUSTER_CONFIG), _ctrl_c_ignored_by_its_processes():
+                    self.cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
+                                                host="127.0.0.1", dashboard_address=None,
+                                                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                address = self.cluster.scheduler_address
+            self.address = address
             self.client = Client(address)
             _wait_for_a_worker(self.client, address, workers_timeout)
             self.worker_versions = prepare_workers(self.client)
@@ -339,12 +337,12 @@ class DaskCluster:
         return value
 
     def close(self) -> None:
-        if getattr(self, "client", None) is not None:
-            if self.cluster is not None:  # its own cluster, stopped mid-survey (Ctrl-C): tasks are cancelled
-                try:
-                    self.client.run(_quiet_cancellations)
-                except Exception:  # closing anyway
-                    pass
-            self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
+        try:
+            if getattr(self, "client", None) is not None:
+                if self.cluster is not None:  # its own cluster, stopped mid-survey (Ctrl-C): tasks are cancelled
+                    with contextlib.suppress(Exception):  # closing anyway
+                        self.client.run(_quiet_cancellations)
+                self.client.close()
+        finally:  # whatever happened to the client, the cluster's processes are stopped
+            if self.cluster is not None:
+                self.cluster.close()

@@ -127,8 +127,12 @@ def _kept(unit: Unit, done: dict[str, list[dict]]) -> bool:
     """Whether --resume keeps the unit's journaled rows: they are whole, its files provably the ones audited
     (Unit.verifiable), and they judged it. A unit that was not judged (a worker lost, a store that timed out or
     failed: LB101) runs again: a resume is how a survey recovers from what went wrong in its last pass."""
-    # A log no results file claims is judged by its listing alone: its row stands until its fingerprint changes.
-    return _journaled(unit, done) and unit.verifiable and (unit.run.orphan or not _unjudged(done[unit.key]))
+    # A log no results file claims is judged by its listing alone: its own row stands until its fingerprint changes
+    # (but a failed row, its batch's, runs again).
+    if not (_journaled(unit, done) and unit.verifiable):
+        return False
+    rows = done[unit.key]
+    return all(row["status"] == "unplaced log" for row in rows) if unit.run.orphan else not _unjudged(rows)
 
 
 def _unjudged(rows: list[dict]) -> bool:

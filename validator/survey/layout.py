@@ -14,8 +14,7 @@ import posixpath
 import re
 from dataclasses import dataclass, replace
 
-from ..io.sample_logs import (LEGACY_RESULTS, NAMED_RESULTS, ORPHAN_LOG, RESULTS_NAME, SAMPLES_NAME,
-                              claims, named_results_beside_logs)
+from ..io.sample_logs import LEGACY_RESULTS, ORPHAN_LOG, RESULTS_NAME, claims, named_results_beside_logs
 from .stores import FileRef
 
 @dataclass(frozen=True)
@@ -76,30 +75,12 @@ def named_run(name: str, files: list[FileRef]) -> Run | None:
 
 def _folder_runs(folder_files: list[FileRef]) -> list[Run]:
     names = {posixpath.basename(ref.name): ref for ref in folder_files}
-    runs = []
+    folder_names, runs = list(names), []
     for name, ref in names.items():
-        if name == LEGACY_RESULTS:
-            runs.append(Run(ref.name, ref, tuple(_logs_of(None, folder_files))))
-        elif match := RESULTS_NAME.match(name) or (named_results_beside_logs(name, list(names))
-                                                   and NAMED_RESULTS.match(name)):
-            runs.append(Run(ref.name, ref, tuple(_logs_of(match["date"], folder_files))))
+        if RESULTS_NAME.match(name) or name == LEGACY_RESULTS or named_results_beside_logs(name, folder_names):
+            # The logs audit takes too (sample_logs.claims): a legacy results.json takes every .jsonl beside it.
+            runs.append(Run(ref.name, ref, tuple(log for log_name, log in names.items() if claims(name, log_name))))
     claimed = {log.name for run in runs for log in run.logs}
     runs += [Run(ref.name, replace(ref, problem=ORPHAN_LOG), ()) for name, ref in names.items()
              if name.startswith("samples_") and name.endswith(".jsonl") and ref.name not in claimed]
     return runs
-
-
-def _logs_of(date: str | None, folder_files: list[FileRef]) -> list[FileRef]:
-    """A dated results file's logs: samples_<task>_<date>.jsonl of its date. A legacy results.json's (date None):
-    every other .jsonl of its folder."""
-    logs = []
-    for ref in folder_files:
-        base = posixpath.basename(ref.name)
-        if not base.endswith(".jsonl") or base.startswith("."):
-            continue
-        sample = SAMPLES_NAME.match(base)
-        if date is not None and sample and sample["date"] == date:
-            logs.append(ref)
-        elif date is None and not sample:
-            logs.append(ref)
-    return logs

@@ -21,6 +21,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import unquote
 
 from ..io.documents import DocumentError
 from ..io.limits import Limits
@@ -130,7 +131,7 @@ def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
 def _results_file_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
     """The run of a results file given as a source, with the logs of its folder that belong to it."""
     name = source.rstrip("/").rsplit("/", 1)[-1]
-    run = named_run(name, list_files(_parent(source), max_units, recursive=False, limits=limits))
+    run = _named_in(name, source, list_files(_parent(source), max_units, recursive=False, limits=limits))
     if run is None:
         raise SourceError(f"{source}: no such results file; check the path{_path_hint(source)}")
     # Named as given, not by its bare name: two models' results files of one date are two runs.
@@ -146,6 +147,15 @@ def _run_beside_its_logs(source: str, limits: Limits, max_units: int) -> list[Ru
     except SourceError:
         return []
     return [replace(run, run=source) for run in runs_in(files) if run.results.name == name and not run.orphan]
+
+
+def _named_in(name: str, location: str, files: list[FileRef]):
+    """named_run for a name as the user typed it: over HTTP, a listing names files as they are named on disk
+    (listing.py), and a URL may give the same name percent-encoded (`my%20eval_<date>.json`)."""
+    run = named_run(name, files)
+    if run is None and location.lower().startswith(("http://", "https://")) and "%" in name:
+        run = named_run(unquote(name), files)
+    return run
 
 
 class _ResultsFile(Exception):
@@ -182,7 +192,7 @@ def _manifest_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
                                   f"entry's path (relative to the manifest's folder){_path_hint(results)}") from None
             except SourceError as exc:  # the path may be right: too many files, no fsspec, the network
                 raise SourceError(f"{source}: entry {number}: {results}: {exc}") from None
-        found = named_run(name, listings[folder])
+        found = _named_in(name, location, listings[folder])
         if found is None and not any(ref.name == name for ref in listings[folder]):
             raise SourceError(f"{source}: entry {number}: {results!r} does not exist; fix the entry's path "
                               f"(relative to the manifest's folder){_path_hint(results)}")
