@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from contextlib import nullcontext, suppress
 from pathlib import Path
+from typing import NamedTuple
 
 import click
 
@@ -96,7 +97,7 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     with StopSignals() as stops:
         try:
             outcome, files, note = _survey_and_write(list(sources), out, settings, resume, max_units, progress,
-                                                     plots, (workers, scheduler, local_cluster), stops)
+                                                     plots, Executor(workers, scheduler, local_cluster), stops)
         except KeyboardInterrupt as stop:  # Stopped, or Python's own where our handler was not the one
             _say_stopped(out)
             sys.exit(stop.exit_code if isinstance(stop, Stopped) else ExitCode.INTERRUPTED)
@@ -107,8 +108,16 @@ def survey(sources: tuple[str, ...], out: Path, resume: bool, workers: int | Non
     sys.exit(ExitCode.DATA if _failed(outcome.rows, strict) else ExitCode.OK)
 
 
+class Executor(NamedTuple):
+    """The executor options: at most one of them is given (survey() refuses two)."""
+
+    workers: int | None
+    scheduler: str | None
+    local_cluster: int | None
+
+
 def _survey_and_write(sources: list[str], out: Path, settings, resume: bool, max_units: int, progress: bool | None,
-                      plots: bool, executor_options: tuple, stops: StopSignals):
+                      plots: bool, executor_options: Executor, stops: StopSignals):
     """The survey, then its tables: (outcome, files written, note). A stop (Stopped) leaves the journal and no
     table: one half-written would look like a survey's result."""
     from ..survey.dask_cluster import SourcesUnseen, WorkerMismatch
@@ -125,7 +134,7 @@ def _survey_and_write(sources: list[str], out: Path, settings, resume: bool, max
     try:
         # A local cluster stopped half started was left to distributed's exit, with tracebacks: a SIGTERM waits
         # the second it takes to start (not an existing scheduler's wait for workers, which a stop may cut short).
-        with stops.deferred() if executor_options[2] else nullcontext():
+        with stops.deferred() if executor_options.local_cluster else nullcontext():
             executor = _executor(*executor_options)
         stops.check()
 
