@@ -14,7 +14,8 @@ import posixpath
 import re
 from dataclasses import dataclass, replace
 
-from ..io.sample_logs import LEGACY_RESULTS, ORPHAN_LOG, RESULTS_NAME, claims, named_results_beside_logs
+from ..io.sample_logs import (LEGACY_RESULTS, ORPHAN_LOG, RESULTS_NAME, claims, is_unclaimed,
+                              named_results_beside_logs)
 from .stores import FileRef
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def _folder_runs(folder_files: list[FileRef]) -> list[Run]:
         if RESULTS_NAME.match(name) or name == LEGACY_RESULTS or named_results_beside_logs(name, folder_names):
             # The logs audit takes too (sample_logs.claims): a legacy results.json takes every .jsonl beside it.
             runs.append(Run(ref.name, ref, tuple(log for log_name, log in names.items() if claims(name, log_name))))
-    claimed = {log.name for run in runs for log in run.logs}
+    results_names = [posixpath.basename(run.results.name) for run in runs]
     runs += [Run(ref.name, replace(ref, problem=ORPHAN_LOG), ()) for name, ref in names.items()
-             if name.startswith("samples_") and name.endswith(".jsonl") and ref.name not in claimed]
+             if is_unclaimed(name, results_names)]
     return runs
