@@ -171,6 +171,24 @@ def _ctrl_c_ignored_by_its_processes():
         signal.signal(signal.SIGINT, handler)
 
 
+@contextlib.contextmanager
+def _quiet_client_logs():
+    """While the survey closes its own cluster: a result still being fetched when a stop came fails on the closed
+    connection, and tornado logged it as an ERROR with its traceback (once in a few stops), ahead of the line
+    saying how to resume. Closing is all that is left to do with that connection."""
+    import logging
+
+    loggers = [logging.getLogger(name) for name in ("tornado.application", "distributed.client")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
 def _quiet_cancellations() -> None:
     """On a worker of the survey's own cluster, as it closes: a task cancelled then is the survey stopping, not
     news. Each one running logged a WARNING with its key after the survey had said it was interrupted and how
@@ -337,12 +355,13 @@ class DaskCluster:
         return value
 
     def close(self) -> None:
-        try:
-            if getattr(self, "client", None) is not None:
-                if self.cluster is not None:  # its own cluster, stopped mid-survey (Ctrl-C): tasks are cancelled
-                    with contextlib.suppress(Exception):  # closing anyway
-                        self.client.run(_quiet_cancellations)
-                self.client.close()
-        finally:  # whatever happened to the client, the cluster's processes are stopped
-            if self.cluster is not None:
-                self.cluster.close()
+        with _quiet_client_logs() if self.cluster is not None else contextlib.nullcontext():
+            try:
+                if getattr(self, "client", None) is not None:
+                    if self.cluster is not None:  # its own cluster, stopped mid-survey (Ctrl-C): tasks cancelled
+                        with contextlib.suppress(Exception):  # closing anyway
+                            self.client.run(_quiet_cancellations)
+                    self.client.close()
+            finally:  # whatever happened to the client, the cluster's processes are stopped
+                if self.cluster is not None:
+                    self.cluster.close()
