@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -403,3 +404,62 @@ def write_legacy_run(folder: Path, tasks: list[Task]) -> dict[str, Path]:
 SPEC_RUN_PREDICTIONS = ["10\n\nPassage: The 2011 census recorded a population of 1,001,360", " 12",
                         " Tom Brady threw it", " 10"]
 SPEC_RUN_GOLDS = [[["10"]], [["12.25"]], [["Tom Brady"]], [["10"]]]
+
+
+def truthfulqa_mc2_task(correct_mass: list[float], seed: int = 2) -> Task:
+    """TruthfulQA mc2 as lm-eval 0.4.x logs it: one log-likelihood per choice of doc.mc2_targets, the true ones
+    first, and acc the true answers' share of the probability (tasks/truthfulqa/utils.py process_results_mc2),
+    here made to be about `correct_mass[i]` for doc i."""
+    rng = random.Random(seed)
+    config = {"task": "truthfulqa_mc2", "output_type": "multiple_choice", "target_delimiter": " ",
+              "doc_to_text": "Q: {{question}}\nA:", "doc_to_target": 0, "doc_to_choice": "{{mc2_targets.choices}}",
+              "process_results": "def process_results_mc2(doc, results):\n    lls, is_greedy = zip(*results)\n",
+              "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
+              "metadata": {"version": 3.0}}
+    task = Task("truthfulqa_mc2", config)
+    for doc_id, mass in enumerate(correct_mass):
+        labels = [1] * rng.randint(1, 3) + [0] * rng.randint(1, 4)
+        choices = [f"Answer {doc_id}.{i}" for i in range(len(labels))]
+        true, false = labels.count(1), labels.count(0)
+        lls = [math.log(mass / true) if label else math.log((1 - mass) / false) for label in labels]
+        context = f"Q: Question {doc_id}?\nA:"
+        sample = {"doc_id": doc_id, "doc": {"question": f"Question {doc_id}?",
+                                            "mc2_targets": {"choices": choices, "labels": labels}},
+                  "target": 0,
+                  "arguments": {f"gen_args_{i}": {"arg_0": context, "arg_1": " " + c} for i, c in enumerate(choices)},
+                  "resps": [[[str(ll), "False"]] for ll in lls],
+                  "filtered_resps": [[str(ll), "False"] for ll in lls], "filter": "none", "metrics": ["acc"]}
+        with_hashes(sample)
+        probabilities = [math.exp(ll) for ll in lls]
+        sample["acc"] = sum(p / sum(probabilities) for p, label in zip(probabilities, labels) if label)
+        task.samples.append(sample)
+    return task
+
+
+def winogrande_task(right: list[bool]) -> Task:
+    """Winogrande as lm-eval 0.4.x logs it (multiple_input): one request per option, the sentence up to its "_"
+    with the option as context and the rest of the sentence as every request's continuation; the gold is
+    doc_to_text's {"1": 0, "2": 1}[answer]. The model prefers the gold option where `right` says so."""
+    config = {"task": "winogrande", "output_type": "multiple_choice", "target_delimiter": " ",
+              "doc_to_text": "def doc_to_text(doc):\n    answer_to_num = {\"1\": 0, \"2\": 1}\n",
+              "doc_to_target": "def doc_to_target(doc):\n    idx = doc[\"sentence\"].index(\"_\") + 1\n",
+              "doc_to_choice": "def doc_to_choice(doc):\n    idx = doc[\"sentence\"].index(\"_\")\n",
+              "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
+              "metadata": {"version": 1.0}}
+    task = Task("winogrande", config)
+    for doc_id, is_right in enumerate(right):
+        sentence = f"Sam gave Alex the book {doc_id} because _ was done reading it."
+        doc = {"sentence": sentence, "option1": "Sam", "option2": "Alex", "answer": "1" if doc_id % 2 else "2"}
+        gold = int(doc["answer"]) - 1
+        picked = gold if is_right else 1 - gold
+        prefix, rest = sentence[:sentence.index("_")], sentence[sentence.index("_") + 1:].strip()
+        lls = [-2.0 if i == picked else -6.0 for i in range(2)]
+        sample = {"doc_id": doc_id, "doc": doc, "target": rest,
+                  "arguments": {f"gen_args_{i}": {"arg_0": prefix + option, "arg_1": " " + rest}
+                                for i, option in enumerate((doc["option1"], doc["option2"]))},
+                  "resps": [[[str(ll), "False"]] for ll in lls],
+                  "filtered_resps": [[str(ll), "False"] for ll in lls], "filter": "none", "metrics": ["acc"]}
+        with_hashes(sample)
+        sample["acc"] = 1.0 if is_right else 0.0
+        task.samples.append(sample)
+    return task

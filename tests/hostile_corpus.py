@@ -531,6 +531,7 @@ def samples_lists_more_logs_than_the_file_limit(ws, outside):
 
 
 def _musr_with_config(ws: Path, config: dict, record: dict, n_effective=None) -> None:
+    """A config without doc_to_target: each sample's gold is its own target, so its numbers are also LB716."""
     results = json.loads(json.dumps(RESULTS))
     results["configs"] = {"leaderboard_musr_team_allocation": {"output_type": "multiple_choice"} | config}
     if n_effective is not None:
@@ -545,13 +546,13 @@ MC_RECORD = {"doc_id": 0, "doc": {"choices": ["a", "b", "c"]}, "target": "1", "a
              "filtered_resps": [["-1.0", "False"], ["-0.5", "False"], ["-2.0", "False"]]}
 
 
-@case("LB705", "LB706", "LB709", args=("submission.json",))
+@case("LB705", "LB706", "LB709", "LB716", args=("submission.json",))
 def configs_with_wrong_types(ws, outside):
     """filter_list, metric_list and aggregation of the wrong type crashed the audit."""
     _musr_with_config(ws, {"filter_list": 5, "metric_list": "x", "aggregation": {"a": [1]}}, MC_RECORD)
 
 
-@case("LB702", "LB705", "LB706", "LB708", "LB709", args=("submission.json",))
+@case("LB702", "LB705", "LB706", "LB708", "LB709", "LB716", args=("submission.json",))
 def multiple_choice_target_superscript_two(ws, outside):
     """"²" is a digit to str.isdigit, but int() refuses it; a 5,000-digit target too."""
     _musr_with_config(ws, {}, MC_RECORD | {"target": "²"})
@@ -559,7 +560,7 @@ def multiple_choice_target_superscript_two(ws, outside):
                                + json.dumps(MC_RECORD | {"doc_id": 1, "target": "9" * 5000}) + "\n")
 
 
-@case("LB404", "LB405", "LB506", "LB705", "LB706", "LB709", "LB718", args=("submission.json",))
+@case("LB404", "LB405", "LB506", "LB705", "LB706", "LB709", "LB716", "LB718", args=("submission.json",))
 def n_samples_effective_near_the_float_maximum(ws, outside):
     """Coverage memory follows the log, never n-samples.effective (it asked for 5.9 GB, or raised)."""
     _musr_with_config(ws, {}, MC_RECORD, n_effective=10**300)

@@ -48,10 +48,7 @@ def test_hashes_of_a_real_harness_log_check_out(tmp_path):
                                            "metric_list": [{"metric": "exact_match", "aggregation": "mean"}]})
     records[1]["doc_id"] = 1  # an excerpt (doc_ids 0 and 4 of 5,000) numbered as a --limit run; no hash covers it
     task.samples = records
-    results = hl.results_for([task])
-    for key in ("n-samples", "task_hashes", "lm_eval_version"):  # a results file of lm-eval before 0.4.3
-        results.pop(key)
-    paths = hl.write_run(tmp_path, [task], results)
+    paths = hl.write_run(tmp_path, [task], hl.results_for([task]))
     result = audit(tmp_path, paths["results"])
     assert result.tasks[0].hashes_checked == 2 and result.tasks[0].hash_mismatches == 0
     assert result.findings == []
@@ -65,8 +62,6 @@ def test_an_edited_real_document_breaks_its_doc_hash(tmp_path):
     task = hl.Task("math_perturbed_full", {"metric_list": [{"metric": "exact_match"}]})
     task.samples = [json.loads(line) for line in lines]
     results = hl.results_for([task])
-    for key in ("n-samples", "task_hashes", "lm_eval_version"):  # a results file of lm-eval before 0.4.3
-        results.pop(key)
     (tmp_path / "results_2026-01-21T03-44-18.458309.json").write_text(json.dumps(results))
     result = audit(tmp_path, tmp_path / "results_2026-01-21T03-44-18.458309.json")
     [finding] = result.findings
@@ -958,25 +953,33 @@ def test_a_fraction_without_n_samples_fixes_no_count_under_a_profile(tmp_path):
     assert [f.rule for f in result.findings] == []
 
 
-@pytest.mark.parametrize("remove, flagged", [
-    (lambda r: r["n-samples"].pop("toy_mc"), True),                              # the entry deleted
-    (lambda r: r["n-samples"].update(toy_mc=None), True),                        # the entry null
-    (lambda r: r.pop("n-samples"), True),                                        # task_hashes still say 0.4.3+
-    (lambda r: [r.pop("n-samples"), r.pop("task_hashes")], True),                # lm_eval_version 0.4.13 says so
-    (lambda r: [r.pop(k) for k in ("n-samples", "task_hashes", "lm_eval_version")], False),  # before 0.4.3
+FILE_SAYS = "n-samples has no entry for it, but the file is lm-eval 0.4.3 or later"
+LOG_SAYS = "logs doc_hash, prompt_hash and target_hash, which lm-eval writes from 0.4.3 on"
+
+
+@pytest.mark.parametrize("remove, hashed, says", [
+    (lambda r: r["n-samples"].pop("toy_mc"), True, FILE_SAYS),                    # the entry deleted
+    (lambda r: r["n-samples"].update(toy_mc=None), True, FILE_SAYS),              # the entry null
+    (lambda r: r.pop("n-samples"), True, FILE_SAYS),                              # task_hashes still say 0.4.3+
+    (lambda r: [r.pop("n-samples"), r.pop("task_hashes")], True, FILE_SAYS),      # lm_eval_version 0.4.13 says so
+    (lambda r: [r.pop(k) for k in ("n-samples", "task_hashes", "lm_eval_version")], True, LOG_SAYS),  # the log does
+    (lambda r: [r.pop(k) for k in ("n-samples", "task_hashes", "lm_eval_version")], False, None),  # before 0.4.3
 ])
-def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_a_tasks_counts(tmp_path, remove, flagged):
+def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_a_tasks_counts(tmp_path, remove, hashed, says):
     """The last 10 of 40 documents dropped, the aggregates and hashes agreeing: without its counts only holes
-    below the highest doc_id would be checked. lm-eval 0.4.3 on writes n-samples for every task."""
+    below the highest doc_id would be checked. lm-eval 0.4.3 on writes n-samples for every task, and the
+    per-sample hashes with them."""
     task, paths = mc_run(tmp_path)
     task.samples = task.samples[:30]
     results = hl.results_for([task])
     remove(results)
+    if not hashed:  # a log as lm-eval 0.4.0-0.4.2 wrote it
+        for sample in task.samples:
+            for key in ("doc_hash", "prompt_hash", "target_hash"):
+                del sample[key]
     paths = hl.write_run(tmp_path, [task], results)
     findings = [f for f in audit(tmp_path, paths["results"]).findings if f.rule == "LB706"]
-    assert bool(findings) == flagged
-    if flagged:
-        assert "n-samples has no entry for it, but the file is lm-eval 0.4.3 or later" in findings[0].message
+    assert [says in f.message for f in findings] == ([True] if says else [])
 
 
 # --- honest layouts of lm-eval the multiple-choice scorer must read as the harness does ----------------------
@@ -1021,9 +1024,10 @@ def test_acc_mutual_info_requests_are_split_as_the_harness_splits_them(tmp_path,
     assert ("LB708", paths["mi"].name, 2) in rules(audit(tmp_path / "edited", paths["results"]))
 
 
-def test_winogrande_and_truthfulqa_mc2_are_not_rescored_from_the_log_likelihoods(tmp_path):
-    """winogrande puts the choices in the contexts (multiple_input: its gold is doc_to_text's, a function);
-    truthfulqa_mc2 scores acc with its own process_results. Neither is re-scored; both say so."""
+def test_multiple_input_and_process_results_tasks_lbnorm_cannot_score_are_not_audited(tmp_path):
+    """A multiple_input layout (the choices in the contexts, the gold doc_to_text's, a function) whose doc is
+    not Winogrande's, and a process_results of a task whose docs are not TruthfulQA mc2's: neither is re-scored
+    (the real tasks are, tests/test_audit_evasions.py), and neither number passes unaudited (LB716)."""
     wino = hl.scripted_choice_task("winogrande", [True, False, True], choices=("Alice", "Bob", "Bob"))
     for sample in wino.samples:  # two choices alike give two contexts alike, as the harness logs them
         options = sample["doc"]["choices"]
@@ -1040,9 +1044,11 @@ def test_winogrande_and_truthfulqa_mc2_are_not_rescored_from_the_log_likelihoods
         sample["acc"] = 0.62  # the probability mass of the true answers, not an argmax
     paths = hl.write_run(tmp_path, [wino, mc2], None)
     result = audit(tmp_path, paths["results"])
-    assert rules(result) == []
-    notes = [note for task in result.tasks for note in task.notes]
-    assert any("multiple_input" in note for note in notes) and any("process_results" in note for note in notes)
+    results_name = paths["results"].name
+    assert rules(result) == [("LB716", results_name, 5), ("LB716", results_name, 10)]
+    assert [f.json_path for f in result.findings] == ["$.results.winogrande['acc_norm,none']",
+                                                      "$.results.truthfulqa_mc2['acc,none']"]
+    assert "multiple_input" in result.findings[0].message and "process_results" in result.findings[1].message
 
 
 def test_a_chat_api_prompt_is_hashed_as_the_harness_hashes_it(tmp_path):

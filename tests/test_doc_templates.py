@@ -40,6 +40,10 @@ BBH = {"input": "Is it?", "target": "(A)"}
     (0, MMLU, True, 0),                                              # truthfulqa's literal target
     ("{{choices}}", MMLU, True, UNTRACEABLE),                        # a rendered list: several targets
     ("{{choices.keys}}", ARC, True, UNTRACEABLE),                    # Jinja would find the dict's method
+    ("{{choices.label.index(answerKey.lstrip())}}", {**ARC, "answerKey": " B"}, True, 1),  # OpenBookQA's
+    ("{{choices.label.index(answerKey.lstrip())}}", {**ARC, "answerKey": 2}, True, UNTRACEABLE),  # no str method
+    ("{{ answer_index|int }}", {"answer_index": "2"}, True, 2),      # Jinja's int filter (red team's target)
+    ("{{answer_index | string}}", {"answer_index": 2}, True, 2),
 ])
 def test_doc_to_target(template, doc, has_choices, expected):
     assert target_of(Template.of(template), doc, has_choices) == expected or \
@@ -97,6 +101,8 @@ def jinja_texts(template: str, doc: dict) -> set[str]:
     "Line one\r\nline two {{n}}\r",                                                   # Jinja's own newlines become \n
     "Braces } and { and }} stay text {{n}}",
     "Plain description.\n",
+    "{{passage}} {{question|trim}}",                                                  # Jinja's trim: .strip()
+    "{{ question | trim }}\nA:",
 ])
 def test_doc_to_text_is_what_jinja_renders(template, doc=TEXT_DOC):
     texts = texts_of(TextTemplate.of(template), doc, 10**6)
@@ -125,7 +131,7 @@ def test_values_lbnorm_does_not_print_are_untraceable(template, doc):
 
 
 @pytest.mark.parametrize("template", [
-    "{{ passage|trim }}",                             # a filter
+    "{{ passage|upper }}",                            # a filter other than trim
     "{{ question.split('?')[0] }}",                   # a call with arguments
     "{% if n %}{{n}}{% endif %}",                     # a statement
     "{# a comment #}{{n}}",
@@ -202,3 +208,10 @@ def test_a_known_functions_template_writes_what_the_function_returns(source, pro
     for written in (source, source + "\n", "  " + source):  # as dumped: a last newline, or indented, or not
         assert texts_of(TextTemplate.of(written), doc, 10_000) == (namespace["doc_to_text"](doc),)
     assert TextTemplate.of(source.replace("Solution:", "Answer:")) is None  # another function: not evaluated
+
+
+@pytest.mark.parametrize("value", [2, 2.7, -3.5, "2", " 7 ", "2.7", "-4", "1e3", "x", "", "inf", "nan", "1e999"])
+def test_the_int_filter_renders_as_jinjas(value):
+    template = "{{ answer_index|int }}"
+    rendered = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(template).render(answer_index=value)
+    assert target_of(Template.of(template), {"answer_index": value}, False) == rendered

@@ -242,14 +242,14 @@ def test_a_flagged_sample_keeps_only_the_start_of_each_long_text():
     from types import SimpleNamespace
 
     from validator.audit.model import DropAudit
-    from validator.audit.units.drop_scoring import DropScoring
+    from validator.audit.units.drop_scoring import _flagged
 
     long = "9" * 10_000
     report = DropAudit()
     flags = drop_flags.SampleFlags(glued=[long] * 8, possibly_cut=True)
     rescored = drop_flags.Rescored((0.0, 0.0), (0.0, 0.0), (0.0, 0.0))
     sample = SimpleNamespace(doc_id=3, record=SimpleNamespace(line=4))
-    DropScoring._flagged(report, sample, long, [tuple([long] * 20)] * 7, 0.0, 0.0, flags, rescored)
+    _flagged(report, sample, long, [tuple([long] * 20)] * 7, 0.0, 0.0, flags, rescored)
     [entry] = report.as_dict()["flagged_samples"]
     assert (entry["doc_id"], entry["line"], entry["flags"]) == (3, 4, ["W", "D'"])
     assert [len(gold) for gold in entry["golds"]] == [5] * 5

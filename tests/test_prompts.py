@@ -87,6 +87,8 @@ CASES = [
     # 0.4.0 and 0.4.1 write num_fewshot null: the count is read from n-shot, written from the same setting
     ("examples hidden, num_fewshot null", {"shots": SHOTS, "config": {"num_fewshot": None},
                                            "results": {"n-shot": {"drop": 0}}}, [("LB723", LOG, 1)]),
+    ("Jinja's trim filter, as .strip()", {"shots": SHOTS, "config": {"doc_to_text": "{{passage}} {{question|trim}}"}},
+     [("LB723", LOG, 1)]),
     ("a doc_to_text 1,000 times its passage: longer than the prompt, never built",
      {"config": {"doc_to_text": "{{passage}}" * 1000}}, [("LB722", LOG, line) for line in range(1, 13)]),
 ]
@@ -101,15 +103,16 @@ def test_prompts_against_their_docs_and_the_declared_shots(tmp_path, case, argum
 
 # (case, drop_run's arguments, the note): prompts lbnorm does not rebuild, said on the task, never a finding
 NOT_REBUILT = [
-    ("a chat template", {"shots": SHOTS, "results": {"chat_template": "{{ messages }}"}}, "a chat template"),
-    ("a Jinja filter in doc_to_text", {"shots": SHOTS, "config": {"doc_to_text": "{{passage|trim}} {{question}}"}},
+    ("a chat template", {"prompt": lambda i, text: f"<|user|>\n{SHOTS}{text}<|end|>\n<|assistant|>\n",
+                         "results": {"chat_template": "{{ messages }}"}}, "a chat template"),
+    ("a Jinja filter in doc_to_text", {"shots": SHOTS, "config": {"doc_to_text": "{{passage|upper}} {{question}}"}},
      "template shape"),
     ("a gen_prefix", {"shots": SHOTS, "config": {"gen_prefix": "Answer:"}}, "gen_prefix"),
     ("no doc_to_text in a 0.4 config", {"shots": SHOTS, "config": {"doc_to_text": None}}, "has no doc_to_text"),
     # blimp's and wikitext's doc_to_text is "" (an internal error until an outside review built one)
     ("an empty doc_to_text", {"config": {"doc_to_text": ""}}, "template shape"),
     ("an empty doc_to_text, chat", {"config": {"doc_to_text": ""}, "results": {"chat_template": "{{ messages }}"}},
-     "a chat template"),
+     "template shape"),
     ("a few-shot count that is no number", {"shots": SHOTS, "config": {"num_fewshot": "0"},
                                             "results": {"n-shot": {"drop": "0"}}}, "few-shot count is not checked"),
 ]
@@ -119,6 +122,13 @@ NOT_REBUILT = [
 def test_prompts_lbnorm_cannot_rebuild_are_noted_not_judged(tmp_path, case, arguments, note):
     found, notes = audited(tmp_path, drop_run(tmp_path, **arguments), prefixes=("prompts not", "the few-shot"))
     assert found == [] and len(notes) == 1 and note in notes[0]
+
+
+def test_a_chat_template_the_prompts_show_no_markup_of_hides_no_few_shot_count(tmp_path):
+    """A 2-shot run declared 0-shot, with a chat_template written into the results file and prompts that are the
+    plain build end to end: held to the plain rules (red team)."""
+    found, notes = audited(tmp_path, drop_run(tmp_path, shots=SHOTS, results={"chat_template": "{{ messages }}"}))
+    assert found == [("LB723", LOG, 1)] and len(notes) == 1 and "a chat template" in notes[0]
 
 
 def test_an_empty_chat_template_is_no_chat_template(tmp_path):

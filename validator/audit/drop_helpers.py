@@ -71,12 +71,13 @@ def answers_of(doc: dict) -> list[tuple[str, ...]] | None:
     first = _parsed_answer(answer.get("number"), answer.get("spans"), answer.get("date"))
     if first is None:
         return None
-    answers = [first]
+    answers, seen = [first], {first}  # a set beside the list: `in` on the list alone made 140,000 golds take minutes
     for number, date, span in zip(numbers, dates, spans):
         parsed = _parsed_answer(number, span, date)
         if parsed is None:
             return None
-        if parsed not in answers:
+        if parsed not in seen:
+            seen.add(parsed)
             answers.append(parsed)
     return answers
 

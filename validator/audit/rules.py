@@ -84,6 +84,10 @@ def sample_count(ctx):
     """A filter's number of samples is not n-samples.effective of the results file.
 
     Points at the `n-samples` entry of the results file; the message names the log.
+    Every filter the config names, the results report or the log holds is
+    counted. No count for the task is this rule too in a file of lm-eval
+    0.4.3 or later (`task_hashes`, `lm_eval_version`, other counts), or when
+    its log's samples carry 0.4.3's per-sample hashes.
     """
 
 
@@ -110,12 +114,14 @@ def sample_score_mismatch(ctx):
 
     Multiple choice: acc and acc_norm are recomputed from the logged
     log-likelihoods (acc_norm divides by the character length of the choice
-    without the target delimiter). DROP-style tasks (em and f1 with
-    doc.answers): EM and F1 are recomputed with the harness's algorithm,
-    gold from doc["answers"], never `target`. A generated answer's
-    exact_match (GSM8K) is recomputed from filtered_resps[0] and `target`
-    with the config's options, when they are the harness's own patterns.
-    Tolerance 1e-9.
+    without the target delimiter); TruthfulQA mc2's acc is the share of the
+    choices' probability its true answers hold (doc.mc2_targets.labels), and
+    Winogrande's gold is what its doc's `answer` gives. DROP-style tasks (em
+    and f1 with doc.answers; any sample of lm-eval's DROP logging either): EM
+    and F1 recomputed as the harness does, gold from doc["answers"], never
+    `target`. A generated answer's exact_match (GSM8K) is recomputed from
+    filtered_resps[0] and `target` with the config's options, when they are
+    the harness's own patterns. Tolerance 1e-9.
     """
 
 
@@ -130,6 +136,9 @@ def aggregate_mismatch(ctx):
     A mean's standard error must be lm-eval's mean_stderr of the same
     values (their sample standard deviation over sqrt(n)); "N/A" is left
     alone. Tolerance 1e-9: exact up to the summation order of multi-rank runs.
+    A task whose config and sample log the file holds but which has no
+    results entry is this rule too: lm-eval reports every task it runs (and
+    pools it into its groups), so its numbers were taken out.
     """
 
 
@@ -213,7 +222,11 @@ def aggregate_not_audited(ctx):
 
     Its samples log no value for it, its `metric_list` names an aggregation
     the audit does not compute (it computes the mean, and IFEval's flattened
-    mean), or the reported value is not a number. Every one of these is
+    mean), or the reported value is not a number. So is a multiple-choice
+    metric scored by the config's own `process_results` (but TruthfulQA
+    mc2's), by a `multiple_input` layout of docs not Winogrande's, or
+    against a `doc_to_target` lbnorm does not evaluate (the gold is then the
+    sample's own `target`). Every one of these is
     written by the submitter, so none may leave a number unaudited in
     silence. A leaderboard that runs tasks with other aggregations (a
     perplexity, a corpus BLEU) lists this rule under `warn` or `ignore` in
@@ -259,7 +272,8 @@ def filtered_response_mismatch(ctx):
     lm-eval's default filter, `none`, takes each request's first response:
     filtered_resps[i] is resps[i][0]. A regex filter followed by take_first
     with a pattern the harness ships (GSM8K's strict-match and
-    flexible-extract) is re-applied the same way; other pipelines are not.
+    flexible-extract) is re-applied the same way, and so is a filter of any
+    name whose pipeline is take_first alone; other pipelines are not.
     Every score is computed from filtered_resps, so one edited there changes
     the score while resps still holds what the model answered.
     """
@@ -290,6 +304,9 @@ def drop_answers_unexplained(ctx):
     lm-eval's DROP task builds `answers` from the dataset's `answer` and
     `validated_answers` (process_docs, get_answers: each parsed to its
     number, spans or date, duplicates dropped), and the log keeps all three.
+    A doc of lm-eval's DROP (its config, or the task name `drop`) without
+    `answers` is this rule, and its sample is scored against what those
+    fields give.
     Golds edited to a model's predictions, with the doc hash recomputed,
     rescore every sample as right; the answer fields still say otherwise.
     A doc without those fields is this rule too when other docs of its log
@@ -314,8 +331,9 @@ def doc_template_mismatch(ctx):
     acc_norm prefers it, a choice taken out, or a doc or prompt rewritten,
     agrees with every score and hash recomputed after the edit; the doc
     still says otherwise. Only the template shapes the leaderboards' tasks
-    use are evaluated (a field name, `{{ a.b }}`, `{{ a.b.index(c) }}`,
-    text around `{{ a[0].strip() }}`-like blocks, a literal); others, chat
+    use are evaluated (a field name, `{{ a.b }}`, `{{ a.b|int }}`,
+    `{{ a.b.index(c) }}`, text around `{{ a[0].strip() }}` or `{{ a|trim }}`
+    blocks, a literal); others, chat
     templates and chat APIs' messages are noted. A config edited together
     with the docs is another task, which only a profile can name.
     """
@@ -338,7 +356,9 @@ def run_config_conflict(ctx):
     so a prompt holding some under a count of 0 is reported at the first
     such sample of the log, and ten or more prompts holding none under a
     count above 0 at the first of them (one may: a sampler that draws the
-    eval doc itself drops it). Under a chat template the examples are what
+    eval doc itself drops it). A claimed chat template whose markup a prompt
+    does not show (the prompt is the plain build, end to end) changes
+    nothing. Under a chat template the examples are what
     comes before the doc's own text with the closing words of `doc_to_text`
     ("Answer:"), the system instruction and description taken out; only 0
     against more than 0 is told, not 5 against 3.

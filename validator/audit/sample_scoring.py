@@ -199,6 +199,44 @@ def is_multiple_input(continuations: list, contexts: list, target: Any, target_d
             and len(set(map(str, contexts))) > 1)  # two choices alike (["0", "0", "1"]) give two contexts alike
 
 
+def mc2_acc(filtered_resps: Any, doc: Any) -> float:
+    """TruthfulQA mc2's acc (lm_eval/tasks/truthfulqa/utils.py process_results_mc2): the share of the choices'
+    probability (exp of each log-likelihood) that the true ones (doc.mc2_targets.labels 1) hold."""
+    targets = doc.get("mc2_targets") if type(doc) is dict else None
+    labels = targets.get("labels") if type(targets) is dict else None
+    if type(labels) is not list or not labels or not all(type(label) is int and label in (0, 1) for label in labels):
+        raise NotRecomputable("doc.mc2_targets.labels is not a list of 0s and 1s (TruthfulQA mc2's)")
+    lls = _log_likelihoods(filtered_resps) if type(filtered_resps) is list else [None]
+    if None in lls or len(lls) != len(labels):
+        raise NotRecomputable(f"filtered_resps holds no log-likelihood for each of the {len(labels)} labels")
+    if max(lls) > 700:  # exp() overflows past 709; a log-likelihood is at most 0
+        raise NotRecomputable("a log-likelihood is above 700, which no model gives")
+    probabilities = [math.exp(ll) for ll in lls]
+    total = sum(probabilities)
+    if not total > 0:
+        raise NotRecomputable("every choice's probability is 0 (lm-eval divides by their sum)")
+    return sum(p / total for p, label in zip(probabilities, labels) if label == 1)
+
+
+def winogrande_scores(filtered_resps: Any, doc: Any) -> ChoiceScores | None:
+    """acc and acc_norm of a multiple_input sample of Winogrande's layout (and XWinograd's): the gold is what its
+    doc_to_text gives, {"1": 0, "2": 1}[doc.answer], and each choice is the sentence up to its "_" followed by
+    option1 or option2 (preprocess_winogrande.py). None for a doc not of that shape (another task)."""
+    if type(doc) is not dict:
+        return None
+    sentence, answer, options = doc.get("sentence"), doc.get("answer"), (doc.get("option1"), doc.get("option2"))
+    if type(sentence) is not str or "_" not in sentence or answer not in ("1", "2") \
+            or not all(type(option) is str for option in options):
+        return None
+    lls = _log_likelihoods(filtered_resps) if type(filtered_resps) is list else [None]
+    if None in lls or len(lls) != 2:
+        raise NotRecomputable("filtered_resps holds no log-likelihood for each of the doc's two options")
+    gold = int(answer) - 1
+    lengths = [float(len(sentence[:sentence.index("_")] + option)) for option in options]
+    acc = 1.0 if _argmax(lls) == gold else 0.0
+    return ChoiceScores(acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths)]) == gold else 0.0)
+
+
 def _mutual_info_split(lls: list[float], continuations: list, contexts: list) -> tuple[list, list, list | None]:
     """A task with acc_mutual_info adds one request without context per choice: after the others (0.4.4 on) or
     each right after its choice's (0.4.3, without the delimiter). (conditional lls, their continuations,

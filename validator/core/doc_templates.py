@@ -11,8 +11,10 @@ other one untraced:
 - `{{ a.b.c }}`: a path of fields (Jinja looks up `a.b` as `a["b"]` for a
   dict); lm-eval renders with StrictUndefined, so a missing field fails the
   run (no target);
+- `{{ a.b.c|int }}` and `{{ a.b.c|string }}`: Jinja's int filter (0 where
+  int() and float() both fail) and str();
 - `{{ a.b.index(c) }}`: a list's index of a value (ARC's
-  `{{choices.label.index(answerKey)}}`);
+  `{{choices.label.index(answerKey)}}`, OpenBookQA's with `answerKey.lstrip()`);
 - `{{ a if b is undefined else c }}`: the field `a`, or `c` when the doc
   has `b` (the leaderboard's MATH target: answer, or an example's solution);
 - a number (doc_to_target), a list or a mapping (doc_to_choice);
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import math
 import re
 import string
 from dataclasses import dataclass
@@ -38,8 +41,8 @@ MAX_CACHED = 2048  # characters of one kept in the cache: 4,096 entries stay wit
 NAME = r"[A-Za-z_]\w*"
 _PATH = rf"{NAME}(?:\.{NAME})*"
 BARE = re.compile(rf"{NAME}")  # all three are matched whole (fullmatch): "{{a}}\n" renders its newline
-_FIELDS = re.compile(rf"\{{\{{\s*({_PATH})\s*\}}\}}")
-_INDEX = re.compile(rf"\{{\{{\s*({_PATH})\.index\(\s*({_PATH})\s*\)\s*\}}\}}")
+_FIELDS = re.compile(rf"\{{\{{\s*({_PATH})\s*(?:\|\s*(int|string)\s*)?\}}\}}")
+_INDEX = re.compile(rf"\{{\{{\s*({_PATH})\.index\(\s*({_PATH})(\.(?:l|r)?strip\(\))?\s*\)\s*\}}\}}")
 # The leaderboard MMLU-Pro's doc_to_choice (lm_eval/tasks/leaderboard/mmlu_pro/utils.py, 0.4.4 to 0.4.13) by its source
 # as lm-eval dumps it into the config, stripped. Any other function, or this one edited, is code and not evaluated.
 LETTER_CHOICES = 'def doc_to_choice(doc):\n    return [string.ascii_uppercase[i] for i in range(len(doc["options"]))]'
@@ -73,9 +76,9 @@ class Template:
         if BARE.fullmatch(value):
             return cls("name", value, (value,))
         if match := _FIELDS.fullmatch(value):
-            return cls("fields", value, (tuple(match[1].split(".")),))
+            return cls("fields", value, (tuple(match[1].split(".")), match[2]))
         if match := _INDEX.fullmatch(value):
-            return cls("index", value, (tuple(match[1].split(".")), tuple(match[2].split("."))))
+            return cls("index", value, (tuple(match[1].split(".")), tuple(match[2].split(".")), match[3]))
         if match := _UNLESS.fullmatch(value):
             return cls("unless", value, (tuple(match[1].split(".")), match[2], tuple(match[3].split("."))))
         return None
@@ -102,10 +105,16 @@ def target_of(template: Template, doc: dict, has_choices: bool) -> Any:
         value = _lookup(doc, path)
         if value is UNTRACEABLE or value is _MISSING:  # StrictUndefined: the harness fails on a missing field
             return None if value is _MISSING else UNTRACEABLE
-        return _typed(_render(value), has_choices)
+        if template.kind == "fields" and parts[1] == "int":
+            value = _jinja_int(value)
+        return value if value is UNTRACEABLE else _typed(_render(value), has_choices)
     listed, item = _lookup(doc, template.parts[0]), _lookup(doc, template.parts[1])
     if listed is UNTRACEABLE or item is UNTRACEABLE:
         return UNTRACEABLE
+    if template.parts[2] and item is not _MISSING:  # openbookqa's answerKey.lstrip(): a string's method
+        item = getattr(item, template.parts[2][1:-2])() if type(item) is str else UNTRACEABLE
+        if item is UNTRACEABLE:
+            return item
     if not isinstance(listed, (list, str)) or item is _MISSING or listed is _MISSING:
         return None
     try:
@@ -128,6 +137,8 @@ def choices_of(template: Template, doc: dict) -> list | None | Any:
         value = doc[template.text]
         return value if _plain_list(value) else UNTRACEABLE
     if template.kind == "fields":
+        if template.parts[1]:  # a filtered value is no list of choices lm-eval would read back
+            return UNTRACEABLE
         value = _lookup(doc, template.parts[0])
         if value is UNTRACEABLE:
             return UNTRACEABLE
@@ -163,6 +174,25 @@ def _lookup(doc: dict, path: tuple[str, ...]) -> Any:
             return UNTRACEABLE if value is not _MISSING else _MISSING
         value = value.get(part, _MISSING)
     return value
+
+
+def _jinja_int(value: Any) -> int | Any:
+    """Jinja's int filter on a JSON value: int() of a number or a string (of a float's text, truncated), 0 where
+    both fail (its default); UNTRACEABLE for other values."""
+    if type(value) is int:
+        return value
+    if type(value) is float:
+        return int(value) if math.isfinite(value) else 0
+    if type(value) is not str or len(value) > 64:
+        return UNTRACEABLE
+    try:
+        return int(value)
+    except ValueError:
+        try:
+            number = float(value)
+        except ValueError:
+            return 0
+        return int(number) if math.isfinite(number) else 0
 
 
 def _render(value: Any) -> str:

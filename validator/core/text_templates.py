@@ -4,7 +4,7 @@ A prompt's text is a template rendered with Jinja for the doc (lm-eval's
 utils.apply_template; a doc_to_text that names a field of the doc is that
 field). The audit never runs a submitter's Jinja; it evaluates text around
 `{{ expr }}` blocks, where `expr` is a field path with `.name` and `[n]`
-steps and an optional `.strip()` (MMLU's `{{question.strip()}}\\nA.
+steps and an optional `.strip()` or `|trim` (MMLU's `{{question.strip()}}\\nA.
 {{choices[0]}}...`), holding text or a number, exactly as Jinja prints it:
 
 - Jinja makes every newline of the template's own text `\\n`;
@@ -36,7 +36,7 @@ from .doc_templates import BARE, DICT_METHODS, MAX_CACHED, NAME, UNTRACEABLE
 
 TOO_LONG = object()  # what texts_of gives when the text would be longer than the caller's limit
 
-_EXPRESSION = re.compile(rf"\s*({NAME}(?:\.{NAME}|\[\d+\])*?)(\.strip\(\))?\s*")
+_EXPRESSION = re.compile(rf"\s*({NAME}(?:\.{NAME}|\[\d+\])*?)(\.strip\(\)|\s*\|\s*trim)?\s*")
 _STEP = re.compile(rf"\.({NAME})|\[(\d+)\]")
 _CODE = ("def ", "async def ", "lambda", "@")  # a Python function's source, as lm-eval writes one into configs
 _OBJECT_REPR = re.compile(r"<[^<>]*>|functools\.partial\(.*\)", re.S)  # 0.4.0 writes str(function)

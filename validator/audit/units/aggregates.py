@@ -146,6 +146,12 @@ class Aggregates(AuditUnit):
         return scalars
 
     def finish(self) -> None:
+        if not self.spec.entry and self.spec.config:
+            # lm-eval writes an entry for every task it runs, and pools it into its groups: a task taken out of the
+            # results (its samples' values with it) also left its group's number without it (red team)
+            self.log.at_results("LB709", ("configs", self.spec.name), (
+                f"{self.spec.name}: the results file holds its config and its sample log but no results entry; "
+                "lm-eval reports every task it runs, so its numbers were taken out (and out of any group's)"))
         for metric in sorted(self.unreported)[:MAX_UNREPORTED]:
             self.log.at_results("LB709", ("results", self.spec.name), f"{self.spec.name}: the results file reports "
                                 f"no {metric}, but the samples log it; lm-eval reports every metric its samples "

@@ -90,6 +90,7 @@ class Coverage(AuditUnit):
         super().__init__(log)
         self.by_filter: dict[str, DocIds] = {}
         self.expected, self.said_by, self.where = self._expected_count()
+        self.hashed_line = 0  # the first sample with lm-eval 0.4.3's per-sample hashes, when no count is known
 
     def _expected_count(self) -> tuple[int | None, str, tuple]:
         """N, who says so, and where: n-samples.effective; without it, what the run's limit lets lm-eval score of
@@ -108,6 +109,8 @@ class Coverage(AuditUnit):
         return (allowed[0], said_by, where) if len(allowed) == 1 else (None, "", ())
 
     def add(self, sample: Sample) -> None:
+        if self.expected is None and not self.hashed_line and "doc_hash" in sample.data:
+            self.hashed_line = sample.record.line
         doc_ids = self.by_filter.get(sample.filter)
         if doc_ids is None:
             if len(self.by_filter) >= MAX_FILTERS:
@@ -126,8 +129,15 @@ class Coverage(AuditUnit):
         if expected is None:
             self.summary.notes.append("the results file has no n-samples entry: the sample count is not checked")
             self._finish_without_count()
+            if self.hashed_line and not spec.malformed_counts and self.log.expected_split is None:
+                # The file can pose as lm-eval before 0.4.3 (no n-samples, task_hashes or version), but the log
+                # cannot: those hashes came with the counts, so samples dropped from its end would go unseen.
+                self.log.at_line("LB706", self.hashed_line, (
+                    f"{spec.name}: the results file has no n-samples for this task, but {self.log.name} logs "
+                    "doc_hash, prompt_hash and target_hash, which lm-eval writes from 0.4.3 on, with n-samples for "
+                    "every task: the count its samples are held to was taken out"))
             return
-        for flt in spec.filters:
+        for flt in self._filters_held_to_the_count():
             doc_ids = self.by_filter.get(flt)
             lines = doc_ids.lines if doc_ids else 0
             if lines != expected:
@@ -139,6 +149,15 @@ class Coverage(AuditUnit):
                     self.log.at_results("LB705", where, f"{spec.name} (filter {flt}): {absent:,} of {expected:,} "
                                         f"documents have no sample in {self.log.name} (first missing doc_ids: "
                                         f"{', '.join(map(str, first))})")
+
+    def _filters_held_to_the_count(self) -> list[str]:
+        """The config's filters, and every other one the results report a metric under or the log holds samples
+        of: a filter the config leaves out is still one whose numbers the table shows (a log holding the 6 right
+        answers of 12 under the filter the results report, and all 12 under the one the config names, was clean)."""
+        named = list(self.spec.filters)
+        reported = sorted({key.partition(",")[2] for key in self.spec.metric_keys()} - set(named))
+        logged = [flt for flt in self.by_filter if flt not in named and flt not in reported]
+        return named + reported + logged
 
     def _finish_without_count(self) -> None:
         """No n-samples: the doc_ids must still run 0..highest without a hole (see DocIds.gaps)."""

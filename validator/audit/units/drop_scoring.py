@@ -12,6 +12,7 @@ from ..sample_scoring import as_number, first_response, is_drop_sample
 from .base import AuditUnit, Sample, audit_unit
 
 DROP_DATASETS = frozenset({"EleutherAI/drop", "drop", "ucinlp/drop"})  # the harness's DROP configs' dataset_path
+DROP_TASKS = frozenset({"drop"})  # lm-eval's name for it, which a leaderboard's manifest publishes scores under
 MAX_FLAGGED_SAMPLES = 200  # per task in the report; the counts and rates cover every sample
 # What a flagged sample keeps of each text, and of each list: a log line may run to 64 MiB, and the report holds
 # 200 of them for the whole audit.
@@ -33,12 +34,29 @@ class DropScoring(AuditUnit):
         process_docs = str(config.get("process_docs", ""))
         self.fields_required = "get_answers" in process_docs or "validated_answers" in process_docs or \
             config.get("dataset_path") in DROP_DATASETS
+        # What the results file says the task is, besides what each sample holds: the submitter writes both, and a
+        # DROP sample without its em, or without doc.answers, was passed over with its f1 unchecked.
+        self.drop_task = self.fields_required or self.spec.name in DROP_TASKS
 
     def add(self, sample: Sample) -> None:
         data = sample.data
-        if not is_drop_sample(data):
-            return
-        golds = drop_golds(data["doc"].get("answers"))
+        if is_drop_sample(data):
+            self._score(sample, data["doc"].get("answers"))
+        elif self.drop_task and ("em" in data or "f1" in data):
+            self._score_without_its_fields(sample)
+
+    def _score_without_its_fields(self, sample: Sample) -> None:
+        """A sample of lm-eval's DROP that logs em or f1 but lacks the other, or doc.answers: scored all the same
+        (see _answers_in_place_of), so a logged f1 is held to what the prediction earns."""
+        doc = sample.data.get("doc")
+        answers = _answers_in_place_of(self, sample, doc) if isinstance(doc, dict) and "answers" not in doc else \
+            doc.get("answers") if isinstance(doc, dict) else None
+        if answers is not _NONE:
+            self._score(sample, answers)
+
+    def _score(self, sample: Sample, answers: Any) -> None:
+        data = sample.data
+        golds = drop_golds(answers)
         prediction = first_response(data.get("filtered_resps"))
         if golds is None or not isinstance(prediction, str):
             self.log.at_record("LB702", sample.record, ("doc", "answers") if golds is None else ("filtered_resps",),
@@ -76,13 +94,7 @@ class DropScoring(AuditUnit):
 
     def _report(self) -> DropAudit:
         if self.summary.drop is None:
-            config = self.spec.config
-            metadata = config.get("metadata")
-            self.summary.drop = DropAudit(
-                n_expected=self.spec.n_original, em_reported=self.spec.entry.get("em,none"),
-                f1_reported=self.spec.entry.get("f1,none"), until_config=self.spec.until,
-                doc_to_text=config.get("doc_to_text"), num_fewshot=config.get("num_fewshot"),
-                version=metadata.get("version") if isinstance(metadata, dict) else None)
+            self.summary.drop = _new_report(self.spec)
         return self.summary.drop
 
     def _count(self, report: DropAudit, sample: Sample, prediction: str, golds: list[drop.Gold],
@@ -103,21 +115,7 @@ class DropScoring(AuditUnit):
         sums["f1_nl_lstrip"] += rescored.newline_lstrip[1]
         sums["f1_ws"] += rescored.whitespace[1]
         if flags.any():
-            self._flagged(report, sample, prediction, golds, em, f1, flags, rescored)
-
-    @staticmethod
-    def _flagged(report: DropAudit, sample: Sample, prediction: str, golds: list[drop.Gold], em: float,
-                 f1: float, flags: drop_flags.SampleFlags, rescored: drop_flags.Rescored) -> None:
-        names = tally_flags(report, flags)
-        for name in names:
-            report.first.setdefault(name.rstrip("!"), (sample.doc_id, sample.record.line))
-        if len(report.flagged) < MAX_FLAGGED_SAMPLES:
-            shown_golds = [tuple(span[:SHOWN_CHARACTERS] for span in gold[:SHOWN_ITEMS])
-                           for gold in golds[:SHOWN_ITEMS]]
-            report.flagged.append(FlaggedSample(
-                sample.doc_id, sample.record.line, names, prediction[:SHOWN_CHARACTERS], shown_golds, em, f1,
-                [number[:SHOWN_CHARACTERS] for number in flags.glued[:SHOWN_ITEMS]], flags.decimal_cut,
-                flags.long_answer_loss, rescored.newline[1], rescored.whitespace[1]))
+            _flagged(report, sample, prediction, golds, em, f1, flags, rescored)
 
     def finish(self) -> None:
         report = self.summary.drop
@@ -194,6 +192,44 @@ def tally_flags(report: DropAudit, flags: drop_flags.SampleFlags) -> list[str]:
         report.long_answer_loss_sum += flags.long_answer_loss
         names.append("L")
     return names
+
+
+
+def _new_report(spec) -> DropAudit:
+    config, metadata = spec.config, spec.config.get("metadata")
+    return DropAudit(n_expected=spec.n_original, em_reported=spec.entry.get("em,none"),
+                     f1_reported=spec.entry.get("f1,none"), until_config=spec.until,
+                     doc_to_text=config.get("doc_to_text"), num_fewshot=config.get("num_fewshot"),
+                     version=metadata.get("version") if isinstance(metadata, dict) else None)
+
+
+_NONE = object()  # no answers to score a sample against
+
+
+def _answers_in_place_of(unit: DropScoring, sample: Sample, doc: dict) -> Any:
+    """A DROP doc without answers (LB721: lm-eval's DROP process_docs adds them to every doc): the golds it makes
+    of the doc's answer and validated_answers, or _NONE when the doc lacks those too."""
+    derived = answers_of(doc)
+    unit.log.at_record("LB721", sample.record, ("doc",), (
+        f"{unit.spec.name} doc_id {sample.doc_id}: the doc has no answers, which lm-eval's DROP process_docs adds "
+        "to every doc from its answer and validated_answers" + (
+            "; the sample is scored against those" if derived else ", which it lacks too")))
+    return _NONE if derived is None else [list(gold) for gold in derived]
+
+
+def _flagged(report: DropAudit, sample: Sample, prediction: str, golds: list[drop.Gold], em: float, f1: float,
+             flags: drop_flags.SampleFlags, rescored: drop_flags.Rescored) -> None:
+    """Tally a sample's deep-dive flags, and keep it (up to MAX_FLAGGED_SAMPLES) for the report."""
+    names = tally_flags(report, flags)
+    for name in names:
+        report.first.setdefault(name.rstrip("!"), (sample.doc_id, sample.record.line))
+    if len(report.flagged) < MAX_FLAGGED_SAMPLES:
+        shown_golds = [tuple(span[:SHOWN_CHARACTERS] for span in gold[:SHOWN_ITEMS])
+                       for gold in golds[:SHOWN_ITEMS]]
+        report.flagged.append(FlaggedSample(
+            sample.doc_id, sample.record.line, names, prediction[:SHOWN_CHARACTERS], shown_golds, em, f1,
+            [number[:SHOWN_CHARACTERS] for number in flags.glued[:SHOWN_ITEMS]], flags.decimal_cut,
+            flags.long_answer_loss, rescored.newline[1], rescored.whitespace[1]))
 
 
 def drop_golds(answers: Any) -> list[drop.Gold] | None:

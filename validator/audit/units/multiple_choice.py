@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..sample_scoring import NotRecomputable, ScoredOtherwise, choice_scores, is_drop_sample
+from ...core.doc_templates import Template
+from ..sample_scoring import ChoiceScores, NotRecomputable, ScoredOtherwise, choice_scores, mc2_acc, winogrande_scores
 from .base import AuditUnit, Sample, audit_unit
 
 CHOICE_METRICS = ("acc", "acc_norm", "acc_mutual_info")  # the metrics add() looks for
@@ -24,10 +25,16 @@ class MultipleChoice(AuditUnit):
         super().__init__(log)
         self.delimiters = self.spec.choice_delimiters  # once per log: _delimiter runs per sample
         self.own_scorer = bool(self.spec.config.get("process_results"))  # TruthfulQA mc2: acc is its function's
+        self.unscored: str | None = None  # why samples were left unscored, which makes the reported numbers LB716
+        # The gold a sample is scored against is its target; only a doc_to_target lbnorm evaluates ties it to the
+        # doc (doc_templates.py). Any other let a target moved to the model's pick be scored right (red team).
+        config = self.spec.config
+        self.gold_untraced = config.get("use_prompt") or Template.of(config.get("doc_to_target")) is None
 
     def add(self, sample: Sample) -> None:
         data = sample.data
-        if ("acc" not in data and "acc_norm" not in data) or is_drop_sample(data):
+        # em and f1 beside acc do not make a sample DROP's: they once switched its log-likelihoods' scoring off
+        if "acc" not in data and "acc_norm" not in data:
             return
         output_type, resps = self.spec.output_type, data.get("filtered_resps")
         if output_type == "multiple_choice":
@@ -44,7 +51,7 @@ class MultipleChoice(AuditUnit):
     def _score_choices(self, sample: Sample) -> None:
         data = sample.data
         if self.own_scorer:
-            self._not_scored("the task scores its samples with its own process_results")
+            self._score_own(sample)
             return
         try:
             continuations = sample.continuations()
@@ -52,11 +59,20 @@ class MultipleChoice(AuditUnit):
                                    self.delimiters[0] if len(self.delimiters) == 1 else self._delimiter(continuations),
                                    "acc_mutual_info" in data, continuations)
         except ScoredOtherwise as exc:
-            self._not_scored(str(exc))
-            return
+            scores = self._score_multiple_input(sample, str(exc))
+            if scores is None:
+                return
         except NotRecomputable as exc:
             self.log.at_record("LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}")
             return
+        else:
+            if self.gold_untraced:
+                self.unscored = "each sample's gold is its own target, which the config's doc_to_target (a shape " \
+                                "lbnorm does not evaluate) does not tie to its doc"
+        self._recomputed(sample, scores)
+
+    def _recomputed(self, sample: Sample, scores: ChoiceScores) -> None:
+        data = sample.data
         values = {"acc": scores.acc}
         if scores.acc_norm is not None:
             values["acc_norm"] = scores.acc_norm
@@ -68,6 +84,45 @@ class MultipleChoice(AuditUnit):
                 recomputed[metric] = value
         sample.recomputed_by = "its log-likelihoods give"
 
+    def _score_own(self, sample: Sample) -> None:
+        """A config with its own process_results: TruthfulQA mc2's is re-derived (the true answers' share of the
+        probability); any other leaves the task's numbers unaudited (LB716), since the submitter writes the
+        config and one line of it once switched the scoring off."""
+        doc = sample.data.get("doc")
+        if not (type(doc) is dict and "mc2_targets" in doc):
+            self.unscored = "the config scores it with its own process_results, which lbnorm does not run (it " \
+                            "re-derives lm-eval's TruthfulQA mc2, whose docs hold mc2_targets)"
+            return
+        try:
+            acc = mc2_acc(sample.data.get("filtered_resps"), doc)
+        except NotRecomputable as exc:
+            self.log.at_record("LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}")
+            return
+        if "acc" in sample.data:
+            sample.recomputed["acc"] = acc
+        sample.recomputed_by = "TruthfulQA mc2's share of the probability on the true answers gives"
+
+    def _score_multiple_input(self, sample: Sample, why: str) -> ChoiceScores | None:
+        """Winogrande's layout, whose gold its doc_to_text gives from doc.answer; another task's leaves its
+        numbers unaudited (LB716)."""
+        try:
+            scores = winogrande_scores(sample.data.get("filtered_resps"), sample.data.get("doc"))
+        except NotRecomputable as exc:
+            self.log.at_record("LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}")
+            return None
+        if scores is None:
+            self.unscored = f"{why}, and the doc is not Winogrande's (sentence, option1, option2, answer)"
+        return scores
+
+    def finish(self) -> None:
+        if self.unscored is None:
+            return
+        for key in self.spec.metric_keys():
+            if key.partition(",")[0] in CHOICE_METRICS:
+                self.log.at_results("LB716", ("results", self.spec.name, key), (
+                    f"{self.spec.name} {key} is not audited: {self.unscored}; the number cannot be trusted until it "
+                    "is re-derived from its samples"))
+
     def _delimiter(self, continuations: list) -> str:
         """Under a chat template (two delimiters): the one these continuations were written with, the config's, or
         none when they do not all start with it (TaskSpec.choice_delimiters)."""
@@ -75,10 +130,6 @@ class MultipleChoice(AuditUnit):
         if not all(type(c) is str and c.startswith(first) for c in continuations):
             return self.delimiters[1]
         return first
-
-    def _not_scored(self, why: str) -> None:
-        """A note, once per log: the aggregates are still re-derived from the logged values."""
-        self.note_once(f"acc and acc_norm are not re-scored from the log-likelihoods: {why}")
 
     def _score_greedy(self, sample: Sample, resps: Any) -> None:
         """lm-eval's loglikelihood task: acc is whether the continuation was the greedy one."""

@@ -40,8 +40,9 @@ from .base import AuditUnit, Sample, audit_unit, shown
 
 _DEFAULT_FEWSHOT_DELIMITER = "\n\n"  # lm-eval's TaskConfig default
 # Under a chat template chat_prompts.py holds each prompt to its doc's text instead.
-CHAT_TEMPLATE_NOTE = "a chat template (the results file's chat_template); each prompt is only held to contain its " \
-    "doc's text"
+# None or "" (0.4.5) when no template was applied; fewshot_as_multiturn alone changes nothing (0.4.13 sets it)
+CHAT_TEMPLATE_NOTE = "a chat template (the results file's chat_template), where a prompt shows its markup; such a " \
+    "prompt is only held to contain its doc's text"
 ZERO_SHOT_EVIDENCE = 10  # prompts, every one without an example, before a count above 0 is said to be false
 
 
@@ -64,6 +65,9 @@ class Prompts(AuditUnit):
         self.mutual_info = any(key.partition(",")[0] == "acc_mutual_info" for key in spec.metric_keys())
         instruction = spec.system_instruction
         self.instruction = instruction if isinstance(instruction, str) else None
+        # The file says so, and the submitter writes the file: a prompt that shows no chat markup at all (it is the
+        # plain build, end to end) is held to the plain rules, so claiming a template hides no few-shot count.
+        self.claimed_chat = spec.chat_template not in (None, "")
         self.why_not = self._why_not(config, instruction)
         self.shots_told = False
         self.zero_shot: list = []  # (count, first record) of prompts without examples under a count above 0
@@ -77,14 +81,10 @@ class Prompts(AuditUnit):
 
     def _why_not(self, config: dict, instruction) -> str | None:
         """Why this log's prompts cannot be rebuilt, as its note says; None when they can."""
-        spec = self.spec
         if config.get("doc_to_text") is None:
             return "the config has no doc_to_text (every lm-eval 0.4 config writes one)" if config else ""
         if config.get("use_prompt") or config.get("gen_prefix") is not None:
             return f"the config's {'use_prompt' if config.get('use_prompt') else 'gen_prefix'}"
-        # None or "" (0.4.5) when no template was applied; fewshot_as_multiturn alone changes nothing (0.4.13 sets it)
-        if spec.chat_template not in (None, ""):
-            return CHAT_TEMPLATE_NOTE
         if self.text is None or self.description is None or self.delimiter is None:
             return "a doc_to_text or description of a template shape lbnorm does not evaluate (it is not run)"
         if instruction is not None and self.instruction is None:
@@ -92,6 +92,8 @@ class Prompts(AuditUnit):
         return None
 
     def sees_samples(self) -> bool:
+        if self.claimed_chat and self.why_not is None:
+            self.summary.notes.append(f"prompts not rebuilt from the docs: {CHAT_TEMPLATE_NOTE}")
         if self.why_not:
             self.summary.notes.append(f"prompts not rebuilt from the docs: {self.why_not}")
         elif self.why_not is None and self.shots is None:
@@ -118,6 +120,8 @@ class Prompts(AuditUnit):
         starts = [len(head) for head in heads if prompt.startswith(head)]
         tails = [] if questions is TOO_LONG else [len(question) for question in questions if prompt.endswith(question)]
         between = [len(prompt) - head - tail for head in starts for tail in tails if head + tail <= len(prompt)]
+        if self.claimed_chat and not (starts and between):
+            return  # the template's markup, the model's: chat_prompts.py holds the prompt to its doc's text
         if not starts:
             told = f"the system instruction {shown(self.instruction, 40)} and " if self.instruction is not None else ""
             self._find(sample, f"the prompt does not start with {told}the task's description "

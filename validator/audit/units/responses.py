@@ -43,6 +43,7 @@ class Responses(AuditUnit):
     def __init__(self, log):
         super().__init__(log)
         self.pipelines: dict[str, tuple | None] = {}  # filter name -> its regex filter, when lbnorm re-applies it
+        self.take_first: dict[str, bool] = {}  # filter name -> whether its pipeline is take_first alone
 
     def add(self, sample: Sample) -> None:
         firsts = _first_responses(sample.data.get("resps"))
@@ -51,7 +52,7 @@ class Responses(AuditUnit):
                 f"{self.spec.name}: resps must be a list of each request's responses (non-empty lists), as "
                 "lm-eval logs them: without them the scored filtered_resps cannot be verified"))
             return
-        if sample.filter == TAKE_FIRST:
+        if sample.filter == TAKE_FIRST or self._takes_first(sample.filter):
             if sample.data.get("filtered_resps") != firsts:
                 self._take_first(sample, sample.data["resps"])
         else:
@@ -66,6 +67,15 @@ class Responses(AuditUnit):
                     "lbnorm checks each response against"))
                 return
             self._stops(sample, sample.data["resps"], until)
+
+    def _takes_first(self, name: str) -> bool:
+        """Whether the config's filter of that name is take_first alone: the filter 'none' under another name (it
+        once let filtered_resps say anything)."""
+        if name not in self.take_first:
+            steps = self.spec.filter_steps(name)
+            self.take_first[name] = type(steps) is list and len(steps) == 1 and type(steps[0]) is dict \
+                and steps[0].get("function") == "take_first"
+        return self.take_first[name]
 
     def _regex(self, sample: Sample, firsts: list) -> None:
         """A [regex, take_first] filter with a harness pattern (GSM8K's strict-match, flexible-extract)."""
@@ -92,12 +102,12 @@ class Responses(AuditUnit):
             index = next(i for i, (value, responses) in enumerate(zip(filtered, resps)) if value != responses[0])
             self.log.at_record("LB719", sample.record, ("filtered_resps", index), (
                 f"{self.spec.name}: filtered_resps[{index}] is {shown(filtered[index], 60)}, but resps[{index}][0] is "
-                f"{shown(resps[index][0], 60)}; the sample's filter is 'none', which takes each request's first "
+                f"{shown(resps[index][0], 60)}; the sample's filter {sample.filter!r} takes each request's first "
                 "response, so what was scored is not what the model answered"))
             return
         self.log.at_record("LB719", sample.record, ("filtered_resps",), (
             f"{self.spec.name}: filtered_resps is no list of one value per request ({len(resps)} in resps); the "
-            "sample's filter is 'none', which takes each request's first response"))
+            f"sample's filter {sample.filter!r} takes each request's first response"))
 
     def _stops(self, sample: Sample, resps: list, first_until: list[str]) -> None:
         every_until = [first_until] if len(resps) == 1 else [_until_of(call) for call in

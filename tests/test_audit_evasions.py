@@ -1,0 +1,160 @@
+"""Fields a submitter writes must not switch a re-derivation off (an outside red team, twenty-sixth session).
+
+Each case starts from an honest run (tests/harness_logs.py), makes the lie the
+red team made, redoes every hash and aggregate the submitter can redo, and
+names the findings the audit must give: rule, file and line. Each failed on
+the code before its fix.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import harness_logs as hl
+
+from validator.audit.auditor import audit_files
+from validator.audit.drop_helpers import answers_of
+
+DROP_PREDICTIONS = [" 10", " 7", " Tom Brady", " 3"]
+DROP_GOLDS = [[["10"]], [["11"]], [["Tom Brady"]], [["4"]]]  # the second and fourth predictions are wrong
+
+
+def findings(folder: Path, task: hl.Task, results: dict | None = None) -> list[tuple[str, str, int | None, str]]:
+    """(rule, file, line, JSON path) of every finding, with the results rebuilt from the log as a liar would."""
+    paths = hl.write_run(folder, [task], results or hl.results_for([task]))
+    result = audit_files(folder, paths["results"].relative_to(folder), None)
+    return sorted((f.rule, Path(f.file).suffix, f.line, f.json_path) for f in result.findings)
+
+
+def rehashed(task: hl.Task) -> hl.Task:
+    for sample in task.samples:
+        hl.with_hashes(sample)
+    return task
+
+
+def test_a_drop_sample_without_em_has_its_f1_rescored(tmp_path):
+    task = hl.drop_task(DROP_PREDICTIONS, DROP_GOLDS)
+    task.config["metric_list"] = [m for m in task.config["metric_list"] if m["metric"] == "f1"]
+    for sample in task.samples:
+        del sample["em"]
+        sample["f1"], sample["metrics"] = 1.0, ["f1"]
+    assert findings(tmp_path, task) == [("LB708", ".jsonl", 2, "$.f1"), ("LB708", ".jsonl", 4, "$.f1"),
+                                        ("LB709", ".json", 5, "$.results.drop['f1,none']")]
+
+
+def test_a_drop_doc_without_answers_is_scored_against_its_answer_fields(tmp_path):
+    task = hl.drop_task(DROP_PREDICTIONS, DROP_GOLDS)
+    for sample in task.samples:
+        del sample["doc"]["answers"]
+        sample["em"] = sample["f1"] = 1.0
+    found = findings(tmp_path, rehashed(task))
+    assert [f for f in found if f[0] == "LB721"] == [("LB721", ".jsonl", line, "$.doc") for line in (1, 2, 3, 4)]
+    assert [f for f in found if f[0] == "LB708"] == [("LB708", ".jsonl", line, f"$.{metric}")
+                                                     for line in (2, 4) for metric in ("em", "f1")]
+
+
+def test_em_and_f1_beside_acc_do_not_switch_the_log_likelihoods_off(tmp_path):
+    task = hl.scripted_choice_task("reading_quiz", [True, False, True, False])
+    task.config["metric_list"] += [{"metric": "em", "aggregation": "mean"}, {"metric": "f1", "aggregation": "mean"}]
+    for sample in task.samples:
+        sample["doc"]["answers"] = [["x"]]
+        sample.update(em=1.0, f1=1.0, acc_norm=1.0)
+    found = findings(tmp_path, rehashed(task))
+    assert [f for f in found if f[0] == "LB708"] == [("LB708", ".jsonl", 2, "$.acc_norm"),
+                                                     ("LB708", ".jsonl", 4, "$.acc_norm")]
+    assert ("LB702", ".jsonl", 1, "$.filtered_resps") in found  # a DROP-looking sample whose answer is no text
+
+
+def test_every_filter_the_results_report_is_held_to_the_count(tmp_path):
+    """filter_list names only 'x', which holds all four docs; the results report 'none', which holds the two the
+    model got right."""
+    task = hl.drop_task(DROP_PREDICTIONS, DROP_GOLDS)
+    task.config["filter_list"] = [{"name": "x", "filter": [{"function": "take_first"}]}]
+    right = [dict(sample) for sample in task.samples if sample["f1"] == 1.0]
+    for sample in task.samples:
+        sample["filter"] = "x"
+    task.samples += right
+    results = hl.results_for([task])
+    results["results"]["drop"].update({"em,none": 1.0, "f1,none": 1.0})
+    results["n-samples"]["drop"] = {"original": 4, "effective": 4}
+    assert [f[:2] + f[3:] for f in findings(tmp_path, task, results)] == [
+        ("LB705", ".json", "$['n-samples'].drop.effective"), ("LB706", ".json", "$['n-samples'].drop.effective")]
+
+
+def test_a_take_first_filter_under_another_name_is_replayed(tmp_path):
+    task = hl.drop_task(DROP_PREDICTIONS, DROP_GOLDS)
+    task.config["filter_list"] = [{"name": "x", "filter": [{"function": "take_first"}]}]
+    for sample, golds in zip(task.samples, DROP_GOLDS):
+        sample.update(filter="x", filtered_resps=[" " + golds[0][0]], em=1.0, f1=1.0)
+    results = hl.results_for([task])
+    results["results"]["drop"] = {"alias": "drop", "em,x": 1.0, "em_stderr,x": "N/A", "f1,x": 1.0, "f1_stderr,x": "N/A"}
+    assert findings(tmp_path, task, results) == [("LB719", ".jsonl", 2, "$.filtered_resps[0]"),
+                                        ("LB719", ".jsonl", 4, "$.filtered_resps[0]")]
+
+
+def test_a_process_results_of_its_own_leaves_the_numbers_unaudited(tmp_path):
+    task = hl.scripted_choice_task("reading_quiz", [True, False, True, False])
+    task.config["process_results"] = "def process_results(doc, results):\n    return {'acc_norm': 1.0}\n"
+    for sample in task.samples:
+        sample["acc_norm"] = 1.0
+    assert findings(tmp_path, task) == [("LB716", ".json", 5, "$.results.reading_quiz['acc_norm,none']")]
+
+
+def test_truthfulqa_mc2_is_rederived_from_its_log_likelihoods(tmp_path):
+    task = hl.truthfulqa_mc2_task([0.2, 0.7, 0.55, 0.9])
+    assert findings(tmp_path / "honest", task) == []
+    task.samples[0]["acc"] = 0.99
+    assert findings(tmp_path / "raised", task) == [("LB708", ".jsonl", 1, "$.acc"),
+                                                   ("LB709", ".json", 5, "$.results.truthfulqa_mc2['acc,none']")]
+
+
+def test_winogrande_is_rederived_with_the_gold_its_answer_gives(tmp_path):
+    task = hl.winogrande_task([True, False, True, False, False])
+    assert findings(tmp_path / "honest", task) == []
+    task.samples[1]["acc"] = 1.0
+    assert findings(tmp_path / "raised", task) == [("LB708", ".jsonl", 2, "$.acc"),
+                                                   ("LB709", ".json", 5, "$.results.winogrande['acc,none']")]
+
+
+def test_a_multiple_input_log_of_another_task_is_not_audited(tmp_path):
+    task = hl.winogrande_task([True, False, True])
+    for sample in task.samples:
+        del sample["doc"]["option1"]
+    assert findings(tmp_path, rehashed(task)) == [("LB716", ".json", 5, "$.results.winogrande['acc,none']")]
+
+
+def test_a_drop_doc_of_many_golds_keeps_each_once_in_order():
+    """Duplicates were found by scanning the list: a doc of 140,000 golds took minutes (red team)."""
+    count = 200_000
+    empty = {"day": "", "month": "", "year": ""}
+    doc = {"answer": {"number": "5", "date": empty, "spans": []},
+           "validated_answers": {"number": [str(i % (count // 2)) for i in range(count)], "date": [empty] * count,
+                                 "spans": [[]] * count}}
+    answers = answers_of(doc)
+    assert answers[:3] == [("5",), ("0",), ("1",)] and len(answers) == count // 2
+    assert json.dumps(answers[-1]) == f'["{count // 2 - 1}"]'
+
+
+def test_a_task_taken_out_of_the_results_is_found_by_its_config_and_log(tmp_path):
+    kept, taken = hl.scripted_choice_task("reading_stories", [True, True]), hl.scripted_choice_task(
+        "reading_quiz", [False, False, True])
+    results = hl.results_for([kept, taken])
+    del results["results"]["reading_quiz"]
+    for sample in taken.samples:
+        del sample["acc_norm"]
+        sample["metrics"] = []
+    paths = hl.write_run(tmp_path, [kept, taken], results)
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert [(f.rule, f.json_path) for f in result.findings] == [("LB709", "$.configs.reading_quiz")]
+
+
+def test_a_results_file_posing_as_lm_eval_before_0_4_3_is_held_to_the_count_its_log_shows(tmp_path):
+    """No n-samples, task_hashes or version in the file, and the last samples gone; the log's per-sample hashes
+    came with lm-eval 0.4.3, which writes the counts."""
+    task = hl.drop_task(DROP_PREDICTIONS, DROP_GOLDS)
+    task.samples = task.samples[:2]
+    results = hl.results_for([task])
+    for key in ("n-samples", "task_hashes", "lm_eval_version"):
+        del results[key]
+    assert findings(tmp_path, task, results) == [("LB706", ".jsonl", 1, None)]
