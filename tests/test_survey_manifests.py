@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import harness_logs as hl
 import pytest
 
 from survey_corpus import make_corpus
@@ -109,3 +110,20 @@ def test_a_csv_cell_over_the_csv_field_limit_is_a_usage_error_naming_its_entry(r
     assert result.returncode == 2, result.stderr
     assert (f"Error: {manifest}: entry 2 (line 3) is not CSV that can be read (field larger than field limit "
             "(131072)); a cell holds a path, a model name or a score, never 131,072 characters\n") in result.stderr
+
+
+def test_a_published_metric_the_results_file_lacks_is_told_with_the_metrics_it_has(tmp_path):
+    """gsm8k/exact_match is what a maintainer of the v1 leaderboard writes first; the harness reports it under
+    its two filters (outside tester)."""
+    correct = {"strict-match": [True, False, True], "flexible-extract": [True, True, True]}
+    task = hl.two_filter_task(correct)
+    paths = hl.write_run(tmp_path / "runs" / "org__model", [task], hl.two_filter_results(task, correct))
+    manifest = tmp_path / "runs" / "m.csv"
+    manifest.write_text(f"results,gsm8k/exact_match\n{paths['results'].relative_to(manifest.parent).as_posix()},66.67\n",
+                        encoding="utf-8")
+    assert lbnorm("survey", str(manifest), "--out", str(tmp_path / "out"), "--workers", "1", "--no-plots",
+                  "--published-scale", "100").returncode == 1
+    [row] = [row for row in read_jsonl(tmp_path / "out" / "survey.jsonl") if row["task"] == "gsm8k"]
+    assert row["error"] == ("the manifest publishes gsm8k/exact_match, but the results file has no metric "
+                            "exact_match,none for gsm8k (it has: exact_match,flexible-extract, exact_match,strict-match); "
+                            "fix the manifest's column name (a metric under another filter is <task>/<metric>,<filter>)")

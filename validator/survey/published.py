@@ -28,7 +28,8 @@ def compare(row: dict, published: Published, task: str, scale: float, tolerance:
         key = metric if "," in metric else f"{metric},none"
         if key not in row["metrics"] and row["status"] not in ("not in results", "no log"):
             row["error"] = row["error"] or (f"the manifest publishes {task}/{metric}, but the results file has no "
-                                            f"metric {key} for {task}; fix the manifest's column name")
+                                            f"metric {key} for {task}{_its_metrics(row)}; fix the manifest's column "
+                                            "name (a metric under another filter is <task>/<metric>,<filter>)")
         entry = row["metrics"].setdefault(key, {"reported": None, "from_samples": None, "recomputed": None})
         best = entry.get("recomputed")
         best = entry.get("from_samples") if best is None else best
@@ -42,6 +43,15 @@ def compare(row: dict, published: Published, task: str, scale: float, tolerance:
                    reproduced=all(c[3] for c in comparisons))
         _headline(row, key)
     return row
+
+
+def _its_metrics(row: dict) -> str:
+    """` (it has: exact_match,strict-match, exact_match,flexible-extract)`: what a maintainer can publish instead."""
+    names = sorted(row["metrics"])
+    if not names:
+        return ""
+    shown = ", ".join(names[:6]) + (f" and {len(names) - 6:,} more" if len(names) > 6 else "")
+    return f" (it has: {shown})"
 
 
 def unlisted_task_rows(run, model: str, tasks: Iterable[str], scale: float, tolerance: float) -> list[dict]:
