@@ -7,6 +7,7 @@ Skipped, with the reason, when the `dask` extra is not installed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -604,3 +605,46 @@ def test_a_stop_sent_to_the_whole_process_group_ends_with_how_to_resume_and_noth
     assert stderr.endswith(f"\nlbnorm survey: interrupted; the units finished so far are in {journal}: run the same "
                            "command with --resume to go on\n"), stderr
     assert "Traceback" not in stderr and "Exception" not in stderr, stderr
+
+
+def _state_machine_level() -> int:
+    import logging
+
+    return logging.getLogger("distributed.worker.state_machine").getEffectiveLevel()
+
+
+def test_the_own_clusters_workers_keep_cancellations_quiet_from_their_start(cluster):
+    """Quieted as the survey closed, by asking every worker: a worker killed by a SIGTERM to the whole group held
+    that question, and the survey's exit, 30 s (once in about ten such stops)."""
+    import logging
+
+    assert set(cluster.client.run(_state_machine_level).values()) == {logging.ERROR}
+
+
+def test_closing_the_own_cluster_asks_nothing_of_a_worker_that_cannot_answer(tmp_path):
+    """A worker stopped (SIGSTOP: it holds its connections and answers nothing, as one being killed may) once held
+    DaskCluster.close for minutes; the nanny now stops it without the survey waiting on it."""
+    script = tmp_path / "close.py"
+    script.write_text(
+        "import os, signal\n"
+        "from validator.survey.dask_cluster import DaskCluster\n"
+        "if __name__ == '__main__':\n"
+        "    cluster = DaskCluster(local_workers=2)\n"
+        "    stopped = sorted(cluster.client.run(os.getpid).values())[0]\n"
+        "    os.kill(stopped, signal.SIGSTOP)\n"
+        "    try:\n"
+        "        cluster.close()\n"
+        "    finally:\n"
+        "        try:\n"
+        "            os.kill(stopped, signal.SIGKILL)\n"
+        "        except ProcessLookupError:\n"
+        "            pass\n"
+        "    print('closed')\n", encoding="utf-8")
+    process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, cwd=tmp_path, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=90)
+    finally:  # a close that hangs leaves no stopped worker behind it
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 0 and out == "closed\n", err[-2000:]

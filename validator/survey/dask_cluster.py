@@ -143,6 +143,7 @@ def prepared_and_frozen():
             prepare_worker()
             freeze_heap()
             ignore_stops()
+            quiet_cancellations()
 
     return PreparedAndFrozen()
 
@@ -189,10 +190,11 @@ def _quiet_client_logs():
             logger.setLevel(level)
 
 
-def _quiet_cancellations() -> None:
-    """On a worker of the survey's own cluster, as it closes: a task cancelled then is the survey stopping, not
-    news. Each one running logged a WARNING with its key after the survey had said it was interrupted and how
-    to resume, burying that line."""
+def quiet_cancellations() -> None:
+    """On a worker of the survey's own cluster, from its start: a task is cancelled only when the survey stops, and
+    each one running logged a WARNING with its key after the survey had said it was interrupted and how to resume,
+    burying that line (the logger warns of nothing else). Set at the start, not asked of every worker as the survey
+    closes: a worker that a SIGTERM to the whole group had killed held that question, and the exit, 30 s."""
     import logging
 
     logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
@@ -358,9 +360,6 @@ class DaskCluster:
         with _quiet_client_logs() if self.cluster is not None else contextlib.nullcontext():
             try:
                 if getattr(self, "client", None) is not None:
-                    if self.cluster is not None:  # its own cluster, stopped mid-survey (Ctrl-C): tasks cancelled
-                        with contextlib.suppress(Exception):  # closing anyway
-                            self.client.run(_quiet_cancellations)
                     self.client.close()
             finally:  # whatever happened to the client, the cluster's processes are stopped
                 if self.cluster is not None:
