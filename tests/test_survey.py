@@ -1502,3 +1502,19 @@ def test_a_row_shows_the_results_files_first_metric_when_no_usual_headline_is_th
     audit.metrics = [MetricAudit("exact_match,strict-match", 0.25), MetricAudit("exact_match,flexible-extract", 0.5)]
     row = task_row("run", "model", "gsm8k", "log", audit, [])
     assert (row["metric"], row["reported"]) == ("exact_match,strict-match", 0.25)
+
+
+def test_what_the_audit_could_not_check_is_on_the_row_and_in_the_summary(tmp_path):
+    """An "ok" row whose prompts could not be rebuilt (a doc_to_text of a shape lbnorm does not evaluate) said
+    nothing of it in the table: audit's notes were dropped (outside tester)."""
+    task = hl.drop_task([" 10", " 11"], [[["10"]], [["11"]]])
+    task.config["doc_to_text"] = "{{passage|upper}} {{question}}"
+    hl.write_run(tmp_path / "runs" / "org__model", [task])
+    assert lbnorm("survey", str(tmp_path / "runs"), "--out", str(tmp_path / "out"), "--workers", "1",
+                  "--no-plots").returncode == 0
+    [row] = read_jsonl(tmp_path / "out" / "survey.jsonl")
+    assert row["status"] == "ok" and "prompts not rebuilt from the docs: a doc_to_text" in row["notes"]
+    summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "## Checks not made\n\n1 rows carry notes" in summary and "| prompts not rebuilt from the docs" in summary
+    with open(tmp_path / "out" / "survey.csv", newline="", encoding="utf-8") as handle:
+        assert next(csv.DictReader(handle))["notes"] == row["notes"]

@@ -178,8 +178,7 @@ def audit_logs(results_doc: Document, logs: list[LogTarget], limits: Limits = DE
             # The rest of the log cannot be trusted; counts and sums over part of it would only repeat this.
             result.findings.append(make_finding(exc.rule, log.target.display, exc.message, line=exc.line,
                                                 column=exc.column))
-            auditor.summary.notes.append(f"the log could not be read to the end ({exc.message}); "
-                                         "its counts, hashes and aggregates were not compared")
+            auditor.summary.notes.append(unread_note(exc.message))
             summary = auditor.summary
         except Exception as exc:  # noqa: BLE001 - one log's failure fails that log; the others are audited
             result.findings.append(internal_error_finding(log.target.display, exc))
@@ -208,6 +207,11 @@ def _tasks_without_logs(results_doc: Document, data: dict, logs: list[LogTarget]
 
 
 # --- from file names to an audit ------------------------------------------------------------
+
+def unread_note(why: str) -> str:
+    """The note of a log that stopped being read (local or streamed alike: the survey's table shows it)."""
+    return f"the log could not be read to the end ({why}); its counts, hashes and aggregates were not compared"
+
 
 def known_tasks(data: Any) -> set[str]:
     """Leaf tasks a log can belong to: configs keys (lm-eval 0.4.x writes one log per config), else results keys."""

@@ -27,8 +27,9 @@ COLUMNS = (
     "published_metric", "published", "published_diff", "reproduced",
     "drop_n", "em_recomputed", "f1_recomputed", "em_nl", "f1_nl", "em_nl_lstrip", "f1_nl_lstrip", "f1_ws",
     "rate_W", "rate_W_impacting", "rate_D", "rate_D_prime", "rate_L",
-    "errors", "warnings", "rules", "first_finding", "error", "metrics",
+    "errors", "warnings", "rules", "first_finding", "error", "notes", "metrics",
 )
+NOTES_SEPARATOR = " | "  # between a row's notes, in its one-line `notes` cell
 NESTED = ("rules", "metrics")
 DROP_COLUMNS = ("em_recomputed", "f1_recomputed", "em_nl", "f1_nl", "em_nl_lstrip", "f1_nl_lstrip", "f1_ws",
                 "rate_W", "rate_W_impacting", "rate_D", "rate_D_prime", "rate_L")
@@ -70,6 +71,8 @@ def task_row(run: str, model: str, task: str, log: str, audit: TaskAudit | None,
         row.update(status="not audited", error=findings[0].message if findings else "the log was not read")
         return row
     row["status"] = "findings" if row["rules"] else "ok"  # the rules selected: an ignored rule's finding is not one
+    if audit.notes:  # what the audit could not check: an "ok" row says how far it goes
+        row["notes"] = one_line(printable(NOTES_SEPARATOR.join(audit.notes)), 1000)
     row.update(samples=audit.samples, expected=audit.expected, hashes_checked=audit.hashes_checked,
                hash_mismatches=audit.hash_mismatches, task_hash=audit.task_hash)
     row["metrics"] = {m.key: {"reported": number(m.reported), "from_samples": number(m.from_samples),
@@ -164,7 +167,8 @@ def sort_key(row: dict) -> tuple:
 _NONE = type(None)
 _NUMBER = (float, int, _NONE)
 _TYPES = {**dict.fromkeys(("run", "model", "task", "log"), (str,)),
-          **dict.fromkeys(("status", "task_hash", "metric", "published_metric", "first_finding", "error"), (str, _NONE)),
+          **dict.fromkeys(("status", "task_hash", "metric", "published_metric", "first_finding", "error",
+                        "notes"), (str, _NONE)),
           **dict.fromkeys(("samples", "expected", "hashes_checked", "hash_mismatches", "drop_n"), (int, _NONE)),
           "errors": (int,), "warnings": (int,), "reproduced": (bool, _NONE), "rules": (dict,), "metrics": (dict,)}
 _COLUMN_TYPES = tuple((column, _TYPES.get(column, _NUMBER)) for column in COLUMNS)

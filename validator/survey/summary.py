@@ -15,7 +15,7 @@ from pathlib import Path
 from ..io.safe_text import markdown_cell
 from .outputs import replaced
 from .plots import draw_plots
-from .rows import is_unclaimed_log
+from .rows import NOTES_SEPARATOR, is_unclaimed_log
 
 MAX_LISTED = 50  # rows per section; the table has them all
 DIFF_BUCKETS = ((0.0, "0 (exact)"), (1e-9, "≤ 1e-9"), (1e-6, "≤ 1e-6"), (1e-3, "≤ 0.001"), (1e-2, "≤ 0.01"),
@@ -27,7 +27,8 @@ MAX_CELL = 500
 
 def sections(rows: list[dict]) -> list[tuple[str, str, list[str], list[list[str]]]]:
     """(title, text, header, lines) for each section, shared by the Markdown and HTML writers."""
-    return [_overview(rows), _by_rule(rows), _unreproduced(rows), _differences(rows), _drop(rows), _failed(rows)]
+    return [_overview(rows), _by_rule(rows), _unreproduced(rows), _differences(rows), _drop(rows), _failed(rows),
+            _not_checked(rows)]
 
 
 def _overview(rows: list[dict]) -> tuple:
@@ -97,6 +98,15 @@ def _failed(rows: list[dict]) -> tuple:
     failed = [row for row in rows if row["status"] in ("failed", "not audited")]
     lines = [[row["run"], row["log"], row["error"] or ""] for row in failed[:MAX_LISTED]]
     return "Units not audited", f"{len(failed):,} units could not be audited.", ["run", "log", "reason"], lines
+
+
+def _not_checked(rows: list[dict]) -> tuple:
+    """The audit's notes (what it could not check on a row, "ok" or not), by how many rows each is on."""
+    counts = Counter(note for row in rows if row["notes"] for note in row["notes"].split(NOTES_SEPARATOR))
+    lines = [[note, f"{count:,}"] for note, count in counts.most_common(MAX_LISTED)]
+    with_notes = sum(1 for row in rows if row["notes"])
+    return ("Checks not made", f"{with_notes:,} rows carry notes (the `notes` column): what the audit could not "
+            "check there, and why. A maintainer decides whether it matters.", ["note", "rows"], lines)
 
 
 def _num(value) -> str:

@@ -69,7 +69,7 @@ def write_parquet(rows: list[dict], path: Path) -> Path:
         if column in _ARROW_TYPES:
             return getattr(pa, _ARROW_TYPES[column])()
         if column in ("run", "model", "task", "log", "status", "task_hash", "metric", "published_metric",
-                      "first_finding", "error", *NESTED):
+                      "first_finding", "error", "notes", *NESTED):
             return pa.string()
         return pa.float64()
 

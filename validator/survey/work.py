@@ -15,7 +15,7 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..audit.auditor import LogAuditor, LogTarget, audit_logs, known_tasks, reported_tasks
+from ..audit.auditor import LogAuditor, LogTarget, audit_logs, known_tasks, reported_tasks, unread_note
 from ..audit.model import AuditResult
 from ..audit.spec import Claims, TaskSpec
 from ..core import version
@@ -277,7 +277,7 @@ def audit_stream(document: Document, task: str, log: FileRef, limits: Limits,
                 auditor.add(record)
     except DocumentError as exc:
         result.findings.append(make_finding(exc.rule, log.name, exc.message, line=exc.line, column=exc.column))
-        auditor.summary.notes.append(f"the log could not be read to the end ({exc.message})")
+        auditor.summary.notes.append(unread_note(exc.message))
         result.tasks.append(auditor.summary)
         result.close()
         return result
