@@ -44,7 +44,7 @@ def spec_run(tmp_path: Path, **kwargs) -> dict[str, Path]:
 
 def test_hashes_of_a_real_harness_log_check_out(tmp_path):
     records = [json.loads(line) for line in REAL_LOG.read_text(encoding="utf-8").splitlines()]
-    task = hl.Task("math_perturbed_full", {"output_type": "generate_until",
+    task = hl.Task("math_perturbed_full", {"output_type": "generate_until", "doc_to_target": "answer",
                                            "metric_list": [{"metric": "exact_match", "aggregation": "mean"}]})
     records[1]["doc_id"] = 1  # an excerpt (doc_ids 0 and 4 of 5,000) numbered as a --limit run; no hash covers it
     task.samples = records
@@ -955,6 +955,7 @@ def test_a_fraction_without_n_samples_fixes_no_count_under_a_profile(tmp_path):
 
 FILE_SAYS = "n-samples has no entry for it, but the file is lm-eval 0.4.3 or later"
 LOG_SAYS = "logs doc_hash, prompt_hash and target_hash, which lm-eval writes from 0.4.3 on"
+DATED_SAYS = "is named samples_<task>_<date>.jsonl, as lm-eval names its logs from 0.4.3 on"
 
 
 @pytest.mark.parametrize("remove, hashed, says", [
@@ -963,22 +964,25 @@ LOG_SAYS = "logs doc_hash, prompt_hash and target_hash, which lm-eval writes fro
     (lambda r: r.pop("n-samples"), True, FILE_SAYS),                              # task_hashes still say 0.4.3+
     (lambda r: [r.pop("n-samples"), r.pop("task_hashes")], True, FILE_SAYS),      # lm_eval_version 0.4.13 says so
     (lambda r: [r.pop(k) for k in ("n-samples", "task_hashes", "lm_eval_version")], True, LOG_SAYS),  # the log does
-    (lambda r: [r.pop(k) for k in ("n-samples", "task_hashes", "lm_eval_version")], False, None),  # before 0.4.3
+    (lambda r: [r.pop(k) for k in ("n-samples", "task_hashes", "lm_eval_version")], False, DATED_SAYS),  # its name
+    (None, False, None),  # lm-eval before 0.4.3: results.json beside <model args>_<task>.jsonl, no hashes
 ])
 def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_a_tasks_counts(tmp_path, remove, hashed, says):
     """The last 10 of 40 documents dropped, the aggregates and hashes agreeing: without its counts only holes
     below the highest doc_id would be checked. lm-eval 0.4.3 on writes n-samples for every task, and the
-    per-sample hashes with them."""
+    per-sample hashes and the dated log names with them."""
     task, paths = mc_run(tmp_path)
     task.samples = task.samples[:30]
-    results = hl.results_for([task])
-    remove(results)
-    if not hashed:  # a log as lm-eval 0.4.0-0.4.2 wrote it
-        for sample in task.samples:
+    if remove is None:  # the legacy writer leaves the hashes out itself
+        paths = hl.write_legacy_run(tmp_path / "legacy", [task])
+    else:
+        results = hl.results_for([task])
+        remove(results)
+        for sample in task.samples if not hashed else ():
             for key in ("doc_hash", "prompt_hash", "target_hash"):
                 del sample[key]
-    paths = hl.write_run(tmp_path, [task], results)
-    findings = [f for f in audit(tmp_path, paths["results"]).findings if f.rule == "LB706"]
+        paths = hl.write_run(tmp_path, [task], results)
+    findings = [f for f in audit(paths["results"].parent, paths["results"]).findings if f.rule == "LB706"]
     assert [says in f.message for f in findings] == ([True] if says else [])
 
 

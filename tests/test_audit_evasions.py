@@ -158,3 +158,72 @@ def test_a_results_file_posing_as_lm_eval_before_0_4_3_is_held_to_the_count_its_
     for key in ("n-samples", "task_hashes", "lm_eval_version"):
         del results[key]
     assert findings(tmp_path, task, results) == [("LB706", ".jsonl", 1, None)]
+
+
+# --- round two: the same red team against the fixes above ---------------------------------------------------------
+
+GSM8K = {"strict-match": [True, False, True, False], "flexible-extract": [True, False, True, False]}
+
+
+def gsm8k_findings(folder: Path, edit) -> list[tuple[str, str, int | None, str]]:
+    task = hl.two_filter_task(GSM8K)
+    edit(task)
+    return findings(folder, task, hl.two_filter_results(task, GSM8K))
+
+
+def test_a_process_results_of_its_own_leaves_exact_match_unaudited(tmp_path):
+    def own_scorer(task):
+        task.config["process_results"] = "def process_results(doc, results):\n    return {'exact_match': 1.0}\n"
+    assert gsm8k_findings(tmp_path, own_scorer) == [
+        ("LB716", ".json", 5, "$.results.gsm8k['exact_match,strict-match']"),
+        ("LB716", ".json", 7, "$.results.gsm8k['exact_match,flexible-extract']")]
+
+
+def test_a_generated_answers_gold_untraced_to_its_doc_leaves_exact_match_unaudited(tmp_path):
+    def untraced(task):
+        task.config["doc_to_target"] = "{{answer.split('####')[-1].strip()}}"
+    assert [f[0] for f in gsm8k_findings(tmp_path, untraced)] == ["LB716", "LB716"]
+
+
+def test_a_filter_pipeline_lbnorm_does_not_replay_leaves_its_numbers_unaudited(tmp_path):
+    def other_pattern(task):
+        task.config["filter_list"][0]["filter"][0]["regex_pattern"] += r"\s*"
+    assert gsm8k_findings(tmp_path, other_pattern) == [
+        ("LB716", ".json", 5, "$.results.gsm8k['exact_match,strict-match']")]
+
+
+def test_truthfulqa_mc2s_scorer_vouches_for_acc_alone(tmp_path):
+    task = hl.truthfulqa_mc2_task([0.2, 0.7])
+    task.config["metric_list"].append({"metric": "acc_norm", "aggregation": "mean"})
+    for sample in task.samples:
+        sample["acc_norm"] = 1.0
+    assert findings(tmp_path, task) == [("LB716", ".json", 7, "$.results.truthfulqa_mc2['acc_norm,none']")]
+
+
+def test_winogrande_requests_swapped_with_their_log_likelihoods_are_not_scored_as_right(tmp_path):
+    task = hl.winogrande_task([True, False])
+    wrong = task.samples[1]
+    requests = list(wrong["arguments"].values())
+    wrong["arguments"] = {"gen_args_0": requests[1], "gen_args_1": requests[0]}
+    wrong["resps"], wrong["filtered_resps"] = wrong["resps"][::-1], wrong["filtered_resps"][::-1]
+    wrong["acc"] = 1.0
+    found = findings(tmp_path, rehashed(task))
+    assert [f for f in found if f[0] == "LB702"] == [("LB702", ".jsonl", 2, "$.filtered_resps")]
+
+
+def test_a_task_named_drop_is_held_to_the_answer_fields_whatever_its_config_says(tmp_path):
+    task = hl.drop_task(DROP_PREDICTIONS, DROP_GOLDS)
+    task.config.update(dataset_path="org/drop_mirror")
+    for sample, prediction in zip(task.samples, DROP_PREDICTIONS):
+        for field in ("answer", "validated_answers"):
+            del sample["doc"][field]
+        sample["doc"]["answers"] = [[prediction.strip()]]
+        sample["em"] = sample["f1"] = 1.0
+    assert [f[:3] for f in findings(tmp_path, rehashed(task))] == [("LB721", ".jsonl", 1)]
+
+
+def test_a_target_of_more_digits_than_int_reads_is_a_finding_not_an_internal_error(tmp_path):
+    task = hl.scripted_choice_task("quiz", [True, False])
+    task.config["doc_to_target"] = "{{answer_index}}"
+    task.samples[0]["doc"]["answer_index"] = "9" * 5000
+    assert [f[:3] for f in findings(tmp_path, rehashed(task))] == [("LB722", ".jsonl", 1)]

@@ -84,10 +84,9 @@ def sample_count(ctx):
     """A filter's number of samples is not n-samples.effective of the results file.
 
     Points at the `n-samples` entry of the results file; the message names the log.
-    Every filter the config names, the results report or the log holds is
-    counted. No count for the task is this rule too in a file of lm-eval
-    0.4.3 or later (`task_hashes`, `lm_eval_version`, other counts), or when
-    its log's samples carry 0.4.3's per-sample hashes.
+    Every filter named, reported or logged is counted. No count is this rule
+    too in a file or log of lm-eval 0.4.3 or later (`task_hashes`, a version,
+    other counts; per-sample hashes, a `samples_<task>_<date>.jsonl` name).
     """
 
 
@@ -222,11 +221,12 @@ def aggregate_not_audited(ctx):
 
     Its samples log no value for it, its `metric_list` names an aggregation
     the audit does not compute (it computes the mean, and IFEval's flattened
-    mean), or the reported value is not a number. So is a multiple-choice
-    metric scored by the config's own `process_results` (but TruthfulQA
-    mc2's), by a `multiple_input` layout of docs not Winogrande's, or
-    against a `doc_to_target` lbnorm does not evaluate (the gold is then the
-    sample's own `target`). Every one of these is
+    mean), or the reported value is not a number. So is a metric scored by
+    the config's own `process_results` (but TruthfulQA mc2's acc and the
+    leaderboard MATH's), a `multiple_input` layout of docs not Winogrande's,
+    exact_match options lbnorm does not run, a filter it does not replay, or
+    a gold that is the sample's own `target` (a `doc_to_target` it does not
+    evaluate). Every one of these is
     written by the submitter, so none may leave a number unaudited in
     silence. A leaderboard that runs tasks with other aggregations (a
     perplexity, a corpus BLEU) lists this rule under `warn` or `ignore` in

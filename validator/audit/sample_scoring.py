@@ -218,10 +218,11 @@ def mc2_acc(filtered_resps: Any, doc: Any) -> float:
     return sum(p / total for p, label in zip(probabilities, labels) if label == 1)
 
 
-def winogrande_scores(filtered_resps: Any, doc: Any) -> ChoiceScores | None:
+def winogrande_scores(filtered_resps: Any, doc: Any, contexts: list) -> ChoiceScores | None:
     """acc and acc_norm of a multiple_input sample of Winogrande's layout (and XWinograd's): the gold is what its
     doc_to_text gives, {"1": 0, "2": 1}[doc.answer], and each choice is the sentence up to its "_" followed by
-    option1 or option2 (preprocess_winogrande.py). None for a doc not of that shape (another task)."""
+    option1 or option2 (preprocess_winogrande.py), which request i's context ends with (requests swapped with
+    their log-likelihoods once turned a wrong answer right). None for a doc not of that shape (another task)."""
     if type(doc) is not dict:
         return None
     sentence, answer, options = doc.get("sentence"), doc.get("answer"), (doc.get("option1"), doc.get("option2"))
@@ -232,9 +233,22 @@ def winogrande_scores(filtered_resps: Any, doc: Any) -> ChoiceScores | None:
     if None in lls or len(lls) != 2:
         raise NotRecomputable("filtered_resps holds no log-likelihood for each of the doc's two options")
     gold = int(answer) - 1
-    lengths = [float(len(sentence[:sentence.index("_")] + option)) for option in options]
+    choices = [sentence[:sentence.index("_")] + option for option in options]
+    if len(contexts) != 2 or not all(type(context) is str and _ends_with(context, choice, other)
+                                     for context, choice, other in zip(contexts, choices, reversed(choices))):
+        raise NotRecomputable("request 0's context must end with the sentence up to its '_' and option1, request "
+                              "1's with option2, as lm-eval's Winogrande builds them")
+    lengths = [float(len(choice)) for choice in choices]
     acc = 1.0 if _argmax(lls) == gold else 0.0
     return ChoiceScores(acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths)]) == gold else 0.0)
+
+
+def _ends_with(context: str, choice: str, other: str) -> bool:
+    """The context ends with its choice (a chat template may add markup after it, so: holds it, and not the other
+    option's choice, unless that is a prefix of its own)."""
+    if context.endswith(choice):
+        return True
+    return choice in context and (other not in context or choice.startswith(other))
 
 
 def _mutual_info_split(lls: list[float], continuations: list, contexts: list) -> tuple[list, list, list | None]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from .base import AuditUnit, Sample, audit_unit
 
 # n-samples.effective is the submitter's number: memory follows the doc_ids actually logged,
@@ -10,6 +12,7 @@ from .base import AuditUnit, Sample, audit_unit
 BITMAP_CAP = 1 << 22
 # Filter names come from the log too: past this many in one log, new ones are not tracked.
 MAX_FILTERS = 64
+DATED_LOG = re.compile(r"^samples_.+_\d{4}-\d\d-\d\dT[^_]+\.jsonl$")  # lm-eval 0.4.3 on (EvaluationTracker)
 
 
 class DocIds:
@@ -129,13 +132,7 @@ class Coverage(AuditUnit):
         if expected is None:
             self.summary.notes.append("the results file has no n-samples entry: the sample count is not checked")
             self._finish_without_count()
-            if self.hashed_line and not spec.malformed_counts and self.log.expected_split is None:
-                # The file can pose as lm-eval before 0.4.3 (no n-samples, task_hashes or version), but the log
-                # cannot: those hashes came with the counts, so samples dropped from its end would go unseen.
-                self.log.at_line("LB706", self.hashed_line, (
-                    f"{spec.name}: the results file has no n-samples for this task, but {self.log.name} logs "
-                    "doc_hash, prompt_hash and target_hash, which lm-eval writes from 0.4.3 on, with n-samples for "
-                    "every task: the count its samples are held to was taken out"))
+            self._counts_taken_out()
             return
         for flt in self._filters_held_to_the_count():
             doc_ids = self.by_filter.get(flt)
@@ -158,6 +155,23 @@ class Coverage(AuditUnit):
         reported = sorted({key.partition(",")[2] for key in self.spec.metric_keys()} - set(named))
         logged = [flt for flt in self.by_filter if flt not in named and flt not in reported]
         return named + reported + logged
+
+    def _counts_taken_out(self) -> None:
+        """The file can pose as lm-eval before 0.4.3 (no n-samples, task_hashes or version), but its log cannot:
+        lm-eval names it samples_<task>_<date>.jsonl, and logs the per-sample hashes, from 0.4.3 on, the version
+        that writes n-samples for every task. Samples dropped from the end of such a log would go unseen."""
+        if self.spec.malformed_counts or self.log.expected_split is not None:
+            return  # told already (LB706 at the counts), or held to the profile's split
+        name = self.log.name.replace("\\", "/").rpartition("/")[2]
+        if self.hashed_line:
+            shows, line = "logs doc_hash, prompt_hash and target_hash, which lm-eval writes", self.hashed_line
+        elif DATED_LOG.match(name):
+            shows, line = "is named samples_<task>_<date>.jsonl, as lm-eval names its logs", 1
+        else:
+            return
+        self.log.at_line("LB706", line, (
+            f"{self.spec.name}: the results file has no n-samples for this task, but {self.log.name} {shows} from "
+            "0.4.3 on, with n-samples for every task: the count its samples are held to was taken out"))
 
     def _finish_without_count(self) -> None:
         """No n-samples: the doc_ids must still run 0..highest without a hole (see DocIds.gaps)."""

@@ -61,6 +61,7 @@ class DocTemplates(AuditUnit):
         expected = target_of(self.target, doc, self.has_choices)
         if expected is UNTRACEABLE:
             return
+        sample.target_traced = True  # a scorer may take the target for the gold (LB722 says when it is not)
         logged = sample.data.get("target")
         if expected is None or str(logged) != str(expected):
             gives = "does not give a target for it" if expected is None else f"gives {shown(expected, 60)}"

@@ -32,11 +32,11 @@ class DropScoring(AuditUnit):
         # lm-eval's DROP: its process_docs (dumped as source) builds answers from those fields, which stay in the doc
         config = self.spec.config
         process_docs = str(config.get("process_docs", ""))
-        self.fields_required = "get_answers" in process_docs or "validated_answers" in process_docs or \
-            config.get("dataset_path") in DROP_DATASETS
         # What the results file says the task is, besides what each sample holds: the submitter writes both, and a
-        # DROP sample without its em, or without doc.answers, was passed over with its f1 unchecked.
-        self.drop_task = self.fields_required or self.spec.name in DROP_TASKS
+        # DROP sample without its em, or without doc.answers, was passed over with its f1 unchecked; a config
+        # renamed away from DROP's, under the name a manifest publishes, left its golds untraced.
+        self.fields_required = self.drop_task = "get_answers" in process_docs or "validated_answers" in \
+            process_docs or config.get("dataset_path") in DROP_DATASETS or self.spec.name in DROP_TASKS
 
     def add(self, sample: Sample) -> None:
         data = sample.data

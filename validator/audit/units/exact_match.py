@@ -13,6 +13,7 @@ values go to the aggregates unit (LB708, LB709).
 from __future__ import annotations
 
 from ...core.exact_match import exact_match, scorable_options
+from ...core.math_answers import PROCESS_DOCS_MARK
 from .base import AuditUnit, Sample, audit_unit
 
 METRIC = "exact_match"
@@ -26,6 +27,7 @@ class ExactMatch(AuditUnit):
     def __init__(self, log):
         super().__init__(log)
         self.options: dict | None = None
+        self.unaudited: str | None = None  # why the task's exact_match cannot be re-scored (LB716 on its numbers)
 
     def sees_samples(self) -> bool:
         config = self.spec.config
@@ -38,10 +40,26 @@ class ExactMatch(AuditUnit):
             "the task's gold is one of its choices (doc_to_choice)" if config.get("doc_to_choice") is not None else \
             scorable_options(options)
         if why is not None:
-            self.summary.notes.append(f"exact_match is not re-scored: {why}")
+            # The config is the submitter's: one line of process_results or a regex of its own switched the
+            # re-scoring off. Only the leaderboard MATH's own scorer (its answers traced by LB724) is a note.
+            if config.get("process_results") and self._leaderboard_math():
+                self.summary.notes.append(f"exact_match is not re-scored: {why}")
+            else:
+                self.unaudited = why
             return False
         self.options = options
         return True
+
+    def _leaderboard_math(self) -> bool:
+        source = self.spec.config.get("process_docs")
+        return isinstance(source, str) and PROCESS_DOCS_MARK in source
+
+    def finish(self) -> None:
+        for key in self.spec.metric_keys():
+            if key.partition(",")[0] == METRIC and self.unaudited is not None:
+                self.log.at_results("LB716", ("results", self.spec.name, key), (
+                    f"{self.spec.name} {key} is not audited: {self.unaudited}; the number cannot be trusted until "
+                    "it is re-derived from its samples"))
 
     def add(self, sample: Sample) -> None:
         data = sample.data
@@ -56,6 +74,11 @@ class ExactMatch(AuditUnit):
             self.log.at_record("LB702", sample.record, ("filtered_resps",), (
                 f"{self.spec.name}: exact_match needs filtered_resps[0] and target as strings, as lm-eval logs a "
                 "generated answer and its target"))
+            return
+        if not sample.target_traced:  # the gold would be the sample's own word (a target moved to the answer)
+            self.unaudited = self.unaudited or ("each sample's gold is its own target, which the config's "
+                                                "doc_to_target (a template lbnorm does not evaluate for this doc) does "
+                                                "not tie to its doc")
             return
         sample.recomputed[METRIC] = exact_match(filtered[0], target, self.options)
         sample.recomputed_by = "its filtered answer and target give"

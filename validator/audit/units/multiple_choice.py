@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.doc_templates import Template
-from ..sample_scoring import ChoiceScores, NotRecomputable, ScoredOtherwise, choice_scores, mc2_acc, winogrande_scores
+from ..sample_scoring import (ChoiceScores, NotRecomputable, ScoredOtherwise, choice_scores, mc2_acc,
+                              request_contexts, winogrande_scores)
 from .base import AuditUnit, Sample, audit_unit
 
 CHOICE_METRICS = ("acc", "acc_norm", "acc_mutual_info")  # the metrics add() looks for
@@ -25,11 +25,8 @@ class MultipleChoice(AuditUnit):
         super().__init__(log)
         self.delimiters = self.spec.choice_delimiters  # once per log: _delimiter runs per sample
         self.own_scorer = bool(self.spec.config.get("process_results"))  # TruthfulQA mc2: acc is its function's
-        self.unscored: str | None = None  # why samples were left unscored, which makes the reported numbers LB716
-        # The gold a sample is scored against is its target; only a doc_to_target lbnorm evaluates ties it to the
-        # doc (doc_templates.py). Any other let a target moved to the model's pick be scored right (red team).
-        config = self.spec.config
-        self.gold_untraced = config.get("use_prompt") or Template.of(config.get("doc_to_target")) is None
+        # metric -> why some samples were not scored independently of their own fields: LB716 on its number
+        self.unscored: dict[str, str] = {}
 
     def add(self, sample: Sample) -> None:
         data = sample.data
@@ -66,9 +63,9 @@ class MultipleChoice(AuditUnit):
             self.log.at_record("LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}")
             return
         else:
-            if self.gold_untraced:
-                self.unscored = "each sample's gold is its own target, which the config's doc_to_target (a shape " \
-                                "lbnorm does not evaluate) does not tie to its doc"
+            if not sample.target_traced:  # the gold is then the sample's own word: a target moved to the pick passed
+                self._unscored(CHOICE_METRICS, "each sample's gold is its own target, which the config's "
+                               "doc_to_target (a template lbnorm does not evaluate for this doc) does not tie to its doc")
         self._recomputed(sample, scores)
 
     def _recomputed(self, sample: Sample, scores: ChoiceScores) -> None:
@@ -89,10 +86,12 @@ class MultipleChoice(AuditUnit):
         probability); any other leaves the task's numbers unaudited (LB716), since the submitter writes the
         config and one line of it once switched the scoring off."""
         doc = sample.data.get("doc")
+        own = "the config scores it with its own process_results, which lbnorm does not run"
         if not (type(doc) is dict and "mc2_targets" in doc):
-            self.unscored = "the config scores it with its own process_results, which lbnorm does not run (it " \
-                            "re-derives lm-eval's TruthfulQA mc2, whose docs hold mc2_targets)"
+            self._unscored(CHOICE_METRICS, own + " (it re-derives lm-eval's TruthfulQA mc2, whose docs hold "
+                           "mc2_targets)")
             return
+        self._unscored(CHOICE_METRICS[1:], own + " (TruthfulQA mc2's gives acc alone)")
         try:
             acc = mc2_acc(sample.data.get("filtered_resps"), doc)
         except NotRecomputable as exc:
@@ -106,22 +105,27 @@ class MultipleChoice(AuditUnit):
         """Winogrande's layout, whose gold its doc_to_text gives from doc.answer; another task's leaves its
         numbers unaudited (LB716)."""
         try:
-            scores = winogrande_scores(sample.data.get("filtered_resps"), sample.data.get("doc"))
+            scores = winogrande_scores(sample.data.get("filtered_resps"), sample.data.get("doc"),
+                                       request_contexts(sample.data.get("arguments")))
         except NotRecomputable as exc:
             self.log.at_record("LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}")
             return None
         if scores is None:
-            self.unscored = f"{why}, and the doc is not Winogrande's (sentence, option1, option2, answer)"
+            self._unscored(CHOICE_METRICS, f"{why}, and the doc is not Winogrande's (sentence, option1, option2, "
+                           "answer)")
         return scores
 
+    def _unscored(self, metrics: tuple[str, ...], why: str) -> None:
+        for metric in metrics:
+            self.unscored.setdefault(metric, why)
+
     def finish(self) -> None:
-        if self.unscored is None:
-            return
         for key in self.spec.metric_keys():
-            if key.partition(",")[0] in CHOICE_METRICS:
+            why = self.unscored.get(key.partition(",")[0])
+            if why is not None:
                 self.log.at_results("LB716", ("results", self.spec.name, key), (
-                    f"{self.spec.name} {key} is not audited: {self.unscored}; the number cannot be trusted until it "
-                    "is re-derived from its samples"))
+                    f"{self.spec.name} {key} is not audited: {why}; the number cannot be trusted until it is "
+                    "re-derived from its samples"))
 
     def _delimiter(self, continuations: list) -> str:
         """Under a chat template (two delimiters): the one these continuations were written with, the config's, or

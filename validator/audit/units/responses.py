@@ -44,6 +44,7 @@ class Responses(AuditUnit):
         super().__init__(log)
         self.pipelines: dict[str, tuple | None] = {}  # filter name -> its regex filter, when lbnorm re-applies it
         self.take_first: dict[str, bool] = {}  # filter name -> whether its pipeline is take_first alone
+        self.unreplayed: set[str] = set()  # filters whose pipeline lbnorm does not re-apply (LB716 on their numbers)
 
     def add(self, sample: Sample) -> None:
         firsts = _first_responses(sample.data.get("resps"))
@@ -68,6 +69,15 @@ class Responses(AuditUnit):
                 return
             self._stops(sample, sample.data["resps"], until)
 
+    def finish(self) -> None:
+        for key in self.spec.metric_keys():
+            flt = key.partition(",")[2]
+            if flt in self.unreplayed:
+                self.log.at_results("LB716", ("results", self.spec.name, key), (
+                    f"{self.spec.name} {key} is not audited: its samples' filtered_resps (what was scored) cannot "
+                    f"be replayed from resps, since the filter {flt!r} is neither take_first nor a regex the harness "
+                    "ships then take_first; the number cannot be trusted until it is re-derived from its samples"))
+
     def _takes_first(self, name: str) -> bool:
         """Whether the config's filter of that name is take_first alone: the filter 'none' under another name (it
         once let filtered_resps say anything)."""
@@ -82,8 +92,9 @@ class Responses(AuditUnit):
         if sample.filter not in self.pipelines:
             self.pipelines[sample.filter] = regex_filter_of(self.spec.filter_steps(sample.filter))
         pipeline = self.pipelines[sample.filter]
-        if pipeline is None:
-            return  # another pipeline: not re-applied (docs/audit.md says which are)
+        if pipeline is None:  # another pipeline: not re-applied, so what was scored is the log's own word
+            self.unreplayed.add(sample.filter)
+            return
         expected = [apply_regex_filter(first, *pipeline) for first in firsts]
         filtered = sample.data.get("filtered_resps")
         if filtered != expected:
