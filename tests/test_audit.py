@@ -59,7 +59,8 @@ def test_an_edited_real_document_breaks_its_doc_hash(tmp_path):
     lines[1] = lines[1].replace("2x=10", "2x=12").replace('"doc_id": 4,', '"doc_id": 1,')  # as above
     log = tmp_path / REAL_LOG.name
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    task = hl.Task("math_perturbed_full", {"metric_list": [{"metric": "exact_match"}]})
+    task = hl.Task("math_perturbed_full", {"output_type": "generate_until", "doc_to_target": "answer",
+                                           "metric_list": [{"metric": "exact_match"}]})
     task.samples = [json.loads(line) for line in lines]
     results = hl.results_for([task])
     (tmp_path / "results_2026-01-21T03-44-18.458309.json").write_text(json.dumps(results))

@@ -167,8 +167,9 @@ GSM8K = {"strict-match": [True, False, True, False], "flexible-extract": [True, 
 
 def gsm8k_findings(folder: Path, edit) -> list[tuple[str, str, int | None, str]]:
     task = hl.two_filter_task(GSM8K)
-    edit(task)
-    return findings(folder, task, hl.two_filter_results(task, GSM8K))
+    results = hl.two_filter_results(task, GSM8K)
+    edit(task)  # the config the results file holds is this one
+    return findings(folder, task, results)
 
 
 def test_a_process_results_of_its_own_leaves_exact_match_unaudited(tmp_path):
@@ -187,6 +188,7 @@ def test_a_generated_answers_gold_untraced_to_its_doc_leaves_exact_match_unaudit
 
 def test_a_filter_pipeline_lbnorm_does_not_replay_leaves_its_numbers_unaudited(tmp_path):
     def other_pattern(task):
+        task.config["filter_list"] = json.loads(json.dumps(task.config["filter_list"]))  # not the shared one
         task.config["filter_list"][0]["filter"][0]["regex_pattern"] += r"\s*"
     assert gsm8k_findings(tmp_path, other_pattern) == [
         ("LB716", ".json", 5, "$.results.gsm8k['exact_match,strict-match']")]
@@ -226,4 +228,55 @@ def test_a_target_of_more_digits_than_int_reads_is_a_finding_not_an_internal_err
     task = hl.scripted_choice_task("quiz", [True, False])
     task.config["doc_to_target"] = "{{answer_index}}"
     task.samples[0]["doc"]["answer_index"] = "9" * 5000
-    assert [f[:3] for f in findings(tmp_path, rehashed(task))] == [("LB722", ".jsonl", 1)]
+    found = findings(tmp_path, rehashed(task))
+    assert ("LB722", ".jsonl", 1) in [f[:3] for f in found] and {f[0] for f in found} <= {"LB722", "LB709"}
+
+
+# --- round three ----------------------------------------------------------------------------------------------------
+
+def test_a_reported_exact_match_the_config_names_no_entry_for_is_unaudited(tmp_path):
+    def no_metric_list(task):
+        del task.config["metric_list"]
+    assert [f[0] for f in gsm8k_findings(tmp_path, no_metric_list)] == ["LB716", "LB716"]
+
+
+def test_the_math_exemption_is_the_leaderboard_maths_by_name_too(tmp_path):
+    """MATH's process_docs pasted into a GSM8K config (and a process_results of its own) claimed the exemption."""
+    def math_claimed(task):
+        task.config["process_docs"] = "# remove_boxed(last_boxed_only_string(doc[\"solution\"]))\n"
+        task.config["process_results"] = "def process_results(doc, results):\n    return {'exact_match': 1.0}\n"
+    assert [f[0] for f in gsm8k_findings(tmp_path, math_claimed)] == ["LB716", "LB716"]
+
+
+def test_a_log_named_as_lm_eval_0_4_3_names_it_whatever_its_date_is_held_to_its_count(tmp_path):
+    task = hl.drop_task(DROP_PREDICTIONS, DROP_GOLDS)
+    results = hl.results_for([task])
+    task.samples = task.samples[:2]
+    for key in ("n-samples", "task_hashes", "lm_eval_version"):
+        del results[key]
+    for sample in task.samples:
+        for key in ("doc_hash", "prompt_hash", "target_hash"):
+            del sample[key]
+    paths = hl.write_run(tmp_path, [task], results, date="20250202T000000")
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert [(f.rule, f.line) for f in result.findings if f.rule == "LB706"] == [("LB706", 1)]
+
+
+def test_a_gold_among_the_choices_is_that_choice_as_lm_eval_reads_a_string_gold(tmp_path):
+    """doc_to_target naming a field keeps the doc's string: lm-eval's gold is choices.index(it), so "1" among
+    ["2", "0", "1", "3"] is the third choice. Read as index 1, an honest run was LB708 and a run picking the
+    second choice every time passed."""
+    task = hl.scripted_choice_task("numquiz", [True, False, True, False], choices=("2", "0", "1", "3"),
+                                   metrics=("acc",))
+    for sample in task.samples:
+        gold = int(sample["target"])
+        sample["doc"]["answer_index"] = sample["target"] = task.samples[0]["doc"]["choices"][gold]
+    task.config["doc_to_target"] = "answer_index"
+    assert findings(tmp_path / "honest", rehashed(task)) == []
+
+
+def test_a_boolean_label_is_an_index_as_in_lm_eval(tmp_path):
+    task = hl.scripted_choice_task("yesno", [True, False, True], choices=("no", "yes"), metrics=("acc",))
+    for sample in task.samples:
+        sample["doc"]["answer_index"] = sample["target"] = bool(int(sample["target"]))
+    assert findings(tmp_path, rehashed(task)) == []

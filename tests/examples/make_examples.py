@@ -987,7 +987,7 @@ def sample_logs() -> None:
     c.findings.append({"rule": "LB723", "file": logs["mmlu_pro_copy"], "line": 1})
     c.close()
 
-    math = harness_logs.math_task("math_algebra_lvl5", [True, False, True, True])
+    math = harness_logs.math_task("leaderboard_math_algebra_lvl5", [True, False, True, True])
     wrong = math.samples[1]
     wrong["doc"]["answer"] = wrong["target"] = "8"  # the model's wrong answer made the gold one, all redone
     wrong["resps"] = [[" Final Answer: The final answer is $8$. I hope it is correct."]]
@@ -997,8 +997,8 @@ def sample_logs() -> None:
     c, logs = samples_case("negative", "LB724_math_answer_edited", "A wrong MATH answer made right: doc.answer and "
                            "target set to the model's '8', scores and hashes redone; the doc's solution still boxes "
                            "1/2, which is the answer the harness builds from it.", [math])
-    c.expect("LB301", "results.json", '"math_algebra_lvl5": {')
-    c.findings.append({"rule": "LB724", "file": logs["math_algebra_lvl5"], "line": 2})
+    c.expect("LB302", "results.json", '"leaderboard_math_algebra_lvl5": {')
+    c.findings.append({"rule": "LB724", "file": logs["leaderboard_math_algebra_lvl5"], "line": 2})
     c.close()
 
     arc = harness_logs.choice_task("arc_like", 6)

@@ -314,11 +314,16 @@ def _second(call: list) -> Any:
 
 
 def _gold_index(target: Any, choices: list[str]) -> int:
-    """The harness's gold: an index when the target is digits, else the choice's position (-100 if absent)."""
-    if isinstance(target, int) and not isinstance(target, bool):
-        return target if target < len(choices) else -100
+    """The harness's gold: a choice's position when the target is one of the choices, else an index when it is
+    digits (a template's digits, which lm-eval reads as a number), else -100."""
+    if isinstance(target, int):  # a bool too: lm-eval compares True < len(choices), an index (yes/no labels)
+        return int(target) if target < len(choices) else -100
     if not isinstance(target, str):
         raise NotRecomputable("target is neither an index nor a choice")
+    if target.isdigit() and target in choices:
+        # lm-eval reads a str gold as a choice's text (task.py: choices.index): a doc_to_target naming a field keeps
+        # the doc's string, so "1" among the choices ["2", "0", "1"] is the third, not the second (red team)
+        return choices.index(target)
     if target.isdigit():
         if not target.isascii():  # "²" is a digit to str.isdigit, but int() refuses it
             raise NotRecomputable("the target is a digit character int() cannot read")

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from ...io.sample_logs import SAMPLES_NAME
 from .base import AuditUnit, Sample, audit_unit
 
 # n-samples.effective is the submitter's number: memory follows the doc_ids actually logged,
@@ -12,7 +11,7 @@ from .base import AuditUnit, Sample, audit_unit
 BITMAP_CAP = 1 << 22
 # Filter names come from the log too: past this many in one log, new ones are not tracked.
 MAX_FILTERS = 64
-DATED_LOG = re.compile(r"^samples_.+_\d{4}-\d\d-\d\dT[^_]+\.jsonl$")  # lm-eval 0.4.3 on (EvaluationTracker)
+DATED_LOG = SAMPLES_NAME  # samples_<task>_<date>.jsonl: lm-eval 0.4.3 on (EvaluationTracker), whatever the date
 
 
 class DocIds:

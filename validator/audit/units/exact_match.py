@@ -13,7 +13,7 @@ values go to the aggregates unit (LB708, LB709).
 from __future__ import annotations
 
 from ...core.exact_match import exact_match, scorable_options
-from ...core.math_answers import PROCESS_DOCS_MARK
+from .math_answers import is_leaderboard_math
 from .base import AuditUnit, Sample, audit_unit
 
 METRIC = "exact_match"
@@ -34,6 +34,11 @@ class ExactMatch(AuditUnit):
         entry = next((item for item in config.get("metric_list") or () if isinstance(item, dict)
                       and item.get("metric") == METRIC), None) if isinstance(config.get("metric_list"), list) else None
         if entry is None or self.spec.output_type != "generate_until":
+            # A reported exact_match the config does not name as a generated answer's (metric_list deleted, its
+            # entry a bare string, output_type misspelt) once went unchecked: lm-eval scores it all the same.
+            if any(key.partition(",")[0] == METRIC for key in self.spec.metric_keys()):
+                self.unaudited = ("the config names it in no metric_list entry of a generate_until task, so what "
+                                  "the harness compared is not known")
             return False
         options = {key: value for key, value in entry.items() if key not in METRIC_KEYS}
         why = "the task scores with its own process_results" if config.get("process_results") else \
@@ -51,8 +56,9 @@ class ExactMatch(AuditUnit):
         return True
 
     def _leaderboard_math(self) -> bool:
-        source = self.spec.config.get("process_docs")
-        return isinstance(source, str) and PROCESS_DOCS_MARK in source
+        """The leaderboard's MATH by its process_docs and its name (a manifest publishes that name): its process_docs
+        alone, pasted into another task's config, claimed the exemption."""
+        return is_leaderboard_math(self.spec)
 
     def finish(self) -> None:
         for key in self.spec.metric_keys():

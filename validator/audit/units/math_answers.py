@@ -4,9 +4,10 @@ The harness builds every MATH doc's answer from the same doc's solution
 (core/math_answers.py) and scores generations against it. A wrong answer
 made right by setting `answer` (and `target`) to the model's, with the
 scores, aggregates and hashes redone, agrees with everything else in the
-files; the solution still says otherwise. The check runs when the task's
-config carries the leaderboard's process_docs (its source, as lm-eval writes
-functions into configs); a doc of such a task without its solution or answer
+files; the solution still says otherwise. The check runs when the task is a
+leaderboard_math_* task whose config carries the leaderboard's process_docs
+(its source, as lm-eval writes functions into configs; minerva_math's holds the
+same words but normalizes the answer); a doc of such a task without its solution or answer
 cannot be held to it, and is reported. Rule LB724.
 
 The same task stops every generation at "Problem:" (its YAML's
@@ -22,6 +23,13 @@ from .base import AuditUnit, Sample, audit_unit, shown
 
 
 MATH_STOP = "Problem:"
+MATH_TASKS = "leaderboard_math_"  # the leaderboard's subtasks; minerva_math shares the process_docs but normalizes
+
+
+def is_leaderboard_math(spec) -> bool:
+    """The task is the leaderboard's MATH: its name, and its config's process_docs (the submitter writes both)."""
+    source = spec.config.get("process_docs")
+    return spec.name.startswith(MATH_TASKS) and isinstance(source, str) and PROCESS_DOCS_MARK in source
 
 
 @audit_unit(order=17)
@@ -30,8 +38,7 @@ class MathAnswers(AuditUnit):
 
     def __init__(self, log):
         super().__init__(log)
-        source = self.spec.config.get("process_docs")
-        self.leaderboard_math = isinstance(source, str) and PROCESS_DOCS_MARK in source
+        self.leaderboard_math = is_leaderboard_math(self.spec)
 
     def sees_samples(self) -> bool:
         return self.leaderboard_math

@@ -52,7 +52,10 @@ class MultipleChoice(AuditUnit):
             return
         try:
             continuations = sample.continuations()
-            scores = choice_scores(data.get("filtered_resps"), data.get("arguments"), data.get("target"),
+            target = sample.traced_target if sample.target_traced else data.get("target")
+            if target is None and sample.target_traced:
+                return  # the harness gives this doc no target, and would have failed: LB722 says so
+            scores = choice_scores(data.get("filtered_resps"), data.get("arguments"), target,
                                    self.delimiters[0] if len(self.delimiters) == 1 else self._delimiter(continuations),
                                    "acc_mutual_info" in data, continuations)
         except ScoredOtherwise as exc:
