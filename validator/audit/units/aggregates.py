@@ -165,13 +165,13 @@ class Aggregates(AuditUnit):
             if aggregation not in ("mean", "flatten"):  # first: it is why nothing was averaged
                 shown = repr(aggregation.splitlines()[0][:60] if aggregation else aggregation)
                 audit.note = f"aggregation {shown} is not recomputed"
-                self._not_audited(audit, f"its aggregation is {shown}, which the audit does not compute (it "
+                self.not_audited(audit.key, f"its aggregation is {shown}, which the audit does not compute (it "
                                   "computes the mean)", _aggregation_path(self.spec, metric))
                 continue
             if logged is None:
                 audit.note = "no per-sample values in the log"
                 if self.summary.samples:  # an empty log is reported as such (LB706)
-                    self._not_audited(audit, f"none of its {self.summary.samples:,} samples logs a number "
+                    self.not_audited(audit.key, f"none of its {self.summary.samples:,} samples logs a number "
                                       f"for {metric!r} under filter {flt!r}")
                 continue
             audit.samples, audit.from_samples = logged.count, logged.mean()
@@ -184,7 +184,7 @@ class Aggregates(AuditUnit):
         reported = as_number(audit.reported)
         if reported is None or not isfinite(reported):
             audit.note = "the results value is not a number"
-            self._not_audited(audit, f"the results file gives {shown(audit.reported)}, not a finite number")
+            self.not_audited(audit.key, f"the results file gives {shown(audit.reported)}, not a finite number")
             return
         off = [value for value in (audit.from_samples, audit.recomputed)
                if value is not None and abs(value - reported) > self.log.tolerance]
@@ -208,12 +208,6 @@ class Aggregates(AuditUnit):
         self.log.at_results("LB709", ("results", self.spec.name, key), (
             f"{self.spec.name} {key}: the results file says {reported!r}, but the {logged.count:,} logged samples "
             f"give {derived!r} (lm-eval's mean_stderr: their sample standard deviation over sqrt(n))"))
-
-    def _not_audited(self, audit: MetricAudit, why: str, path: tuple | None = None) -> None:
-        """LB716 at the reported value (or at `path`): a number the log cannot vouch for."""
-        self.log.at_results("LB716", path or ("results", self.spec.name, audit.key),
-                            f"{self.spec.name} {audit.key} is not audited: {why}; the number cannot be trusted "
-                            "until it is re-derived from its samples")
 
 
 def _aggregation_path(spec: Any, metric: str) -> tuple:

@@ -90,6 +90,12 @@ class AuditUnit:
     def finish(self) -> None:
         """Compare what was seen with the results file."""
 
+    def not_audited(self, key: str, why: str, path: tuple | None = None) -> None:
+        """LB716 at the reported value of `key` (metric,filter), or at `path`: a number the log cannot vouch for."""
+        self.log.at_results("LB716", path or ("results", self.spec.name, key), (
+            f"{self.spec.name} {key} is not audited: {why}; the number cannot be trusted until it is re-derived from "
+            "its samples"))
+
 
 def shown(value: Any, limit: int = 40) -> str:
     """A submitter's value as a message shows it: its repr, cut to `limit` characters."""

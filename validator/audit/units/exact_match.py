@@ -63,9 +63,7 @@ class ExactMatch(AuditUnit):
     def finish(self) -> None:
         for key in self.spec.metric_keys():
             if key.partition(",")[0] == METRIC and self.unaudited is not None:
-                self.log.at_results("LB716", ("results", self.spec.name, key), (
-                    f"{self.spec.name} {key} is not audited: {self.unaudited}; the number cannot be trusted until "
-                    "it is re-derived from its samples"))
+                self.not_audited(key, self.unaudited)
 
     def add(self, sample: Sample) -> None:
         data = sample.data

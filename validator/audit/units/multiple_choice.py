@@ -126,9 +126,7 @@ class MultipleChoice(AuditUnit):
         for key in self.spec.metric_keys():
             why = self.unscored.get(key.partition(",")[0])
             if why is not None:
-                self.log.at_results("LB716", ("results", self.spec.name, key), (
-                    f"{self.spec.name} {key} is not audited: {why}; the number cannot be trusted until it is "
-                    "re-derived from its samples"))
+                self.not_audited(key, why)
 
     def _delimiter(self, continuations: list) -> str:
         """Under a chat template (two delimiters): the one these continuations were written with, the config's, or

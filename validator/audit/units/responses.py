@@ -73,10 +73,9 @@ class Responses(AuditUnit):
         for key in self.spec.metric_keys():
             flt = key.partition(",")[2]
             if flt in self.unreplayed:
-                self.log.at_results("LB716", ("results", self.spec.name, key), (
-                    f"{self.spec.name} {key} is not audited: its samples' filtered_resps (what was scored) cannot "
-                    f"be replayed from resps, since the filter {flt!r} is neither take_first nor a regex the harness "
-                    "ships then take_first; the number cannot be trusted until it is re-derived from its samples"))
+                self.not_audited(key, f"its samples' filtered_resps (what was scored) cannot be replayed from resps, "
+                                 f"since the filter {flt!r} is neither take_first nor a regex the harness ships then "
+                                 "take_first")
 
     def _takes_first(self, name: str) -> bool:
         """Whether the config's filter of that name is take_first alone: the filter 'none' under another name (it
