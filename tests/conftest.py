@@ -6,6 +6,7 @@ import copy
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,14 @@ V1_LIGHTEVAL = DATA / "v1" / "results_2023-09-08T17-00-44.389859.json"
 V1_LM_EVAL_03 = DATA / "v1" / "results_lm_eval_03.json"
 COMMUNITY = DATA / "community" / "results_2026-01-21T03-44-18.458309.json"
 SPEC = REPO.parent / "shared" / "spec" / "normalization.md"
+
+# A suite started in the background (`cmd &` in a script, nohup) inherits SIGINT ignored, and lbnorm honours that (a
+# survey started ignoring Ctrl-C keeps ignoring it), so the stop tests, which are about a terminal's Ctrl-C, failed
+# there. The suite and the processes it starts take SIGINT as a terminal gives it (a Python handler is reset to the
+# default in a child).
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 V2_GROUPS = ("leaderboard", "leaderboard_bbh", "leaderboard_gpqa", "leaderboard_math_hard", "leaderboard_musr")
 
