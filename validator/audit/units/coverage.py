@@ -11,7 +11,6 @@ from .base import AuditUnit, Sample, audit_unit
 BITMAP_CAP = 1 << 22
 # Filter names come from the log too: past this many in one log, new ones are not tracked.
 MAX_FILTERS = 64
-DATED_LOG = SAMPLES_NAME  # samples_<task>_<date>.jsonl: lm-eval 0.4.3 on (EvaluationTracker), whatever the date
 
 
 class DocIds:
@@ -164,7 +163,7 @@ class Coverage(AuditUnit):
         name = self.log.name.replace("\\", "/").rpartition("/")[2]
         if self.hashed_line:
             shows, line = "logs doc_hash, prompt_hash and target_hash, which lm-eval writes", self.hashed_line
-        elif DATED_LOG.match(name):
+        elif SAMPLES_NAME.match(name):  # EvaluationTracker's name, whatever the date's form
             shows, line = "is named samples_<task>_<date>.jsonl, as lm-eval names its logs", 1
         else:
             return

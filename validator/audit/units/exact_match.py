@@ -13,8 +13,8 @@ values go to the aggregates unit (LB708, LB709).
 from __future__ import annotations
 
 from ...core.exact_match import exact_match, scorable_options
-from .math_answers import is_leaderboard_math
 from .base import AuditUnit, Sample, audit_unit
+from .math_answers import is_leaderboard_math
 
 METRIC = "exact_match"
 METRIC_KEYS = frozenset({"metric", "aggregation", "higher_is_better"})  # the rest are the metric's options
@@ -47,18 +47,13 @@ class ExactMatch(AuditUnit):
         if why is not None:
             # The config is the submitter's: one line of process_results or a regex of its own switched the
             # re-scoring off. Only the leaderboard MATH's own scorer (its answers traced by LB724) is a note.
-            if config.get("process_results") and self._leaderboard_math():
+            if config.get("process_results") and is_leaderboard_math(self.spec):
                 self.summary.notes.append(f"exact_match is not re-scored: {why}")
             else:
                 self.unaudited = why
             return False
         self.options = options
         return True
-
-    def _leaderboard_math(self) -> bool:
-        """The leaderboard's MATH by its process_docs and its name (a manifest publishes that name): its process_docs
-        alone, pasted into another task's config, claimed the exemption."""
-        return is_leaderboard_math(self.spec)
 
     def finish(self) -> None:
         for key in self.spec.metric_keys():

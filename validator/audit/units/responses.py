@@ -42,8 +42,8 @@ class Responses(AuditUnit):
 
     def __init__(self, log):
         super().__init__(log)
-        self.pipelines: dict[str, tuple | None] = {}  # filter name -> its regex filter, when lbnorm re-applies it
-        self.take_first: dict[str, bool] = {}  # filter name -> whether its pipeline is take_first alone
+        # filter name -> how lbnorm replays it: TAKE_FIRST, its (regex, group) pipeline, or None when it does not
+        self.pipelines: dict[str, str | tuple | None] = {TAKE_FIRST: TAKE_FIRST}
         self.unreplayed: set[str] = set()  # filters whose pipeline lbnorm does not re-apply (LB716 on their numbers)
 
     def add(self, sample: Sample) -> None:
@@ -53,11 +53,14 @@ class Responses(AuditUnit):
                 f"{self.spec.name}: resps must be a list of each request's responses (non-empty lists), as "
                 "lm-eval logs them: without them the scored filtered_resps cannot be verified"))
             return
-        if sample.filter == TAKE_FIRST or self._takes_first(sample.filter):
+        pipeline = self._pipeline(sample.filter)
+        if pipeline is TAKE_FIRST:
             if sample.data.get("filtered_resps") != firsts:
                 self._take_first(sample, sample.data["resps"])
+        elif pipeline is None:  # not re-applied, so what was scored is the log's own word
+            self.unreplayed.add(sample.filter)
         else:
-            self._regex(sample, firsts)
+            self._regex(sample, firsts, pipeline)
         until = sample.until()
         if until is None and self.spec.output_type == "generate_until":
             until = self.spec.until  # a request that logs no stops was made with the config's (as DropScoring)
@@ -77,23 +80,18 @@ class Responses(AuditUnit):
                                  f"since the filter {flt!r} is neither take_first nor a regex the harness ships then "
                                  "take_first")
 
-    def _takes_first(self, name: str) -> bool:
-        """Whether the config's filter of that name is take_first alone: the filter 'none' under another name (it
-        once let filtered_resps say anything)."""
-        if name not in self.take_first:
+    def _pipeline(self, name: str) -> str | tuple | None:
+        """How the config's filter of that name is replayed, once per log: take_first alone under any name (the
+        filter 'none' renamed once let filtered_resps say anything), a harness regex then take_first, or not."""
+        if name not in self.pipelines:
             steps = self.spec.filter_steps(name)
-            self.take_first[name] = type(steps) is list and len(steps) == 1 and type(steps[0]) is dict \
+            takes_first = type(steps) is list and len(steps) == 1 and type(steps[0]) is dict \
                 and steps[0].get("function") == "take_first"
-        return self.take_first[name]
+            self.pipelines[name] = TAKE_FIRST if takes_first else regex_filter_of(steps)
+        return self.pipelines[name]
 
-    def _regex(self, sample: Sample, firsts: list) -> None:
+    def _regex(self, sample: Sample, firsts: list, pipeline: tuple) -> None:
         """A [regex, take_first] filter with a harness pattern (GSM8K's strict-match, flexible-extract)."""
-        if sample.filter not in self.pipelines:
-            self.pipelines[sample.filter] = regex_filter_of(self.spec.filter_steps(sample.filter))
-        pipeline = self.pipelines[sample.filter]
-        if pipeline is None:  # another pipeline: not re-applied, so what was scored is the log's own word
-            self.unreplayed.add(sample.filter)
-            return
         expected = [apply_regex_filter(first, *pipeline) for first in firsts]
         filtered = sample.data.get("filtered_resps")
         if filtered != expected:
