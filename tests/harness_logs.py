@@ -278,30 +278,44 @@ GSM8K_FILTER_LIST = [
     {"name": "flexible-extract", "filter": [{"function": "regex", "group_select": -1,
                                              "regex_pattern": "(-?[$0-9.,]{2,})|(-?[0-9]+)"},
                                             {"function": "take_first"}]}]
+# lm-eval's tasks/gsm8k/gsm8k-cot.yaml: its target template and strict-match pattern; the rest is gsm8k's
+GSM8K_COT_TARGET = "{{answer.split('####')[-1].strip() if answer is defined else target}}"
+GSM8K_COT_FILTER_LIST = [
+    {"name": "strict-match", "filter": [{"function": "regex", "regex_pattern": "The answer is (\\-?[0-9\\.\\,]+)."},
+                                        {"function": "take_first"}]}, GSM8K_FILTER_LIST[1]]
 
 
-def gsm8k_answer(doc_id: int, strict: bool, flexible: bool) -> tuple[str, str, str]:
-    """A generation that strict-match and flexible-extract score as asked; (response, strict's, flexible's)."""
+def gsm8k_answer(doc_id: int, strict: bool, flexible: bool, cot: bool = False) -> tuple[str, str, str]:
+    """A generation that strict-match and flexible-extract score as asked; (response, strict's, flexible's).
+    `cot`: under gsm8k-cot's strict-match ("The answer is N." where gsm8k's is "#### N")."""
     wrong = doc_id + 1000
+    if cot:  # flexible-extract takes the last number: "3." (two characters of [$0-9.,]), which exact_match cuts
+        return {(True, True): (f" The answer is {doc_id}.", str(doc_id), f"{doc_id}."),
+                (True, False): (f" The answer is {doc_id}. Or {wrong}", str(doc_id), str(wrong)),
+                (False, True): (f" It is {doc_id}", "[invalid]", str(doc_id)),
+                (False, False): (f" It is {wrong}", "[invalid]", str(wrong))}[strict, flexible]
     return {(True, True): (f" So #### {doc_id}", str(doc_id), str(doc_id)),
             (True, False): (f" So #### {doc_id}, or maybe {wrong}", f"{doc_id},", str(wrong)),
             (False, True): (f" The answer is {doc_id}", "[invalid]", str(doc_id)),
             (False, False): (f" The answer is {wrong}", "[invalid]", str(wrong))}[strict, flexible]
 
 
-def two_filter_task(correct: dict[str, list[bool]], ranks: int = 1, named: bool = True) -> Task:
+def two_filter_task(correct: dict[str, list[bool]], ranks: int = 1, named: bool = True, cot: bool = False) -> Task:
     """gsm8k's shape: one generation per doc, exact_match under its two filters, in the order lm-eval logs it.
 
     Each rank logs its documents (doc_id % ranks == rank) filter by filter, and a multi-GPU run joins the
     ranks' logs one after the other (lm_eval/evaluator.py). `named`: each sample says its `filter` and
     `metrics` (0.4.7 on); else neither (0.4.0-0.4.6). `correct[filter][doc_id]` is that filter's score,
-    and the generation is one the harness's regexes score so.
+    and the generation is one the harness's regexes score so. `cot`: lm-eval's gsm8k-cot.yaml instead (its target
+    template and strict-match pattern).
     """
     filters = list(correct)
     assert filters == list(GSM8K_FILTERS)
     config = {"task": "gsm8k", "output_type": "generate_until", "generation_kwargs": {"until": ["Question:"]},
               "doc_to_text": "Question: {{question}}\nAnswer:",
               "doc_to_target": "{{answer}}", "metric_list": [GSM8K_EXACT_MATCH], "filter_list": GSM8K_FILTER_LIST}
+    if cot:
+        config.update(doc_to_target=GSM8K_COT_TARGET, filter_list=GSM8K_COT_FILTER_LIST)
     task = Task("gsm8k", config)
     docs = len(correct[filters[0]])
     for rank in range(ranks):
@@ -309,9 +323,10 @@ def two_filter_task(correct: dict[str, list[bool]], ranks: int = 1, named: bool 
             for doc_id in range(rank, docs, ranks):
                 question = f"Natalia sold {doc_id} clips. How many?"
                 response, strict, flexible = gsm8k_answer(doc_id, correct[filters[0]][doc_id],
-                                                          correct[filters[1]][doc_id])
-                sample = {"doc_id": doc_id, "doc": {"question": question, "answer": f"#### {doc_id}"},
-                          "target": f"#### {doc_id}",
+                                                          correct[filters[1]][doc_id], cot)
+                answer = f"She sold {doc_id}.\n#### {doc_id}" if cot else f"#### {doc_id}"
+                sample = {"doc_id": doc_id, "doc": {"question": question, "answer": answer},
+                          "target": str(doc_id) if cot else answer,
                           "arguments": {"gen_args_0": {"arg_0": f"Question: {question}\nAnswer:",
                                                        "arg_1": {"until": ["Question:"]}}},
                           "resps": [[response]], "filtered_resps": [strict if name == filters[0] else flexible]}

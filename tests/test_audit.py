@@ -766,6 +766,32 @@ def test_a_two_filter_log_of_any_rank_count_is_read_filter_by_filter(tmp_path, r
     assert task.filters == {"strict-match": 7, "flexible-extract": 7}
 
 
+@pytest.mark.parametrize("ranks", [1, 2])
+def test_a_gsm8k_cot_log_is_rescored_with_its_own_target_and_pattern(tmp_path, ranks):
+    """lm-eval's gsm8k-cot.yaml: the target is `answer.split('####')[-1].strip()` of the doc, strict-match's pattern
+    "The answer is (...)."; both are evaluated, so its exact_match is re-derived (LB716 until the 27th session)."""
+    task = hl.two_filter_task(GSM8K_CORRECT, ranks=ranks, cot=True)
+    paths = hl.write_run(tmp_path, [task], hl.two_filter_results(task, GSM8K_CORRECT))
+    assert rules(audit(tmp_path, paths["results"])) == []
+
+
+def test_a_gsm8k_cot_target_moved_to_the_models_answer_is_lb722(tmp_path):
+    """Doc 1's target made the model's wrong answer, its hash and scores redone: the doc's answer still says 1."""
+    wrong = {"strict-match": [True, True, False, True, False, False, True],
+             "flexible-extract": [True, True, False, True, True, False, True]}
+    task = hl.two_filter_task(GSM8K_CORRECT, cot=True)
+    for sample in task.samples:
+        if sample["doc_id"] == 1:
+            sample["target"], sample["filtered_resps"] = "1001", ["1001"]
+            sample["resps"] = [[" The answer is 1001."]]
+            hl.with_hashes(sample)
+            sample["exact_match"] = 1.0
+    paths = hl.write_run(tmp_path, [task], hl.two_filter_results(task, wrong))
+    lines = [line for line, sample in enumerate(task.samples, 1) if sample["doc_id"] == 1]
+    assert [(rule, line) for rule, _, line in rules(audit(tmp_path, paths["results"])) if rule == "LB722"] == \
+        [("LB722", line) for line in lines]
+
+
 def _edit_gsm8k_sample(paths, task, index: int, **fields) -> int:
     """Rewrite one sample of the gsm8k log in place (hashes untouched: none covers these fields); its line."""
     lines = paths["gsm8k"].read_text(encoding="utf-8").splitlines(keepends=True)

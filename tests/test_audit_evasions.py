@@ -182,7 +182,7 @@ def test_a_process_results_of_its_own_leaves_exact_match_unaudited(tmp_path):
 
 def test_a_generated_answers_gold_untraced_to_its_doc_leaves_exact_match_unaudited(tmp_path):
     def untraced(task):
-        task.config["doc_to_target"] = "{{answer.split('####')[-1].strip()}}"
+        task.config["doc_to_target"] = "{{answer.split('####', 1)[-1].strip()}}"  # a split with a limit
     assert [f[0] for f in gsm8k_findings(tmp_path, untraced)] == ["LB716", "LB716"]
 
 

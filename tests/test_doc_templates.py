@@ -25,6 +25,7 @@ ARC = {"id": "Mercury_1", "question": "Which?", "choices": {"text": ["a cell", "
 MMLU = {"question": "What?", "choices": ["w", "x", "y", "z"], "answer": 2}
 MUSR = {"choices": "['option kappa 0', 'option tau 1']", "answer_choice": "option tau 1", "answer_index": 1}
 BBH = {"input": "Is it?", "target": "(A)"}
+GSM8K_COT = "{{answer.split('####')[-1].strip() if answer is defined else target}}"  # lm-eval's gsm8k-cot.yaml
 
 
 @pytest.mark.parametrize("template, doc, has_choices, expected", [
@@ -44,6 +45,12 @@ BBH = {"input": "Is it?", "target": "(A)"}
     ("{{choices.label.index(answerKey.lstrip())}}", {**ARC, "answerKey": 2}, True, UNTRACEABLE),  # no str method
     ("{{ answer_index|int }}", {"answer_index": "2"}, True, 2),      # Jinja's int filter (red team's target)
     ("{{answer_index | string}}", {"answer_index": 2}, True, 2),
+    (GSM8K_COT, {"answer": "3 * 4 = 12\n#### 12 "}, False, "12"),       # GSM8K-CoT: the part after the marker
+    (GSM8K_COT, {"target": "The answer is 5."}, False, "The answer is 5."),  # an example without `answer`
+    (GSM8K_COT, {"answer": None}, False, UNTRACEABLE),               # defined, but no string: another type's split
+    ("{{answer.split(' (')[0]}}", {"answer": "Paris (France)"}, False, "Paris"),
+    ("{{answer.split('#')[3]}}", {"answer": "a#b"}, False, None),    # no such part: StrictUndefined fails the run
+    ("{{answer.split('')[0]}}", {"answer": "a#b"}, False, None),     # str.split('') raises
 ])
 def test_doc_to_target(template, doc, has_choices, expected):
     assert target_of(Template.of(template), doc, has_choices) == expected or \
@@ -69,7 +76,9 @@ def test_doc_to_choice(template, doc, expected):
 @pytest.mark.parametrize("template", [
     "{{ answer|join(',') }}",           # a Jinja filter (DROP)
     "{{target}}\n",                     # lm-eval keeps the trailing newline: not the field's value
-    "{{ answer.split('####')[-1] }}",   # a method call with arguments (gsm8k)
+    "{{ answer.split('####', 1)[-1] }}",  # a split with a limit
+    "{{' '+text.split(' ')[-1]}}",      # text joined to it (lambada)
+    "{{ answer.split('\\n')[0] }}",     # an escape in the separator, which Jinja reads
     "def doc_to_choice(doc):\n    return []\n",  # a Python function's source, as results files hold it
     "{% for x in range(10**9) %}{% endfor %}",   # a loop: never run
     True, None, 1.5,
@@ -147,6 +156,21 @@ def test_other_text_templates_are_not_evaluated(template):
 _LITERAL = st.text(alphabet="ab \n\r{}:.?", max_size=12)
 _BLOCK_TEXT = st.sampled_from(["passage", " question ", "question.strip()", "choices[2]", "nested.things[0]",
                                "nested.word[1]", "score", " n "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab# (\n", max_size=12), st.sampled_from(["#", "##", " (", "a"]),
+       st.integers(-4, 4), st.sampled_from(["", ".strip()", ".lstrip()", ".rstrip()"]), st.booleans(), st.booleans())
+def test_a_split_target_is_what_jinja_renders(text, separator, index, strip, conditional, defined):
+    """{{ a.split(s)[i].strip() [if a is defined else target] }}, as lm-eval's StrictUndefined Jinja renders it."""
+    otherwise = " if answer is defined else target" if conditional else ""
+    template = f"{{{{answer.split('{separator}')[{index}]{strip}{otherwise}}}}}"
+    doc = {"answer": text, "target": "from target"} if defined else {"target": "from target"}
+    try:
+        expected = jinja2.Environment(undefined=jinja2.StrictUndefined).from_string(template).render(**doc)
+    except jinja2.UndefinedError:
+        expected = None
+    assert target_of(Template.of(template), doc, False) == expected
 
 
 @settings(max_examples=300, deadline=None)

@@ -271,7 +271,7 @@ def filtered_response_mismatch(ctx):
 
     lm-eval's default filter, `none`, takes each request's first response:
     filtered_resps[i] is resps[i][0]. A regex filter followed by take_first
-    with a pattern the harness ships (GSM8K's strict-match and
+    with a pattern the harness ships (GSM8K's and GSM8K-CoT's strict-match,
     flexible-extract) is re-applied the same way, and so is a filter of any
     name whose pipeline is take_first alone; other pipelines are not.
     Every score is computed from filtered_resps, so one edited there changes
@@ -332,8 +332,8 @@ def doc_template_mismatch(ctx):
     agrees with every score and hash recomputed after the edit; the doc
     still says otherwise. Only the template shapes the leaderboards' tasks
     use are evaluated (a field name, `{{ a.b }}`, `{{ a.b|int }}`,
-    `{{ a.b.index(c) }}`, text around `{{ a[0].strip() }}` or `{{ a|trim }}`
-    blocks, a literal); others, chat
+    `{{ a.b.index(c) }}`, `{{ a.split(s)[i].strip() }}`, text around
+    `{{ a[0].strip() }}` or `{{ a|trim }}` blocks, a literal); others, chat
     templates and chat APIs' messages are noted. A config edited together
     with the docs is another task, which only a profile can name.
     """

@@ -17,6 +17,11 @@ other one untraced:
   `{{choices.label.index(answerKey)}}`, OpenBookQA's with `answerKey.lstrip()`);
 - `{{ a if b is undefined else c }}`: the field `a`, or `c` when the doc
   has `b` (the leaderboard's MATH target: answer, or an example's solution);
+- `{{ a.split(s)[i].strip() }}`, with or without the strip (or lstrip,
+  rstrip), alone or as `... if b is defined else c` (GSM8K-CoT's
+  `answer.split('####')[-1].strip()`): str.split of a string field, its
+  i-th part; where Jinja would find no such part or no string, the harness
+  fails (None);
 - a number (doc_to_target), a list or a mapping (doc_to_choice);
 - the leaderboard MMLU-Pro's doc_to_choice function, known by its exact
   source (never run): a capital letter per option.
@@ -48,13 +53,17 @@ _INDEX = re.compile(rf"\{{\{{\s*({_PATH})\.index\(\s*({_PATH})(\.(?:l|r)?strip\(
 LETTER_CHOICES = 'def doc_to_choice(doc):\n    return [string.ascii_uppercase[i] for i in range(len(doc["options"]))]'
 # {{ a if b is undefined else c }}: the leaderboard's MATH target (answer for a doc, solution for an example)
 _UNLESS = re.compile(rf"\{{\{{\s*({_PATH})\s+if\s+({NAME})\s+is\s+undefined\s+else\s+({_PATH})\s*\}}\}}")
+# {{ a.split('####')[-1].strip() if a is defined else b }}: GSM8K-CoT's target. A separator without quotes or
+# backslashes inside it (Jinja would read escapes), an index of a few digits, a strip without arguments
+_SPLIT = re.compile(rf"""\{{\{{\s*({_PATH})\.split\(\s*(?:'([^'\\]*)'|"([^"\\]*)")\s*\)\s*\[\s*(-?\d{{1,3}})\s*\]"""
+                    rf"(\.(?:l|r)?strip\(\))?(?:\s+if\s+({NAME})\s+is\s+defined\s+else\s+({_PATH}))?\s*\}}\}}")
 DICT_METHODS = frozenset(dir(dict))  # Jinja's a.b is getattr first: a dict's own methods are not its keys
 _MISSING = object()
 
 
 @dataclass(frozen=True)
 class Template:
-    kind: str  # "value", "name", "fields", "index", "unless", "letters"
+    kind: str  # "value", "name", "fields", "index", "unless", "split", "letters"
     text: Any  # the config's value, as written
     parts: tuple = ()
 
@@ -81,6 +90,10 @@ class Template:
             return cls("index", value, (tuple(match[1].split(".")), tuple(match[2].split(".")), match[3]))
         if match := _UNLESS.fullmatch(value):
             return cls("unless", value, (tuple(match[1].split(".")), match[2], tuple(match[3].split("."))))
+        if match := _SPLIT.fullmatch(value):
+            separator = match[2] if match[2] is not None else match[3]
+            otherwise = (match[6], tuple(match[7].split("."))) if match[6] else None
+            return cls("split", value, (tuple(match[1].split(".")), separator, int(match[4]), match[5], otherwise))
         return None
 
 
@@ -99,6 +112,8 @@ def target_of(template: Template, doc: dict, has_choices: bool) -> Any:
     if template.kind == "name":
         name = template.text
         return doc[name] if name in doc else _typed(name, has_choices)
+    if template.kind == "split":
+        return _split_target(template.parts, doc, has_choices)
     if template.kind in ("fields", "unless"):
         parts = template.parts
         path = parts[0] if template.kind == "fields" or parts[1] not in doc else parts[2]
@@ -122,6 +137,29 @@ def target_of(template: Template, doc: dict, has_choices: bool) -> Any:
     except (ValueError, TypeError):
         return None
     return _typed(str(position), has_choices)
+
+
+def _split_target(parts: tuple, doc: dict, has_choices: bool) -> Any:
+    """{{ a.split(s)[i].strip() [if b is defined else c] }} for `doc` (Template.parse's "split" parts)."""
+    path, separator, index, strip, otherwise = parts
+    if otherwise is not None and otherwise[0] not in doc:  # `b is defined`: a name of the doc (lm-eval: **doc)
+        value = _lookup(doc, otherwise[1])
+        return None if value is _MISSING else value if value is UNTRACEABLE else _typed(_render(value), has_choices)
+    value = _lookup(doc, path)
+    if value is _MISSING or value is UNTRACEABLE:
+        return None if value is _MISSING else value
+    if type(value) is not str:
+        return UNTRACEABLE  # Jinja would look for another type's split attribute
+    if not separator:
+        return None  # str.split("") raises: the harness failed on this doc
+    # At most |i| + 1 parts are cut (a submitter's long field with many separators costs no list of them all)
+    pieces = value.split(separator, index + 1) if index >= 0 else value.rsplit(separator, -index)
+    if not -len(pieces) <= index < len(pieces):
+        return None  # no such part: Jinja's undefined, which StrictUndefined refuses to render
+    part = pieces[index]
+    if strip:
+        part = getattr(part, strip[1:-2])()
+    return _typed(part, has_choices)
 
 
 def choices_of(template: Template, doc: dict) -> list | None | Any:

@@ -4,8 +4,9 @@ Both take regular expressions from the task's config, which the submitter
 writes: Python's `re` has no time limit, and a pattern can backtrack for
 longer than any audit may take. So only the patterns the harness's own
 leaderboard tasks ship are run (HARNESS_PATTERNS, from lm-eval's
-tasks/gsm8k/gsm8k.yaml, unchanged from 0.4.0 to 0.4.13); a config with any
-other pattern is not re-scored, and the audit says so. Pure: no I/O.
+tasks/gsm8k/gsm8k.yaml, gsm8k-cot.yaml and gsm8k-cot-llama.yaml, unchanged
+from 0.4.0 to 0.4.13: each matches in time linear in the text); a config
+with any other pattern is not re-scored, and the audit says so. Pure: no I/O.
 
 - exact_match (api/metrics.py exact_match_hf_evaluate): each pattern of
   `regexes_to_ignore` removed from prediction and reference, in order; then
@@ -25,6 +26,8 @@ HARNESS_PATTERNS = frozenset({
     ",", "\\$", "(?s).*#### ", "\\.$",                  # gsm8k's regexes_to_ignore
     "#### (\\-?[0-9\\.\\,]+)",                          # strict-match
     "(-?[$0-9.,]{2,})|(-?[0-9]+)",                      # flexible-extract
+    "The answer is (\\-?[0-9\\.\\,]+).",                 # gsm8k-cot's strict-match
+    "The final answer is ((-?[$0-9.,]{2,})|(-?[0-9]+))",  # gsm8k-cot-llama's strict-match
 })
 OPTIONS = frozenset({"regexes_to_ignore", "ignore_case", "ignore_punctuation", "ignore_numbers"})
 _COMPILED = {pattern: re.compile(pattern) for pattern in HARNESS_PATTERNS}

@@ -10,7 +10,8 @@ and hash recomputed after the edit; the doc still says otherwise.
 
 Only the template shapes the leaderboards' tasks use are evaluated
 (core/doc_templates.py): a doc field's name, `{{ field.path }}`,
-`{{ list.index(field) }}`, a literal number or list. Any other template (a
+`{{ list.index(field) }}`, `{{ field.split(s)[i].strip() }}`, a literal number
+or list. Any other template (a
 Jinja filter, a Python function) is noted and not traced. The config is
 the submitter's too: edited with the doc to agree, it is a different task,
 which only a maintainer's reference (a profile) can name.
