@@ -275,6 +275,26 @@ def test_a_gold_among_the_choices_is_that_choice_as_lm_eval_reads_a_string_gold(
     assert findings(tmp_path / "honest", rehashed(task)) == []
 
 
+def test_a_fields_digits_not_among_the_choices_are_no_gold_as_in_lm_eval(tmp_path):
+    """doc_to_target naming a field whose string "1" is not among the choices: lm-eval's choices.index fails and
+    the gold is -100, so every sample scores 0. Read as index 1, a run claiming the second choice right passed
+    and the honest zeros were LB708."""
+    task = hl.scripted_choice_task("letters", [False, False, False], choices=("Alice", "Bob", "Carol"),
+                                   metrics=("acc",))
+    for sample in task.samples:
+        sample["doc"]["answer_index"] = sample["target"] = "1"
+        sample["acc"] = 0.0
+    task.config["doc_to_target"] = "answer_index"
+    assert findings(tmp_path / "honest", rehashed(task)) == []
+    lie = rehashed(task)
+    for sample in lie.samples:  # the second choice made the model's best, as read at index 1
+        sample["filtered_resps"] = [[-1.0 if i == 1 else -9.0, False] for i in range(3)]
+        sample["resps"] = [[pair] for pair in sample["filtered_resps"]]
+        sample["acc"] = 1.0
+    assert [(rule, suffix, line) for rule, suffix, line, _ in findings(tmp_path / "lie", rehashed(lie))] == \
+        [("LB708", ".jsonl", 1), ("LB708", ".jsonl", 2), ("LB708", ".jsonl", 3), ("LB709", ".json", 5)]
+
+
 def test_a_boolean_label_is_an_index_as_in_lm_eval(tmp_path):
     task = hl.scripted_choice_task("yesno", [True, False, True], choices=("no", "yes"), metrics=("acc",))
     for sample in task.samples:

@@ -159,10 +159,10 @@ class ScoredOtherwise(NotRecomputable):
 
 
 def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delimiter: str,
-                  mutual_info: bool = False, continuations: list | None = None) -> ChoiceScores:
+                  mutual_info: bool = False, continuations: list | None = None, typed: bool = False) -> ChoiceScores:
     """acc, acc_norm (and acc_mutual_info) of a multiple-choice sample, from its log-likelihoods and choices, as
     lm-eval's process_results computes them (lm_eval/api/task.py). `continuations`: choice_continuations(arguments),
-    when the caller has them."""
+    when the caller has them. `typed`: the target is doc_to_target's value, not the log's str() of it."""
     if not isinstance(filtered_resps, list) or not filtered_resps:
         raise NotRecomputable("filtered_resps is not a list of [log-likelihood, is_greedy] pairs")
     lls = _log_likelihoods(filtered_resps)
@@ -180,7 +180,7 @@ def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delim
         raise ScoredOtherwise("the choices are in the contexts and every continuation is the same (multiple_input: "
                               "the gold is what the task's doc_to_text gives)")
     choices = [c[len(target_delimiter):] if c.startswith(target_delimiter) else c for c in continuations]
-    gold = _gold_index(target, choices)
+    gold = _gold_index(target, choices, typed)
     acc = 1.0 if _argmax(lls) == gold else 0.0
     mutual = None if unconditional is None else \
         1.0 if _argmax([c - u for c, u in zip(lls, unconditional)]) == gold else 0.0
@@ -313,13 +313,16 @@ def _second(call: list) -> Any:
     return call[1] if len(call) > 1 else None
 
 
-def _gold_index(target: Any, choices: list[str]) -> int:
+def _gold_index(target: Any, choices: list[str], typed: bool = False) -> int:
     """The harness's gold: a choice's position when the target is one of the choices, else an index when it is
-    digits (a template's digits, which lm-eval reads as a number), else -100."""
+    digits (a template's digits, which lm-eval reads as a number), else -100. A `typed` string (doc_to_target's own
+    value) is a choice's text or nothing: lm-eval has already made a template's digits a number."""
     if isinstance(target, int):  # a bool too: lm-eval compares True < len(choices), an index (yes/no labels)
         return int(target) if target < len(choices) else -100
     if not isinstance(target, str):
         raise NotRecomputable("target is neither an index nor a choice")
+    if typed:  # a field's string "3" not among the choices: lm-eval's choices.index fails, gold -100 (never right)
+        return choices.index(target) if target in choices else -100
     if target.isdigit() and target in choices:
         # lm-eval reads a str gold as a choice's text (task.py: choices.index): a doc_to_target naming a field keeps
         # the doc's string, so "1" among the choices ["2", "0", "1"] is the third, not the second (red team)

@@ -57,7 +57,7 @@ class MultipleChoice(AuditUnit):
                 return  # the harness gives this doc no target, and would have failed: LB722 says so
             scores = choice_scores(data.get("filtered_resps"), data.get("arguments"), target,
                                    self.delimiters[0] if len(self.delimiters) == 1 else self._delimiter(continuations),
-                                   "acc_mutual_info" in data, continuations)
+                                   "acc_mutual_info" in data, continuations, sample.target_traced)
         except ScoredOtherwise as exc:
             scores = self._score_multiple_input(sample, str(exc))
             if scores is None:
