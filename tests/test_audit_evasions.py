@@ -300,3 +300,17 @@ def test_a_boolean_label_is_an_index_as_in_lm_eval(tmp_path):
     for sample in task.samples:
         sample["doc"]["answer_index"] = sample["target"] = bool(int(sample["target"]))
     assert findings(tmp_path, rehashed(task)) == []
+
+
+# --- round four: a red team against round three's fixes --------------------------------------------------------------
+
+def test_a_metric_taken_out_of_the_failed_samples_alone_is_no_mean_of_them_all(tmp_path):
+    """acc_norm deleted from the samples that failed, the results' mean taken over the rest: every score became
+    1.0 with a clean row. lm-eval logs every metric of its task in every sample."""
+    task = hl.scripted_choice_task("hellaswag", [True, False, True, False], metrics=("acc", "acc_norm"))
+    results = hl.results_for([task])
+    results["results"]["hellaswag"]["acc_norm,none"] = 1.0  # the mean of the two samples left
+    for sample in task.samples:
+        if sample["acc_norm"] == 0.0:
+            del sample["acc_norm"]
+    assert findings(tmp_path, task, results) == [("LB702", ".jsonl", 2, "$")]

@@ -85,6 +85,8 @@ class Aggregates(AuditUnit):
         # file, and out of its group's pool. Not the config's metric_list: the submitter writes that too.
         self.expected_fields = SAMPLE_FIELDS | self.metric_names
         self.unreported: set[str] = set()
+        # (filter, metric) -> [samples that log no value for an averaged metric, the first of them]
+        self.absent: dict[tuple[str, str], list] = {}
 
     def add(self, sample: Sample) -> None:
         logged = self._logged_values(sample)
@@ -115,6 +117,9 @@ class Aggregates(AuditUnit):
         for name in self.sorted_metric_names:
             raw = data.get(name, _ABSENT)
             if raw is _ABSENT:
+                if name in self.averaged:
+                    absent = self.absent.setdefault((flt, name), [0, sample])
+                    absent[0] += 1
                 continue
             kind = type(raw)
             # as_number's answer for the usual plain int or finite float, without the call (this runs per metric)
@@ -174,6 +179,7 @@ class Aggregates(AuditUnit):
                     self.not_audited(audit.key, f"none of its {self.summary.samples:,} samples logs a number "
                                       f"for {metric!r} under filter {flt!r}")
                 continue
+            _all_logged(self, audit.key, self.absent.get((flt, metric)))
             audit.samples, audit.from_samples = logged.count, logged.mean()
             audit.recomputed = recomputed.mean() if recomputed else None
             self._compare(audit, recomputed)
@@ -208,6 +214,18 @@ class Aggregates(AuditUnit):
         self.log.at_results("LB709", ("results", self.spec.name, key), (
             f"{self.spec.name} {key}: the results file says {reported!r}, but the {logged.count:,} logged samples "
             f"give {derived!r} (lm-eval's mean_stderr: their sample standard deviation over sqrt(n))"))
+
+
+def _all_logged(unit: Aggregates, key: str, absent: list | None) -> None:
+    """LB702 when some samples log the metric and others do not: lm-eval logs every metric of its task in every
+    sample (evaluator.py), so a mean over the rest has left samples out (a red team deleted the field from the
+    failed samples alone, and every score became 1.0)."""
+    if absent:
+        count, sample = absent
+        unit.log.at_record("LB702", sample.record, (), (
+            f"{unit.spec.name} {key}: {count:,} of its samples log no {key.partition(',')[0]} (this is the first, "
+            f"doc_id {sample.doc_id}); lm-eval logs every metric of its task in every sample, and a mean over the "
+            "others leaves them out"))
 
 
 def _aggregation_path(spec: Any, metric: str) -> tuple:
