@@ -1140,19 +1140,20 @@ def test_a_request_with_more_stops_than_lbnorm_searches_is_lb702(tmp_path):
     assert ("LB702", paths["drop"].name, 1) in rules(audit(tmp_path, paths["results"]))
 
 
-def test_several_gold_answers_are_not_rescored_by_exact_match(tmp_path):
-    """TriviaQA: the target is a list of answers (0.4.13 logs its str()); a sample counts if any matches. Not
-    re-scored, and said so; it was LB702 (0.4.3) or LB708 (0.4.13) on honest output."""
+def test_several_gold_answers_are_rescored_as_any_of_them(tmp_path):
+    """TriviaQA: the target is a list of answers (0.4.13 logs its str()); a sample counts if any matches. It was
+    LB702 (0.4.3) or LB708 (0.4.13) on honest output, then a note; `{{answer}}` renders the list, which lm-eval
+    reads back with literal_eval, so it is traced and re-scored: a sample that matches none is LB708."""
     task = hl.Task("triviaqa", {"task": "triviaqa", "output_type": "generate_until", "doc_to_target": "{{answer}}",
                                 "generation_kwargs": {"until": ["\n"]}, "metric_list": [
                                     {"metric": "exact_match", "aggregation": "mean", "ignore_case": True}]})
-    for doc_id, target in enumerate([["Paris", "paris, france"], "['Rome', 'roma']"]):
+    answers = [(["Paris", "paris, france"], "Paris"), ("['Rome', 'roma']", "ROMA"), (["Oslo"], "Bergen")]
+    for doc_id, (target, response) in enumerate(answers):
         sample = {"doc_id": doc_id, "doc": {"question": f"Capital {doc_id}?", "answer": target}, "target": target,
                   "arguments": {"gen_args_0": {"arg_0": f"Q: Capital {doc_id}?", "arg_1": {"until": ["\n"]}}},
-                  "resps": [[" Paris"]], "filtered_resps": [" Paris"], "filter": "none", "metrics": ["exact_match"]}
+                  "resps": [[response]], "filtered_resps": [response], "filter": "none", "metrics": ["exact_match"]}
         task.samples.append(hl.with_hashes(sample))
-        sample["exact_match"] = 1.0
+        sample["exact_match"] = 1.0  # the third matches none of its answers
     paths = hl.write_run(tmp_path, [task])
     result = audit(tmp_path, paths["results"])
-    assert [r for r, _, _ in rules(result) if r in ("LB702", "LB708")] == []
-    assert any("several answers" in note for task in result.tasks for note in task.notes)
+    assert [(r, line) for r, _, line in rules(result) if r != "LB709"] == [("LB708", 3)]

@@ -165,8 +165,11 @@ def test_a_results_file_posing_as_lm_eval_before_0_4_3_is_held_to_the_count_its_
 GSM8K = {"strict-match": [True, False, True, False], "flexible-extract": [True, False, True, False]}
 
 
-def gsm8k_findings(folder: Path, edit) -> list[tuple[str, str, int | None, str]]:
+def gsm8k_findings(folder: Path, edit, rehashed: bool = False) -> list[tuple[str, str, int | None, str]]:
+    """`rehashed`: the edit redoes sample hashes, and the results file's task hash is redone after it."""
     task = hl.two_filter_task(GSM8K)
+    if rehashed:
+        edit(task)
     results = hl.two_filter_results(task, GSM8K)
     edit(task)  # the config the results file holds is this one
     return findings(folder, task, results)
@@ -314,3 +317,61 @@ def test_a_metric_taken_out_of_the_failed_samples_alone_is_no_mean_of_them_all(t
         if sample["acc_norm"] == 0.0:
             del sample["acc_norm"]
     assert findings(tmp_path, task, results) == [("LB702", ".jsonl", 2, "$")]
+
+
+def test_a_metric_named_twice_is_scored_with_its_last_entry_as_in_lm_eval(tmp_path):
+    """ConfigurableTask overwrites a metric's options entry by entry: a lenient first entry (digits ignored) is
+    not what scored the run. lbnorm read the first: the honest run was LB708, the lenient reading passed."""
+    def lenient_first(task):
+        task.config["metric_list"] = [{**hl.GSM8K_EXACT_MATCH, "ignore_numbers": True}, hl.GSM8K_EXACT_MATCH]
+    assert gsm8k_findings(tmp_path, lenient_first) == []
+
+
+def test_a_filter_named_twice_is_replayed_with_its_last_pipeline_as_in_lm_eval(tmp_path):
+    """Each ensemble writes filtered_resps[name], the last one last: flexible-extract's pipeline under a first
+    `strict-match` entry is not what the log holds. lbnorm replayed the first: LB719 on the honest run."""
+    def flexible_first(task):
+        task.config["filter_list"] = [{**hl.GSM8K_FILTER_LIST[1], "name": "strict-match"}, *hl.GSM8K_FILTER_LIST]
+    assert gsm8k_findings(tmp_path, flexible_first) == []
+
+
+def test_a_target_of_several_answers_lbnorm_does_not_trace_leaves_exact_match_unaudited(tmp_path):
+    """doc_to_target "[{{answer}}]" and every exact_match set to 1: the 'several answers' note came before the
+    trace, so the numbers passed with a note where the harness's run of that config scores 0."""
+    def bracketed(task):
+        task.config["doc_to_target"] = "[{{answer}}]"
+        for sample in task.samples:
+            sample["target"] = f"[{sample['doc']['answer']}]"
+            hl.with_hashes(sample)
+    assert [f[0] for f in gsm8k_findings(tmp_path, bracketed, rehashed=True)] == ["LB716", "LB716"]
+
+
+def test_a_list_of_aliases_traced_to_its_doc_is_rescored_as_any_of_them(tmp_path):
+    """TriviaQA's shape: doc_to_target names a list of answers; lm-eval counts a sample if any matches."""
+    def aliases(task):
+        task.config["doc_to_target"] = "aliases"
+        for sample in task.samples:
+            sample["doc"]["aliases"] = sample["target"] = ["none of these", sample["doc"]["answer"]]
+            hl.with_hashes(sample)
+    assert gsm8k_findings(tmp_path, aliases, rehashed=True) == []
+
+    def wrong_aliases(task):  # no alias is the answer, yet the scores say some matched: they are re-scored
+        task.config["doc_to_target"] = "aliases"
+        for sample in task.samples:
+            sample["doc"]["aliases"] = sample["target"] = ["none of these"]
+            hl.with_hashes(sample)
+    assert {f[0] for f in gsm8k_findings(tmp_path / "lie", wrong_aliases, rehashed=True)} == {"LB708", "LB709"}
+
+
+def test_values_of_another_type_in_a_config_or_log_are_findings_not_internal_errors(tmp_path):
+    """Found by fuzzing type substitutions: each was an unhashable value looked up in a set."""
+    def other_types(task):
+        task.config["metric_list"] = [{**hl.GSM8K_EXACT_MATCH, "regexes_to_ignore": [{"p": ","}]}]
+        task.config["filter_list"] = json.loads(json.dumps(hl.GSM8K_FILTER_LIST))
+        task.config["filter_list"][0]["filter"][0]["regex_pattern"] = ["#### (\\-?[0-9\\.\\,]+)"]
+        task.config["dataset_path"] = ["gsm8k"]
+    assert [f[:3] for f in gsm8k_findings(tmp_path, other_types)] == [  # options, then the filter: strict twice
+        ("LB716", ".json", 5), ("LB716", ".json", 5), ("LB716", ".json", 7)]
+    choice = hl.scripted_choice_task("listed", [True, False], metrics=("acc",))
+    choice.samples[0]["arguments"]["gen_args_1"]["arg_1"] = [" Bob"]
+    assert ("LB702", ".jsonl", 1) in [f[:3] for f in findings(tmp_path / "choice", rehashed(choice))]

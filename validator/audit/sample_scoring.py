@@ -194,7 +194,7 @@ def is_multiple_input(continuations: list, contexts: list, target: Any, target_d
     """winogrande's layout (lm-eval's multiple_input, api/task.py): one request per choice with the choice in its
     context and the target, after the delimiter, as every request's continuation. A log made to look so (every
     continuation one choice's) would pass for it only with the target edited too, which LB722 traces."""
-    return (len(continuations) > 1 and len(set(continuations)) == 1
+    return (len(continuations) > 1 and continuations.count(continuations[0]) == len(continuations)
             and continuations[0] == target_delimiter + str(target)
             and len(set(map(str, contexts))) > 1)  # two choices alike (["0", "0", "1"]) give two contexts alike
 

@@ -139,14 +139,15 @@ class TaskSpec:
         return until if isinstance(until, list) and all(isinstance(u, str) for u in until) else None
 
     def filter_steps(self, name: str) -> Any:
-        """The steps of the config's filter_list entry of that name (as written), or None."""
-        return next((entry.get("filter") for entry in _list(self.config.get("filter_list"))
+        """The steps of the config's filter_list entry of that name (as written), or None. The last of a name, as
+        lm-eval's last ensemble of a name writes filtered_resps[name] after the others (api/filter.py)."""
+        return next((entry.get("filter") for entry in reversed(_list(self.config.get("filter_list")))
                      if isinstance(entry, dict) and entry.get("name") == name), None)
 
     @cached_property  # asked for every record
     def filters(self) -> list[str]:
         names = [f.get("name") for f in _list(self.config.get("filter_list")) if isinstance(f, dict)]
-        names = [n for n in names if isinstance(n, str)]
+        names = list(dict.fromkeys(n for n in names if isinstance(n, str)))  # a name twice is one filter_resps key
         if not names:
             names = sorted({key.partition(",")[2] for key in self.metric_keys()})
         return names or ["none"]
@@ -157,7 +158,7 @@ class TaskSpec:
     def aggregation(self, metric: str) -> str:
         """"mean", "flatten" (IFEval's agg_inst_level_acc) or the aggregation as written; where the config
         writes none, lm-eval's default for the metric (its registry: perplexities, corpus F1, MCC, BLEU...)."""
-        for item in _list(self.config.get("metric_list")):
+        for item in reversed(_list(self.config.get("metric_list"))):  # the last entry of a name wins in lm-eval
             if isinstance(item, dict) and item.get("metric") == metric:
                 if "aggregation" not in item:
                     return DEFAULT_AGGREGATIONS.get(metric, "mean")

@@ -26,7 +26,9 @@ other one untraced:
 - the leaderboard MMLU-Pro's doc_to_choice function, known by its exact
   source (never run): a capital letter per option.
 Then as lm-eval: a rendered target of digits is a number when the task has
-choices, and rendered choices are read with ast.literal_eval. Pure: no I/O.
+choices, a rendered target in brackets is a list of answers (ast.literal_eval;
+the text itself where that fails), and rendered choices are read with
+ast.literal_eval. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -245,7 +247,13 @@ def _typed(rendered: str, has_choices: bool) -> Any:
             return None
         return int(rendered) if rendered.isascii() and has_choices else rendered if rendered.isascii() else UNTRACEABLE
     if len(rendered) >= 2 and rendered[0] == "[" and rendered[-1] == "]":
-        return UNTRACEABLE  # several targets: not traced
+        if has_choices or len(rendered) > MAX_LITERAL:
+            return UNTRACEABLE  # several golds of a choice task: not traced
+        # Several answers (TriviaQA's aliases): lm-eval reads them back with literal_eval, or keeps the text
+        read = _literal_list(rendered) if len(rendered) <= MAX_CACHED else _literal_list.__wrapped__(rendered)
+        if read is None:
+            return rendered
+        return list(read) if read is not UNTRACEABLE and all(type(item) is str for item in read) else UNTRACEABLE
     return rendered
 
 

@@ -41,7 +41,8 @@ def scorable_options(options: dict) -> str | None:
     if unknown:
         return f"exact_match options {unknown} are not lm-eval's exact_match_hf_evaluate's"
     patterns = options.get("regexes_to_ignore")
-    if patterns is not None and (not isinstance(patterns, list) or not all(p in HARNESS_PATTERNS for p in patterns)):
+    if patterns is not None and (not isinstance(patterns, list)
+                                 or not all(type(p) is str and p in HARNESS_PATTERNS for p in patterns)):
         return "regexes_to_ignore holds patterns the harness's leaderboard tasks do not ship (a pattern is not run)"
     return None
 
@@ -86,7 +87,8 @@ def regex_filter_of(steps: Any) -> tuple[re.Pattern, int, str] | None:
         return None
     pattern = regex.get("regex_pattern", "#### (\\-?[0-9\\.\\,]+)")
     group, fallback = regex.get("group_select", 0), regex.get("fallback", "[invalid]")
-    if pattern not in HARNESS_PATTERNS or type(group) is not int or not isinstance(fallback, str):
+    if type(pattern) is not str or pattern not in HARNESS_PATTERNS or type(group) is not int \
+            or not isinstance(fallback, str):
         return None
     if set(regex) - {"function", "regex_pattern", "group_select", "fallback"} or len(take_first) != 1:
         return None

@@ -231,7 +231,8 @@ def _all_logged(unit: Aggregates, key: str, absent: list | None) -> None:
 def _aggregation_path(spec: Any, metric: str) -> tuple:
     """Where the config names the metric's aggregation (spec.aggregation read it there)."""
     items = spec.config.get("metric_list")
-    for index, item in enumerate(items if isinstance(items, list) else []):
+    items = items if isinstance(items, list) else []
+    for index, item in reversed(list(enumerate(items))):  # the last entry of a name, as spec.aggregation reads
         if isinstance(item, dict) and item.get("metric") == metric:
             return ("configs", spec.name, "metric_list", index, "aggregation")
     return ("configs", spec.name, "metric_list")

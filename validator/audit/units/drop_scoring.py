@@ -36,7 +36,7 @@ class DropScoring(AuditUnit):
         # DROP sample without its em, or without doc.answers, was passed over with its f1 unchecked; a config
         # renamed away from DROP's, under the name a manifest publishes, left its golds untraced.
         self.fields_required = self.drop_task = "get_answers" in process_docs or "validated_answers" in \
-            process_docs or config.get("dataset_path") in DROP_DATASETS or self.spec.name in DROP_TASKS
+            process_docs or str(config.get("dataset_path")) in DROP_DATASETS or self.spec.name in DROP_TASKS
 
     def add(self, sample: Sample) -> None:
         data = sample.data

@@ -31,7 +31,8 @@ class ExactMatch(AuditUnit):
 
     def sees_samples(self) -> bool:
         config = self.spec.config
-        entry = next((item for item in config.get("metric_list") or () if isinstance(item, dict)
+        # The last entry of the name: lm-eval's ConfigurableTask overwrites its options entry by entry
+        entry = next((item for item in reversed(config.get("metric_list") or ()) if isinstance(item, dict)
                       and item.get("metric") == METRIC), None) if isinstance(config.get("metric_list"), list) else None
         if entry is None or self.spec.output_type != "generate_until":
             # A reported exact_match the config does not name as a generated answer's (metric_list deleted, its
@@ -65,19 +66,24 @@ class ExactMatch(AuditUnit):
         if METRIC not in data:
             return
         filtered, target = data.get("filtered_resps"), data.get("target")
-        if type(target) is list or (isinstance(target, str) and target[:1] == "[" and target[-1:] == "]"):
-            # several gold answers (TriviaQA), logged as a list or its str(): a sample counts if any matches
-            self.note_once("exact_match is not re-scored where a target of several answers is not re-scored")
+        if not sample.target_traced:  # the gold would be the sample's own word (a target moved to the answer)
+            self.unaudited = self.unaudited or ("each sample's gold is its own target, which the config's "
+                                                "doc_to_target (a template lbnorm does not evaluate for this doc) does "
+                                                "not tie to its doc")
+            return
+        if type(sample.traced_target) is list:  # several gold answers (TriviaQA's aliases): any one matching counts
+            golds = sample.traced_target
+            if golds and all(type(gold) is str for gold in golds) and type(filtered) is list and filtered \
+                    and isinstance(filtered[0], str):
+                sample.recomputed[METRIC] = max(exact_match(filtered[0], gold, self.options) for gold in golds)
+                sample.recomputed_by = "its filtered answer and any of its targets give"
+            else:
+                self.unaudited = self.unaudited or "a target of several answers that are not all text"
             return
         if not (type(filtered) is list and filtered and isinstance(filtered[0], str) and isinstance(target, str)):
             self.log.at_record("LB702", sample.record, ("filtered_resps",), (
                 f"{self.spec.name}: exact_match needs filtered_resps[0] and target as strings, as lm-eval logs a "
                 "generated answer and its target"))
-            return
-        if not sample.target_traced:  # the gold would be the sample's own word (a target moved to the answer)
-            self.unaudited = self.unaudited or ("each sample's gold is its own target, which the config's "
-                                                "doc_to_target (a template lbnorm does not evaluate for this doc) does "
-                                                "not tie to its doc")
             return
         sample.recomputed[METRIC] = exact_match(filtered[0], target, self.options)
         sample.recomputed_by = "its filtered answer and target give"
