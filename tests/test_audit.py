@@ -929,12 +929,15 @@ LOOSE_BELOW_STRICT = {"inst_level_loose_acc": [False, True], "prompt_level_loose
     ("length_constraints:number_words", {"num_words": 40}, LOOSE_BELOW_STRICT, [("LB708", 2)]),
     # langdetect is unseeded: the same text can be told two languages, so strict and loose may disagree
     ("language:response_language", {"language": "de"}, LOOSE_BELOW_STRICT, []),
+    ("change_case:english_lowercase", {}, LOOSE_BELOW_STRICT, []),  # langdetect too: "is it English?"
+    ("change_case:english_capital", {}, LOOSE_BELOW_STRICT, []),
     # a kwarg of 0 is dropped ({k: v ... if v}) and drawn at random, separately for strict and loose
     ("length_constraints:number_words", {"num_words": 0}, LOOSE_BELOW_STRICT, []),
     # an empty response follows nothing, strict and loose alike
     ("length_constraints:number_words", {"num_words": 40}, {"resps": [[" \n"]], "filtered_resps": [" \n"]},
      [("LB708", 2), ("LB708", 2)]),
-], ids=["loose below strict", "langdetect's instruction", "a dropped kwarg", "an empty response passes"])
+], ids=["loose below strict", "langdetect's instruction", "english_lowercase (langdetect)",
+        "english_capital (langdetect)", "a dropped kwarg", "an empty response passes"])
 def test_ifeval_outcomes_the_harness_cannot_give(tmp_path, instruction, kwargs, edit, found):
     """Found by an outside tester on real 0.4.9.2/0.4.13 IFEval logs: a loose outcome failed beside a strict pass,
     and a whitespace response marked as following its instructions, each with the aggregates redone."""

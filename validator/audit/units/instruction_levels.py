@@ -90,11 +90,16 @@ class InstructionLevels(AuditUnit):
                 return
 
 
+# IFEval's checkers that call langdetect.detect (lm_eval/tasks/ifeval/instructions.py), besides language:*
+LANGDETECT = frozenset({"change_case:english_capital", "change_case:english_lowercase"})
+
+
 def _deterministic(instruction: object, kwargs: object, index: int) -> bool:
-    """Whether the harness checks this instruction the same way twice: not langdetect's response_language, and
-    every kwarg it was given kept (it builds each from {k: v for k, v in kwargs.items() if v} and draws the
-    missing ones at random)."""
-    if not isinstance(instruction, str) or instruction.startswith("language:"):
+    """Whether the harness checks this instruction the same way twice: none that asks langdetect, which is
+    unseeded (an outside tester saw an honest english_lowercase pass strict and fail loose), and every kwarg it
+    was given kept (it builds each from {k: v for k, v in kwargs.items() if v} and draws the missing ones at
+    random)."""
+    if not isinstance(instruction, str) or instruction.startswith("language:") or instruction in LANGDETECT:
         return False
     given = kwargs[index] if isinstance(kwargs, list) and index < len(kwargs) else None
     return isinstance(given, dict) and all(value is None or bool(value) for value in given.values())
