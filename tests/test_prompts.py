@@ -131,6 +131,19 @@ def test_a_chat_template_the_prompts_show_no_markup_of_hides_no_few_shot_count(t
     assert found == [("LB723", LOG, 1)] and len(notes) == 1 and "a chat template" in notes[0]
 
 
+PLAIN_CHAT = "{% for message in messages %}{{ message['content'] }}{% if not loop.last %}{{ '\\n' }}{% endif %}{% endfor %}"
+
+
+@pytest.mark.parametrize("joint, expected", [("\n", []), ("\n\n", []), ("\nQ: 1 A: 2\n", [("LB723", LOG, 1)])])
+def test_a_chat_template_without_markup_joins_its_messages_with_no_example(tmp_path, joint, expected):
+    """An outside tester's honest 0-shot runs under a template that joins the system and user messages with a
+    newline (no role markup) were LB723: the newline was read as examples. Text between them still is."""
+    instruction = "You are a helpful assistant."
+    found, _ = audited(tmp_path, drop_run(tmp_path, prompt=lambda i, text: instruction + joint + text,
+                                          results={"chat_template": PLAIN_CHAT, "system_instruction": instruction}))
+    assert found == expected
+
+
 def test_an_empty_chat_template_is_no_chat_template(tmp_path):
     """lm-eval 0.4.5 writes chat_template "" when none was applied: the prompts are still rebuilt."""
     found, notes = audited(tmp_path, drop_run(tmp_path, shots=SHOTS, results={"chat_template": ""}))

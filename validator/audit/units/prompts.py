@@ -134,6 +134,9 @@ class Prompts(AuditUnit):
             self._find(sample, f"request {other} has another context than request 0; lm-eval gives every request "
                        "of a sample the one prompt (and, for acc_mutual_info only, one empty one per choice)")
         elif self.shots is not None:
+            if self.claimed_chat:
+                between = [0 if self._joint(prompt, head, tail) else len(prompt) - head - tail
+                           for head in starts for tail in tails if head + tail <= len(prompt)]
             self._shots(sample, min(between), max(between), bool(max(starts)))
 
     def _as_usual(self, sample: Sample, contexts: list, prompt: str, doc: dict) -> bool:
@@ -150,10 +153,18 @@ class Prompts(AuditUnit):
             return False
         shots = self.shots
         if shots is not None:
-            between = len(prompt) - len(head) - tail
+            between = 0 if self.claimed_chat and self._joint(prompt, len(head), tail) else \
+                len(prompt) - len(head) - tail
             if (shots == 0) != (between == 0) or (shots and not self.with_examples):  # agreement needs no call
                 self._shots(sample, between, between, bool(head))
         return True
+
+    @staticmethod
+    def _joint(prompt: str, head: int, tail: int) -> bool:
+        """Whether what lies between the head and the doc's text is whitespace: under a chat template without
+        role markup, the template's joint between the system and the user message, never an example (an outside
+        tester's honest 0-shot runs were LB723 for its one newline)."""
+        return not prompt[head:len(prompt) - tail].strip()
 
     def _heads(self, doc: dict, limit: int) -> list[str] | Any:
         """What a prompt may start with before its examples: the system instruction and the description, rendered
