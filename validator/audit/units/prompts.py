@@ -119,7 +119,8 @@ class Prompts(AuditUnit):
             return
         starts = [len(head) for head in heads if prompt.startswith(head)]
         tails = [] if questions is TOO_LONG else [len(question) for question in questions if prompt.endswith(question)]
-        between = [len(prompt) - head - tail for head in starts for tail in tails if head + tail <= len(prompt)]
+        between = [0 if self.claimed_chat and _joint(prompt, head, tail) else len(prompt) - head - tail
+                   for head in starts for tail in tails if head + tail <= len(prompt)]
         if self.claimed_chat and not (starts and between):
             return  # the template's markup, the model's: chat_prompts.py holds the prompt to its doc's text
         if not starts:
@@ -134,9 +135,6 @@ class Prompts(AuditUnit):
             self._find(sample, f"request {other} has another context than request 0; lm-eval gives every request "
                        "of a sample the one prompt (and, for acc_mutual_info only, one empty one per choice)")
         elif self.shots is not None:
-            if self.claimed_chat:
-                between = [0 if self._joint(prompt, head, tail) else len(prompt) - head - tail
-                           for head in starts for tail in tails if head + tail <= len(prompt)]
             self._shots(sample, min(between), max(between), bool(max(starts)))
 
     def _as_usual(self, sample: Sample, contexts: list, prompt: str, doc: dict) -> bool:
@@ -153,18 +151,10 @@ class Prompts(AuditUnit):
             return False
         shots = self.shots
         if shots is not None:
-            between = 0 if self.claimed_chat and self._joint(prompt, len(head), tail) else \
-                len(prompt) - len(head) - tail
+            between = 0 if self.claimed_chat and _joint(prompt, len(head), tail) else len(prompt) - len(head) - tail
             if (shots == 0) != (between == 0) or (shots and not self.with_examples):  # agreement needs no call
                 self._shots(sample, between, between, bool(head))
         return True
-
-    @staticmethod
-    def _joint(prompt: str, head: int, tail: int) -> bool:
-        """Whether what lies between the head and the doc's text is whitespace: under a chat template without
-        role markup, the template's joint between the system and the user message, never an example (an outside
-        tester's honest 0-shot runs were LB723 for its one newline)."""
-        return not prompt[head:len(prompt) - tail].strip()
 
     def _heads(self, doc: dict, limit: int) -> list[str] | Any:
         """What a prompt may start with before its examples: the system instruction and the description, rendered
@@ -206,6 +196,13 @@ class Prompts(AuditUnit):
     def _find(self, sample: Sample, message: str) -> None:
         self.log.at_record("LB722", sample.record, ("arguments",), f"{self.spec.name} doc_id {sample.doc_id}: "
                            f"{message}; the prompt or the doc was edited after the run, or the config was")
+
+
+def _joint(prompt: str, head: int, tail: int) -> bool:
+    """Whether what lies between the head and the doc's text is whitespace: under a chat template without role
+    markup, the template's joint between the system and the user message, never an example (an outside tester's
+    honest 0-shot runs were LB723 for its one newline)."""
+    return not prompt[head:len(prompt) - tail].strip()
 
 
 def _other_context(contexts: list, prompt: str, mutual_info: bool) -> int | None:
