@@ -51,13 +51,17 @@ def test_a_tampered_parent_is_found():
 
 def test_a_subgroup_named_many_times_at_every_level_is_bounded_work():
     """group_subtasks is the submitter's: nine levels, each naming the next 200 times, named 200^8 leaves
-    (a hang). lm-eval pools a task as often as it is listed, so such a file spends the budget of its
-    results file, and its groups cannot be re-derived (LB404, saying why): every row comes back at once."""
+    (a hang). lm-eval pools a task as often as it is listed (under each subgroup that lists it), so such a
+    file spends the budget of its results file, and its groups cannot be re-derived (LB404, saying why):
+    every row comes back at once. Here each level has 200 groups, each naming all 200 of the next level
+    (one group naming a task twice is no lm-eval output, test_a_group_naming_a_task_twice_is_not_pooled)."""
     data = hierarchy(WEIGHTED["sub"], WEIGHTED["top"])
-    chain = {f"g{i}": [f"g{i + 1}"] * 200 for i in range(8)}
-    chain["g8"] = ["a"]
+    levels = [[f"g{i}_{k}" for k in range(200)] for i in range(8)] + [["g8_0"]]
+    chain = {name: levels[i + 1] for i in range(8) for name in levels[i]}
+    chain["g8_0"] = ["a"]
     data["group_subtasks"].update(chain)
-    data["results"].update({name: {"acc,none": 0.2} for name in chain})
+    data["configs"].update({name: {"task": name} for name in chain})  # held by the file, as subtasks must be
+    data["results"].update({level[0]: {"acc,none": 0.2} for level in levels})  # a row for each level's first
     rows = group_rows("run", "results.json", "m", data)
     assert len(rows) == 11 and all(row["rules"] == {"LB404": 1} for row in rows if row["task"] in chain)
     assert "nest deeper than 8" in rows[0]["first_finding"]  # g0: nine levels of groups
@@ -99,8 +103,10 @@ def test_subgroups_naming_more_leaves_than_the_budget_cannot_be_re_derived():
     leaves = STEP_BUDGET // 1000 + 1
     data = {"results": {**{f"t{i}": {"acc,none": 0.5} for i in range(leaves)},
                         "wide": {"acc,none": 0.5}, "many": {"acc,none": 0.5}},
-            "group_subtasks": {"wide": [f"t{i}" for i in range(leaves)], "many": ["wide"] * 1000},
-            "n-samples": {f"t{i}": {"effective": 1} for i in range(leaves)}}
+            "group_subtasks": {"wide": [f"t{i}" for i in range(leaves)], "many": [f"w{j}" for j in range(1000)],
+                               **{f"w{j}": ["wide"] for j in range(1000)}},  # 1000 subgroups, each the wide one
+            "n-samples": {f"t{i}": {"effective": 1} for i in range(leaves)},
+            "configs": {f"w{j}": {"task": f"w{j}"} for j in range(1000)}}
     by_group = {row["task"]: row for row in group_rows("run", "results.json", "m", data)}
     assert by_group["many"]["rules"] == {"LB404": 1}
     assert "too many to re-derive" in by_group["many"]["first_finding"]
@@ -263,3 +269,14 @@ def test_a_pooled_group_must_pool_the_profiles_tasks(members, found):
     assert rows["sub"]["rules"] == {"LB404": 1}
     assert found in rows["sub"]["first_finding"]
     assert findings_by_group(data)["sub"] == {}  # without the profile, the file's own membership stands
+
+
+@pytest.mark.parametrize("listed", [["sub", "c", "c", "c"], ["sub", "c", "sub"]])
+def test_a_group_naming_a_task_twice_is_not_pooled(listed):
+    """A red team listed MMLU's best subtask four times in its group: the group re-derived to the raised value.
+    lm-eval lists a group's tasks from a dict's keys, so a repeat is no output of it: LB404, saying so."""
+    data = hierarchy(WEIGHTED["sub"], WEIGHTED["top"])
+    data["group_subtasks"]["top"] = listed
+    rows = {row["task"]: row for row in group_rows("run", "results.json", "m", data)}
+    assert rows["top"]["rules"] == {"LB404": 1} and rows["sub"]["rules"] == {}
+    assert f"names {listed[-1]} twice, which lm-eval cannot write" in rows["top"]["first_finding"]

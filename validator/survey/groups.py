@@ -191,7 +191,8 @@ class _Leaves:
     """The leaf tasks under each group as lm-eval lists them, worked out once per group within a budget.
 
     lm-eval extends a group's list with each subgroup's, so a task under two subgroups is pooled twice; so
-    it is here. group_subtasks is the submitter's: a subgroup named 200 times on each of eight levels
+    it is here. One group's own list never names a task twice (it is a dict's keys): such a list is no
+    lm-eval output, and its group is not re-derived. group_subtasks is the submitter's: a subgroup named 200 times on each of eight levels
     names its tasks 200^8 times, so every task listed is a step of a budget, and past it the group cannot
     be re-derived. A group's nesting is its own height, whatever group the walk started from."""
 
@@ -217,10 +218,14 @@ class _Leaves:
             return (), 0, f"its groups form a cycle through {group}, which lm-eval cannot write"
         if depth >= MAX_DEPTH:
             return (), 0, DEEP
+        members = self.groups[group]
+        twice = _repeated(members)
+        if twice is not None:  # lm-eval lists a group's tasks from dict keys: never one twice
+            return (), 0, f"its group_subtasks names {twice} twice, which lm-eval cannot write"
         self.open.add(group)
         leaves: list[str] = []
         height = 1
-        for task in self.groups[group]:
+        for task in members:
             below, levels, why = self._walk(task, depth + 1) if task in self.groups else ((task,), 0, "")
             if not why and not self.spend(len(below)):
                 why = TOO_MANY
@@ -232,6 +237,16 @@ class _Leaves:
         self.open.discard(group)
         self.found[group] = (tuple(leaves), height)
         return self.found[group][0], height, ""
+
+
+def _repeated(names: list[str]) -> str | None:
+    """The first name listed a second time (a red team pooled MMLU's best subtask four times), or None."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            return name
+        seen.add(name)
+    return None
 
 
 def _size(task: str, data: Any) -> int | None:
