@@ -385,6 +385,18 @@ def test_choice_scores_divide_by_choice_length_without_the_delimiter():
     assert choice_scores(lls, args, "Maybe", " ") == ChoiceScores(acc=0.0, acc_norm=0.0)  # not a choice: gold -100
 
 
+@pytest.mark.parametrize("lls, gold, acc_norm", [
+    (["-1.0", "-2.0", "-30.0"], "1", 1.0),  # the empty choice: -1/0 is -inf, so "Bob" (-2/3) is the best
+    (["0.0", "-2.0", "-3.0"], "0", 1.0),    # 0/0 is NaN, which numpy's argmax takes first
+    (["2.0", "-2.0", "-3.0"], "1", 0.0),    # 2/0 is inf
+])
+def test_an_empty_choice_is_divided_by_zero_as_numpy_does(lls, gold, acc_norm):
+    """lm-eval's lls / completion_len warns and goes on for an empty choice, and logs acc_norm: leaving the
+    sample out of the recomputed mean made an honest run LB709 (an outside red team)."""
+    args = {f"gen_args_{i}": {"arg_0": "Q", "arg_1": " " + choice} for i, choice in enumerate(["", "Bob", "Carol"])}
+    assert choice_scores([[ll, "False"] for ll in lls], args, gold, " ").acc_norm == acc_norm
+
+
 # --- the legacy JSON-array form (lm-eval 0.4.0-0.4.2) ------------------------------------------
 
 def test_legacy_array_logs_are_audited(tmp_path):

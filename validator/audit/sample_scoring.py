@@ -185,9 +185,15 @@ def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delim
     mutual = None if unconditional is None else \
         1.0 if _argmax([c - u for c, u in zip(lls, unconditional)]) == gold else 0.0
     lengths = [float(len(choice)) for choice in choices]
-    if 0.0 in lengths:
-        return ChoiceScores(acc, None, mutual)
-    return ChoiceScores(acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths)]) == gold else 0.0, mutual)
+    normalized = [ll / n for ll, n in zip(lls, lengths)] if 0.0 not in lengths else \
+        [ll / n if n else _numpy_divided_by_zero(ll) for ll, n in zip(lls, lengths)]
+    return ChoiceScores(acc, 1.0 if _argmax(normalized) == gold else 0.0, mutual)
+
+
+def _numpy_divided_by_zero(value: float) -> float:
+    """numpy's value / 0.0 (lm-eval's lls / completion_len for an empty choice, a warning there, not an error):
+    -inf, inf, or NaN for 0 (an outside red team's honest run with an empty choice was LB709)."""
+    return -math.inf if value < 0 else math.inf if value > 0 else math.nan
 
 
 def is_multiple_input(continuations: list, contexts: list, target: Any, target_delimiter: str) -> bool:
