@@ -375,3 +375,17 @@ def test_values_of_another_type_in_a_config_or_log_are_findings_not_internal_err
     choice = hl.scripted_choice_task("listed", [True, False], metrics=("acc",))
     choice.samples[0]["arguments"]["gen_args_1"]["arg_1"] = [" Bob"]
     assert ("LB702", ".jsonl", 1) in [f[:3] for f in findings(tmp_path / "choice", rehashed(choice))]
+
+
+def test_a_metric_the_config_names_taken_out_of_the_results_and_the_samples_is_lb709(tmp_path):
+    """A weak MMLU subtask's acc deleted from its results entry and from every sample, its config unchanged: the
+    row had no metric at all and was ok, and its group pooled without it. lm-eval scores and reports every
+    metric the metric_list names for a multiple-choice task."""
+    task = hl.scripted_choice_task("mmlu_world_religions", [False, False, True], metrics=("acc",))
+    results = hl.results_for([task])
+    del results["results"]["mmlu_world_religions"]["acc,none"], results["results"]["mmlu_world_religions"][
+        "acc_stderr,none"]
+    for sample in task.samples:
+        del sample["acc"]
+        sample["metrics"] = []
+    assert [(rule, suffix) for rule, suffix, _, _ in findings(tmp_path, task, results)] == [("LB709", ".json")]

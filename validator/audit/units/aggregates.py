@@ -157,6 +157,7 @@ class Aggregates(AuditUnit):
             self.log.at_results("LB709", ("configs", self.spec.name), (
                 f"{self.spec.name}: the results file holds its config and its sample log but no results entry; "
                 "lm-eval reports every task it runs, so its numbers were taken out (and out of any group's)"))
+        _named_but_unreported(self)
         for metric in sorted(self.unreported)[:MAX_UNREPORTED]:
             self.log.at_results("LB709", ("results", self.spec.name), f"{self.spec.name}: the results file reports "
                                 f"no {metric}, but the samples log it; lm-eval reports every metric its samples "
@@ -214,6 +215,28 @@ class Aggregates(AuditUnit):
         self.log.at_results("LB709", ("results", self.spec.name, key), (
             f"{self.spec.name} {key}: the results file says {reported!r}, but the {logged.count:,} logged samples "
             f"give {derived!r} (lm-eval's mean_stderr: their sample standard deviation over sqrt(n))"))
+
+
+# The metrics lm-eval's own scoring gives every sample when the config's metric_list names them (api/task.py
+# process_results, no process_results of the config's own): each is then logged and reported for the task.
+ALWAYS_SCORED = {"multiple_choice": ("acc", "acc_norm", "acc_mutual_info"), "generate_until": ("exact_match",)}
+
+
+def _named_but_unreported(unit: Aggregates) -> None:
+    """LB709 for a metric the config names that lm-eval would have scored and reported, missing from the results
+    entry (and its samples): a red team took a weak MMLU subtask's acc out of both, and the group pooled without
+    it. Not for a config with its own process_results, which scores what it returns."""
+    spec = unit.spec
+    items = spec.config.get("metric_list")
+    if not spec.entry or spec.config.get("process_results") or not isinstance(items, list):
+        return
+    named = {item.get("metric") for item in items if isinstance(item, dict)}
+    reported = {key.partition(",")[0] for key in spec.metric_keys()}
+    for metric in ALWAYS_SCORED.get(spec.output_type, ()):
+        if metric in named and metric not in reported and metric not in unit.unreported:  # else told below
+            unit.log.at_results("LB709", ("results", spec.name), (
+                f"{spec.name}: the config's metric_list names {metric}, which lm-eval scores for every sample and "
+                f"reports, but the results file reports no {metric}; it was taken out (and out of any group's)"))
 
 
 def _all_logged(unit: Aggregates, key: str, absent: list | None) -> None:
