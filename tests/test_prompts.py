@@ -61,6 +61,13 @@ CASES = [
     ("two-shot, as declared", {"shots": SHOTS, "num_fewshot": 2}, []),
     ("few-shot examples hidden: num_fewshot and n-shot both 0", {"shots": SHOTS}, [("LB723", LOG, 1)]),
     ("declared few-shot, prompts zero-shot", {"num_fewshot": 3}, [("LB723", LOG, 1)]),
+    # a red team cut a 25-shot ARC run's prompts to one example: each delimiter ends an example, so two is two
+    ("declared 25-shot, prompts of two examples", {"shots": SHOTS, "num_fewshot": 25}, [("LB723", LOG, 1)]),
+    ("declared 3-shot, prompts of two (a sampler dropped the eval doc)", {"shots": SHOTS, "num_fewshot": 3}, []),
+    ("declared 4-shot, a fewshot_config listing two examples", {"shots": SHOTS, "num_fewshot": 4, "config": {
+        "fewshot_config": {"sampler": "first_n", "samples": [{"q": 1}, {"q": 2}]}}}, []),
+    ("an example's text holding the delimiter (more is never too few)",
+     {"shots": "Passage A.\n\nQuestion A? 4\n\nPassage B. Question B? 7\n\n", "num_fewshot": 2}, []),
     ("a doc edited after the run (hashes redone): its prompt still holds the old one",
      {"doc": second_passage_edited}, [("LB722", LOG, 2)]),
     ("the description, rendered", {"config": {"description": "Answer with a number.\n\n"},

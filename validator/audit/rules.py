@@ -356,9 +356,9 @@ def run_config_conflict(ctx):
     so a prompt holding some under a count of 0 is reported at the first
     such sample of the log, and ten or more prompts holding none under a
     count above 0 at the first of them (one may: a sampler that draws the
-    eval doc itself drops it). A claimed chat template whose markup a prompt
-    does not show (the prompt is the plain build, end to end) changes
-    nothing. Under a chat template the examples are what
+    eval doc itself drops it); so is a prompt whose examples end in fewer
+    `fewshot_delimiter`s than the count less one (25 declared, 1 held).
+    Under a chat template the examples are what
     comes before the doc's own text with the closing words of `doc_to_text`
     ("Answer:"), the system instruction and description taken out; only 0
     against more than 0 is told, not 5 against 3.

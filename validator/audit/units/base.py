@@ -44,6 +44,7 @@ class Sample:
     doc_hash_ok: bool = False  # the logged doc_hash is the doc's own (the hashes unit, which runs first)
     target_traced: bool = False  # its target was held to what the config's doc_to_target gives (doc_templates)
     traced_target: Any = None  # that value, typed as lm-eval's doc_to_target gives it (an index, or a choice's text)
+    examples: tuple | None = None  # (prompt, start, end): where its few-shot examples lie, rebuilt (prompts)
     _continuations: list | None = field(default=None, init=False, repr=False)
     _until: Any = field(default=False, init=False, repr=False)  # False: not read yet (None is an answer)
 

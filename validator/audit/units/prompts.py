@@ -68,7 +68,7 @@ class Prompts(AuditUnit):
         # The file says so, and the submitter writes the file: a prompt that shows no chat markup at all (it is the
         # plain build, end to end) is held to the plain rules, so claiming a template hides no few-shot count.
         self.claimed_chat = spec.chat_template not in (None, "")
-        self.why_not = self._why_not(config, instruction)
+        self.why_not = _why_not(self, config, instruction)
         self.shots_told = False
         self.zero_shot: list = []  # (count, first record) of prompts without examples under a count above 0
         self.with_examples = False
@@ -78,18 +78,6 @@ class Prompts(AuditUnit):
         self.fixed_heads = self._heads({}, float("inf")) if fixed else None
         # The usual log: one head, and a doc_to_text with one text, whose end is compared in place (ending_of).
         self.one_way = self.fixed_heads is not None and len(self.fixed_heads) == 1 and not ends_in_newline(self.text)
-
-    def _why_not(self, config: dict, instruction) -> str | None:
-        """Why this log's prompts cannot be rebuilt, as its note says; None when they can."""
-        if config.get("doc_to_text") is None:
-            return "the config has no doc_to_text (every lm-eval 0.4 config writes one)" if config else ""
-        if config.get("use_prompt") or config.get("gen_prefix") is not None:
-            return f"the config's {'use_prompt' if config.get('use_prompt') else 'gen_prefix'}"
-        if self.text is None or self.description is None or self.delimiter is None:
-            return "a doc_to_text or description of a template shape lbnorm does not evaluate (it is not run)"
-        if instruction is not None and self.instruction is None:
-            return "a system_instruction that is not text"
-        return None
 
     def sees_samples(self) -> bool:
         if self.claimed_chat and self.why_not is None:
@@ -135,6 +123,7 @@ class Prompts(AuditUnit):
             self._find(sample, f"request {other} has another context than request 0; lm-eval gives every request "
                        "of a sample the one prompt (and, for acc_mutual_info only, one empty one per choice)")
         elif self.shots is not None:
+            sample.examples = (prompt, min(starts), len(prompt) - min(tails))
             self._shots(sample, min(between), max(between), bool(max(starts)))
 
     def _as_usual(self, sample: Sample, contexts: list, prompt: str, doc: dict) -> bool:
@@ -152,6 +141,7 @@ class Prompts(AuditUnit):
         shots = self.shots
         if shots is not None:
             between = 0 if self.claimed_chat and _joint(prompt, len(head), tail) else len(prompt) - len(head) - tail
+            sample.examples = (prompt, len(head), len(prompt) - tail)
             if (shots == 0) != (between == 0) or (shots and not self.with_examples):  # agreement needs no call
                 self._shots(sample, between, between, bool(head))
         return True
@@ -196,6 +186,19 @@ class Prompts(AuditUnit):
     def _find(self, sample: Sample, message: str) -> None:
         self.log.at_record("LB722", sample.record, ("arguments",), f"{self.spec.name} doc_id {sample.doc_id}: "
                            f"{message}; the prompt or the doc was edited after the run, or the config was")
+
+
+def _why_not(unit: Prompts, config: dict, instruction) -> str | None:
+    """Why this log's prompts cannot be rebuilt, as its note says; None when they can."""
+    if config.get("doc_to_text") is None:
+        return "the config has no doc_to_text (every lm-eval 0.4 config writes one)" if config else ""
+    if config.get("use_prompt") or config.get("gen_prefix") is not None:
+        return f"the config's {'use_prompt' if config.get('use_prompt') else 'gen_prefix'}"
+    if unit.text is None or unit.description is None or unit.delimiter is None:
+        return "a doc_to_text or description of a template shape lbnorm does not evaluate (it is not run)"
+    if instruction is not None and unit.instruction is None:
+        return "a system_instruction that is not text"
+    return None
 
 
 def _joint(prompt: str, head: int, tail: int) -> bool:

@@ -1,0 +1,58 @@
+"""How many few-shot examples the prompts hold, against the count the file declares.
+
+lm-eval builds a few-shot prompt as the description, then each example
+followed by the config's `fewshot_delimiter` ("\\n\\n" by default), then the
+doc's own text (api/samplers.py get_context). So a prompt holds at least as
+many delimiters between its head and its doc's text as it has examples; an
+example's own text may hold more, never fewer. A run declared 25-shot whose
+prompts were cut to one example (hashes redone) agreed with everything but
+this count (a red team's fourth round). The prompts unit tells zero from
+some (and a single prompt without examples is honest there); this one tells
+too few among prompts that hold some. One fewer is honest: a sampler that
+draws the eval doc drops it. Under a chat template the examples may be messages of their
+own (fewshot_as_multiturn), so nothing is counted there. Rule LB723.
+"""
+
+from __future__ import annotations
+
+from .base import AuditUnit, Sample, audit_unit
+
+_DEFAULT_FEWSHOT_DELIMITER = "\n\n"  # lm-eval's TaskConfig default
+
+
+@audit_unit(order=17)  # after the prompts unit, which finds where each prompt's examples lie
+class ShotCount(AuditUnit):
+    """LB723: the prompts hold fewer few-shot examples than the file declares."""
+
+    def __init__(self, log):
+        super().__init__(log)
+        config = self.spec.config
+        delimiter = config.get("fewshot_delimiter", _DEFAULT_FEWSHOT_DELIMITER)
+        self.delimiter = delimiter if isinstance(delimiter, str) and delimiter else None
+        self.expected = _expected(self.spec.declared_shots, config.get("fewshot_config"))
+        self.told = False
+
+    def sees_samples(self) -> bool:
+        return self.delimiter is not None and self.expected >= 2 and self.spec.chat_template in (None, "")
+
+    def add(self, sample: Sample) -> None:
+        if self.told or sample.examples is None:
+            return
+        prompt, start, end = sample.examples
+        held = prompt.count(self.delimiter, start, end)
+        if 0 < held < self.expected - 1:  # none at all is the prompts unit's (LB723 when no prompt holds any)
+            self.told = True
+            self.log.at_record("LB723", sample.record, ("arguments",), (
+                f"configs.{self.spec.name}.num_fewshot is {self.spec.declared_shots}, but the prompt of doc_id "
+                f"{sample.doc_id} holds {held} few-shot delimiter{'s' if held != 1 else ''} "
+                f"({self.delimiter!r}) before the doc's own text, so at most {held} examples; n-shot and the "
+                "config were edited after the run, or the prompts were"))
+
+
+def _expected(shots: int | None, fewshot_config: object) -> int:
+    """The examples an honest prompt holds: the declared count, or fewer where the config lists fewer fixed
+    examples (fewshot_config.samples, which the first_n sampler takes as they are)."""
+    if shots is None:
+        return 0
+    samples = fewshot_config.get("samples") if isinstance(fewshot_config, dict) else None
+    return min(shots, len(samples)) if isinstance(samples, list) else shots
