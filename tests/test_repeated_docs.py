@@ -125,3 +125,26 @@ def test_the_docs_kept_are_bounded_and_later_copies_of_them_still_found(tmp_path
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
     assert [(f.rule, f.line) for f in result.findings] == [("LB725", 7)]
     assert "repeated docs were looked for among the first 3 docs only" in result.tasks[0].notes
+
+
+def reordered_copies(count: int):
+    """The first `count` samples replaced by copies of the last, each copy's doc keys in another order and its
+    hashes redone, so no doc_hash repeats (a red team's fourth round: ARC 0.5 -> 1.0, clean)."""
+    def edit(task):
+        for over in range(count):
+            replacement = copy.deepcopy(task.samples[-1])
+            keys = list(replacement["doc"])
+            replacement["doc"] = {key: replacement["doc"][key] for key in keys[over + 1:] + keys[:over + 1]}
+            replacement["doc_id"] = task.samples[over]["doc_id"]
+            task.samples[over] = harness.with_hashes(replacement)
+    return edit
+
+
+@pytest.mark.parametrize("count, expected", [(2, []), (3, [("LB725", CHOICE_LOG, 2)])])
+def test_copies_with_their_keys_reordered_share_a_row_id(tmp_path, count, expected):
+    """Up to two docs per log may share a row id (EleutherAI/drop holds one query_id twice); more are copies.
+    Told at the first doc whose row id another doc_id logged first."""
+    task = choices_with_ids(reordered_copies(count))
+    paths = harness.write_run(tmp_path, [task])
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == expected

@@ -9,11 +9,12 @@ only where the doc carries the dataset's own id for its row (IFEval's `key`,
 DROP's `query_id`, ARC's `id`...); other repeats are counted in a note.
 
 Docs are matched by their doc_hash, where the hashes unit found it to be
-the doc's own (a doc_hash that fails LB703 matches nothing). So this finds
-a copied doc, not a doc edited after the copy with its hash redone: keys
-reordered or a space added make another doc. Matching row ids by value
-instead would report honest runs: EleutherAI/drop holds one query_id twice
-(two questions that differ in their last character). Rule LB725.
+the doc's own (a doc_hash that fails LB703 matches nothing). A copy edited
+with its hash redone (its keys reordered: a red team's fourth round) is
+another doc by its hash, but not by its row id: so docs are matched by the
+value of their row id too. EleutherAI/drop holds one query_id twice (two
+questions that differ in their last character), so up to ROW_ID_REPEATS
+such docs per log are honest; more are LB725. Rule LB725.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ MAX_TOLD = 5  # repeated docs reported per log; the note counts them all
 # Docs looked up per log, at about 100 bytes each: the largest leaderboard split (MMLU, 14,042) ten times over,
 # and 13 MB whatever a log holds. A doc past them is still matched against them, not kept.
 MAX_TRACKED = 1 << 17
+ROW_ID_REPEATS = 2  # docs per log that may share a row id with another doc (EleutherAI/drop's one query_id twice)
+_ROW_ID_VALUES = (str, int)
 
 
 @audit_unit(order=22)
@@ -42,6 +45,8 @@ class RepeatedDocs(AuditUnit):
         self.repeated: set[int] = set()  # doc_ids already counted: a doc is counted once, not once per filter
         self.with_row_id = self.without_row_id = 0
         self.full = False
+        self.first_by_row_id: dict[int, int] = {}  # hash((field, value)) -> the doc_id first logged with that row id
+        self.row_id_shared: list = []  # [count, the first sample, its row id field, the first doc_id]
 
     def add(self, sample: Sample) -> None:
         if not sample.doc_hash_ok:
@@ -55,6 +60,23 @@ class RepeatedDocs(AuditUnit):
                 self.full = True
         elif first != sample.doc_id and sample.doc_id not in self.repeated and len(self.repeated) < MAX_TRACKED:
             self._repeat(sample, first)
+        self._by_row_id(sample)  # after: a doc repeated whole is told above, not counted again here
+
+    def _by_row_id(self, sample: Sample) -> None:
+        doc = sample.data.get("doc")
+        row_id = next((name for name in ROW_ID_FIELDS if name in doc), None) if type(doc) is dict else None
+        if row_id is None or type(doc[row_id]) not in _ROW_ID_VALUES:
+            return
+        key = hash((row_id, doc[row_id]))
+        first = self.first_by_row_id.get(key)
+        if first is None:
+            if len(self.first_by_row_id) < MAX_TRACKED:
+                self.first_by_row_id[key] = sample.doc_id
+        elif first != sample.doc_id and sample.doc_id not in self.repeated:
+            if self.row_id_shared:
+                self.row_id_shared[0] += 1
+            else:
+                self.row_id_shared = [1, sample, row_id, first]
 
     def _repeat(self, sample: Sample, first: int) -> None:
         doc = sample.data.get("doc")  # a doc_hash can be the hash of no doc ("null") or of a list
@@ -71,6 +93,12 @@ class RepeatedDocs(AuditUnit):
                 "replaced by a copy of another's"))
 
     def finish(self) -> None:
+        if self.row_id_shared and self.row_id_shared[0] > ROW_ID_REPEATS:
+            count, sample, row_id, first = self.row_id_shared
+            self.log.at_record("LB725", sample.record, ("doc", row_id), (
+                f"{self.spec.name} doc_id {sample.doc_id}: its {row_id!r} is that of the doc under doc_id {first}, "
+                f"and {count:,} docs share a row id with another doc_id; lm-eval logs each row of the split once, "
+                "so samples were replaced by copies of others (their docs edited, their hashes redone)"))
         if self.with_row_id > MAX_TOLD:
             self.summary.notes.append(f"{self.with_row_id:,} docs with a row id repeat under other doc_ids (LB725 "
                                       f"reported the first {MAX_TOLD})")
