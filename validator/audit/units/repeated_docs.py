@@ -48,6 +48,7 @@ class RepeatedDocs(AuditUnit):
         self.full = False
         self.first_by_row_id: dict[int, int] = {}  # hash((field, value)) -> the doc_id first logged with that row id
         self.row_id_shared: list = []  # [count, the first sample, its row id field, the first doc_id]
+        self.row_id = ROW_ID_FIELDS[0]
 
     def add(self, sample: Sample) -> None:
         if not sample.doc_hash_ok:
@@ -67,7 +68,8 @@ class RepeatedDocs(AuditUnit):
         doc = sample.data.get("doc")
         if type(doc) is not dict or _ROW_ID_SET.isdisjoint(doc):  # in C: most docs of a log without one end here
             return
-        row_id = next(name for name in ROW_ID_FIELDS if name in doc)
+        row_id = self.row_id if self.row_id in doc else next(name for name in ROW_ID_FIELDS if name in doc)
+        self.row_id = row_id  # a log's docs share their fields: the next doc is asked for this one first
         if type(doc[row_id]) not in _ROW_ID_VALUES:
             return
         key = hash((row_id, doc[row_id]))
