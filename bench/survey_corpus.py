@@ -33,7 +33,8 @@ def prose(rng: random.Random, words: int) -> str:
 def mc_task(rng: random.Random, docs: int, seed: int):
     task = choice_task("mmlu_pro_like", docs, seed=seed)
     task.config.update(doc_to_text="Question: {{question}}\nAnswer:", num_fewshot=5)  # as the prompts below
-    shots = prose(rng, 700)  # the few-shot prefix every request of every doc repeats
+    # the five examples every request of every doc repeats, each ending in fewshot_delimiter (LB723 counts them)
+    shots = "\n\n".join(prose(rng, 140) for _ in range(5))
     for sample in task.samples:
         question = prose(rng, 60)
         sample["doc"]["question"] = question
@@ -61,7 +62,7 @@ def drop_run_task(rng: random.Random, docs: int):
     predictions = [f" {g[0][0]}" if rng.random() < 0.5 else f" {prose(rng, 3)}" for g in golds]
     task = drop_task(predictions, golds, answer_fields=True)  # as lm-eval logs DROP docs: traced by LB721
     task.config["num_fewshot"] = 3  # the prompts hold 3 examples (LB723 holds the count to them)
-    shots = prose(rng, 400)
+    shots = "\n\n".join(prose(rng, 400 // 3 + (n < 400 % 3)) for n in range(3))  # 400 words, as 3 examples
     for sample, gold in zip(task.samples, golds):
         passage = f"{prose(rng, 125)} {gold[0][0]} {prose(rng, 125)}"
         sample["doc"]["passage"] = passage
