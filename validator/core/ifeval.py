@@ -1,0 +1,383 @@
+"""IFEval's instruction checkers, replayed where they decide the same way every time. Pure: no I/O.
+
+lm-eval's IFEval (tasks/ifeval and tasks/leaderboard/ifeval: instructions.py,
+instructions_registry.py, utils.py, the same code from 0.4.0 to 0.4.13) builds
+one checker per instruction of a doc from `{k: v for k, v in kwargs.items() if
+v}` and logs, per instruction, whether the response follows it: strict on the
+response itself, loose on any of eight variants (first and/or last line
+removed, asterisks removed). A submitter who flips an outcome, with the
+prompt level and the aggregates redone, agrees with everything else in the
+files; the response still says otherwise.
+
+`replay` gives (strict, loose) as the harness would, or None for either when
+the harness's own answer is not settled by the doc and the response:
+- the checker draws what a kwarg leaves out at random (a falsy or missing
+  kwarg), or would raise on the doc's kwargs (a wrong type, an unknown relation);
+- it asks langdetect (unseeded: language:response_language, and
+  change_case:english_capital/english_lowercase once their case test passes;
+  a failed case test settles them) or nltk's punkt data
+  (length_constraints:number_sentences, change_case:capital_word_frequency);
+- a kwarg the harness reads as a regular expression (keywords, a section
+  splitter, a postscript marker) holds anything but plain characters and dots,
+  or is longer than PLAIN_MAX, or a list holds more than MAX_WORDS of them:
+  `re` has no time limit, and the submitter writes the doc.
+The harness's own patterns that backtrack without bound on some texts (bullet
+lines, titles, placeholders: quadratic in a run of blank lines or brackets) are
+computed here by scans that give the same count in linear time;
+tests/test_ifeval.py holds them against `re` and against outcomes recorded
+from lm-eval 0.4.9.2's checkers.
+
+A character's Unicode class (`\\w`, lower case) is this Python's: a Python
+with an older Unicode table may differ on a character assigned since.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable
+
+RELATIONS = ("less than", "at least")
+CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
+PLAIN_MAX = 200  # longest keyword, splitter or marker replayed (a dataset's are words)
+MAX_WORDS = 16  # keywords or forbidden words replayed per instruction (a dataset's list a few)
+_NOT_PLAIN = re.compile(r"[\\^$*+?{}\[\]|()]")
+_SPACES = re.compile(r"\s*")
+_WORD = re.compile(r"\w+")
+_HIGHLIGHT = re.compile(r"\*[^\n\*]*\*")
+_DOUBLE_HIGHLIGHT = re.compile(r"\*\*[^\n\*]*\*\*")
+_PARAGRAPH_DIVIDER = re.compile(r"\s?\*\*\*\s?")
+_POSTSCRIPTS = {"P.P.S": re.compile(r"p\.\s?p\.\s?s"), "P.S.": re.compile(r"p\.\s?s\.")}
+
+Check = Callable[[dict, str], Any]
+
+
+def replay(instruction: str, kwargs: Any, response: str) -> tuple[bool | None, bool | None]:
+    """(strict, loose) outcome of one instruction, as the harness's test_instruction_following_* give them, each
+    None where it is not settled (see the module's docstring)."""
+    check = CHECKS.get(instruction)
+    if check is None or not isinstance(kwargs, dict) or not isinstance(response, str):
+        return None, None
+    given = {key: value for key, value in kwargs.items() if value}
+    strict = _strict(check, given, response)
+    outcomes = [strict] + [_strict(check, given, variant) for variant in _loose_variants(response)[1:]]
+    loose = True if True in outcomes else None if None in outcomes else False
+    return strict, loose
+
+
+def replay_cost(kwargs: Any, response: str) -> int:
+    """What one replay reads, in characters: the response once per pattern its kwargs give (a list of words is
+    searched word by word), for a caller that bounds the work a submitter's docs and responses can ask for."""
+    lists = [value for value in kwargs.values() if isinstance(value, list)] if isinstance(kwargs, dict) else []
+    return (len(response) + 1) * (1 + sum(min(len(words), MAX_WORDS + 1) for words in lists))
+
+
+def _strict(check: Check, given: dict, response: str) -> bool | None:
+    try:
+        followed = check(given, response)  # first, as the harness builds the checker before it reads the response
+    except _Unsettled:
+        return None
+    return followed if response.strip() else False
+
+
+def _loose_variants(response: str) -> list[str]:
+    """utils.test_instruction_following_loose's eight responses, in its order."""
+    lines = response.split("\n")
+    first, last, both = ("\n".join(part).strip() for part in (lines[1:], lines[:-1], lines[1:-1]))
+    return [response, response.replace("*", ""), first, last, both,
+            first.replace("*", ""), last.replace("*", ""), both.replace("*", "")]
+
+
+class _Unsettled(Exception):
+    """The harness's outcome is not settled by the doc and the response: it would draw at random, raise, or ask
+    langdetect or nltk."""
+
+
+def _count(given: dict, key: str) -> int | float:
+    value = given.get(key)  # a falsy one was dropped: the harness draws it at random
+    if type(value) not in (int, float) or value < 0:
+        raise _Unsettled  # a negative one is drawn at random too; a string would raise
+    return value
+
+
+def _text(given: dict, key: str) -> str:
+    value = given.get(key)
+    if not isinstance(value, str):
+        raise _Unsettled
+    return value
+
+
+def _plain(pattern: Any) -> str:
+    """A kwarg the harness puts into a regular expression, when it is plain enough to run here."""
+    if not isinstance(pattern, str) or len(pattern) > PLAIN_MAX or _NOT_PLAIN.search(pattern):
+        raise _Unsettled
+    return pattern
+
+
+def _relation(given: dict, key: str = "relation") -> str:
+    relation = given.get(key)
+    if relation not in RELATIONS:
+        raise _Unsettled  # missing: drawn at random; anything else: ValueError
+    return relation
+
+
+def _compare(actual: int, relation: str, threshold: int | float) -> bool:
+    return actual < threshold if relation == RELATIONS[0] else actual >= threshold
+
+
+def _words(given: dict, key: str) -> list[str]:
+    words = given.get(key)
+    if not isinstance(words, list) or len(words) > MAX_WORDS:
+        raise _Unsettled
+    return [_plain(word) for word in words]
+
+
+# --- the checkers, in instructions.py's order; each takes the kept kwargs and one response --------------
+
+def _number_placeholders(given: dict, value: str) -> bool:
+    return placeholder_count(value) >= _count(given, "num_placeholders")
+
+
+def _number_bullet_lists(given: dict, value: str) -> bool:
+    return bullet_count(value) == _count(given, "num_bullets")
+
+
+def _constrained_response(given: dict, value: str) -> bool:
+    value = value.strip()
+    return any(option in value for option in CONSTRAINED_RESPONSES)
+
+
+def _number_highlighted_sections(given: dict, value: str) -> bool:
+    wanted = _count(given, "num_highlights")
+    found = sum(1 for h in _HIGHLIGHT.findall(value) if h.strip("*").strip())
+    found += sum(1 for h in _DOUBLE_HIGHLIGHT.findall(value) if h.removeprefix("**").removesuffix("**").strip())
+    return found >= wanted
+
+
+def _multiple_sections(given: dict, value: str) -> bool:
+    splitter, wanted = _plain(_text(given, "section_spliter").strip()), _count(given, "num_sections")
+    return len(re.split(r"\s?" + splitter + r"\s?\d+\s?", value)) - 1 >= wanted
+
+
+def _number_paragraphs(given: dict, value: str) -> bool:
+    wanted = _count(given, "num_paragraphs")
+    paragraphs = _PARAGRAPH_DIVIDER.split(value)
+    found = len(paragraphs)
+    for index, paragraph in enumerate(paragraphs):
+        if not paragraph.strip():
+            if index in (0, len(paragraphs) - 1):
+                found -= 1
+            else:
+                return False
+    return found == wanted
+
+
+def _postscript(given: dict, value: str) -> bool:
+    marker = _text(given, "postscript_marker").strip()
+    pattern = _POSTSCRIPTS.get(marker) or re.compile(_plain(marker.lower()))
+    # The harness's r"\s*" + marker + r".*$" finds something exactly where the marker's own pattern does.
+    return pattern.search(value.lower()) is not None
+
+
+def _keywords_existence(given: dict, value: str) -> bool:
+    return all(re.search(keyword, value, flags=re.IGNORECASE) for keyword in _words(given, "keywords"))
+
+
+def _keyword_frequency(given: dict, value: str) -> bool:
+    keyword = _plain(_text(given, "keyword").strip())
+    threshold, relation = _count(given, "frequency"), _relation(given)
+    return _compare(len(re.findall(keyword, value, flags=re.IGNORECASE)), relation, threshold)
+
+
+def _number_words(given: dict, value: str) -> bool:
+    threshold, relation = _count(given, "num_words"), _relation(given)
+    return _compare(len(_WORD.findall(value)), relation, threshold)  # nltk's RegexpTokenizer(r"\w+")
+
+
+def _json_format(given: dict, value: str) -> bool:
+    value = value.strip().removeprefix("```json").removeprefix("```Json").removeprefix("```JSON")
+    value = value.removeprefix("```").removesuffix("```").strip()
+    try:
+        json.loads(value)
+    except ValueError as error:
+        if "integer string conversion" in str(error):
+            raise _Unsettled from None  # a limit Python 3.10.7 and 3.11 brought: the run's Python decided
+        return False
+    except RecursionError:
+        raise _Unsettled from None  # the harness's except ValueError lets it through: the run would have stopped
+    return True
+
+
+def _nth_paragraph_first_word(given: dict, value: str) -> bool:
+    wanted, nth = _count(given, "num_paragraphs"), _count(given, "nth_paragraph")
+    if type(nth) is not int or not 0 < nth <= wanted:
+        raise _Unsettled  # drawn at random (a float would raise as a list index)
+    first_word = _text(given, "first_word").lower()
+    paragraphs = value.split("\n\n")
+    found = sum(1 for paragraph in paragraphs if paragraph.strip())
+    if nth > found or not (paragraph := paragraphs[nth - 1].strip()):
+        return False
+    word = paragraph.split()[0].strip().lstrip("'").lstrip('"')
+    letters = []
+    for letter in word:
+        if letter in {".", ",", "?", "!", "'", '"'}:
+            break
+        letters.append(letter.lower())
+    return found == wanted and "".join(letters) == first_word
+
+
+def _forbidden_words(given: dict, value: str) -> bool:
+    return not any(re.search(r"\b" + word + r"\b", value, flags=re.IGNORECASE)
+                   for word in _words(given, "forbidden_words"))
+
+
+def _two_responses(given: dict, value: str) -> bool:
+    kept = []
+    parts = value.split("******")
+    for index, part in enumerate(parts):
+        if part.strip():
+            kept.append(part)
+        elif index not in (0, len(parts) - 1):
+            return False
+    return len(kept) == 2 and kept[0].strip() != kept[1].strip()
+
+
+def _repeat_prompt(given: dict, value: str) -> bool:
+    return value.strip().lower().startswith(_text(given, "prompt_to_repeat").strip().lower())
+
+
+def _end_checker(given: dict, value: str) -> bool:
+    return value.strip().strip('"').lower().endswith(_text(given, "end_phrase").strip().lower())
+
+
+def _title(given: dict, value: str) -> bool:
+    return any(title.lstrip("<").rstrip(">").strip() for title in titles(value))
+
+
+def _letter_frequency(given: dict, value: str) -> bool:
+    letter = given.get("letter")
+    lowered = letter.lower() if isinstance(letter, str) and len(letter) == 1 else ""
+    if not (len(lowered) == 1 and "a" <= lowered <= "z"):
+        raise _Unsettled  # drawn at random (or, for a letter whose lower case is two characters, a TypeError)
+    threshold, relation = _count(given, "let_frequency"), _relation(given, "let_relation")
+    return _compare(value.lower().count(lowered), relation, threshold)
+
+
+def _english_capital(given: dict, value: str) -> bool:
+    if not value.isupper():
+        return False
+    raise _Unsettled  # then langdetect decides
+
+
+def _english_lowercase(given: dict, value: str) -> bool:
+    if not value.islower():
+        return False
+    raise _Unsettled
+
+
+def _no_comma(given: dict, value: str) -> bool:
+    return "," not in value
+
+
+def _quotation(given: dict, value: str) -> bool:
+    value = value.strip()
+    return len(value) > 1 and value[0] == '"' and value[-1] == '"'
+
+
+def _unsettled(given: dict, value: str) -> bool:
+    raise _Unsettled
+
+
+CHECKS: dict[str, Check] = {
+    "keywords:existence": _keywords_existence,
+    "keywords:frequency": _keyword_frequency,
+    "keywords:forbidden_words": _forbidden_words,
+    "keywords:letter_frequency": _letter_frequency,
+    "language:response_language": _unsettled,  # langdetect
+    "length_constraints:number_sentences": _unsettled,  # nltk's punkt
+    "length_constraints:number_paragraphs": _number_paragraphs,
+    "length_constraints:number_words": _number_words,
+    "length_constraints:nth_paragraph_first_word": _nth_paragraph_first_word,
+    "detectable_content:number_placeholders": _number_placeholders,
+    "detectable_content:postscript": _postscript,
+    "detectable_format:number_bullet_lists": _number_bullet_lists,
+    "detectable_format:constrained_response": _constrained_response,
+    "detectable_format:number_highlighted_sections": _number_highlighted_sections,
+    "detectable_format:multiple_sections": _multiple_sections,
+    "detectable_format:json_format": _json_format,
+    "detectable_format:title": _title,
+    "combination:two_responses": _two_responses,
+    "combination:repeat_prompt": _repeat_prompt,
+    "startend:end_checker": _end_checker,
+    "change_case:capital_word_frequency": _unsettled,  # nltk's word_tokenize
+    "change_case:english_capital": _english_capital,
+    "change_case:english_lowercase": _english_lowercase,
+    "punctuation:no_comma": _no_comma,
+    "startend:quotation": _quotation,
+}
+INSTRUCTIONS = frozenset(CHECKS)  # instructions_registry.INSTRUCTION_DICT's keys: any other id raises KeyError
+
+
+# --- linear scans giving what the harness's backtracking patterns find ---------------------------------
+
+def bullet_count(value: str) -> int:
+    """len(re.findall(r"^\\s*\\*[^\\*].*$", value, re.M)) + len(re.findall(r"^\\s*-.*$", value, re.M))."""
+    return _line_heads(value, _star_head) + _line_heads(value, _dash_head)
+
+
+def _star_head(value: str, at: int) -> int:
+    return at + 2 if value.startswith("*", at) and at + 1 < len(value) and value[at + 1] != "*" else -1
+
+
+def _dash_head(value: str, at: int) -> int:
+    return at + 1 if value.startswith("-", at) else -1
+
+
+def _line_heads(value: str, head: Callable[[str, int], int]) -> int:
+    """Matches of ^\\s*<head>.*$ (re.M), found left to right as findall does. The whitespace may span lines;
+    where the head fails after it, every line start inside that whitespace fails the same way, so the scan
+    resumes at the first line start past it (re tries each, each time re-reading the whitespace)."""
+    count, start, size = 0, 0, len(value)
+    while start <= size:
+        after_spaces = _SPACES.match(value, start).end()
+        body = head(value, after_spaces)
+        if body >= 0:
+            count += 1
+            end = value.find("\n", body)
+            resume = size if end < 0 else end
+            if resume > 0 and value[resume - 1] == "\n":  # the match ended on a line start: re tries it next
+                start = resume
+                continue
+        else:
+            resume = after_spaces
+        newline = value.find("\n", resume)
+        if newline < 0:
+            return count
+        start = newline + 1
+    return count
+
+
+def placeholder_count(value: str) -> int:
+    """len(re.findall(r"\\[.*?\\]", value)): each '[' to the first ']' after it on its line."""
+    count, at = 0, 0
+    while (opening := value.find("[", at)) >= 0:
+        line_end = value.find("\n", opening)
+        closing = value.find("]", opening + 1, len(value) if line_end < 0 else line_end)
+        if closing >= 0:
+            count, at = count + 1, closing + 1
+        elif line_end < 0:
+            break
+        else:
+            at = line_end + 1  # every later '[' of this line has no ']' after it either
+    return count
+
+
+def titles(value: str) -> list[str]:
+    """re.findall(r"<<[^\\n]+>>", value): on each line, from its first '<<' to its last '>>' at least one
+    character further (greedy, so at most one per line)."""
+    found = []
+    for line in value.split("\n"):
+        opening = line.find("<<")
+        if opening >= 0 and (closing := line.rfind(">>", opening + 3)) >= 0:
+            found.append(line[opening:closing + 2])
+    return found
