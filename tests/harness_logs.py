@@ -127,25 +127,43 @@ def scripted_choice_task(name: str, correct: list[bool], choices: tuple[str, ...
     return task
 
 
+# The source lm-eval writes of IFEval's process_results (tasks/ifeval/utils.py), as its configs hold it.
+IFEVAL_PROCESS_RESULTS = (
+    "def process_results(doc, results):\n    inp = InputExample(\n        key=doc[\"key\"],\n"
+    "        instruction_id_list=doc[\"instruction_id_list\"],\n        prompt=doc[\"prompt\"],\n"
+    "        kwargs=doc[\"kwargs\"],\n    )\n    response = results[0]\n"
+    "    out_strict = test_instruction_following_strict(inp, response)\n"
+    "    out_loose = test_instruction_following_loose(inp, response)\n    ...\n")
+IFEVAL_RESPONSE = "A few words."
+
+
+def ifeval_instruction(passes: bool, index: int = 0) -> tuple[str, dict]:
+    """An instruction id and its kwargs (every key of the dataset's, as lm-eval logs them) that lm-eval's checker
+    passes on IFEVAL_RESPONSE (three words) or fails, strict and loose alike."""
+    kwargs = dict.fromkeys(("num_words", "relation", "num_sentences", "keywords"))
+    kwargs.update(num_words=40 + index, relation="less than" if passes else "at least")
+    return "length_constraints:number_words", kwargs
+
+
 def ifeval_task(outcomes: list[list[bool]], loose: bool = False) -> Task:
     """IFEval-style: prompt level a bool, instruction level a list of bools (flattened when aggregated); with
-    `loose`, the loose levels too (the same outcomes) and the doc's kwargs, one dict per instruction."""
+    `loose`, the loose levels too (the same outcomes). Each doc lists one number_words instruction per outcome,
+    with kwargs under which lm-eval's checker gives that outcome on the response: an honest log."""
     levels = ("strict", "loose") if loose else ("strict",)
     config = {"task": "leaderboard_ifeval", "output_type": "generate_until", "generation_kwargs": {"until": []},
-              "doc_to_text": "prompt",
+              "doc_to_text": "prompt", "process_results": IFEVAL_PROCESS_RESULTS,
               "metric_list": [entry for level in levels for entry in (
                   {"metric": f"prompt_level_{level}_acc", "aggregation": "mean"},
                   {"metric": f"inst_level_{level}_acc",
                    "aggregation": "def agg_inst_level_acc(items):\n    flat_items = ..."})]}
     task = Task("leaderboard_ifeval", config)
     for doc_id, instructions in enumerate(outcomes):
-        doc = {"key": doc_id, "prompt": f"Write {doc_id} words.",
-               "instruction_id_list": [f"length_constraints:number_words_{i}" for i in range(len(instructions))]}
-        if loose:
-            doc["kwargs"] = [{"num_words": 40 + i, "relation": "at least"} for i in range(len(instructions))]
+        listed = [ifeval_instruction(passes, index) for index, passes in enumerate(instructions)]
+        doc = {"key": doc_id, "prompt": f"Write {doc_id} words.", "instruction_id_list": [i for i, _ in listed],
+               "kwargs": [kwargs for _, kwargs in listed]}
         sample = {"doc_id": doc_id, "doc": doc, "target": "0",
                   "arguments": {"gen_args_0": {"arg_0": f"Write {doc_id} words.", "arg_1": {"until": []}}},
-                  "resps": [["words"]], "filtered_resps": ["words"], "filter": "none",
+                  "resps": [[IFEVAL_RESPONSE]], "filtered_resps": [IFEVAL_RESPONSE], "filter": "none",
                   "metrics": [f"{kind}_level_{level}_acc" for level in levels for kind in ("prompt", "inst")]}
         with_hashes(sample)
         for level in levels:

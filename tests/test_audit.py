@@ -879,12 +879,19 @@ def test_a_metric_taken_out_of_the_results_entry_is_found(tmp_path, dropped, fro
 
 # --- IFEval: the prompt level is all() of the instruction level -----------------------------------------
 
+# An instruction whose outcome the replay does not settle (nltk's punkt counts the sentences): the levels are
+# held to each other alone.
+NOT_REPLAYED = ("length_constraints:number_sentences", {"num_sentences": 3, "relation": "less than"})
+
+
 def ifeval_run(tmp_path: Path, outcomes: list[list[bool]], edit=None) -> dict[str, Path]:
-    """An IFEval log whose docs list their instructions; `edit(samples)` tampers before the results file is
-    written, so its aggregates are recomputed from the tampered samples, as a careful submitter would."""
+    """An IFEval log whose docs list instructions the replay does not settle; `edit(samples)` tampers before the
+    results file is written, so its aggregates are recomputed from the tampered samples, as a careful submitter
+    would."""
     task = hl.ifeval_task(outcomes)
     for sample, listed in zip(task.samples, outcomes):
-        sample["doc"]["instruction_id_list"] = [f"rule:{i}" for i in range(len(listed))]
+        sample["doc"]["instruction_id_list"] = [NOT_REPLAYED[0]] * len(listed)
+        sample["doc"]["kwargs"] = [dict(NOT_REPLAYED[1]) for _ in listed]
         hl.with_hashes(sample)
     if edit:
         edit(task.samples[1])
@@ -935,24 +942,40 @@ def test_an_instruction_level_that_cannot_be_held_to_its_doc_is_lb708(tmp_path, 
 
 
 LOOSE_BELOW_STRICT = {"inst_level_loose_acc": [False, True], "prompt_level_loose_acc": False}
+FLIPPED_TO_PASS = [("LB708", 2)] * 4 + [("LB709", "results")] * 2  # each level's outcome, prompt level, aggregate
+
+
+def respond(text: str, **edit) -> dict:
+    return {"resps": [[text]], "filtered_resps": [text], **edit}
 
 
 @pytest.mark.parametrize("instruction, kwargs, edit, found", [
-    ("length_constraints:number_words", {"num_words": 40}, LOOSE_BELOW_STRICT, [("LB708", 2)]),
+    # the replay: lm-eval's checker on the response gives a fail, logged as a pass at both levels
+    ("length_constraints:number_words", {"num_words": 40, "relation": "at least"}, {}, FLIPPED_TO_PASS),
+    ("punctuation:no_comma", {}, respond("A few, words."), FLIPPED_TO_PASS),
+    ("punctuation:no_comma", {}, respond("A few words."), []),
+    # loose is logged a fail where the checker passes it
+    ("length_constraints:number_words", {"num_words": 40, "relation": "less than"}, LOOSE_BELOW_STRICT,
+     [("LB708", 2), ("LB708", 2), ("LB709", "results")]),
+    # not replayed (nltk's punkt), but the same twice: loose tries the response as it is, so it passes too
+    NOT_REPLAYED + (LOOSE_BELOW_STRICT, [("LB708", 2)]),
     # langdetect is unseeded: the same text can be told two languages, so strict and loose may disagree
     ("language:response_language", {"language": "de"}, LOOSE_BELOW_STRICT, []),
-    ("change_case:english_lowercase", {}, LOOSE_BELOW_STRICT, []),  # langdetect too: "is it English?"
-    ("change_case:english_capital", {}, LOOSE_BELOW_STRICT, []),
+    ("change_case:english_lowercase", {}, respond("a few words.", **LOOSE_BELOW_STRICT), []),
+    ("change_case:english_capital", {}, respond("A FEW WORDS.", **LOOSE_BELOW_STRICT), []),
+    # ... but its case test comes first, and settles a response with a capital letter
+    ("change_case:english_lowercase", {}, {}, FLIPPED_TO_PASS),
     # a kwarg of 0 is dropped ({k: v ... if v}) and drawn at random, separately for strict and loose
     ("length_constraints:number_words", {"num_words": 0}, LOOSE_BELOW_STRICT, []),
-    # an empty response follows nothing, strict and loose alike
-    ("length_constraints:number_words", {"num_words": 40}, {"resps": [[" \n"]], "filtered_resps": [" \n"]},
-     [("LB708", 2), ("LB708", 2)]),
-], ids=["loose below strict", "langdetect's instruction", "english_lowercase (langdetect)",
-        "english_capital (langdetect)", "a dropped kwarg", "an empty response passes"])
+    # an empty response follows nothing, strict and loose alike, whatever the instruction
+    ("language:response_language", {"language": "de"}, respond(" \n"), FLIPPED_TO_PASS),
+], ids=["a fail logged as a pass", "a comma under no_comma", "no comma under no_comma", "loose below the checker",
+        "loose below strict", "langdetect's instruction", "english_lowercase (langdetect)",
+        "english_capital (langdetect)", "english_lowercase on capitals", "a dropped kwarg", "an empty response passes"])
 def test_ifeval_outcomes_the_harness_cannot_give(tmp_path, instruction, kwargs, edit, found):
-    """Found by an outside tester on real 0.4.9.2/0.4.13 IFEval logs: a loose outcome failed beside a strict pass,
-    and a whitespace response marked as following its instructions, each with the aggregates redone."""
+    """Found by outside testers on real 0.4.9.2/0.4.13 IFEval logs: a loose outcome failed beside a strict pass, a
+    whitespace response marked as following its instructions, and outcomes flipped to pass (a no_comma beside a
+    comma), each with the aggregates redone."""
     task = hl.ifeval_task([[True, True], [True, True], [False]], loose=True)
     sample = task.samples[1]
     sample["doc"]["instruction_id_list"][0] = instruction
@@ -961,6 +984,49 @@ def test_ifeval_outcomes_the_harness_cannot_give(tmp_path, instruction, kwargs, 
     hl.with_hashes(sample)
     paths = hl.write_run(tmp_path, [task])
     assert where(audit(tmp_path, paths["results"])) == found
+
+
+def test_a_flipped_instruction_is_named_at_its_outcome(tmp_path):
+    task = hl.ifeval_task([[True, True], [True, False], [False]], loose=True)
+    task.samples[1]["inst_level_strict_acc"] = [True, True]
+    task.samples[1]["prompt_level_strict_acc"] = True
+    paths = hl.write_run(tmp_path, [task])
+    findings = [f for f in audit(tmp_path, paths["results"]).findings if f.json_path.endswith("[1]")]
+    assert [(f.rule, f.line, f.json_path) for f in findings] == [("LB708", 2, "$.inst_level_strict_acc[1]")]
+    assert findings[0].message == (
+        "leaderboard_ifeval doc_id 1: inst_level_strict_acc[1] ('length_constraints:number_words') is logged as a "
+        "pass, but IFEval's checker fails the response on the doc's kwargs")
+
+
+@pytest.mark.parametrize("with_ifeval_config, found", [(True, [("LB708", 2)]), (False, [])])
+def test_an_instruction_the_registry_lacks(tmp_path, with_ifeval_config, found):
+    """Renamed to an id lm-eval does not know, an instruction is replayed by nothing; under IFEval's own
+    process_results no run can log it (the registry raises KeyError). Another task's ids are its own."""
+    task = hl.ifeval_task([[True], [False], [True]], loose=True)
+    task.samples[1]["doc"]["instruction_id_list"] = ["length_constraints:number_words_v2"]
+    hl.with_hashes(task.samples[1])
+    if not with_ifeval_config:
+        del task.config["process_results"]
+    paths = hl.write_run(tmp_path, [task])
+    result = audit(tmp_path, paths["results"])
+    assert where(result) == found
+    if with_ifeval_config:
+        assert result.findings[0].json_path == "$.doc.instruction_id_list[0]"
+    assert any("length_constraints:number_words_v2 (2)" in note for note in result.tasks[0].notes)
+
+
+def test_ifeval_past_the_replay_bounds_is_not_audited(tmp_path, monkeypatch):
+    """The submitter writes the responses' length: past the replay's budget, the levels are LB716."""
+    from validator.audit.units import instruction_checks
+    monkeypatch.setattr(instruction_checks, "REPLAY_BUDGET", 2 * (len(hl.IFEVAL_RESPONSE) + 1))
+    task = hl.ifeval_task([[True], [False], [True]], loose=True)
+    paths = hl.write_run(tmp_path, [task])
+    result = audit(tmp_path, paths["results"])
+    assert sorted((f.rule, f.json_path) for f in result.findings) == [
+        ("LB716", f"$.results.leaderboard_ifeval['{metric},none']")
+        for metric in ("inst_level_loose_acc", "inst_level_strict_acc", "prompt_level_loose_acc",
+                       "prompt_level_strict_acc")]
+    assert "were not re-checked on their responses: 1;" in result.findings[0].message
 
 
 @pytest.mark.parametrize("drop_last, expected", [

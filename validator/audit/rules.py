@@ -118,9 +118,10 @@ def sample_score_mismatch(ctx):
     Winogrande's gold is what its doc's `answer` gives. DROP-style tasks (em
     and f1 with doc.answers; any sample of lm-eval's DROP logging either): EM
     and F1 recomputed as the harness does, gold from doc["answers"], never
-    `target`. A generated answer's exact_match (GSM8K) is recomputed from
-    filtered_resps[0] and `target` with the config's options, when they are
-    the harness's own patterns. Tolerance 1e-9.
+    `target`. GSM8K's exact_match is recomputed from filtered_resps[0] and
+    `target` with the config's options, when they are the harness's own
+    patterns; IFEval's outcomes by its checkers, where they decide alone
+    (docs/audit.md). Tolerance 1e-9.
     """
 
 
@@ -226,11 +227,10 @@ def aggregate_not_audited(ctx):
     leaderboard MATH's), a `multiple_input` layout of docs not Winogrande's,
     exact_match options lbnorm does not run, a filter it does not replay, or
     a gold that is the sample's own `target` (a `doc_to_target` it does not
-    evaluate). Every one of these is
-    written by the submitter, so none may leave a number unaudited in
-    silence. A leaderboard that runs tasks with other aggregations (a
-    perplexity, a corpus BLEU) lists this rule under `warn` or `ignore` in
-    its configuration.
+    evaluate), and IFEval's levels past the bounds of its checkers' replay.
+    All are the submitter's, so none may leave a number unaudited in
+    silence. A leaderboard whose tasks aggregate otherwise (a perplexity, a
+    corpus BLEU) lists this rule under `warn` or `ignore` in its configuration.
     """
 
 

@@ -1,0 +1,171 @@
+"""IFEval: each instruction's logged outcome held to the response, where lm-eval's checker decides it alone.
+
+An outside tester flipped IFEval outcomes (a `no_comma` passed beside a
+comma in the response) with the prompt level and every aggregate redone:
+the files agreed with each other, and only the response said otherwise.
+core/ifeval.py replays the harness's checkers (the same code from lm-eval
+0.4.1 to 0.4.13) on the logged response and the doc's kwargs; an outcome
+they settle that differs from the log is LB708, and the prompt level is
+recomputed as all() of the instruction outcomes, re-checked where settled,
+so its aggregate is held to the response too (LB709).
+
+Not every outcome is settled (core/ifeval.py says which and why:
+langdetect, nltk's punkt data, kwargs the harness draws at random); those
+are counted in the task's notes, and two things hold of them all the same:
+an empty or whitespace response follows nothing (the harness checks
+`response.strip()` first), and loose tries the response as it is among its
+variants, so an instruction strict passes cannot fail loose (but where it
+asks the unseeded langdetect or draws a dropped kwarg at random).
+
+Under a config whose process_results is IFEval's, an instruction id its
+registry lacks is LB708: the harness raises KeyError on it, so no run logged
+it. The replay's work is bounded (MAX_INSTRUCTIONS per doc, REPLAY_BUDGET
+characters of response per log): outcomes past it leave the levels LB716,
+not audited, since a submitter writes the docs and the responses' length.
+"""
+
+from __future__ import annotations
+
+from ...core.ifeval import INSTRUCTIONS, replay, replay_cost
+from ..sample_scoring import as_number, as_number_list, first_response
+from .base import AuditUnit, Sample, audit_unit, shown
+from .instruction_levels import LEVELS
+
+IFEVAL_MARK = "test_instruction_following_strict"  # in the source lm-eval writes of IFEval's process_results
+REPLAY_BUDGET = 400_000_000  # characters replay_cost reads per log (an honest IFEval log: under 10 million)
+MAX_INSTRUCTIONS = 64  # per doc (the dataset's docs list at most a handful)
+MAX_NAMED = 64  # instruction ids counted in the note: the submitter writes them
+NOT_SETTLED = (None, None)
+# IFEval's checkers that call langdetect.detect (lm_eval/tasks/ifeval/instructions.py), besides language:*
+LANGDETECT = frozenset({"change_case:english_capital", "change_case:english_lowercase"})
+
+
+@audit_unit(order=46)  # after InstructionLevels, which recomputes the prompt levels from the logged outcomes
+class InstructionChecks(AuditUnit):
+    """LB708: an instruction's logged outcome is not what IFEval's checker gives on the response, or its id is
+    none the harness knows; LB716: outcomes past the replay's bounds."""
+
+    def __init__(self, log):
+        super().__init__(log)
+        reported = {key.partition(",")[0] for key in self.spec.metric_keys()}
+        self.levels = [(index, pair) for index, pair in enumerate(LEVELS) if reported & set(pair)]
+        source = self.spec.config.get("process_results")
+        self.ifeval_config = isinstance(source, str) and IFEVAL_MARK in source
+        self.budget = REPLAY_BUDGET
+        self.past_bounds = 0
+        self.unsettled: dict[str, int] = {}  # instruction id -> outcomes the replay did not settle
+
+    def sees_samples(self) -> bool:
+        return bool(self.levels)
+
+    def add(self, sample: Sample) -> None:
+        data = sample.data
+        doc = data.get("doc")
+        instructions = doc.get("instruction_id_list") if isinstance(doc, dict) else None
+        response = first_response(data.get("filtered_resps"))
+        if not isinstance(instructions, list) or not isinstance(response, str):
+            return  # InstructionLevels reports a doc without its list; a response that is not text is no answer
+        kwargs = doc.get("kwargs")
+        replayed = self._replay(sample, instructions, kwargs if isinstance(kwargs, list) else [], response)
+        for level, (prompt_level, inst_level) in self.levels:
+            outcomes = as_number_list(data.get(inst_level))
+            if outcomes is None or len(outcomes) != len(instructions):
+                continue  # InstructionLevels reports it
+            checked = [logged if found[level] is None else float(found[level])
+                       for logged, found in zip(outcomes, replayed)]
+            if not response.strip():
+                self._blank_response(sample, inst_level, outcomes, response)
+            else:
+                self._compare(sample, inst_level, instructions, outcomes, checked)
+            if as_number(data.get(prompt_level)) is not None and checked != outcomes:
+                sample.recomputed[prompt_level] = 1.0 if all(checked) else 0.0
+                sample.recomputed_by = f"all() of its {inst_level}, re-checked on the response, gives"
+        if len(self.levels) == 2 and response.strip():
+            self._loose_below_strict(sample, instructions, kwargs, replayed)
+
+    def _replay(self, sample: Sample, instructions: list, kwargs: list, response: str) -> list[tuple]:
+        replayed = []
+        for index, instruction in enumerate(instructions):
+            if isinstance(instruction, str) and instruction not in INSTRUCTIONS and self.ifeval_config:
+                self.log.at_record("LB708", sample.record, ("doc", "instruction_id_list", index), (
+                    f"{self.spec.name} doc_id {sample.doc_id}: instruction {index} is {shown(instruction, 50)}, "
+                    "which IFEval's registry lacks; the harness raises KeyError on it, so no run logged it"))
+            if not response.strip():
+                found = (False, False)  # before any checker: `if response.strip() and ...`
+            else:
+                given = kwargs[index] if index < len(kwargs) else None
+                found = self._replay_one(instruction, given, response) if index < MAX_INSTRUCTIONS else None
+                if found is None:
+                    self.past_bounds += 1
+                    found = NOT_SETTLED
+            replayed.append(found)
+        return replayed
+
+    def _replay_one(self, instruction, given, response: str) -> tuple | None:
+        """(strict, loose) as replayed, or None past the budget."""
+        cost = replay_cost(given, response)
+        if cost > self.budget:
+            return None
+        self.budget -= cost
+        found = replay(instruction, given, response)
+        self._count(instruction, found)
+        return found
+
+    def _count(self, instruction, found: tuple) -> None:
+        for level, _ in self.levels:
+            if found[level] is None:
+                name = instruction if isinstance(instruction, str) else "(not text)"
+                if name in self.unsettled or len(self.unsettled) < MAX_NAMED:
+                    self.unsettled[name] = self.unsettled.get(name, 0) + 1
+
+    def _compare(self, sample: Sample, inst_level: str, instructions: list, outcomes: list, checked: list) -> None:
+        for index, (logged, rechecked) in enumerate(zip(outcomes, checked)):
+            if logged != rechecked and logged in (0, 1):
+                self.log.at_record("LB708", sample.record, (inst_level, index), (
+                    f"{self.spec.name} doc_id {sample.doc_id}: {inst_level}[{index}] "
+                    f"({shown(instructions[index], 50)}) is logged as {'a pass' if logged else 'a fail'}, but "
+                    f"IFEval's checker {'fails' if logged else 'passes'} the response on the doc's kwargs"))
+
+    def _blank_response(self, sample: Sample, inst_level: str, outcomes: list, response: str) -> None:
+        if any(outcomes):
+            self.log.at_record("LB708", sample.record, (inst_level,), (
+                f"{self.spec.name} doc_id {sample.doc_id}: {inst_level} passes an instruction, but the response "
+                f"is {shown(response, 20)}, which follows none (the harness checks response.strip() first)"))
+
+    def _loose_below_strict(self, sample: Sample, instructions: list, kwargs, replayed: list) -> None:
+        """Where the replay settled neither level: loose also tries the response as it is, so it passes what
+        strict passes, unless the checker is not the same twice."""
+        strict = as_number_list(sample.data.get("inst_level_strict_acc"))
+        loose = as_number_list(sample.data.get("inst_level_loose_acc"))
+        if not strict or not loose or not len(strict) == len(loose) == len(instructions):
+            return
+        for index, (passed, loosely) in enumerate(zip(strict, loose)):
+            if passed == 1 and loosely == 0 and replayed[index] == NOT_SETTLED \
+                    and _deterministic(instructions[index], kwargs, index):
+                self.log.at_record("LB708", sample.record, ("inst_level_loose_acc",), (
+                    f"{self.spec.name} doc_id {sample.doc_id}: instruction {index} ({shown(instructions[index], 50)}) "
+                    "passes strict but fails loose; loose also tries the response as it is, so it cannot"))
+                return
+
+    def finish(self) -> None:
+        if self.past_bounds:
+            for key in self.spec.metric_keys():
+                if any(key.partition(",")[0] in pair for _, pair in self.levels):
+                    self.not_audited(key, f"instruction outcomes past the audit's bounds ({MAX_INSTRUCTIONS} per "
+                                          f"doc, {REPLAY_BUDGET:,} characters of response per log) were not "
+                                          f"re-checked on their responses: {self.past_bounds:,}")
+        if self.unsettled:
+            named = ", ".join(f"{name} ({count:,})" for name, count in sorted(self.unsettled.items())[:8])
+            self.note_once(f"IFEval outcomes not re-checked on the response, as the doc and the response do not "
+                           f"settle the harness's answer (langdetect, nltk's punkt, kwargs drawn at random): {named}")
+
+
+def _deterministic(instruction: object, kwargs: object, index: int) -> bool:
+    """Whether the harness checks this instruction the same way twice: none that asks langdetect, which is
+    unseeded (an outside tester saw an honest english_lowercase pass strict and fail loose), and every kwarg it
+    was given kept (it builds each from {k: v for k, v in kwargs.items() if v} and draws the missing ones at
+    random)."""
+    if not isinstance(instruction, str) or instruction.startswith("language:") or instruction in LANGDETECT:
+        return False
+    given = kwargs[index] if isinstance(kwargs, list) and index < len(kwargs) else None
+    return isinstance(given, dict) and all(value is None or bool(value) for value in given.values())
