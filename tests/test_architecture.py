@@ -129,7 +129,7 @@ def test_every_audit_unit_is_registered_in_order():
     from validator.audit.units import unit_classes
 
     names = [cls.__name__ for cls in unit_classes()]
-    assert names == ["RunConfig", "Hashes", "DocTemplates", "Prompts", "MathAnswers", "ShotCount", "ChatPrompts", "Coverage", "RepeatedDocs", "SampleCounts", "Responses", "MultipleChoice", "ExactMatch", "DropScoring", "InstructionLevels", "InstructionChecks",
+    assert names == ["RunConfig", "Hashes", "DocTemplates", "Prompts", "MathAnswers", "ShotCount", "ChatPrompts", "FixedExamples", "Coverage", "RepeatedDocs", "SampleCounts", "Responses", "MultipleChoice", "ExactMatch", "DropScoring", "InstructionLevels", "InstructionChecks",
                      "ChoiceCounts", "Aggregates"]
     modules_with_units = {p.stem for p in (PACKAGE / "audit" / "units").glob("*.py")} - {"__init__", "base"}
     assert {cls.__module__.rsplit(".", 1)[1] for cls in unit_classes()} == modules_with_units

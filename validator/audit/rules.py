@@ -330,8 +330,9 @@ def doc_template_mismatch(ctx):
     A target moved to the model's pick, a gold choice's text lengthened until
     acc_norm prefers it, a choice taken out, or a doc or prompt rewritten,
     agrees with every score and hash recomputed after the edit; the doc
-    still says otherwise. Only the template shapes the leaderboards' tasks
-    use are evaluated (a field name, `{{ a.b }}`, `{{ a.b|int }}`,
+    still says otherwise (and a first_n `fewshot_config.samples` list says
+    what examples a prompt holds). Only the template shapes the leaderboards'
+    tasks use are evaluated (a field name, `{{ a.b }}`, `{{ a.b|int }}`,
     `{{ a.b.index(c) }}`, `{{ a.split(s)[i].strip() }}`, text around
     `{{ a[0].strip() }}` or `{{ a|trim }}` blocks, a literal); others, chat
     templates and chat APIs' messages are noted. A config edited together
@@ -357,11 +358,12 @@ def run_config_conflict(ctx):
     such sample of the log, and ten or more prompts holding none under a
     count above 0 at the first of them (one may: a sampler that draws the
     eval doc itself drops it); so is a prompt whose examples end in fewer
-    `fewshot_delimiter`s than the count less one (25 declared, 1 held).
-    Under a chat template the examples are what
-    comes before the doc's own text with the closing words of `doc_to_text`
-    ("Answer:"), the system instruction and description taken out; only 0
-    against more than 0 is told, not 5 against 3.
+    `fewshot_delimiter`s than the count less one (25 declared, 1 held), or
+    that holds another number of the examples its `fewshot_config` lists.
+    Under a chat template the examples are what comes before the doc's own
+    text with the closing words of `doc_to_text` ("Answer:"), the system
+    instruction and description taken out; only 0 against more than 0 is
+    told, not 5 against 3.
     """
 
 
@@ -388,13 +390,11 @@ def doc_logged_twice(ctx):
     doc_id. A sample that scored badly, replaced by a copy of one that scored
     well under the bad one's doc_id, with aggregates and the task hash
     redone, leaves every doc_id present and every number consistent: only
-    the doc repeats. Docs are matched by their logged doc_hash. A repeat is
-    reported when the doc carries a row id its dataset does not repeat
-    (`key`, `query_id`, `id`, `ind`, `question_id`, `Record ID`, `idx`,
-    `task_id`); a dataset may hold the same row twice otherwise, so other
-    repeats are counted in a note. Logs without doc_hash (lm-eval < 0.4.3)
-    are not checked, and a doc_hash that is not its doc's (LB703) matches
-    nothing. A verbatim copy is found; a copy edited after it, its hash
-    redone, is another doc (row ids are not matched by value: datasets
-    repeat them, EleutherAI/drop one query_id).
+    the doc repeats. A repeat (by its logged doc_hash) is reported when the
+    doc carries a row id its dataset does not repeat (`key`, `query_id`,
+    `id`, `ind`, `question_id`, `Record ID`, `idx`, `task_id`); other
+    repeats are counted in a note. A copy edited, its hash redone, is
+    matched by the value of its row id: more than two docs per log sharing
+    one with another doc_id are reported (EleutherAI/drop holds one query_id
+    twice). Logs without doc_hash (lm-eval < 0.4.3) are not checked.
     """

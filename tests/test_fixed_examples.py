@@ -1,0 +1,106 @@
+"""Few-shot examples a config lists (audit/units/fixed_examples.py): LB722 and LB723.
+
+A first_n task whose fewshot_config lists its samples (the leaderboard's BBH)
+writes the same examples into every prompt: the first num_fewshot, each as
+doc_to_text + target_delimiter + target + fewshot_delimiter. Every case is a
+BBH-style run written as the harness writes it, prompts edited as a submitter
+would, hashes, aggregates and task hashes redone, so only the prompts can tell.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import harness_logs as hl
+import pytest
+
+from validator.audit.auditor import audit_files
+
+TASK = "leaderboard_bbh_boolean_expressions"
+LOG = f"samples_{TASK}_{hl.DATE}.jsonl"
+DESCRIPTION = "Evaluate the result of a random Boolean expression.\n\n"
+EXAMPLES = [{"input": "not ( ( not not True ) ) is", "target": "False"},
+            {"input": "True and False and not True and True is", "target": "False"},
+            {"input": "not not ( not ( False ) ) is", "target": "True"},
+            {"input": "not True or False is", "target": "False"}]
+DOCS = [{"input": f"{'not ' * n}False is", "target": ["False", "True"][n % 2]} for n in range(6)]
+
+
+def written(examples: list[dict], target=lambda example: example["target"]) -> str:
+    return "".join(f"Q: {example['input']}\nA: {target(example)}\n\n" for example in examples)
+
+
+def bbh_run(tmp_path: Path, *, shots: int = 3, listed: list[dict] = EXAMPLES[:3], docs: list[dict] = DOCS,
+            prompt=lambda doc: written(EXAMPLES[:3]), config: dict | None = None) -> Path:
+    """A 3-shot BBH run; `prompt(doc)` gives each prompt's examples."""
+    task = hl.scripted_choice_task(TASK, [True, False] * (len(docs) // 2), choices=("False", "True"))
+    task.config.update({"doc_to_text": "Q: {{input}}\nA:", "doc_to_target": "{{target}}",
+                        "doc_to_choice": ["False", "True"], "description": DESCRIPTION, "num_fewshot": shots,
+                        "fewshot_delimiter": "\n\n", "fewshot_config": {"sampler": "first_n", "samples": listed}},
+                       **(config or {}))
+    for sample, doc in zip(task.samples, docs):
+        sample["doc"] = doc
+        sample["target"] = doc["target"]  # doc_to_target gives the choice's text, and lm-eval logs it
+        context = DESCRIPTION + prompt(doc) + f"Q: {doc['input']}\nA:"
+        for request in sample["arguments"].values():
+            request["arg_0"] = context
+        hl.with_hashes(sample)
+    return hl.write_run(tmp_path, [task])["results"]
+
+
+def audited(tmp_path: Path, results: Path):
+    result = audit_files(tmp_path, results.relative_to(tmp_path), None)
+    notes = [note for task in result.tasks for note in task.notes if note.startswith("few-shot examples")]
+    return sorted((f.rule, Path(f.file).name, f.line) for f in result.findings), notes, result
+
+
+def flipped(example: dict) -> str:
+    return "True" if example["target"] == "False" else "False"
+
+
+CASES = [
+    ("the first three, as declared", {}, []),
+    # a red team's probe and an outside tester's: an example's answer rewritten in every prompt
+    ("an example's answer rewritten", {"prompt": lambda doc: written(EXAMPLES[:3], flipped)}, [("LB722", LOG, 1)]),
+    ("an example left out", {"prompt": lambda doc: written([EXAMPLES[0], EXAMPLES[2]])}, [("LB722", LOG, 1)]),
+    # the count declared lower than the prompts hold: the delimiters cannot tell (an example may hold them)
+    ("three held, one declared", {"shots": 1}, [("LB723", LOG, 1)]),
+    ("two held, three declared", {"prompt": lambda doc: written(EXAMPLES[:2])}, [("LB723", LOG, 1)]),
+    ("four listed, three declared", {"listed": EXAMPLES}, []),
+    ("four listed and held, three declared", {"listed": EXAMPLES, "prompt": lambda doc: written(EXAMPLES)},
+     [("LB723", LOG, 1)]),
+    # the eval doc among the examples: 0.4.1-0.4.12 drop it from the first n, 0.4.13 from the list
+    ("the eval doc dropped from the first n", {"docs": [EXAMPLES[1]] + DOCS[1:], "prompt": lambda doc: written(
+        [e for e in EXAMPLES[:3] if e != doc])}, []),
+    ("the eval doc dropped from the list", {"listed": EXAMPLES, "docs": [EXAMPLES[1]] + DOCS[1:],
+                                            "prompt": lambda doc: written([e for e in EXAMPLES if e != doc][:3])}, []),
+    ("a doc like an example, its example kept", {"docs": [dict(EXAMPLES[1], input="other")] + DOCS[1:]}, []),
+    # a target that is a choice's index writes the choice's text
+    ("an index target", {"listed": [dict(e, target=["False", "True"].index(e["target"])) for e in EXAMPLES[:3]],
+                         "config": {"doc_to_target": "target"}}, []),
+]
+
+
+@pytest.mark.parametrize("case, arguments, found", CASES, ids=[case for case, _, _ in CASES])
+def test_the_examples_of_every_prompt_are_the_configs(tmp_path, case, arguments, found):
+    assert audited(tmp_path, bbh_run(tmp_path, **arguments))[:2] == (found, [])
+
+
+def test_the_finding_says_what_the_prompt_holds(tmp_path):
+    _, _, result = audited(tmp_path, bbh_run(tmp_path, shots=1))
+    assert [f.message for f in result.findings] == [
+        f"configs.{TASK}.num_fewshot is 1, but the prompt of doc_id 0 holds the first 3 of the 3 examples its "
+        "fewshot_config lists; n-shot and the config were edited after the run, or the prompts were"]
+
+
+@pytest.mark.parametrize("config, note", [
+    ({"fewshot_config": {"sampler": "first_n", "samples": EXAMPLES[:3], "doc_to_text": "{{input}}"}},
+     "its fewshot_config holds more than a first_n sampler and a list of docs"),
+    ({"doc_to_text": "Q: {{input}}\nA:\n"}, "its doc_to_text or doc_to_target is of a shape whose examples lbnorm "
+                                           "does not render"),
+    ({"fewshot_config": {"sampler": "first_n", "samples": [{"question": "?"}] * 3}},
+     "an example whose doc_to_text or target lbnorm does not render (or whose target is \"\")"),
+])
+def test_examples_not_rendered_are_a_note(tmp_path, config, note):
+    _, notes, _ = audited(tmp_path, bbh_run(tmp_path, config=config, prompt=lambda doc: written(EXAMPLES[:3], flipped)))
+    assert notes == [f"few-shot examples not held to the config's list: {note}"]

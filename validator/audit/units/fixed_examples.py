@@ -1,0 +1,165 @@
+"""Fixed few-shot examples: each prompt's examples against the ones its config lists.
+
+A task whose `fewshot_config` lists its examples (`samples`, a list of docs)
+and draws them with the first_n sampler (every leaderboard BBH task, 3 each)
+puts the same examples in every prompt: the first num_fewshot of the list,
+in order, each written as its doc_to_text, the target delimiter, its target
+(a choice's text where the target is an index; a list's first item) and the
+fewshot delimiter (api/samplers.py get_context, 0.4.1 to 0.4.12; task.py
+build_qa_turn, 0.4.13). So the examples of every prompt are known from the
+config alone. An example rewritten inside every prompt (hashes redone) and a
+count declared lower than the prompts hold agreed with everything else in
+the files (outside testers' probes, and the red team's e8). Now the first
+such prompt of a log is LB722, or LB723 where it holds another number of the
+config's examples than the file declares.
+
+Accepted as honest: the eval doc among the examples, dropped from the first
+n (0.4.1 to 0.4.12) or from the whole list (0.4.13, when the few-shot split
+is the test split, so one more is taken). Not checked, with a note: an
+example whose doc_to_text or target lbnorm does not render, or whose target
+is "" (0.4.5 on writes its text alone); a doc_to_text ending in a newline
+(its two renderings by version); a fewshot_config of more than a sampler and
+its samples (its own templates or delimiters); a chat template, where an
+example may be a message of its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
+from ...core.text_templates import TOO_LONG, ends_in_newline, prompt_template, texts_of
+from .base import AuditUnit, Sample, audit_unit
+
+FIRST_N = "first_n"
+PLAIN_FEWSHOT_CONFIG = frozenset({"sampler", "samples", "split"})
+MAX_EXAMPLE = 1 << 20  # characters of one rendered example (BBH's: a few hundred); a longer one is not built
+
+
+@audit_unit(order=18)  # after the prompts unit, which finds where each prompt's examples lie
+class FixedExamples(AuditUnit):
+    """LB722: a prompt's examples are not the ones the config lists; LB723: it holds another number of them."""
+
+    def __init__(self, log):
+        super().__init__(log)
+        self.samples: list = []
+        self.shots = 0
+        self.rendered: list[str] = []  # the config's examples as the prompt writes them, rendered as needed
+        self.why_not = self._plan()
+        self.told = False
+
+    def _plan(self) -> str | None:
+        """Set the examples up, or say why they are not checked (None too where the task lists none)."""
+        spec, config = self.spec, self.spec.config
+        fewshot = config.get("fewshot_config")
+        samples = fewshot.get("samples") if isinstance(fewshot, dict) else None
+        shots = spec.declared_shots
+        if not isinstance(samples, list) or fewshot.get("sampler") != FIRST_N or not shots or \
+                spec.chat_template not in (None, ""):
+            return None
+        if not PLAIN_FEWSHOT_CONFIG.issuperset(fewshot) or not all(isinstance(item, dict) for item in samples):
+            return "its fewshot_config holds more than a first_n sampler and a list of docs"
+        text, target = prompt_template(config.get("doc_to_text")), Template.of(config.get("doc_to_target"))
+        if text is None or target is None or ends_in_newline(text):
+            return "its doc_to_text or doc_to_target is of a shape whose examples lbnorm does not render"
+        delimiters = config.get("target_delimiter", " "), config.get("fewshot_delimiter", "\n\n")
+        if not all(isinstance(delimiter, str) for delimiter in delimiters):
+            return "its delimiters are not text"
+        self.samples, self.shots = samples, min(shots, len(samples))
+        self.render = _Renderer(text, target, config.get("doc_to_choice"), *delimiters)
+        if self._example(self.shots - 1) is None:
+            self.shots = 0
+            return "an example whose doc_to_text or target lbnorm does not render (or whose target is \"\")"
+        return None
+
+    def sees_samples(self) -> bool:
+        if self.why_not:
+            self.summary.notes.append(f"few-shot examples not held to the config's list: {self.why_not}")
+        return self.shots > 0 and not self.why_not
+
+    def add(self, sample: Sample) -> None:
+        if self.told or sample.examples is None:
+            return
+        prompt, start, end = sample.examples
+        held = prompt[start:end]
+        count = self._count(held)
+        if count == self.shots:
+            return
+        doc = sample.data.get("doc")
+        if doc in self.samples[:self.shots + 1] and any(_holds(held, block) for block in self._without(doc)):
+            return  # the eval doc is one of the examples: the harness dropped it
+        self.told = True
+        task = self.spec.name
+        if count is not None:
+            self.log.at_record("LB723", sample.record, ("arguments",), (
+                f"configs.{task}.num_fewshot is {self.spec.declared_shots}, but the prompt of doc_id {sample.doc_id} "
+                f"holds the first {count} of the {len(self.samples)} examples its fewshot_config lists; n-shot and "
+                "the config were edited after the run, or the prompts were"))
+        else:
+            self.log.at_record("LB722", sample.record, ("arguments",), (
+                f"{task} doc_id {sample.doc_id}: the prompt's few-shot examples are not the first {self.shots} of "
+                "the fewshot_config's samples as lm-eval writes them (doc_to_text, target_delimiter, target, "
+                "fewshot_delimiter each); the prompt was edited after the run, or the config was"))
+
+    def _example(self, index: int) -> str | None:
+        """The index-th listed example as written, rendered once; None past the list or where it cannot be."""
+        while len(self.rendered) <= index < len(self.samples):
+            written = self.render(self.samples[len(self.rendered)])
+            if written is None:
+                return None
+            self.rendered.append(written)
+        return self.rendered[index] if index < len(self.rendered) else None
+
+    def _count(self, held: str) -> int | None:
+        """How many of the listed examples, from the first on, the region holds, and nothing else; None where it
+        holds anything else. It reads the region once: each example is compared where it would lie."""
+        position = len(held) - len(held.lstrip())  # a system instruction's joint the prompts unit may leave
+        count = 0
+        while position < len(held):
+            example = self._example(count)
+            if example is None or not held.startswith(example, position):
+                return None
+            position += len(example)
+            count += 1
+        return count
+
+    def _without(self, doc: dict) -> list[str]:
+        """The blocks an honest prompt holds when the eval doc is among the first examples (each version's way)."""
+        kept = [item for item in self.samples[:self.shots + 1] if item != doc]
+        blocks = []
+        for examples in (kept[:self.shots], [item for item in self.samples[:self.shots] if item != doc]):
+            written = [self.render(item) for item in examples]
+            if None not in written:
+                blocks.append("".join(written))
+        return blocks
+
+
+def _holds(held: str, block: str) -> bool:
+    """The examples region is the block, but for whitespace the prompts unit may leave at its start (as _count)."""
+    return held == block or (held.endswith(block) and not held[:len(held) - len(block)].strip())
+
+
+class _Renderer:
+    """One example as the harness writes it into a prompt, or None where lbnorm cannot say."""
+
+    def __init__(self, text, target: Template, doc_to_choice: Any, target_delimiter: str, fewshot_delimiter: str):
+        self.text, self.target = text, target
+        self.choices = Template.of(doc_to_choice) if doc_to_choice is not None else None
+        self.has_choices = doc_to_choice is not None
+        self.target_delimiter, self.fewshot_delimiter = target_delimiter, fewshot_delimiter
+
+    def __call__(self, example: dict) -> str | None:
+        texts = texts_of(self.text, example, MAX_EXAMPLE)
+        answer = self._answer(example)
+        if texts is UNTRACEABLE or texts is TOO_LONG or answer is None:
+            return None
+        return texts[0] + self.target_delimiter + answer + self.fewshot_delimiter
+
+    def _answer(self, example: dict) -> str | None:
+        target = target_of(self.target, example, self.has_choices)
+        if type(target) is list:
+            return str(target[0]) if target else None
+        if type(target) is int and self.has_choices:
+            choices = choices_of(self.choices, example) if self.choices is not None else None
+            return str(choices[target]) if type(choices) is list and 0 <= target < len(choices) else None
+        return target if type(target) is str and target != "" else None
