@@ -998,12 +998,13 @@ def test_a_flipped_instruction_is_named_at_its_outcome(tmp_path):
         "pass, but IFEval's checker fails the response on the doc's kwargs")
 
 
+@pytest.mark.parametrize("instruction", ["length_constraints:number_words_v2", 7])
 @pytest.mark.parametrize("with_ifeval_config, found", [(True, [("LB708", 2)]), (False, [])])
-def test_an_instruction_the_registry_lacks(tmp_path, with_ifeval_config, found):
+def test_an_instruction_the_registry_lacks(tmp_path, with_ifeval_config, found, instruction):
     """Renamed to an id lm-eval does not know, an instruction is replayed by nothing; under IFEval's own
     process_results no run can log it (the registry raises KeyError). Another task's ids are its own."""
     task = hl.ifeval_task([[True], [False], [True]], loose=True)
-    task.samples[1]["doc"]["instruction_id_list"] = ["length_constraints:number_words_v2"]
+    task.samples[1]["doc"]["instruction_id_list"] = [instruction]
     hl.with_hashes(task.samples[1])
     if not with_ifeval_config:
         del task.config["process_results"]
@@ -1012,7 +1013,8 @@ def test_an_instruction_the_registry_lacks(tmp_path, with_ifeval_config, found):
     assert where(result) == found
     if with_ifeval_config:
         assert result.findings[0].json_path == "$.doc.instruction_id_list[0]"
-    assert any("length_constraints:number_words_v2 (2)" in note for note in result.tasks[0].notes)
+    named = instruction if isinstance(instruction, str) else "(not text)"
+    assert any(f"{named} (2)" in note for note in result.tasks[0].notes)
 
 
 def test_ifeval_past_the_replay_bounds_is_not_audited(tmp_path, monkeypatch):

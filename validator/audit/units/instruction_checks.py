@@ -66,31 +66,32 @@ class InstructionChecks(AuditUnit):
         if not isinstance(instructions, list) or not isinstance(response, str):
             return  # InstructionLevels reports a doc without its list; a response that is not text is no answer
         kwargs = doc.get("kwargs")
-        replayed = self._replay(sample, instructions, kwargs if isinstance(kwargs, list) else [], response)
+        blank = not response or response.isspace()  # the harness's `not response.strip()`, without the copy
+        replayed = self._replay(sample, instructions, kwargs if isinstance(kwargs, list) else [], response, blank)
         for level, (prompt_level, inst_level) in self.levels:
             outcomes = as_number_list(data.get(inst_level))
             if outcomes is None or len(outcomes) != len(instructions):
                 continue  # InstructionLevels reports it
             checked = [logged if found[level] is None else float(found[level])
                        for logged, found in zip(outcomes, replayed)]
-            if not response.strip():
+            if blank:
                 self._blank_response(sample, inst_level, outcomes, response)
             else:
                 self._compare(sample, inst_level, instructions, outcomes, checked)
             if as_number(data.get(prompt_level)) is not None and checked != outcomes:
                 sample.recomputed[prompt_level] = 1.0 if all(checked) else 0.0
                 sample.recomputed_by = f"all() of its {inst_level}, re-checked on the response, gives"
-        if len(self.levels) == 2 and response.strip():
+        if len(self.levels) == 2 and not blank:
             self._loose_below_strict(sample, instructions, kwargs, replayed)
 
-    def _replay(self, sample: Sample, instructions: list, kwargs: list, response: str) -> list[tuple]:
+    def _replay(self, sample: Sample, instructions: list, kwargs: list, response: str, blank: bool) -> list[tuple]:
         replayed = []
         for index, instruction in enumerate(instructions):
-            if isinstance(instruction, str) and instruction not in INSTRUCTIONS and self.ifeval_config:
+            if self.ifeval_config and not (isinstance(instruction, str) and instruction in INSTRUCTIONS):
                 self.log.at_record("LB708", sample.record, ("doc", "instruction_id_list", index), (
                     f"{self.spec.name} doc_id {sample.doc_id}: instruction {index} is {shown(instruction, 50)}, "
                     "which IFEval's registry lacks; the harness raises KeyError on it, so no run logged it"))
-            if not response.strip():
+            if blank:
                 found = (False, False)  # before any checker: `if response.strip() and ...`
             else:
                 given = kwargs[index] if index < len(kwargs) else None
