@@ -75,6 +75,16 @@ CASES = [
     ("the eval doc dropped from the list", {"listed": EXAMPLES, "docs": [EXAMPLES[1]] + DOCS[1:],
                                             "prompt": lambda doc: written([e for e in EXAMPLES if e != doc][:3])}, []),
     ("a doc like an example, its example kept", {"docs": [dict(EXAMPLES[1], input="other")] + DOCS[1:]}, []),
+    # 0.4.13 writes every fewshot_config field, the task's inherited; a doc_to_text of its own writes the examples
+    ("0.4.13's fewshot_config", {"config": {"fewshot_config": {
+        "sampler": "first_n", "split": None, "process_docs": None, "fewshot_indices": None, "samples": EXAMPLES[:3],
+        "doc_to_text": "Q: {{input}}\nA:", "doc_to_choice": ["False", "True"], "doc_to_target": "{{target}}",
+        "gen_prefix": None, "fewshot_delimiter": "\n\n", "target_delimiter": " "}}}, []),
+    ("the fewshot_config's own doc_to_text", {
+        "config": {"fewshot_config": {"sampler": "first_n", "samples": EXAMPLES[:3], "doc_to_text": "{{input}}"}},
+        "prompt": lambda doc: "".join(f"{e['input']} {e['target']}\n\n" for e in EXAMPLES[:3])}, []),
+    ("examples from a few-shot split: not these", {"config": {"fewshot_split": "validation"},
+                                                   "prompt": lambda doc: written(EXAMPLES[:3], flipped)}, []),
     # a target that is a choice's index writes the choice's text
     ("an index target", {"listed": [dict(e, target=["False", "True"].index(e["target"])) for e in EXAMPLES[:3]],
                          "config": {"doc_to_target": "target"}}, []),
@@ -94,8 +104,11 @@ def test_the_finding_says_what_the_prompt_holds(tmp_path):
 
 
 @pytest.mark.parametrize("config, note", [
-    ({"fewshot_config": {"sampler": "first_n", "samples": EXAMPLES[:3], "doc_to_text": "{{input}}"}},
-     "its fewshot_config holds more than a first_n sampler and a list of docs"),
+    ({"fewshot_config": {"sampler": "first_n", "samples": EXAMPLES[:3], "fewshot_indices": [0, 1, 2]}},
+     "its fewshot_config holds what lbnorm does not replay (indices, keys of another version)"),
+    ({"fewshot_config": {"sampler": "first_n", "samples": EXAMPLES[:3], "fewshot_delimiter": "\n"}},
+     "its fewshot_config's fewshot_delimiter is not the task's (versions read one or the other)"),
+    ({"gen_prefix": "A:"}, "a gen_prefix, written after each example's target delimiter"),
     ({"doc_to_text": "Q: {{input}}\nA:\n"}, "its doc_to_text or doc_to_target is of a shape whose examples lbnorm "
                                            "does not render"),
     ({"fewshot_config": {"sampler": "first_n", "samples": [{"question": "?"}] * 3}},

@@ -18,9 +18,13 @@ n (0.4.1 to 0.4.12) or from the whole list (0.4.13, when the few-shot split
 is the test split, so one more is taken). Not checked, with a note: an
 example whose doc_to_text or target lbnorm does not render, or whose target
 is "" (0.4.5 on writes its text alone); a doc_to_text ending in a newline
-(its two renderings by version); a fewshot_config of more than a sampler and
-its samples (its own templates or delimiters); a chat template, where an
-example may be a message of its own.
+(its two renderings by version); a gen_prefix; a fewshot_config whose
+delimiters are not the task's (versions read one or the other) or that
+holds what lbnorm does not replay; a chat template, where an example may be
+a message of its own. The fewshot_config's own doc_to_text, doc_to_target
+and doc_to_choice write the examples where it sets them (0.4.13 writes them
+all into the config, the task's own inherited); a few-shot split takes
+precedence over the listed samples, and is not checked here.
 """
 
 from __future__ import annotations
@@ -32,7 +36,11 @@ from ...core.text_templates import TOO_LONG, ends_in_newline, prompt_template, t
 from .base import AuditUnit, Sample, audit_unit
 
 FIRST_N = "first_n"
-PLAIN_FEWSHOT_CONFIG = frozenset({"sampler", "samples", "split"})
+# What examples are written with: the fewshot_config's own where it sets one (0.4.13 writes every one, the
+# task's inherited), else the task's. Delimiters are the task's up to 0.4.12, the fewshot_config's in 0.4.13.
+TEMPLATES = ("doc_to_text", "doc_to_target", "doc_to_choice")
+DELIMITERS = (("target_delimiter", " "), ("fewshot_delimiter", "\n\n"))
+UNUSED = ("process_docs",)  # read only with a split, which no listed samples have
 MAX_EXAMPLE = 1 << 20  # characters of one rendered example (BBH's: a few hundred); a longer one is not built
 
 
@@ -57,16 +65,21 @@ class FixedExamples(AuditUnit):
         if not isinstance(samples, list) or fewshot.get("sampler") != FIRST_N or not shots or \
                 spec.chat_template not in (None, ""):
             return None
-        if not PLAIN_FEWSHOT_CONFIG.issuperset(fewshot) or not all(isinstance(item, dict) for item in samples):
-            return "its fewshot_config holds more than a first_n sampler and a list of docs"
-        text, target = prompt_template(config.get("doc_to_text")), Template.of(config.get("doc_to_target"))
+        if config.get("fewshot_split") is not None or fewshot.get("split") is not None:
+            return None  # the examples come from a dataset split (which takes precedence over the list)
+        templates = _effective(config, fewshot)
+        if isinstance(templates, str):
+            return templates
+        if not all(isinstance(item, dict) for item in samples):
+            return "its fewshot_config's samples are not all docs"
+        text, target = prompt_template(templates["doc_to_text"]), Template.of(templates["doc_to_target"])
         if text is None or target is None or ends_in_newline(text):
             return "its doc_to_text or doc_to_target is of a shape whose examples lbnorm does not render"
-        delimiters = config.get("target_delimiter", " "), config.get("fewshot_delimiter", "\n\n")
+        delimiters = templates["target_delimiter"], templates["fewshot_delimiter"]
         if not all(isinstance(delimiter, str) for delimiter in delimiters):
             return "its delimiters are not text"
         self.samples, self.shots = samples, min(shots, len(samples))
-        self.render = _Renderer(text, target, config.get("doc_to_choice"), *delimiters)
+        self.render = _Renderer(text, target, templates["doc_to_choice"], *delimiters)
         if self._example(self.shots - 1) is None:
             self.shots = 0
             return "an example whose doc_to_text or target lbnorm does not render (or whose target is \"\")"
@@ -132,6 +145,23 @@ class FixedExamples(AuditUnit):
             if None not in written:
                 blocks.append("".join(written))
         return blocks
+
+
+def _effective(config: dict, fewshot: dict) -> dict | str:
+    """The templates and delimiters the examples are written with, or why lbnorm cannot say."""
+    known = {"sampler", "samples", "split", "fewshot_indices", "gen_prefix", *TEMPLATES, *UNUSED,
+             *(name for name, _ in DELIMITERS)}
+    if not known.issuperset(fewshot) or fewshot.get("fewshot_indices") is not None:
+        return "its fewshot_config holds what lbnorm does not replay (indices, keys of another version)"
+    if fewshot.get("gen_prefix") is not None or config.get("gen_prefix") is not None:
+        return "a gen_prefix, written after each example's target delimiter"
+    effective = {name: fewshot[name] if fewshot.get(name) is not None else config.get(name) for name in TEMPLATES}
+    for name, default in DELIMITERS:
+        own, task = fewshot.get(name), config.get(name, default)
+        if own is not None and own != task:
+            return f"its fewshot_config's {name} is not the task's (versions read one or the other)"
+        effective[name] = task
+    return effective
 
 
 def _holds(held: str, block: str) -> bool:
