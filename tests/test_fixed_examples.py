@@ -31,8 +31,9 @@ def written(examples: list[dict], target=lambda example: example["target"]) -> s
 
 
 def bbh_run(tmp_path: Path, *, shots: int = 3, listed: list[dict] = EXAMPLES[:3], docs: list[dict] = DOCS,
-            prompt=lambda doc: written(EXAMPLES[:3]), config: dict | None = None) -> Path:
-    """A 3-shot BBH run; `prompt(doc)` gives each prompt's examples."""
+            prompt=lambda doc: written(EXAMPLES[:3]), config: dict | None = None, chat=None) -> Path:
+    """A 3-shot BBH run; `prompt(doc)` gives each prompt's examples, and `chat(doc)` the whole prompt as a chat
+    template writes it (the results file then names a template)."""
     task = hl.scripted_choice_task(TASK, [True, False] * (len(docs) // 2), choices=("False", "True"))
     task.config.update({"doc_to_text": "Q: {{input}}\nA:", "doc_to_target": "{{target}}",
                         "doc_to_choice": ["False", "True"], "description": DESCRIPTION, "num_fewshot": shots,
@@ -41,11 +42,38 @@ def bbh_run(tmp_path: Path, *, shots: int = 3, listed: list[dict] = EXAMPLES[:3]
     for sample, doc in zip(task.samples, docs):
         sample["doc"] = doc
         sample["target"] = doc["target"]  # doc_to_target gives the choice's text, and lm-eval logs it
-        context = DESCRIPTION + prompt(doc) + f"Q: {doc['input']}\nA:"
+        context = chat(doc) if chat else DESCRIPTION + prompt(doc) + f"Q: {doc['input']}\nA:"
         for request in sample["arguments"].values():
             request["arg_0"] = context
         hl.with_hashes(sample)
-    return hl.write_run(tmp_path, [task])["results"]
+    results = hl.results_for([task])
+    if chat:
+        results.update(chat_template="{% for message in messages %}...{% endfor %}", fewshot_as_multiturn=True)
+    return hl.write_run(tmp_path, [task], results)["results"]
+
+
+def turn(role: str, content: str) -> str:
+    return f"<|start_header_id|>{role}<|end_header_id|>\n\n{content.strip()}<|eot_id|>"
+
+
+def multiturn(examples: list[dict], answer=lambda example: example["target"]):
+    """Llama 3's template over lm-eval's messages: the description as the system's, one user and one assistant
+    turn per example (fewshot_as_multiturn), then the doc's own text."""
+    def chat(doc: dict) -> str:
+        shots = "".join(turn("user", f"Q: {e['input']}\nA:") + turn("assistant", answer(e)) for e in examples)
+        question = turn("user", f"Q: {doc['input']}\nA:")
+        return f"<|begin_of_text|>{turn('system', DESCRIPTION)}{shots}{question}" + \
+            "<|start_header_id|>assistant<|end_header_id|>\n\n"
+    return chat
+
+
+def single_turn(examples: list[dict]):
+    """The same template, the examples and the doc's text in one user message (no fewshot_as_multiturn)."""
+    def chat(doc: dict) -> str:
+        message = written(examples) + f"Q: {doc['input']}\nA:"
+        return f"<|begin_of_text|>{turn('system', DESCRIPTION)}{turn('user', message)}" + \
+            "<|start_header_id|>assistant<|end_header_id|>\n\n"
+    return chat
 
 
 def audited(tmp_path: Path, results: Path):
@@ -85,6 +113,15 @@ CASES = [
         "prompt": lambda doc: "".join(f"{e['input']} {e['target']}\n\n" for e in EXAMPLES[:3])}, []),
     ("examples from a few-shot split: not these", {"config": {"fewshot_split": "validation"},
                                                    "prompt": lambda doc: written(EXAMPLES[:3], flipped)}, []),
+    # under a chat template: the examples in order, each answer after its text (messages as they are or trimmed)
+    ("a chat template, one turn per example", {"chat": multiturn(EXAMPLES[:3])}, []),
+    ("a chat template, the examples in one message", {"chat": single_turn(EXAMPLES[:3])}, []),
+    ("a chat template, an example's answer rewritten", {"chat": multiturn(EXAMPLES[:3], flipped)},
+     [("LB722", LOG, 1)]),
+    ("a chat template, an example left out", {"chat": multiturn([EXAMPLES[0], EXAMPLES[2]])}, [("LB722", LOG, 1)]),
+    ("a chat template, four held, three declared", {"listed": EXAMPLES, "chat": multiturn(EXAMPLES)},
+     [("LB723", LOG, 1)]),
+    ("a chat template, four listed, three held", {"listed": EXAMPLES, "chat": multiturn(EXAMPLES[:3])}, []),
     # a target that is a choice's index writes the choice's text
     ("an index target", {"listed": [dict(e, target=["False", "True"].index(e["target"])) for e in EXAMPLES[:3]],
                          "config": {"doc_to_target": "target"}}, []),

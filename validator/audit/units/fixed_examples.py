@@ -20,8 +20,11 @@ example whose doc_to_text or target lbnorm does not render, or whose target
 is "" (0.4.5 on writes its text alone); a doc_to_text ending in a newline
 (its two renderings by version); a gen_prefix; a fewshot_config whose
 delimiters are not the task's (versions read one or the other) or that
-holds what lbnorm does not replay; a chat template, where an example may be
-a message of its own. The fewshot_config's own doc_to_text, doc_to_target
+holds what lbnorm does not replay. Under a chat template the markup is the
+model's: there each listed example's text must come in order before the
+doc's own, its answer after it and before the next (a message is written as
+it is or trimmed), and no further listed example before the doc's text.
+The fewshot_config's own doc_to_text, doc_to_target
 and doc_to_choice write the examples where it sets them (0.4.13 writes them
 all into the config, the task's own inherited); a few-shot split takes
 precedence over the listed samples, and is not checked here.
@@ -33,6 +36,7 @@ from typing import Any
 
 from ...core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
 from ...core.text_templates import TOO_LONG, ends_in_newline, prompt_template, texts_of
+from ..sample_scoring import first_prompt
 from .base import AuditUnit, Sample, audit_unit
 
 FIRST_N = "first_n"
@@ -53,6 +57,7 @@ class FixedExamples(AuditUnit):
         self.samples: list = []
         self.shots = 0
         self.rendered: list[str] = []  # the config's examples as the prompt writes them, rendered as needed
+        self.chat = self.spec.chat_template not in (None, "")
         self.why_not = self._plan()
         self.told = False
 
@@ -62,8 +67,7 @@ class FixedExamples(AuditUnit):
         fewshot = config.get("fewshot_config")
         samples = fewshot.get("samples") if isinstance(fewshot, dict) else None
         shots = spec.declared_shots
-        if not isinstance(samples, list) or fewshot.get("sampler") != FIRST_N or not shots or \
-                spec.chat_template not in (None, ""):
+        if not isinstance(samples, list) or fewshot.get("sampler") != FIRST_N or not shots:
             return None
         if config.get("fewshot_split") is not None or fewshot.get("split") is not None:
             return None  # the examples come from a dataset split (which takes precedence over the list)
@@ -91,7 +95,12 @@ class FixedExamples(AuditUnit):
         return self.shots > 0 and not self.why_not
 
     def add(self, sample: Sample) -> None:
-        if self.told or sample.examples is None:
+        if self.told:
+            return
+        if self.chat:
+            self._in_chat(sample)
+            return
+        if sample.examples is None:
             return
         prompt, start, end = sample.examples
         held = prompt[start:end]
@@ -101,13 +110,34 @@ class FixedExamples(AuditUnit):
         doc = sample.data.get("doc")
         if doc in self.samples[:self.shots + 1] and any(_holds(held, block) for block in self._without(doc)):
             return  # the eval doc is one of the examples: the harness dropped it
+        self._tell(sample, count)
+
+    def _in_chat(self, sample: Sample) -> None:
+        """Under a chat template the markup is the model's: each example's text must come in order, its answer
+        after it and before the next (messages written as they are or trimmed), and no further listed example
+        before the doc's own text."""
+        prompt, doc = first_prompt(sample.data.get("arguments")), sample.data.get("doc")
+        if type(prompt) is not str or not isinstance(doc, dict) or doc in self.samples[:self.shots + 1]:
+            return  # a chat API's messages (chat_prompts.py), or the eval doc among the examples
+        own = texts_of(self.render.text, doc, len(prompt))
+        end = prompt.rfind(own[0].strip()) if type(own) is tuple else -1
+        if end < 0:
+            return  # the doc's own text is missing: chat_prompts.py reports it
+        parts = [self.render.parts(item) for item in self.samples[:self.shots + 1]]
+        position = _answered_in_order(prompt, parts[:self.shots], end)
+        if position is None:
+            self._tell(sample, None)
+        elif len(parts) > self.shots and parts[-1] and prompt.find(parts[-1][0].strip(), position, end) >= 0:
+            self._tell(sample, self.shots + 1, "at least ")
+
+    def _tell(self, sample: Sample, count: int | None, least: str = "") -> None:
         self.told = True
         task = self.spec.name
         if count is not None:
             self.log.at_record("LB723", sample.record, ("arguments",), (
                 f"configs.{task}.num_fewshot is {self.spec.declared_shots}, but the prompt of doc_id {sample.doc_id} "
-                f"holds the first {count} of the {len(self.samples)} examples its fewshot_config lists; n-shot and "
-                "the config were edited after the run, or the prompts were"))
+                f"holds {least}the first {count} of the {len(self.samples)} examples its fewshot_config lists; "
+                "n-shot and the config were edited after the run, or the prompts were"))
         else:
             self.log.at_record("LB722", sample.record, ("arguments",), (
                 f"{task} doc_id {sample.doc_id}: the prompt's few-shot examples are not the first {self.shots} of "
@@ -164,6 +194,26 @@ def _effective(config: dict, fewshot: dict) -> dict | str:
     return effective
 
 
+def _answered_in_order(prompt: str, parts: list, end: int) -> int | None:
+    """Where the last example's answer ends, when each example's text comes in order before `end`, its answer
+    after it and before the next; None otherwise."""
+    position = 0
+    for index, part in enumerate(parts):
+        if part is None:
+            return None
+        found = prompt.find(part[0].strip(), position, end)
+        if found < 0:
+            return None
+        position = found + len(part[0].strip())
+        following = end if index + 1 == len(parts) or parts[index + 1] is None else \
+            prompt.find(parts[index + 1][0].strip(), position, end)
+        answer = prompt.find(part[1].strip(), position, following) if following >= 0 else -1
+        if answer < 0:
+            return None
+        position = answer + len(part[1].strip())
+    return position
+
+
 def _holds(held: str, block: str) -> bool:
     """The examples region is the block, but for whitespace the prompts unit may leave at its start (as _count)."""
     return held == block or (held.endswith(block) and not held[:len(held) - len(block)].strip())
@@ -179,11 +229,16 @@ class _Renderer:
         self.target_delimiter, self.fewshot_delimiter = target_delimiter, fewshot_delimiter
 
     def __call__(self, example: dict) -> str | None:
+        parts = self.parts(example)
+        return None if parts is None else parts[0] + self.target_delimiter + parts[1] + self.fewshot_delimiter
+
+    def parts(self, example: dict) -> tuple[str, str] | None:
+        """(its doc_to_text, its answer): what a chat template writes as a user's and an assistant's message."""
         texts = texts_of(self.text, example, MAX_EXAMPLE)
         answer = self._answer(example)
         if texts is UNTRACEABLE or texts is TOO_LONG or answer is None:
             return None
-        return texts[0] + self.target_delimiter + answer + self.fewshot_delimiter
+        return texts[0], answer
 
     def _answer(self, example: dict) -> str | None:
         target = target_of(self.target, example, self.has_choices)
