@@ -967,11 +967,15 @@ def respond(text: str, **edit) -> dict:
     ("change_case:english_lowercase", {}, {}, FLIPPED_TO_PASS),
     # a kwarg of 0 is dropped ({k: v ... if v}) and drawn at random, separately for strict and loose
     ("length_constraints:number_words", {"num_words": 0}, LOOSE_BELOW_STRICT, []),
+    # ... and so is one the doc leaves null (an outside tester's honest run made with lm-eval 0.4.9.2)
+    ("detectable_format:multiple_sections", {"section_spliter": "Day", "num_sections": None},
+     respond("Day 1\nThe sea.\n\nDay 2\nThe salt.", **LOOSE_BELOW_STRICT), []),
     # an empty response follows nothing, strict and loose alike, whatever the instruction
     ("language:response_language", {"language": "de"}, respond(" \n"), FLIPPED_TO_PASS),
 ], ids=["a fail logged as a pass", "a comma under no_comma", "no comma under no_comma", "loose below the checker",
         "loose below strict", "langdetect's instruction", "english_lowercase (langdetect)",
-        "english_capital (langdetect)", "english_lowercase on capitals", "a dropped kwarg", "an empty response passes"])
+        "english_capital (langdetect)", "english_lowercase on capitals", "a dropped kwarg", "a null kwarg",
+        "an empty response passes"])
 def test_ifeval_outcomes_the_harness_cannot_give(tmp_path, instruction, kwargs, edit, found):
     """Found by outside testers on real 0.4.9.2/0.4.13 IFEval logs: a loose outcome failed beside a strict pass, a
     whitespace response marked as following its instructions, and outcomes flipped to pass (a no_comma beside a

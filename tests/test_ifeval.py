@@ -109,3 +109,25 @@ def test_a_word_list_longer_than_a_datasets_is_not_searched():
     assert ifeval.replay("keywords:forbidden_words", within, "the sea") == (True, True)
     assert ifeval.replay("keywords:forbidden_words", beyond, "the sea") == (None, None)
     assert ifeval.replay_cost(beyond, "the sea") > ifeval.replay_cost(within, "the sea") > ifeval.replay_cost({}, "x")
+
+
+@pytest.mark.parametrize("instruction, kwargs, drawn", [
+    ("detectable_format:multiple_sections", {"section_spliter": "Day", "num_sections": None}, True),
+    ("detectable_format:multiple_sections", {"section_spliter": "Day", "num_sections": 2}, False),
+    ("detectable_format:number_bullet_lists", {"num_bullets": -1}, True),
+    ("length_constraints:nth_paragraph_first_word", {"num_paragraphs": 2, "nth_paragraph": 3, "first_word": "a"},
+     True),
+    ("length_constraints:nth_paragraph_first_word", {"num_paragraphs": 3, "nth_paragraph": 3, "first_word": "a"},
+     False),
+    ("keywords:letter_frequency", {"letter": "ab", "let_frequency": 2, "let_relation": "at least"}, True),
+    ("keywords:letter_frequency", {"letter": "q", "let_frequency": 2, "let_relation": "at least"}, False),
+    ("punctuation:no_comma", {}, False),
+])
+def test_a_checker_drawn_at_random_is_told_from_its_kwargs(instruction, kwargs, drawn):
+    """Strict and loose each build their own checker: one drawn at random may pass the one and fail the other."""
+    assert ifeval.draws_at_random(instruction, kwargs) is drawn
+
+
+def test_every_outcome_the_seeds_changed_was_drawn_at_random_or_langdetects():
+    changed = [case for case in RECORDED["fuzzed"] if case[3] != "raises" and None in case[3]]
+    assert changed and all(ifeval.draws_at_random(case[0], case[1]) or case[0] in LANGDETECT for case in changed)

@@ -65,6 +65,26 @@ def replay(instruction: str, kwargs: Any, response: str) -> tuple[bool | None, b
     return strict, loose
 
 
+def draws_at_random(instruction: str, kwargs: Any) -> bool:
+    """Whether the harness's checker for these kwargs is drawn anew each time it is built (strict and loose
+    build their own): a kwarg it needs dropped as falsy, a negative count, an nth paragraph out of range, a
+    letter that is not one. Kwargs it would fail on count as drawn too: nothing can be said of them."""
+    given = {key: value for key, value in kwargs.items() if value} if isinstance(kwargs, dict) else {}
+    for key in DRAWN_UNLESS_GIVEN.get(instruction, ()):
+        value = given.get(key)
+        if key in _TEXT_KWARGS:
+            if not isinstance(value, (str, list)):
+                return True
+        elif type(value) not in (int, float) or value < 0:
+            return True
+    if instruction == "length_constraints:nth_paragraph_first_word":
+        return not 0 < given["nth_paragraph"] <= given["num_paragraphs"]
+    if instruction == "keywords:letter_frequency":
+        letter = given["letter"]
+        return not (isinstance(letter, str) and len(letter) == 1 and "a" <= letter.lower() <= "z")
+    return False
+
+
 def replay_cost(kwargs: Any, response: str) -> int:
     """What one replay reads, in characters: the response once per pattern its kwargs give (a list of words is
     searched word by word), for a caller that bounds the work a submitter's docs and responses can ask for."""
@@ -316,6 +336,26 @@ CHECKS: dict[str, Check] = {
     "startend:quotation": _quotation,
 }
 INSTRUCTIONS = frozenset(CHECKS)  # instructions_registry.INSTRUCTION_DICT's keys: any other id raises KeyError
+
+# The kwargs each checker draws at random when they are dropped (falsy), or a count when it is negative.
+DRAWN_UNLESS_GIVEN = {
+    "keywords:existence": ("keywords",), "keywords:frequency": ("keyword", "frequency", "relation"),
+    "keywords:forbidden_words": ("forbidden_words",),
+    "keywords:letter_frequency": ("letter", "let_frequency", "let_relation"),
+    "language:response_language": ("language",), "length_constraints:number_sentences": ("num_sentences", "relation"),
+    "length_constraints:number_paragraphs": ("num_paragraphs",),
+    "length_constraints:number_words": ("num_words", "relation"),
+    "length_constraints:nth_paragraph_first_word": ("num_paragraphs", "nth_paragraph", "first_word"),
+    "detectable_content:number_placeholders": ("num_placeholders",),
+    "detectable_content:postscript": ("postscript_marker",),
+    "detectable_format:number_bullet_lists": ("num_bullets",),
+    "detectable_format:number_highlighted_sections": ("num_highlights",),
+    "detectable_format:multiple_sections": ("section_spliter", "num_sections"),
+    "startend:end_checker": ("end_phrase",),
+    "change_case:capital_word_frequency": ("capital_frequency", "capital_relation"),
+}
+_TEXT_KWARGS = frozenset({"keywords", "keyword", "relation", "forbidden_words", "letter", "let_relation", "language",
+                          "first_word", "postscript_marker", "section_spliter", "end_phrase", "capital_relation"})
 
 
 # --- linear scans giving what the harness's backtracking patterns find ---------------------------------

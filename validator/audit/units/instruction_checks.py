@@ -26,7 +26,7 @@ not audited, since a submitter writes the docs and the responses' length.
 
 from __future__ import annotations
 
-from ...core.ifeval import INSTRUCTIONS, replay, replay_cost
+from ...core.ifeval import INSTRUCTIONS, draws_at_random, replay, replay_cost
 from ..sample_scoring import as_number, as_number_list, first_response
 from .base import AuditUnit, Sample, audit_unit, shown
 from .instruction_levels import LEVELS
@@ -163,10 +163,10 @@ class InstructionChecks(AuditUnit):
 
 def _deterministic(instruction: object, kwargs: object, index: int) -> bool:
     """Whether the harness checks this instruction the same way twice: none that asks langdetect, which is
-    unseeded (an outside tester saw an honest english_lowercase pass strict and fail loose), and every kwarg it
-    was given kept (it builds each from {k: v for k, v in kwargs.items() if v} and draws the missing ones at
-    random)."""
+    unseeded (an outside tester saw an honest english_lowercase pass strict and fail loose), and none whose
+    checker draws a kwarg at random (one the doc leaves null or falsy: a multiple_sections without its
+    num_sections passed strict and failed loose in another tester's honest run)."""
     if not isinstance(instruction, str) or instruction.startswith("language:") or instruction in LANGDETECT:
         return False
     given = kwargs[index] if isinstance(kwargs, list) and index < len(kwargs) else None
-    return isinstance(given, dict) and all(value is None or bool(value) for value in given.values())
+    return isinstance(given, dict) and not draws_at_random(instruction, given)
