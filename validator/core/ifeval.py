@@ -23,9 +23,8 @@ the harness's own answer is not settled by the doc and the response:
   `re` has no time limit, and the submitter writes the doc.
 The harness's own patterns that backtrack without bound on some texts (bullet
 lines, titles, placeholders: quadratic in a run of blank lines or brackets) are
-computed here by scans that give the same count in linear time;
-tests/test_ifeval.py holds them against `re` and against outcomes recorded
-from lm-eval 0.4.9.2's checkers.
+counted by ifeval_patterns.py in linear time; tests/test_ifeval.py holds the
+replay to outcomes recorded from lm-eval 0.4.9.2's checkers.
 
 A character's Unicode class (`\\w`, lower case) is this Python's: a Python
 with an older Unicode table may differ on a character assigned since.
@@ -37,12 +36,13 @@ import json
 import re
 from typing import Any, Callable
 
+from .ifeval_patterns import bullet_count, placeholder_count, titles
+
 RELATIONS = ("less than", "at least")
 CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
 PLAIN_MAX = 200  # longest keyword, splitter or marker replayed (a dataset's are words)
 MAX_WORDS = 16  # keywords or forbidden words replayed per instruction (a dataset's list a few)
 _NOT_PLAIN = re.compile(r"[\\^$*+?{}\[\]|()]")
-_SPACES = re.compile(r"\s*")
 _WORD = re.compile(r"\w+")
 _HIGHLIGHT = re.compile(r"\*[^\n\*]*\*")
 _DOUBLE_HIGHLIGHT = re.compile(r"\*\*[^\n\*]*\*\*")
@@ -356,68 +356,3 @@ DRAWN_UNLESS_GIVEN = {
 }
 _TEXT_KWARGS = frozenset({"keywords", "keyword", "relation", "forbidden_words", "letter", "let_relation", "language",
                           "first_word", "postscript_marker", "section_spliter", "end_phrase", "capital_relation"})
-
-
-# --- linear scans giving what the harness's backtracking patterns find ---------------------------------
-
-def bullet_count(value: str) -> int:
-    """len(re.findall(r"^\\s*\\*[^\\*].*$", value, re.M)) + len(re.findall(r"^\\s*-.*$", value, re.M))."""
-    return _line_heads(value, _star_head) + _line_heads(value, _dash_head)
-
-
-def _star_head(value: str, at: int) -> int:
-    return at + 2 if value.startswith("*", at) and at + 1 < len(value) and value[at + 1] != "*" else -1
-
-
-def _dash_head(value: str, at: int) -> int:
-    return at + 1 if value.startswith("-", at) else -1
-
-
-def _line_heads(value: str, head: Callable[[str, int], int]) -> int:
-    """Matches of ^\\s*<head>.*$ (re.M), found left to right as findall does. The whitespace may span lines;
-    where the head fails after it, every line start inside that whitespace fails the same way, so the scan
-    resumes at the first line start past it (re tries each, each time re-reading the whitespace)."""
-    count, start, size = 0, 0, len(value)
-    while start <= size:
-        after_spaces = _SPACES.match(value, start).end()
-        body = head(value, after_spaces)
-        if body >= 0:
-            count += 1
-            end = value.find("\n", body)
-            resume = size if end < 0 else end
-            if resume > 0 and value[resume - 1] == "\n":  # the match ended on a line start: re tries it next
-                start = resume
-                continue
-        else:
-            resume = after_spaces
-        newline = value.find("\n", resume)
-        if newline < 0:
-            return count
-        start = newline + 1
-    return count
-
-
-def placeholder_count(value: str) -> int:
-    """len(re.findall(r"\\[.*?\\]", value)): each '[' to the first ']' after it on its line."""
-    count, at = 0, 0
-    while (opening := value.find("[", at)) >= 0:
-        line_end = value.find("\n", opening)
-        closing = value.find("]", opening + 1, len(value) if line_end < 0 else line_end)
-        if closing >= 0:
-            count, at = count + 1, closing + 1
-        elif line_end < 0:
-            break
-        else:
-            at = line_end + 1  # every later '[' of this line has no ']' after it either
-    return count
-
-
-def titles(value: str) -> list[str]:
-    """re.findall(r"<<[^\\n]+>>", value): on each line, from its first '<<' to its last '>>' at least one
-    character further (greedy, so at most one per line)."""
-    found = []
-    for line in value.split("\n"):
-        opening = line.find("<<")
-        if opening >= 0 and (closing := line.rfind(">>", opening + 3)) >= 0:
-            found.append(line[opening:closing + 2])
-    return found

@@ -1,0 +1,78 @@
+"""IFEval's backtracking patterns, counted in linear time. Pure: no I/O.
+
+The harness's bullet, placeholder and title patterns (lm-eval's
+tasks/ifeval/instructions.py) backtrack without bound on some texts: runs of
+blank lines or brackets make them quadratic, and the submitter writes the
+response. These scans give what `re` finds, in one pass;
+tests/test_ifeval.py holds them to `re` with hypothesis.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+_SPACES = re.compile(r"\s*")
+
+
+def bullet_count(value: str) -> int:
+    """len(re.findall(r"^\\s*\\*[^\\*].*$", value, re.M)) + len(re.findall(r"^\\s*-.*$", value, re.M))."""
+    return _line_heads(value, _star_head) + _line_heads(value, _dash_head)
+
+
+def _star_head(value: str, at: int) -> int:
+    return at + 2 if value.startswith("*", at) and at + 1 < len(value) and value[at + 1] != "*" else -1
+
+
+def _dash_head(value: str, at: int) -> int:
+    return at + 1 if value.startswith("-", at) else -1
+
+
+def _line_heads(value: str, head: Callable[[str, int], int]) -> int:
+    """Matches of ^\\s*<head>.*$ (re.M), found left to right as findall does. The whitespace may span lines;
+    where the head fails after it, every line start inside that whitespace fails the same way, so the scan
+    resumes at the first line start past it (re tries each, each time re-reading the whitespace)."""
+    count, start, size = 0, 0, len(value)
+    while start <= size:
+        after_spaces = _SPACES.match(value, start).end()
+        body = head(value, after_spaces)
+        if body >= 0:
+            count += 1
+            end = value.find("\n", body)
+            resume = size if end < 0 else end
+            if resume > 0 and value[resume - 1] == "\n":  # the match ended on a line start: re tries it next
+                start = resume
+                continue
+        else:
+            resume = after_spaces
+        newline = value.find("\n", resume)
+        if newline < 0:
+            return count
+        start = newline + 1
+    return count
+
+
+def placeholder_count(value: str) -> int:
+    """len(re.findall(r"\\[.*?\\]", value)): each '[' to the first ']' after it on its line."""
+    count, at = 0, 0
+    while (opening := value.find("[", at)) >= 0:
+        line_end = value.find("\n", opening)
+        closing = value.find("]", opening + 1, len(value) if line_end < 0 else line_end)
+        if closing >= 0:
+            count, at = count + 1, closing + 1
+        elif line_end < 0:
+            break
+        else:
+            at = line_end + 1  # every later '[' of this line has no ']' after it either
+    return count
+
+
+def titles(value: str) -> list[str]:
+    """re.findall(r"<<[^\\n]+>>", value): on each line, from its first '<<' to its last '>>' at least one
+    character further (greedy, so at most one per line)."""
+    found = []
+    for line in value.split("\n"):
+        opening = line.find("<<")
+        if opening >= 0 and (closing := line.rfind(">>", opening + 3)) >= 0:
+            found.append(line[opening:closing + 2])
+    return found
