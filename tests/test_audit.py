@@ -1021,6 +1021,30 @@ def test_an_instruction_the_registry_lacks(tmp_path, with_ifeval_config, found, 
     assert any(f"{named} (2)" in note for note in result.tasks[0].notes)
 
 
+@pytest.mark.parametrize("kwargs, path, reason", [
+    (None, "$.doc.kwargs[0]", "its kwargs entry is not an object"),
+    ({"num_words": "40", "relation": "less than"}, "$.doc.kwargs[0]", "num_words is str, not a number"),
+    ({"num_words": 40, "relation": "more than"}, "$.doc.kwargs[0]", "relation is 'more than', not 'less than' or"),
+    ({"num_words": 40, "relation": "less than", "strict": True}, "$.doc.kwargs[0]", "takes no kwarg 'strict'"),
+    ("short", "$.doc.kwargs", "has no kwargs entry"),
+])
+def test_kwargs_the_harness_cannot_build_a_checker_from(tmp_path, kwargs, path, reason):
+    """A red team's evasion: kwargs the harness rejects (a count written as text, an unknown relation) made the
+    replay settle nothing, so a flipped outcome passed; no run can log such a doc."""
+    task = hl.ifeval_task([[True], [False], [True]], loose=True)
+    doc = task.samples[1]["doc"]
+    if kwargs == "short":
+        doc["kwargs"] = []
+    else:
+        doc["kwargs"][0] = kwargs
+    task.samples[1].update({"inst_level_strict_acc": [True], "prompt_level_strict_acc": True})
+    hl.with_hashes(task.samples[1])
+    paths = hl.write_run(tmp_path, [task])
+    [finding] = [f for f in audit(tmp_path, paths["results"]).findings if f.json_path.startswith("$.doc")]
+    assert (finding.rule, finding.line, finding.json_path) == ("LB708", 2, path)
+    assert reason in finding.message and finding.message.endswith("so no run logged this doc")
+
+
 def test_ifeval_past_the_replay_bounds_is_not_audited(tmp_path, monkeypatch):
     """The submitter writes the responses' length: past the replay's budget, the levels are LB716."""
     from validator.audit.units import instruction_checks

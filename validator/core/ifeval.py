@@ -85,6 +85,28 @@ def draws_at_random(instruction: str, kwargs: Any) -> bool:
     return False
 
 
+def rejected(instruction: str, kwargs: Any) -> str | None:
+    """Why the harness fails to build this instruction's checker from these kwargs (so no run logged it), or
+    None: an entry that is not a dict, a kwarg the checker does not take, a relation it does not know, a count
+    that is not a number, a repeat_prompt without its prompt."""
+    if instruction not in CHECKS:
+        return None  # the registry's KeyError: told by the caller, which knows the id
+    if not isinstance(kwargs, dict):
+        return "its kwargs entry is not an object (the harness calls .items() on it)"
+    given = {key: value for key, value in kwargs.items() if value}
+    taken = PARAMETERS[instruction]
+    for key, value in given.items():
+        if key not in taken:
+            return f"the checker takes no kwarg {key!r} (a TypeError)"
+        if key in _RELATIONS and value not in RELATIONS:
+            return f"{key} is {value!r}, not 'less than' or 'at least' (a ValueError)"
+        if key in _COMPARED_WHEN_BUILT and type(value) not in (int, float, bool):
+            return f"{key} is {type(value).__name__}, not a number (a TypeError when compared)"
+    if taken == ("prompt_to_repeat",) and "prompt_to_repeat" not in given:
+        return "it has no prompt_to_repeat (a ValueError)"
+    return None
+
+
 def replay_cost(kwargs: Any, response: str) -> int:
     """What one replay reads, in characters: the response once per pattern its kwargs give (a list of words is
     searched word by word), for a caller that bounds the work a submitter's docs and responses can ask for."""
@@ -354,5 +376,11 @@ DRAWN_UNLESS_GIVEN = {
     "startend:end_checker": ("end_phrase",),
     "change_case:capital_word_frequency": ("capital_frequency", "capital_relation"),
 }
+# What each checker's build_description takes: any other truthy kwarg is a TypeError.
+PARAMETERS = {name: DRAWN_UNLESS_GIVEN.get(name, ()) for name in CHECKS}
+PARAMETERS["combination:repeat_prompt"] = ("prompt_to_repeat",)
+_RELATIONS = frozenset({"relation", "let_relation", "capital_relation"})
+_COMPARED_WHEN_BUILT = frozenset({"num_placeholders", "num_bullets", "num_highlights", "num_sections", "num_paragraphs",
+                                  "nth_paragraph", "frequency", "let_frequency", "num_words", "num_sentences"})
 _TEXT_KWARGS = frozenset({"keywords", "keyword", "relation", "forbidden_words", "letter", "let_relation", "language",
                           "first_word", "postscript_marker", "section_spliter", "end_phrase", "capital_relation"})

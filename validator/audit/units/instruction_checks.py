@@ -17,16 +17,17 @@ an empty or whitespace response follows nothing (the harness checks
 variants, so an instruction strict passes cannot fail loose (but where it
 asks the unseeded langdetect or draws a dropped kwarg at random).
 
-Under a config whose process_results is IFEval's, an instruction id its
-registry lacks is LB708: the harness raises KeyError on it, so no run logged
-it. The replay's work is bounded (MAX_INSTRUCTIONS per doc, REPLAY_BUDGET
+Under a config whose process_results is IFEval's, an instruction the harness
+cannot build a checker for (an id its registry lacks, kwargs it rejects:
+core/ifeval.rejected) is LB708: no run logged such a doc, and the replay
+would settle nothing for it. The replay's work is bounded (MAX_INSTRUCTIONS per doc, REPLAY_BUDGET
 characters of response per log): outcomes past it leave the levels LB716,
 not audited, since a submitter writes the docs and the responses' length.
 """
 
 from __future__ import annotations
 
-from ...core.ifeval import INSTRUCTIONS, draws_at_random, replay, replay_cost
+from ...core.ifeval import INSTRUCTIONS, draws_at_random, rejected, replay, replay_cost
 from ..sample_scoring import as_number, as_number_list, first_response
 from .base import AuditUnit, Sample, audit_unit, shown
 from .instruction_levels import LEVELS
@@ -66,6 +67,8 @@ class InstructionChecks(AuditUnit):
         if not isinstance(instructions, list) or not isinstance(response, str):
             return  # InstructionLevels reports a doc without its list; a response that is not text is no answer
         kwargs = doc.get("kwargs")
+        if self.ifeval_config:
+            self._unbuildable(sample, instructions, kwargs)
         blank = not response or response.isspace()  # the harness's `not response.strip()`, without the copy
         replayed = self._replay(sample, instructions, kwargs if isinstance(kwargs, list) else [], response, blank)
         for level, (prompt_level, inst_level) in self.levels:
@@ -84,13 +87,25 @@ class InstructionChecks(AuditUnit):
         if len(self.levels) == 2 and not blank:
             self._loose_below_strict(sample, instructions, kwargs, replayed)
 
+    def _unbuildable(self, sample: Sample, instructions: list, kwargs) -> None:
+        """LB708 for each instruction IFEval's harness cannot build (an id its registry lacks, kwargs it rejects):
+        no run logged such a doc, and the replay would settle nothing for it."""
+        for index, instruction in enumerate(instructions[:MAX_INSTRUCTIONS]):
+            if not (isinstance(instruction, str) and instruction in INSTRUCTIONS):
+                where, why = ("instruction_id_list", index), f"is {shown(instruction, 50)}, which IFEval's registry lacks"
+            elif not isinstance(kwargs, list) or index >= len(kwargs):
+                where, why = ("kwargs",), "has no kwargs entry (the harness reads kwargs[index])"
+            elif (reason := rejected(instruction, kwargs[index])) is not None:
+                where, why = ("kwargs", index), f"({instruction}): {reason}"
+            else:
+                continue
+            self.log.at_record("LB708", sample.record, ("doc",) + where, (
+                f"{self.spec.name} doc_id {sample.doc_id}: instruction {index} {why}; the harness fails to build "
+                "its checker, so no run logged this doc"))
+
     def _replay(self, sample: Sample, instructions: list, kwargs: list, response: str, blank: bool) -> list[tuple]:
         replayed = []
         for index, instruction in enumerate(instructions):
-            if self.ifeval_config and not (isinstance(instruction, str) and instruction in INSTRUCTIONS):
-                self.log.at_record("LB708", sample.record, ("doc", "instruction_id_list", index), (
-                    f"{self.spec.name} doc_id {sample.doc_id}: instruction {index} is {shown(instruction, 50)}, "
-                    "which IFEval's registry lacks; the harness raises KeyError on it, so no run logged it"))
             if blank:
                 found = (False, False)  # before any checker: `if response.strip() and ...`
             else:
