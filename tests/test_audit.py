@@ -1003,22 +1003,39 @@ def test_a_flipped_instruction_is_named_at_its_outcome(tmp_path):
 
 
 @pytest.mark.parametrize("instruction", ["length_constraints:number_words_v2", 7])
-@pytest.mark.parametrize("with_ifeval_config, found", [(True, [("LB708", 2)]), (False, [])])
-def test_an_instruction_the_registry_lacks(tmp_path, with_ifeval_config, found, instruction):
-    """Renamed to an id lm-eval does not know, an instruction is replayed by nothing; under IFEval's own
-    process_results no run can log it (the registry raises KeyError). Another task's ids are its own."""
+@pytest.mark.parametrize("ifeval_by, found", [("its scorer and name", [("LB708", 2)]), ("its name", [("LB708", 2)]),
+                                               ("neither", [])])
+def test_an_instruction_the_registry_lacks(tmp_path, ifeval_by, found, instruction):
+    """Renamed to an id lm-eval does not know, an instruction is replayed by nothing; under IFEval's own task
+    (its process_results, or its name: a red team deleted the scorer's source from the config to get by) no run
+    can log it, since the registry raises KeyError. Another task's ids are its own."""
     task = hl.ifeval_task([[True], [False], [True]], loose=True)
     task.samples[1]["doc"]["instruction_id_list"] = [instruction]
     hl.with_hashes(task.samples[1])
-    if not with_ifeval_config:
+    if ifeval_by != "its scorer and name":
         del task.config["process_results"]
+    if ifeval_by == "neither":
+        task.name = task.config["task"] = "my_instruction_following"
     paths = hl.write_run(tmp_path, [task])
     result = audit(tmp_path, paths["results"])
     assert where(result) == found
-    if with_ifeval_config:
+    if found:
         assert result.findings[0].json_path == "$.doc.instruction_id_list[0]"
     named = instruction if isinstance(instruction, str) else "(not text)"
     assert any(f"{named} (2)" in note for note in result.tasks[0].notes)
+
+
+@pytest.mark.parametrize("response", [None, 7, ["A few words."]])
+def test_an_ifeval_response_that_is_not_text(tmp_path, response):
+    """lm-eval's IFEval checks generated text and logs it as text: a response of another type left the replay
+    nothing to settle, so a flipped outcome beside it passed (a red team)."""
+    task = hl.ifeval_task([[True], [False], [True]], loose=True)
+    task.samples[1].update({"filtered_resps": [response], "inst_level_strict_acc": [True],
+                            "prompt_level_strict_acc": True})
+    hl.with_hashes(task.samples[1])
+    paths = hl.write_run(tmp_path, [task])
+    [finding] = [f for f in audit(tmp_path, paths["results"]).findings if f.json_path == "$.filtered_resps"]
+    assert (finding.rule, finding.line) == ("LB708", 2) and "not text" in finding.message
 
 
 @pytest.mark.parametrize("kwargs, path, reason", [
@@ -1048,7 +1065,9 @@ def test_kwargs_the_harness_cannot_build_a_checker_from(tmp_path, kwargs, path, 
 def test_ifeval_past_the_replay_bounds_is_not_audited(tmp_path, monkeypatch):
     """The submitter writes the responses' length: past the replay's budget, the levels are LB716."""
     from validator.audit.units import instruction_checks
-    monkeypatch.setattr(instruction_checks, "REPLAY_BUDGET", 2 * (len(hl.IFEVAL_RESPONSE) + 1))
+    from validator.core import ifeval
+    one = ifeval.replay_cost(hl.ifeval_instruction(True)[1], hl.IFEVAL_RESPONSE)
+    monkeypatch.setattr(instruction_checks, "REPLAY_BUDGET", 2 * one)
     task = hl.ifeval_task([[True], [False], [True]], loose=True)
     paths = hl.write_run(tmp_path, [task])
     result = audit(tmp_path, paths["results"])

@@ -80,11 +80,19 @@ def test_kwargs_the_harness_draws_at_random_or_rejects_settle_nothing(kwargs):
     assert ifeval.replay("length_constraints:number_words", kwargs, "one two three") == (None, None)
 
 
-@pytest.mark.parametrize("keyword", ["se(a", "s+", "a" * (ifeval.PLAIN_MAX + 1), "[abc]"])
-def test_a_keyword_read_as_a_pattern_is_replayed_only_when_plain(keyword):
-    """The harness hands keywords to `re`, which has no time limit: only plain characters and dots are run."""
+@pytest.mark.parametrize("keyword", ["se(a", "s+", "a" * (ifeval.PLAIN_MAX + 1), "(ab|cd)", "(a)\\1", "(?=s)",
+                                     "(?i:sea)", "*", "s?e?a?x?y?", "(se)?", "s*"])
+def test_a_keyword_read_as_a_pattern_is_replayed_only_when_it_reads_a_bounded_run(keyword):
+    """The harness hands keywords to `re`, which has no time limit: a pattern is run here only when it has no
+    repeat, alternation, back-reference or look-around (each position then reads at most its length)."""
     assert ifeval.replay("keywords:existence", {"keywords": [keyword]}, "the sea") == (None, None)
-    assert ifeval.replay("keywords:existence", {"keywords": ["s.a"]}, "the sea") == (True, True)
+
+
+@pytest.mark.parametrize("keyword, found", [("s.a", True), ("[abc]", True), ("^the", True), ("s[^e]a", False),
+                                            ("(sea)", True), ("\\bsea\\b", True), ("(e|a)", True),
+                                            ("s.?a", True), ("t?h?e?x?", True), ("x?y", False)])
+def test_a_bounded_pattern_is_replayed_as_re_runs_it(keyword, found):
+    assert ifeval.replay("keywords:existence", {"keywords": [keyword]}, "the sea") == (found, found)
 
 
 LINES = st.text(alphabet=" \t\n\r*-[]<>ab\x0b\x0c\u2028\x85", max_size=60)

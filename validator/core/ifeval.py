@@ -18,9 +18,12 @@ the harness's own answer is not settled by the doc and the response:
   a failed case test settles them) or nltk's punkt data
   (length_constraints:number_sentences, change_case:capital_word_frequency);
 - a kwarg the harness reads as a regular expression (keywords, a section
-  splitter, a postscript marker) holds anything but plain characters and dots,
-  or is longer than PLAIN_MAX, or a list holds more than MAX_WORDS of them:
-  `re` has no time limit, and the submitter writes the doc.
+  splitter, a postscript marker) is longer than PLAIN_MAX or holds a repeat,
+  an alternation, a back-reference or a look-around (`re` has no time limit,
+  and the submitter writes the doc; a pattern without them reads at most its
+  length from each position), or one that does not compile (the harness
+  raised on it). A list of more than MAX_WORDS words is not replayed at all:
+  replay_cost says so.
 The harness's own patterns that backtrack without bound on some texts (bullet
 lines, titles, placeholders: quadratic in a run of blank lines or brackets) are
 counted by ifeval_patterns.py in linear time; tests/test_ifeval.py holds the
@@ -34,14 +37,16 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from typing import Any, Callable
 
-from .ifeval_patterns import bullet_count, placeholder_count, titles
+from .ifeval_kwargs import RELATIONS, draws_at_random, rejected  # noqa: F401 (callers take them from here)
+from .ifeval_patterns import bounded, bullet_count, placeholder_count, titles
 
-RELATIONS = ("less than", "at least")
 CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
 PLAIN_MAX = 200  # longest keyword, splitter or marker replayed (a dataset's are words)
 MAX_WORDS = 16  # keywords or forbidden words replayed per instruction (a dataset's list a few)
+LOOSE_READS = 9  # the response, then its eight loose variants (the first of them the response again)
 _NOT_PLAIN = re.compile(r"[\\^$*+?{}\[\]|()]")
 _WORD = re.compile(r"\w+")
 _HIGHLIGHT = re.compile(r"\*[^\n\*]*\*")
@@ -55,63 +60,34 @@ Check = Callable[[dict, str], Any]
 def replay(instruction: str, kwargs: Any, response: str) -> tuple[bool | None, bool | None]:
     """(strict, loose) outcome of one instruction, as the harness's test_instruction_following_* give them, each
     None where it is not settled (see the module's docstring)."""
-    check = CHECKS.get(instruction)
+    check = CHECKS.get(instruction) if isinstance(instruction, str) else None
     if check is None or not isinstance(kwargs, dict) or not isinstance(response, str):
         return None, None
     given = {key: value for key, value in kwargs.items() if value}
-    strict = _strict(check, given, response)
-    outcomes = [strict] + [_strict(check, given, variant) for variant in _loose_variants(response)[1:]]
-    loose = True if True in outcomes else None if None in outcomes else False
-    return strict, loose
+    with warnings.catch_warnings():  # `re`'s "possible nested set" on a submitter's pattern: the harness's too
+        warnings.simplefilter("ignore", FutureWarning)
+        strict = _strict(check, given, response)
+        return strict, True if strict else _loose(check, given, response, strict)
 
 
-def draws_at_random(instruction: str, kwargs: Any) -> bool:
-    """Whether the harness's checker for these kwargs is drawn anew each time it is built (strict and loose
-    build their own): a kwarg it needs dropped as falsy, a negative count, an nth paragraph out of range, a
-    letter that is not one. Kwargs it would fail on count as drawn too: nothing can be said of them."""
-    given = {key: value for key, value in kwargs.items() if value} if isinstance(kwargs, dict) else {}
-    for key in DRAWN_UNLESS_GIVEN.get(instruction, ()):
-        value = given.get(key)
-        if key in _TEXT_KWARGS:
-            if not isinstance(value, (str, list)):
-                return True
-        elif type(value) not in (int, float) or value < 0:
+def _loose(check: Check, given: dict, response: str, strict: bool | None) -> bool | None:
+    """Whether any of the eight loose responses follows (the first is the response itself, checked already)."""
+    unsettled = strict is None
+    for variant in _loose_variants(response)[1:]:
+        followed = _strict(check, given, variant)
+        if followed:
             return True
-    if instruction == "length_constraints:nth_paragraph_first_word":
-        return not 0 < given["nth_paragraph"] <= given["num_paragraphs"]
-    if instruction == "keywords:letter_frequency":
-        letter = given["letter"]
-        return not (isinstance(letter, str) and len(letter) == 1 and "a" <= letter.lower() <= "z")
-    return False
-
-
-def rejected(instruction: str, kwargs: Any) -> str | None:
-    """Why the harness fails to build this instruction's checker from these kwargs (so no run logged it), or
-    None: an entry that is not a dict, a kwarg the checker does not take, a relation it does not know, a count
-    that is not a number, a repeat_prompt without its prompt."""
-    if instruction not in CHECKS:
-        return None  # the registry's KeyError: told by the caller, which knows the id
-    if not isinstance(kwargs, dict):
-        return "its kwargs entry is not an object (the harness calls .items() on it)"
-    given = {key: value for key, value in kwargs.items() if value}
-    taken = PARAMETERS[instruction]
-    for key, value in given.items():
-        if key not in taken:
-            return f"the checker takes no kwarg {key!r} (a TypeError)"
-        if key in _RELATIONS and value not in RELATIONS:
-            return f"{key} is {value!r}, not 'less than' or 'at least' (a ValueError)"
-        if key in _COMPARED_WHEN_BUILT and type(value) not in (int, float, bool):
-            return f"{key} is {type(value).__name__}, not a number (a TypeError when compared)"
-    if taken == ("prompt_to_repeat",) and "prompt_to_repeat" not in given:
-        return "it has no prompt_to_repeat (a ValueError)"
-    return None
+        unsettled = unsettled or followed is None
+    return None if unsettled else False
 
 
 def replay_cost(kwargs: Any, response: str) -> int:
     """What one replay reads, in characters: the response once per pattern its kwargs give (a list of words is
     searched word by word), for a caller that bounds the work a submitter's docs and responses can ask for."""
     lists = [value for value in kwargs.values() if isinstance(value, list)] if isinstance(kwargs, dict) else []
-    return (len(response) + 1) * (1 + sum(min(len(words), MAX_WORDS + 1) for words in lists))
+    if any(len(words) > MAX_WORDS for words in lists):
+        return float("inf")  # more words than a dataset's: not replayed, and the caller says so
+    return LOOSE_READS * (len(response) + 1) * (1 + sum(len(words) for words in lists))
 
 
 def _strict(check: Check, given: dict, response: str) -> bool | None:
@@ -137,8 +113,8 @@ class _Unsettled(Exception):
 
 def _count(given: dict, key: str) -> int | float:
     value = given.get(key)  # a falsy one was dropped: the harness draws it at random
-    if type(value) not in (int, float) or value < 0:
-        raise _Unsettled  # a negative one is drawn at random too; a string would raise
+    if type(value) not in (int, float, bool) or value < 0:
+        raise _Unsettled  # a negative one is drawn at random too; a string would raise (True is kept, as 1)
     return value
 
 
@@ -150,8 +126,11 @@ def _text(given: dict, key: str) -> str:
 
 
 def _plain(pattern: Any) -> str:
-    """A kwarg the harness puts into a regular expression, when it is plain enough to run here."""
-    if not isinstance(pattern, str) or len(pattern) > PLAIN_MAX or _NOT_PLAIN.search(pattern):
+    """A kwarg the harness puts into a regular expression, when it is plain enough to run here: no repeat,
+    alternation, back-reference or look-around, so `re` reads at most its length from each position."""
+    if not isinstance(pattern, str) or len(pattern) > PLAIN_MAX:
+        raise _Unsettled
+    if _NOT_PLAIN.search(pattern) and not bounded(pattern):
         raise _Unsettled
     return pattern
 
@@ -358,29 +337,3 @@ CHECKS: dict[str, Check] = {
     "startend:quotation": _quotation,
 }
 INSTRUCTIONS = frozenset(CHECKS)  # instructions_registry.INSTRUCTION_DICT's keys: any other id raises KeyError
-
-# The kwargs each checker draws at random when they are dropped (falsy), or a count when it is negative.
-DRAWN_UNLESS_GIVEN = {
-    "keywords:existence": ("keywords",), "keywords:frequency": ("keyword", "frequency", "relation"),
-    "keywords:forbidden_words": ("forbidden_words",),
-    "keywords:letter_frequency": ("letter", "let_frequency", "let_relation"),
-    "language:response_language": ("language",), "length_constraints:number_sentences": ("num_sentences", "relation"),
-    "length_constraints:number_paragraphs": ("num_paragraphs",),
-    "length_constraints:number_words": ("num_words", "relation"),
-    "length_constraints:nth_paragraph_first_word": ("num_paragraphs", "nth_paragraph", "first_word"),
-    "detectable_content:number_placeholders": ("num_placeholders",),
-    "detectable_content:postscript": ("postscript_marker",),
-    "detectable_format:number_bullet_lists": ("num_bullets",),
-    "detectable_format:number_highlighted_sections": ("num_highlights",),
-    "detectable_format:multiple_sections": ("section_spliter", "num_sections"),
-    "startend:end_checker": ("end_phrase",),
-    "change_case:capital_word_frequency": ("capital_frequency", "capital_relation"),
-}
-# What each checker's build_description takes: any other truthy kwarg is a TypeError.
-PARAMETERS = {name: DRAWN_UNLESS_GIVEN.get(name, ()) for name in CHECKS}
-PARAMETERS["combination:repeat_prompt"] = ("prompt_to_repeat",)
-_RELATIONS = frozenset({"relation", "let_relation", "capital_relation"})
-_COMPARED_WHEN_BUILT = frozenset({"num_placeholders", "num_bullets", "num_highlights", "num_sections", "num_paragraphs",
-                                  "nth_paragraph", "frequency", "let_frequency", "num_words", "num_sentences"})
-_TEXT_KWARGS = frozenset({"keywords", "keyword", "relation", "forbidden_words", "letter", "let_relation", "language",
-                          "first_word", "postscript_marker", "section_spliter", "end_phrase", "capital_relation"})

@@ -17,22 +17,27 @@ an empty or whitespace response follows nothing (the harness checks
 variants, so an instruction strict passes cannot fail loose (but where it
 asks the unseeded langdetect or draws a dropped kwarg at random).
 
-Under a config whose process_results is IFEval's, an instruction the harness
-cannot build a checker for (an id its registry lacks, kwargs it rejects:
-core/ifeval.rejected) is LB708: no run logged such a doc, and the replay
-would settle nothing for it. The replay's work is bounded (MAX_INSTRUCTIONS per doc, REPLAY_BUDGET
-characters of response per log): outcomes past it leave the levels LB716,
+Under IFEval's own task (its process_results in the config, or the name
+ifeval or leaderboard_ifeval), a response that is not text, and an
+instruction the harness cannot build a checker for (an id its registry
+lacks, kwargs it rejects: core/ifeval.rejected), are LB708: no run logged
+such a doc, and the replay would settle nothing for it. The replay's work is
+bounded (MAX_INSTRUCTIONS per doc; REPLAY_BUDGET characters read per log, as
+core/ifeval.replay_cost counts them, each loose variant too; at most
+MAX_WORDS keywords an instruction): outcomes past it leave the levels LB716,
 not audited, since a submitter writes the docs and the responses' length.
 """
 
 from __future__ import annotations
 
-from ...core.ifeval import INSTRUCTIONS, draws_at_random, rejected, replay, replay_cost
+from ...core.ifeval import INSTRUCTIONS, replay, replay_cost
+from ...core.ifeval_kwargs import draws_at_random, rejected
 from ..sample_scoring import as_number, as_number_list, first_response
 from .base import AuditUnit, Sample, audit_unit, shown
 from .instruction_levels import LEVELS
 
 IFEVAL_MARK = "test_instruction_following_strict"  # in the source lm-eval writes of IFEval's process_results
+IFEVAL_TASKS = frozenset({"ifeval", "leaderboard_ifeval"})  # lm-eval's own (0.4.1 to 0.4.13)
 REPLAY_BUDGET = 400_000_000  # characters replay_cost reads per log (an honest IFEval log: under 10 million)
 MAX_INSTRUCTIONS = 64  # per doc (the dataset's docs list at most a handful)
 MAX_NAMED = 64  # instruction ids counted in the note: the submitter writes them
@@ -51,7 +56,8 @@ class InstructionChecks(AuditUnit):
         reported = {key.partition(",")[0] for key in self.spec.metric_keys()}
         self.levels = [(index, pair) for index, pair in enumerate(LEVELS) if reported & set(pair)]
         source = self.spec.config.get("process_results")
-        self.ifeval_config = isinstance(source, str) and IFEVAL_MARK in source
+        # IFEval's task by its scorer, or by its name (deleting the scorer's source from the config is no way out)
+        self.ifeval_config = isinstance(source, str) and IFEVAL_MARK in source or self.spec.name in IFEVAL_TASKS
         self.budget = REPLAY_BUDGET
         self.past_bounds = 0
         self.unsettled: dict[str, int] = {}  # instruction id -> outcomes the replay did not settle
@@ -64,8 +70,14 @@ class InstructionChecks(AuditUnit):
         doc = data.get("doc")
         instructions = doc.get("instruction_id_list") if isinstance(doc, dict) else None
         response = first_response(data.get("filtered_resps"))
-        if not isinstance(instructions, list) or not isinstance(response, str):
-            return  # InstructionLevels reports a doc without its list; a response that is not text is no answer
+        if not isinstance(instructions, list):
+            return  # InstructionLevels reports a doc without its list
+        if not isinstance(response, str):
+            if self.ifeval_config:  # lm-eval's IFEval scores generated text, and logs it as text
+                self.log.at_record("LB708", sample.record, ("filtered_resps",), (
+                    f"{self.spec.name} doc_id {sample.doc_id}: the response is {shown(response, 30)}, not text; "
+                    "IFEval's checkers read generated text, so no run logged this sample"))
+            return
         kwargs = doc.get("kwargs")
         if self.ifeval_config:
             self._unbuildable(sample, instructions, kwargs)
@@ -83,7 +95,7 @@ class InstructionChecks(AuditUnit):
                 self._compare(sample, inst_level, instructions, outcomes, checked)
             if as_number(data.get(prompt_level)) is not None and checked != outcomes:
                 sample.recomputed[prompt_level] = 1.0 if all(checked) else 0.0
-                sample.recomputed_by = f"all() of its {inst_level}, re-checked on the response, gives"
+                sample.recomputed_by = "all() of its instruction outcomes, re-checked on the response, gives"
         if len(self.levels) == 2 and not blank:
             self._loose_below_strict(sample, instructions, kwargs, replayed)
 
