@@ -26,8 +26,8 @@ EXAMPLES = [{"input": "not ( ( not not True ) ) is", "target": "False"},
 DOCS = [{"input": f"{'not ' * n}False is", "target": ["False", "True"][n % 2]} for n in range(6)]
 
 
-def written(examples: list[dict], target=lambda example: example["target"]) -> str:
-    return "".join(f"Q: {example['input']}\nA: {target(example)}\n\n" for example in examples)
+def written(examples: list[dict], target=lambda example: example["target"], newline: str = "") -> str:
+    return "".join(f"Q: {example['input']}\nA:{newline} {target(example)}\n\n" for example in examples)
 
 
 def bbh_run(tmp_path: Path, *, shots: int = 3, listed: list[dict] = EXAMPLES[:3], docs: list[dict] = DOCS,
@@ -111,8 +111,20 @@ CASES = [
     ("the fewshot_config's own doc_to_text", {
         "config": {"fewshot_config": {"sampler": "first_n", "samples": EXAMPLES[:3], "doc_to_text": "{{input}}"}},
         "prompt": lambda doc: "".join(f"{e['input']} {e['target']}\n\n" for e in EXAMPLES[:3])}, []),
-    ("examples from a few-shot split: not these", {"config": {"fewshot_split": "validation"},
-                                                   "prompt": lambda doc: written(EXAMPLES[:3], flipped)}, []),
+    # lm-eval up to 0.4.12 reads a few fewshot_config keys and ignores the rest: another key turns nothing off
+    ("a key lm-eval ignores, an example rewritten", {"config": {"fewshot_config": {
+        "sampler": "first_n", "samples": EXAMPLES[:3], "comment": "ours"}},
+        "prompt": lambda doc: written(EXAMPLES[:3], flipped)}, [("LB722", LOG, 1)]),
+    # the default sampler draws num_fewshot distinct listed examples at random, in any order
+    ("drawn at random from the list", {"listed": EXAMPLES, "config": {"fewshot_config": {
+        "sampler": "default", "samples": EXAMPLES}}, "prompt": lambda doc: written([EXAMPLES[3], EXAMPLES[0],
+                                                                                     EXAMPLES[2]])}, []),
+    ("drawn at random, one not listed", {"listed": EXAMPLES, "config": {"fewshot_config": {
+        "sampler": "default", "samples": EXAMPLES}}, "prompt": lambda doc: written([EXAMPLES[3], EXAMPLES[0],
+                                                                                     DOCS[5]])}, [("LB722", LOG, 1)]),
+    ("drawn at random, one twice", {"listed": EXAMPLES, "config": {"fewshot_config": {
+        "sampler": "default", "samples": EXAMPLES}}, "prompt": lambda doc: written([EXAMPLES[3], EXAMPLES[0],
+                                                                                     EXAMPLES[0]])}, [("LB722", LOG, 1)]),
     # under a chat template: the examples in order, each answer after its text (messages as they are or trimmed)
     ("a chat template, one turn per example", {"chat": multiturn(EXAMPLES[:3])}, []),
     ("a chat template, the examples in one message", {"chat": single_turn(EXAMPLES[:3])}, []),
@@ -122,6 +134,18 @@ CASES = [
     ("a chat template, four held, three declared", {"listed": EXAMPLES, "chat": multiturn(EXAMPLES)},
      [("LB723", LOG, 1)]),
     ("a chat template, four listed, three held", {"listed": EXAMPLES, "chat": multiturn(EXAMPLES[:3])}, []),
+    # a doc_to_text ending in a newline: kept from 0.4.5 on, dropped before, in every example alike
+    ("a doc_to_text's last newline kept", {"config": {"doc_to_text": "Q: {{input}}\nA:\n"},
+                                           "prompt": lambda doc: written(EXAMPLES[:3], newline="\n")}, []),
+    ("a doc_to_text's last newline dropped", {"config": {"doc_to_text": "Q: {{input}}\nA:\n"}}, []),
+    ("a doc_to_text's last newline added, an example rewritten", {
+        "config": {"doc_to_text": "Q: {{input}}\nA:\n"}, "prompt": lambda doc: written(EXAMPLES[:3], flipped)},
+     [("LB722", LOG, 1)]),
+    # first_n reads only the first examples of the list: what follows them is never drawn
+    ("a list with other things after its first examples", {"listed": EXAMPLES[:3] + ["junk", 7]}, []),
+    ("... an example rewritten", {"listed": EXAMPLES[:3] + ["junk"], "prompt": lambda doc: written(EXAMPLES[:3],
+                                                                                                  flipped)},
+     [("LB722", LOG, 1)]),
     # a target that is a choice's index writes the choice's text
     ("an index target", {"listed": [dict(e, target=["False", "True"].index(e["target"])) for e in EXAMPLES[:3]],
                          "config": {"doc_to_target": "target"}}, []),
@@ -140,14 +164,27 @@ def test_the_finding_says_what_the_prompt_holds(tmp_path):
         "fewshot_config lists; n-shot and the config were edited after the run, or the prompts were"]
 
 
+def test_a_sampler_lm_eval_does_not_have(tmp_path):
+    """SAMPLER_REGISTRY has first_n and default: any other name fails the run, so the config was edited (a red
+    team's 'First_N' turned the check off)."""
+    results = bbh_run(tmp_path, config={"fewshot_config": {"sampler": "First_N", "samples": EXAMPLES[:3]}},
+                      prompt=lambda doc: written(EXAMPLES[:3], flipped))
+    _, _, result = audited(tmp_path, results)
+    assert [(f.rule, Path(f.file).name, f.json_path) for f in result.findings] == [
+        ("LB722", results.name, f"$.configs.{TASK}.fewshot_config.sampler")]
+    assert "sampler 'First_N' is none lm-eval has (first_n, default)" in result.findings[0].message
+
+
 @pytest.mark.parametrize("config, note", [
     ({"fewshot_config": {"sampler": "first_n", "samples": EXAMPLES[:3], "fewshot_indices": [0, 1, 2]}},
-     "its fewshot_config holds what lbnorm does not replay (indices, keys of another version)"),
+     "its fewshot_config's fewshot_indices, which lbnorm does not replay"),
+    ({"fewshot_split": "validation"},
+     "they come from a dataset split (fewshot_split), which takes precedence over the list"),
+    ({"fewshot_config": {"sampler": "first_n", "samples": "<function list_fewshot_samples at 0x7f>"}},
+     "its fewshot_config's samples are a function (its source or name in the config), not run here"),
     ({"fewshot_config": {"sampler": "first_n", "samples": EXAMPLES[:3], "fewshot_delimiter": "\n"}},
      "its fewshot_config's fewshot_delimiter is not the task's (versions read one or the other)"),
     ({"gen_prefix": "A:"}, "a gen_prefix, written after each example's target delimiter"),
-    ({"doc_to_text": "Q: {{input}}\nA:\n"}, "its doc_to_text or doc_to_target is of a shape whose examples lbnorm "
-                                           "does not render"),
     ({"fewshot_config": {"sampler": "first_n", "samples": [{"question": "?"}] * 3}},
      "an example whose doc_to_text or target lbnorm does not render (or whose target is \"\")"),
 ])

@@ -15,10 +15,13 @@ config's examples than the file declares.
 
 Accepted as honest: the eval doc among the examples, dropped from the first
 n (0.4.1 to 0.4.12) or from the whole list (0.4.13, when the few-shot split
-is the test split, so one more is taken). Not checked, with a note: an
+is the test split, so one more is taken); a doc_to_text ending in a newline
+rendered with it (0.4.5 on) or without it, every example alike. The default
+sampler draws num_fewshot distinct listed examples at random: a prompt
+holding them in any order is honest; a sampler lm-eval does not have is
+LB722 at the config. Not checked, with a note: an
 example whose doc_to_text or target lbnorm does not render, or whose target
-is "" (0.4.5 on writes its text alone); a doc_to_text ending in a newline
-(its two renderings by version); a gen_prefix; a fewshot_config whose
+is "" (0.4.5 on writes its text alone); a gen_prefix; a fewshot_config whose
 delimiters are not the task's (versions read one or the other) or that
 holds what lbnorm does not replay. Under a chat template the markup is the
 model's: there each listed example's text must come in order before the
@@ -37,14 +40,15 @@ from typing import Any
 from ...core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
 from ...core.text_templates import TOO_LONG, ends_in_newline, prompt_template, texts_of
 from ..sample_scoring import first_prompt
-from .base import AuditUnit, Sample, audit_unit
+from .base import AuditUnit, Sample, audit_unit, shown
 
-FIRST_N = "first_n"
+FIRST_N, DEFAULT = "first_n", "default"
+SAMPLERS = (FIRST_N, DEFAULT)  # api/samplers.py SAMPLER_REGISTRY, 0.4.0 to 0.4.13: any other name is a KeyError
+MAX_ANY_ORDER = 64  # listed examples a random draw is matched against (BBH lists 3)
 # What examples are written with: the fewshot_config's own where it sets one (0.4.13 writes every one, the
 # task's inherited), else the task's. Delimiters are the task's up to 0.4.12, the fewshot_config's in 0.4.13.
 TEMPLATES = ("doc_to_text", "doc_to_target", "doc_to_choice")
 DELIMITERS = (("target_delimiter", " "), ("fewshot_delimiter", "\n\n"))
-UNUSED = ("process_docs",)  # read only with a split, which no listed samples have
 MAX_EXAMPLE = 1 << 20  # characters of one rendered example (BBH's: a few hundred); a longer one is not built
 
 
@@ -56,8 +60,11 @@ class FixedExamples(AuditUnit):
         super().__init__(log)
         self.samples: list = []
         self.shots = 0
-        self.rendered: list[str] = []  # the config's examples as the prompt writes them, rendered as needed
+        self.rendered: list[list[str]] = [[], []]  # the config's examples as written, per rendering, as needed
         self.chat = self.spec.chat_template not in (None, "")
+        self.any_order = False  # the default sampler draws the examples at random from the list
+        self.renderings = (0,)
+        self.unknown_sampler: Any = None
         self.why_not = self._plan()
         self.told = False
 
@@ -67,23 +74,37 @@ class FixedExamples(AuditUnit):
         fewshot = config.get("fewshot_config")
         samples = fewshot.get("samples") if isinstance(fewshot, dict) else None
         shots = spec.declared_shots
-        if not isinstance(samples, list) or fewshot.get("sampler") != FIRST_N or not shots:
+        if samples is None or not shots:
+            return None
+        sampler = fewshot.get("sampler", DEFAULT)
+        if sampler not in SAMPLERS:
+            self.unknown_sampler = sampler
             return None
         if config.get("fewshot_split") is not None or fewshot.get("split") is not None:
-            return None  # the examples come from a dataset split (which takes precedence over the list)
+            return "they come from a dataset split (fewshot_split), which takes precedence over the list"
+        if not isinstance(samples, list):
+            return "its fewshot_config's samples are a function (its source or name in the config), not run here"
+        self.any_order = sampler == DEFAULT
+        if self.any_order and (self.chat or len(samples) > MAX_ANY_ORDER):
+            return f"a sampler that draws at random from {len(samples):,} listed examples" + \
+                (" under a chat template" if self.chat else "")
         templates = _effective(config, fewshot)
         if isinstance(templates, str):
             return templates
-        if not all(isinstance(item, dict) for item in samples):
+        drawn = samples if self.any_order else samples[:shots]  # first_n reads no further (but for the eval doc)
+        if not all(isinstance(item, dict) for item in drawn):
             return "its fewshot_config's samples are not all docs"
         text, target = prompt_template(templates["doc_to_text"]), Template.of(templates["doc_to_target"])
-        if text is None or target is None or ends_in_newline(text):
+        if text is None or target is None:
             return "its doc_to_text or doc_to_target is of a shape whose examples lbnorm does not render"
+        # A doc_to_text ending in a newline renders with it (0.4.5 on) or without it: every example alike
+        self.renderings = (0, 1) if ends_in_newline(text) else (0,)
         delimiters = templates["target_delimiter"], templates["fewshot_delimiter"]
         if not all(isinstance(delimiter, str) for delimiter in delimiters):
             return "its delimiters are not text"
         self.samples, self.shots = samples, min(shots, len(samples))
-        self.render = _Renderer(text, target, templates["doc_to_choice"], *delimiters)
+        self.renders = [_Renderer(text, target, templates["doc_to_choice"], *delimiters, way) for way in (0, 1)]
+        self.render = self.renders[0]
         if self._example(self.shots - 1) is None:
             self.shots = 0
             return "an example whose doc_to_text or target lbnorm does not render (or whose target is \"\")"
@@ -104,13 +125,18 @@ class FixedExamples(AuditUnit):
             return
         prompt, start, end = sample.examples
         held = prompt[start:end]
-        count = self._count(held)
+        counts = [self._drawn(held, way) if self.any_order else self._count(held, way) for way in self.renderings]
+        count = self.shots if self.shots in counts else next((c for c in counts if c is not None), None)
         if count == self.shots:
             return
         doc = sample.data.get("doc")
-        if doc in self.samples[:self.shots + 1] and any(_holds(held, block) for block in self._without(doc)):
+        if self.any_order and count == self.shots - 1 and doc in self.samples:
+            return  # the eval doc was drawn, and dropped
+        if not self.any_order and doc in self.samples[:self.shots + 1] \
+                and any(_holds(held, block) for way in self.renderings
+                        for block in _without(self.samples, self.shots, self.renders[way], doc)):
             return  # the eval doc is one of the examples: the harness dropped it
-        self._tell(sample, count)
+        _tell(self, sample, count, "" if self.any_order else "the first ")
 
     def _in_chat(self, sample: Sample) -> None:
         """Under a chat template the markup is the model's: each example's text must come in order, its answer
@@ -126,72 +152,86 @@ class FixedExamples(AuditUnit):
         parts = [self.render.parts(item) for item in self.samples[:self.shots + 1]]
         position = _answered_in_order(prompt, parts[:self.shots], end)
         if position is None:
-            self._tell(sample, None)
+            _tell(self, sample, None)
         elif len(parts) > self.shots and parts[-1] and prompt.find(parts[-1][0].strip(), position, end) >= 0:
-            self._tell(sample, self.shots + 1, "at least ")
+            _tell(self, sample, self.shots + 1, "at least ")
 
-    def _tell(self, sample: Sample, count: int | None, least: str = "") -> None:
-        self.told = True
-        task = self.spec.name
-        if count is not None:
-            self.log.at_record("LB723", sample.record, ("arguments",), (
-                f"configs.{task}.num_fewshot is {self.spec.declared_shots}, but the prompt of doc_id {sample.doc_id} "
-                f"holds {least}the first {count} of the {len(self.samples)} examples its fewshot_config lists; "
-                "n-shot and the config were edited after the run, or the prompts were"))
-        else:
-            self.log.at_record("LB722", sample.record, ("arguments",), (
-                f"{task} doc_id {sample.doc_id}: the prompt's few-shot examples are not the first {self.shots} of "
-                "the fewshot_config's samples as lm-eval writes them (doc_to_text, target_delimiter, target, "
-                "fewshot_delimiter each); the prompt was edited after the run, or the config was"))
+    def finish(self) -> None:
+        if self.unknown_sampler is not None:
+            self.log.at_results("LB722", ("configs", self.spec.name, "fewshot_config", "sampler"), (
+                f"{self.spec.name}: the fewshot_config's sampler {shown(self.unknown_sampler, 40)} is none lm-eval "
+                f"has ({', '.join(SAMPLERS)}), so no run drew its examples with it; the config was edited"))
 
-    def _example(self, index: int) -> str | None:
+    def _drawn(self, held: str, way: int) -> int | None:
+        """How many distinct listed examples, in any order, the region is made of (the default sampler's
+        rnd.sample of the list); None where it holds anything else."""
+        examples = [self._example(index, way) for index in range(len(self.samples))]
+        return _distinct_cover(held, len(held) - len(held.lstrip()), examples, set())
+
+    def _example(self, index: int, way: int = 0) -> str | None:
         """The index-th listed example as written, rendered once; None past the list or where it cannot be."""
-        while len(self.rendered) <= index < len(self.samples):
-            written = self.render(self.samples[len(self.rendered)])
+        rendered = self.rendered[way]
+        while len(rendered) <= index < len(self.samples):
+            written = self.renders[way](self.samples[len(rendered)])
             if written is None:
                 return None
-            self.rendered.append(written)
-        return self.rendered[index] if index < len(self.rendered) else None
+            rendered.append(written)
+        return rendered[index] if index < len(rendered) else None
 
-    def _count(self, held: str) -> int | None:
+    def _count(self, held: str, way: int) -> int | None:
         """How many of the listed examples, from the first on, the region holds, and nothing else; None where it
         holds anything else. It reads the region once: each example is compared where it would lie."""
         position = len(held) - len(held.lstrip())  # a system instruction's joint the prompts unit may leave
         count = 0
         while position < len(held):
-            example = self._example(count)
+            example = self._example(count, way)
             if example is None or not held.startswith(example, position):
                 return None
             position += len(example)
             count += 1
         return count
 
-    def _without(self, doc: dict) -> list[str]:
-        """The blocks an honest prompt holds when the eval doc is among the first examples (each version's way)."""
-        kept = [item for item in self.samples[:self.shots + 1] if item != doc]
-        blocks = []
-        for examples in (kept[:self.shots], [item for item in self.samples[:self.shots] if item != doc]):
-            written = [self.render(item) for item in examples]
-            if None not in written:
-                blocks.append("".join(written))
-        return blocks
 
 
-def _effective(config: dict, fewshot: dict) -> dict | str:
-    """The templates and delimiters the examples are written with, or why lbnorm cannot say."""
-    known = {"sampler", "samples", "split", "fewshot_indices", "gen_prefix", *TEMPLATES, *UNUSED,
-             *(name for name, _ in DELIMITERS)}
-    if not known.issuperset(fewshot) or fewshot.get("fewshot_indices") is not None:
-        return "its fewshot_config holds what lbnorm does not replay (indices, keys of another version)"
-    if fewshot.get("gen_prefix") is not None or config.get("gen_prefix") is not None:
-        return "a gen_prefix, written after each example's target delimiter"
-    effective = {name: fewshot[name] if fewshot.get(name) is not None else config.get(name) for name in TEMPLATES}
-    for name, default in DELIMITERS:
-        own, task = fewshot.get(name), config.get(name, default)
-        if own is not None and own != task:
-            return f"its fewshot_config's {name} is not the task's (versions read one or the other)"
-        effective[name] = task
-    return effective
+def _tell(unit: FixedExamples, sample: Sample, count: int | None, which: str = "the first ") -> None:
+    """LB723 where the prompt holds another number of the listed examples, LB722 where it holds others."""
+    unit.told = True
+    task = unit.spec.name
+    if count is not None:
+        unit.log.at_record("LB723", sample.record, ("arguments",), (
+            f"configs.{task}.num_fewshot is {unit.spec.declared_shots}, but the prompt of doc_id {sample.doc_id} "
+            f"holds {which}{count} of the {len(unit.samples)} examples its fewshot_config lists; "
+            "n-shot and the config were edited after the run, or the prompts were"))
+    else:
+        drawn = f"{unit.shots} drawn from" if unit.any_order else f"the first {unit.shots} of"
+        unit.log.at_record("LB722", sample.record, ("arguments",), (
+            f"{task} doc_id {sample.doc_id}: the prompt's few-shot examples are not {drawn} the "
+            "fewshot_config's samples as lm-eval writes them (doc_to_text, target_delimiter, target, "
+            "fewshot_delimiter each); the prompt was edited after the run, or the config was"))
+
+
+def _without(samples: list, shots: int, render, doc: dict) -> list[str]:
+    """The blocks an honest prompt holds when the eval doc is among the first examples (each version's way)."""
+    kept = [item for item in samples[:shots + 1] if item != doc]
+    blocks = []
+    for examples in (kept[:shots], [item for item in samples[:shots] if item != doc]):
+        written = [render(item) for item in examples]
+        if None not in written:
+            blocks.append("".join(written))
+    return blocks
+
+
+def _distinct_cover(held: str, position: int, examples: list, used: set) -> int | None:
+    """The number of distinct examples that, one after another, make held[position:]; None if none do. An
+    example that is a prefix of another is tried both ways (the list is at most MAX_ANY_ORDER long)."""
+    if position == len(held):
+        return len(used)
+    for index, example in enumerate(examples):
+        if index not in used and example and held.startswith(example, position):
+            found = _distinct_cover(held, position + len(example), examples, used | {index})
+            if found is not None:
+                return found
+    return None
 
 
 def _answered_in_order(prompt: str, parts: list, end: int) -> int | None:
@@ -214,6 +254,22 @@ def _answered_in_order(prompt: str, parts: list, end: int) -> int | None:
     return position
 
 
+def _effective(config: dict, fewshot: dict) -> dict | str:
+    """The templates and delimiters the examples are written with, or why lbnorm cannot say. Keys lm-eval does
+    not read are ignored, as lm-eval up to 0.4.12 ignores them (0.4.13 fails on them)."""
+    if fewshot.get("fewshot_indices") is not None:
+        return "its fewshot_config's fewshot_indices, which lbnorm does not replay"
+    if fewshot.get("gen_prefix") is not None or config.get("gen_prefix") is not None:
+        return "a gen_prefix, written after each example's target delimiter"
+    effective = {name: fewshot[name] if fewshot.get(name) is not None else config.get(name) for name in TEMPLATES}
+    for name, default in DELIMITERS:
+        own, task = fewshot.get(name), config.get(name, default)
+        if own is not None and own != task:
+            return f"its fewshot_config's {name} is not the task's (versions read one or the other)"
+        effective[name] = task
+    return effective
+
+
 def _holds(held: str, block: str) -> bool:
     """The examples region is the block, but for whitespace the prompts unit may leave at its start (as _count)."""
     return held == block or (held.endswith(block) and not held[:len(held) - len(block)].strip())
@@ -222,8 +278,9 @@ def _holds(held: str, block: str) -> bool:
 class _Renderer:
     """One example as the harness writes it into a prompt, or None where lbnorm cannot say."""
 
-    def __init__(self, text, target: Template, doc_to_choice: Any, target_delimiter: str, fewshot_delimiter: str):
-        self.text, self.target = text, target
+    def __init__(self, text, target: Template, doc_to_choice: Any, target_delimiter: str, fewshot_delimiter: str,
+                 way: int = 0):
+        self.text, self.target, self.way = text, target, way  # way 1: a last newline dropped, as 0.4.0-0.4.3
         self.choices = Template.of(doc_to_choice) if doc_to_choice is not None else None
         self.has_choices = doc_to_choice is not None
         self.target_delimiter, self.fewshot_delimiter = target_delimiter, fewshot_delimiter
@@ -234,11 +291,13 @@ class _Renderer:
 
     def parts(self, example: dict) -> tuple[str, str] | None:
         """(its doc_to_text, its answer): what a chat template writes as a user's and an assistant's message."""
+        if not isinstance(example, dict):
+            return None
         texts = texts_of(self.text, example, MAX_EXAMPLE)
         answer = self._answer(example)
         if texts is UNTRACEABLE or texts is TOO_LONG or answer is None:
             return None
-        return texts[0], answer
+        return texts[min(self.way, len(texts) - 1)], answer
 
     def _answer(self, example: dict) -> str | None:
         target = target_of(self.target, example, self.has_choices)
