@@ -31,7 +31,8 @@ def written(examples: list[dict], target=lambda example: example["target"], newl
 
 
 def bbh_run(tmp_path: Path, *, shots: int = 3, listed: list[dict] = EXAMPLES[:3], docs: list[dict] = DOCS,
-            prompt=lambda doc: written(EXAMPLES[:3]), config: dict | None = None, chat=None) -> Path:
+            prompt=lambda doc: written(EXAMPLES[:3]), config: dict | None = None, chat=None,
+            question=lambda doc: f"Q: {doc['input']}\nA:") -> Path:
     """A 3-shot BBH run; `prompt(doc)` gives each prompt's examples, and `chat(doc)` the whole prompt as a chat
     template writes it (the results file then names a template)."""
     task = hl.scripted_choice_task(TASK, [True, False] * (len(docs) // 2), choices=("False", "True"))
@@ -42,7 +43,7 @@ def bbh_run(tmp_path: Path, *, shots: int = 3, listed: list[dict] = EXAMPLES[:3]
     for sample, doc in zip(task.samples, docs):
         sample["doc"] = doc
         sample["target"] = doc["target"]  # doc_to_target gives the choice's text, and lm-eval logs it
-        context = chat(doc) if chat else DESCRIPTION + prompt(doc) + f"Q: {doc['input']}\nA:"
+        context = chat(doc) if chat else task.config["description"] + prompt(doc) + question(doc)
         for request in sample["arguments"].values():
             request["arg_0"] = context
         hl.with_hashes(sample)
@@ -141,6 +142,12 @@ CASES = [
     ("a doc_to_text's last newline added, an example rewritten", {
         "config": {"doc_to_text": "Q: {{input}}\nA:\n"}, "prompt": lambda doc: written(EXAMPLES[:3], flipped)},
      [("LB722", LOG, 1)]),
+    # an example whose own text starts with whitespace (an outside tester's false positive)
+    ("an example starting with a newline", {
+        "listed": [dict(EXAMPLES[0], input="\n" + EXAMPLES[0]["input"])] + EXAMPLES[1:3],
+        "config": {"doc_to_text": "{{input}}\nA:", "description": ""}, "question": lambda doc: f"{doc['input']}\nA:",
+        "prompt": lambda doc: "".join(f"{e['input']}\nA: {e['target']}\n\n" for e in
+                                      [dict(EXAMPLES[0], input="\n" + EXAMPLES[0]["input"])] + EXAMPLES[1:3])}, []),
     # first_n reads only the first examples of the list: what follows them is never drawn
     ("a list with other things after its first examples", {"listed": EXAMPLES[:3] + ["junk", 7]}, []),
     ("... an example rewritten", {"listed": EXAMPLES[:3] + ["junk"], "prompt": lambda doc: written(EXAMPLES[:3],

@@ -35,6 +35,7 @@ precedence over the listed samples, and is not checked here.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from ...core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
@@ -125,7 +126,11 @@ class FixedExamples(AuditUnit):
             return
         prompt, start, end = sample.examples
         held = prompt[start:end]
-        counts = [self._drawn(held, way) if self.any_order else self._count(held, way) for way in self.renderings]
+        # From the region's start, then past whitespace there (a system instruction's joint the prompts unit may
+        # leave before the examples): an example's own text may start with whitespace too (an outside tester's)
+        starts = (0, len(held) - len(held.lstrip())) if held[:1].isspace() else (0,)
+        counts = [self._drawn(held, way, start) if self.any_order else self._count(held, way, start)
+                  for way in self.renderings for start in starts]
         count = self.shots if self.shots in counts else next((c for c in counts if c is not None), None)
         if count == self.shots:
             return
@@ -134,7 +139,7 @@ class FixedExamples(AuditUnit):
             return  # the eval doc was drawn, and dropped
         if not self.any_order and doc in self.samples[:self.shots + 1] \
                 and any(_holds(held, block) for way in self.renderings
-                        for block in _without(self.samples, self.shots, self.renders[way], doc)):
+                        for block in _without(self.samples, self.shots, partial(self._example, way=way), doc)):
             return  # the eval doc is one of the examples: the harness dropped it
         _tell(self, sample, count, "" if self.any_order else "the first ")
 
@@ -162,11 +167,10 @@ class FixedExamples(AuditUnit):
                 f"{self.spec.name}: the fewshot_config's sampler {shown(self.unknown_sampler, 40)} is none lm-eval "
                 f"has ({', '.join(SAMPLERS)}), so no run drew its examples with it; the config was edited"))
 
-    def _drawn(self, held: str, way: int) -> int | None:
+    def _drawn(self, held: str, way: int, start: int) -> int | None:
         """How many distinct listed examples, in any order, the region is made of (the default sampler's
         rnd.sample of the list); None where it holds anything else."""
-        examples = [self._example(index, way) for index in range(len(self.samples))]
-        return _distinct_cover(held, len(held) - len(held.lstrip()), examples, set())
+        return _distinct_cover(held, start, [self._example(index, way) for index in range(len(self.samples))], set())
 
     def _example(self, index: int, way: int = 0) -> str | None:
         """The index-th listed example as written, rendered once; None past the list or where it cannot be."""
@@ -178,10 +182,9 @@ class FixedExamples(AuditUnit):
             rendered.append(written)
         return rendered[index] if index < len(rendered) else None
 
-    def _count(self, held: str, way: int) -> int | None:
-        """How many of the listed examples, from the first on, the region holds, and nothing else; None where it
-        holds anything else. It reads the region once: each example is compared where it would lie."""
-        position = len(held) - len(held.lstrip())  # a system instruction's joint the prompts unit may leave
+    def _count(self, held: str, way: int, position: int) -> int | None:
+        """How many of the listed examples, from the first on, the region holds from `position`, and nothing
+        else; None where it holds anything else. Each example is compared where it would lie."""
         count = 0
         while position < len(held):
             example = self._example(count, way)
@@ -210,12 +213,13 @@ def _tell(unit: FixedExamples, sample: Sample, count: int | None, which: str = "
             "fewshot_delimiter each); the prompt was edited after the run, or the config was"))
 
 
-def _without(samples: list, shots: int, render, doc: dict) -> list[str]:
-    """The blocks an honest prompt holds when the eval doc is among the first examples (each version's way)."""
-    kept = [item for item in samples[:shots + 1] if item != doc]
+def _without(samples: list, shots: int, example, doc: dict) -> list[str]:
+    """The blocks an honest prompt holds when the eval doc is among the first examples (each version's way);
+    `example(index)` gives the index-th example as written, rendered once for the log."""
+    kept = [index for index in range(min(shots + 1, len(samples))) if samples[index] != doc]
     blocks = []
-    for examples in (kept[:shots], [item for item in samples[:shots] if item != doc]):
-        written = [render(item) for item in examples]
+    for indices in (kept[:shots], [index for index in kept if index < shots]):
+        written = [example(index) for index in indices]
         if None not in written:
             blocks.append("".join(written))
     return blocks
