@@ -34,7 +34,7 @@ from ...core.ifeval import INSTRUCTIONS, replay, replay_cost
 from ...core.ifeval_kwargs import draws_at_random, rejected
 from ..sample_scoring import as_number, as_number_list, first_response
 from .base import AuditUnit, Sample, audit_unit, shown
-from .instruction_levels import LEVELS
+from .instruction_levels import LEVELS, instruction_list
 
 IFEVAL_MARK = "test_instruction_following_strict"  # in the source lm-eval writes of IFEval's process_results
 IFEVAL_TASKS = frozenset({"ifeval", "leaderboard_ifeval"})  # lm-eval's own (0.4.1 to 0.4.13)
@@ -67,8 +67,7 @@ class InstructionChecks(AuditUnit):
 
     def add(self, sample: Sample) -> None:
         data = sample.data
-        doc = data.get("doc")
-        instructions = doc.get("instruction_id_list") if isinstance(doc, dict) else None
+        doc, instructions = data.get("doc"), instruction_list(data)
         response = first_response(data.get("filtered_resps"))
         if not isinstance(instructions, list):
             return  # InstructionLevels reports a doc without its list

@@ -33,8 +33,7 @@ class InstructionLevels(AuditUnit):
 
     def add(self, sample: Sample) -> None:
         data = sample.data
-        doc = data.get("doc")
-        instructions = doc.get("instruction_id_list") if isinstance(doc, dict) else None
+        instructions = instruction_list(data)
         for prompt_level, inst_level in self.levels:
             outcomes = as_number_list(data.get(inst_level))
             if outcomes is None:
@@ -54,3 +53,8 @@ class InstructionLevels(AuditUnit):
                 sample.recomputed[prompt_level] = 1.0 if all(outcomes) else 0.0
                 sample.recomputed_by = f"all() of its {inst_level} gives"
 
+
+def instruction_list(data: dict):
+    """The sample's doc's instruction_id_list (what the harness checks the response against), or None."""
+    doc = data.get("doc")
+    return doc.get("instruction_id_list") if isinstance(doc, dict) else None
