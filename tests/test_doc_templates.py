@@ -161,6 +161,7 @@ _BLOCK_TEXT = st.sampled_from(["passage", " question ", "question.strip()", "cho
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab# (\n", max_size=12), st.sampled_from(["#", "##", " (", "a"]),
        st.integers(-4, 4), st.sampled_from(["", ".strip()", ".lstrip()", ".rstrip()"]), st.booleans(), st.booleans())
+@example("###", "##", -1, "", False, True)  # overlapping separators: rsplit cut "###" as "#" + "", split as "" + "#"
 def test_a_split_target_is_what_jinja_renders(text, separator, index, strip, conditional, defined):
     """{{ a.split(s)[i].strip() [if a is defined else target] }}, as lm-eval's StrictUndefined Jinja renders it."""
     otherwise = " if answer is defined else target" if conditional else ""

@@ -34,6 +34,7 @@ ast.literal_eval. Pure: no I/O.
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import math
 import re
@@ -155,13 +156,35 @@ def _split_target(parts: tuple, doc: dict, has_choices: bool) -> Any:
     if not separator:
         return None  # str.split("") raises: the harness failed on this doc
     # At most |i| + 1 parts are cut (a submitter's long field with many separators costs no list of them all)
-    pieces = value.split(separator, index + 1) if index >= 0 else value.rsplit(separator, -index)
-    if not -len(pieces) <= index < len(pieces):
+    if index >= 0:
+        pieces = value.split(separator, index + 1)
+        part = pieces[index] if index < len(pieces) else None
+    else:
+        part = _part_from_end(value, separator, -index)
+    if part is None:
         return None  # no such part: Jinja's undefined, which StrictUndefined refuses to render
-    part = pieces[index]
     if strip:
         part = getattr(part, strip[1:-2])()
     return _typed(part, has_choices)
+
+
+def _part_from_end(value: str, separator: str, back: int) -> str | None:
+    """value.split(separator)[-back], or None where there is no such part, keeping only the last separators.
+    Not rsplit: separators that can overlap ("##" in "###") are found from the left by split, from the right
+    by rsplit, which then cuts other parts (a property test found it)."""
+    last = collections.deque(maxlen=back)  # where the last `back` separators start
+    found, at = 0, value.find(separator)
+    while at >= 0:
+        last.append(at)
+        found += 1
+        at = value.find(separator, at + len(separator))
+    part = found + 1 - back  # the part's number from the left, 0 first
+    if part < 0:
+        return None
+    first_kept = found - len(last) + 1  # the number (1 first) of the earliest separator kept
+    start = 0 if part == 0 else last[part - first_kept] + len(separator)
+    end = len(value) if part == found else last[part + 1 - first_kept]
+    return value[start:end]
 
 
 def choices_of(template: Template, doc: dict) -> list | None | Any:
