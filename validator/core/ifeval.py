@@ -18,7 +18,7 @@ the harness's own answer is not settled by the doc and the response:
   a failed case test settles them) or nltk's punkt data
   (length_constraints:number_sentences, change_case:capital_word_frequency);
 - a kwarg the harness reads as a regular expression (keywords, a section
-  splitter, a postscript marker) is longer than PLAIN_MAX or holds a repeat,
+  splitter, a postscript marker) is longer than PLAIN_MAX or holds a repeat (but a few `?`),
   an alternation, a back-reference or a look-around (`re` has no time limit,
   and the submitter writes the doc; a pattern without them reads at most its
   length from each position), or one that does not compile (the harness
@@ -126,8 +126,8 @@ def _text(given: dict, key: str) -> str:
 
 
 def _plain(pattern: Any) -> str:
-    """A kwarg the harness puts into a regular expression, when it is plain enough to run here: no repeat,
-    alternation, back-reference or look-around, so `re` reads at most its length from each position."""
+    """A kwarg the harness puts into a regular expression, when it is plain enough to run here: what
+    ifeval_patterns.bounded accepts (no alternation, back-reference or look-around, no repeat but a few `?`)."""
     if not isinstance(pattern, str) or len(pattern) > PLAIN_MAX:
         raise _Unsettled
     if _NOT_PLAIN.search(pattern) and not bounded(pattern):
