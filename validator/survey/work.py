@@ -273,8 +273,7 @@ def audit_stream(document: Document, task: str, log: FileRef, limits: Limits,
     auditor = LogAuditor(TaskSpec.from_results(data, task), log.name, document, result, claims=claims)
     try:
         with open_stream(log, limits.max_log_bytes, "max_log_bytes", limits.remote_timeout) as handle:
-            for record in stream_records(handle, limits):
-                auditor.add(record)
+            auditor.audit_records(stream_records(handle, limits))
     except DocumentError as exc:
         result.findings.append(make_finding(exc.rule, log.name, exc.message, line=exc.line, column=exc.column))
         auditor.summary.notes.append(unread_note(exc.message))
