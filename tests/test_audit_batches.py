@@ -1,4 +1,4 @@
-"""The audit's units take a log's samples in batches (LogAuditor.audit_records): the same audit as one at a time.
+"""The audit's units take a log's samples in batches (audit/batches.py): the same audit as one at a time.
 
 Each unit runs over a batch of samples before the next unit does, for the
 CPU's caches. What must not change: every finding and count is what one
@@ -16,14 +16,15 @@ from pathlib import Path
 import harness_logs as hl
 import pytest
 
-from validator.audit import auditor
-from validator.audit.auditor import LogAuditor, audit_files
+from validator.audit import batches
+from validator.audit.auditor import audit_files
+from validator.audit.batches import Batches
 from validator.audit.units.hashes import Hashes
 from validator.findings.model import MAX_FINDINGS_PER_RULE
 
 
 def audited(root: Path, results: Path, batch: int, monkeypatch):
-    monkeypatch.setattr(auditor, "BATCH_SAMPLES", batch)
+    monkeypatch.setattr(batches, "BATCH_RECORDS", batch)
     result = audit_files(root, results.relative_to(root), None)
     return [(f.rule, Path(f.file).name, f.line, f.json_path, f.message) for f in result.findings], \
         [dataclasses.asdict(task) for task in result.tasks]
@@ -72,13 +73,13 @@ def test_a_batch_holds_at_most_a_megabyte_of_log_lines(tmp_path, monkeypatch):
         hl.with_hashes(sample)
     paths = hl.write_run(tmp_path, [task])
     sizes: list[int] = []
-    run = LogAuditor._run
+    run = Batches.run
 
     def counted(self, batch):
         sizes.append(len(batch))
         run(self, batch)
 
-    monkeypatch.setattr(LogAuditor, "_run", counted)
+    monkeypatch.setattr(Batches, "run", counted)
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
     assert [s for s in sizes if s] == [3, 3, 3, 3]  # 3 lines of 400 kB pass 1 MiB
     assert result.tasks[0].hashes_checked == 12 and result.findings == []
@@ -134,13 +135,75 @@ def test_what_a_batch_found_is_reported_when_the_batch_ends(tmp_path, monkeypatc
     """Not held to the end of the log: each finding held keeps its record (a line of up to 64 MiB) alive."""
     results = faulty_run(tmp_path)
     held_after_each_batch: list[int] = []
-    run = LogAuditor._run
+    run = Batches.run
 
     def watched(self, batch):
         run(self, batch)
-        held_after_each_batch.append(len(self._held))
+        held_after_each_batch.append(len(self.held))
 
-    monkeypatch.setattr(LogAuditor, "_run", watched)
-    monkeypatch.setattr(auditor, "BATCH_SAMPLES", 16)
+    monkeypatch.setattr(Batches, "run", watched)
+    monkeypatch.setattr(batches, "BATCH_RECORDS", 16)
     audit_files(tmp_path, results.relative_to(tmp_path), None)
     assert len(held_after_each_batch) >= 8 and set(held_after_each_batch) == {0}
+
+
+def test_records_that_are_no_samples_fill_a_batch_too(tmp_path, monkeypatch):
+    """Their findings are held with them: 60 lines of 1 MB with a bad doc_id were all held to the log's end."""
+    task = hl.choice_task("arc_easy", 3)
+    paths = hl.write_run(tmp_path, [task])
+    paths["arc_easy"].write_text("".join(json.dumps({"doc_id": -1, "pad": "x" * 300_000}) + "\n" for _ in range(40)),
+                                 encoding="utf-8")
+    most_held: list[int] = []
+    hold = Batches.hold
+
+    def watched(self, *finding):
+        most_held.append(len(self.held or ()))
+        return hold(self, *finding)
+
+    monkeypatch.setattr(Batches, "hold", watched)
+    findings, _ = audited(tmp_path, paths["results"], 16, monkeypatch)
+    assert max(most_held) <= 3  # 4 lines of 300 kB pass 1 MiB
+    assert len([f for f in findings if f[0] == "LB702"]) == 40
+
+
+@pytest.mark.parametrize("failing", ["Hashes", "Aggregates"])
+def test_a_unit_that_fails_leaves_the_findings_one_sample_at_a_time_leaves(tmp_path, monkeypatch, failing):
+    """Units before it ran past the failure in the batch, units after it had not reached the samples before it."""
+    from validator.audit.units import unit_classes
+
+    task = hl.choice_task("arc_easy", 40)
+    for sample in task.samples:
+        sample["target_hash"] = "0" * 64  # LB703 on every sample (Hashes)
+        sample["acc"] = 1.0 - sample["acc"]  # LB708 on every sample (Aggregates)
+    paths = hl.write_run(tmp_path, [task])
+    unit = next(cls for cls in unit_classes() if cls.__name__ == failing)
+    add = unit.add
+
+    def fails_at_doc_20(self, sample):
+        if sample.doc_id == 20:
+            raise RuntimeError("a bug")
+        add(self, sample)
+
+    monkeypatch.setattr(unit, "add", fails_at_doc_20)
+    one_at_a_time, _ = audited(tmp_path, paths["results"], 1, monkeypatch)
+    findings, _ = audited(tmp_path, paths["results"], 16, monkeypatch)
+    assert findings == one_at_a_time
+    lines = {rule: sorted(f[2] for f in findings if f[0] == rule) for rule in ("LB703", "LB708")}
+    assert lines["LB703"] == list(range(1, 21 if failing == "Hashes" else 22))
+    assert lines["LB708"] == list(range(1, 21))
+    assert "LB110" in {f[0] for f in findings}
+
+
+def test_a_batch_is_run_once_even_when_its_findings_fail_to_be_made(tmp_path, monkeypatch):
+    from validator.audit.auditor import LogAuditor
+
+    task = hl.choice_task("arc_easy", 16)
+    task.samples[0]["target_hash"] = "0" * 64
+    paths = hl.write_run(tmp_path, [task])
+
+    def fails(self, *finding):
+        raise RuntimeError("a bug in making a finding")
+
+    monkeypatch.setattr(LogAuditor, "_at_record_now", fails)
+    _, tasks = audited(tmp_path, paths["results"], 16, monkeypatch)
+    assert tasks[0]["hashes_checked"] == 16  # not 32: the batch did not go through the units again

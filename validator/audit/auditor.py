@@ -1,7 +1,8 @@
 """Sample-log audit: re-derive a results file's raw numbers from its per-sample logs.
 
 Each log is streamed once (io/sample_logs.py). A LogAuditor takes one record
-at a time, checks its shape, and hands it to every audit unit (units/: hashes,
+at a time, checks its shape, and hands it to every audit unit, a batch of
+samples at a time (batches.py; units/: hashes,
 coverage, multiple choice, DROP, aggregates), which keep only counters, so
 memory does not grow with the log. At the end of the log each unit compares
 what it saw with the results file. Findings use the LB7xx rules (rules.py);
@@ -22,6 +23,7 @@ from ..io.loaders import read_document
 from ..io.paths import PathRefused, Target, confine, display_path
 from ..io.sample_logs import UNPLACED_LOG, SampleRecord, discover, read_records, task_of
 from . import rules as _rules  # noqa: F401  (registers the LB7xx rules)
+from .batches import Batches
 from .model import AuditResult, DropAudit, MetricAudit, TaskAudit  # noqa: F401  (the audit's public model)
 from .spec import Claims, TaskSpec
 from .units import Sample, unit_classes
@@ -29,8 +31,6 @@ from .units import Sample, unit_classes
 # Means are sum/len in log order; 1e-9 absorbs only the summation order of
 # multi-rank runs (and Python 3.12's compensated sum()).
 RAW_TOLERANCE = 1e-9
-BATCH_SAMPLES = 16  # samples each unit runs over in turn (LogAuditor; 8 to 32 measured alike, 2 and 128 slower)
-BATCH_TEXT = 1 << 20  # characters of JSON text in a batch, at most (past one line of more)
 
 
 @dataclass(frozen=True)
@@ -40,15 +40,8 @@ class LogTarget:
 
 
 class LogAuditor:
-    """Audits one task's log record by record with every unit, then against the results file.
-
-    The units take the samples in batches: each unit runs over a batch in turn, so its code and its state stay
-    in the CPU's caches from one sample to the next, where one sample at a time through every unit evicted them
-    (a fifth of the audit's time on logs of realistic size: docs/performance-history.md). Every unit still sees
-    every sample in log order, and each sees a sample after the units before it have (sample.recomputed). What
-    the units find while a batch runs is held back and kept in the order one sample at a time gives (sample,
-    then unit): the per-rule caps then keep the same findings.
-    """
+    """Audits one task's log record by record with every unit (in batches: batches.py), then against the
+    results file."""
 
     def __init__(self, spec: TaskSpec, log: str, results_doc: Document, result: AuditResult,
                  tolerance: float = RAW_TOLERANCE, results_root: tuple = (), claims: Claims = Claims()):
@@ -63,32 +56,11 @@ class LogAuditor:
         self.adders = [unit.add for unit in self.units if unit.sees_samples()]
         self._scanned: tuple[SampleRecord, Document] | None = None
         self._unnamed_filters: UnnamedFilters | None = None
-        self._held: list | None = None  # findings at records while a batch runs (at_record), in call order
-        self._unit_index = -1  # the unit running over the batch (-1: sample_of's checks, before any unit)
+        self.batches = Batches(self.adders, self._at_record_now)
 
     def audit_records(self, records: Iterable[SampleRecord]) -> None:
-        """Every record through the units, in batches of at most BATCH_SAMPLES samples and BATCH_TEXT characters
-        of JSON text (a log line may be 64 MiB: the bound keeps a batch's memory that of a few lines). A record
-        the reader cannot give (a broken line, a limit) stops the log; the samples before it are audited first,
-        as they were when each went through every unit on its own."""
-        self._held = []
-        batch: list[Sample] = []
-        text = 0
-        try:
-            for record in records:
-                sample = self.sample_of(record)
-                if sample is not None:
-                    batch.append(sample)
-                    text += len(record.text)
-                    if len(batch) == BATCH_SAMPLES or text > BATCH_TEXT:
-                        self._run(batch)
-                        batch, text = [], 0
-            self._run(batch)
-        except Exception:
-            self._run(batch)  # the rest of the log was not read; what was, is audited
-            raise
-        finally:
-            self._release(holding=False)
+        """Every record of the log through sample_of and the units (see batches.py)."""
+        self.batches.audit(records, self.sample_of)
 
     def sample_of(self, record: SampleRecord) -> Sample | None:
         """The record's shape checked and counted: its Sample, for the units, or None when it is not one."""
@@ -108,26 +80,6 @@ class LogAuditor:
         summary.filters[flt] = summary.filters.get(flt, 0) + 1
         return Sample(record, data, doc_id, flt)
 
-    def _run(self, batch: list[Sample]) -> None:
-        """Each unit over the whole batch, in unit order; then the findings held back, in sample order."""
-        try:
-            for index, add in enumerate(self.adders):
-                self._unit_index = index
-                for sample in batch:
-                    add(sample)
-        finally:
-            self._unit_index = -1
-            self._release(holding=True)
-            batch.clear()  # run once: after a unit's failure, the batch is not run again
-
-    def _release(self, holding: bool) -> None:
-        """The findings held back, in the order one sample at a time through every unit made them (a stable sort
-        keeps each unit's findings at one record in their order); then hold the next batch's, or stop."""
-        held, self._held = self._held, None
-        for _, _, rule_id, record, path, message in sorted(held or (), key=_sample_then_unit):
-            self.at_record(rule_id, record, path, message)
-        self._held = [] if holding else None
-
     def _unnamed_filter(self, doc_id: int) -> str:
         """The filter of a sample logged without one (lm-eval before 0.4.7): see UnnamedFilters."""
         if self._unnamed_filters is None:
@@ -142,10 +94,11 @@ class LogAuditor:
 
     # --- findings, for the units ---------------------------------------------------------
     def at_record(self, rule_id: str, record: SampleRecord, path: tuple, message: str) -> None:
-        """A finding at the value at `path` inside one record of the log (held back while a batch runs)."""
-        if self._held is not None:
-            self._held.append((record.index, self._unit_index, rule_id, record, path, message))
-            return
+        """A finding at the value at `path` inside one record of the log (held while a batch runs)."""
+        if not self.batches.hold(rule_id, record, path, message):
+            self._at_record_now(rule_id, record, path, message)
+
+    def _at_record_now(self, rule_id: str, record: SampleRecord, path: tuple, message: str) -> None:
         if not self.result.has_room(self.name, rule_id):
             return
         line, column = self._record_position(record, path)
@@ -170,10 +123,6 @@ class LogAuditor:
         if self.result.has_room(display, rule_id):
             line, column = self.results_doc.position(path)
             self.result.findings.append(make_finding(rule_id, display, message, format_json_path(path), line, column))
-
-
-def _sample_then_unit(held: tuple) -> tuple[int, int]:
-    return held[0], held[1]
 
 
 class UnnamedFilters:
