@@ -1,4 +1,4 @@
-"""The audit's units take a log's samples in batches (audit/batches.py): the same audit as one at a time.
+"""The audit's units take a log's samples in batches (audit/sample_batches.py): the same audit as one at a time.
 
 Each unit runs over a batch of samples before the next unit does, for the
 CPU's caches. What must not change: every finding and count is what one
@@ -16,9 +16,9 @@ from pathlib import Path
 import harness_logs as hl
 import pytest
 
-from validator.audit import batches
+from validator.audit import sample_batches as batches
 from validator.audit.auditor import audit_files
-from validator.audit.batches import Batches
+from validator.audit.sample_batches import Batches
 from validator.audit.units.hashes import Hashes
 from validator.findings.model import MAX_FINDINGS_PER_RULE
 

@@ -2,7 +2,7 @@
 
 Each log is streamed once (io/sample_logs.py). A LogAuditor takes one record
 at a time, checks its shape, and hands it to every audit unit, a batch of
-samples at a time (batches.py; units/: hashes,
+samples at a time (sample_batches.py; units/: hashes,
 coverage, multiple choice, DROP, aggregates), which keep only counters, so
 memory does not grow with the log. At the end of the log each unit compares
 what it saw with the results file. Findings use the LB7xx rules (rules.py);
@@ -23,7 +23,7 @@ from ..io.loaders import read_document
 from ..io.paths import PathRefused, Target, confine, display_path
 from ..io.sample_logs import UNPLACED_LOG, SampleRecord, discover, read_records, task_of
 from . import rules as _rules  # noqa: F401  (registers the LB7xx rules)
-from .batches import Batches
+from .sample_batches import Batches
 from .model import AuditResult, DropAudit, MetricAudit, TaskAudit  # noqa: F401  (the audit's public model)
 from .spec import Claims, TaskSpec
 from .units import Sample, unit_classes
@@ -40,7 +40,7 @@ class LogTarget:
 
 
 class LogAuditor:
-    """Audits one task's log record by record with every unit (in batches: batches.py), then against the
+    """Audits one task's log record by record with every unit (in batches: sample_batches.py), then against the
     results file."""
 
     def __init__(self, spec: TaskSpec, log: str, results_doc: Document, result: AuditResult,
@@ -59,7 +59,7 @@ class LogAuditor:
         self.batches = Batches(self.adders, self._at_record_now)
 
     def audit_records(self, records: Iterable[SampleRecord]) -> None:
-        """Every record of the log through sample_of and the units (see batches.py)."""
+        """Every record of the log through sample_of and the units (see sample_batches.py)."""
         self.batches.audit(records, self.sample_of)
 
     def sample_of(self, record: SampleRecord) -> Sample | None:
