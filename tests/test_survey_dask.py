@@ -613,12 +613,21 @@ def _state_machine_level() -> int:
     return logging.getLogger("distributed.worker.state_machine").getEffectiveLevel()
 
 
+def _lost_scheduler_filtered() -> bool:
+    import logging
+
+    from validator.survey.dask_cluster import scheduler_still_there
+
+    return scheduler_still_there in logging.getLogger("distributed.worker").filters
+
+
 def test_the_own_clusters_workers_keep_cancellations_quiet_from_their_start(cluster):
     """Quieted as the survey closed, by asking every worker: a worker killed by a SIGTERM to the whole group held
     that question, and the survey's exit, 30 s (once in about ten such stops)."""
     import logging
 
     assert set(cluster.client.run(_state_machine_level).values()) == {logging.ERROR}
+    assert set(cluster.client.run(_lost_scheduler_filtered).values()) == {True}
 
 
 def test_closing_the_own_cluster_asks_nothing_of_a_worker_that_cannot_answer(tmp_path):
@@ -648,3 +657,16 @@ def test_closing_the_own_cluster_asks_nothing_of_a_worker_that_cannot_answer(tmp
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 0 and out == "closed\n", err[-2000:]
+
+
+def test_the_own_clusters_workers_keep_a_lost_scheduler_quiet_and_every_other_error():
+    import logging
+
+    from validator.survey.dask_cluster import scheduler_still_there
+
+    def record(message: str) -> logging.LogRecord:
+        return logging.LogRecord("distributed.worker", logging.ERROR, __file__, 1, message, None, None)
+
+    assert not scheduler_still_there(record("Failed to communicate with scheduler during heartbeat."))
+    assert scheduler_still_there(record("Compute Failed"))
+    assert scheduler_still_there(record("Failed to deserialize the task"))
