@@ -23,8 +23,8 @@ from ..io.loaders import read_document
 from ..io.paths import PathRefused, Target, confine, display_path
 from ..io.sample_logs import UNPLACED_LOG, SampleRecord, discover, read_records, task_of
 from . import rules as _rules  # noqa: F401  (registers the LB7xx rules)
-from .sample_batches import Batches
 from .model import AuditResult, DropAudit, MetricAudit, TaskAudit  # noqa: F401  (the audit's public model)
+from .sample_batches import Batches
 from .spec import Claims, TaskSpec
 from .units import Sample, unit_classes
 
