@@ -30,11 +30,15 @@ from validator.core.normalization import score_results  # noqa: E402
 from validator.io.loaders import load_builtin_profile  # noqa: E402
 from validator.io.readers import read_results  # noqa: E402
 
-TEMPLATE = json.loads((REPO / "examples/pythia-1b/results_2025-01-27T10-10-36.877664.json").read_text())
-WORDS = ("the of and to in is was for that on as with by it from at are this be an which or have not "
-         "question answer options step therefore because following select correct each sentence number "
-         "object person table left right first last true false yes no premise conclusion valid argument "
-         "date today tomorrow yesterday color shape path turn move swap ball position order").split()
+TEMPLATE = json.loads(
+    (REPO / "examples/pythia-1b/results_2025-01-27T10-10-36.877664.json").read_text()
+)
+WORDS = (
+    "the of and to in is was for that on as with by it from at are this be an which or have not "
+    "question answer options step therefore because following select correct each sentence number "
+    "object person table left right first last true false yes no premise conclusion valid argument "
+    "date today tomorrow yesterday color shape path turn move swap ball position order"
+).split()
 
 
 def text(rng: random.Random, words: int) -> str:
@@ -46,26 +50,49 @@ def task_config(rng: random.Random, task: str, size: int) -> dict:
     generative = "math" in task or "ifeval" in task
     samples = [{"input": text(rng, 120), "target": text(rng, 40)} for _ in range(3)]
     config = {
-        "task": task, "tag": task.rsplit("_", 1)[0], "dataset_path": f"open-llm-leaderboard/{task}",
-        "dataset_name": task.split("_", 2)[-1], "test_split": "test", "fewshot_split": "train",
+        "task": task,
+        "tag": task.rsplit("_", 1)[0],
+        "dataset_path": f"open-llm-leaderboard/{task}",
+        "dataset_name": task.split("_", 2)[-1],
+        "test_split": "test",
+        "fewshot_split": "train",
         "doc_to_text": "{{question}}\n" + text(rng, 40) + "\nAnswer:",
-        "doc_to_target": "{{answer}}", "doc_to_choice": None if generative else ["(A)", "(B)", "(C)", "(D)"],
-        "description": text(rng, 60), "target_delimiter": " ", "fewshot_delimiter": "\n\n",
+        "doc_to_target": "{{answer}}",
+        "doc_to_choice": None if generative else ["(A)", "(B)", "(C)", "(D)"],
+        "description": text(rng, 60),
+        "target_delimiter": " ",
+        "fewshot_delimiter": "\n\n",
         "fewshot_config": {"sampler": "first_n", "samples": samples},
-        "num_fewshot": 3, "metric_list": [{"metric": "exact_match" if generative else "acc_norm",
-                                           "aggregation": "mean", "higher_is_better": True}],
+        "num_fewshot": 3,
+        "metric_list": [
+            {
+                "metric": "exact_match" if generative else "acc_norm",
+                "aggregation": "mean",
+                "higher_is_better": True,
+            }
+        ],
         "output_type": "generate_until" if generative else "multiple_choice",
-        "generation_kwargs": {"until": ["Problem:", "\n\n"], "do_sample": False, "temperature": 0.0,
-                              "max_gen_toks": 1024} if generative else None,
-        "repeats": 1, "should_decontaminate": False,
+        "generation_kwargs": {
+            "until": ["Problem:", "\n\n"],
+            "do_sample": False,
+            "temperature": 0.0,
+            "max_gen_toks": 1024,
+        }
+        if generative
+        else None,
+        "repeats": 1,
+        "should_decontaminate": False,
         "metadata": {"version": 3.0 if "math" in task else 1.0},
     }
     if generative:
         config["process_results"] = "def process_results(doc, results):\n" + "".join(
-            f"    # {text(rng, 12)}\n    value_{i} = doc.get('{text(rng, 1)}')\n" for i in range(40))
+            f"    # {text(rng, 12)}\n    value_{i} = doc.get('{text(rng, 1)}')\n" for i in range(40)
+        )
     filler = size - len(json.dumps(config))
     if filler > 0:  # long few-shot chains of thought, as BBH and MuSR carry
-        config["fewshot_config"]["samples"].append({"input": text(rng, filler // 6), "target": "(A)"})
+        config["fewshot_config"]["samples"].append(
+            {"input": text(rng, filler // 6), "target": "(A)"}
+        )
     return config
 
 
@@ -91,9 +118,13 @@ def model_results(rng: random.Random, index: int) -> dict:
     name = f"org{index % 97}/model-{index:05d}"
     doc["model_name"] = name
     doc["model_name_sanitized"] = name.replace("/", "__")
-    doc["config"] = dict(doc.get("config") or {}, model_args=f"pretrained={name},revision=main,dtype=bfloat16")
+    doc["config"] = dict(
+        doc.get("config") or {}, model_args=f"pretrained={name},revision=main,dtype=bfloat16"
+    )
     doc["versions"] = {t: 3.0 if "math" in t else 1.0 for t in doc["results"]}
-    doc["higher_is_better"] = {t: {"acc_norm": True, "acc": True, "exact_match": True} for t in doc["results"]}
+    doc["higher_is_better"] = {
+        t: {"acc_norm": True, "acc": True, "exact_match": True} for t in doc["results"]
+    }
     doc["pretty_env_info"] = "PyTorch version: 2.3.0\n" + text(rng, 400)
     doc["git_hash"] = f"{rng.getrandbits(28):07x}"
     doc["date"] = 1737972636.0 + index
@@ -117,11 +148,20 @@ def write_corpus(out: Path, submissions: int, seed: int, results_kb: int) -> dic
         scores = score_results(profile, read_results(doc))
         reported = {bench_id: round(score, 2) for bench_id, score in scores.scores.items()}
         reported["average"] = round(scores.average, 2)
-        submission = {"schema_version": 1, "model": doc["model_name"], "profile": profile.name,
-                      "results": results_name, "reported": reported}
+        submission = {
+            "schema_version": 1,
+            "model": doc["model_name"],
+            "profile": profile.name,
+            "results": results_name,
+            "reported": reported,
+        }
         (folder / "submission.json").write_text(json.dumps(submission, indent=2) + "\n")
-    manifest = {"submissions": submissions, "seed": seed, "results_kb": results_kb,
-                "results_bytes_mean": total // max(submissions, 1)}
+    manifest = {
+        "submissions": submissions,
+        "seed": seed,
+        "results_kb": results_kb,
+        "results_bytes_mean": total // max(submissions, 1),
+    }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     return manifest
 
@@ -130,7 +170,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--submissions", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--results-kb", type=int, default=2500, help="approximate size of each results file")
+    parser.add_argument(
+        "--results-kb", type=int, default=2500, help="approximate size of each results file"
+    )
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "corpus")
     args = parser.parse_args()
     manifest = write_corpus(args.out, args.submissions, args.seed, args.results_kb)

@@ -48,9 +48,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -80,9 +80,15 @@ def floor(logs: list[Path], buffering: int = -1) -> None:
                 try:
                     data = json.loads(line)
                     arguments = data["arguments"]
-                    first = next(iter(arguments.values())) if isinstance(arguments, dict) else arguments[0]
+                    first = (
+                        next(iter(arguments.values()))
+                        if isinstance(arguments, dict)
+                        else arguments[0]
+                    )
                     prompt = next(iter(first.values())) if isinstance(first, dict) else first[0]
-                    hashlib.sha256(json.dumps(data["doc"], indent=2, ensure_ascii=False).encode()).hexdigest()
+                    hashlib.sha256(
+                        json.dumps(data["doc"], indent=2, ensure_ascii=False).encode()
+                    ).hexdigest()
                     hashlib.sha256(str(prompt).encode()).hexdigest()
                     hashlib.sha256(str(data["target"]).encode()).hexdigest()
                 except (ValueError, LookupError, TypeError, AttributeError, StopIteration):
@@ -125,7 +131,11 @@ def kind_of(document, task: str, result) -> str:
     if result.tasks and result.tasks[0].drop is not None:
         return "DROP"
     data = document.data if isinstance(document.data, dict) else {}
-    return "multiple choice" if TaskSpec.from_results(data, task).output_type == "multiple_choice" else "other"
+    return (
+        "multiple choice"
+        if TaskSpec.from_results(data, task).output_type == "multiple_choice"
+        else "other"
+    )
 
 
 def cpu_best_of_each(functions: list, repeat: int) -> list[float]:
@@ -164,8 +174,9 @@ def audit_rows(corpus: str, repeat: int) -> list[dict]:
         raise SystemExit(f"{corpus}: no local sample log the audit reads whole, to measure")
     measured = {}
     for job in jobs:
-        measured[job.path] = cpu_best_of_each([lambda: floor([job.path]), lambda: floor([job.path], READ_BUFFER),
-                                               job.audit], repeat)
+        measured[job.path] = cpu_best_of_each(
+            [lambda: floor([job.path]), lambda: floor([job.path], READ_BUFFER), job.audit], repeat
+        )
     rows = []
     for label in ("all logs", "multiple choice", "DROP", "other"):
         logs = [job.path for job in jobs if label in ("all logs", job.kind)]
@@ -173,10 +184,21 @@ def audit_rows(corpus: str, repeat: int) -> list[dict]:
             continue
         size = sum(log.stat().st_size for log in logs)
         bare, bare_buffered, audit = (sum(measured[log][i] for log in logs) for i in (0, 1, 2))
-        rows.append({"logs": label, "files": len(logs), "MB": size / 1e6, "floor_cpu_s": bare, "audit_cpu_s": audit,
-                     "ratio": audit / bare, "ratio_same_reads": audit / bare_buffered,
-                     "audit_MB_per_cpu_s": size / 1e6 / audit})
-    rows[0]["left_out"] = len(found) - len(jobs)  # refused or read in part by the audit: see STOPPED_EARLY
+        rows.append(
+            {
+                "logs": label,
+                "files": len(logs),
+                "MB": size / 1e6,
+                "floor_cpu_s": bare,
+                "audit_cpu_s": audit,
+                "ratio": audit / bare,
+                "ratio_same_reads": audit / bare_buffered,
+                "audit_MB_per_cpu_s": size / 1e6 / audit,
+            }
+        )
+    rows[0]["left_out"] = len(found) - len(
+        jobs
+    )  # refused or read in part by the audit: see STOPPED_EARLY
     return rows
 
 
@@ -198,7 +220,9 @@ def measure_one(configuration: str, corpus: str) -> dict:
     kind, workers = configuration.split(":")
     start = time.monotonic()
     # The Dask cluster's start includes preparing its workers (their imports); the pool forks per survey.
-    executor = LocalPool(int(workers)) if kind == "pool" else DaskCluster(local_workers=int(workers))
+    executor = (
+        LocalPool(int(workers)) if kind == "pool" else DaskCluster(local_workers=int(workers))
+    )
     started = time.monotonic() - start
     scratch = Path(tempfile.mkdtemp(prefix="survey-bench-"))
     try:
@@ -217,28 +241,48 @@ def survey_rows(corpus: str, repeat: int) -> list[dict]:
     measured: dict[str, list[dict]] = {c: [] for c in CONFIGURATIONS}
     for turn in range(repeat):
         for configuration in CONFIGURATIONS:
-            done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--one", configuration,
-                                   corpus], check=True, capture_output=True, text=True, timeout=3600)
+            done = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), "--one", configuration, corpus],
+                check=True,
+                capture_output=True,
+                text=True,
+                timeout=3600,
+            )
             measured[configuration].append(json.loads(done.stdout.splitlines()[-1]))
-            print(f"turn {turn + 1}: {name_of(configuration)}: start {measured[configuration][-1]['start_s']:.2f} s, "
-                  f"survey {measured[configuration][-1]['survey_s']:.2f} s", file=sys.stderr, flush=True)
-    size = sum(unit.log.size or 0 for unit in plan([corpus], DEFAULT_LIMITS, 10_000_000) if unit.log)
+            print(
+                f"turn {turn + 1}: {name_of(configuration)}: start {measured[configuration][-1]['start_s']:.2f} s, "
+                f"survey {measured[configuration][-1]['survey_s']:.2f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+    size = sum(
+        unit.log.size or 0 for unit in plan([corpus], DEFAULT_LIMITS, 10_000_000) if unit.log
+    )
     rows = []
     for configuration, runs in measured.items():
         seconds = statistics.median(run["survey_s"] for run in runs)
-        rows.append({"executor": name_of(configuration), "configuration": configuration, "seconds": seconds,
-                     "MB_per_s": size / 1e6 / seconds, "start_s": statistics.median(run["start_s"] for run in runs),
-                     "survey_times": [run["survey_s"] for run in runs]})
+        rows.append(
+            {
+                "executor": name_of(configuration),
+                "configuration": configuration,
+                "seconds": seconds,
+                "MB_per_s": size / 1e6 / seconds,
+                "start_s": statistics.median(run["start_s"] for run in runs),
+                "survey_times": [run["survey_s"] for run in runs],
+            }
+        )
     return rows
 
 
 def survey_ratios(surveyed: list[dict]) -> dict:
     """Dask over the pool (extra time, 1 and 2 workers) and the 2-over-1 speed-up of each executor."""
     seconds = {row["configuration"]: row["seconds"] for row in surveyed}
-    return {"dask_over_pool_1": seconds["dask:1"] / seconds["pool:1"] - 1,
-            "dask_over_pool_2": seconds["dask:2"] / seconds["pool:2"] - 1,
-            "pool_2_over_1": seconds["pool:1"] / seconds["pool:2"],
-            "dask_2_over_1": seconds["dask:1"] / seconds["dask:2"]}
+    return {
+        "dask_over_pool_1": seconds["dask:1"] / seconds["pool:1"] - 1,
+        "dask_over_pool_2": seconds["dask:2"] / seconds["pool:2"] - 1,
+        "pool_2_over_1": seconds["pool:1"] / seconds["pool:2"],
+        "dask_2_over_1": seconds["dask:1"] / seconds["dask:2"],
+    }
 
 
 def extrapolate(rate_mb_per_cpu_s: float) -> dict:
@@ -247,40 +291,68 @@ def extrapolate(rate_mb_per_cpu_s: float) -> dict:
 
 
 def markdown(audit: list[dict], surveyed: list[dict], extra: dict, load: tuple) -> str:
-    lines = ["| logs | MB | floor CPU s | audit CPU s | audit / floor | audit / floor reading as the audit does "
-             "| audit MB per CPU s |", "|---|---|---|---|---|---|---|"]
-    lines += [f"| {r['logs']} | {r['MB']:.1f} | {r['floor_cpu_s']:.3f} | {r['audit_cpu_s']:.3f} | {r['ratio']:.2f} | "
-              f"{r['ratio_same_reads']:.2f} | {r['audit_MB_per_cpu_s']:.1f} |" for r in audit]
-    lines += ["", "| survey executor | cluster start s (median) | survey s (median) | survey s (least–most) | MB/s "
-                  "| × 1 worker |", "|---|---|---|---|---|---|"]
+    lines = [
+        "| logs | MB | floor CPU s | audit CPU s | audit / floor | audit / floor reading as the audit does "
+        "| audit MB per CPU s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['logs']} | {r['MB']:.1f} | {r['floor_cpu_s']:.3f} | {r['audit_cpu_s']:.3f} | {r['ratio']:.2f} | "
+        f"{r['ratio_same_reads']:.2f} | {r['audit_MB_per_cpu_s']:.1f} |"
+        for r in audit
+    ]
+    lines += [
+        "",
+        "| survey executor | cluster start s (median) | survey s (median) | survey s (least–most) | MB/s "
+        "| × 1 worker |",
+        "|---|---|---|---|---|---|",
+    ]
     ratios = survey_ratios(surveyed)
-    speedup = {"pool:1": 1.0, "pool:2": ratios["pool_2_over_1"], "dask:1": 1.0, "dask:2": ratios["dask_2_over_1"]}
+    speedup = {
+        "pool:1": 1.0,
+        "pool:2": ratios["pool_2_over_1"],
+        "dask:1": 1.0,
+        "dask:2": ratios["dask_2_over_1"],
+    }
     for r in surveyed:
         start = f"{r['start_s']:.2f}" if r["configuration"].startswith("dask") else ""
         spread = f"{min(r['survey_times']):.2f}–{max(r['survey_times']):.2f}"
-        lines.append(f"| {r['executor']} | {start} | {r['seconds']:.2f} | {spread} | {r['MB_per_s']:.1f} | "
-                     f"{speedup[r['configuration']]:.2f} |")
-    lines += ["", f"Dask against the local pool (survey time): {100 * ratios['dask_over_pool_1']:+.1f}% with 1 worker, "
-                  f"{100 * ratios['dask_over_pool_2']:+.1f}% with 2 workers.",
-              f"2 workers against 1: local pool {ratios['pool_2_over_1']:.2f}×, Dask {ratios['dask_2_over_1']:.2f}×.",
-              f"4,500 runs of 1 GB at {audit[0]['audit_MB_per_cpu_s']:.1f} MB per CPU second: "
-              f"{extra['worker_hours']:,.1f} worker-hours; {extra['workers_for_one_hour']:,} workers for one hour "
-              "(at this corpus's mix and sizes of logs: logs of a few samples cost more per byte).",
-              f"Load average before / after: {load[0]} / {load[1]} on {os.cpu_count()} CPUs."]
+        lines.append(
+            f"| {r['executor']} | {start} | {r['seconds']:.2f} | {spread} | {r['MB_per_s']:.1f} | "
+            f"{speedup[r['configuration']]:.2f} |"
+        )
+    lines += [
+        "",
+        f"Dask against the local pool (survey time): {100 * ratios['dask_over_pool_1']:+.1f}% with 1 worker, "
+        f"{100 * ratios['dask_over_pool_2']:+.1f}% with 2 workers.",
+        f"2 workers against 1: local pool {ratios['pool_2_over_1']:.2f}×, Dask {ratios['dask_2_over_1']:.2f}×.",
+        f"4,500 runs of 1 GB at {audit[0]['audit_MB_per_cpu_s']:.1f} MB per CPU second: "
+        f"{extra['worker_hours']:,.1f} worker-hours; {extra['workers_for_one_hour']:,} workers for one hour "
+        "(at this corpus's mix and sizes of logs: logs of a few samples cost more per byte).",
+        f"Load average before / after: {load[0]} / {load[1]} on {os.cpu_count()} CPUs.",
+    ]
     if audit[0].get("left_out"):
-        lines.append(f"{audit[0]['left_out']:,} logs left out of the audit rows: the audit refused them or stopped "
-                     "early (not whole JSON lines, over a limit), so the floor would read more of them than it.")
+        lines.append(
+            f"{audit[0]['left_out']:,} logs left out of the audit rows: the audit refused them or stopped "
+            "early (not whole JSON lines, over a limit), so the floor would read more of them than it."
+        )
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", help="What `lbnorm survey` takes: a folder of runs, a results file or a manifest")
+    parser.add_argument(
+        "corpus", help="What `lbnorm survey` takes: a folder of runs, a results file or a manifest"
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--audit-only", action="store_true")
-    parser.add_argument("--one", choices=CONFIGURATIONS, help="Measure one survey configuration in this process "
-                        "and print its times as JSON (what the benchmark runs in a fresh process per turn).")
+    parser.add_argument(
+        "--one",
+        choices=CONFIGURATIONS,
+        help="Measure one survey configuration in this process "
+        "and print its times as JSON (what the benchmark runs in a fresh process per turn).",
+    )
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure_one(args.one, args.corpus)))
@@ -297,8 +369,19 @@ def main() -> None:
         print(json.dumps({"audit": audit, "extrapolated": extra, "load": load}, indent=1))
     if args.json:
         ratios = survey_ratios(surveyed) if surveyed else {}
-        args.json.write_text(json.dumps({"audit": audit, "survey": surveyed, "survey_ratios": ratios,
-                                         "extrapolated": extra, "load": load}, indent=1), encoding="utf-8")
+        args.json.write_text(
+            json.dumps(
+                {
+                    "audit": audit,
+                    "survey": surveyed,
+                    "survey_ratios": ratios,
+                    "extrapolated": extra,
+                    "load": load,
+                },
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
 
 
 if __name__ == "__main__":

@@ -22,8 +22,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from harness_logs import choice_task, drop_task, results_for, with_hashes, write_run  # noqa: E402
 
-WORDS = ("the of and to in is was for that on as with by it from at are this be an which or have not touchdown "
-         "yards quarter field goal census population percent households families median income").split()
+WORDS = (
+    "the of and to in is was for that on as with by it from at are this be an which or have not touchdown "
+    "yards quarter field goal census population percent households families median income"
+).split()
 
 
 def prose(rng: random.Random, words: int) -> str:
@@ -32,7 +34,9 @@ def prose(rng: random.Random, words: int) -> str:
 
 def mc_task(rng: random.Random, docs: int, seed: int):
     task = choice_task("mmlu_pro_like", docs, seed=seed)
-    task.config.update(doc_to_text="Question: {{question}}\nAnswer:", num_fewshot=5)  # as the prompts below
+    task.config.update(
+        doc_to_text="Question: {{question}}\nAnswer:", num_fewshot=5
+    )  # as the prompts below
     # the five examples every request of every doc repeats, each ending in fewshot_delimiter (LB723 counts them)
     shots = "\n\n".join(prose(rng, 140) for _ in range(5))
     for sample in task.samples:
@@ -60,13 +64,19 @@ def name(rng: random.Random) -> str:
 def drop_run_task(rng: random.Random, docs: int):
     golds = [[[drop_gold(rng)]] for _ in range(docs)]
     predictions = [f" {g[0][0]}" if rng.random() < 0.5 else f" {prose(rng, 3)}" for g in golds]
-    task = drop_task(predictions, golds, answer_fields=True)  # as lm-eval logs DROP docs: traced by LB721
+    task = drop_task(
+        predictions, golds, answer_fields=True
+    )  # as lm-eval logs DROP docs: traced by LB721
     task.config["num_fewshot"] = 3  # the prompts hold 3 examples (LB723 holds the count to them)
-    shots = "\n\n".join(prose(rng, 400 // 3 + (n < 400 % 3)) for n in range(3))  # 400 words, as 3 examples
+    shots = "\n\n".join(
+        prose(rng, 400 // 3 + (n < 400 % 3)) for n in range(3)
+    )  # 400 words, as 3 examples
     for sample, gold in zip(task.samples, golds):
         passage = f"{prose(rng, 125)} {gold[0][0]} {prose(rng, 125)}"
         sample["doc"]["passage"] = passage
-        sample["arguments"]["gen_args_0"]["arg_0"] = f"{shots}\n\n{passage} {sample['doc']['question']}"
+        sample["arguments"]["gen_args_0"]["arg_0"] = (
+            f"{shots}\n\n{passage} {sample['doc']['question']}"
+        )
         with_hashes(sample)
     return task
 
@@ -76,7 +86,9 @@ def write_corpus(out: Path, runs: int, mc_docs: int, drop_docs: int, seed: int =
     written = []
     for number in range(runs):
         tasks = [mc_task(rng, mc_docs, seed + number), drop_run_task(rng, drop_docs)]
-        written.append(write_run(out / f"org__model-{number:03d}", tasks, results_for(tasks))["results"])
+        written.append(
+            write_run(out / f"org__model-{number:03d}", tasks, results_for(tasks))["results"]
+        )
     return written
 
 

@@ -38,7 +38,7 @@ def changelog_sections(text: str) -> dict[str, str]:
     """Released versions in CHANGELOG.md (`## [1.2.3] - 2026-01-31`) and each one's text."""
     matches = list(SECTION.finditer(text))
     ends = [m.start() for m in matches[1:]] + [len(text)]
-    return {m["version"]: text[m.end():end].strip() for m, end in zip(matches, ends)}
+    return {m["version"]: text[m.end() : end].strip() for m, end in zip(matches, ends)}
 
 
 def check_release(tag: str, changelog: str, action_yml: str) -> tuple[str, str, str]:
@@ -48,24 +48,32 @@ def check_release(tag: str, changelog: str, action_yml: str) -> tuple[str, str, 
     version = tag[1:]
     notes = changelog_sections(changelog).get(version)
     if not notes:
-        raise NotReleasable(f"CHANGELOG.md has no '## [{version}] - YYYY-MM-DD' section with text; "
-                            "write the release notes first")
+        raise NotReleasable(
+            f"CHANGELOG.md has no '## [{version}] - YYYY-MM-DD' section with text; "
+            "write the release notes first"
+        )
     if not BUILD_LINE.search(action_yml):
-        raise NotReleasable("action.yml does not build from the Dockerfile (`image: Dockerfile`); "
-                            "tag a commit of main, not a release commit")
+        raise NotReleasable(
+            "action.yml does not build from the Dockerfile (`image: Dockerfile`); "
+            "tag a commit of main, not a release commit"
+        )
     return version, tag.split(".")[0], notes
 
 
 def pin_image(action_yml: str, image: str, digest: str) -> str:
     """action.yml with `image: Dockerfile` replaced by the prebuilt image pinned by digest."""
     if not IMAGE.fullmatch(image):
-        raise NotReleasable(f"image {image!r} is not a registry/owner/name reference in lower case "
-                            "(no tag, no digest, no docker:// prefix)")
+        raise NotReleasable(
+            f"image {image!r} is not a registry/owner/name reference in lower case "
+            "(no tag, no digest, no docker:// prefix)"
+        )
     if not DIGEST.fullmatch(digest):
         raise NotReleasable(f"digest {digest!r} is not sha256:<64 lower-case hex digits>")
     found = BUILD_LINE.findall(action_yml)
     if len(found) != 1:
-        raise NotReleasable(f"action.yml has {len(found)} `image: Dockerfile` lines; expected exactly one")
+        raise NotReleasable(
+            f"action.yml has {len(found)} `image: Dockerfile` lines; expected exactly one"
+        )
     reference = f"docker://{image}@{digest}"
     pinned = BUILD_LINE.sub(lambda m: f"{m[1]}{reference}", action_yml)
     before, after = yaml.safe_load(action_yml), yaml.safe_load(pinned)
@@ -78,7 +86,9 @@ def pin_image(action_yml: str, image: str, digest: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser("check", help="may this tag be released?")
     check.add_argument("--tag", required=True)
@@ -90,8 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "check":
-            version, major, notes = check_release(args.tag, (REPO / "CHANGELOG.md").read_text(encoding="utf-8"),
-                                                  (REPO / "action.yml").read_text(encoding="utf-8"))
+            version, major, notes = check_release(
+                args.tag,
+                (REPO / "CHANGELOG.md").read_text(encoding="utf-8"),
+                (REPO / "action.yml").read_text(encoding="utf-8"),
+            )
             if args.notes:
                 args.notes.write_text(notes + "\n", encoding="utf-8")
             print(f"version={version}\nmajor={major}")

@@ -22,15 +22,38 @@ import sys
 import sysconfig
 
 WORKSPACE = os.path.realpath(os.environ["AUDIT_WORKSPACE"])
-WRITABLE = {os.path.realpath(p) for p in os.environ.get("AUDIT_WRITABLE", "").split(os.pathsep) if p}
+WRITABLE = {
+    os.path.realpath(p) for p in os.environ.get("AUDIT_WRITABLE", "").split(os.pathsep) if p
+}
 # The interpreter, the standard library and the installed packages (ours included) may be read.
-PACKAGE = importlib.util.find_spec("validator").submodule_search_locations  # an editable install lives elsewhere
-READABLE = {WORKSPACE, *(os.path.realpath(p) for p in sysconfig.get_paths().values()),
-            os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix),
-            *(os.path.realpath(os.path.join(folder, sub)) for folder in PACKAGE for sub in ("", "schemas", "profiles"))}
+PACKAGE = importlib.util.find_spec(
+    "validator"
+).submodule_search_locations  # an editable install lives elsewhere
+READABLE = {
+    WORKSPACE,
+    *(os.path.realpath(p) for p in sysconfig.get_paths().values()),
+    os.path.realpath(sys.prefix),
+    os.path.realpath(sys.base_prefix),
+    *(
+        os.path.realpath(os.path.join(folder, sub))
+        for folder in PACKAGE
+        for sub in ("", "schemas", "profiles")
+    ),
+}
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
-FORBIDDEN = ("socket.", "subprocess.", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork",
-             "pty.", "ctypes.dlopen", "urllib.", "http.")
+FORBIDDEN = (
+    "socket.",
+    "subprocess.",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "pty.",
+    "ctypes.dlopen",
+    "urllib.",
+    "http.",
+)
 
 
 def _violation(reason: str) -> None:
@@ -43,13 +66,18 @@ def _may_write(path: str) -> bool:
     real = os.path.realpath(path)
     folder, name = os.path.split(real)
     return real in WRITABLE or any(
-        folder == os.path.dirname(w) and name.startswith(f".{os.path.basename(w)}.") and name.endswith(".tmp")
-        for w in WRITABLE)
+        folder == os.path.dirname(w)
+        and name.startswith(f".{os.path.basename(w)}.")
+        and name.endswith(".tmp")
+        for w in WRITABLE
+    )
 
 
 def _inside(path: str, folders) -> bool:
     real = os.path.realpath(path)
-    return any(real == folder or real.startswith(folder.rstrip(os.sep) + os.sep) for folder in folders)
+    return any(
+        real == folder or real.startswith(folder.rstrip(os.sep) + os.sep) for folder in folders
+    )
 
 
 def _hook(event: str, args: tuple) -> None:

@@ -29,7 +29,13 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-V2_GROUPS = ("leaderboard", "leaderboard_bbh", "leaderboard_gpqa", "leaderboard_math_hard", "leaderboard_musr")
+V2_GROUPS = (
+    "leaderboard",
+    "leaderboard_bbh",
+    "leaderboard_gpqa",
+    "leaderboard_math_hard",
+    "leaderboard_musr",
+)
 
 
 @pytest.fixture
@@ -55,8 +61,14 @@ def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
     """Run `python -m validator` as a user would, from a clean environment."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
     env["PYTHONPATH"] = str(REPO)
-    return subprocess.run([sys.executable, "-m", "validator", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "validator", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture

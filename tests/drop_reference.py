@@ -7,7 +7,6 @@ two agree on generated predictions, and tests/test_drop.py checks both against
 vectors from the real harness functions. Do not optimize this file.
 """
 
-
 from __future__ import annotations
 
 import functools
@@ -26,6 +25,7 @@ Gold = tuple[str, ...]
 
 
 # --- the harness scorer ------------------------------------------------------------------
+
 
 def is_number(text: str) -> bool:
     try:
@@ -59,12 +59,16 @@ def _normalize_short(answer: str) -> str:
 
 
 def _normalize(answer: str) -> str:
-    tokens = [" ".join(_ARTICLES.sub(" ", _fix_number(remove_punctuation(token.lower()))).split())
-              for token in _TOKEN_SEPARATORS.split(answer)]
+    tokens = [
+        " ".join(_ARTICLES.sub(" ", _fix_number(remove_punctuation(token.lower()))).split())
+        for token in _TOKEN_SEPARATORS.split(answer)
+    ]
     return " ".join(token for token in tokens if token.strip()).strip()
 
 
-def answer_to_bags(answer: str | list[str] | tuple[str, ...]) -> tuple[list[str], list[frozenset[str]]]:
+def answer_to_bags(
+    answer: str | list[str] | tuple[str, ...],
+) -> tuple[list[str], list[frozenset[str]]]:
     spans = list(answer) if isinstance(answer, (list, tuple)) else [answer]
     normalized = [normalize(span) for span in spans]
     return normalized, [frozenset(span.split()) for span in normalized]
@@ -97,7 +101,9 @@ def align_bags(predicted: list[frozenset[str]], gold: list[frozenset[str]]) -> l
     return per_row
 
 
-def get_metrics(predicted: str | list[str] | tuple[str, ...], gold: str | list[str] | tuple[str, ...]) -> tuple[float, float]:
+def get_metrics(
+    predicted: str | list[str] | tuple[str, ...], gold: str | list[str] | tuple[str, ...]
+) -> tuple[float, float]:
     """(EM, F1) of one prediction against one gold answer, both a string or a list of spans."""
     return _metrics(answer_to_bags(predicted), answer_to_bags(gold))
 
@@ -114,7 +120,9 @@ def _metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
 def process_results(golds: list[Gold], prediction: str) -> tuple[float, float]:
     """The per-sample (em, f1): each maximised over golds whose first span is not blank."""
     best_em, best_f1 = 0.0, 0.0
-    predicted = answer_to_bags([prediction])  # once, not once per gold: golds x a long prediction was quadratic
+    predicted = answer_to_bags(
+        [prediction]
+    )  # once, not once per gold: golds x a long prediction was quadratic
     for gold in golds:
         em, f1 = _metrics(predicted, answer_to_bags(gold))
         if gold[0].strip():
@@ -127,18 +135,18 @@ def process_results(golds: list[Gold], prediction: str) -> tuple[float, float]:
 # against the harness's vectors directly.
 from validator.audit.drop import max_weight_assignment, numpy_mean, numpy_round_2  # noqa: E402,F401
 
-
 # --- the deep dive's failure modes -------------------------------------------------------
+
 
 @dataclass
 class SampleFlags:
     """What one DROP prediction shows (spec B.2.3): W, D, D' and L, with the evidence."""
 
-    glued: list[str] = field(default_factory=list)    # W: numbers glued to text by \n, \t...
-    glued_lost_gold: bool = False                     # W-impacting: one of them was a gold number
-    decimal_cut: str | None = None                    # D: the gold decimal the '.' stop cut
-    possibly_cut: bool = False                        # D': ends in a digit under a '.' stop, no decimal gold
-    long_answer_loss: float | None = None             # L: F1 lost to extra words around a complete gold
+    glued: list[str] = field(default_factory=list)  # W: numbers glued to text by \n, \t...
+    glued_lost_gold: bool = False  # W-impacting: one of them was a gold number
+    decimal_cut: str | None = None  # D: the gold decimal the '.' stop cut
+    possibly_cut: bool = False  # D': ends in a digit under a '.' stop, no decimal gold
+    long_answer_loss: float | None = None  # L: F1 lost to extra words around a complete gold
 
 
 def glued_numbers(prediction: str) -> list[str]:
@@ -154,7 +162,9 @@ def glued_numbers(prediction: str) -> list[str]:
 
 
 def gold_numbers(golds: list[Gold]) -> set[str]:
-    return {word for gold in golds for bag in answer_to_bags(gold)[1] for word in bag if is_number(word)}
+    return {
+        word for gold in golds for bag in answer_to_bags(gold)[1] for word in bag if is_number(word)
+    }
 
 
 def _trailing_number(text: str) -> str | None:
@@ -209,7 +219,9 @@ def long_answer_loss(prediction: str, golds: list[Gold], f1: float) -> float | N
             best = max(best or 0.0, cut - f1)
             continue
         for bag in bags:
-            if bag and _numbers_match(bag, predicted_bag) and bag < predicted_bag:  # recall 1, precision < 1
+            if (
+                bag and _numbers_match(bag, predicted_bag) and bag < predicted_bag
+            ):  # recall 1, precision < 1
                 ceiling = 1.0 / max(len(bags), 1)  # one predicted span can match one gold span
                 best = max(best or 0.0, ceiling - f1)
     return best if best is not None and best > 0 else None
@@ -220,26 +232,36 @@ def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float)
     flags.glued = glued_numbers(prediction)
     if flags.glued:
         wanted = gold_numbers(golds)
-        flags.glued_lost_gold = any(str(float(remove_punctuation(part.lower()))) in wanted for part in flags.glued)
+        flags.glued_lost_gold = any(
+            str(float(remove_punctuation(part.lower()))) in wanted for part in flags.glued
+        )
     flags.decimal_cut = decimal_cut(prediction, golds, until)
-    flags.possibly_cut = (flags.decimal_cut is None and "." in until
-                          and bool(prediction) and prediction[-1].isdigit() and not _after_a_point(prediction))
+    flags.possibly_cut = (
+        flags.decimal_cut is None
+        and "." in until
+        and bool(prediction)
+        and prediction[-1].isdigit()
+        and not _after_a_point(prediction)
+    )
     flags.long_answer_loss = long_answer_loss(prediction, golds, f1)
     return flags
 
 
 # --- the blog's diagnostic rescoring -----------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Rescored:
     """The scores a prediction would get under the deep dive's repairs (spec B.2.4)."""
 
-    newline: tuple[float, float]          # split at the first "\n", literally (blog)
-    newline_lstrip: tuple[float, float]   # leading whitespace stripped first
-    whitespace: tuple[float, float]       # every whitespace character made a space
+    newline: tuple[float, float]  # split at the first "\n", literally (blog)
+    newline_lstrip: tuple[float, float]  # leading whitespace stripped first
+    whitespace: tuple[float, float]  # every whitespace character made a space
 
 
-def rescore(prediction: str, golds: list[Gold], scored: tuple[float, float] | None = None) -> Rescored:
+def rescore(
+    prediction: str, golds: list[Gold], scored: tuple[float, float] | None = None
+) -> Rescored:
     """`scored`: process_results(golds, prediction), when known; a repair that changes nothing is not rescored."""
     # The scorer splits on spaces and drops empty tokens, so spaces at either end never change a score.
     known = {prediction.strip(" "): scored} if scored is not None else {}
@@ -250,9 +272,11 @@ def rescore(prediction: str, golds: list[Gold], scored: tuple[float, float] | No
             known[key] = process_results(golds, text)
         return known[key]
 
-    return Rescored(newline=score(prediction.split("\n", 1)[0]),
-                    newline_lstrip=score(prediction.lstrip().split("\n", 1)[0]),
-                    whitespace=score(_ANY_WHITESPACE.sub(" ", prediction)))
+    return Rescored(
+        newline=score(prediction.split("\n", 1)[0]),
+        newline_lstrip=score(prediction.lstrip().split("\n", 1)[0]),
+        whitespace=score(_ANY_WHITESPACE.sub(" ", prediction)),
+    )
 
 
 def has_decimal_gold(golds: list[Gold]) -> bool:

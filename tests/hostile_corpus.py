@@ -18,9 +18,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from conftest import EXAMPLE
 
@@ -46,14 +46,29 @@ CASES: list[HostileCase] = []
 
 def case(*rules: str, exit: int = 1, args=("*",), options=()):
     def register(build):
-        CASES.append(HostileCase(build.__name__, build, frozenset(rules), exit, tuple(args), tuple(options),
-                                 (build.__doc__ or "").strip()))
+        CASES.append(
+            HostileCase(
+                build.__name__,
+                build,
+                frozenset(rules),
+                exit,
+                tuple(args),
+                tuple(options),
+                (build.__doc__ or "").strip(),
+            )
+        )
         return build
+
     return register
 
 
-def honest(ws: Path, name: str = "submission.json", results_name: str = "results.json",
-           results: dict | None = None, **changes) -> Path:
+def honest(
+    ws: Path,
+    name: str = "submission.json",
+    results_name: str = "results.json",
+    results: dict | None = None,
+    **changes,
+) -> Path:
     """An honest pythia-1b submission and its results file, with `changes` applied to the submission."""
     (ws / results_name).write_text(json.dumps(RESULTS if results is None else results, indent=2))
     submission = SUBMISSION | {"results": results_name} | changes
@@ -67,6 +82,7 @@ def submission_text(**changes) -> str:
 
 
 # --- the baseline ------------------------------------------------------------------------
+
 
 @case(exit=0)
 def honest_submission(ws, outside):
@@ -82,6 +98,7 @@ def utf8_with_bom(ws, outside):
 
 
 # --- encodings and syntax ----------------------------------------------------------------
+
 
 @case("LB101")
 def latin1_bytes(ws, outside):
@@ -136,6 +153,7 @@ def reported_overflowing_float(ws, outside):
 
 # --- size and shape limits ----------------------------------------------------------------
 
+
 @case("LB106")
 def sparse_100_mb_file(ws, outside):
     """A 100 MB file (sparse: no disk used) is refused from its size, before it is read."""
@@ -177,7 +195,9 @@ def yaml_nesting(ws, outside):
 def multi_megabyte_number(ws, outside):
     """A 5-million-digit integer (Python refuses to convert it)."""
     honest(ws)
-    (ws / "submission.json").write_text(submission_text().replace('"musr": 2.73', '"musr": ' + "9" * 5_000_000))
+    (ws / "submission.json").write_text(
+        submission_text().replace('"musr": 2.73', '"musr": ' + "9" * 5_000_000)
+    )
 
 
 @case("LB109")
@@ -195,7 +215,9 @@ def multi_megabyte_number_string(ws, outside):
 @case("LB109")
 def multi_megabyte_key(ws, outside):
     honest(ws)
-    (ws / "submission.json").write_text(submission_text().replace('"bbh":', '"' + "k" * 3_000_000 + '": 1, "bbh":'))
+    (ws / "submission.json").write_text(
+        submission_text().replace('"bbh":', '"' + "k" * 3_000_000 + '": 1, "bbh":')
+    )
 
 
 @case("LB109", args=("submission.json",))
@@ -218,6 +240,7 @@ def a_million_nans(ws, outside):
 
 # --- YAML: parse only ----------------------------------------------------------------------
 
+
 @case("LB112")
 def yaml_alias_bomb(ws, outside):
     """A "billion laughs" file fails fast instead of expanding."""
@@ -230,7 +253,8 @@ def yaml_alias_bomb(ws, outside):
 def yaml_python_object_tag(ws, outside):
     """A Python tag would run code under an unsafe loader; it is a syntax error, and nothing runs."""
     (ws / "submission.yaml").write_text(
-        f'schema_version: 1\nmodel: !!python/object/apply:os.system ["echo {CANARY} > {ws}/pwned"]\n')
+        f'schema_version: 1\nmodel: !!python/object/apply:os.system ["echo {CANARY} > {ws}/pwned"]\n'
+    )
 
 
 @case("LB102")
@@ -239,6 +263,7 @@ def yaml_python_name_tag(ws, outside):
 
 
 # --- paths -----------------------------------------------------------------------------------
+
 
 @case("LB203", args=("submission.json",))
 def results_symlink_to_a_file_outside(ws, outside):
@@ -334,6 +359,7 @@ def symlinked_folders_make_a_glob_loop(ws, outside):
 
 # --- names and values that try to become workflow commands -------------------------------------
 
+
 @case("LB102", args=("*.json",))
 def file_name_with_newline_and_error_command(ws, outside):
     """The issue's case: a file named with a newline and `::error`, and broken content to report."""
@@ -355,7 +381,9 @@ def file_name_not_utf8(ws, outside):
 def model_name_with_commands_and_terminal_escapes(ws, outside):
     honest(ws, model="org/m" + FORGED + "\x1b[2J\x1b]0;title\x07\u2028\u202e")
     text = (ws / "submission.json").read_text()
-    (ws / "submission.json").write_text(text.replace('"schema_version": 1', '"schema_version": 1, "x\\n::error::k": 1'))
+    (ws / "submission.json").write_text(
+        text.replace('"schema_version": 1', '"schema_version": 1, "x\\n::error::k": 1')
+    )
 
 
 @case("LB301", exit=0, args=("submission.json",))
@@ -375,8 +403,9 @@ def reported_value_is_a_command_string(ws, outside):
 @case("LB201", args=("submission.json",))
 def wrong_types_everywhere(ws, outside):
     honest(ws)
-    (ws / "submission.json").write_text(json.dumps({"schema_version": "1", "model": [], "results": 5,
-                                                    "reported": ["bbh"]}))
+    (ws / "submission.json").write_text(
+        json.dumps({"schema_version": "1", "model": [], "results": 5, "reported": ["bbh"]})
+    )
 
 
 @case("LB201", args=("submission.json",))
@@ -431,6 +460,7 @@ def sample_log_100000_copies_of_one_document(ws, outside):
 
 # --- issue 13: budgets that fail the run, nesting in every shape, crashes that became findings ------
 
+
 def inflated(ws: Path, folder: str = ".") -> None:
     """A dishonest submission: bbh reported one point higher than its results give."""
     (ws / folder).mkdir(exist_ok=True)
@@ -469,7 +499,9 @@ def yaml_flow_mapping_nesting(ws, outside):
 
 @case("LB108")
 def yaml_indentation_nesting(ws, outside):
-    (ws / "submission.yaml").write_text("".join(" " * i + "a:\n" for i in range(3000)) + " " * 3000 + "1\n")
+    (ws / "submission.yaml").write_text(
+        "".join(" " * i + "a:\n" for i in range(3000)) + " " * 3000 + "1\n"
+    )
 
 
 @case("LB108", args=("submission.json",))
@@ -527,40 +559,68 @@ def samples_lists_one_log_4000_times(ws, outside):
 
 @case("LB201", "LB700", args=("submission.json",))
 def samples_lists_more_logs_than_the_file_limit(ws, outside):
-    honest(ws, samples=[f"samples_leaderboard_musr_team_allocation_{i}.jsonl" for i in range(20_001)])
+    honest(
+        ws, samples=[f"samples_leaderboard_musr_team_allocation_{i}.jsonl" for i in range(20_001)]
+    )
 
 
 def _musr_with_config(ws: Path, config: dict, record: dict, n_effective=None) -> None:
     """A config without doc_to_target: each sample's gold is its own target, so its numbers are also LB716."""
     results = json.loads(json.dumps(RESULTS))
-    results["configs"] = {"leaderboard_musr_team_allocation": {"output_type": "multiple_choice"} | config}
+    results["configs"] = {
+        "leaderboard_musr_team_allocation": {"output_type": "multiple_choice"} | config
+    }
     if n_effective is not None:
-        results["n-samples"]["leaderboard_musr_team_allocation"] = {"original": n_effective, "effective": n_effective}
+        results["n-samples"]["leaderboard_musr_team_allocation"] = {
+            "original": n_effective,
+            "effective": n_effective,
+        }
     honest(ws, results=results, samples=[MUSR_LOG])
     (ws / MUSR_LOG).write_text(json.dumps(record) + "\n")
 
 
-MC_RECORD = {"doc_id": 0, "doc": {"choices": ["a", "b", "c"]}, "target": "1", "acc_norm": 1.0,
-             "arguments": [["ctx", " a"], ["ctx", " b"], ["ctx", " c"]],
-             "resps": [[["-1.0", "False"]], [["-0.5", "False"]], [["-2.0", "False"]]],
-             "filtered_resps": [["-1.0", "False"], ["-0.5", "False"], ["-2.0", "False"]]}
+MC_RECORD = {
+    "doc_id": 0,
+    "doc": {"choices": ["a", "b", "c"]},
+    "target": "1",
+    "acc_norm": 1.0,
+    "arguments": [["ctx", " a"], ["ctx", " b"], ["ctx", " c"]],
+    "resps": [[["-1.0", "False"]], [["-0.5", "False"]], [["-2.0", "False"]]],
+    "filtered_resps": [["-1.0", "False"], ["-0.5", "False"], ["-2.0", "False"]],
+}
 
 
 @case("LB705", "LB706", "LB709", "LB716", args=("submission.json",))
 def configs_with_wrong_types(ws, outside):
     """filter_list, metric_list and aggregation of the wrong type crashed the audit."""
-    _musr_with_config(ws, {"filter_list": 5, "metric_list": "x", "aggregation": {"a": [1]}}, MC_RECORD)
+    _musr_with_config(
+        ws, {"filter_list": 5, "metric_list": "x", "aggregation": {"a": [1]}}, MC_RECORD
+    )
 
 
 @case("LB702", "LB705", "LB706", "LB708", "LB709", "LB716", args=("submission.json",))
 def multiple_choice_target_superscript_two(ws, outside):
-    """"²" is a digit to str.isdigit, but int() refuses it; a 5,000-digit target too."""
+    """ "²" is a digit to str.isdigit, but int() refuses it; a 5,000-digit target too."""
     _musr_with_config(ws, {}, MC_RECORD | {"target": "²"})
-    (ws / MUSR_LOG).write_text(json.dumps(MC_RECORD | {"target": "²"}) + "\n"
-                               + json.dumps(MC_RECORD | {"doc_id": 1, "target": "9" * 5000}) + "\n")
+    (ws / MUSR_LOG).write_text(
+        json.dumps(MC_RECORD | {"target": "²"})
+        + "\n"
+        + json.dumps(MC_RECORD | {"doc_id": 1, "target": "9" * 5000})
+        + "\n"
+    )
 
 
-@case("LB404", "LB405", "LB506", "LB705", "LB706", "LB709", "LB716", "LB718", args=("submission.json",))
+@case(
+    "LB404",
+    "LB405",
+    "LB506",
+    "LB705",
+    "LB706",
+    "LB709",
+    "LB716",
+    "LB718",
+    args=("submission.json",),
+)
 def n_samples_effective_near_the_float_maximum(ws, outside):
     """Coverage memory follows the log, never n-samples.effective (it asked for 5.9 GB, or raised)."""
     _musr_with_config(ws, {}, MC_RECORD, n_effective=10**300)
@@ -570,7 +630,9 @@ def outside_folder(root: Path) -> Path:
     """The folder next to the workspace: a canary file and a FIFO nobody may open."""
     outside = root / "outside"
     outside.mkdir()
-    (outside / "canary.json").write_text(json.dumps({"results": {CANARY: {"acc,none": 0.5}}, "model": CANARY}))
+    (outside / "canary.json").write_text(
+        json.dumps({"results": {CANARY: {"acc,none": 0.5}}, "model": CANARY})
+    )
     os.mkfifo(outside / "fifo")
     return outside
 

@@ -39,7 +39,7 @@ class HubServer:
         self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def __enter__(self) -> "HubServer":
+    def __enter__(self) -> HubServer:
         self.thread.start()
         return self
 
@@ -50,13 +50,21 @@ class HubServer:
     def entry(self, path: Path) -> dict:
         relative = path.relative_to(self.root).as_posix()
         if path.is_dir():
-            return {"type": "directory", "oid": hashlib.sha1(relative.encode()).hexdigest(), "size": 0,
-                    "path": relative}
+            return {
+                "type": "directory",
+                "oid": hashlib.sha1(relative.encode()).hexdigest(),
+                "size": 0,
+                "path": relative,
+            }
         size = path.stat().st_size
-        return {"type": "file", "oid": self._blob_id(path, size, path.stat().st_mtime_ns), "size": size,
-                "path": relative}
+        return {
+            "type": "file",
+            "oid": self._blob_id(path, size, path.stat().st_mtime_ns),
+            "size": size,
+            "path": relative,
+        }
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def _blob_id(self, path: Path, size: int, mtime: int) -> str:
         """git's blob id, as the Hub gives it; hashed a block at a time (the tests measure the client's memory)."""
         blob = hashlib.sha1(b"blob %d\0" % size)
@@ -86,7 +94,9 @@ class _Handler(BaseHTTPRequestHandler):
         prefix = f"/api/datasets/{self.hub.repo_id}/paths-info/"
         if not urlsplit(self.path).path.startswith(prefix):
             return self._json(404, {"error": "not found"})
-        fields = json.loads(form) if form.startswith("{") else {k: v for k, v in parse_qs(form).items()}
+        fields = (
+            json.loads(form) if form.startswith("{") else {k: v for k, v in parse_qs(form).items()}
+        )
         paths = fields.get("paths", [])
         paths = [paths] if isinstance(paths, str) else paths
         found = [self.hub.entry(self.hub.root / p) for p in paths if (self.hub.root / p).exists()]
@@ -98,24 +108,32 @@ class _Handler(BaseHTTPRequestHandler):
         path, query = unquote(url.path), parse_qs(url.query)
         api = f"/api/datasets/{self.hub.repo_id}"
         if path in (api, f"{api}/revision/main"):
-            return self._json(200, {"id": self.hub.repo_id, "sha": COMMIT, "private": False, "siblings": []})
+            return self._json(
+                200, {"id": self.hub.repo_id, "sha": COMMIT, "private": False, "siblings": []}
+            )
         if path.startswith(f"{api}/tree/main"):
-            return self._tree(path[len(f"{api}/tree/main"):].strip("/"), query.get("recursive") == ["true"])
+            return self._tree(
+                path[len(f"{api}/tree/main") :].strip("/"), query.get("recursive") == ["true"]
+            )
         resolve = f"/datasets/{self.hub.repo_id}/resolve/main/"
         if path.startswith(resolve):
-            return self._file(self.hub.root / path[len(resolve):], body)
+            return self._file(self.hub.root / path[len(resolve) :], body)
         self._json(404, {"error": f"no route for {path}"}, headers={"X-Error-Code": "RepoNotFound"})
 
     def _tree(self, folder: str, recursive: bool) -> None:
         base = self.hub.root / folder
         if not base.is_dir():
-            return self._json(404, {"error": "no such folder"}, headers={"X-Error-Code": "EntryNotFound"})
+            return self._json(
+                404, {"error": "no such folder"}, headers={"X-Error-Code": "EntryNotFound"}
+            )
         children = sorted(base.rglob("*") if recursive else base.iterdir())
         self._json(200, [self.hub.entry(child) for child in children])
 
     def _file(self, file: Path, body: bool) -> None:
         if not file.is_file():
-            return self._json(404, {"error": "no such file"}, headers={"X-Error-Code": "EntryNotFound"})
+            return self._json(
+                404, {"error": "no such file"}, headers={"X-Error-Code": "EntryNotFound"}
+            )
         size = file.stat().st_size
         status, start, end = 200, 0, size
         match = _RANGE.match(self.headers.get("Range", ""))

@@ -22,10 +22,17 @@ DATE = "2025-03-01T12-00-00.000000"
 
 def tasks() -> list[harness.Task]:
     stories = harness.scripted_choice_task("reading_stories", [i % 3 != 0 for i in range(24)])
-    stories.config["doc_to_choice"] = ["Alice", "Bob", "Carol"]  # a literal list: the count is in the config
-    quiz = harness.scripted_choice_task("reading_quiz", [i % 2 == 0 for i in range(20)],
-                                        choices=("Paris", "Rome", "Oslo", "Bern"))
-    places = harness.choice_task("places", 30, seed=3)  # 2 to 5 choices per doc, built from each document
+    stories.config["doc_to_choice"] = [
+        "Alice",
+        "Bob",
+        "Carol",
+    ]  # a literal list: the count is in the config
+    quiz = harness.scripted_choice_task(
+        "reading_quiz", [i % 2 == 0 for i in range(20)], choices=("Paris", "Rome", "Oslo", "Bern")
+    )
+    places = harness.choice_task(
+        "places", 30, seed=3
+    )  # 2 to 5 choices per doc, built from each document
     places.config["doc_to_choice"] = "{{choices}}"
     return [stories, quiz, places]
 

@@ -34,10 +34,31 @@ import sys
 SEEDS = (1, 2, 3)
 NEEDS_PUNKT = ("length_constraints:number_sentences", "change_case:capital_word_frequency")
 # Every kwarg key of the dataset's rows (google/IFEval): lm-eval logs each doc with all of them, most null.
-DATASET_KEYS = ("num_highlights", "relation", "num_words", "num_placeholders", "prompt_to_repeat", "num_paragraphs",
-                "postscript_marker", "first_word", "num_bullets", "nth_paragraph", "num_sentences", "section_spliter",
-                "language", "capital_frequency", "capital_relation", "keywords", "let_frequency", "let_relation",
-                "letter", "end_phrase", "forbidden_words", "keyword", "frequency")
+DATASET_KEYS = (
+    "num_highlights",
+    "relation",
+    "num_words",
+    "num_placeholders",
+    "prompt_to_repeat",
+    "num_paragraphs",
+    "postscript_marker",
+    "first_word",
+    "num_bullets",
+    "nth_paragraph",
+    "num_sentences",
+    "section_spliter",
+    "language",
+    "capital_frequency",
+    "capital_relation",
+    "keywords",
+    "let_frequency",
+    "let_relation",
+    "letter",
+    "end_phrase",
+    "forbidden_words",
+    "keyword",
+    "frequency",
+)
 PROMPT = "Write a short note about the sea. Repeat this request first."
 REALISTIC = [
     ("keywords:existence", {"keywords": ["sea", "salt"]}),
@@ -53,8 +74,14 @@ REALISTIC = [
     ("length_constraints:number_paragraphs", {"num_paragraphs": 3}),
     ("length_constraints:number_words", {"num_words": 20, "relation": "at least"}),
     ("length_constraints:number_words", {"num_words": 10, "relation": "less than"}),
-    ("length_constraints:nth_paragraph_first_word", {"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "salt"}),
-    ("length_constraints:nth_paragraph_first_word", {"num_paragraphs": 3, "nth_paragraph": 1, "first_word": "the"}),
+    (
+        "length_constraints:nth_paragraph_first_word",
+        {"num_paragraphs": 2, "nth_paragraph": 2, "first_word": "salt"},
+    ),
+    (
+        "length_constraints:nth_paragraph_first_word",
+        {"num_paragraphs": 3, "nth_paragraph": 1, "first_word": "the"},
+    ),
     ("detectable_content:number_placeholders", {"num_placeholders": 2}),
     ("detectable_content:postscript", {"postscript_marker": "P.S."}),
     ("detectable_content:postscript", {"postscript_marker": "P.P.S"}),
@@ -110,20 +137,70 @@ RESPONSES = [
     "The sea is salt.\n***\nThe sea is wide.\n***\n",
     "***\nThe sea.\n***\nThe salt.\n***\nThe whale.",
     "The sea.\n***\n\n***\nThe salt.",
-    "\"Salt\" is the first word.\n\nSalt, again.\n\nthe end",
+    '"Salt" is the first word.\n\nSalt, again.\n\nthe end',
 ]
-PIECES = ["*", "**", "***", " ", "\n", "\n\n", "-", "[", "]", "<<", ">>", "SECTION", "Section", " 1", "2", "P.S.",
-          "p.s.", "P.P.S", ",", '"', "{", "}", "```json", "```", "******", "the", "THE", "sea", "x.y", "\t", "é", "İ",
-          "My answer is yes.", "\r", "\u2028", "\x85", "12", "[1,2]", '{"a": 1}', "* ", "- ", "\n* ", "\n- ", "."]
+PIECES = [
+    "*",
+    "**",
+    "***",
+    " ",
+    "\n",
+    "\n\n",
+    "-",
+    "[",
+    "]",
+    "<<",
+    ">>",
+    "SECTION",
+    "Section",
+    " 1",
+    "2",
+    "P.S.",
+    "p.s.",
+    "P.P.S",
+    ",",
+    '"',
+    "{",
+    "}",
+    "```json",
+    "```",
+    "******",
+    "the",
+    "THE",
+    "sea",
+    "x.y",
+    "\t",
+    "é",
+    "İ",
+    "My answer is yes.",
+    "\r",
+    "\u2028",
+    "\x85",
+    "12",
+    "[1,2]",
+    '{"a": 1}',
+    "* ",
+    "- ",
+    "\n* ",
+    "\n- ",
+    ".",
+]
 FUZZED_KWARGS = {
     "keywords:existence": {"keywords": "words"},
     "keywords:frequency": {"keyword": "text", "frequency": "count", "relation": "relation"},
     "keywords:forbidden_words": {"forbidden_words": "words"},
-    "keywords:letter_frequency": {"letter": "letter", "let_frequency": "count", "let_relation": "relation"},
+    "keywords:letter_frequency": {
+        "letter": "letter",
+        "let_frequency": "count",
+        "let_relation": "relation",
+    },
     "length_constraints:number_paragraphs": {"num_paragraphs": "count"},
     "length_constraints:number_words": {"num_words": "count", "relation": "relation"},
-    "length_constraints:nth_paragraph_first_word": {"num_paragraphs": "count", "nth_paragraph": "count",
-                                                    "first_word": "text"},
+    "length_constraints:nth_paragraph_first_word": {
+        "num_paragraphs": "count",
+        "nth_paragraph": "count",
+        "first_word": "text",
+    },
     "detectable_content:number_placeholders": {"num_placeholders": "count"},
     "detectable_content:postscript": {"postscript_marker": "marker"},
     "detectable_format:number_bullet_lists": {"num_bullets": "count"},
@@ -142,28 +219,41 @@ def harness_outcome(utils, instruction: str, kwargs: dict, response: str):
     for seed in SEEDS:
         random.seed(seed)
         langdetect.DetectorFactory.seed = seed
-        example = utils.InputExample(key=0, instruction_id_list=[instruction], prompt=PROMPT, kwargs=[kwargs])
+        example = utils.InputExample(
+            key=0, instruction_id_list=[instruction], prompt=PROMPT, kwargs=[kwargs]
+        )
         try:
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                strict = utils.test_instruction_following_strict(example, response).follow_instruction_list[0]
-                loose = utils.test_instruction_following_loose(example, response).follow_instruction_list[0]
+            with (
+                contextlib.redirect_stdout(io.StringIO()),
+                contextlib.redirect_stderr(io.StringIO()),
+            ):
+                strict = utils.test_instruction_following_strict(
+                    example, response
+                ).follow_instruction_list[0]
+                loose = utils.test_instruction_following_loose(
+                    example, response
+                ).follow_instruction_list[0]
         except Exception:
             return "raises"
         seen.add((strict, loose))
-    return [next(iter({s for s, _ in seen})) if len({s for s, _ in seen}) == 1 else None,
-            next(iter({l for _, l in seen})) if len({l for _, l in seen}) == 1 else None]
+    return [
+        next(iter({s for s, _ in seen})) if len({s for s, _ in seen}) == 1 else None,
+        next(iter({l for _, l in seen})) if len({l for _, l in seen}) == 1 else None,
+    ]
 
 
 def fuzzed_value(rng: random.Random, kind: str):
     if rng.random() < 0.08:
         return rng.choice([None, 0, "", [], -1, 1.5, "3", [1], True])
-    return {"count": lambda: rng.choice([1, 2, 3, 5, 10, 2.0, 0.5]),
-            "relation": lambda: rng.choice(["less than", "at least", "more than"]),
-            "words": lambda: [fuzzed_text(rng, 2).strip() or "x" for _ in range(rng.randint(1, 3))],
-            "letter": lambda: rng.choice(list("aszAZ") + ["é", "İ", "1", "ab"]),
-            "splitter": lambda: rng.choice(["SECTION", " Section ", "Part", "X."]),
-            "marker": lambda: rng.choice(["P.S.", "P.P.S", " p.s. ", "NOTE", "x.y"]),
-            "text": lambda: fuzzed_text(rng, 3)}[kind]()
+    return {
+        "count": lambda: rng.choice([1, 2, 3, 5, 10, 2.0, 0.5]),
+        "relation": lambda: rng.choice(["less than", "at least", "more than"]),
+        "words": lambda: [fuzzed_text(rng, 2).strip() or "x" for _ in range(rng.randint(1, 3))],
+        "letter": lambda: rng.choice(list("aszAZ") + ["é", "İ", "1", "ab"]),
+        "splitter": lambda: rng.choice(["SECTION", " Section ", "Part", "X."]),
+        "marker": lambda: rng.choice(["P.S.", "P.P.S", " p.s. ", "NOTE", "x.y"]),
+        "text": lambda: fuzzed_text(rng, 3),
+    }[kind]()
 
 
 def fuzzed_text(rng: random.Random, most: int = 14) -> str:
@@ -175,27 +265,40 @@ def main(lm_eval_root: str, fuzzed: int = 1500, seed: int = 2026) -> None:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         from lm_eval.tasks.ifeval import instructions_registry, utils  # noqa: F401 (the registry is utils')
     import logging
-    logging.disable(logging.CRITICAL)  # langdetect's "Unable to detect language" on every symbol-only text
+
+    logging.disable(
+        logging.CRITICAL
+    )  # langdetect's "Unable to detect language" on every symbol-only text
     realistic = []
     for instruction, given in REALISTIC:
         kwargs = {**dict.fromkeys(DATASET_KEYS), **given}
-        realistic.append([harness_outcome(utils, instruction, kwargs, response) for response in RESPONSES])
+        realistic.append(
+            [harness_outcome(utils, instruction, kwargs, response) for response in RESPONSES]
+        )
     rng = random.Random(seed)
     names = sorted(set(instructions_registry.INSTRUCTION_DICT) - set(NEEDS_PUNKT))
     fuzzed_cases = []
     for _ in range(fuzzed):
         instruction = rng.choice(names)
-        kwargs = {key: fuzzed_value(rng, kind) for key, kind in FUZZED_KWARGS.get(instruction, {}).items()}
+        kwargs = {
+            key: fuzzed_value(rng, kind) for key, kind in FUZZED_KWARGS.get(instruction, {}).items()
+        }
         repeat = kwargs.get("prompt_to_repeat")
-        response = (repeat if isinstance(repeat, str) and rng.random() < 0.6 else "") + fuzzed_text(rng)
-        fuzzed_cases.append([instruction, kwargs, response, harness_outcome(utils, instruction, kwargs, response)])
+        response = (repeat if isinstance(repeat, str) and rng.random() < 0.6 else "") + fuzzed_text(
+            rng
+        )
+        fuzzed_cases.append(
+            [instruction, kwargs, response, harness_outcome(utils, instruction, kwargs, response)]
+        )
     registry = sorted(instructions_registry.INSTRUCTION_DICT)
     rows = lambda items: ",\n".join(json.dumps(item, ensure_ascii=True) for item in items)  # noqa: E731
     sys.stdout.write(
         f'{{"made_with": "lm-eval 0.4.9.2 (tasks/ifeval)",\n"dataset_keys": {json.dumps(DATASET_KEYS)},\n'
         f'"prompt": {json.dumps(PROMPT)},\n"registry": {json.dumps(registry)},\n'
         f'"realistic": {{"instructions": [\n{rows(REALISTIC)}],\n"responses": [\n{rows(RESPONSES)}],\n'
-        f'"harness": [\n{rows(realistic)}]}},\n"fuzzed": [\n{rows(fuzzed_cases)}\n]}}\n')
+        f'"harness": [\n{rows(realistic)}]}},\n"fuzzed": [\n{rows(fuzzed_cases)}\n]}}\n'
+    )
+
 
 if __name__ == "__main__":
     main(sys.argv[1])

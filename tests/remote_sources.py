@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from validator.survey.engine import survey
 from validator.survey.local_pool import LocalPool
@@ -31,7 +31,9 @@ def environment(settings: dict[str, str], unset: tuple[str, ...] = ()) -> Iterat
                 os.environ[key] = value
 
 
-def assert_the_remote_table_is_the_local_one(url: str, root: Path, expected: dict, tmp_path: Path) -> None:
+def assert_the_remote_table_is_the_local_one(
+    url: str, root: Path, expected: dict, tmp_path: Path
+) -> None:
     """The survey of `url` (a copy of the corpus at `root`) finds exactly its planted faults: the local table."""
     from test_survey import assert_finds_exactly_the_planted_faults
 
@@ -41,14 +43,18 @@ def assert_the_remote_table_is_the_local_one(url: str, root: Path, expected: dic
     assert remote == local
 
 
-def assert_a_replaced_log_is_the_one_unit_resumed(filesystem, url: str, path: str, tmp_path: Path) -> None:
+def assert_a_replaced_log_is_the_one_unit_resumed(
+    filesystem, url: str, path: str, tmp_path: Path
+) -> None:
     """A log replaced in the bucket (at `path`, the filesystem's name for the folder `url`) has a new content
     fingerprint: --resume audits it again, skips every other unit, and finds its edited sample. Put back after."""
     out = tmp_path / "out"
     first = survey([url], out, LocalPool(1))
     log = sorted(found for found in filesystem.find(path) if "/samples_drop_" in found)[0]
     original = filesystem.cat(log)
-    filesystem.pipe(log, original.decode("utf-8").replace('"em": 0,', '"em": 1,', 1).encode("utf-8"))
+    filesystem.pipe(
+        log, original.decode("utf-8").replace('"em": 0,', '"em": 1,', 1).encode("utf-8")
+    )
     try:
         again = survey([url], out, LocalPool(1), resume=True)
     finally:

@@ -39,8 +39,14 @@ def commands(output: str) -> list[Command]:
                 name, _, props = head.partition(" ")
                 found.append(Command(name.lower(), _properties(props, ","), unescape(data), line))
         for match in LEGACY.finditer(line):
-            found.append(Command(match["name"].lower(), _properties(match["props"] or "", ";"),
-                                 match["data"], line))
+            found.append(
+                Command(
+                    match["name"].lower(),
+                    _properties(match["props"] or "", ";"),
+                    match["data"],
+                    line,
+                )
+            )
     return found
 
 

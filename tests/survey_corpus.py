@@ -44,17 +44,44 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness_logs import DATE, aggregate, choice_task, drop_task, results_for, with_hashes, write_run  # noqa: E402
+from harness_logs import (
+    DATE,
+    aggregate,
+    choice_task,
+    drop_task,
+    results_for,
+    with_hashes,
+    write_run,
+)  # noqa: E402
 
-FAULTS = ("glued", "decimal", "tampered", "missing", "cut_log", "no_log", "published", "hidden_cut", "filtered",
-          "gold_edit", "choice_edit", "shots_hidden", "doc_copied")
+FAULTS = (
+    "glued",
+    "decimal",
+    "tampered",
+    "missing",
+    "cut_log",
+    "no_log",
+    "published",
+    "hidden_cut",
+    "filtered",
+    "gold_edit",
+    "choice_edit",
+    "shots_hidden",
+    "doc_copied",
+)
 SHOTS = "Passage 90. Question 90? 4\n\nPassage 91. Question 91? 7\n\n"  # two DROP examples, as lm-eval joins them
 MC_TASK = "arc_easy"
 MANIFEST = "manifest.csv"
 
 
-def make_corpus(root: Path, runs: int = 300, seed: int = 7, fault_rate: float = 0.4,
-                drop_docs: int = 8, mc_docs: int = 6) -> dict[tuple[str, str], dict]:
+def make_corpus(
+    root: Path,
+    runs: int = 300,
+    seed: int = 7,
+    fault_rate: float = 0.4,
+    drop_docs: int = 8,
+    mc_docs: int = 6,
+) -> dict[tuple[str, str], dict]:
     """Write the runs and manifest.csv under root; return the expected table (see the module docstring)."""
     rng = random.Random(seed)
     expected: dict[tuple[str, str], dict] = {}
@@ -67,9 +94,14 @@ def make_corpus(root: Path, runs: int = 300, seed: int = 7, fault_rate: float = 
         results = json.loads((root / run).read_text(encoding="utf-8"))
         f1 = results["results"]["drop"]["f1,none"]
         published = round(100 * f1, 2) + (3.0 if fault == "published" else 0.0)
-        manifest.append({"results": run, "model": name.replace("__", "/"), "drop/f1": f"{published:.2f}"})
-        expected[(run, "drop")] = {"rules": rules["drop"], "reproduced": fault not in ("tampered", "published"),
-                                   "fault": fault}
+        manifest.append(
+            {"results": run, "model": name.replace("__", "/"), "drop/f1": f"{published:.2f}"}
+        )
+        expected[(run, "drop")] = {
+            "rules": rules["drop"],
+            "reproduced": fault not in ("tampered", "published"),
+            "fault": fault,
+        }
         expected[(run, MC_TASK)] = {"rules": rules[MC_TASK], "reproduced": None, "fault": fault}
     with open(root / MANIFEST, "w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, ["results", "model", "drop/f1"], lineterminator="\n")
@@ -78,8 +110,9 @@ def make_corpus(root: Path, runs: int = 300, seed: int = 7, fault_rate: float = 
     return expected
 
 
-def _write_one(folder: Path, fault: str | None, rng: random.Random, drop_docs: int, mc_docs: int,
-               number: int) -> dict[str, set[str]]:
+def _write_one(
+    folder: Path, fault: str | None, rng: random.Random, drop_docs: int, mc_docs: int, number: int
+) -> dict[str, set[str]]:
     golds = [[[str(rng.randint(1, 60))]] for _ in range(drop_docs)]
     predictions = [f" {g[0][0]}" if rng.random() < 0.6 else f" {int(g[0][0]) + 1}" for g in golds]
     rules: dict[str, set[str]] = {"drop": set(), MC_TASK: set()}
@@ -92,11 +125,16 @@ def _write_one(folder: Path, fault: str | None, rng: random.Random, drop_docs: i
     if fault in ("filtered", "gold_edit"):
         predictions[0] = f" {int(golds[0][0][0]) + 1}"  # a wrong answer, made right below
     elif fault == "doc_copied":
-        predictions[0], predictions[1] = f" {golds[0][0][0]}", f" {int(golds[1][0][0]) + 1}"  # right, then wrong
+        predictions[0], predictions[1] = (
+            f" {golds[0][0][0]}",
+            f" {int(golds[1][0][0]) + 1}",
+        )  # right, then wrong
     drop, choice = drop_task(predictions, golds), choice_task(MC_TASK, mc_docs, seed=number)
     if fault in ("filtered", "gold_edit"):
         rules["drop"] = {_made_right(drop.samples[0], golds[0][0][0], fault)}
-    if fault == "doc_copied":  # every doc_id is still there; only the doc, with its query_id, shows up twice
+    if (
+        fault == "doc_copied"
+    ):  # every doc_id is still there; only the doc, with its query_id, shows up twice
         drop.samples[1] = {**json.loads(json.dumps(drop.samples[0])), "doc_id": 1}
         rules["drop"] = {"LB725"}
     if fault == "choice_edit":
@@ -105,7 +143,9 @@ def _write_one(folder: Path, fault: str | None, rng: random.Random, drop_docs: i
     drop.config["num_fewshot"] = 2 if fault is None and number % 4 == 1 else 0
     if fault == "shots_hidden" or drop.config["num_fewshot"]:
         for sample in drop.samples:
-            sample["arguments"]["gen_args_0"]["arg_0"] = SHOTS + sample["arguments"]["gen_args_0"]["arg_0"]
+            sample["arguments"]["gen_args_0"]["arg_0"] = (
+                SHOTS + sample["arguments"]["gen_args_0"]["arg_0"]
+            )
             with_hashes(sample)
         rules["drop"] = {"LB723"} if fault else rules["drop"]
     results = results_for([drop, choice])
@@ -116,17 +156,24 @@ def _write_one(folder: Path, fault: str | None, rng: random.Random, drop_docs: i
     if fault == "missing":
         removed = choice.samples.pop(rng.randrange(mc_docs))
         rules[MC_TASK] = {"LB704", "LB705", "LB706"}
-        if any(abs(aggregate(choice, m) - results["results"][MC_TASK][f"{m},none"]) > 1e-9 for m in ("acc", "acc_norm")):
+        if any(
+            abs(aggregate(choice, m) - results["results"][MC_TASK][f"{m},none"]) > 1e-9
+            for m in ("acc", "acc_norm")
+        ):
             rules[MC_TASK].add("LB709")
         del removed
     if fault == "hidden_cut":
         choice.samples.pop()
         agreed = results_for([drop, choice])
-        results["results"][MC_TASK], results["task_hashes"][MC_TASK] = (agreed["results"][MC_TASK],
-                                                                        agreed["task_hashes"][MC_TASK])
+        results["results"][MC_TASK], results["task_hashes"][MC_TASK] = (
+            agreed["results"][MC_TASK],
+            agreed["task_hashes"][MC_TASK],
+        )
         results["n-samples"][MC_TASK] = {"original": mc_docs, "effective": mc_docs - 1}
         rules[MC_TASK] = {"LB717"}
-    elif fault is None and number % 10 == 3:  # lm-eval scores min(limit, split): all 6 of 6, 8 of 24
+    elif (
+        fault is None and number % 10 == 3
+    ):  # lm-eval scores min(limit, split): all 6 of 6, 8 of 24
         results["config"]["limit"] = float(drop_docs)
         results["n-samples"]["drop"]["original"] = 3 * drop_docs
     paths = write_run(folder, [drop, choice], results)
@@ -170,9 +217,23 @@ if __name__ == "__main__":
     parser.add_argument("--mc-docs", type=int, default=6)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    table = make_corpus(args.out, args.runs, args.seed, drop_docs=args.drop_docs, mc_docs=args.mc_docs)
-    (args.out / "expected.json").write_text(json.dumps(
-        [{"run": run, "task": task, "rules": sorted(v["rules"]), "reproduced": v["reproduced"], "fault": v["fault"]}
-         for (run, task), v in sorted(table.items())], indent=1), encoding="utf-8")
+    table = make_corpus(
+        args.out, args.runs, args.seed, drop_docs=args.drop_docs, mc_docs=args.mc_docs
+    )
+    (args.out / "expected.json").write_text(
+        json.dumps(
+            [
+                {
+                    "run": run,
+                    "task": task,
+                    "rules": sorted(v["rules"]),
+                    "reproduced": v["reproduced"],
+                    "fault": v["fault"],
+                }
+                for (run, task), v in sorted(table.items())
+            ],
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
     print(f"{args.runs} runs in {args.out}")
-

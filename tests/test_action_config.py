@@ -11,7 +11,10 @@ INFLATED = "submissions/pythia/inflated.json"  # bbh reported one point too high
 
 def pinned(ws, text: str) -> dict[str, str]:
     (ws / ".lbnorm.toml").write_text(text)
-    return {"config_file": ".lbnorm.toml", "config_sha256": hashlib.sha256(text.encode()).hexdigest()}
+    return {
+        "config_file": ".lbnorm.toml",
+        "config_sha256": hashlib.sha256(text.encode()).hexdigest(),
+    }
 
 
 def test_a_configuration_file_in_the_pull_request_is_not_read_without_a_pin(tmp_path):
@@ -28,7 +31,9 @@ def test_a_pinned_configuration_applies_and_an_edited_one_stops_the_run(tmp_path
     inputs = pinned(ws, '[tool.lbnorm]\nwarn = ["LB601"]\n')
     proc, outputs, _ = run_action(ws, {"files": INFLATED, **inputs})
     assert proc.returncode == 0 and parse_outputs(outputs)["warnings"] == "1", proc.stdout
-    (ws / ".lbnorm.toml").write_text('[tool.lbnorm]\nignore = ["LB"]\n')  # the pull request edits it
+    (ws / ".lbnorm.toml").write_text(
+        '[tool.lbnorm]\nignore = ["LB"]\n'
+    )  # the pull request edits it
     proc, _, _ = run_action(ws, {"files": INFLATED, **inputs})
     assert proc.returncode == 3 and "config_file .lbnorm.toml has sha256" in proc.stdout
 
@@ -55,6 +60,11 @@ def test_a_limit_input_set_to_the_default_still_wins_over_the_pinned_file(tmp_pa
     inputs = pinned(ws, 'max-file-size = "1K"\n')
     proc, _, _ = run_action(ws, {"files": INFLATED, **inputs})
     assert proc.returncode == 1 and "LB106" in proc.stdout  # the pinned bound applies
-    proc, outputs, _ = run_action(ws, {"files": INFLATED, **inputs,
-                                       "max_file_size": str(DEFAULT_LIMITS.max_file_bytes)})
-    assert proc.returncode == 1 and "LB106" not in proc.stdout and parse_outputs(outputs)["errors"] == "1"  # LB601
+    proc, outputs, _ = run_action(
+        ws, {"files": INFLATED, **inputs, "max_file_size": str(DEFAULT_LIMITS.max_file_bytes)}
+    )
+    assert (
+        proc.returncode == 1
+        and "LB106" not in proc.stdout
+        and parse_outputs(outputs)["errors"] == "1"
+    )  # LB601

@@ -14,8 +14,14 @@ from conftest import EXAMPLE, run_cli
 from runner_mimic import commands
 from test_action import OUR_COMMANDS, SUBMISSION, run_action
 
-PAYLOADS = ["\n::error file=x.py,line=1::forged", "\r\n::stop-commands::pwn", "\n::add-mask::lbnorm",
-            "##[error]legacy forged", "  ::set-output name=passed::true", "%0A::warning::encoded"]
+PAYLOADS = [
+    "\n::error file=x.py,line=1::forged",
+    "\r\n::stop-commands::pwn",
+    "\n::add-mask::lbnorm",
+    "##[error]legacy forged",
+    "  ::set-output name=passed::true",
+    "%0A::warning::encoded",
+]
 
 
 def hostile_workspace(tmp_path):
@@ -23,14 +29,21 @@ def hostile_workspace(tmp_path):
     ws.mkdir()
     results = json.loads(EXAMPLE.read_text())
     for i, payload in enumerate(PAYLOADS):
-        results["results"][f"leaderboard_bbh_snarks{payload}{i}"] = {"acc_norm,none": 0.5}  # unknown tasks
-    results["results"]["leaderboard_ifeval"]["prompt_level_strict_acc,none"] = PAYLOADS[3]  # a string value
+        results["results"][f"leaderboard_bbh_snarks{payload}{i}"] = {
+            "acc_norm,none": 0.5
+        }  # unknown tasks
+    results["results"]["leaderboard_ifeval"]["prompt_level_strict_acc,none"] = PAYLOADS[
+        3
+    ]  # a string value
     results["model_name"] = "org/model" + PAYLOADS[0]
     for i, payload in enumerate(PAYLOADS):
         name = f"sub{i}{payload.replace('/', '_')}.json"
         (ws / f"results{i}.json").write_text(json.dumps(results))
-        submission = SUBMISSION | {"results": f"results{i}.json", "model": "m" + payload,
-                                   "reported": SUBMISSION["reported"] | {f"x{i}": 1.0}}
+        submission = SUBMISSION | {
+            "results": f"results{i}.json",
+            "model": "m" + payload,
+            "reported": SUBMISSION["reported"] | {f"x{i}": 1.0},
+        }
         submission[payload.strip() or "empty"] = "extra field"
         (ws / name).write_text(json.dumps(submission))
     (ws / ("broken" + PAYLOADS[1] + ".json")).write_text('{"a": ' + json.dumps(PAYLOADS[0]) + ",")
@@ -40,7 +53,9 @@ def hostile_workspace(tmp_path):
 
 def assert_only_our_commands(output: str) -> list:
     found = commands(output)
-    assert {c.name for c in found} <= OUR_COMMANDS, [c.line for c in found if c.name not in OUR_COMMANDS]
+    assert {c.name for c in found} <= OUR_COMMANDS, [
+        c.line for c in found if c.name not in OUR_COMMANDS
+    ]
     for command in found:
         if command.name in ("error", "warning"):
             assert command.properties["title"].startswith(("LB", "lbnorm")), command.line
@@ -56,8 +71,13 @@ def test_the_action_log_carries_only_our_commands(tmp_path):
     assert sum(c.name == "error" for c in found) == 10  # capped, the rest pointed to
     assert "Traceback" not in proc.stderr
     # the outputs file has only our five outputs
-    assert [line.split("=")[0] for line in outputs.splitlines()] == ["passed", "files_checked", "errors",
-                                                                    "warnings", "report"]
+    assert [line.split("=")[0] for line in outputs.splitlines()] == [
+        "passed",
+        "files_checked",
+        "errors",
+        "warnings",
+        "report",
+    ]
     # no raw HTML or links from the PR in the summary
     assert "<script" not in summary and "](" not in summary
 
@@ -81,6 +101,12 @@ def test_normalize_output_carries_no_commands(tmp_path):
     results["model_name"] = "org/m\n::error::forged ##[add-mask]x"
     (ws / "r.json").write_text(json.dumps(results))
     for output_format in ("text", "json"):
-        proc = run_cli("normalize", "--output-format", output_format, "r.json", *[p.name for p in ws.glob("sub*")],
-                       cwd=ws)
+        proc = run_cli(
+            "normalize",
+            "--output-format",
+            output_format,
+            "r.json",
+            *[p.name for p in ws.glob("sub*")],
+            cwd=ws,
+        )
         assert commands(proc.stdout + proc.stderr) == [], output_format

@@ -14,7 +14,17 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "validator"
-LAYERS = ["core", "io", "findings", "audit", "check", "draft", "survey", "report", "entry"]  # bottom to top
+LAYERS = [
+    "core",
+    "io",
+    "findings",
+    "audit",
+    "check",
+    "draft",
+    "survey",
+    "report",
+    "entry",
+]  # bottom to top
 ENTRY_MODULES = {"cli", "action", "__main__"}
 MAX_MODULE_LINES = 400
 MAX_CLASS_LINES = 150
@@ -56,15 +66,20 @@ def imported(path: Path, source: str | None = None) -> list[tuple[int, list[str]
             else:
                 found.append((node.lineno, target))
         elif isinstance(node, ast.Import):
-            found += [(node.lineno, alias.name.split(".")) for alias in node.names
-                      if alias.name.split(".")[0] == "validator"]
+            found += [
+                (node.lineno, alias.name.split("."))
+                for alias in node.names
+                if alias.name.split(".")[0] == "validator"
+            ]
     return found
 
 
 def test_every_module_belongs_to_a_known_layer():
     for path in modules():
         layer = layer_of(dotted(path))
-        assert layer is None or layer in LAYERS, f"{path.relative_to(PACKAGE)}: not in any layer of {LAYERS}"
+        assert layer is None or layer in LAYERS, (
+            f"{path.relative_to(PACKAGE)}: not in any layer of {LAYERS}"
+        )
 
 
 @pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -78,7 +93,8 @@ def test_imports_point_down(path):
             pytest.fail(f"{path.relative_to(PACKAGE)}:{line}: the root package must import nothing")
         assert LAYERS.index(other) <= LAYERS.index(own), (
             f"{path.relative_to(PACKAGE)}:{line} ({own}) imports {'.'.join(target)} ({other}): "
-            f"imports must point down {' <- '.join(LAYERS)}")
+            f"imports must point down {' <- '.join(LAYERS)}"
+        )
 
 
 def test_the_root_package_holds_only_the_version():
@@ -90,13 +106,18 @@ def test_each_package_says_what_it_may_import():
     for init in PACKAGE.glob("*/__init__.py"):
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
         assert doc, f"{init.relative_to(PACKAGE)} has no docstring"
-        assert "import" in doc.lower(), f"{init.relative_to(PACKAGE)}: the docstring must say what it may import"
+        assert "import" in doc.lower(), (
+            f"{init.relative_to(PACKAGE)}: the docstring must say what it may import"
+        )
 
 
 def upward_imports(path: Path, source: str | None = None) -> list[str]:
     own = layer_of(dotted(path))
-    return [".".join(target) for _, target in imported(path, source)
-            if layer_of(target) is not None and LAYERS.index(layer_of(target)) > LAYERS.index(own)]
+    return [
+        ".".join(target)
+        for _, target in imported(path, source)
+        if layer_of(target) is not None and LAYERS.index(layer_of(target)) > LAYERS.index(own)
+    ]
 
 
 def test_an_upward_import_is_caught():
@@ -104,22 +125,33 @@ def test_an_upward_import_is_caught():
     module = PACKAGE / "io" / "paths.py"
     source = module.read_text(encoding="utf-8")
     assert upward_imports(module) == []
-    assert upward_imports(module, source + "\nfrom ..check.checker import run_check\n") == ["validator.check.checker"]
+    assert upward_imports(module, source + "\nfrom ..check.checker import run_check\n") == [
+        "validator.check.checker"
+    ]
     assert upward_imports(module, source + "\ndef f():\n    import validator.report.check\n") == [
-        "validator.report.check"]
+        "validator.report.check"
+    ]
 
 
 def test_no_module_is_a_house_without_rooms():
-    too_long = [f"{p.relative_to(PACKAGE)}: {n} lines" for p in modules()
-                if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
-    assert not too_long, f"modules over {MAX_MODULE_LINES} lines (split them by concern): {too_long}"
+    too_long = [
+        f"{p.relative_to(PACKAGE)}: {n} lines"
+        for p in modules()
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    ]
+    assert not too_long, (
+        f"modules over {MAX_MODULE_LINES} lines (split them by concern): {too_long}"
+    )
 
 
 def test_no_class_does_everything():
     too_long = []
     for path in modules():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef) and node.end_lineno - node.lineno + 1 > MAX_CLASS_LINES:
+            if (
+                isinstance(node, ast.ClassDef)
+                and node.end_lineno - node.lineno + 1 > MAX_CLASS_LINES
+            ):
                 too_long.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name}")
     assert not too_long, f"classes over {MAX_CLASS_LINES} lines: {too_long}"
 
@@ -129,9 +161,31 @@ def test_every_audit_unit_is_registered_in_order():
     from validator.audit.units import unit_classes
 
     names = [cls.__name__ for cls in unit_classes()]
-    assert names == ["RunConfig", "Hashes", "DocTemplates", "Prompts", "MathAnswers", "ShotCount", "ChatPrompts", "FixedExamples", "Coverage", "RepeatedDocs", "SampleCounts", "Responses", "MultipleChoice", "ExactMatch", "DropScoring", "InstructionLevels", "InstructionChecks",
-                     "ChoiceCounts", "Aggregates"]
-    modules_with_units = {p.stem for p in (PACKAGE / "audit" / "units").glob("*.py")} - {"__init__", "base"}
+    assert names == [
+        "RunConfig",
+        "Hashes",
+        "DocTemplates",
+        "Prompts",
+        "MathAnswers",
+        "ShotCount",
+        "ChatPrompts",
+        "FixedExamples",
+        "Coverage",
+        "RepeatedDocs",
+        "SampleCounts",
+        "Responses",
+        "MultipleChoice",
+        "ExactMatch",
+        "DropScoring",
+        "InstructionLevels",
+        "InstructionChecks",
+        "ChoiceCounts",
+        "Aggregates",
+    ]
+    modules_with_units = {p.stem for p in (PACKAGE / "audit" / "units").glob("*.py")} - {
+        "__init__",
+        "base",
+    }
     assert {cls.__module__.rsplit(".", 1)[1] for cls in unit_classes()} == modules_with_units
     for cls in unit_classes():
         assert cls.__doc__, f"{cls.__name__}: a unit's docstring says which rules it reports"

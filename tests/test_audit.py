@@ -25,11 +25,18 @@ from validator.audit.spec import Claims, TaskSpec
 from validator.io.loaders import read_document
 from validator.io.paths import confine
 
-REAL_LOG = DATA / "samples" / "real_0.4.9.2" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+REAL_LOG = (
+    DATA
+    / "samples"
+    / "real_0.4.9.2"
+    / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+)
 
 
 def audit(root: Path, results: Path, *samples: Path):
-    return audit_files(root, results.relative_to(root), [s.relative_to(root) for s in samples] or None)
+    return audit_files(
+        root, results.relative_to(root), [s.relative_to(root) for s in samples] or None
+    )
 
 
 def rules(result) -> list[tuple[str, str, int | None]]:
@@ -37,16 +44,27 @@ def rules(result) -> list[tuple[str, str, int | None]]:
 
 
 def spec_run(tmp_path: Path, **kwargs) -> dict[str, Path]:
-    return hl.write_run(tmp_path, [hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS, **kwargs)])
+    return hl.write_run(
+        tmp_path, [hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS, **kwargs)]
+    )
 
 
 # --- the hash formulas, on a log the harness wrote --------------------------------------------
 
+
 def test_hashes_of_a_real_harness_log_check_out(tmp_path):
     records = [json.loads(line) for line in REAL_LOG.read_text(encoding="utf-8").splitlines()]
-    task = hl.Task("math_perturbed_full", {"output_type": "generate_until", "doc_to_target": "answer",
-                                           "metric_list": [{"metric": "exact_match", "aggregation": "mean"}]})
-    records[1]["doc_id"] = 1  # an excerpt (doc_ids 0 and 4 of 5,000) numbered as a --limit run; no hash covers it
+    task = hl.Task(
+        "math_perturbed_full",
+        {
+            "output_type": "generate_until",
+            "doc_to_target": "answer",
+            "metric_list": [{"metric": "exact_match", "aggregation": "mean"}],
+        },
+    )
+    records[1]["doc_id"] = (
+        1  # an excerpt (doc_ids 0 and 4 of 5,000) numbered as a --limit run; no hash covers it
+    )
     task.samples = records
     paths = hl.write_run(tmp_path, [task], hl.results_for([task]))
     result = audit(tmp_path, paths["results"])
@@ -56,21 +74,32 @@ def test_hashes_of_a_real_harness_log_check_out(tmp_path):
 
 def test_an_edited_real_document_breaks_its_doc_hash(tmp_path):
     lines = REAL_LOG.read_text(encoding="utf-8").splitlines()
-    lines[1] = lines[1].replace("2x=10", "2x=12").replace('"doc_id": 4,', '"doc_id": 1,')  # as above
+    lines[1] = (
+        lines[1].replace("2x=10", "2x=12").replace('"doc_id": 4,', '"doc_id": 1,')
+    )  # as above
     log = tmp_path / REAL_LOG.name
     log.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    task = hl.Task("math_perturbed_full", {"output_type": "generate_until", "doc_to_target": "answer",
-                                           "metric_list": [{"metric": "exact_match"}]})
+    task = hl.Task(
+        "math_perturbed_full",
+        {
+            "output_type": "generate_until",
+            "doc_to_target": "answer",
+            "metric_list": [{"metric": "exact_match"}],
+        },
+    )
     task.samples = [json.loads(line) for line in lines]
     results = hl.results_for([task])
     (tmp_path / "results_2026-01-21T03-44-18.458309.json").write_text(json.dumps(results))
     result = audit(tmp_path, tmp_path / "results_2026-01-21T03-44-18.458309.json")
     [finding] = result.findings
     assert (finding.rule, finding.line, finding.json_path) == ("LB703", 2, "$.doc_hash")
-    assert finding.column == lines[1].index('"doc_hash"') + 1  # where the key starts, as for every finding
+    assert (
+        finding.column == lines[1].index('"doc_hash"') + 1
+    )  # where the key starts, as for every finding
 
 
 # --- the spec's DROP run (B.2.6, end to end) ---------------------------------------------------
+
 
 def test_spec_drop_run_numbers(tmp_path):
     paths = spec_run(tmp_path)
@@ -80,14 +109,25 @@ def test_spec_drop_run_numbers(tmp_path):
     assert (report["em_reported"], report["f1_reported"]) == (0.25, 0.4175)
     assert (report["em_recomputed"], report["f1_recomputed"]) == (0.25, 0.4175)
     assert report["n_mismatch"] == 0
-    assert report["counts"] == {"W": 1, "W_impacting": 1, "D": 1, "D_prime": 2, "L": 1, "decimal_golds": 1}
+    assert report["counts"] == {
+        "W": 1,
+        "W_impacting": 1,
+        "D": 1,
+        "D_prime": 2,
+        "L": 1,
+        "decimal_golds": 1,
+    }
     assert (report["em_nl"], report["f1_nl"]) == (0.5, 0.6675)
     assert report["f1_ws"] == pytest.approx(0.4725)
     assert report["variant"]["until"] == ["."]
     flagged = {s["doc_id"]: s["flags"] for s in report["flagged_samples"]}
     assert flagged == {0: ["W!", "D'"], 1: ["D"], 2: ["L"], 3: ["D'"]}
-    assert rules(result) == [("LB710", paths["drop"].name, 1), ("LB711", paths["drop"].name, 2),
-                             ("LB712", paths["drop"].name, 3), ("LB713", paths["results"].name, 21)]
+    assert rules(result) == [
+        ("LB710", paths["drop"].name, 1),
+        ("LB711", paths["drop"].name, 2),
+        ("LB712", paths["drop"].name, 3),
+        ("LB713", paths["results"].name, 21),
+    ]
     assert result.ok() and not result.ok(strict=True)
 
 
@@ -115,10 +155,18 @@ def test_tampered_drop_score_names_task_metric_values_and_doc(tmp_path):
     paths = hl.write_run(tmp_path, [task], results)
     result = audit(tmp_path, paths["results"])
     by_rule = {f.rule: f for f in result.findings}
-    assert by_rule["LB708"].line == 2 and "doc_id 1: f1 is logged as 1.0, but the DROP scorer gives 0.0" \
+    assert (
+        by_rule["LB708"].line == 2
+        and "doc_id 1: f1 is logged as 1.0, but the DROP scorer gives 0.0"
         in by_rule["LB708"].message
+    )
     message = by_rule["LB709"].message
-    assert "drop f1,none" in message and "0.6675" in message and "0.4175" in message and "doc_id 1" in message
+    assert (
+        "drop f1,none" in message
+        and "0.6675" in message
+        and "0.4175" in message
+        and "doc_id 1" in message
+    )
 
 
 def test_gold_is_never_the_target_string(tmp_path):
@@ -129,6 +177,7 @@ def test_gold_is_never_the_target_string(tmp_path):
 
 
 # --- integrity and coverage ------------------------------------------------------------------
+
 
 def mc_run(tmp_path: Path, docs: int = 40) -> tuple[hl.Task, dict[str, Path]]:
     task = hl.choice_task("toy_mc", docs)
@@ -154,12 +203,27 @@ def test_honest_multiple_choice_log_recomputes_exactly(tmp_path):
 NO_CONFIG = object()
 
 
-@pytest.mark.parametrize("split, limit, unexplained", [
-    (40, None, False), (120, 40.0, False), (120, 40, False), (40, 100.0, False), (160, 0.25, False),
-    (120, None, True), (120, 39.0, True), (120, 41, True), (120, 0.25, True), (30, 0.5, True), (120, 0, True),
-    (120, "40", True),
-    (120, True, True), (120, -40, True), (120, 10**18, True), (120, NO_CONFIG, True),
-])
+@pytest.mark.parametrize(
+    "split, limit, unexplained",
+    [
+        (40, None, False),
+        (120, 40.0, False),
+        (120, 40, False),
+        (40, 100.0, False),
+        (160, 0.25, False),
+        (120, None, True),
+        (120, 39.0, True),
+        (120, 41, True),
+        (120, 0.25, True),
+        (30, 0.5, True),
+        (120, 0, True),
+        (120, "40", True),
+        (120, True, True),
+        (120, -40, True),
+        (120, 10**18, True),
+        (120, NO_CONFIG, True),
+    ],
+)
 def test_the_sample_count_must_follow_from_the_runs_limit(tmp_path, split, limit, unexplained):
     """LB717: 40 documents logged and n-samples.effective 40 agree; the split (n-samples.original) and
     config.limit say whether lm-eval scores 40 (min(limit, split), the whole split without a limit)."""
@@ -172,20 +236,45 @@ def test_the_sample_count_must_follow_from_the_runs_limit(tmp_path, split, limit
         results["config"]["limit"] = limit
     paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
     found = [f for f in audit(tmp_path, paths["results"]).findings if f.rule == "LB717"]
-    assert [f.json_path for f in found] == (["$['n-samples'].toy_mc.effective"] if unexplained else [])
+    assert [f.json_path for f in found] == (
+        ["$['n-samples'].toy_mc.effective"] if unexplained else []
+    )
     if found and limit is None:
-        assert "n-samples says 40 of 120 documents were scored, but under config.limit null lm-eval scores 120" \
+        assert (
+            "n-samples says 40 of 120 documents were scored, but under config.limit null lm-eval scores 120"
             in found[0].message
+        )
 
 
-@pytest.mark.parametrize("other, version, unexplained", [
-    ({"original": 160, "effective": 40}, None, False),       # 0.4.3, 0.4.4: the first task's ceil(160/4), for all
-    ({"original": 160, "effective": 40}, "0.4.9.1", True),   # 0.4.5 on: each its own, ceil(120/4) = 30
-    ({"original": 160, "effective": 160}, None, False),      # 40 explains toy_mc: the other's 160 is its finding
-    ({"original": 160, "effective": 30}, None, True),        # 30 or 40: a tie names neither, so both are suspect
-    ({"original": 100, "effective": 40}, None, True),        # 40 is no task's ceil(split/4)
-])
-def test_a_fractional_limit_gives_what_the_version_of_lm_eval_gave(tmp_path, other, version, unexplained):
+@pytest.mark.parametrize(
+    "other, version, unexplained",
+    [
+        (
+            {"original": 160, "effective": 40},
+            None,
+            False,
+        ),  # 0.4.3, 0.4.4: the first task's ceil(160/4), for all
+        (
+            {"original": 160, "effective": 40},
+            "0.4.9.1",
+            True,
+        ),  # 0.4.5 on: each its own, ceil(120/4) = 30
+        (
+            {"original": 160, "effective": 160},
+            None,
+            False,
+        ),  # 40 explains toy_mc: the other's 160 is its finding
+        (
+            {"original": 160, "effective": 30},
+            None,
+            True,
+        ),  # 30 or 40: a tie names neither, so both are suspect
+        ({"original": 100, "effective": 40}, None, True),  # 40 is no task's ceil(split/4)
+    ],
+)
+def test_a_fractional_limit_gives_what_the_version_of_lm_eval_gave(
+    tmp_path, other, version, unexplained
+):
     """config.limit 0.25; toy_mc logs 40 of a split of 120 beside another task's counts."""
     task, paths = mc_run(tmp_path)
     results = json.loads(paths["results"].read_text(encoding="utf-8"))
@@ -202,8 +291,13 @@ def test_a_fractional_limit_gives_what_the_version_of_lm_eval_gave(tmp_path, oth
 
 def test_a_split_too_large_for_a_float_under_a_fraction_is_left_whole():
     """ceil(split * f) raised on a split of 300 digits (int * float overflows); such a split is no split."""
-    data = {"config": {"limit": 0.5}, "n-samples": {"t": {"original": 10**300, "effective": 40},
-                                                    "u": {"original": 10**200, "effective": 7}}}
+    data = {
+        "config": {"limit": 0.5},
+        "n-samples": {
+            "t": {"original": 10**300, "effective": 40},
+            "u": {"original": 10**200, "effective": 7},
+        },
+    }
     assert TaskSpec.from_results(data, "t").scored_under_limit() == (10**300,)
 
 
@@ -213,13 +307,18 @@ def test_a_limit_too_large_for_a_float_is_still_a_limit():
     assert TaskSpec.from_results(data, "t").scored_under_limit() == (120,)
 
 
-@pytest.mark.parametrize("counts, rule, place", [
-    ({"original": 40.0, "effective": 40}, "LB706", "$['n-samples'].toy_mc.original"),
-    ({"original": 40, "effective": "40"}, "LB706", "$['n-samples'].toy_mc.effective"),
-    ({"original": 40, "effective": True}, "LB706", "$['n-samples'].toy_mc.effective"),
-    (40, "LB706", "$['n-samples'].toy_mc"),
-])
-def test_a_count_that_is_no_whole_number_is_a_finding_not_a_missing_count(tmp_path, counts, rule, place):
+@pytest.mark.parametrize(
+    "counts, rule, place",
+    [
+        ({"original": 40.0, "effective": 40}, "LB706", "$['n-samples'].toy_mc.original"),
+        ({"original": 40, "effective": "40"}, "LB706", "$['n-samples'].toy_mc.effective"),
+        ({"original": 40, "effective": True}, "LB706", "$['n-samples'].toy_mc.effective"),
+        (40, "LB706", "$['n-samples'].toy_mc"),
+    ],
+)
+def test_a_count_that_is_no_whole_number_is_a_finding_not_a_missing_count(
+    tmp_path, counts, rule, place
+):
     """lm-eval writes len(): 40.0 or "40" would otherwise read as no count, and take coverage's count away."""
     task, paths = mc_run(tmp_path)
     results = json.loads(paths["results"].read_text(encoding="utf-8"))
@@ -229,14 +328,22 @@ def test_a_count_that_is_no_whole_number_is_a_finding_not_a_missing_count(tmp_pa
     assert (rule, place) in found
 
 
-@pytest.mark.parametrize("n_samples, limit, split, expected", [
-    ({"original": 40, "effective": 40}, None, 40, []),
-    ({"original": 40, "effective": 40}, None, 50, [("LB718", "$['n-samples'].toy_mc.original")]),
-    (None, None, 40, []),
-    (None, 40.0, 50, []),
-    (None, None, 50, [("LB705", None), ("LB706", "$.results.toy_mc")]),
-    (None, 30, 50, [("LB705", None), ("LB706", "$.results.toy_mc")]),
-])
+@pytest.mark.parametrize(
+    "n_samples, limit, split, expected",
+    [
+        ({"original": 40, "effective": 40}, None, 40, []),
+        (
+            {"original": 40, "effective": 40},
+            None,
+            50,
+            [("LB718", "$['n-samples'].toy_mc.original")],
+        ),
+        (None, None, 40, []),
+        (None, 40.0, 50, []),
+        (None, None, 50, [("LB705", None), ("LB706", "$.results.toy_mc")]),
+        (None, 30, 50, [("LB705", None), ("LB706", "$.results.toy_mc")]),
+    ],
+)
 def test_a_profile_holds_a_log_to_its_split(tmp_path, n_samples, limit, split, expected):
     """LB718: n-samples.original against the profile's split; without n-samples (lm-eval before 0.4.3, or
     deleted) the log itself must hold what the limit lets lm-eval score of that split (LB705, LB706)."""
@@ -252,7 +359,10 @@ def test_a_profile_holds_a_log_to_its_split(tmp_path, n_samples, limit, split, e
     found = sorted({(f.rule, f.json_path if f.rule != "LB705" else None) for f in result.findings})
     assert found == expected
     if expected and expected[0][0] == "LB718":
-        assert "n-samples.original is 40, but the profile's split has 50 documents" in result.findings[0].message
+        assert (
+            "n-samples.original is 40, but the profile's split has 50 documents"
+            in result.findings[0].message
+        )
     if ("LB706", "$.results.toy_mc") in expected and limit is None:
         message = next(f.message for f in result.findings if f.rule == "LB706")
         assert "has 40 samples, the profile's split of 50, with no n-samples, says 50" in message
@@ -268,8 +378,9 @@ def test_a_standard_error_is_the_means_over_the_logged_samples(tmp_path, scale, 
     results["results"]["toy_mc"]["acc_stderr,none"] = "N/A" if scale is None else stderr * scale
     paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
     found = [f for f in audit(tmp_path, paths["results"]).findings]
-    assert [(f.rule, f.json_path) for f in found] == ([("LB709", "$.results.toy_mc['acc_stderr,none']")]
-                                                      if flagged else [])
+    assert [(f.rule, f.json_path) for f in found] == (
+        [("LB709", "$.results.toy_mc['acc_stderr,none']")] if flagged else []
+    )
     if flagged:
         derived = float(found[0].message.split(" logged samples give ")[1].split(" ")[0])
         assert abs(derived - stderr) < 1e-12
@@ -281,8 +392,12 @@ def test_the_stderr_keeps_its_digits_when_the_mean_dwarfs_the_spread():
 
     rng = random.Random(7)
     values = [1e4 + rng.gauss(0, 1) for _ in range(100_000)]
-    mean = sum(values) / len(values)  # lm-eval's sample_stddev and mean_stderr (api/metrics.py), two passes
-    two_pass = math.sqrt(sum((x - mean) ** 2 for x in values) / (len(values) - 1)) / math.sqrt(len(values))
+    mean = sum(values) / len(
+        values
+    )  # lm-eval's sample_stddev and mean_stderr (api/metrics.py), two passes
+    two_pass = math.sqrt(sum((x - mean) ** 2 for x in values) / (len(values) - 1)) / math.sqrt(
+        len(values)
+    )
     running = RunningMean(shift=values[0])
     for value in values:
         running.add(value)
@@ -290,7 +405,9 @@ def test_the_stderr_keeps_its_digits_when_the_mean_dwarfs_the_spread():
 
 
 @pytest.mark.parametrize("scale, flagged", [(1.0, False), (1.0 + 1e-6, True)])
-def test_a_first_value_far_from_the_rest_widens_the_stderrs_tolerance_by_its_rounding_only(scale, flagged):
+def test_a_first_value_far_from_the_rest_widens_the_stderrs_tolerance_by_its_rounding_only(
+    scale, flagged
+):
     """A first value of 1e6 before 100,000 values in [0, 1] (the shift is far from the mean): lm-eval's own
     stderr is within rounding; one moved by a millionth is not."""
     from validator.audit.units.aggregates import RunningMean
@@ -298,7 +415,9 @@ def test_a_first_value_far_from_the_rest_widens_the_stderrs_tolerance_by_its_rou
     rng = random.Random(3)
     values = [1e6] + [rng.random() for _ in range(100_000)]
     mean = sum(values) / len(values)
-    two_pass = math.sqrt(sum((x - mean) ** 2 for x in values) / (len(values) - 1)) / math.sqrt(len(values))
+    two_pass = math.sqrt(sum((x - mean) ** 2 for x in values) / (len(values) - 1)) / math.sqrt(
+        len(values)
+    )
     running = RunningMean(shift=values[0])
     for value in values:
         running.add(value)
@@ -310,7 +429,11 @@ def test_missing_documents(tmp_path):
     edit_log(paths["toy_mc"], lambda lines: lines[:10] + lines[13:])
     result = audit(tmp_path, paths["results"])
     by_rule = {f.rule: f for f in result.findings}
-    assert set(by_rule) <= {"LB704", "LB705", "LB706", "LB709"} and {"LB704", "LB705", "LB706"} <= set(by_rule)
+    assert set(by_rule) <= {"LB704", "LB705", "LB706", "LB709"} and {
+        "LB704",
+        "LB705",
+        "LB706",
+    } <= set(by_rule)
     assert "37 samples, n-samples.effective says 40" in by_rule["LB706"].message
     assert by_rule["LB706"].json_path == "$['n-samples'].toy_mc.effective"
     assert "3 of 40 documents have no sample" in by_rule["LB705"].message
@@ -323,6 +446,7 @@ def test_duplicate_and_out_of_range_doc_ids(tmp_path):
     def tamper(lines):
         lines[5] = lines[4]
         lines[6] = lines[6].replace('"doc_id": 6,', '"doc_id": 400,')
+
     edit_log(paths["toy_mc"], tamper)
     result = audit(tmp_path, paths["results"])
     coverage = [f for f in result.findings if f.rule == "LB705" and f.file.endswith(".jsonl")]
@@ -337,6 +461,7 @@ def test_edited_target_and_prompt(tmp_path):
     def tamper(lines):
         lines[2] = lines[2].replace('"target": "', '"target": "9', 1)
         lines[3] = lines[3].replace("Question 3?\\nAnswer:", "Question 3 (hint: A)?\\nAnswer:", 1)
+
     edit_log(paths["toy_mc"], tamper)
     hashes = [f for f in audit(tmp_path, paths["results"]).findings if f.rule == "LB703"]
     assert [(f.line, f.json_path) for f in hashes] == [(3, "$.target_hash"), (4, "$.prompt_hash")]
@@ -361,8 +486,13 @@ def test_tampered_aggregate_in_results(tmp_path):
     paths = hl.write_run(tmp_path, [task], results)
     result = audit(tmp_path, paths["results"])
     [finding] = result.findings
-    assert finding.rule == "LB709" and finding.json_path == "$.results.leaderboard_ifeval['inst_level_strict_acc,none']"
-    assert "says 0.75, the 7 logged samples give 0.5714285714285714" in finding.message  # 4 of 7 instructions
+    assert (
+        finding.rule == "LB709"
+        and finding.json_path == "$.results.leaderboard_ifeval['inst_level_strict_acc,none']"
+    )
+    assert (
+        "says 0.75, the 7 logged samples give 0.5714285714285714" in finding.message
+    )  # 4 of 7 instructions
 
 
 def test_ifeval_instruction_level_is_flattened(tmp_path):
@@ -378,26 +508,42 @@ def test_ifeval_instruction_level_is_flattened(tmp_path):
 def test_choice_scores_divide_by_choice_length_without_the_delimiter():
     # " Yes" counts 3 characters: -3.6/3 = -1.2 loses to -10.8/10 = -1.08. Counting the
     # delimiter (-3.6/4 = -0.9) would wrongly make "Yes" the acc_norm choice.
-    args = {"gen_args_0": {"arg_0": "Q", "arg_1": " Yes"}, "gen_args_1": {"arg_0": "Q", "arg_1": " Absolutely"}}
+    args = {
+        "gen_args_0": {"arg_0": "Q", "arg_1": " Yes"},
+        "gen_args_1": {"arg_0": "Q", "arg_1": " Absolutely"},
+    }
     lls = [["-3.6", "False"], ["-10.8", "False"]]
     assert choice_scores(lls, args, "0", " ") == ChoiceScores(acc=1.0, acc_norm=0.0)
     assert choice_scores(lls, args, "Absolutely", " ") == ChoiceScores(acc=0.0, acc_norm=1.0)
-    assert choice_scores(lls, args, "Maybe", " ") == ChoiceScores(acc=0.0, acc_norm=0.0)  # not a choice: gold -100
+    assert choice_scores(lls, args, "Maybe", " ") == ChoiceScores(
+        acc=0.0, acc_norm=0.0
+    )  # not a choice: gold -100
 
 
-@pytest.mark.parametrize("lls, gold, acc_norm", [
-    (["-1.0", "-2.0", "-30.0"], "1", 1.0),  # the empty choice: -1/0 is -inf, so "Bob" (-2/3) is the best
-    (["0.0", "-2.0", "-3.0"], "0", 1.0),    # 0/0 is NaN, which numpy's argmax takes first
-    (["2.0", "-2.0", "-3.0"], "1", 0.0),    # 2/0 is inf
-])
+@pytest.mark.parametrize(
+    "lls, gold, acc_norm",
+    [
+        (
+            ["-1.0", "-2.0", "-30.0"],
+            "1",
+            1.0,
+        ),  # the empty choice: -1/0 is -inf, so "Bob" (-2/3) is the best
+        (["0.0", "-2.0", "-3.0"], "0", 1.0),  # 0/0 is NaN, which numpy's argmax takes first
+        (["2.0", "-2.0", "-3.0"], "1", 0.0),  # 2/0 is inf
+    ],
+)
 def test_an_empty_choice_is_divided_by_zero_as_numpy_does(lls, gold, acc_norm):
     """lm-eval's lls / completion_len warns and goes on for an empty choice, and logs acc_norm: leaving the
     sample out of the recomputed mean made an honest run LB709 (an outside red team)."""
-    args = {f"gen_args_{i}": {"arg_0": "Q", "arg_1": " " + choice} for i, choice in enumerate(["", "Bob", "Carol"])}
+    args = {
+        f"gen_args_{i}": {"arg_0": "Q", "arg_1": " " + choice}
+        for i, choice in enumerate(["", "Bob", "Carol"])
+    }
     assert choice_scores([[ll, "False"] for ll in lls], args, gold, " ").acc_norm == acc_norm
 
 
 # --- the legacy JSON-array form (lm-eval 0.4.0-0.4.2) ------------------------------------------
+
 
 def test_legacy_array_logs_are_audited(tmp_path):
     drop_task = hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS)
@@ -408,7 +554,9 @@ def test_legacy_array_logs_are_audited(tmp_path):
     assert tasks["drop"].drop.as_dict()["f1_recomputed"] == 0.4175
     assert {f.rule for f in result.findings} == {"LB710", "LB711", "LB712", "LB713"}
     text = paths["drop"].read_text()
-    assert [f.line for f in result.findings if f.rule == "LB711"] == [text[: text.index('"doc_id": 1')].count("\n")]
+    assert [f.line for f in result.findings if f.rule == "LB711"] == [
+        text[: text.index('"doc_id": 1')].count("\n")
+    ]
 
 
 def test_legacy_array_tampered_value_points_at_its_element(tmp_path):
@@ -426,9 +574,15 @@ def test_legacy_array_tampered_value_points_at_its_element(tmp_path):
     assert '"acc_norm": 1.0' in written[finding.line - 1]
 
 
-@pytest.mark.parametrize("deleted, count, first", [
-    ([], None, None), ([11], None, None),  # the last docs (a --limit run) leave no hole
-    ([4], 1, "4"), ([0, 5, 6], 3, "0, 5, 6")])
+@pytest.mark.parametrize(
+    "deleted, count, first",
+    [
+        ([], None, None),
+        ([11], None, None),  # the last docs (a --limit run) leave no hole
+        ([4], 1, "4"),
+        ([0, 5, 6], 3, "0, 5, 6"),
+    ],
+)
 def test_a_hole_in_the_doc_ids_is_found_without_n_samples(tmp_path, deleted, count, first):
     """Legacy logs have no n-samples and no hashes: a deleted sample that leaves the mean alone showed nowhere."""
     task = hl.choice_task("toy_mc", 12)
@@ -443,8 +597,14 @@ def test_a_hole_in_the_doc_ids_is_found_without_n_samples(tmp_path, deleted, cou
     [finding] = found
     assert f"{count} doc_ids below the highest one logged (11) have no sample" in finding.message
     assert f"(first missing: {first})" in finding.message
-    lines = paths["toy_mc"].read_text().splitlines()  # at the record of doc_id 11: the array's first element
-    assert (finding.line, lines[finding.line - 1], lines[finding.line].strip()) == (2, "  {", '"doc_id": 11,')
+    lines = (
+        paths["toy_mc"].read_text().splitlines()
+    )  # at the record of doc_id 11: the array's first element
+    assert (finding.line, lines[finding.line - 1], lines[finding.line].strip()) == (
+        2,
+        "  {",
+        '"doc_id": 11,',
+    )
 
 
 def test_a_hole_below_a_huge_doc_id_is_counted_without_walking_to_it(tmp_path):
@@ -453,7 +613,10 @@ def test_a_hole_below_a_huge_doc_id_is_counted_without_walking_to_it(tmp_path):
     paths = hl.write_run(tmp_path, [task], results={**hl.results_for([task]), "n-samples": {}})
     result = audit(tmp_path, paths["results"])
     found = [f for f in result.findings if f.rule == "LB705"]
-    assert len(found) == 1 and f"{10**18 - 2:,} doc_ids below the highest one logged" in found[0].message
+    assert (
+        len(found) == 1
+        and f"{10**18 - 2:,} doc_ids below the highest one logged" in found[0].message
+    )
     assert "first missing: 2, 3, 4, 5, 6" in found[0].message and found[0].line == 3
 
 
@@ -461,10 +624,13 @@ def test_truncated_legacy_array(tmp_path):
     paths = hl.write_legacy_run(tmp_path, [hl.choice_task("toy_mc", 5)])
     paths["toy_mc"].write_text(paths["toy_mc"].read_text()[:-40])
     result = audit(tmp_path, paths["results"])
-    assert [f.rule for f in result.findings] == ["LB701"] and "cut off" in result.findings[0].message
+    assert [f.rule for f in result.findings] == ["LB701"] and "cut off" in result.findings[
+        0
+    ].message
 
 
 # --- finding the logs ----------------------------------------------------------------------
+
 
 def test_discovery_takes_logs_of_the_same_date_only(tmp_path):
     paths = spec_run(tmp_path)
@@ -478,7 +644,9 @@ def test_a_results_file_from_output_path_name_json_takes_the_logs_of_its_date_on
     paths = spec_run(tmp_path)
     named = paths["results"].with_name("my_eval_" + paths["results"].name.removeprefix("results_"))
     paths["results"].rename(named)
-    (tmp_path / "samples_drop_2023-01-01T00-00-00.000000.jsonl").write_text("not json\n")  # the other run's
+    (tmp_path / "samples_drop_2023-01-01T00-00-00.000000.jsonl").write_text(
+        "not json\n"
+    )  # the other run's
     result = audit(tmp_path, named)
     assert [t.log for t in result.tasks] == [paths["drop"].name]
 
@@ -487,23 +655,31 @@ def test_no_log_and_unplaceable_log(tmp_path):
     paths = spec_run(tmp_path)
     paths["drop"].unlink()
     result = audit(tmp_path, paths["results"])
-    assert [f.rule for f in result.findings] == ["LB700"] and "no sample log" in result.findings[0].message
+    assert [f.rule for f in result.findings] == ["LB700"] and "no sample log" in result.findings[
+        0
+    ].message
     other = tmp_path / "notes.jsonl"
     other.write_text("{}\n")
     result = audit(tmp_path, paths["results"], other)
-    assert [f.rule for f in result.findings] == ["LB700"] and "cannot tell which task" in result.findings[0].message
+    assert [f.rule for f in result.findings] == [
+        "LB700"
+    ] and "cannot tell which task" in result.findings[0].message
 
 
 def test_a_task_without_its_log_is_lb707_unless_the_caller_reports_it_once_per_run(tmp_path):
-    paths = hl.write_run(tmp_path, [hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS),
-                                    hl.choice_task("toy_mc", 5)])
+    paths = hl.write_run(
+        tmp_path,
+        [hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS), hl.choice_task("toy_mc", 5)],
+    )
     document = read_document(paths["results"], paths["results"].name)
     logs = [LogTarget("drop", confine(tmp_path, Path(paths["drop"].name)))]
     everything = audit_logs(document, logs).findings
     [finding] = [f for f in everything if f.rule == "LB707"]
     assert "toy_mc" in finding.message and finding.line is not None
     # the survey audits one log per unit and reports tasks without a log once, from the run's own unit
-    assert audit_logs(document, logs, unlogged_tasks=False).findings == [f for f in everything if f is not finding]
+    assert audit_logs(document, logs, unlogged_tasks=False).findings == [
+        f for f in everything if f is not finding
+    ]
 
 
 def test_a_log_outside_the_workspace_is_refused(tmp_path):
@@ -516,11 +692,19 @@ def test_a_log_outside_the_workspace_is_refused(tmp_path):
     paths["drop"].unlink()
     paths["drop"].symlink_to(real)
     result = audit(ws, paths["results"])
-    assert [f.rule for f in result.findings] == ["LB700"] and "outside the workspace" in result.findings[0].message
+    assert [f.rule for f in result.findings] == [
+        "LB700"
+    ] and "outside the workspace" in result.findings[0].message
 
 
-@pytest.mark.parametrize("line,rule", [(b'{"doc_id": 0, "doc": \xff}\n', "LB701"), (b"[" * 100000 + b"\n", "LB108"),
-                                       (b'{"doc_id": 0\n', "LB701")])
+@pytest.mark.parametrize(
+    "line,rule",
+    [
+        (b'{"doc_id": 0, "doc": \xff}\n', "LB701"),
+        (b"[" * 100000 + b"\n", "LB108"),
+        (b'{"doc_id": 0\n', "LB701"),
+    ],
+)
 def test_broken_lines_are_one_finding_with_their_line(tmp_path, line, rule):
     paths = spec_run(tmp_path)
     paths["drop"].write_bytes(paths["drop"].read_bytes() + line)
@@ -532,9 +716,18 @@ def test_broken_lines_are_one_finding_with_their_line(tmp_path, line, rule):
 
 # --- the command line ---------------------------------------------------------------------------
 
+
 def test_cli_json_report_and_exit_codes(tmp_path):
     paths = spec_run(tmp_path)
-    proc = run_cli("audit", "--root", str(tmp_path), "--output-format", "json", paths["results"].name, cwd=tmp_path)
+    proc = run_cli(
+        "audit",
+        "--root",
+        str(tmp_path),
+        "--output-format",
+        "json",
+        paths["results"].name,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
     assert report["ok"] and report["logs_audited"] == 1
@@ -550,16 +743,36 @@ def test_cli_paths_from_anywhere_and_the_default_workspace(tmp_path):
     paths = spec_run(tmp_path / "run")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    (elsewhere / "samples_drop_2024-06-17T17-37-25.144953.jsonl").write_text(paths["drop"].read_text())
+    (elsewhere / "samples_drop_2024-06-17T17-37-25.144953.jsonl").write_text(
+        paths["drop"].read_text()
+    )
     proc = run_cli("audit", "-q", "run", cwd=tmp_path)  # a run folder
     assert proc.returncode == 0 and "1 log(s) audited" in proc.stdout
-    proc = run_cli("audit", "-q", str(paths["results"]), cwd=REPO)  # outside the repository it runs in
+    proc = run_cli(
+        "audit", "-q", str(paths["results"]), cwd=REPO
+    )  # outside the repository it runs in
     assert proc.returncode == 1 and "LB101" in proc.stdout
-    assert f"outside the workspace {REPO} (the enclosing git repository)" in proc.stdout and "--root" in proc.stdout
-    proc = run_cli("audit", "-q", "--root", str(tmp_path / "run"), str(paths["results"]),
-                   str(elsewhere / paths["drop"].name))
+    assert (
+        f"outside the workspace {REPO} (the enclosing git repository)" in proc.stdout
+        and "--root" in proc.stdout
+    )
+    proc = run_cli(
+        "audit",
+        "-q",
+        "--root",
+        str(tmp_path / "run"),
+        str(paths["results"]),
+        str(elsewhere / paths["drop"].name),
+    )
     assert proc.returncode == 1 and "LB101" in proc.stdout and "--root" in proc.stdout
-    proc = run_cli("audit", "-q", "--root", str(tmp_path), str(paths["results"]), str(elsewhere / paths["drop"].name))
+    proc = run_cli(
+        "audit",
+        "-q",
+        "--root",
+        str(tmp_path),
+        str(paths["results"]),
+        str(elsewhere / paths["drop"].name),
+    )
     assert proc.returncode == 0, proc.stdout
 
 
@@ -567,8 +780,13 @@ def test_check_audits_the_logs_a_submission_lists(tmp_path):
     task = hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS)
     task.samples[3]["em"] = 0  # tampered: " 10" against 10 is an exact match
     paths = hl.write_run(tmp_path, [task])
-    submission = {"schema_version": 1, "model": "org/model", "results": paths["results"].name,
-                  "samples": [paths["drop"].name], "reported": {"average": 0}}
+    submission = {
+        "schema_version": 1,
+        "model": "org/model",
+        "results": paths["results"].name,
+        "samples": [paths["drop"].name],
+        "reported": {"average": 0},
+    }
     (tmp_path / "submission.json").write_text(json.dumps(submission))
     proc = run_cli("check", "--output-format", "json", "submission.json", cwd=tmp_path)
     report = json.loads(proc.stdout)
@@ -590,8 +808,13 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
 def _peak_kib(root: Path, results: Path, samples: int) -> int:
-    proc = subprocess.run([sys.executable, "-c", _PEAK, str(root), results.name, str(samples)],
-                          capture_output=True, text=True, cwd=REPO, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PEAK, str(root), results.name, str(samples)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     return int(proc.stdout)
 
@@ -612,12 +835,19 @@ def test_a_large_log_is_streamed_with_flat_memory(tmp_path):
     large = _big_log_run(tmp_path / "large", 4000)
     size = (tmp_path / "large" / "samples_toy_mc_2024-06-17T17-37-25.144953.jsonl").stat().st_size
     assert size > 60 * 2**20
-    growth_kib = _peak_kib(tmp_path / "large", large, 4000) - _peak_kib(tmp_path / "small", small, 100)
-    assert growth_kib < 16 * 1024, f"peak memory grew by {growth_kib} KiB for a {size >> 20} MiB log"
+    growth_kib = _peak_kib(tmp_path / "large", large, 4000) - _peak_kib(
+        tmp_path / "small", small, 100
+    )
+    assert growth_kib < 16 * 1024, (
+        f"peak memory grew by {growth_kib} KiB for a {size >> 20} MiB log"
+    )
 
 
 def test_resource_module_reports_kib_on_this_platform():
-    assert sys.platform.startswith("linux") and resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 1000
+    assert (
+        sys.platform.startswith("linux")
+        and resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 1000
+    )
 
 
 def test_job_summary_shows_the_sample_log_table(tmp_path):
@@ -625,8 +855,13 @@ def test_job_summary_shows_the_sample_log_table(tmp_path):
     from validator.report.github import annotation_lines, summary_markdown
 
     paths = spec_run(tmp_path)
-    submission = {"schema_version": 1, "model": "org/model", "results": paths["results"].name,
-                  "samples": [paths["drop"].name], "reported": {"average": 0}}
+    submission = {
+        "schema_version": 1,
+        "model": "org/model",
+        "results": paths["results"].name,
+        "samples": [paths["drop"].name],
+        "reported": {"average": 0},
+    }
     (tmp_path / "submission.json").write_text(json.dumps(submission))
     result = run_check(["submission.json"], CheckOptions(root=tmp_path))
     summary = summary_markdown(result, strict=False, tolerance=0.01)
@@ -638,6 +873,7 @@ def test_job_summary_shows_the_sample_log_table(tmp_path):
 # --- fields the submitter writes cannot switch a check off -------------------------------------
 # Each case edits an honest run (results and/or samples) to carry a false number behind a field that once
 # made the audit skip its comparison; each must be reported, at the line named.
+
 
 def _raise_drop_f1(results, samples):
     results["results"]["drop"]["f1,none"] = 0.99
@@ -678,29 +914,43 @@ def _values_as_text(results, samples):
 def _values_as_empty_lists(results, samples):
     _raise_drop_f1(results, samples)
     for sample in samples:
-        sample["f1"] = [] if sample["f1"] == 0 else sample["f1"]  # a list under a plain mean: not IFEval's flatten
+        sample["f1"] = (
+            [] if sample["f1"] == 0 else sample["f1"]
+        )  # a list under a plain mean: not IFEval's flatten
 
 
 SOFTENING_FIELDS = {
     # case: (task, edit, [(rule, file, needle of the line: in results.json, or "log:<line>")])
     "aggregation_median": ("drop", _median, [("LB716", "results", '"aggregation": "median"')]),
     "empty_metrics_list": ("drop", _no_metrics_list, [("LB709", "results", '"f1,none": 0.99')]),
-    "failing_samples_logged_as_text": ("drop", _values_as_text, [("LB702", "log", 2), ("LB709", "results",
-                                                                                      '"f1,none": 0.99')]),
-    "failing_samples_logged_as_empty_lists": ("drop", _values_as_empty_lists, [
-        ("LB702", "log", 2), ("LB709", "results", '"f1,none": 0.99')]),
+    "failing_samples_logged_as_text": (
+        "drop",
+        _values_as_text,
+        [("LB702", "log", 2), ("LB709", "results", '"f1,none": 0.99')],
+    ),
+    "failing_samples_logged_as_empty_lists": (
+        "drop",
+        _values_as_empty_lists,
+        [("LB702", "log", 2), ("LB709", "results", '"f1,none": 0.99')],
+    ),
     "reported_as_text": ("drop", _reported_text, [("LB716", "results", '"f1,none": "0.99"')]),
     "reported_nan": ("drop", _reported_nan, [("LB716", "results", '"f1,none": NaN')]),
-    "multiple_choice_relabelled_loglikelihood": ("toy_mc", _relabelled_multiple_choice, [
-        ("LB702", "log", 1), ("LB708", "log", None), ("LB709", "results", '"acc,none": 1.0')]),
+    "multiple_choice_relabelled_loglikelihood": (
+        "toy_mc",
+        _relabelled_multiple_choice,
+        [("LB702", "log", 1), ("LB708", "log", None), ("LB709", "results", '"acc,none": 1.0')],
+    ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(SOFTENING_FIELDS))
 def test_a_field_the_submitter_writes_cannot_switch_a_check_off(tmp_path, case):
     name, edit, expected = SOFTENING_FIELDS[case]
-    task = hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS, until=["\n\n"]) if name == "drop" \
+    task = (
+        hl.drop_task(hl.SPEC_RUN_PREDICTIONS, hl.SPEC_RUN_GOLDS, until=["\n\n"])
+        if name == "drop"
         else hl.choice_task("toy_mc", 20, seed=5)
+    )
     results = hl.results_for([task])
     edit(results, task.samples)
     paths = hl.write_run(tmp_path, [task], results)
@@ -713,17 +963,26 @@ def test_a_field_the_submitter_writes_cannot_switch_a_check_off(tmp_path, case):
             line = text[: text.index(at)].count("\n") + 1
             assert (rule, paths["results"].name, line) in found, found
         else:
-            assert any(f[0] == rule and f[1] == paths[name].name and at in (None, f[2]) for f in found), found
+            assert any(
+                f[0] == rule and f[1] == paths[name].name and at in (None, f[2]) for f in found
+            ), found
 
 
 def test_a_loglikelihood_task_is_scored_by_is_greedy(tmp_path):
     """lm-eval's loglikelihood tasks log acc as whether the continuation was greedy: recomputed, not trusted."""
     task = hl.Task("toy_ll", {"output_type": "loglikelihood", "metric_list": [{"metric": "acc"}]})
     for doc_id, greedy in enumerate([True, False, True, "True", "False"]):
-        sample = {"doc_id": doc_id, "doc": {"text": f"text {doc_id}"}, "target": " end",
-                  "arguments": {"gen_args_0": {"arg_0": f"text {doc_id}", "arg_1": " end"}},
-                  "resps": [[["-1.5", greedy]]], "filtered_resps": [["-1.5", greedy]], "filter": "none",
-                  "metrics": ["acc"], "acc": 1.0 if greedy in (True, "True") else 0.0}
+        sample = {
+            "doc_id": doc_id,
+            "doc": {"text": f"text {doc_id}"},
+            "target": " end",
+            "arguments": {"gen_args_0": {"arg_0": f"text {doc_id}", "arg_1": " end"}},
+            "resps": [[["-1.5", greedy]]],
+            "filtered_resps": [["-1.5", greedy]],
+            "filter": "none",
+            "metrics": ["acc"],
+            "acc": 1.0 if greedy in (True, "True") else 0.0,
+        }
         hl.with_hashes(sample)
         task.samples.append(sample)
     paths = hl.write_run(tmp_path, [task])
@@ -731,24 +990,44 @@ def test_a_loglikelihood_task_is_scored_by_is_greedy(tmp_path):
     task.samples[1]["acc"] = 1.0  # not greedy, yet logged as right
     paths = hl.write_run(tmp_path / "tampered", [task])
     found = rules(audit(tmp_path / "tampered", paths["results"]))
-    assert ("LB708", paths["toy_ll"].name, 2) in found and any(rule == "LB709" for rule, _, _ in found)
+    assert ("LB708", paths["toy_ll"].name, 2) in found and any(
+        rule == "LB709" for rule, _, _ in found
+    )
 
 
 def test_a_metric_lm_eval_aggregates_by_default_otherwise_is_lb716_not_a_per_sample_error(tmp_path):
     """wikitext's metric_list names no aggregation: lm-eval's registry gives its perplexities their own. Each is
     one LB716 (a maintainer may warn it), not an LB702 for every sample's [log-likelihood, words] pair."""
-    task = hl.Task("wikitext", {"output_type": "loglikelihood_rolling", "metric_list": [
-        {"metric": "word_perplexity"}, {"metric": "byte_perplexity"}, {"metric": "bits_per_byte"}]})
+    task = hl.Task(
+        "wikitext",
+        {
+            "output_type": "loglikelihood_rolling",
+            "metric_list": [
+                {"metric": "word_perplexity"},
+                {"metric": "byte_perplexity"},
+                {"metric": "bits_per_byte"},
+            ],
+        },
+    )
     for doc_id, (ll, words) in enumerate([(-100.0, 50), (-200.0, 80)]):
-        sample = {"doc_id": doc_id, "doc": {"page": f"page {doc_id}"}, "target": "",
-                  "arguments": {"gen_args_0": {"arg_0": f"page {doc_id}"}}, "resps": [[str(ll)]],
-                  "filtered_resps": [str(ll)], "filter": "none",
-                  "metrics": ["word_perplexity", "byte_perplexity", "bits_per_byte"],
-                  "word_perplexity": [ll, words], "byte_perplexity": [ll, 6 * words], "bits_per_byte": [ll, 6 * words]}
+        sample = {
+            "doc_id": doc_id,
+            "doc": {"page": f"page {doc_id}"},
+            "target": "",
+            "arguments": {"gen_args_0": {"arg_0": f"page {doc_id}"}},
+            "resps": [[str(ll)]],
+            "filtered_resps": [str(ll)],
+            "filter": "none",
+            "metrics": ["word_perplexity", "byte_perplexity", "bits_per_byte"],
+            "word_perplexity": [ll, words],
+            "byte_perplexity": [ll, 6 * words],
+            "bits_per_byte": [ll, 6 * words],
+        }
         task.samples.append(hl.with_hashes(sample))
     results = hl.results_for([task])
-    results["results"]["wikitext"].update({"word_perplexity,none": 10.1, "byte_perplexity,none": 1.46,
-                                           "bits_per_byte,none": 0.54})
+    results["results"]["wikitext"].update(
+        {"word_perplexity,none": 10.1, "byte_perplexity,none": 1.46, "bits_per_byte,none": 0.54}
+    )
     paths = hl.write_run(tmp_path, [task], results)
     found = rules(audit(tmp_path, paths["results"]))
     assert [rule for rule, _, _ in found] == ["LB716"] * 3, found
@@ -756,8 +1035,10 @@ def test_a_metric_lm_eval_aggregates_by_default_otherwise_is_lb716_not_a_per_sam
 
 # --- several filters, before lm-eval 0.4.7 wrote each sample's filter --------------------------
 
-GSM8K_CORRECT = {"strict-match": [True, False, False, True, False, False, True],
-                 "flexible-extract": [True, True, False, True, True, False, True]}
+GSM8K_CORRECT = {
+    "strict-match": [True, False, False, True, False, False, True],
+    "flexible-extract": [True, True, False, True, True, False, True],
+}
 
 
 def gsm8k_run(tmp_path: Path, ranks: int, named: bool) -> tuple[hl.Task, dict[str, Path]]:
@@ -789,8 +1070,10 @@ def test_a_gsm8k_cot_log_is_rescored_with_its_own_target_and_pattern(tmp_path, r
 
 def test_a_gsm8k_cot_target_moved_to_the_models_answer_is_lb722(tmp_path):
     """Doc 1's target made the model's wrong answer, its hash and scores redone: the doc's answer still says 1."""
-    wrong = {"strict-match": [True, True, False, True, False, False, True],
-             "flexible-extract": [True, True, False, True, True, False, True]}
+    wrong = {
+        "strict-match": [True, True, False, True, False, False, True],
+        "flexible-extract": [True, True, False, True, True, False, True],
+    }
     task = hl.two_filter_task(GSM8K_CORRECT, cot=True)
     for sample in task.samples:
         if sample["doc_id"] == 1:
@@ -800,8 +1083,11 @@ def test_a_gsm8k_cot_target_moved_to_the_models_answer_is_lb722(tmp_path):
             sample["exact_match"] = 1.0
     paths = hl.write_run(tmp_path, [task], hl.two_filter_results(task, wrong))
     lines = [line for line, sample in enumerate(task.samples, 1) if sample["doc_id"] == 1]
-    assert [(rule, line) for rule, _, line in rules(audit(tmp_path, paths["results"])) if rule == "LB722"] == \
-        [("LB722", line) for line in lines]
+    assert [
+        (rule, line)
+        for rule, _, line in rules(audit(tmp_path, paths["results"]))
+        if rule == "LB722"
+    ] == [("LB722", line) for line in lines]
 
 
 def _edit_gsm8k_sample(paths, task, index: int, **fields) -> int:
@@ -827,7 +1113,11 @@ def test_a_filtered_answer_that_is_not_its_filters_is_lb719(tmp_path):
     task, paths = gsm8k_run(tmp_path, 1, named=True)
     line = _edit_gsm8k_sample(paths, task, 1, filtered_resps=["1"], exact_match=1.0)
     found = rules(audit(tmp_path, paths["results"]))
-    assert ("LB719", paths["gsm8k"].name, line) in found and ("LB708", paths["gsm8k"].name, line) not in found
+    assert ("LB719", paths["gsm8k"].name, line) in found and (
+        "LB708",
+        paths["gsm8k"].name,
+        line,
+    ) not in found
 
 
 @pytest.mark.parametrize("ranks", [1, 2])
@@ -837,7 +1127,7 @@ def test_a_sample_missing_from_one_filter_of_an_unnamed_log_is_still_missing(tmp
     task, paths = gsm8k_run(tmp_path, ranks, named=False)
     lines = paths["gsm8k"].read_text(encoding="utf-8").splitlines(keepends=True)
     second = [i for i, s in enumerate(task.samples) if s["doc_id"] == 0][1]
-    paths["gsm8k"].write_text("".join(lines[:second] + lines[second + 1:]), encoding="utf-8")
+    paths["gsm8k"].write_text("".join(lines[:second] + lines[second + 1 :]), encoding="utf-8")
     result = audit(tmp_path, paths["results"])
     found = {(f.rule, f.json_path) for f in result.findings}
     assert ("LB706", "$['n-samples'].gsm8k.effective") in found
@@ -853,7 +1143,8 @@ def test_a_doc_logged_more_often_than_there_are_filters_is_logged_twice(tmp_path
     result = audit(tmp_path, paths["results"])
     twice = [f for f in result.findings if f.rule == "LB705" and f.file.endswith(".jsonl")]
     assert [(f.line, f.message) for f in twice] == [
-        (len(lines) + 1, "gsm8k (filter flexible-extract): doc_id 0 is logged twice")]
+        (len(lines) + 1, "gsm8k (filter flexible-extract): doc_id 0 is logged twice")
+    ]
 
 
 @pytest.mark.parametrize("dropped", [["acc_norm,none"], ["acc,none", "acc_norm,none"]])
@@ -869,19 +1160,30 @@ def test_a_metric_taken_out_of_the_results_entry_is_found(tmp_path, dropped, fro
     if from_config:
         names = {key.partition(",")[0] for key in dropped}
         config = data["configs"]["toy_mc"]
-        config["metric_list"] = [item for item in config["metric_list"] if item["metric"] not in names]
+        config["metric_list"] = [
+            item for item in config["metric_list"] if item["metric"] not in names
+        ]
     paths["results"].write_text(json.dumps(data, indent=2), encoding="utf-8")
     result = audit(tmp_path, paths["results"])
     found = sorted((f.rule, f.message) for f in result.findings)
-    assert found == [("LB709", f"toy_mc: the results file reports no {key.partition(',')[0]}, but the samples log "
-                      "it; lm-eval reports every metric its samples give") for key in sorted(dropped)]
+    assert found == [
+        (
+            "LB709",
+            f"toy_mc: the results file reports no {key.partition(',')[0]}, but the samples log "
+            "it; lm-eval reports every metric its samples give",
+        )
+        for key in sorted(dropped)
+    ]
 
 
 # --- IFEval: the prompt level is all() of the instruction level -----------------------------------------
 
 # An instruction whose outcome the replay does not settle (nltk's punkt counts the sentences): the levels are
 # held to each other alone.
-NOT_REPLAYED = ("length_constraints:number_sentences", {"num_sentences": 3, "relation": "less than"})
+NOT_REPLAYED = (
+    "length_constraints:number_sentences",
+    {"num_sentences": 3, "relation": "less than"},
+)
 
 
 def ifeval_run(tmp_path: Path, outcomes: list[list[bool]], edit=None) -> dict[str, Path]:
@@ -899,7 +1201,9 @@ def ifeval_run(tmp_path: Path, outcomes: list[list[bool]], edit=None) -> dict[st
 
 
 def where(result) -> list[tuple[str, object]]:
-    return sorted((f.rule, f.line if f.file.endswith(".jsonl") else "results") for f in result.findings)
+    return sorted(
+        (f.rule, f.line if f.file.endswith(".jsonl") else "results") for f in result.findings
+    )
 
 
 def test_an_honest_ifeval_log_has_consistent_levels(tmp_path):
@@ -907,75 +1211,130 @@ def test_an_honest_ifeval_log_has_consistent_levels(tmp_path):
     assert where(audit(tmp_path, paths["results"])) == []
 
 
-@pytest.mark.parametrize("outcomes, found", [
-    ([True, True], [("LB708", 2), ("LB709", "results")]),  # an instruction flipped to pass
-    ([True], [("LB708", 2), ("LB708", 2), ("LB709", "results")]),  # a failed one dropped: too short, too
-])
+@pytest.mark.parametrize(
+    "outcomes, found",
+    [
+        ([True, True], [("LB708", 2), ("LB709", "results")]),  # an instruction flipped to pass
+        (
+            [True],
+            [("LB708", 2), ("LB708", 2), ("LB709", "results")],
+        ),  # a failed one dropped: too short, too
+    ],
+)
 def test_an_instruction_level_edited_with_its_aggregate_is_found(tmp_path, outcomes, found):
     """Found by an outside judge: an instruction flipped to pass, with the instruction-level aggregate
     recomputed, left prompt_level_strict_acc False beside an all-True list, and nothing said so."""
+
     def tamper(sample):
         sample["inst_level_strict_acc"] = outcomes
+
     paths = ifeval_run(tmp_path, [[True, True], [True, False], [False]], tamper)
     result = audit(tmp_path, paths["results"])
     assert where(result) == found
     prompt = [f for f in result.findings if f.rule == "LB708" and "prompt_level" in f.message]
-    assert prompt[0].message == ("leaderboard_ifeval doc_id 1: prompt_level_strict_acc is logged as 0, but "
-                                 "all() of its inst_level_strict_acc gives 1.0")
+    assert prompt[0].message == (
+        "leaderboard_ifeval doc_id 1: prompt_level_strict_acc is logged as 0, but "
+        "all() of its inst_level_strict_acc gives 1.0"
+    )
 
 
-@pytest.mark.parametrize("edit, problem", [
-    (lambda sample: sample["doc"].pop("instruction_id_list"), "the doc has no instruction_id_list"),
-    (lambda sample: sample["doc"].update(instruction_id_list="rule:0,rule:1"), "the doc has no instruction_id_list"),
-    (lambda sample: sample.update(inst_level_strict_acc=[-1, 2]), "an outcome is neither a pass nor a fail"),
-])
+@pytest.mark.parametrize(
+    "edit, problem",
+    [
+        (
+            lambda sample: sample["doc"].pop("instruction_id_list"),
+            "the doc has no instruction_id_list",
+        ),
+        (
+            lambda sample: sample["doc"].update(instruction_id_list="rule:0,rule:1"),
+            "the doc has no instruction_id_list",
+        ),
+        (
+            lambda sample: sample.update(inst_level_strict_acc=[-1, 2]),
+            "an outcome is neither a pass nor a fail",
+        ),
+    ],
+)
 def test_an_instruction_level_that_cannot_be_held_to_its_doc_is_lb708(tmp_path, edit, problem):
     """Found by an outside review: padding the list and deleting (or retyping) the doc's instruction_id_list
     skipped the length check, and outcomes of -1 and 2 averaged as freely as passes."""
+
     def tamper(sample):
         edit(sample)
         hl.with_hashes(sample)
+
     paths = ifeval_run(tmp_path, [[True, True], [True, False], [False]], tamper)
     result = audit(tmp_path, paths["results"])
-    [finding] = [f for f in result.findings if f.rule == "LB708" and "inst_level_strict_acc:" in f.message]
+    [finding] = [
+        f for f in result.findings if f.rule == "LB708" and "inst_level_strict_acc:" in f.message
+    ]
     assert problem in finding.message and finding.line == 2
 
 
 LOOSE_BELOW_STRICT = {"inst_level_loose_acc": [False, True], "prompt_level_loose_acc": False}
-FLIPPED_TO_PASS = [("LB708", 2)] * 4 + [("LB709", "results")] * 2  # each level's outcome, prompt level, aggregate
+FLIPPED_TO_PASS = [("LB708", 2)] * 4 + [
+    ("LB709", "results")
+] * 2  # each level's outcome, prompt level, aggregate
 
 
 def respond(text: str, **edit) -> dict:
     return {"resps": [[text]], "filtered_resps": [text], **edit}
 
 
-@pytest.mark.parametrize("instruction, kwargs, edit, found", [
-    # the replay: lm-eval's checker on the response gives a fail, logged as a pass at both levels
-    ("length_constraints:number_words", {"num_words": 40, "relation": "at least"}, {}, FLIPPED_TO_PASS),
-    ("punctuation:no_comma", {}, respond("A few, words."), FLIPPED_TO_PASS),
-    ("punctuation:no_comma", {}, respond("A few words."), []),
-    # loose is logged a fail where the checker passes it
-    ("length_constraints:number_words", {"num_words": 40, "relation": "less than"}, LOOSE_BELOW_STRICT,
-     [("LB708", 2), ("LB708", 2), ("LB709", "results")]),
-    # not replayed (nltk's punkt), but the same twice: loose tries the response as it is, so it passes too
-    NOT_REPLAYED + (LOOSE_BELOW_STRICT, [("LB708", 2)]),
-    # langdetect is unseeded: the same text can be told two languages, so strict and loose may disagree
-    ("language:response_language", {"language": "de"}, LOOSE_BELOW_STRICT, []),
-    ("change_case:english_lowercase", {}, respond("a few words.", **LOOSE_BELOW_STRICT), []),
-    ("change_case:english_capital", {}, respond("A FEW WORDS.", **LOOSE_BELOW_STRICT), []),
-    # ... but its case test comes first, and settles a response with a capital letter
-    ("change_case:english_lowercase", {}, {}, FLIPPED_TO_PASS),
-    # a kwarg of 0 is dropped ({k: v ... if v}) and drawn at random, separately for strict and loose
-    ("length_constraints:number_words", {"num_words": 0}, LOOSE_BELOW_STRICT, []),
-    # ... and so is one the doc leaves null (an outside tester's honest run made with lm-eval 0.4.9.2)
-    ("detectable_format:multiple_sections", {"section_spliter": "Day", "num_sections": None},
-     respond("Day 1\nThe sea.\n\nDay 2\nThe salt.", **LOOSE_BELOW_STRICT), []),
-    # an empty response follows nothing, strict and loose alike, whatever the instruction
-    ("language:response_language", {"language": "de"}, respond(" \n"), FLIPPED_TO_PASS),
-], ids=["a fail logged as a pass", "a comma under no_comma", "no comma under no_comma", "loose below the checker",
-        "loose below strict", "langdetect's instruction", "english_lowercase (langdetect)",
-        "english_capital (langdetect)", "english_lowercase on capitals", "a dropped kwarg", "a null kwarg",
-        "an empty response passes"])
+@pytest.mark.parametrize(
+    "instruction, kwargs, edit, found",
+    [
+        # the replay: lm-eval's checker on the response gives a fail, logged as a pass at both levels
+        (
+            "length_constraints:number_words",
+            {"num_words": 40, "relation": "at least"},
+            {},
+            FLIPPED_TO_PASS,
+        ),
+        ("punctuation:no_comma", {}, respond("A few, words."), FLIPPED_TO_PASS),
+        ("punctuation:no_comma", {}, respond("A few words."), []),
+        # loose is logged a fail where the checker passes it
+        (
+            "length_constraints:number_words",
+            {"num_words": 40, "relation": "less than"},
+            LOOSE_BELOW_STRICT,
+            [("LB708", 2), ("LB708", 2), ("LB709", "results")],
+        ),
+        # not replayed (nltk's punkt), but the same twice: loose tries the response as it is, so it passes too
+        NOT_REPLAYED + (LOOSE_BELOW_STRICT, [("LB708", 2)]),
+        # langdetect is unseeded: the same text can be told two languages, so strict and loose may disagree
+        ("language:response_language", {"language": "de"}, LOOSE_BELOW_STRICT, []),
+        ("change_case:english_lowercase", {}, respond("a few words.", **LOOSE_BELOW_STRICT), []),
+        ("change_case:english_capital", {}, respond("A FEW WORDS.", **LOOSE_BELOW_STRICT), []),
+        # ... but its case test comes first, and settles a response with a capital letter
+        ("change_case:english_lowercase", {}, {}, FLIPPED_TO_PASS),
+        # a kwarg of 0 is dropped ({k: v ... if v}) and drawn at random, separately for strict and loose
+        ("length_constraints:number_words", {"num_words": 0}, LOOSE_BELOW_STRICT, []),
+        # ... and so is one the doc leaves null (an outside tester's honest run made with lm-eval 0.4.9.2)
+        (
+            "detectable_format:multiple_sections",
+            {"section_spliter": "Day", "num_sections": None},
+            respond("Day 1\nThe sea.\n\nDay 2\nThe salt.", **LOOSE_BELOW_STRICT),
+            [],
+        ),
+        # an empty response follows nothing, strict and loose alike, whatever the instruction
+        ("language:response_language", {"language": "de"}, respond(" \n"), FLIPPED_TO_PASS),
+    ],
+    ids=[
+        "a fail logged as a pass",
+        "a comma under no_comma",
+        "no comma under no_comma",
+        "loose below the checker",
+        "loose below strict",
+        "langdetect's instruction",
+        "english_lowercase (langdetect)",
+        "english_capital (langdetect)",
+        "english_lowercase on capitals",
+        "a dropped kwarg",
+        "a null kwarg",
+        "an empty response passes",
+    ],
+)
 def test_ifeval_outcomes_the_harness_cannot_give(tmp_path, instruction, kwargs, edit, found):
     """Found by outside testers on real 0.4.9.2/0.4.13 IFEval logs: a loose outcome failed beside a strict pass, a
     whitespace response marked as following its instructions, and outcomes flipped to pass (a no_comma beside a
@@ -995,16 +1354,23 @@ def test_a_flipped_instruction_is_named_at_its_outcome(tmp_path):
     task.samples[1]["inst_level_strict_acc"] = [True, True]
     task.samples[1]["prompt_level_strict_acc"] = True
     paths = hl.write_run(tmp_path, [task])
-    findings = [f for f in audit(tmp_path, paths["results"]).findings if f.json_path.endswith("[1]")]
-    assert [(f.rule, f.line, f.json_path) for f in findings] == [("LB708", 2, "$.inst_level_strict_acc[1]")]
+    findings = [
+        f for f in audit(tmp_path, paths["results"]).findings if f.json_path.endswith("[1]")
+    ]
+    assert [(f.rule, f.line, f.json_path) for f in findings] == [
+        ("LB708", 2, "$.inst_level_strict_acc[1]")
+    ]
     assert findings[0].message == (
         "leaderboard_ifeval doc_id 1: inst_level_strict_acc[1] ('length_constraints:number_words') is logged as a "
-        "pass, but IFEval's checker fails the response on the doc's kwargs")
+        "pass, but IFEval's checker fails the response on the doc's kwargs"
+    )
 
 
 @pytest.mark.parametrize("instruction", ["length_constraints:number_words_v2", 7])
-@pytest.mark.parametrize("ifeval_by, found", [("its scorer and name", [("LB708", 2)]), ("its name", [("LB708", 2)]),
-                                               ("neither", [])])
+@pytest.mark.parametrize(
+    "ifeval_by, found",
+    [("its scorer and name", [("LB708", 2)]), ("its name", [("LB708", 2)]), ("neither", [])],
+)
 def test_an_instruction_the_registry_lacks(tmp_path, ifeval_by, found, instruction):
     """Renamed to an id lm-eval does not know, an instruction is replayed by nothing; under IFEval's own task
     (its process_results, or its name: a red team deleted the scorer's source from the config to get by) no run
@@ -1030,21 +1396,43 @@ def test_an_ifeval_response_that_is_not_text(tmp_path, response):
     """lm-eval's IFEval checks generated text and logs it as text: a response of another type left the replay
     nothing to settle, so a flipped outcome beside it passed (a red team)."""
     task = hl.ifeval_task([[True], [False], [True]], loose=True)
-    task.samples[1].update({"filtered_resps": [response], "inst_level_strict_acc": [True],
-                            "prompt_level_strict_acc": True})
+    task.samples[1].update(
+        {
+            "filtered_resps": [response],
+            "inst_level_strict_acc": [True],
+            "prompt_level_strict_acc": True,
+        }
+    )
     hl.with_hashes(task.samples[1])
     paths = hl.write_run(tmp_path, [task])
-    [finding] = [f for f in audit(tmp_path, paths["results"]).findings if f.json_path == "$.filtered_resps"]
+    [finding] = [
+        f for f in audit(tmp_path, paths["results"]).findings if f.json_path == "$.filtered_resps"
+    ]
     assert (finding.rule, finding.line) == ("LB708", 2) and "not text" in finding.message
 
 
-@pytest.mark.parametrize("kwargs, path, reason", [
-    (None, "$.doc.kwargs[0]", "its kwargs entry is not an object"),
-    ({"num_words": "40", "relation": "less than"}, "$.doc.kwargs[0]", "num_words is str, not a number"),
-    ({"num_words": 40, "relation": "more than"}, "$.doc.kwargs[0]", "relation is 'more than', not 'less than' or"),
-    ({"num_words": 40, "relation": "less than", "strict": True}, "$.doc.kwargs[0]", "takes no kwarg 'strict'"),
-    ("short", "$.doc.kwargs", "has no kwargs entry"),
-])
+@pytest.mark.parametrize(
+    "kwargs, path, reason",
+    [
+        (None, "$.doc.kwargs[0]", "its kwargs entry is not an object"),
+        (
+            {"num_words": "40", "relation": "less than"},
+            "$.doc.kwargs[0]",
+            "num_words is str, not a number",
+        ),
+        (
+            {"num_words": 40, "relation": "more than"},
+            "$.doc.kwargs[0]",
+            "relation is 'more than', not 'less than' or",
+        ),
+        (
+            {"num_words": 40, "relation": "less than", "strict": True},
+            "$.doc.kwargs[0]",
+            "takes no kwarg 'strict'",
+        ),
+        ("short", "$.doc.kwargs", "has no kwargs entry"),
+    ],
+)
 def test_kwargs_the_harness_cannot_build_a_checker_from(tmp_path, kwargs, path, reason):
     """A red team's evasion: kwargs the harness rejects (a count written as text, an unknown relation) made the
     replay settle nothing, so a flipped outcome passed; no run can log such a doc."""
@@ -1057,7 +1445,9 @@ def test_kwargs_the_harness_cannot_build_a_checker_from(tmp_path, kwargs, path, 
     task.samples[1].update({"inst_level_strict_acc": [True], "prompt_level_strict_acc": True})
     hl.with_hashes(task.samples[1])
     paths = hl.write_run(tmp_path, [task])
-    [finding] = [f for f in audit(tmp_path, paths["results"]).findings if f.json_path.startswith("$.doc")]
+    [finding] = [
+        f for f in audit(tmp_path, paths["results"]).findings if f.json_path.startswith("$.doc")
+    ]
     assert (finding.rule, finding.line, finding.json_path) == ("LB708", 2, path)
     assert reason in finding.message and finding.message.endswith("so no run logged this doc")
 
@@ -1066,6 +1456,7 @@ def test_ifeval_past_the_replay_bounds_is_not_audited(tmp_path, monkeypatch):
     """The submitter writes the responses' length: past the replay's budget, the levels are LB716."""
     from validator.audit.units import instruction_checks
     from validator.core import ifeval
+
     one = ifeval.replay_cost(hl.ifeval_instruction(True)[1], hl.IFEVAL_RESPONSE)
     monkeypatch.setattr(instruction_checks, "REPLAY_BUDGET", 2 * one)
     task = hl.ifeval_task([[True], [False], [True]], loose=True)
@@ -1073,16 +1464,33 @@ def test_ifeval_past_the_replay_bounds_is_not_audited(tmp_path, monkeypatch):
     result = audit(tmp_path, paths["results"])
     assert sorted((f.rule, f.json_path) for f in result.findings) == [
         ("LB716", f"$.results.leaderboard_ifeval['{metric},none']")
-        for metric in ("inst_level_loose_acc", "inst_level_strict_acc", "prompt_level_loose_acc",
-                       "prompt_level_strict_acc")]
+        for metric in (
+            "inst_level_loose_acc",
+            "inst_level_strict_acc",
+            "prompt_level_loose_acc",
+            "prompt_level_strict_acc",
+        )
+    ]
     assert "were not re-checked on their responses: 1;" in result.findings[0].message
 
 
-@pytest.mark.parametrize("drop_last, expected", [
-    (False, {("LB706", "$['n-samples'].toy_mc")}),
-    (True, {("LB706", "$['n-samples'].toy_mc"), ("LB705", "$['n-samples'].toy_mc"), ("LB704", None)}),
-])
-def test_without_effective_the_log_is_held_to_what_the_limit_gives_of_original(tmp_path, drop_last, expected):
+@pytest.mark.parametrize(
+    "drop_last, expected",
+    [
+        (False, {("LB706", "$['n-samples'].toy_mc")}),
+        (
+            True,
+            {
+                ("LB706", "$['n-samples'].toy_mc"),
+                ("LB705", "$['n-samples'].toy_mc"),
+                ("LB704", None),
+            },
+        ),
+    ],
+)
+def test_without_effective_the_log_is_held_to_what_the_limit_gives_of_original(
+    tmp_path, drop_last, expected
+):
     """n-samples.effective deleted: LB706 says so, and coverage still counts against original (40, no limit)."""
     task, paths = mc_run(tmp_path)
     results = json.loads(paths["results"].read_text(encoding="utf-8"))
@@ -1091,10 +1499,15 @@ def test_without_effective_the_log_is_held_to_what_the_limit_gives_of_original(t
     if drop_last:
         edit_log(paths["toy_mc"], lambda lines: lines[:-1])
     findings = audit(tmp_path, paths["results"]).findings
-    found = {(f.rule, f.json_path if f.rule != "LB704" else None) for f in findings if f.rule != "LB709"}
+    found = {
+        (f.rule, f.json_path if f.rule != "LB704" else None) for f in findings if f.rule != "LB709"
+    }
     assert found == expected
     if drop_last:
-        assert any("39 samples, config.limit of n-samples.original 40 says 40" in f.message for f in findings)
+        assert any(
+            "39 samples, config.limit of n-samples.original 40 says 40" in f.message
+            for f in findings
+        )
 
 
 def test_a_fraction_without_n_samples_fixes_no_count_under_a_profile(tmp_path):
@@ -1105,8 +1518,12 @@ def test_a_fraction_without_n_samples_fixes_no_count_under_a_profile(tmp_path):
         del results[key]
     results["config"]["limit"] = 0.1
     paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
-    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None,
-                         claims=Claims(split_sizes={"toy_mc": 1172}))
+    result = audit_files(
+        tmp_path,
+        paths["results"].relative_to(tmp_path),
+        None,
+        claims=Claims(split_sizes={"toy_mc": 1172}),
+    )
     assert [f.rule for f in result.findings] == []
 
 
@@ -1115,16 +1532,37 @@ LOG_SAYS = "logs doc_hash, prompt_hash and target_hash, which lm-eval writes fro
 DATED_SAYS = "is named samples_<task>_<date>.jsonl, as lm-eval names its logs from 0.4.3 on"
 
 
-@pytest.mark.parametrize("remove, hashed, says", [
-    (lambda r: r["n-samples"].pop("toy_mc"), True, FILE_SAYS),                    # the entry deleted
-    (lambda r: r["n-samples"].update(toy_mc=None), True, FILE_SAYS),              # the entry null
-    (lambda r: r.pop("n-samples"), True, FILE_SAYS),                              # task_hashes still say 0.4.3+
-    (lambda r: [r.pop("n-samples"), r.pop("task_hashes")], True, FILE_SAYS),      # lm_eval_version 0.4.13 says so
-    (lambda r: [r.pop(k) for k in ("n-samples", "task_hashes", "lm_eval_version")], True, LOG_SAYS),  # the log does
-    (lambda r: [r.pop(k) for k in ("n-samples", "task_hashes", "lm_eval_version")], False, DATED_SAYS),  # its name
-    (None, False, None),  # lm-eval before 0.4.3: results.json beside <model args>_<task>.jsonl, no hashes
-])
-def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_a_tasks_counts(tmp_path, remove, hashed, says):
+@pytest.mark.parametrize(
+    "remove, hashed, says",
+    [
+        (lambda r: r["n-samples"].pop("toy_mc"), True, FILE_SAYS),  # the entry deleted
+        (lambda r: r["n-samples"].update(toy_mc=None), True, FILE_SAYS),  # the entry null
+        (lambda r: r.pop("n-samples"), True, FILE_SAYS),  # task_hashes still say 0.4.3+
+        (
+            lambda r: [r.pop("n-samples"), r.pop("task_hashes")],
+            True,
+            FILE_SAYS,
+        ),  # lm_eval_version 0.4.13 says so
+        (
+            lambda r: [r.pop(k) for k in ("n-samples", "task_hashes", "lm_eval_version")],
+            True,
+            LOG_SAYS,
+        ),  # the log does
+        (
+            lambda r: [r.pop(k) for k in ("n-samples", "task_hashes", "lm_eval_version")],
+            False,
+            DATED_SAYS,
+        ),  # its name
+        (
+            None,
+            False,
+            None,
+        ),  # lm-eval before 0.4.3: results.json beside <model args>_<task>.jsonl, no hashes
+    ],
+)
+def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_a_tasks_counts(
+    tmp_path, remove, hashed, says
+):
     """The last 10 of 40 documents dropped, the aggregates and hashes agreeing: without its counts only holes
     below the highest doc_id would be checked. lm-eval 0.4.3 on writes n-samples for every task, and the
     per-sample hashes and the dated log names with them."""
@@ -1139,7 +1577,9 @@ def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_a_tasks_counts(tmp_path, r
             for key in ("doc_hash", "prompt_hash", "target_hash"):
                 del sample[key]
         paths = hl.write_run(tmp_path, [task], results)
-    findings = [f for f in audit(paths["results"].parent, paths["results"]).findings if f.rule == "LB706"]
+    findings = [
+        f for f in audit(paths["results"].parent, paths["results"]).findings if f.rule == "LB706"
+    ]
     assert [says in f.message for f in findings] == ([True] if says else [])
 
 
@@ -1147,15 +1587,27 @@ def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_a_tasks_counts(tmp_path, r
 # An outside tester ran the harness's own winogrande, truthfulqa_mc2 and acc_mutual_info tasks (0.4.3, 0.4.9.2,
 # 0.4.13): every one was LB708/LB709 (and LB722) on honest output before these.
 
+
 def _mutual_info_task(layout: str) -> hl.Task:
     """Three choices and acc_mutual_info: lm-eval 0.4.3 logs each choice's request without context right after
     it, without the delimiter ("interleaved"); 0.4.4 on appends them, with it ("appended")."""
-    config = {"task": "mi", "output_type": "multiple_choice", "target_delimiter": " ", "doc_to_target": "label",
-              "doc_to_text": "{{q}}", "doc_to_choice": "choices", "metric_list": [{"metric": m, "aggregation": "mean"}
-                                                         for m in ("acc", "acc_norm", "acc_mutual_info")]}
+    config = {
+        "task": "mi",
+        "output_type": "multiple_choice",
+        "target_delimiter": " ",
+        "doc_to_target": "label",
+        "doc_to_text": "{{q}}",
+        "doc_to_choice": "choices",
+        "metric_list": [
+            {"metric": m, "aggregation": "mean"} for m in ("acc", "acc_norm", "acc_mutual_info")
+        ],
+    }
     task = hl.Task("mi", config)
     choices = ["cat", "doggo", "eel"]
-    conditional, unconditional = [-1.0, -2.0, -3.0], [-5.0, -1.0, -4.0]  # acc: 0; mutual info: 0 (4.0 > 1.0 > -1.0)
+    conditional, unconditional = (
+        [-1.0, -2.0, -3.0],
+        [-5.0, -1.0, -4.0],
+    )  # acc: 0; mutual info: 0 (4.0 > 1.0 > -1.0)
     for doc_id, gold in enumerate([0, 1]):
         ctx = f"Which one {doc_id}?"
         if layout == "interleaved":
@@ -1164,10 +1616,18 @@ def _mutual_info_task(layout: str) -> hl.Task:
         else:
             calls = [(ctx, " " + c) for c in choices] + [("", " " + c) for c in choices]
             lls = conditional + unconditional
-        sample = {"doc_id": doc_id, "doc": {"q": ctx, "choices": choices, "label": gold}, "target": gold,
-                  "arguments": {f"gen_args_{i}": {"arg_0": c, "arg_1": k} for i, (c, k) in enumerate(calls)},
-                  "resps": [[[str(ll), "False"]] for ll in lls], "filtered_resps": [[str(ll), "False"] for ll in lls],
-                  "filter": "none", "metrics": ["acc", "acc_norm", "acc_mutual_info"]}
+        sample = {
+            "doc_id": doc_id,
+            "doc": {"q": ctx, "choices": choices, "label": gold},
+            "target": gold,
+            "arguments": {
+                f"gen_args_{i}": {"arg_0": c, "arg_1": k} for i, (c, k) in enumerate(calls)
+            },
+            "resps": [[[str(ll), "False"]] for ll in lls],
+            "filtered_resps": [[str(ll), "False"] for ll in lls],
+            "filter": "none",
+            "metrics": ["acc", "acc_norm", "acc_mutual_info"],
+        }
         hl.with_hashes(sample)
         right = 1.0 if gold == 0 else 0.0
         sample.update({"acc": right, "acc_norm": right, "acc_mutual_info": right})
@@ -1189,16 +1649,27 @@ def test_multiple_input_and_process_results_tasks_lbnorm_cannot_score_are_not_au
     """A multiple_input layout (the choices in the contexts, the gold doc_to_text's, a function) whose doc is
     not Winogrande's, and a process_results of a task whose docs are not TruthfulQA mc2's: neither is re-scored
     (the real tasks are, tests/test_audit_evasions.py), and neither number passes unaudited (LB716)."""
-    wino = hl.scripted_choice_task("winogrande", [True, False, True], choices=("Alice", "Bob", "Bob"))
-    for sample in wino.samples:  # two choices alike give two contexts alike, as the harness logs them
+    wino = hl.scripted_choice_task(
+        "winogrande", [True, False, True], choices=("Alice", "Bob", "Bob")
+    )
+    for (
+        sample
+    ) in wino.samples:  # two choices alike give two contexts alike, as the harness logs them
         options = sample["doc"]["choices"]
-        sample["arguments"] = {f"gen_args_{i}": {"arg_0": f"The {o} did it", "arg_1": " in the story."}
-                               for i, o in enumerate(options)}
+        sample["arguments"] = {
+            f"gen_args_{i}": {"arg_0": f"The {o} did it", "arg_1": " in the story."}
+            for i, o in enumerate(options)
+        }
         sample["target"] = "in the story."  # doc_to_target: the sentence after the blank
-        sample["acc_norm"] = 1.0 - sample["acc_norm"]  # scored against doc_to_text's gold, not the target
+        sample["acc_norm"] = (
+            1.0 - sample["acc_norm"]
+        )  # scored against doc_to_text's gold, not the target
         hl.with_hashes(sample)
-    wino.config.update(doc_to_choice="def doc_to_choice(doc): ...", doc_to_target="def doc_to_target(doc): ...",
-                       doc_to_text="def doc_to_text(doc): ...")
+    wino.config.update(
+        doc_to_choice="def doc_to_choice(doc): ...",
+        doc_to_target="def doc_to_target(doc): ...",
+        doc_to_text="def doc_to_text(doc): ...",
+    )
     mc2 = hl.scripted_choice_task("truthfulqa_mc2", [True, False], metrics=("acc",))
     mc2.config["process_results"] = "def process_results_mc2(doc, results): ..."
     for sample in mc2.samples:
@@ -1207,9 +1678,14 @@ def test_multiple_input_and_process_results_tasks_lbnorm_cannot_score_are_not_au
     result = audit(tmp_path, paths["results"])
     results_name = paths["results"].name
     assert rules(result) == [("LB716", results_name, 5), ("LB716", results_name, 10)]
-    assert [f.json_path for f in result.findings] == ["$.results.winogrande['acc_norm,none']",
-                                                      "$.results.truthfulqa_mc2['acc,none']"]
-    assert "multiple_input" in result.findings[0].message and "process_results" in result.findings[1].message
+    assert [f.json_path for f in result.findings] == [
+        "$.results.winogrande['acc_norm,none']",
+        "$.results.truthfulqa_mc2['acc,none']",
+    ]
+    assert (
+        "multiple_input" in result.findings[0].message
+        and "process_results" in result.findings[1].message
+    )
 
 
 def test_a_chat_api_prompt_is_hashed_as_the_harness_hashes_it(tmp_path):
@@ -1217,7 +1693,9 @@ def test_a_chat_api_prompt_is_hashed_as_the_harness_hashes_it(tmp_path):
     is the hash of that string. It was LB702 ("no prompt") on every honest chat-API row."""
     task = hl.drop_task([" 10"], [[["10"]]])
     sample = task.samples[0]
-    sample["arguments"]["gen_args_0"]["arg_0"] = ['[{"role": "user", "content": "Passage 0. Question 0?"}]']
+    sample["arguments"]["gen_args_0"]["arg_0"] = [
+        '[{"role": "user", "content": "Passage 0. Question 0?"}]'
+    ]
     sample["prompt_hash"] = hl.sha(sample["arguments"]["gen_args_0"]["arg_0"][0])
     paths = hl.write_run(tmp_path, [task])
     assert [r for r, _, _ in rules(audit(tmp_path, paths["results"]))] == []
@@ -1228,11 +1706,18 @@ def test_a_chat_api_prompt_is_hashed_as_the_harness_hashes_it(tmp_path):
 
 # --- an outside review of the new checks: ways around them --------------------------------------------------
 
-@pytest.mark.parametrize("config", [
-    {},                                                               # dataset_path EleutherAI/drop
-    {"dataset_path": "json", "process_docs": "def process_docs(dataset):\n    def _process(doc):\n        return "
-     "{'answers': get_answers(doc)}\n    return dataset.map(_process)\n"},  # a local copy: the harness's utils
-])
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {},  # dataset_path EleutherAI/drop
+        {
+            "dataset_path": "json",
+            "process_docs": "def process_docs(dataset):\n    def _process(doc):\n        return "
+            "{'answers': get_answers(doc)}\n    return dataset.map(_process)\n",
+        },  # a local copy: the harness's utils
+    ],
+)
 def test_drop_answer_fields_taken_out_of_every_doc_are_lb721(tmp_path, config):
     """Golds set to the predictions with answer and validated_answers deleted from every doc (hashes redone):
     lm-eval's DROP keeps them in every doc, so their absence is the finding."""
@@ -1250,8 +1735,10 @@ def test_continuations_made_alike_are_not_taken_for_winogrande(tmp_path):
     winogrande's layout; that layout's continuation is the target, which this one is not."""
     task = hl.scripted_choice_task("arc_easy", [True, False, True])
     for sample in task.samples:
-        sample["arguments"] = {key: {"arg_0": f"{args['arg_0']}{' ' * i}", "arg_1": " Alice"}
-                               for i, (key, args) in enumerate(sample["arguments"].items())}
+        sample["arguments"] = {
+            key: {"arg_0": f"{args['arg_0']}{' ' * i}", "arg_1": " Alice"}
+            for i, (key, args) in enumerate(sample["arguments"].items())
+        }
     paths = hl.write_run(tmp_path, [task])
     found = {rule for rule, _, _ in rules(audit(tmp_path, paths["results"]))}
     assert "LB722" in found
@@ -1274,14 +1761,34 @@ def test_several_gold_answers_are_rescored_as_any_of_them(tmp_path):
     """TriviaQA: the target is a list of answers (0.4.13 logs its str()); a sample counts if any matches. It was
     LB702 (0.4.3) or LB708 (0.4.13) on honest output, then a note; `{{answer}}` renders the list, which lm-eval
     reads back with literal_eval, so it is traced and re-scored: a sample that matches none is LB708."""
-    task = hl.Task("triviaqa", {"task": "triviaqa", "output_type": "generate_until", "doc_to_target": "{{answer}}",
-                                "generation_kwargs": {"until": ["\n"]}, "metric_list": [
-                                    {"metric": "exact_match", "aggregation": "mean", "ignore_case": True}]})
-    answers = [(["Paris", "paris, france"], "Paris"), ("['Rome', 'roma']", "ROMA"), (["Oslo"], "Bergen")]
+    task = hl.Task(
+        "triviaqa",
+        {
+            "task": "triviaqa",
+            "output_type": "generate_until",
+            "doc_to_target": "{{answer}}",
+            "generation_kwargs": {"until": ["\n"]},
+            "metric_list": [{"metric": "exact_match", "aggregation": "mean", "ignore_case": True}],
+        },
+    )
+    answers = [
+        (["Paris", "paris, france"], "Paris"),
+        ("['Rome', 'roma']", "ROMA"),
+        (["Oslo"], "Bergen"),
+    ]
     for doc_id, (target, response) in enumerate(answers):
-        sample = {"doc_id": doc_id, "doc": {"question": f"Capital {doc_id}?", "answer": target}, "target": target,
-                  "arguments": {"gen_args_0": {"arg_0": f"Q: Capital {doc_id}?", "arg_1": {"until": ["\n"]}}},
-                  "resps": [[response]], "filtered_resps": [response], "filter": "none", "metrics": ["exact_match"]}
+        sample = {
+            "doc_id": doc_id,
+            "doc": {"question": f"Capital {doc_id}?", "answer": target},
+            "target": target,
+            "arguments": {
+                "gen_args_0": {"arg_0": f"Q: Capital {doc_id}?", "arg_1": {"until": ["\n"]}}
+            },
+            "resps": [[response]],
+            "filtered_resps": [response],
+            "filter": "none",
+            "metrics": ["exact_match"],
+        }
         task.samples.append(hl.with_hashes(sample))
         sample["exact_match"] = 1.0  # the third matches none of its answers
     paths = hl.write_run(tmp_path, [task])

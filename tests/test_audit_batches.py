@@ -26,8 +26,9 @@ from validator.findings.model import MAX_FINDINGS_PER_RULE
 def audited(root: Path, results: Path, batch: int, monkeypatch):
     monkeypatch.setattr(batches, "BATCH_RECORDS", batch)
     result = audit_files(root, results.relative_to(root), None)
-    return [(f.rule, Path(f.file).name, f.line, f.json_path, f.message) for f in result.findings], \
-        [dataclasses.asdict(task) for task in result.tasks]
+    return [(f.rule, Path(f.file).name, f.line, f.json_path, f.message) for f in result.findings], [
+        dataclasses.asdict(task) for task in result.tasks
+    ]
 
 
 def faulty_run(tmp_path: Path, docs: int = 150) -> Path:
@@ -53,7 +54,10 @@ def test_a_batch_of_any_size_finds_what_one_sample_at_a_time_finds(tmp_path, mon
     assert (findings, tasks) == one_at_a_time
     lb702 = [f for f in findings if f[0] == "LB702"]
     # the cap was reached inside a batch, and it kept the same findings: sample order, then unit
-    assert len(lb702) == MAX_FINDINGS_PER_RULE + 1 and sum("more LB702 findings" in f[4] for f in lb702) == 1
+    assert (
+        len(lb702) == MAX_FINDINGS_PER_RULE + 1
+        and sum("more LB702 findings" in f[4] for f in lb702) == 1
+    )
     kept_lines = sorted({f[2] for f in lb702 if f[2] is not None})
     assert kept_lines[:3] == [1, 2, 3] and kept_lines[-1] < 40
     assert {f[0] for f in findings} >= {"LB702", "LB708", "LB709"}
@@ -62,8 +66,12 @@ def test_a_batch_of_any_size_finds_what_one_sample_at_a_time_finds(tmp_path, mon
 def test_the_first_finding_of_each_kind_is_at_the_first_sample_that_has_it(tmp_path, monkeypatch):
     results = faulty_run(tmp_path)
     findings, _ = audited(tmp_path, results, 64, monkeypatch)
-    assert ("LB702", 5) in {(f[0], f[2]) for f in findings if f[3] == "$.doc_id"}  # the first bad doc_id
-    assert min(f[2] for f in findings if f[0] == "LB708") == 4  # the first flipped acc (index 3, line 4)
+    assert ("LB702", 5) in {
+        (f[0], f[2]) for f in findings if f[3] == "$.doc_id"
+    }  # the first bad doc_id
+    assert (
+        min(f[2] for f in findings if f[0] == "LB708") == 4
+    )  # the first flipped acc (index 3, line 4)
 
 
 def test_a_batch_holds_at_most_a_megabyte_of_log_lines(tmp_path, monkeypatch):
@@ -96,7 +104,10 @@ def test_the_samples_before_a_broken_line_are_audited_as_they_were(tmp_path, mon
     findings, tasks = audited(tmp_path, paths["results"], 64, monkeypatch)
     assert (findings, tasks) == one_at_a_time
     assert tasks[0]["samples"] == 79 and tasks[0]["hashes_checked"] == 79
-    assert [(f[0], f[2]) for f in findings if f[0] in ("LB701", "LB703")] == [("LB703", 11), ("LB701", 80)]
+    assert [(f[0], f[2]) for f in findings if f[0] in ("LB701", "LB703")] == [
+        ("LB703", 11),
+        ("LB701", 80),
+    ]
 
 
 def test_a_unit_that_fails_inside_a_batch_keeps_what_was_found_before(tmp_path, monkeypatch):
@@ -118,16 +129,24 @@ def test_a_unit_that_fails_inside_a_batch_keeps_what_was_found_before(tmp_path, 
     assert {("LB703", paths["arc_easy"].name, line) for line in range(1, 6)} <= by_log
     assert ("LB110", paths["arc_easy"].name, None) in by_log
     drop = next(t for t in result.tasks if t.task == "drop")
-    assert drop.hashes_checked == 3 and not [f for f in result.findings if Path(f.file).name == paths["drop"].name]
+    assert drop.hashes_checked == 3 and not [
+        f for f in result.findings if Path(f.file).name == paths["drop"].name
+    ]
 
 
 def test_a_log_of_only_bad_records_still_reports_them(tmp_path, monkeypatch):
     task = hl.choice_task("arc_easy", 3)
     paths = hl.write_run(tmp_path, [task])
-    paths["arc_easy"].write_text("".join(json.dumps(v) + "\n" for v in ({"doc_id": -1}, {"doc_id": "x"}, 5)),
-                                 encoding="utf-8")
+    paths["arc_easy"].write_text(
+        "".join(json.dumps(v) + "\n" for v in ({"doc_id": -1}, {"doc_id": "x"}, 5)),
+        encoding="utf-8",
+    )
     findings, tasks = audited(tmp_path, paths["results"], 64, monkeypatch)
-    assert [(f[0], f[2]) for f in findings if f[0] == "LB702"] == [("LB702", 1), ("LB702", 2), ("LB702", 3)]
+    assert [(f[0], f[2]) for f in findings if f[0] == "LB702"] == [
+        ("LB702", 1),
+        ("LB702", 2),
+        ("LB702", 3),
+    ]
     assert tasks[0]["samples"] == 0
 
 
@@ -151,8 +170,10 @@ def test_records_that_are_no_samples_fill_a_batch_too(tmp_path, monkeypatch):
     """Their findings are held with them: 60 lines of 1 MB with a bad doc_id were all held to the log's end."""
     task = hl.choice_task("arc_easy", 3)
     paths = hl.write_run(tmp_path, [task])
-    paths["arc_easy"].write_text("".join(json.dumps({"doc_id": -1, "pad": "x" * 300_000}) + "\n" for _ in range(40)),
-                                 encoding="utf-8")
+    paths["arc_easy"].write_text(
+        "".join(json.dumps({"doc_id": -1, "pad": "x" * 300_000}) + "\n" for _ in range(40)),
+        encoding="utf-8",
+    )
     most_held: list[int] = []
     hold = Batches.hold
 
@@ -167,7 +188,9 @@ def test_records_that_are_no_samples_fill_a_batch_too(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("failing", ["Hashes", "Aggregates"])
-def test_a_unit_that_fails_leaves_the_findings_one_sample_at_a_time_leaves(tmp_path, monkeypatch, failing):
+def test_a_unit_that_fails_leaves_the_findings_one_sample_at_a_time_leaves(
+    tmp_path, monkeypatch, failing
+):
     """Units before it ran past the failure in the batch, units after it had not reached the samples before it."""
     from validator.audit.units import unit_classes
 

@@ -36,8 +36,15 @@ def board(tmp_path, choices: int):
 
 
 def check(tmp_path):
-    proc = run_cli("check", "--output-format", "json", "--profile-file", "board.yaml", "run/submission.json",
-                   cwd=tmp_path)
+    proc = run_cli(
+        "check",
+        "--output-format",
+        "json",
+        "--profile-file",
+        "board.yaml",
+        "run/submission.json",
+        cwd=tmp_path,
+    )
     return proc.returncode, json.loads(proc.stdout)
 
 
@@ -46,8 +53,11 @@ def test_the_largest_count_per_doc_proves_the_profile(tmp_path):
     code, report = check(tmp_path)
     assert code == 0, report["findings"]
     [audit] = report["audits"]["run/submission.json"].values()
-    assert audit["notes"] == ["num_choices 5 of the profile is what the log scored (choices per doc: "
-                              + ", ".join(f"{n} in {counts.count(n)}" for n in sorted(set(counts))) + ")"]
+    assert audit["notes"] == [
+        "num_choices 5 of the profile is what the log scored (choices per doc: "
+        + ", ".join(f"{n} in {counts.count(n)}" for n in sorted(set(counts)))
+        + ")"
+    ]
 
 
 def test_a_doc_with_more_choices_than_the_profile_is_reported_at_its_line(tmp_path):
@@ -58,18 +68,24 @@ def test_a_doc_with_more_choices_than_the_profile_is_reported_at_its_line(tmp_pa
     [finding] = [f for f in report["findings"] if f["rule"] == "LB715"]
     assert finding["file"] == f"run/{paths['varying'].name}" and finding["line"] == first_five + 1
     assert finding["json_path"] == "$.arguments"
-    assert finding["message"].startswith(f"varying: the profile's num_choices is 4 (baseline 1/4), but doc_id "
-                                         f"{first_five} was scored with 5 choices, more than that; choices per doc: ")
+    assert finding["message"].startswith(
+        f"varying: the profile's num_choices is 4 (baseline 1/4), but doc_id "
+        f"{first_five} was scored with 5 choices, more than that; choices per doc: "
+    )
 
 
 def test_audit_takes_the_profile_from_the_command_line(tmp_path):
     """`lbnorm audit --profile-file`: the same LB715 at the same line as check; without a profile, no claim."""
     task, paths, counts = board(tmp_path, 4)
     results = next((tmp_path / "run").glob("results_*.json")).relative_to(tmp_path).as_posix()
-    proc = run_cli("audit", "--output-format", "json", "--profile-file", "board.yaml", results, cwd=tmp_path)
+    proc = run_cli(
+        "audit", "--output-format", "json", "--profile-file", "board.yaml", results, cwd=tmp_path
+    )
     assert proc.returncode == 1, proc.stderr
     [finding] = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "LB715"]
-    assert finding["file"] == f"run/{paths['varying'].name}" and finding["line"] == counts.index(5) + 1
+    assert (
+        finding["file"] == f"run/{paths['varying'].name}" and finding["line"] == counts.index(5) + 1
+    )
     plain = run_cli("audit", "--output-format", "json", results, cwd=tmp_path)
     assert plain.returncode == 0, plain.stdout
     assert not [f for f in json.loads(plain.stdout)["findings"] if f["rule"] == "LB715"]
@@ -90,8 +106,15 @@ def test_a_limited_run_without_a_doc_of_the_profiles_count_is_lb715_saying_why(t
     _, paths, counts = board(tmp_path, 6)  # no doc has 6 choices
     if limited:
         _limited(paths, len(counts) * 10)
-    proc = run_cli("audit", "--output-format", "json", "--profile-file", "board.yaml",
-                   paths["results"].relative_to(tmp_path).as_posix(), cwd=tmp_path)
+    proc = run_cli(
+        "audit",
+        "--output-format",
+        "json",
+        "--profile-file",
+        "board.yaml",
+        paths["results"].relative_to(tmp_path).as_posix(),
+        cwd=tmp_path,
+    )
     [finding] = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "LB715"]
     partial = f"though this run logs only {len(counts)} of {len(counts) * 10} documents"
     assert (partial in finding["message"]) == limited
@@ -100,8 +123,15 @@ def test_a_limited_run_without_a_doc_of_the_profiles_count_is_lb715_saying_why(t
 def test_a_limited_run_with_a_doc_over_the_profiles_count_is_still_lb715(tmp_path):
     _, paths, counts = board(tmp_path, 4)
     _limited(paths, len(counts) * 10)
-    proc = run_cli("audit", "--output-format", "json", "--profile-file", "board.yaml", paths["results"].relative_to(tmp_path).as_posix(),
-                   cwd=tmp_path)
+    proc = run_cli(
+        "audit",
+        "--output-format",
+        "json",
+        "--profile-file",
+        "board.yaml",
+        paths["results"].relative_to(tmp_path).as_posix(),
+        cwd=tmp_path,
+    )
     assert [f["rule"] for f in json.loads(proc.stdout)["findings"]].count("LB715") == 1
 
 
@@ -112,7 +142,14 @@ def test_a_limited_run_whose_docs_all_have_fewer_choices_is_still_lb715(tmp_path
     paths = harness.write_run(tmp_path / "run", [task])
     _limited(paths, 40)
     (tmp_path / "board.yaml").write_text(PROFILE.format(choices=4))
-    proc = run_cli("audit", "--output-format", "json", "--profile-file", "board.yaml",
-                   paths["results"].relative_to(tmp_path).as_posix(), cwd=tmp_path)
+    proc = run_cli(
+        "audit",
+        "--output-format",
+        "json",
+        "--profile-file",
+        "board.yaml",
+        paths["results"].relative_to(tmp_path).as_posix(),
+        cwd=tmp_path,
+    )
     [finding] = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "LB715"]
     assert "no doc was scored with that many (at most 3)" in finding["message"]

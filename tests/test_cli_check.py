@@ -20,8 +20,13 @@ def test_all_files_are_checked_and_the_results_file_is_not_checked_twice(workspa
     assert proc.returncode == 1
     assert report["files_checked"] == 2  # good.json and bad.json; results.json belongs to them
     gpqa_line = line_of(workspace / "bad.json", '"gpqa": 1.0')
-    assert [(f["rule"], f["file"], f["line"]) for f in report["findings"]] == [("LB601", "bad.json", gpqa_line)]
-    assert "GPQA = max(p - 1/4, 0) / (1 - 1/4) * 100 with p = 0.25671140939597314" in report["findings"][0]["message"]
+    assert [(f["rule"], f["file"], f["line"]) for f in report["findings"]] == [
+        ("LB601", "bad.json", gpqa_line)
+    ]
+    assert (
+        "GPQA = max(p - 1/4, 0) / (1 - 1/4) * 100 with p = 0.25671140939597314"
+        in report["findings"][0]["message"]
+    )
 
 
 def test_text_output_and_quiet_and_no_color(workspace):
@@ -29,10 +34,14 @@ def test_text_output_and_quiet_and_no_color(workspace):
     assert proc.stdout.splitlines()[0] == "bad.json"
     needle = '"gpqa": 1.0'
     where = f"{line_of(workspace / 'bad.json', needle)}:5"
-    assert proc.stdout.splitlines()[1].startswith(f"  {where:<8} error   LB601 score-divergence  gpqa: reported 1.0, "
-                                                  "recomputed 0.8949")
+    assert proc.stdout.splitlines()[1].startswith(
+        f"  {where:<8} error   LB601 score-divergence  gpqa: reported 1.0, recomputed 0.8949"
+    )
     assert "\x1b[" not in proc.stdout  # not a terminal
-    assert run_cli("check", "-q", "good.json", cwd=workspace).stdout == "ok: 1 file(s) checked, 0 error(s), 0 warning(s)\n"
+    assert (
+        run_cli("check", "-q", "good.json", cwd=workspace).stdout
+        == "ok: 1 file(s) checked, 0 error(s), 0 warning(s)\n"
+    )
 
 
 def _exit_code_with_stdout(args: list[str], stdout: str, cwd) -> int:
@@ -46,13 +55,20 @@ def _exit_code_with_stdout(args: list[str], stdout: str, cwd) -> int:
     env["PYTHONPATH"] = str(REPO)
     command = [sys.executable, "-m", "validator", *args]
     if stdout == "closed":
-        return subprocess.run(command, cwd=cwd, env=env, stderr=subprocess.DEVNULL, timeout=60,
-                              preexec_fn=lambda: os.close(1)).returncode
+        return subprocess.run(
+            command,
+            cwd=cwd,
+            env=env,
+            stderr=subprocess.DEVNULL,
+            timeout=60,
+            preexec_fn=lambda: os.close(1),
+        ).returncode
     read, write = os.pipe()
     os.close(read)  # every write the command makes meets a pipe without a reader: EPIPE
     try:
-        return subprocess.run(command, cwd=cwd, env=env, stdout=write, stderr=subprocess.DEVNULL,
-                              timeout=60).returncode
+        return subprocess.run(
+            command, cwd=cwd, env=env, stdout=write, stderr=subprocess.DEVNULL, timeout=60
+        ).returncode
     finally:
         os.close(write)
 
@@ -80,19 +96,25 @@ def test_strict_makes_warnings_fail(workspace):
 
 def test_maintainer_profile_file_is_used(workspace):
     profile = workspace.parent / "board.yaml"
-    profile.write_text((REPO / "validator" / "profiles" / "open-llm-leaderboard-v2.yaml").read_text()
-                       .replace("name: open-llm-leaderboard-v2", "name: my-board"))
+    profile.write_text(
+        (REPO / "validator" / "profiles" / "open-llm-leaderboard-v2.yaml")
+        .read_text()
+        .replace("name: open-llm-leaderboard-v2", "name: my-board")
+    )
     proc = run_cli("check", "--profile-file", str(profile), "good.json", cwd=workspace)
     assert proc.returncode == 1 and "LB204 profile-mismatch" in proc.stdout
 
 
-@pytest.mark.parametrize("args, code", [
-    (["check"], 2),
-    (["check", "--tolerance", "-1", "x.json"], 2),
-    (["check", "--profile", "nope", "x.json"], 2),
-    (["check", "--root", "/no/such/dir", "x.json"], 2),
-    (["check", "--profile-file", "/no/such/profile.yaml", "x.json"], 3),
-])
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (["check"], 2),
+        (["check", "--tolerance", "-1", "x.json"], 2),
+        (["check", "--profile", "nope", "x.json"], 2),
+        (["check", "--root", "/no/such/dir", "x.json"], 2),
+        (["check", "--profile-file", "/no/such/profile.yaml", "x.json"], 3),
+    ],
+)
 def test_usage_and_configuration_errors(args, code):
     proc = run_cli(*args)
     assert proc.returncode == code, proc.stderr
@@ -110,7 +132,9 @@ def test_rules_lists_every_rule_with_its_documentation():
     rules = json.loads(proc.stdout)
     from validator.check.rules import all_rules
 
-    assert len(rules) == len(all_rules()) >= 55 and all(r["doc"] and r["severity"] in ("error", "warning") for r in rules)
+    assert len(rules) == len(all_rules()) >= 55 and all(
+        r["doc"] and r["severity"] in ("error", "warning") for r in rules
+    )
     assert [r["id"] for r in rules] == sorted(r["id"] for r in rules)
 
 
@@ -124,17 +148,24 @@ def test_worker_processes_give_the_same_report_as_one_process(tmp_path):
         folder.mkdir()
         (folder / "results.json").write_text(EXAMPLE.read_text())
         reported = submission["reported"] | ({"bbh": 9.99} if i % 7 == 0 else {})
-        (folder / "submission.json").write_text(json.dumps(submission | {"results": "results.json",
-                                                                         "reported": reported}))
-    (tmp_path / "m000" / "orphan.json").write_text(EXAMPLE.read_text())  # a bare results file nobody uses
+        (folder / "submission.json").write_text(
+            json.dumps(submission | {"results": "results.json", "reported": reported})
+        )
+    (tmp_path / "m000" / "orphan.json").write_text(
+        EXAMPLE.read_text()
+    )  # a bare results file nobody uses
     reports = []
     for jobs in ("1", "2"):
-        proc = run_cli("check", "--jobs", jobs, "--output-format", "json", "m*/*.json", cwd=tmp_path)
+        proc = run_cli(
+            "check", "--jobs", jobs, "--output-format", "json", "m*/*.json", cwd=tmp_path
+        )
         assert proc.returncode == 1
         reports.append(json.loads(proc.stdout))
     assert reports[0] == reports[1]
     assert reports[0]["files_checked"] == PARALLEL_MIN_FILES + 1
-    assert sum(f["rule"] == "LB601" for f in reports[0]["findings"]) == len(range(0, PARALLEL_MIN_FILES, 7))
+    assert sum(f["rule"] == "LB601" for f in reports[0]["findings"]) == len(
+        range(0, PARALLEL_MIN_FILES, 7)
+    )
 
 
 def test_ctrl_c_exits_130_not_as_a_usage_error(monkeypatch, capsys):

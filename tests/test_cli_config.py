@@ -18,13 +18,19 @@ def codes(report: dict) -> list[tuple[str, str]]:
 
 # --- discovery ----------------------------------------------------------------------------------
 
+
 def test_pyproject_above_the_cwd_sets_the_tolerance(workspace):
-    (workspace / "pyproject.toml").write_text("[project]\nname = 'x'\n\n[tool.lbnorm]\ntolerance = 0.2\n")
+    (workspace / "pyproject.toml").write_text(
+        "[project]\nname = 'x'\n\n[tool.lbnorm]\ntolerance = 0.2\n"
+    )
     (workspace / ".git").mkdir()  # the workspace is the repository's top: ../bad.json is inside it
     (workspace / "sub").mkdir()
     assert run_cli("check", "../bad.json", cwd=workspace / "sub").returncode == 0
     assert run_cli("check", "--isolated", "../bad.json", cwd=workspace / "sub").returncode == 1
-    assert run_cli("check", "--tolerance", "0.001", "../good.json", cwd=workspace / "sub").returncode == 1
+    assert (
+        run_cli("check", "--tolerance", "0.001", "../good.json", cwd=workspace / "sub").returncode
+        == 1
+    )
 
 
 def test_the_nearest_file_wins_and_a_pyproject_without_the_table_is_passed_over(workspace):
@@ -33,7 +39,10 @@ def test_the_nearest_file_wins_and_a_pyproject_without_the_table_is_passed_over(
     (workspace / "sub" / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     proc = run_cli("config", "--output-format", "json", cwd=workspace / "sub")
     doc = json.loads(proc.stdout)
-    assert doc["config_file"] == str(workspace / ".lbnorm.toml") and doc["settings"]["tolerance"] == 0.2
+    assert (
+        doc["config_file"] == str(workspace / ".lbnorm.toml")
+        and doc["settings"]["tolerance"] == 0.2
+    )
     (workspace / "sub" / ".lbnorm.toml").write_text("[tool.lbnorm]\nstrict = true\n")
     doc = json.loads(run_cli("config", "--output-format", "json", cwd=workspace / "sub").stdout)
     assert doc["config_file"] == str(workspace / "sub" / ".lbnorm.toml")
@@ -49,8 +58,10 @@ def test_the_search_stops_at_the_top_of_the_git_repository(workspace):
 
 
 def test_config_names_a_file_and_prints_the_effective_settings(workspace):
-    (workspace / "board.toml").write_text('[tool.lbnorm]\nignore = ["LB601"]\nmax-file-size = "1M"\n'
-                                          '[tool.lbnorm.per-file-ignores]\n"legacy/*" = ["LB3"]\n')
+    (workspace / "board.toml").write_text(
+        '[tool.lbnorm]\nignore = ["LB601"]\nmax-file-size = "1M"\n'
+        '[tool.lbnorm.per-file-ignores]\n"legacy/*" = ["LB3"]\n'
+    )
     assert run_cli("check", "--config", "board.toml", "bad.json", cwd=workspace).returncode == 0
     text = run_cli("config", "--config", "board.toml", cwd=workspace).stdout
     assert "# configuration file: board.toml" in text
@@ -58,34 +69,48 @@ def test_config_names_a_file_and_prints_the_effective_settings(workspace):
     assert '"legacy/*" = ["LB3"]' in text
 
 
-@pytest.mark.parametrize("content, message", [
-    ("tolerance = 'high'\n", "'tolerance' is 'high'; use a number"),
-    ("colour = true\n", "unknown key 'colour' in [tool.lbnorm]"),
-    ("ignore = ['E501']\n", "'E501' is not a rule id or prefix"),
-    ("tolerance = \n", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("tolerance = 'high'\n", "'tolerance' is 'high'; use a number"),
+        ("colour = true\n", "unknown key 'colour' in [tool.lbnorm]"),
+        ("ignore = ['E501']\n", "'E501' is not a rule id or prefix"),
+        ("tolerance = \n", "not valid TOML"),
+    ],
+)
 def test_a_wrong_configuration_names_the_file_and_the_key(workspace, content, message):
     (workspace / ".lbnorm.toml").write_text(content)
     proc = run_cli("check", "good.json", cwd=workspace)
     assert proc.returncode == 3 and proc.stderr.startswith("lbnorm: configuration error: ")
-    assert str(workspace / ".lbnorm.toml") in proc.stderr and message in proc.stderr and "Traceback" not in proc.stderr
+    assert (
+        str(workspace / ".lbnorm.toml") in proc.stderr
+        and message in proc.stderr
+        and "Traceback" not in proc.stderr
+    )
 
 
 # --- rule selection, as ruff selects -------------------------------------------------------------
+
 
 def finding(rule_id: str, severity: str = ERROR, file: str = "a.json") -> Finding:
     return Finding(rule=rule_id, name="x", severity=severity, file=file, message="m")
 
 
-@pytest.mark.parametrize("selection, kept", [
-    (RuleSelection(), ["LB301", "LB601", "LB705"]),
-    (RuleSelection(select=("LB6",)), ["LB601"]),
-    (RuleSelection(ignore=("LB3",)), ["LB601", "LB705"]),
-    (RuleSelection(select=("LB301",), ignore=("LB3",)), ["LB301"]),        # the more specific code wins
-    (RuleSelection(select=("LB3",), ignore=("LB3",)), []),                # a tie: ignoring wins
-    (RuleSelection(per_file_ignores=(("a.json", ("LB7",)),)), ["LB301", "LB601"]),
-    (RuleSelection(per_file_ignores=(("b/*", ("LB7",)),)), ["LB301", "LB601", "LB705"]),
-])
+@pytest.mark.parametrize(
+    "selection, kept",
+    [
+        (RuleSelection(), ["LB301", "LB601", "LB705"]),
+        (RuleSelection(select=("LB6",)), ["LB601"]),
+        (RuleSelection(ignore=("LB3",)), ["LB601", "LB705"]),
+        (
+            RuleSelection(select=("LB301",), ignore=("LB3",)),
+            ["LB301"],
+        ),  # the more specific code wins
+        (RuleSelection(select=("LB3",), ignore=("LB3",)), []),  # a tie: ignoring wins
+        (RuleSelection(per_file_ignores=(("a.json", ("LB7",)),)), ["LB301", "LB601"]),
+        (RuleSelection(per_file_ignores=(("b/*", ("LB7",)),)), ["LB301", "LB601", "LB705"]),
+    ],
+)
 def test_selection_by_id_and_prefix(selection, kept):
     all_rules()
     found = [finding("LB301", WARNING), finding("LB601"), finding("LB705")]
@@ -96,8 +121,16 @@ def test_severity_changes_and_the_rules_that_always_stay():
     all_rules()
     selection = RuleSelection(warn=("LB6",), error=("LB601",), ignore=("LB1",))
     kept = selection.validate().apply([finding("LB601"), finding("LB602"), finding("LB101")])
-    assert [(f.rule, f.severity) for f in kept] == [("LB601", ERROR), ("LB602", WARNING), ("LB101", ERROR)]
-    for wrong in (RuleSelection(ignore=("LB101",)), RuleSelection(warn=("LB600",)), RuleSelection(select=("LB9",))):
+    assert [(f.rule, f.severity) for f in kept] == [
+        ("LB601", ERROR),
+        ("LB602", WARNING),
+        ("LB101", ERROR),
+    ]
+    for wrong in (
+        RuleSelection(ignore=("LB101",)),
+        RuleSelection(warn=("LB600",)),
+        RuleSelection(select=("LB9",)),
+    ):
         with pytest.raises(SelectionError):
             wrong.validate()
 
@@ -114,22 +147,45 @@ def test_selection_on_the_command_line(workspace):
 
 # --- cascades --------------------------------------------------------------------------------------
 
+
 def test_a_wrong_profile_is_reported_once_with_the_count_of_its_consequences(workspace):
     submission = json.loads((workspace / "good.json").read_text())
-    (workspace / "v1.json").write_text(json.dumps(submission | {"profile": "open-llm-leaderboard-v2"}, indent=2))
-    proc = run_cli("check", "--profile", "open-llm-leaderboard-v1", "--output-format", "json", "v1.json", cwd=workspace)
+    (workspace / "v1.json").write_text(
+        json.dumps(submission | {"profile": "open-llm-leaderboard-v2"}, indent=2)
+    )
+    proc = run_cli(
+        "check",
+        "--profile",
+        "open-llm-leaderboard-v1",
+        "--output-format",
+        "json",
+        "v1.json",
+        cwd=workspace,
+    )
     report = json.loads(proc.stdout)
     assert proc.returncode == 1 and codes(report) == [("LB204", "error")]
     assert report["suppressed_findings"] > 10
     assert "that follow from this are not listed" in report["findings"][0]["message"]
     # ignoring the root cause brings its consequences back: nothing can pass by hiding it
-    proc = run_cli("check", "--profile", "open-llm-leaderboard-v1", "--ignore", "LB204", "--output-format", "json",
-                   "v1.json", cwd=workspace)
+    proc = run_cli(
+        "check",
+        "--profile",
+        "open-llm-leaderboard-v1",
+        "--ignore",
+        "LB204",
+        "--output-format",
+        "json",
+        "v1.json",
+        cwd=workspace,
+    )
     report = json.loads(proc.stdout)
-    assert proc.returncode == 1 and len(report["findings"]) > 10 and report["suppressed_findings"] == 0
+    assert (
+        proc.returncode == 1 and len(report["findings"]) > 10 and report["suppressed_findings"] == 0
+    )
 
 
 # --- rules CODE ------------------------------------------------------------------------------------
+
 
 def test_rules_explains_one_rule_or_a_family():
     one = run_cli("rules", "LB601").stdout
@@ -138,7 +194,8 @@ def test_rules_explains_one_rule_or_a_family():
     family = run_cli("rules", "lb6").stdout
     every = [r["id"] for r in json.loads(run_cli("rules", "--output-format", "json").stdout)]
     assert [line.split()[0] for line in family.splitlines() if line.startswith("LB")] == [
-        rule_id for rule_id in every if rule_id.startswith("LB6")]
+        rule_id for rule_id in every if rule_id.startswith("LB6")
+    ]
     assert "LB601" in family and "LB301" not in family
     assert run_cli("rules", "LB999").returncode == 2
     assert "Always reported" in run_cli("rules", "LB101").stdout
@@ -151,6 +208,7 @@ def test_python_m_validator_and_lbnorm_are_the_same_program():
 
 # --- a maintainer's profile accepts extra tasks by glob ---------------------------------------------
 
+
 def test_a_profile_ignores_extra_tasks_by_glob(tmp_path):
     honest = REPO / "tests" / "examples" / "positive" / "samples_honest"
     for path in honest.iterdir():
@@ -159,7 +217,14 @@ def test_a_profile_ignores_extra_tasks_by_glob(tmp_path):
     (tmp_path / "board.yaml").write_text(v2 + '\nignore_tasks: ["dr?p*"]\n')
     args = ("check", "--output-format", "json", "submission.json")
     assert codes(json.loads(run_cli(*args, cwd=tmp_path).stdout)) == [("LB301", "warning")]  # drop
-    assert codes(json.loads(run_cli("check", "--profile-file", "board.yaml", *args[1:], cwd=tmp_path).stdout)) == []
+    assert (
+        codes(
+            json.loads(
+                run_cli("check", "--profile-file", "board.yaml", *args[1:], cwd=tmp_path).stdout
+            )
+        )
+        == []
+    )
 
 
 def test_a_pull_request_workflow_does_not_discover_the_configuration(workspace):
@@ -171,10 +236,24 @@ def test_a_pull_request_workflow_does_not_discover_the_configuration(workspace):
     (workspace / ".lbnorm.toml").write_text('ignore = ["LB6"]\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
     env |= {"PYTHONPATH": str(REPO), "GITHUB_EVENT_NAME": "pull_request"}
-    proc = subprocess.run([sys.executable, "-m", "validator", "check", "bad.json"], cwd=workspace, env=env,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "validator", "check", "bad.json"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 1 and "is not read in a pull-request workflow" in proc.stderr
-    proc = subprocess.run([sys.executable, "-m", "validator", "check", "--config", ".lbnorm.toml", "bad.json"],
-                          cwd=workspace, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "validator", "check", "--config", ".lbnorm.toml", "bad.json"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0
-    assert run_cli("check", "bad.json", cwd=workspace).returncode == 0  # on a maintainer's machine it is read
+    assert (
+        run_cli("check", "bad.json", cwd=workspace).returncode == 0
+    )  # on a maintainer's machine it is read

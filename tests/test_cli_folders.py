@@ -41,7 +41,9 @@ def test_a_tampered_log_beside_the_results_fails_the_check(output_path):
     records[0]["f1"] = 1.0 - records[0]["f1"]
     log.write_text("".join(json.dumps(r) + "\n" for r in records))
     proc = run_cli("check", "--output-format", "json", "out/", cwd=output_path)
-    assert proc.returncode == 1 and "LB708" in {f["rule"] for f in json.loads(proc.stdout)["findings"]}
+    assert proc.returncode == 1 and "LB708" in {
+        f["rule"] for f in json.loads(proc.stdout)["findings"]
+    }
     assert run_cli("check", "--no-audit-samples", "out/", cwd=output_path).returncode == 0
 
 
@@ -49,7 +51,9 @@ def test_normalize_and_audit_take_the_same_folder_and_globs(output_path):
     sub = output_path / "out"
     proc = run_cli("normalize", "--output-format", "json", ".", cwd=sub)
     assert proc.returncode == 0, proc.stderr
-    assert [f["path"] for f in json.loads(proc.stdout)["files"]] == [f"EleutherAI__pythia-1b/results_{DATE}.json"]
+    assert [f["path"] for f in json.loads(proc.stdout)["files"]] == [
+        f"EleutherAI__pythia-1b/results_{DATE}.json"
+    ]
     proc = run_cli("audit", "-q", "out", cwd=output_path)
     assert proc.returncode == 0 and "2 log(s) audited" in proc.stdout, proc.stdout
     proc = run_cli("audit", "-q", "out/*/results_*.json", cwd=output_path)
@@ -64,9 +68,13 @@ def test_a_sample_log_given_to_check_is_pointed_to_audit(output_path):
 
 def test_arguments_are_relative_to_the_cwd_and_the_workspace_is_the_repository(output_path):
     run = output_path / "out" / "EleutherAI__pythia-1b"
-    proc = run_cli("check", "--no-audit-samples", "--output-format", "json", f"results_{DATE}.json", cwd=run)
+    proc = run_cli(
+        "check", "--no-audit-samples", "--output-format", "json", f"results_{DATE}.json", cwd=run
+    )
     assert proc.returncode == 0
-    assert json.loads(proc.stdout)["scores"].keys() == {f"out/EleutherAI__pythia-1b/results_{DATE}.json"}
+    assert json.loads(proc.stdout)["scores"].keys() == {
+        f"out/EleutherAI__pythia-1b/results_{DATE}.json"
+    }
     proc = run_cli("check", "../../../elsewhere.json", cwd=run)
     assert proc.returncode == 1
     assert f"is outside the workspace {output_path} (the enclosing git repository)" in proc.stdout
@@ -93,19 +101,28 @@ def test_a_log_no_results_file_claims_fails_the_audit_of_its_folder(output_path)
     proc = run_cli("audit", "--output-format", "json", "out", cwd=output_path)
     assert proc.returncode == 1, proc.stdout
     findings = json.loads(proc.stdout)["findings"]
-    assert sorted((f["rule"], f["file"]) for f in findings) == [("LB700", f"out/EleutherAI__pythia-1b/{name}")
-                                                                 for name in sorted(stray)]
+    assert sorted((f["rule"], f["file"]) for f in findings) == [
+        ("LB700", f"out/EleutherAI__pythia-1b/{name}") for name in sorted(stray)
+    ]
     assert all("no results file of its date lies beside it" in f["message"] for f in findings)
-    proc = run_cli("audit", "-q", f"out/*/results_{DATE}.json", cwd=output_path)  # named, not walked for
+    proc = run_cli(
+        "audit", "-q", f"out/*/results_{DATE}.json", cwd=output_path
+    )  # named, not walked for
     assert proc.returncode == 0, proc.stdout
 
 
-def test_a_run_written_with_output_path_name_json_is_audited_and_normalized_in_its_folder(output_path):
+def test_a_run_written_with_output_path_name_json_is_audited_and_normalized_in_its_folder(
+    output_path,
+):
     """lm-eval --output_path NAME.json names the results file NAME_<date>.json, beside the same logs."""
     run = output_path / "out" / "EleutherAI__pythia-1b"
     (run / f"results_{DATE}.json").rename(run / f"my_eval_{DATE}.json")
-    (run / "notes_2024-01-01T00-00-00.json").write_text("{}")  # a date, but no log of it: not a results file
+    (run / "notes_2024-01-01T00-00-00.json").write_text(
+        "{}"
+    )  # a date, but no log of it: not a results file
     proc = run_cli("audit", "-q", "out", cwd=output_path)
     assert proc.returncode == 0 and "2 log(s) audited" in proc.stdout, proc.stdout
     proc = run_cli("normalize", "--output-format", "json", "out", cwd=output_path)
-    assert [f["path"] for f in json.loads(proc.stdout)["files"]] == [f"out/EleutherAI__pythia-1b/my_eval_{DATE}.json"]
+    assert [f["path"] for f in json.loads(proc.stdout)["files"]] == [
+        f"out/EleutherAI__pythia-1b/my_eval_{DATE}.json"
+    ]

@@ -108,11 +108,18 @@ def test_every_shell_example_runs_as_written(page, tmp_path):
                 parse_with_the_real_cli(args)
             if not_run:
                 continue
-            proc = subprocess.run(["bash", "-c", command], cwd=folder, env=env, capture_output=True, text=True,
-                                  timeout=120)
+            proc = subprocess.run(
+                ["bash", "-c", command],
+                cwd=folder,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
             assert proc.returncode == expected, (
                 f"{page.name}:{line}: `{command}` exited {proc.returncode}, expected {expected}\n"
-                f"{proc.stdout}\n{proc.stderr}")
+                f"{proc.stdout}\n{proc.stderr}"
+            )
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(REPO).as_posix())
@@ -126,41 +133,66 @@ def test_yaml_examples_fit_what_they_configure(page, tmp_path):
         where = f"{page.name}:{line}"
         if isinstance(data, dict) and "repos" in data:
             for repo in data["repos"]:
-                assert repo["rev"] == RELEASE, f"{where}: rev {repo['rev']} is not the release {RELEASE}"
-                assert {h["id"] for h in repo["hooks"]} <= hooks, f"{where}: a hook id lbnorm does not ship"
+                assert repo["rev"] == RELEASE, (
+                    f"{where}: rev {repo['rev']} is not the release {RELEASE}"
+                )
+                assert {h["id"] for h in repo["hooks"]} <= hooks, (
+                    f"{where}: a hook id lbnorm does not ship"
+                )
         elif isinstance(data, dict) and "jobs" in data:
             for job in data["jobs"].values():
                 for step in job["steps"]:
                     if "lbnorm-action@" in step.get("uses", ""):
-                        assert set(step.get("with", {})) <= set(inputs), f"{where}: an input action.yml lacks"
+                        assert set(step.get("with", {})) <= set(inputs), (
+                            f"{where}: an input action.yml lacks"
+                        )
                         assert "files" in step["with"], f"{where}: 'files' is required"
         elif isinstance(data, dict) and "profile_format" in data:
             profile = tmp_path / f"line{line}.yaml"
             profile.write_text(body)
             assert check_profile_file(profile) == [], f"{where}: not a valid profile"
 
+
 def test_the_readme_quick_start_output_is_what_check_prints():
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    shown = next(body for lang, body, _, _ in blocks(REPO / "README.md") if lang == "" and "ok: 1 file" in body)
-    proc = subprocess.run([sys.executable, "-m", "validator", "check", "-v", "examples/pythia-1b/submission.json"],
-                          cwd=REPO, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    shown = next(
+        body
+        for lang, body, _, _ in blocks(REPO / "README.md")
+        if lang == "" and "ok: 1 file" in body
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "validator", "check", "-v", "examples/pythia-1b/submission.json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert proc.returncode == 0 and proc.stdout == shown
-    quick = text[text.index("## Quick start"):text.index("\n## ", text.index("## Quick start") + 1)]
-    assert len(commands(next(body for lang, body, _, _ in blocks(REPO / "README.md") if lang == "sh"))) == 2
+    quick = text[
+        text.index("## Quick start") : text.index("\n## ", text.index("## Quick start") + 1)
+    ]
+    assert (
+        len(commands(next(body for lang, body, _, _ in blocks(REPO / "README.md") if lang == "sh")))
+        == 2
+    )
     assert "pip install . && lbnorm check -v examples/pythia-1b/submission.json" in quick
 
 
 def anchors(page: Path) -> set[str]:
     """GitHub's heading anchors: lower case, punctuation dropped, spaces as hyphens."""
     text = FENCE.sub("", page.read_text(encoding="utf-8"))
-    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
-            for heading in re.findall(r"^#+ (.*)$", text, re.M)}
+    return {
+        re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        for heading in re.findall(r"^#+ (.*)$", text, re.M)
+    }
 
 
 def link_problems(page: Path, repo: Path = REPO) -> list[str]:
     """Links that leave the repository, point at nothing, or at a heading that does not exist."""
     problems = []
-    prose = re.sub(r"`[^`\n]*`", "", FENCE.sub("", page.read_text(encoding="utf-8")))  # code is not a link
+    prose = re.sub(
+        r"`[^`\n]*`", "", FENCE.sub("", page.read_text(encoding="utf-8"))
+    )  # code is not a link
     for match in LINK.finditer(prose):
         target = match["target"]
         if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
@@ -175,7 +207,9 @@ def link_problems(page: Path, repo: Path = REPO) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("page", PAGES + [REPO / "examples" / "README.md"], ids=lambda p: p.relative_to(REPO).as_posix())
+@pytest.mark.parametrize(
+    "page", PAGES + [REPO / "examples" / "README.md"], ids=lambda p: p.relative_to(REPO).as_posix()
+)
 def test_every_link_resolves_inside_the_repository(page):
     assert link_problems(page) == []
 
@@ -183,11 +217,16 @@ def test_every_link_resolves_inside_the_repository(page):
 def test_the_link_check_catches_what_it_is_for(tmp_path):
     page = tmp_path / "page.md"
     (tmp_path / "other.md").write_text("# Other page\n")
-    page.write_text("[a](https://example.org) [b](nowhere.md) [c](other.md#missing) [d](other.md#other-page)\n"
-                    "![an image](other.md) `[not](a-link.md)` [e](../outside.md)\n")
+    page.write_text(
+        "[a](https://example.org) [b](nowhere.md) [c](other.md#missing) [d](other.md#other-page)\n"
+        "![an image](other.md) `[not](a-link.md)` [e](../outside.md)\n"
+    )
     assert link_problems(page, repo=tmp_path) == [
-        "page.md: https://example.org leaves the repository", "page.md: nowhere.md does not exist",
-        "page.md: no heading #missing in other.md", "page.md: ../outside.md does not exist"]
+        "page.md: https://example.org leaves the repository",
+        "page.md: nowhere.md does not exist",
+        "page.md: no heading #missing in other.md",
+        "page.md: ../outside.md does not exist",
+    ]
 
 
 def test_the_docs_index_lists_every_page():
@@ -203,31 +242,80 @@ def test_the_maintainers_workflow_passes_a_submission_through_the_action_entrypo
     for lang, body, _, not_run in blocks(page):
         if lang in SHELL and not not_run:
             for command, expected in commands(body):
-                assert subprocess.run(["bash", "-c", command], cwd=folder, env=env,
-                                      capture_output=True).returncode == expected, command
-    workflow = next(yaml.safe_load(body) for lang, body, _, _ in blocks(page) if lang == "yaml" and "jobs:" in body)
-    [step] = [s for s in workflow["jobs"]["lbnorm"]["steps"] if "lbnorm-action@" in s.get("uses", "")]
-    digest = subprocess.run(["sha256sum", step["with"]["profile_file"]], cwd=folder, capture_output=True,
-                            text=True, check=True).stdout.split()[0]
+                assert (
+                    subprocess.run(
+                        ["bash", "-c", command], cwd=folder, env=env, capture_output=True
+                    ).returncode
+                    == expected
+                ), command
+    workflow = next(
+        yaml.safe_load(body)
+        for lang, body, _, _ in blocks(page)
+        if lang == "yaml" and "jobs:" in body
+    )
+    [step] = [
+        s for s in workflow["jobs"]["lbnorm"]["steps"] if "lbnorm-action@" in s.get("uses", "")
+    ]
+    digest = subprocess.run(
+        ["sha256sum", step["with"]["profile_file"]],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()[0]
     model = folder / "submissions" / "example-org" / "tiny-model"
     shutil.copytree(folder / "examples" / "lm-eval-output" / "example-org__tiny-model", model)
-    init = subprocess.run(["lbnorm", "submission", "init", str(model.relative_to(folder)), "--profile-file",
-                           step["with"]["profile_file"]], cwd=folder, env=env, capture_output=True, text=True)
+    init = subprocess.run(
+        [
+            "lbnorm",
+            "submission",
+            "init",
+            str(model.relative_to(folder)),
+            "--profile-file",
+            step["with"]["profile_file"],
+        ],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert init.returncode == 0, init.stderr
     (folder / "out.txt").touch()
     inputs = {f"INPUT_{key.upper()}": str(value) for key, value in step["with"].items()}
-    proc = subprocess.run([sys.executable, "-m", "validator", "action"], cwd=folder, capture_output=True, text=True,
-                          env={**env, **inputs, "INPUT_PROFILE_SHA256": digest, "GITHUB_WORKSPACE": str(folder),
-                               "GITHUB_OUTPUT": str(folder / "out.txt")})
+    proc = subprocess.run(
+        [sys.executable, "-m", "validator", "action"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={
+            **env,
+            **inputs,
+            "INPUT_PROFILE_SHA256": digest,
+            "GITHUB_WORKSPACE": str(folder),
+            "GITHUB_OUTPUT": str(folder / "out.txt"),
+        },
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "passed=true" in (folder / "out.txt").read_text()
     assert "num_choices 5 of the profile is what the log scored" in proc.stdout
     tampered = folder / ".lbnorm" / "profile.yaml"
     tampered.write_text(tampered.read_text().replace("num_choices: 5", "num_choices: 2"))
-    refused = subprocess.run([sys.executable, "-m", "validator", "action"], cwd=folder, capture_output=True,
-                             text=True, env={**env, **inputs, "INPUT_PROFILE_SHA256": digest,
-                                             "GITHUB_WORKSPACE": str(folder), "GITHUB_OUTPUT": str(folder / "out.txt")})
-    assert refused.returncode == 3 and "update the pin" in refused.stdout  # the pin holds against an edited profile
+    refused = subprocess.run(
+        [sys.executable, "-m", "validator", "action"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={
+            **env,
+            **inputs,
+            "INPUT_PROFILE_SHA256": digest,
+            "GITHUB_WORKSPACE": str(folder),
+            "GITHUB_OUTPUT": str(folder / "out.txt"),
+        },
+    )
+    assert (
+        refused.returncode == 3 and "update the pin" in refused.stdout
+    )  # the pin holds against an edited profile
 
 
 def test_the_example_run_is_what_make_example_run_writes_today(tmp_path):
@@ -238,11 +326,23 @@ def test_the_example_run_is_what_make_example_run_writes_today(tmp_path):
     (repo / "tests").mkdir(parents=True)
     (repo / "tests" / "harness_logs.py").symlink_to(REPO / "tests" / "harness_logs.py")
     shutil.copy(REPO / "tests" / "make_example_run.py", repo / "tests")
-    subprocess.run([sys.executable, str(repo / "tests" / "make_example_run.py")], check=True, capture_output=True,
-                   env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=600)
+    subprocess.run(
+        [sys.executable, str(repo / "tests" / "make_example_run.py")],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=600,
+    )
     made, committed = repo / "examples" / "lm-eval-output", REPO / "examples" / "lm-eval-output"
-    names = sorted({p.relative_to(made).as_posix() for p in made.rglob("*") if p.is_file()}
-                   | {p.relative_to(committed).as_posix() for p in committed.rglob("*") if p.is_file()})
-    differing = [name for name in names if not (made / name).is_file() or not (committed / name).is_file()
-                 or (made / name).read_bytes() != (committed / name).read_bytes()]
+    names = sorted(
+        {p.relative_to(made).as_posix() for p in made.rglob("*") if p.is_file()}
+        | {p.relative_to(committed).as_posix() for p in committed.rglob("*") if p.is_file()}
+    )
+    differing = [
+        name
+        for name in names
+        if not (made / name).is_file()
+        or not (committed / name).is_file()
+        or (made / name).read_bytes() != (committed / name).read_bytes()
+    ]
     assert not differing, f"remake it ({sys.executable} tests/make_example_run.py): {differing}"

@@ -17,11 +17,21 @@ from validator.io.documents import (
 )
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=8),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(
-        st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6), children, max_size=4),
-    max_leaves=20)
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6),
+            children,
+            max_size=4,
+        )
+    ),
+    max_leaves=20,
+)
 
 
 def leaf_paths(value, path=()):
@@ -54,13 +64,22 @@ def test_every_path_points_at_its_member(value, indent):
 def test_positions_in_the_example_file():
     doc = parse_document(EXAMPLE.read_text(), "example.json", "json")
     line, column = doc.position(("results", "leaderboard_bbh_snarks", "acc_norm,none"))
-    assert EXAMPLE.read_text().splitlines()[line - 1][column - 1:].startswith('"acc_norm,none": 0.5393258426966292')
+    assert (
+        EXAMPLE.read_text()
+        .splitlines()[line - 1][column - 1 :]
+        .startswith('"acc_norm,none": 0.5393258426966292')
+    )
     # a path that does not exist falls back to its nearest ancestor
-    assert doc.position(("results", "leaderboard_bbh_snarks", "nope")) == doc.position(("results", "leaderboard_bbh_snarks"))
+    assert doc.position(("results", "leaderboard_bbh_snarks", "nope")) == doc.position(
+        ("results", "leaderboard_bbh_snarks")
+    )
 
 
 def test_duplicate_keys_are_located_in_json_and_yaml():
-    for text, kind, where in (('{"a": {"b": 1,\n "b": 2}}', "json", (2, 2)), ("a: 1\nb:\n  c: 1\n  c: 2\n", "yaml", (4, 3))):
+    for text, kind, where in (
+        ('{"a": {"b": 1,\n "b": 2}}', "json", (2, 2)),
+        ("a: 1\nb:\n  c: 1\n  c: 2\n", "yaml", (4, 3)),
+    ):
         try:
             parse_document(text, "f", kind)
         except DocumentError as exc:
@@ -92,7 +111,8 @@ def test_non_finite_values_are_found_anywhere():
 BILLION_LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
     f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
-    for i in range(9))
+    for i in range(9)
+)
 
 
 def test_a_yaml_alias_bomb_fails_fast_with_a_clear_error():
@@ -105,7 +125,9 @@ def test_a_yaml_alias_bomb_fails_fast_with_a_clear_error():
         assert exc.rule == "LB112" and "alias bomb" in exc.message
     else:
         raise AssertionError("10**10 values were accepted")
-    assert time.perf_counter() - start < 30  # bounded work, not a hang (a generous bound, not a benchmark)
+    assert (
+        time.perf_counter() - start < 30
+    )  # bounded work, not a hang (a generous bound, not a benchmark)
 
 
 def test_deep_yaml_nesting_is_a_data_error():
@@ -117,15 +139,18 @@ def test_deep_yaml_nesting_is_a_data_error():
         raise AssertionError("accepted")
 
 
-@pytest.mark.parametrize("kind, text", [
-    ("json", "[" * 100 + "]" * 100),
-    ("json", '{"a": ' * 100 + "1" + "}" * 100),
-    ("json", "[" * 100_000 + "]" * 100_000),
-    ("yaml", "a:\n" + "".join(" " * i + "- \n" for i in range(1, 100))),
-    # libyaml 0.2.6 on (PyYAML 6.0.4) refuses past 1,000 levels in its scanner, before the first event
-    ("yaml", "- " * 1100 + "x"),
-    ("yaml", "[" * 1001 + "]" * 1001),
-])
+@pytest.mark.parametrize(
+    "kind, text",
+    [
+        ("json", "[" * 100 + "]" * 100),
+        ("json", '{"a": ' * 100 + "1" + "}" * 100),
+        ("json", "[" * 100_000 + "]" * 100_000),
+        ("yaml", "a:\n" + "".join(" " * i + "- \n" for i in range(1, 100))),
+        # libyaml 0.2.6 on (PyYAML 6.0.4) refuses past 1,000 levels in its scanner, before the first event
+        ("yaml", "- " * 1100 + "x"),
+        ("yaml", "[" * 1001 + "]" * 1001),
+    ],
+)
 def test_nesting_past_the_depth_limit_is_lb108(kind, text):
     with pytest.raises(DocumentError) as caught:
         parse_document(text, "deep", kind)
@@ -134,15 +159,20 @@ def test_nesting_past_the_depth_limit_is_lb108(kind, text):
 
 def nesting_depth(value) -> int:
     """Levels of objects and arrays, counted on the parsed value (the plain form of budgets.json_too_deep)."""
-    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+    children = (
+        value.values() if isinstance(value, dict) else value if isinstance(value, list) else None
+    )
     return 0 if children is None else 1 + max(map(nesting_depth, children), default=0)
 
 
-bracket_heavy_text = st.text(alphabet="[]{}\\\"a ,:", max_size=12)
+bracket_heavy_text = st.text(alphabet='[]{}\\"a ,:', max_size=12)
 nested_values = st.recursive(
     st.none() | st.integers() | bracket_heavy_text,
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(bracket_heavy_text, children, max_size=3),
-    max_leaves=30)
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(bracket_heavy_text, children, max_size=3)
+    ),
+    max_leaves=30,
+)
 
 
 @settings(max_examples=500, deadline=None)
@@ -163,12 +193,15 @@ def test_the_depth_limit_is_a_setting():
         parse_document("[" * 100 + "]" * 100, "deep.json", "json", Limits(max_depth=99))
 
 
-@pytest.mark.parametrize("kind, text, line", [
-    ("json", '{\n "a": "' + "x" * 1_000_001 + '"}', 2),
-    ("json", '{\n "' + "k" * 1_000_001 + '": 1}', 1),
-    ("json", '{"a":\n ' + "7" * 5_000_000 + "}", 2),
-    ("yaml", "a:\n  b: " + "x" * 1_000_001, 2),
-])
+@pytest.mark.parametrize(
+    "kind, text, line",
+    [
+        ("json", '{\n "a": "' + "x" * 1_000_001 + '"}', 2),
+        ("json", '{\n "' + "k" * 1_000_001 + '": 1}', 1),
+        ("json", '{"a":\n ' + "7" * 5_000_000 + "}", 2),
+        ("yaml", "a:\n  b: " + "x" * 1_000_001, 2),
+    ],
+)
 def test_long_strings_keys_and_numbers_are_lb109(kind, text, line):
     with pytest.raises(DocumentError) as caught:
         parse_document(text, "long", kind)

@@ -7,7 +7,9 @@ import pytest
 
 from validator.audit import drop, drop_flags
 
-VECTORS = json.loads((Path(__file__).parent / "data" / "drop_golden" / "vectors.json").read_text(encoding="utf-8"))
+VECTORS = json.loads(
+    (Path(__file__).parent / "data" / "drop_golden" / "vectors.json").read_text(encoding="utf-8")
+)
 
 
 def _golds(raw):
@@ -17,7 +19,10 @@ def _golds(raw):
 @pytest.mark.parametrize("vector", VECTORS["process_results"], ids=lambda v: v["name"])
 def test_process_results_matches_the_harness(vector):
     assert drop.normalize(vector["pred"]) == vector["normalized"]
-    assert drop.process_results(_golds(vector["golds"]), vector["pred"]) == (vector["em"], vector["f1"])
+    assert drop.process_results(_golds(vector["golds"]), vector["pred"]) == (
+        vector["em"],
+        vector["f1"],
+    )
 
 
 @pytest.mark.parametrize("vector", VECTORS["get_metrics"], ids=lambda v: v["name"])
@@ -33,13 +38,29 @@ def test_vectors_cover_matches_and_misses():
 # Spec B.2.6: pred, gold, harness EM/F1, split@\n EM/F1, ws->space F1, flags under until=["."].
 # D' (optional in the spec) marks any prediction ending in a digit under a '.' stop.
 WORKED = [
-    ("E1", "10\n\nPassage: The 2011 census recorded a population of 1,001,360", ("10",), (0, 0), (1, 1), 0.22, {"W!", "D'"}),
+    (
+        "E1",
+        "10\n\nPassage: The 2011 census recorded a population of 1,001,360",
+        ("10",),
+        (0, 0),
+        (1, 1),
+        0.22,
+        {"W!", "D'"},
+    ),
     ("E2", "10\n", ("10",), (1, 1), (1, 1), 1.0, set()),
     ("E3", "10 \n\nPassage: The 2011 census", ("10",), (0, 0.40), (1, 1), 0.40, {"L"}),
     ("E4", "10\tyards", ("10",), (0, 0), (0, 0), 0.67, {"W!"}),
     ("E5", " 12", ("12.25",), (0, 0), (0, 0), 0.0, {"D"}),
     ("E6", " The answer is 12", ("12.25",), (0, 0), (0, 0), 0.0, {"D"}),
-    ("E9", " 10 yards were gained by the team in the second quarter", ("10",), (0, 0.20), (0, 0.20), 0.20, {"L"}),
+    (
+        "E9",
+        " 10 yards were gained by the team in the second quarter",
+        ("10",),
+        (0, 0.20),
+        (0, 0.20),
+        0.20,
+        {"L"},
+    ),
     ("E17", "\n10", ("10",), (1, 1), (0, 0), 1.0, {"D'"}),
 ]
 
@@ -57,7 +78,9 @@ def _flag_names(flags: drop_flags.SampleFlags) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("name,pred,gold,harness,split,ws_f1,flags", WORKED, ids=[w[0] for w in WORKED])
+@pytest.mark.parametrize(
+    "name,pred,gold,harness,split,ws_f1,flags", WORKED, ids=[w[0] for w in WORKED]
+)
 def test_worked_examples(name, pred, gold, harness, split, ws_f1, flags):
     golds = [gold]
     em, f1 = drop.process_results(golds, pred)
@@ -98,7 +121,9 @@ def test_a_decimal_written_in_full_was_not_cut_by_the_dot_stop():
     assert not drop_flags.flag_sample(" it was 3.5", [("7",)], ["."], 0.0).possibly_cut
     scored = drop_flags.score_sample([("1.1",)], " 1.1", ["."])
     assert scored.flags.decimal_cut is None and not scored.flags.possibly_cut
-    assert drop_flags.decimal_cut(" 1", [("1.1",)], ["."]) == "1.1"  # the integer part alone still is a cut
+    assert (
+        drop_flags.decimal_cut(" 1", [("1.1",)], ["."]) == "1.1"
+    )  # the integer part alone still is a cut
 
 
 def test_decimal_cut_needs_the_dot_stop_and_a_matching_integer_part():
@@ -106,21 +131,34 @@ def test_decimal_cut_needs_the_dot_stop_and_a_matching_integer_part():
     assert drop_flags.decimal_cut(" 1,234", [("1,234.5",)], ["."]) == "1,234.5"
     assert drop_flags.decimal_cut(" 12", [("12.25",)], ["\n"]) is None
     assert drop_flags.decimal_cut(" 13", [("12.25",)], ["."]) is None
-    assert drop_flags.decimal_cut(" 12 ", [("12.25",)], ["."]) is None  # the harness cut exactly at the '.'
+    assert (
+        drop_flags.decimal_cut(" 12 ", [("12.25",)], ["."]) is None
+    )  # the harness cut exactly at the '.'
     possibly = drop_flags.flag_sample(" it was 7", [("10",)], ["."], 0.0)
     assert possibly.possibly_cut and possibly.decimal_cut is None
 
 
 def test_long_answer_loss_is_the_f1_the_extra_words_cost():
-    flags = drop_flags.flag_sample(" 10 yards were gained by the team in the second quarter", [("10",)], ["."], 0.2)
+    flags = drop_flags.flag_sample(
+        " 10 yards were gained by the team in the second quarter", [("10",)], ["."], 0.2
+    )
     assert flags.long_answer_loss == pytest.approx(0.8)
-    one_of_two = drop_flags.flag_sample(" Tom Brady threw it", [("Tom Brady", "Peyton Manning")], ["."], 0.33)
-    assert one_of_two.long_answer_loss == pytest.approx(0.5 - 0.33)  # one span can score at most 1/2
+    one_of_two = drop_flags.flag_sample(
+        " Tom Brady threw it", [("Tom Brady", "Peyton Manning")], ["."], 0.33
+    )
+    assert one_of_two.long_answer_loss == pytest.approx(
+        0.5 - 0.33
+    )  # one span can score at most 1/2
     assert drop_flags.flag_sample(" 10", [("10",)], ["."], 1.0).long_answer_loss is None
 
 
-@pytest.mark.parametrize("prediction, scored", [(" Tom Brady and Peyton Manning", 0.29),  # 2/5 words: F1 0.57, / 2
-                                                (" Peyton Manning, Tom Brady", 0.33)])   # 2/4 words: F1 0.67, / 2
+@pytest.mark.parametrize(
+    "prediction, scored",
+    [
+        (" Tom Brady and Peyton Manning", 0.29),  # 2/5 words: F1 0.57, / 2
+        (" Peyton Manning, Tom Brady", 0.33),
+    ],
+)  # 2/4 words: F1 0.67, / 2
 def test_a_whole_multi_span_answer_is_not_a_long_answer(prediction, scored):
     """Found by an outside judge: every span of a two-span gold in one prediction scores 0.29, not 1, because
     the harness scores a prediction as one span; L said it lost F1 "to extra words" on honest answers."""
@@ -128,15 +166,27 @@ def test_a_whole_multi_span_answer_is_not_a_long_answer(prediction, scored):
     em, f1 = drop.process_results(golds, prediction)
     assert (em, f1) == (0.0, scored)
     assert drop_flags.flag_sample(prediction, golds, ["."], f1).long_answer_loss is None
-    assert drop_flags.flag_sample(prediction + " won", [("Tom Brady",)], ["."], 0.5).long_answer_loss is not None
+    assert (
+        drop_flags.flag_sample(prediction + " won", [("Tom Brady",)], ["."], 0.5).long_answer_loss
+        is not None
+    )
 
 
-@pytest.mark.parametrize("prediction, golds", [
-    (" Tom Brady and Peyton Manning\n\nPassage: The Broncos won the game", [("Tom Brady", "Peyton Manning")]),
-    (" Denver Broncos", [("Denver", "Denver")]),                    # the same span twice
-    (" Peyton Manning threw it", [("Manning", "Peyton Manning")]),  # one span inside the other
-    (" Tom Brady and Peyton Manning", [("Tom Brady", "Peyton Manning"), ("Tom Brady",)]),  # a one-span gold too
-])
+@pytest.mark.parametrize(
+    "prediction, golds",
+    [
+        (
+            " Tom Brady and Peyton Manning\n\nPassage: The Broncos won the game",
+            [("Tom Brady", "Peyton Manning")],
+        ),
+        (" Denver Broncos", [("Denver", "Denver")]),  # the same span twice
+        (" Peyton Manning threw it", [("Manning", "Peyton Manning")]),  # one span inside the other
+        (
+            " Tom Brady and Peyton Manning",
+            [("Tom Brady", "Peyton Manning"), ("Tom Brady",)],
+        ),  # a one-span gold too
+    ],
+)
 def test_words_beyond_every_span_of_a_multi_span_gold_are_a_long_answer(prediction, golds):
     """Found by an outside review: sparing whole multi-span answers spared these too, the blog's
     "...\n\nPassage:" among them. The loss is against the prediction cut to the gold's words."""
@@ -152,10 +202,13 @@ def test_assignment_handles_more_rows_than_columns_and_empty():
 
 
 def test_has_decimal_gold():
-    assert drop_flags.has_decimal_gold([("12.25",)]) and not drop_flags.has_decimal_gold([("12",), ("Tom",)])
+    assert drop_flags.has_decimal_gold([("12.25",)]) and not drop_flags.has_decimal_gold(
+        [("12",), ("Tom",)]
+    )
 
 
 # --- the scorer's caches hold only what the submitter cannot grow -------------------------------
+
 
 def _words(start: int, characters: int) -> str:
     """Distinct numbers separated by spaces, `characters` long."""
@@ -173,20 +226,31 @@ def _clear_caches():
         cached.clear()
 
 
-@pytest.mark.parametrize("golds, prediction", [
-    ([(_words(0, 5000), _words(10_000, 5000))], _words(20_000, 5000) + "\n12"),  # long
-    ([(WIDE + " 12.5",)], WIDE + " 12"),  # short, but not ASCII
-], ids=["long", "wide"])
+@pytest.mark.parametrize(
+    "golds, prediction",
+    [
+        ([(_words(0, 5000), _words(10_000, 5000))], _words(20_000, 5000) + "\n12"),  # long
+        ([(WIDE + " 12.5",)], WIDE + " 12"),  # short, but not ASCII
+    ],
+    ids=["long", "wide"],
+)
 def test_long_or_wide_golds_and_predictions_are_never_cached(golds, prediction):
     _clear_caches()
     score = drop_flags.score_sample(golds, prediction, ["."])
-    drop.process_results(golds, prediction), drop_flags.flag_sample(prediction, golds, ["."], score.f1)
+    (
+        drop.process_results(golds, prediction),
+        drop_flags.flag_sample(prediction, golds, ["."], score.f1),
+    )
     assert [len(cached) for cached in drop.CACHES] == [0, 0]
 
 
 def test_golds_of_many_spans_or_words_are_not_cached():
     _clear_caches()
-    for gold in [tuple(f"{k}.5" for k in range(drop._CACHED_SPANS + 1)), ("1 2 3 4 5 6 7 8 9 10",), ("1-2-3-4-5-6-7-8-9-10",)]:
+    for gold in [
+        tuple(f"{k}.5" for k in range(drop._CACHED_SPANS + 1)),
+        ("1 2 3 4 5 6 7 8 9 10",),
+        ("1-2-3-4-5-6-7-8-9-10",),
+    ]:
         drop_flags.score_sample([gold], "1", ["."])
     assert [len(cached) for cached in drop.GOLD_CACHES] == [0]
     drop_flags.score_sample([("12.5",)], "12", ["."])
@@ -214,7 +278,7 @@ def test_the_caches_stay_under_100_mb_full_of_the_largest_entries_they_keep(shap
     try:
         before = tracemalloc.get_traced_memory()[0]
         for k in range(drop._CACHE_ENTRIES):
-            prediction = (f"{k}" + " 1e15" * 60)[:drop._CACHED_LENGTH]
+            prediction = (f"{k}" + " 1e15" * 60)[: drop._CACHED_LENGTH]
             drop_flags.score_sample([gold_of(k)], prediction, ["."])
         held = tracemalloc.get_traced_memory()[0] - before
     finally:
@@ -231,7 +295,11 @@ def test_gold_answers_as_lists_or_empty_are_scored_as_the_reference_scores_them(
 
     assert drop.process_results([["ü"]], "x") == reference.process_results([["ü"]], "x")
     golds = [("1.5",), ()]
-    assert drop_flags.decimal_cut("1", golds, ["."]) == reference.decimal_cut("1", golds, ["."]) == "1.5"
+    assert (
+        drop_flags.decimal_cut("1", golds, ["."])
+        == reference.decimal_cut("1", golds, ["."])
+        == "1.5"
+    )
     assert drop_flags.has_decimal_gold([()]) is reference.has_decimal_gold([()]) is False
     assert drop_flags.gold_numbers([()]) == reference.gold_numbers([()]) == set()
 

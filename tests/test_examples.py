@@ -22,17 +22,28 @@ from validator.check.rules import all_rules
 from validator.cli import cli
 
 EXAMPLES = Path(__file__).parent / "examples"
-CASES = sorted(p for kind in ("positive", "negative") for p in (EXAMPLES / kind).iterdir() if p.is_dir())
+CASES = sorted(
+    p for kind in ("positive", "negative") for p in (EXAMPLES / kind).iterdir() if p.is_dir()
+)
 
 
 def run_case(case: Path):
     config = yaml.safe_load((case / "case.yaml").read_text())
     prefix = case.relative_to(EXAMPLES).as_posix() + "/"
-    args = ["check", "--root", str(EXAMPLES), "--output-format", "json", *config["options"],
-            *(str(EXAMPLES / prefix) + "/" + a for a in config["args"])]  # arguments are relative to cwd
+    args = [
+        "check",
+        "--root",
+        str(EXAMPLES),
+        "--output-format",
+        "json",
+        *config["options"],
+        *(str(EXAMPLES / prefix) + "/" + a for a in config["args"]),
+    ]  # arguments are relative to cwd
     result = CliRunner().invoke(cli, args, catch_exceptions=False)
     report = json.loads(result.output)
-    found = sorted((f["rule"], f["file"].removeprefix(prefix), f["line"]) for f in report["findings"])
+    found = sorted(
+        (f["rule"], f["file"].removeprefix(prefix), f["line"]) for f in report["findings"]
+    )
     expected = sorted((f["rule"], f["file"], f["line"]) for f in config["findings"])
     return result.exit_code, found, expected, report
 
@@ -45,8 +56,12 @@ def test_example(case: Path):
 
 
 def test_every_rule_has_a_negative_example():
-    covered = {f["rule"] for case in CASES if case.parent.name == "negative"
-               for f in yaml.safe_load((case / "case.yaml").read_text())["findings"]}
+    covered = {
+        f["rule"]
+        for case in CASES
+        if case.parent.name == "negative"
+        for f in yaml.safe_load((case / "case.yaml").read_text())["findings"]
+    }
     # LB110 has no input that triggers it (each known one is fixed); test_hostile.py injects the fault. LB600 is
     # the safety net for a score no other rule explains: every known cause now has its own rule (the last, a count
     # that is no whole number, is LB506), so test_cli_check.py injects one.
@@ -94,7 +109,10 @@ def test_a_score_no_rule_explains_is_never_passed(monkeypatch):
     exit_code, found, _, report = run_case(EXAMPLES / "positive" / "pythia_two_decimals")
     assert exit_code == 1
     assert found == [("LB600", "shared/pythia-1b.json", 1)]
-    assert report["findings"][0]["message"] == "gpqa cannot be recomputed: an unforeseen shape of the file"
+    assert (
+        report["findings"][0]["message"]
+        == "gpqa cannot be recomputed: an unforeseen shape of the file"
+    )
 
 
 def test_the_example_folders_are_what_make_examples_writes_today(tmp_path):
@@ -106,13 +124,25 @@ def test_the_example_folders_are_what_make_examples_writes_today(tmp_path):
     for shared in ("examples", "tests/data", "tests/harness_logs.py"):  # what the generator reads
         (repo / shared).symlink_to(here.parent / shared)
     shutil.copy(EXAMPLES / "make_examples.py", repo / "tests" / "examples")
-    subprocess.run([sys.executable, str(repo / "tests" / "examples" / "make_examples.py")], check=True,
-                   capture_output=True, env={**os.environ, "PYTHONPATH": str(here.parent)}, timeout=600)
+    subprocess.run(
+        [sys.executable, str(repo / "tests" / "examples" / "make_examples.py")],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": str(here.parent)},
+        timeout=600,
+    )
     made, committed = _tree(repo / "tests" / "examples"), _tree(EXAMPLES)
-    differing = sorted(name for name in made.keys() | committed.keys() if made.get(name) != committed.get(name))
-    assert not differing, f"remake them ({sys.executable} tests/examples/make_examples.py): {differing}"
+    differing = sorted(
+        name for name in made.keys() | committed.keys() if made.get(name) != committed.get(name)
+    )
+    assert not differing, (
+        f"remake them ({sys.executable} tests/examples/make_examples.py): {differing}"
+    )
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*"))
-            if path.is_file() and "__pycache__" not in path.parts}
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    }

@@ -26,21 +26,53 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from hostile_corpus import CANARY, MUSR_LOG, RESULTS, SUBMISSION, outside_folder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hostile_corpus import CANARY, MUSR_LOG, RESULTS, SUBMISSION, outside_folder
 from runner_mimic import commands
 from test_hostile import REPORT, audited
 
 EXAMPLES = int(os.environ.get("LBNORM_FUZZ_EXAMPLES", "6"))
-FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=EXAMPLES <= 50, database=None,
-                suppress_health_check=list(HealthCheck))
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=EXAMPLES <= 50,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 DEEP = 3000  # far past the default --max-depth of 64, and past what recursive parsers survive in some shapes
 
-HOSTILE_STRINGS = ["::error file=x.py,line=1::forged", "##[error]forged", "a\n::warning::b", "@octocat please",
-                   "https://evil.example/x", "www.evil.example", "\u202eevil\u2028", "\x1b[2Jclear", "\ud800",
-                   "²", "9" * 5000, "x" * 100_000, "", " ", "%0A::error::x"]
-EXTREME_NUMBERS = [0, -1, 1e308, -1e308, 5e-324, 2**63, 10**300, 1.7976931348623157e308, 0.1, 1.5, True, None]
+HOSTILE_STRINGS = [
+    "::error file=x.py,line=1::forged",
+    "##[error]forged",
+    "a\n::warning::b",
+    "@octocat please",
+    "https://evil.example/x",
+    "www.evil.example",
+    "\u202eevil\u2028",
+    "\x1b[2Jclear",
+    "\ud800",
+    "²",
+    "9" * 5000,
+    "x" * 100_000,
+    "",
+    " ",
+    "%0A::error::x",
+]
+EXTREME_NUMBERS = [
+    0,
+    -1,
+    1e308,
+    -1e308,
+    5e-324,
+    2**63,
+    10**300,
+    1.7976931348623157e308,
+    0.1,
+    1.5,
+    True,
+    None,
+]
 # Features that make a file broken: a run that reads the file must fail (exit 1).
 BREAKING = {"deep", "nonstring_key", "huge_int", "hex_int"}
 
@@ -50,8 +82,8 @@ class Plant:
     """One hostile feature and where it goes."""
 
     kind: str
-    where: str        # "submission", "results" or "log"
-    path: tuple       # keys leading to the planted value
+    where: str  # "submission", "results" or "log"
+    path: tuple  # keys leading to the planted value
     value: object = None
     shape: str = ""
 
@@ -63,35 +95,93 @@ class Workspace:
     plants: list[Plant] = field(default_factory=list)
 
 
-paths_in_submission = st.sampled_from([("model",), ("reported", "bbh"), ("reported", "x"), ("notes",), ("profile",),
-                                       ("schema_version",), ("results",), ("samples",)])
-paths_in_results = st.sampled_from([("results", "leaderboard_bbh_snarks", "acc_norm,none"), ("model_name",),
-                                    ("n-samples", "leaderboard_musr_team_allocation", "effective"),
-                                    ("n-shot", "leaderboard_bbh_snarks"), ("config", "limit"),
-                                    ("configs", "leaderboard_musr_team_allocation", "filter_list"),
-                                    ("configs", "leaderboard_musr_team_allocation", "metric_list"),
-                                    ("results", "t::error::x"), ("group_subtasks",), ("results",)])
-paths_in_log = st.sampled_from([("doc_id",), ("doc",), ("target",), ("acc_norm",), ("filtered_resps",),
-                                ("doc_hash",), ("arguments",)])
+paths_in_submission = st.sampled_from(
+    [
+        ("model",),
+        ("reported", "bbh"),
+        ("reported", "x"),
+        ("notes",),
+        ("profile",),
+        ("schema_version",),
+        ("results",),
+        ("samples",),
+    ]
+)
+paths_in_results = st.sampled_from(
+    [
+        ("results", "leaderboard_bbh_snarks", "acc_norm,none"),
+        ("model_name",),
+        ("n-samples", "leaderboard_musr_team_allocation", "effective"),
+        ("n-shot", "leaderboard_bbh_snarks"),
+        ("config", "limit"),
+        ("configs", "leaderboard_musr_team_allocation", "filter_list"),
+        ("configs", "leaderboard_musr_team_allocation", "metric_list"),
+        ("results", "t::error::x"),
+        ("group_subtasks",),
+        ("results",),
+    ]
+)
+paths_in_log = st.sampled_from(
+    [
+        ("doc_id",),
+        ("doc",),
+        ("target",),
+        ("acc_norm",),
+        ("filtered_resps",),
+        ("doc_hash",),
+        ("arguments",),
+    ]
+)
 
 
 @st.composite
 def plants(draw) -> Plant:
     where = draw(st.sampled_from(["submission", "results", "log"]))
-    path = draw({"submission": paths_in_submission, "results": paths_in_results, "log": paths_in_log}[where])
-    kind = draw(st.sampled_from(["string", "number", "wrong_type", "deep", "nonstring_key", "huge_int",
-                                 "hex_int", "duplicate_key"]))
-    value = {"string": st.sampled_from(HOSTILE_STRINGS), "number": st.sampled_from(EXTREME_NUMBERS),
-             "wrong_type": st.sampled_from([[], {}, [1, "a"], {"a": [None]}, "five", 5])}.get(kind, st.none())
-    shape = draw(st.sampled_from(["json_array", "json_object", "yaml_flow", "yaml_flow_map", "yaml_block",
-                                  "yaml_key", "yaml_indent"]))
+    path = draw(
+        {"submission": paths_in_submission, "results": paths_in_results, "log": paths_in_log}[where]
+    )
+    kind = draw(
+        st.sampled_from(
+            [
+                "string",
+                "number",
+                "wrong_type",
+                "deep",
+                "nonstring_key",
+                "huge_int",
+                "hex_int",
+                "duplicate_key",
+            ]
+        )
+    )
+    value = {
+        "string": st.sampled_from(HOSTILE_STRINGS),
+        "number": st.sampled_from(EXTREME_NUMBERS),
+        "wrong_type": st.sampled_from([[], {}, [1, "a"], {"a": [None]}, "five", 5]),
+    }.get(kind, st.none())
+    shape = draw(
+        st.sampled_from(
+            [
+                "json_array",
+                "json_object",
+                "yaml_flow",
+                "yaml_flow_map",
+                "yaml_block",
+                "yaml_key",
+                "yaml_indent",
+            ]
+        )
+    )
     return Plant(kind, where, path, draw(value), shape)
 
 
-workspaces = st.builds(Workspace, st.booleans(), st.booleans(), st.lists(plants(), min_size=1, max_size=3))
+workspaces = st.builds(
+    Workspace, st.booleans(), st.booleans(), st.lists(plants(), min_size=1, max_size=3)
+)
 
 
 # --- turning a drawn workspace into files ------------------------------------------------------
+
 
 def _set(data: dict, path: tuple, value) -> None:
     for key in path[:-1]:
@@ -109,10 +199,16 @@ def _placeholder(index: int) -> str:
 def _deep_text(shape: str, yaml_file: bool) -> str:
     """Nesting as text: serialisers cannot write it, parsers must refuse it before they recurse."""
     if not yaml_file or shape in ("json_array", "json_object"):
-        return "[" * DEEP + "]" * DEEP if shape != "json_object" else '{"a": ' * DEEP + "1" + "}" * DEEP
+        return (
+            "[" * DEEP + "]" * DEEP
+            if shape != "json_object"
+            else '{"a": ' * DEEP + "1" + "}" * DEEP
+        )
     if shape == "yaml_flow_map":
         return "{a: " * DEEP + "1" + "}" * DEEP
-    return "[" * DEEP + "]" * DEEP  # block shapes are planted as whole documents (see _block_document)
+    return (
+        "[" * DEEP + "]" * DEEP
+    )  # block shapes are planted as whole documents (see _block_document)
 
 
 def _block_document(shape: str) -> str:
@@ -123,14 +219,20 @@ def _block_document(shape: str) -> str:
     return "- " * DEEP + "x\n"
 
 
-def _render(data: dict, as_yaml: bool, plants_here: list[tuple[int, Plant]]) -> tuple[str, set[str]]:
+def _render(
+    data: dict, as_yaml: bool, plants_here: list[tuple[int, Plant]]
+) -> tuple[str, set[str]]:
     """The file's text and the kinds of the plants that made it in (a later plant can overwrite an earlier one)."""
     for index, plant in plants_here:
         if plant.kind in ("string", "number", "wrong_type"):
             _set(data, plant.path, plant.value)
         else:
             _set(data, plant.path, _placeholder(index))
-    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**9) if as_yaml else json.dumps(data)
+    text = (
+        yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**9)
+        if as_yaml
+        else json.dumps(data)
+    )
     applied = set()
     for index, plant in plants_here:
         quoted = [f'"{_placeholder(index)}"', _placeholder(index)]
@@ -158,22 +260,35 @@ def build(ws: Path, drawn: Workspace) -> set[str]:
     """Write the workspace; return which files carry a breaking feature."""
     results_name = "results.yaml" if drawn.results_yaml else "results.json"
     submission_name = "submission.yaml" if drawn.submission_yaml else "submission.json"
-    submission = json.loads(json.dumps(SUBMISSION)) | {"results": results_name, "samples": [MUSR_LOG]}
+    submission = json.loads(json.dumps(SUBMISSION)) | {
+        "results": results_name,
+        "samples": [MUSR_LOG],
+    }
     results = json.loads(json.dumps(RESULTS))
     log = {"doc_id": 0, "doc": {"q": "question"}, "target": "A", "acc_norm": 1.0}
     plants_at = {"submission": [], "results": [], "log": []}
     for index, plant in enumerate(drawn.plants):
         plants_at[plant.where].append((index, plant))
     broken = set()
-    for where, data, name, as_yaml in (("submission", submission, submission_name, drawn.submission_yaml),
-                                       ("results", results, results_name, drawn.results_yaml),
-                                       ("log", log, MUSR_LOG, False)):
+    for where, data, name, as_yaml in (
+        ("submission", submission, submission_name, drawn.submission_yaml),
+        ("results", results, results_name, drawn.results_yaml),
+        ("log", log, MUSR_LOG, False),
+    ):
         text, applied = _render(data, as_yaml, plants_at[where])
-        block = [p for _, p in plants_at[where] if p.kind == "deep" and as_yaml and p.shape.startswith("yaml_")
-                 and p.shape not in ("yaml_flow", "yaml_flow_map")]
+        block = [
+            p
+            for _, p in plants_at[where]
+            if p.kind == "deep"
+            and as_yaml
+            and p.shape.startswith("yaml_")
+            and p.shape not in ("yaml_flow", "yaml_flow_map")
+        ]
         if block:
             text, applied = _block_document(block[0].shape), {"deep"}
-        (ws / name).write_text(text + ("\n" if where == "log" else ""), encoding="utf-8", errors="surrogatepass")
+        (ws / name).write_text(
+            text + ("\n" if where == "log" else ""), encoding="utf-8", errors="surrogatepass"
+        )
         if applied & BREAKING and where != "log":
             broken.add(name)
     return broken
@@ -181,10 +296,15 @@ def build(ws: Path, drawn: Workspace) -> set[str]:
 
 # --- the properties -------------------------------------------------------------------------
 
+
 def _assert_sane(proc, allowed=(0, 1, 2)) -> str:
     stdout = proc.stdout.decode("utf-8")
     stderr = proc.stderr.decode("utf-8")
-    assert proc.returncode in allowed, (proc.returncode, stdout[-1500:], stderr[-1500:])  # a signal is negative
+    assert proc.returncode in allowed, (
+        proc.returncode,
+        stdout[-1500:],
+        stderr[-1500:],
+    )  # a signal is negative
     assert "Traceback" not in stderr and "AUDIT VIOLATION" not in stderr, stderr[-3000:]
     assert CANARY not in stdout + stderr
     return stdout
@@ -220,7 +340,9 @@ def test_check_normalize_and_audit_fail_closed(tmp_path_factory, drawn):
     if results in broken:
         assert proc.returncode == 1 and normalized["errors"]
 
-    proc = audited(["audit", "--root", str(ws), "--output-format", "json", results, MUSR_LOG], ws, {})
+    proc = audited(
+        ["audit", "--root", str(ws), "--output-format", "json", results, MUSR_LOG], ws, {}
+    )
     json.loads(_assert_sane(proc))
     assert submission  # the check above read it
 
@@ -236,9 +358,15 @@ def test_the_action_fails_closed_and_always_writes_its_report(tmp_path_factory, 
     output, summary = runner / "output", runner / "summary.md"
     output.write_text("")
     summary.write_text("")
-    env = {"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(ws), "GITHUB_OUTPUT": str(output),
-           "GITHUB_STEP_SUMMARY": str(summary), "HOME": str(runner), "INPUT_FILES": "submission.*",
-           "INPUT_REPORT": REPORT}
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(ws),
+        "GITHUB_OUTPUT": str(output),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "HOME": str(runner),
+        "INPUT_FILES": "submission.*",
+        "INPUT_REPORT": REPORT,
+    }
     proc = audited(["action"], ws, env, writable=[output, summary, ws / REPORT])
     log = _assert_sane(proc)
     assert {c.name for c in commands(log)} <= {"error", "warning", "group", "endgroup"}
@@ -252,16 +380,35 @@ def test_the_action_fails_closed_and_always_writes_its_report(tmp_path_factory, 
 
 
 profiles = st.one_of(
-    st.sampled_from(["[" * DEEP + "]" * DEEP, "- " * DEEP + "x", "? " * DEEP + "x", "{1: a}", "name: 5",
-                     "benchmarks: " + "9" * 5000, "0x" + "f" * 5000, "", "::error::x", "a: &a [*a]"]),
-    st.recursive(st.none() | st.integers() | st.text(max_size=20),
-                 lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
-                 max_leaves=10).map(lambda v: json.dumps({"name": "fuzz", "benchmarks": v})))
+    st.sampled_from(
+        [
+            "[" * DEEP + "]" * DEEP,
+            "- " * DEEP + "x",
+            "? " * DEEP + "x",
+            "{1: a}",
+            "name: 5",
+            "benchmarks: " + "9" * 5000,
+            "0x" + "f" * 5000,
+            "",
+            "::error::x",
+            "a: &a [*a]",
+        ]
+    ),
+    st.recursive(
+        st.none() | st.integers() | st.text(max_size=20),
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+        ),
+        max_leaves=10,
+    ).map(lambda v: json.dumps({"name": "fuzz", "benchmarks": v})),
+)
 
 
 @FUZZ
 @given(profile=profiles)
-def test_a_broken_maintainer_profile_is_a_configuration_error_not_a_crash(tmp_path_factory, profile):
+def test_a_broken_maintainer_profile_is_a_configuration_error_not_a_crash(
+    tmp_path_factory, profile
+):
     """A bad profile is the maintainer's configuration: exit 3 (or 2) with one line, never a signal or traceback."""
     root, ws = _fresh(tmp_path_factory)
     (ws / "submission.json").write_text(json.dumps(SUBMISSION | {"results": "results.json"}))

@@ -32,11 +32,22 @@ def _bounded() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def audited(args: list[str], ws: Path, env: dict[str, str], writable: list[Path] = ()) -> subprocess.CompletedProcess:
-    env = env | {"AUDIT_WORKSPACE": str(ws), "AUDIT_WRITABLE": os.pathsep.join(map(str, writable)),
-                 "PATH": os.environ["PATH"]}
-    return subprocess.run([sys.executable, "-I", str(AUDITED), *args], cwd=ws, env=env, capture_output=True,
-                          timeout=TIME_LIMIT_S, preexec_fn=_bounded)
+def audited(
+    args: list[str], ws: Path, env: dict[str, str], writable: list[Path] = ()
+) -> subprocess.CompletedProcess:
+    env = env | {
+        "AUDIT_WORKSPACE": str(ws),
+        "AUDIT_WRITABLE": os.pathsep.join(map(str, writable)),
+        "PATH": os.environ["PATH"],
+    }
+    return subprocess.run(
+        [sys.executable, "-I", str(AUDITED), *args],
+        cwd=ws,
+        env=env,
+        capture_output=True,
+        timeout=TIME_LIMIT_S,
+        preexec_fn=_bounded,
+    )
 
 
 def built(hostile: HostileCase, tmp_path: Path) -> tuple[Path, Path, Snapshot]:
@@ -68,7 +79,9 @@ def test_cli(hostile: HostileCase, tmp_path):
     proc = audited([*base, "--output-format", "json", *hostile.args], ws, {})
     output = assert_clean_run(proc, hostile.exit)
     report = json.loads(proc.stdout)
-    assert {f["rule"] for f in report["findings"]} == hostile.rules, json.dumps(report["findings"])[:3000]
+    assert {f["rule"] for f in report["findings"]} == hostile.rules, json.dumps(report["findings"])[
+        :3000
+    ]
     assert all("\n" not in f["message"] for f in report["findings"])
     assert commands(output) == []
 
@@ -88,9 +101,16 @@ def test_action_entrypoint(hostile: HostileCase, tmp_path):
     output_file, summary_file = runner / "output", runner / "summary.md"
     output_file.write_text("")
     summary_file.write_text("")
-    env = {"GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(ws), "GITHUB_EVENT_NAME": "pull_request",
-           "GITHUB_OUTPUT": str(output_file), "GITHUB_STEP_SUMMARY": str(summary_file), "HOME": str(runner),
-           "INPUT_FILES": "\n".join(hostile.args), "INPUT_REPORT": REPORT}
+    env = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(ws),
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_OUTPUT": str(output_file),
+        "GITHUB_STEP_SUMMARY": str(summary_file),
+        "HOME": str(runner),
+        "INPUT_FILES": "\n".join(hostile.args),
+        "INPUT_REPORT": REPORT,
+    }
     proc = audited(["action"], ws, env, writable=[output_file, summary_file, ws / REPORT])
     log = assert_clean_run(proc, hostile.exit)
     assert_only_our_commands(log)
@@ -98,18 +118,26 @@ def test_action_entrypoint(hostile: HostileCase, tmp_path):
         # The real name, escaped, so GitHub can place it; `##[` must be broken up (the runner
         # has no escape for '#'), and a name that is not UTF-8 cannot be placed at all.
         named = annotation.properties.get("file")
-        assert (named is None or os.path.lexists(ws / named.replace("##\\[", "##["))
-                or "\\udc" in named or named.startswith("/")), named
+        assert (
+            named is None
+            or os.path.lexists(ws / named.replace("##\\[", "##["))
+            or "\\udc" in named
+            or named.startswith("/")
+        ), named
     report = json.loads((ws / REPORT).read_text())
     assert {f["rule"] for f in report["findings"]} == hostile.rules
-    assert [line.split("=")[0].split("<<")[0] for line in output_file.read_text().splitlines()
-            if "=" in line or "<<" in line][:2] == ["passed", "files_checked"]
+    assert [
+        line.split("=")[0].split("<<")[0]
+        for line in output_file.read_text().splitlines()
+        if "=" in line or "<<" in line
+    ][:2] == ["passed", "files_checked"]
     assert summary_file.stat().st_size < 1024 * 1024 and CANARY not in summary_file.read_text()
     (ws / REPORT).unlink()
     assert Snapshot.take(ws, outside) == before
 
 
 # --- failures inside one file, and workers that die ----------------------------------------------
+
 
 def _workspace_with_submissions(ws: Path, count: int) -> None:
     from hostile_corpus import honest
@@ -161,6 +189,7 @@ def test_a_worker_that_dies_becomes_a_finding_and_the_run_ends(tmp_path, monkeyp
 
 # --- the Action's report file ---------------------------------------------------------------
 
+
 def _action(ws: Path, **inputs: str) -> tuple[int, str, dict[str, str]]:
     import io
 
@@ -168,8 +197,12 @@ def _action(ws: Path, **inputs: str) -> tuple[int, str, dict[str, str]]:
 
     output = ws.parent / "output"
     output.write_text("")
-    env = {"GITHUB_WORKSPACE": str(ws), "GITHUB_OUTPUT": str(output), "INPUT_FILES": "submission.json",
-           "INPUT_REPORT": REPORT} | {f"INPUT_{k.upper()}": v for k, v in inputs.items()}
+    env = {
+        "GITHUB_WORKSPACE": str(ws),
+        "GITHUB_OUTPUT": str(output),
+        "INPUT_FILES": "submission.json",
+        "INPUT_REPORT": REPORT,
+    } | {f"INPUT_{k.upper()}": v for k, v in inputs.items()}
     out = io.StringIO()
     code = run_action(env, out, io.StringIO())
     outputs = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
@@ -200,7 +233,11 @@ def test_a_stale_report_does_not_survive_a_run_that_ends_early(honest_ws):
     (honest_ws / REPORT).write_text('{"passed": true}')
     code, log, outputs = _action(honest_ws, tolerance="lots")
     assert code == 2 and "::error title=lbnorm configuration::" in log
-    assert not (honest_ws / REPORT).exists() and outputs["passed"] == "false" and outputs["report"] == ""
+    assert (
+        not (honest_ws / REPORT).exists()
+        and outputs["passed"] == "false"
+        and outputs["report"] == ""
+    )
 
 
 @pytest.mark.parametrize("trap", ["fifo", "hard link", "symlink", "directory", "symlinked folder"])
@@ -231,7 +268,9 @@ def test_a_missing_or_invalid_workspace_is_a_configuration_error(tmp_path, works
 
     from validator.action import run_action
 
-    env = {"INPUT_FILES": "submission.json"} | ({"GITHUB_WORKSPACE": workspace} if workspace is not None else {})
+    env = {"INPUT_FILES": "submission.json"} | (
+        {"GITHUB_WORKSPACE": workspace} if workspace is not None else {}
+    )
     out = io.StringIO()
     assert run_action(env, out, io.StringIO()) == 2
     assert out.getvalue().startswith("::error title=lbnorm configuration::GITHUB_WORKSPACE")
@@ -247,7 +286,10 @@ def test_a_log_with_more_records_than_the_budget_fails_at_the_first_one_over(tmp
     log.write_text('{"doc_id": 0}\n' * 5)
     with pytest.raises(DocumentError) as raised:
         list(read_records(log, Limits(max_log_records=3)))
-    assert (raised.value.rule, raised.value.line) == ("LB106", 4) and "--max-log-records" in raised.value.message
+    assert (raised.value.rule, raised.value.line) == (
+        "LB106",
+        4,
+    ) and "--max-log-records" in raised.value.message
     assert len(list(read_records(log, Limits(max_log_records=5)))) == 5
 
 
@@ -262,16 +304,24 @@ def test_no_report_line_can_become_a_workflow_command_whatever_wrote_it():
     guarded.write("note: ok\n::error file=a::forged\r  ::warning::x #")
     guarded.write("#[error]legacy\n")
     command_stream(guarded).write("::error title=lbnorm::ours\n")
-    assert raw.getvalue().splitlines() == ["note: ok", "\\::error file=a::forged", "\\::warning::x ##\\[error]legacy",
-                                           "::error title=lbnorm::ours"]
+    assert raw.getvalue().splitlines() == [
+        "note: ok",
+        "\\::error file=a::forged",
+        "\\::warning::x ##\\[error]legacy",
+        "::error title=lbnorm::ours",
+    ]
 
 
 def test_the_job_summary_pings_nobody_and_links_nowhere():
     from validator.io.safe_text import markdown_cell
 
-    text = markdown_cell("@octocat see https://evil.example/x, www.evil.example and ftp://x; mail a@b.example "
-                         "x_www.evil.example")
+    text = markdown_cell(
+        "@octocat see https://evil.example/x, www.evil.example and ftp://x; mail a@b.example "
+        "x_www.evil.example"
+    )
     for bait in ("@octocat", "https://", "www.evil", "ftp://", "a@b"):
         assert bait not in text
-    assert text.replace("\u200b", "") == ("@octocat see https://evil.example/x, www.evil.example and ftp://x; "
-                                          "mail a@b.example x\\_www.evil.example")
+    assert text.replace("\u200b", "") == (
+        "@octocat see https://evil.example/x, www.evil.example and ftp://x; "
+        "mail a@b.example x\\_www.evil.example"
+    )

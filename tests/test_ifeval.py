@@ -20,9 +20,15 @@ from hypothesis import strategies as st
 
 from validator.core import ifeval
 
-RECORDED = json.loads((Path(__file__).parent / "data" / "ifeval" / "harness_outcomes.json").read_text("utf-8"))
+RECORDED = json.loads(
+    (Path(__file__).parent / "data" / "ifeval" / "harness_outcomes.json").read_text("utf-8")
+)
 REALISTIC = RECORDED["realistic"]
-LANGDETECT = {"language:response_language", "change_case:english_capital", "change_case:english_lowercase"}
+LANGDETECT = {
+    "language:response_language",
+    "change_case:english_capital",
+    "change_case:english_lowercase",
+}
 NEEDS_PUNKT = {"length_constraints:number_sentences", "change_case:capital_word_frequency"}
 
 
@@ -32,8 +38,10 @@ def test_the_replay_knows_the_registry_of_lm_eval():
 
 def agrees(replayed: tuple, harness) -> bool:
     """A settled outcome is the harness's; the harness's own unsettled or raising ones settle nothing here."""
-    return all(mine is None or (harness != "raises" and theirs is not None and mine == theirs)
-               for mine, theirs in zip(replayed, harness if harness != "raises" else (None, None)))
+    return all(
+        mine is None or (harness != "raises" and theirs is not None and mine == theirs)
+        for mine, theirs in zip(replayed, harness if harness != "raises" else (None, None))
+    )
 
 
 def expected_settled(instruction: str, response: str) -> bool:
@@ -45,10 +53,18 @@ def expected_settled(instruction: str, response: str) -> bool:
     return instruction not in LANGDETECT
 
 
-@pytest.mark.parametrize("instruction, kwargs, outcomes", [
-    (instruction, {**dict.fromkeys(RECORDED["dataset_keys"]), **given_kwargs}, outcomes)
-    for (instruction, given_kwargs), outcomes in zip(REALISTIC["instructions"], REALISTIC["harness"])])
-def test_on_the_datasets_kwargs_the_replay_gives_the_harnesss_outcome(instruction, kwargs, outcomes):
+@pytest.mark.parametrize(
+    "instruction, kwargs, outcomes",
+    [
+        (instruction, {**dict.fromkeys(RECORDED["dataset_keys"]), **given_kwargs}, outcomes)
+        for (instruction, given_kwargs), outcomes in zip(
+            REALISTIC["instructions"], REALISTIC["harness"]
+        )
+    ],
+)
+def test_on_the_datasets_kwargs_the_replay_gives_the_harnesss_outcome(
+    instruction, kwargs, outcomes
+):
     wrong = []
     for response, outcome in zip(REALISTIC["responses"], outcomes):
         replayed = ifeval.replay(instruction, kwargs, response)
@@ -59,38 +75,83 @@ def test_on_the_datasets_kwargs_the_replay_gives_the_harnesss_outcome(instructio
 
 
 def test_fuzzed_kwargs_and_responses_never_settle_another_outcome():
-    disagreements = [case for case in RECORDED["fuzzed"] if not agrees(ifeval.replay(*case[:3]), case[3])]
+    disagreements = [
+        case for case in RECORDED["fuzzed"] if not agrees(ifeval.replay(*case[:3]), case[3])
+    ]
     assert disagreements == []
     settled = [case for case in RECORDED["fuzzed"] if ifeval.replay(*case[:3]) != (None, None)]
-    assert len(settled) > len(RECORDED["fuzzed"]) // 2  # the replay is not agreeing by settling nothing
+    assert (
+        len(settled) > len(RECORDED["fuzzed"]) // 2
+    )  # the replay is not agreeing by settling nothing
 
 
-@pytest.mark.parametrize("instruction", sorted(NEEDS_PUNKT | {"language:response_language", "no:such_instruction"}))
+@pytest.mark.parametrize(
+    "instruction", sorted(NEEDS_PUNKT | {"language:response_language", "no:such_instruction"})
+)
 def test_what_langdetect_nltk_or_no_checker_decides_is_never_settled(instruction):
-    kwargs = {"num_sentences": 2, "relation": "less than", "capital_frequency": 1, "capital_relation": "at least",
-              "language": "en"}
+    kwargs = {
+        "num_sentences": 2,
+        "relation": "less than",
+        "capital_frequency": 1,
+        "capital_relation": "at least",
+        "language": "en",
+    }
     assert ifeval.replay(instruction, kwargs, "ONE SENTENCE. Two sentences.") == (None, None)
 
 
-@pytest.mark.parametrize("kwargs", [{"num_words": 0, "relation": "at least"}, {"relation": "at least"},
-                                    {"num_words": -3, "relation": "at least"}, {"num_words": 5, "relation": None},
-                                    {"num_words": 5, "relation": "more than"}, {"num_words": "5", "relation": "at least"}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"num_words": 0, "relation": "at least"},
+        {"relation": "at least"},
+        {"num_words": -3, "relation": "at least"},
+        {"num_words": 5, "relation": None},
+        {"num_words": 5, "relation": "more than"},
+        {"num_words": "5", "relation": "at least"},
+    ],
+)
 def test_kwargs_the_harness_draws_at_random_or_rejects_settle_nothing(kwargs):
     """{k: v ... if v} drops a falsy kwarg and the checker draws it; an unknown relation raises ValueError."""
     assert ifeval.replay("length_constraints:number_words", kwargs, "one two three") == (None, None)
 
 
-@pytest.mark.parametrize("keyword", ["se(a", "s+", "a" * (ifeval.PLAIN_MAX + 1), "(ab|cd)", "(a)\\1", "(?=s)",
-                                     "(?i:sea)", "*", "s?e?a?x?y?", "(se)?", "s*"])
+@pytest.mark.parametrize(
+    "keyword",
+    [
+        "se(a",
+        "s+",
+        "a" * (ifeval.PLAIN_MAX + 1),
+        "(ab|cd)",
+        "(a)\\1",
+        "(?=s)",
+        "(?i:sea)",
+        "*",
+        "s?e?a?x?y?",
+        "(se)?",
+        "s*",
+    ],
+)
 def test_a_keyword_read_as_a_pattern_is_replayed_only_when_it_reads_a_bounded_run(keyword):
     """The harness hands keywords to `re`, which has no time limit: a pattern is run here only when it has no
     repeat, alternation, back-reference or look-around (each position then reads at most its length)."""
     assert ifeval.replay("keywords:existence", {"keywords": [keyword]}, "the sea") == (None, None)
 
 
-@pytest.mark.parametrize("keyword, found", [("s.a", True), ("[abc]", True), ("^the", True), ("s[^e]a", False),
-                                            ("(sea)", True), ("\\bsea\\b", True), ("(e|a)", True),
-                                            ("s.?a", True), ("t?h?e?x?", True), ("x?y", False)])
+@pytest.mark.parametrize(
+    "keyword, found",
+    [
+        ("s.a", True),
+        ("[abc]", True),
+        ("^the", True),
+        ("s[^e]a", False),
+        ("(sea)", True),
+        ("\\bsea\\b", True),
+        ("(e|a)", True),
+        ("s.?a", True),
+        ("t?h?e?x?", True),
+        ("x?y", False),
+    ],
+)
 def test_a_bounded_pattern_is_replayed_as_re_runs_it(keyword, found):
     assert ifeval.replay("keywords:existence", {"keywords": [keyword]}, "the sea") == (found, found)
 
@@ -103,8 +164,9 @@ LINES = st.text(alphabet=" \t\n\r*-[]<>ab\x0b\x0c\u2028\x85", max_size=60)
 def test_the_linear_scans_count_what_the_harnesss_patterns_find(text):
     """The harness's bullet, placeholder and title patterns backtrack without bound on runs of blank lines or
     brackets; the replay's scans count the same in linear time."""
-    bullets = len(re.findall(r"^\s*\*[^\*].*$", text, flags=re.MULTILINE)) \
-        + len(re.findall(r"^\s*-.*$", text, flags=re.MULTILINE))
+    bullets = len(re.findall(r"^\s*\*[^\*].*$", text, flags=re.MULTILINE)) + len(
+        re.findall(r"^\s*-.*$", text, flags=re.MULTILINE)
+    )
     assert ifeval.bullet_count(text) == bullets
     assert ifeval.placeholder_count(text) == len(re.findall(r"\[.*?\]", text))
     assert ifeval.titles(text) == re.findall(r"<<[^\n]+>>", text)
@@ -116,21 +178,50 @@ def test_a_word_list_longer_than_a_datasets_is_not_searched():
     beyond = {"forbidden_words": ["whale"] * (ifeval.MAX_WORDS + 1)}
     assert ifeval.replay("keywords:forbidden_words", within, "the sea") == (True, True)
     assert ifeval.replay("keywords:forbidden_words", beyond, "the sea") == (None, None)
-    assert ifeval.replay_cost(beyond, "the sea") > ifeval.replay_cost(within, "the sea") > ifeval.replay_cost({}, "x")
+    assert (
+        ifeval.replay_cost(beyond, "the sea")
+        > ifeval.replay_cost(within, "the sea")
+        > ifeval.replay_cost({}, "x")
+    )
 
 
-@pytest.mark.parametrize("instruction, kwargs, drawn", [
-    ("detectable_format:multiple_sections", {"section_spliter": "Day", "num_sections": None}, True),
-    ("detectable_format:multiple_sections", {"section_spliter": "Day", "num_sections": 2}, False),
-    ("detectable_format:number_bullet_lists", {"num_bullets": -1}, True),
-    ("length_constraints:nth_paragraph_first_word", {"num_paragraphs": 2, "nth_paragraph": 3, "first_word": "a"},
-     True),
-    ("length_constraints:nth_paragraph_first_word", {"num_paragraphs": 3, "nth_paragraph": 3, "first_word": "a"},
-     False),
-    ("keywords:letter_frequency", {"letter": "ab", "let_frequency": 2, "let_relation": "at least"}, True),
-    ("keywords:letter_frequency", {"letter": "q", "let_frequency": 2, "let_relation": "at least"}, False),
-    ("punctuation:no_comma", {}, False),
-])
+@pytest.mark.parametrize(
+    "instruction, kwargs, drawn",
+    [
+        (
+            "detectable_format:multiple_sections",
+            {"section_spliter": "Day", "num_sections": None},
+            True,
+        ),
+        (
+            "detectable_format:multiple_sections",
+            {"section_spliter": "Day", "num_sections": 2},
+            False,
+        ),
+        ("detectable_format:number_bullet_lists", {"num_bullets": -1}, True),
+        (
+            "length_constraints:nth_paragraph_first_word",
+            {"num_paragraphs": 2, "nth_paragraph": 3, "first_word": "a"},
+            True,
+        ),
+        (
+            "length_constraints:nth_paragraph_first_word",
+            {"num_paragraphs": 3, "nth_paragraph": 3, "first_word": "a"},
+            False,
+        ),
+        (
+            "keywords:letter_frequency",
+            {"letter": "ab", "let_frequency": 2, "let_relation": "at least"},
+            True,
+        ),
+        (
+            "keywords:letter_frequency",
+            {"letter": "q", "let_frequency": 2, "let_relation": "at least"},
+            False,
+        ),
+        ("punctuation:no_comma", {}, False),
+    ],
+)
 def test_a_checker_drawn_at_random_is_told_from_its_kwargs(instruction, kwargs, drawn):
     """Strict and loose each build their own checker: one drawn at random may pass the one and fail the other."""
     assert ifeval.draws_at_random(instruction, kwargs) is drawn
@@ -138,7 +229,9 @@ def test_a_checker_drawn_at_random_is_told_from_its_kwargs(instruction, kwargs, 
 
 def test_every_outcome_the_seeds_changed_was_drawn_at_random_or_langdetects():
     changed = [case for case in RECORDED["fuzzed"] if case[3] != "raises" and None in case[3]]
-    assert changed and all(ifeval.draws_at_random(case[0], case[1]) or case[0] in LANGDETECT for case in changed)
+    assert changed and all(
+        ifeval.draws_at_random(case[0], case[1]) or case[0] in LANGDETECT for case in changed
+    )
 
 
 def test_kwargs_said_rejected_are_never_kwargs_the_harness_ran():

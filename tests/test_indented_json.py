@@ -8,11 +8,24 @@ from hypothesis import strategies as st
 from validator.audit.indented_json import dumps_indent2
 
 # What json.loads can return, with the characters escaping cares about.
-scalars = (st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True)
-           | st.text(alphabet=st.characters(blacklist_categories=()) | st.sampled_from('"\\\n\t\x00\x7f\u2028é𝔘'),
-                     max_size=20))
-documents = st.recursive(scalars, lambda children: st.lists(children, max_size=4)
-                         | st.dictionaries(st.text(max_size=6), children, max_size=4), max_leaves=30)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(
+        alphabet=st.characters(blacklist_categories=())
+        | st.sampled_from('"\\\n\t\x00\x7f\u2028é𝔘'),
+        max_size=20,
+    )
+)
+documents = st.recursive(
+    scalars,
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
+    max_leaves=30,
+)
 
 
 @settings(max_examples=500, deadline=None)
@@ -28,7 +41,13 @@ def test_the_text_of_a_lone_surrogate_from_a_json_escape_is_json_dumps_text():
 
 def test_values_json_loads_never_returns_are_left_to_json_dumps():
     # {"1": ...} first: its written key is kept, and the int key 1 after it must not be taken for it
-    for document in ({1: "int key"}, {"t": (1, 2)}, {"k": {None: [1.5, {True: "x"}]}}, {"1": 0}, {"1": 0, 1: 2}):
+    for document in (
+        {1: "int key"},
+        {"t": (1, 2)},
+        {"k": {None: [1.5, {True: "x"}]}},
+        {"1": 0},
+        {"1": 0, 1: 2},
+    ):
         assert dumps_indent2(document) == json.dumps(document, indent=2, ensure_ascii=False)
 
 
@@ -38,9 +57,11 @@ def test_long_strings_are_escaped_exactly_wherever_the_character_that_needs_it_s
     for special in [chr(code) for code in range(0x20)] + ['"', "\\", "\x7f", "é"]:
         for length in (256, 257, 5000):
             for at in (0, length // 2, length - 1):
-                text = ("a" * length)[:at] + special + ("a" * length)[at + 1:]
+                text = ("a" * length)[:at] + special + ("a" * length)[at + 1 :]
                 document = {"passage": text, "list": [text]}
-                assert dumps_indent2(document) == json.dumps(document, indent=2, ensure_ascii=False), (special, at)
+                assert dumps_indent2(document) == json.dumps(
+                    document, indent=2, ensure_ascii=False
+                ), (special, at)
 
 
 def test_the_written_keys_kept_for_the_next_doc_are_bounded_and_short():
@@ -48,7 +69,7 @@ def test_the_written_keys_kept_for_the_next_doc_are_bounded_and_short():
     from validator.audit import indented_json
 
     indented_json._KEY_PREFIXES.clear()
-    many = {f"key {n} \"quoted\"\t": n for n in range(indented_json._KEY_PREFIXES_MAX + 500)}
+    many = {f'key {n} "quoted"\t': n for n in range(indented_json._KEY_PREFIXES_MAX + 500)}
     long_key = {"k" * (indented_json._KEY_LENGTH_MAX + 1): "v"}
     try:
         for document in (many, long_key, many, long_key):
@@ -57,6 +78,8 @@ def test_the_written_keys_kept_for_the_next_doc_are_bounded_and_short():
         assert all(len(key) <= indented_json._KEY_LENGTH_MAX for key in indented_json._KEY_PREFIXES)
         honest = {"passage": "p", "question": "q"}
         dumps_indent2(honest)
-        assert set(honest) <= set(indented_json._KEY_PREFIXES), "a full cache starts again: honest keys get in"
+        assert set(honest) <= set(indented_json._KEY_PREFIXES), (
+            "a full cache starts again: honest keys get in"
+        )
     finally:
         indented_json._KEY_PREFIXES.clear()  # no junk keys for the tests after this one

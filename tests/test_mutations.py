@@ -27,19 +27,42 @@ from validator.action import run_action
 from validator.cli import cli
 
 RESULTS = json.loads(EXAMPLE.read_text())
-SUBMISSION = json.loads((EXAMPLE.parent / "submission.json").read_text()) | {"results": "results.json"}
+SUBMISSION = json.loads((EXAMPLE.parent / "submission.json").read_text()) | {
+    "results": "results.json"
+}
 
-HOSTILE_TEXT = st.sampled_from(["\n::error::forged", "##[error]x", "\r\n::add-mask::y", "\x00", "\x1b[2J",
-                                "\u2028", "\ud800", "%0A::warning::z", "", "a" * 5000])
+HOSTILE_TEXT = st.sampled_from(
+    [
+        "\n::error::forged",
+        "##[error]x",
+        "\r\n::add-mask::y",
+        "\x00",
+        "\x1b[2J",
+        "\u2028",
+        "\ud800",
+        "%0A::warning::z",
+        "",
+        "a" * 5000,
+    ]
+)
 VALUES = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(10**400), max_value=10**400),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**400), max_value=10**400),
     st.sampled_from([math.nan, math.inf, -math.inf, 1e308, -0.0, 5e-324]),
     st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=30), HOSTILE_TEXT,
-    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+    st.text(max_size=30),
+    HOSTILE_TEXT,
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
 )
-MUTATION = st.tuples(st.sampled_from(["submission", "results"]), st.integers(min_value=0),
-                     st.sampled_from(["delete", "replace", "rename_key", "add_key"]), VALUES, HOSTILE_TEXT)
+MUTATION = st.tuples(
+    st.sampled_from(["submission", "results"]),
+    st.integers(min_value=0),
+    st.sampled_from(["delete", "replace", "rename_key", "add_key"]),
+    VALUES,
+    HOSTILE_TEXT,
+)
 
 
 def paths(value, prefix=()):
@@ -90,16 +113,24 @@ def test_mutated_submissions_end_in_a_clean_finding(mutations):
     with tempfile.TemporaryDirectory() as folder:
         ws = Path(folder)
         write_workspace(ws, mutations)
-        result = CliRunner().invoke(cli, ["check", "--root", str(ws), "--output-format", "json", str(ws / "submission.json")],
-                                    catch_exceptions=False)
+        result = CliRunner().invoke(
+            cli,
+            ["check", "--root", str(ws), "--output-format", "json", str(ws / "submission.json")],
+            catch_exceptions=False,
+        )
         assert result.exit_code in (0, 1), result.output
         report = json.loads(result.output)
         assert report["ok"] == (result.exit_code == 0)
-        assert all("\n" not in f["message"] and "\r" not in f["message"] for f in report["findings"])
+        assert all(
+            "\n" not in f["message"] and "\r" not in f["message"] for f in report["findings"]
+        )
         assert commands(result.output) == []
 
         out, err = io.StringIO(), io.StringIO()
-        code = run_action({"GITHUB_WORKSPACE": str(ws), "INPUT_FILES": "submission.json", "INPUT_REPORT": ""},
-                          out, err)
+        code = run_action(
+            {"GITHUB_WORKSPACE": str(ws), "INPUT_FILES": "submission.json", "INPUT_REPORT": ""},
+            out,
+            err,
+        )
         assert code == result.exit_code
         assert_only_our_commands(out.getvalue() + err.getvalue())

@@ -18,17 +18,43 @@ def test_the_wheel_contains_the_whole_package(tmp_path):
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(REPO / name, source / name)
-    for name in ("validator", "schemas"):  # validator/schemas is a relative symlink to ../schemas: kept as one
-        shutil.copytree(REPO / name, source / name, symlinks=True,
-                        ignore=shutil.ignore_patterns("__pycache__", "_build_version.py"))
-    environment = {**os.environ, "SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0"}  # the copy has no git metadata
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps",
-                    "--wheel-dir", str(tmp_path), str(source)], check=True, capture_output=True, timeout=300,
-                   env=environment)
+    for name in (
+        "validator",
+        "schemas",
+    ):  # validator/schemas is a relative symlink to ../schemas: kept as one
+        shutil.copytree(
+            REPO / name,
+            source / name,
+            symlinks=True,
+            ignore=shutil.ignore_patterns("__pycache__", "_build_version.py"),
+        )
+    environment = {
+        **os.environ,
+        "SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0",
+    }  # the copy has no git metadata
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--wheel-dir",
+            str(tmp_path),
+            str(source),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+        env=environment,
+    )
     wheel = next(tmp_path.glob("lbnorm-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {p.relative_to(REPO).as_posix() for p in (REPO / "validator").rglob("*.py")}
-    expected |= {f"validator/profiles/{p.name}" for p in (REPO / "validator" / "profiles").glob("*.yaml")}
+    expected |= {
+        f"validator/profiles/{p.name}" for p in (REPO / "validator" / "profiles").glob("*.yaml")
+    }
     expected |= {f"validator/schemas/{p.name}" for p in (REPO / "schemas").glob("*.json")}
     assert expected - names == set()
     assert any(name.endswith("entry_points.txt") for name in names)

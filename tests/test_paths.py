@@ -23,11 +23,14 @@ def test_a_regular_file_inside_is_accepted(workspace):
     assert confine(workspace, workspace / "sub" / "a.json").display == "sub/a.json"
 
 
-@pytest.mark.parametrize("make, reason", [
-    (lambda ws: ws / ".." / "secret.json", "outside the workspace"),
-    (lambda ws: ws / "sub", "is a directory"),
-    (lambda ws: ws / "missing.json", "no such file"),
-])
+@pytest.mark.parametrize(
+    "make, reason",
+    [
+        (lambda ws: ws / ".." / "secret.json", "outside the workspace"),
+        (lambda ws: ws / "sub", "is a directory"),
+        (lambda ws: ws / "missing.json", "no such file"),
+    ],
+)
 def test_escapes_directories_and_missing_files_are_refused(workspace, make, reason):
     with pytest.raises(PathRefused, match=reason):
         confine(workspace, make(workspace))
@@ -48,11 +51,20 @@ def test_the_workspace_itself_is_a_directory_not_a_file(workspace):
         confine(workspace, Path("."))
 
 
-@pytest.mark.parametrize("make_links, reason", [
-    (lambda ws: ((ws / "loop.json", ws / "other.json"), (ws / "other.json", ws / "loop.json")), "symlink loop"),
-    (lambda ws: ((ws / "loop.json", ws / "loop.json"),), "symlink loop"),
-    (lambda ws: ((ws / "loop.json", ws / "gone.json"),), "no such file"),
-])
+@pytest.mark.parametrize(
+    "make_links, reason",
+    [
+        (
+            lambda ws: (
+                (ws / "loop.json", ws / "other.json"),
+                (ws / "other.json", ws / "loop.json"),
+            ),
+            "symlink loop",
+        ),
+        (lambda ws: ((ws / "loop.json", ws / "loop.json"),), "symlink loop"),
+        (lambda ws: ((ws / "loop.json", ws / "gone.json"),), "no such file"),
+    ],
+)
 def test_symlink_loops_and_dangling_links_are_refused(workspace, make_links, reason):
     for link, target in make_links(workspace):
         link.symlink_to(target)
@@ -88,12 +100,15 @@ def test_a_fifo_is_refused_without_opening_it(workspace):
         confine(workspace, workspace / "pipe.json")
 
 
-@pytest.mark.parametrize("reference, reason", [
-    ("/etc/passwd", "absolute"),
-    ("../../secret.json", "outside the workspace"),
-    ("a\x00.json", "NUL"),
-    ("C:\\\\x.json", "absolute"),
-])
+@pytest.mark.parametrize(
+    "reference, reason",
+    [
+        ("/etc/passwd", "absolute"),
+        ("../../secret.json", "outside the workspace"),
+        ("a\x00.json", "NUL"),
+        ("C:\\\\x.json", "absolute"),
+    ],
+)
 def test_references_in_submissions(workspace, reference, reason):
     with pytest.raises(PathRefused, match=reason):
         relative_reference(workspace, workspace / "sub" / "submission.json", reference)
@@ -126,7 +141,10 @@ def test_globs_skip_hidden_names_unless_asked_and_say_so(workspace):
     (workspace / "sub" / ".notes.txt").write_text("x")
     found = expand(workspace, ["**/*.json"], 10)
     assert found.paths == [Path("sub/a.json")]
-    assert [p.as_posix() for p in found.skipped] == [".hidden", "sub/.d.json"]  # .git silently, .txt never checked
+    assert [p.as_posix() for p in found.skipped] == [
+        ".hidden",
+        "sub/.d.json",
+    ]  # .git silently, .txt never checked
     assert expand(workspace, [".git/*.json"], 10).paths == [Path(".git/c.json")]
 
 

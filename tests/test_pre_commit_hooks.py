@@ -23,8 +23,22 @@ RESULTS_NAME = EXAMPLE.name
 
 
 def git(cwd, *args):
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@localhost", "-c", "commit.gpgsign=false",
-                           *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@localhost",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 def snapshot_of_this_tree(target) -> str:
@@ -49,8 +63,14 @@ def snapshot_of_this_tree(target) -> str:
 def pre_commit(board, *args):
     env = {**os.environ, "PRE_COMMIT_HOME": str(board.parent / "pre-commit-home")}
     git(board, "add", "-A")
-    return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--color", "never", *args], cwd=board, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--color", "never", *args],
+        cwd=board,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_both_hooks_pass_honest_files_and_fail_changed_numbers(tmp_path):
@@ -62,7 +82,8 @@ def test_both_hooks_pass_honest_files_and_fail_changed_numbers(tmp_path):
     shutil.copy(REPO / "examples" / "pythia-1b" / "submission.json", model / "submission.json")
     (board / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {tmp_path / 'lbnorm'}\n    rev: {rev}\n"
-        "    hooks:\n      - id: lbnorm-check\n      - id: lbnorm-recheck\n")
+        "    hooks:\n      - id: lbnorm-check\n      - id: lbnorm-recheck\n"
+    )
     git(board, "init", "-q")
 
     honest = pre_commit(board, "--all-files")
@@ -83,7 +104,12 @@ def test_both_hooks_pass_honest_files_and_fail_changed_numbers(tmp_path):
     # pre-commit passes only the changed results file; the re-check finds the submission built on it
     changed = pre_commit(board, "--files", f"submissions/EleutherAI/pythia-1b/{RESULTS_NAME}")
     assert changed.returncode == 1, changed.stdout
-    assert "lbnorm check (leaderboard submissions)" in changed.stdout and "(no files to check)Skipped" in changed.stdout
-    assert "re-checking 1 submission(s) that reference the changed files: " \
-           "submissions/EleutherAI/pythia-1b/submission.json" in changed.stdout
+    assert (
+        "lbnorm check (leaderboard submissions)" in changed.stdout
+        and "(no files to check)Skipped" in changed.stdout
+    )
+    assert (
+        "re-checking 1 submission(s) that reference the changed files: "
+        "submissions/EleutherAI/pythia-1b/submission.json" in changed.stdout
+    )
     assert "LB601" in changed.stdout

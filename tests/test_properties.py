@@ -65,9 +65,17 @@ def test_the_order_of_entries_in_a_file_changes_nothing(values, rng: random.Rand
 @given(st.lists(raw, min_size=24, max_size=24))
 def test_bbh_clips_each_subtask_before_averaging(values):
     bench = V2.benchmark("bbh")
-    entries = {t.name: TaskEntry(t.name, t.name, {("acc_norm", "none"): v}) for t, v in zip(bench.tasks, values)}
+    entries = {
+        t.name: TaskEntry(t.name, t.name, {("acc_norm", "none"): v})
+        for t, v in zip(bench.tasks, values)
+    }
     score = score_benchmark(bench, HarnessResults("test", None, entries), normalize=True).score
-    unclipped = sum((v - 1 / bench.choices_of(t)) / (1 - 1 / bench.choices_of(t)) * 100
-                    for t, v in zip(bench.tasks, values)) / 24
+    unclipped = (
+        sum(
+            (v - 1 / bench.choices_of(t)) / (1 - 1 / bench.choices_of(t)) * 100
+            for t, v in zip(bench.tasks, values)
+        )
+        / 24
+    )
     assert 0.0 <= score <= 100.0
     assert score >= unclipped - 1e-9

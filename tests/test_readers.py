@@ -17,12 +17,15 @@ V1 = load_builtin_profile("open-llm-leaderboard-v1")
 V2 = load_builtin_profile("open-llm-leaderboard-v2")
 
 
-@pytest.mark.parametrize("path, fmt, model", [
-    (EXAMPLE, LM_EVAL_04, "EleutherAI/pythia-1b"),
-    (V1_LIGHTEVAL, LIGHTEVAL, "ehartford/WizardLM-33B-V1.0-Uncensored"),
-    (V1_LM_EVAL_03, LM_EVAL_03, "ehartford/WizardLM-33B-V1.0-Uncensored"),
-    (COMMUNITY, LIGHTEVAL, "example-org/tiny-model"),
-])
+@pytest.mark.parametrize(
+    "path, fmt, model",
+    [
+        (EXAMPLE, LM_EVAL_04, "EleutherAI/pythia-1b"),
+        (V1_LIGHTEVAL, LIGHTEVAL, "ehartford/WizardLM-33B-V1.0-Uncensored"),
+        (V1_LM_EVAL_03, LM_EVAL_03, "ehartford/WizardLM-33B-V1.0-Uncensored"),
+        (COMMUNITY, LIGHTEVAL, "example-org/tiny-model"),
+    ],
+)
 def test_format_and_model_are_detected(path, fmt, model):
     results = load_results(path)
     assert (results.format, results.model) == (fmt, model)
@@ -39,12 +42,23 @@ def test_v1_published_card_is_reproduced_by_both_v1_readers():
     for path in (V1_LIGHTEVAL, V1_LM_EVAL_03):
         scores = score_results(V1, load_results(path))
         shown = {k: f"{v:.2f}" for k, v in scores.scores.items()}
-        assert shown == {"arc": "63.65", "hellaswag": "83.84", "mmlu": "59.36", "truthfulqa": "56.80",
-                         "winogrande": "77.66", "gsm8k": "18.65"}
+        assert shown == {
+            "arc": "63.65",
+            "hellaswag": "83.84",
+            "mmlu": "59.36",
+            "truthfulqa": "56.80",
+            "winogrande": "77.66",
+            "gsm8k": "18.65",
+        }
         assert f"{scores.average:.2f}" == "59.99"
-        assert f"{scores.benchmarks['drop'].score:.2f}" == "20.89" and scores.benchmarks["drop"].retired
+        assert (
+            f"{scores.benchmarks['drop'].score:.2f}" == "20.89"
+            and scores.benchmarks["drop"].retired
+        )
         assert "drop" not in scores.scores
-    lighteval, lm_eval_03 = (score_results(V1, load_results(p)) for p in (V1_LIGHTEVAL, V1_LM_EVAL_03))
+    lighteval, lm_eval_03 = (
+        score_results(V1, load_results(p)) for p in (V1_LIGHTEVAL, V1_LM_EVAL_03)
+    )
     assert lighteval.scores == lm_eval_03.scores
 
 
@@ -74,7 +88,10 @@ def test_v1_file_without_drop_is_fine(tmp_path):
 
 def test_lighteval_2_part_keys_and_synthetic_entries():
     results = load_results(COMMUNITY)
-    assert sorted(results.entries) == ["mmlu:abstract_algebra", "mmlu:anatomy"]  # no 'all', no ':_average'
+    assert sorted(results.entries) == [
+        "mmlu:abstract_algebra",
+        "mmlu:anatomy",
+    ]  # no 'all', no ':_average'
     assert results.entries["mmlu:anatomy"].num_fewshot == 5
     assert math.isnan(results.entries["mmlu:anatomy"].metrics[("acc_stderr", "none")])
 
@@ -88,23 +105,38 @@ def test_lighteval_same_task_from_two_suites_is_ambiguous(tmp_path):
 
 # --- lm-eval 0.4.x specifics -------------------------------------------------------------
 
+
 def test_bare_nan_and_infinity_stderr_tokens_and_na_strings_are_accepted(tmp_path):
     text = EXAMPLE.read_text()
-    text = text.replace('"acc_norm_stderr,none": 0.03162125257572558', '"acc_norm_stderr,none": NaN', 1)
+    text = text.replace(
+        '"acc_norm_stderr,none": 0.03162125257572558', '"acc_norm_stderr,none": NaN', 1
+    )
     text = text.replace('"acc_stderr,none": 0.002893183639282246', '"acc_stderr,none": Infinity', 1)
     path = tmp_path / "r.json"
     path.write_text(text)
     assert text.count("NaN") == 1 and '"N/A"' in text
-    assert score_results(V2, load_results(path)).scores == score_results(V2, load_results(EXAMPLE)).scores
+    assert (
+        score_results(V2, load_results(path)).scores
+        == score_results(V2, load_results(EXAMPLE)).scores
+    )
 
 
-@pytest.mark.parametrize("token, message", [
-    ("NaN", r"leaderboard_mmlu_pro: metric 'acc,none' is nan; a headline metric must be a finite number"),
-    ("-Infinity", r"leaderboard_mmlu_pro: metric 'acc,none' is -inf"),
-    ('"N/A"', r"leaderboard_mmlu_pro: metric 'acc,none' is 'N/A', expected a number"),
-    ("true", r"leaderboard_mmlu_pro: metric 'acc,none' is True, expected a number"),
-    ("11.361369680851063", r"outside \[0, 1\]; raw harness values are fractions, not percentages"),
-])
+@pytest.mark.parametrize(
+    "token, message",
+    [
+        (
+            "NaN",
+            r"leaderboard_mmlu_pro: metric 'acc,none' is nan; a headline metric must be a finite number",
+        ),
+        ("-Infinity", r"leaderboard_mmlu_pro: metric 'acc,none' is -inf"),
+        ('"N/A"', r"leaderboard_mmlu_pro: metric 'acc,none' is 'N/A', expected a number"),
+        ("true", r"leaderboard_mmlu_pro: metric 'acc,none' is True, expected a number"),
+        (
+            "11.361369680851063",
+            r"outside \[0, 1\]; raw harness values are fractions, not percentages",
+        ),
+    ],
+)
 def test_a_non_finite_or_non_numeric_headline_metric_is_an_error(tmp_path, token, message):
     text = EXAMPLE.read_text().replace('"acc,none": 0.11361369680851063', f'"acc,none": {token}')
     path = tmp_path / "r.json"
@@ -130,7 +162,9 @@ def test_a_missing_metric_names_what_the_entry_has(tmp_path, example_doc):
     entry = example_doc["results"]["leaderboard_gpqa_main"]
     entry["acc,none"] = entry.pop("acc_norm,none")
     example_doc["results"].pop("leaderboard_gpqa")
-    with pytest.raises(DataError, match=r"leaderboard_gpqa_main has no metric 'acc_norm,none' \(it has: acc,none\)"):
+    with pytest.raises(
+        DataError, match=r"leaderboard_gpqa_main has no metric 'acc_norm,none' \(it has: acc,none\)"
+    ):
         score_results(V2, load_results(write_json(tmp_path / "r.json", example_doc)))
 
 
@@ -142,19 +176,30 @@ def test_pooling_uses_effective_n_samples(tmp_path, example_doc):
     scores = score_results(V2, load_results(write_json(tmp_path / "r.json", doc)))
     raws = (0.2727272727272727, 0.2600732600732601, 0.24553571428571427)
     assert scores.benchmarks["gpqa"].pooled_raw == pytest.approx(
-        (raws[0] * 198 + raws[1] * 546 + raws[2] * 100) / (198 + 546 + 100), abs=1e-15)
+        (raws[0] * 198 + raws[1] * 546 + raws[2] * 100) / (198 + 546 + 100), abs=1e-15
+    )
 
 
 # --- files that are not results files ------------------------------------------------------
 
-@pytest.mark.parametrize("content, message", [
-    ('[1, 2]', r"top level is an array, expected a JSON object with a 'results' object"),
-    ('{"model": "x"}', r"no 'results' object at the top level; tried lm-eval 0.4.x .*lm-eval 0.3 .*lighteval"),
-    ('{"results": {"t": {"acc": 0.5}}}', r"match no known format; tried lm-eval 0.4.x"),
-    ('{"results": {"a": 1}, "n-shot": {}}', r"results.a is a number, expected an object of metrics"),
-    ('{"results": {}, "x": 1, "x": 2}', r"key 'x' appears twice in one object"),
-    ('{"results": {\n  "a": }', r"r\.json:2:8: not valid JSON: Expecting value"),
-])
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("[1, 2]", r"top level is an array, expected a JSON object with a 'results' object"),
+        (
+            '{"model": "x"}',
+            r"no 'results' object at the top level; tried lm-eval 0.4.x .*lm-eval 0.3 .*lighteval",
+        ),
+        ('{"results": {"t": {"acc": 0.5}}}', r"match no known format; tried lm-eval 0.4.x"),
+        (
+            '{"results": {"a": 1}, "n-shot": {}}',
+            r"results.a is a number, expected an object of metrics",
+        ),
+        ('{"results": {}, "x": 1, "x": 2}', r"key 'x' appears twice in one object"),
+        ('{"results": {\n  "a": }', r"r\.json:2:8: not valid JSON: Expecting value"),
+    ],
+)
 def test_unreadable_files_give_one_clear_reason(tmp_path, content, message):
     path = tmp_path / "r.json"
     path.write_text(content)

@@ -21,10 +21,12 @@ CHOICE_LOG = f"samples_{CHOICE}_{harness.DATE}.jsonl"
 
 def copy_sample(source: int, over: int):
     """Sample `over` replaced by a copy of sample `source`, keeping over's doc_id (the tester's ife_dup_doc)."""
+
     def edit(task):
         replacement = copy.deepcopy(task.samples[source])
         replacement["doc_id"] = task.samples[over]["doc_id"]
         task.samples[over] = replacement
+
     return edit
 
 
@@ -47,33 +49,58 @@ def choices_with_ids(edit=None, row_id: bool = True):
     return task
 
 
-@pytest.mark.parametrize("make, expected, note", [
-    (lambda: ifeval(), [], None),
-    # the tester's plant: the failed doc 1 replaced by a copy of the passed doc 0, under doc_id 1
-    (lambda: ifeval(copy_sample(0, 1)), [("LB725", IFEVAL_LOG, 2)], None),
-    (lambda: ifeval(copy_sample(2, 3)), [("LB725", IFEVAL_LOG, 4)], None),
-    (lambda: choices_with_ids(copy_sample(4, 0)), [("LB725", CHOICE_LOG, 5)], None),  # at the second of the two
-    # no row id: a dataset may hold a row twice, so it is a note, not a finding
-    (lambda: choices_with_ids(copy_sample(4, 0), row_id=False), [], "1 docs are logged again under another doc_id"),
-], ids=["honest", "ifeval copy over 1", "ifeval copy over 3", "arc id copy", "no row id: a note"])
+@pytest.mark.parametrize(
+    "make, expected, note",
+    [
+        (lambda: ifeval(), [], None),
+        # the tester's plant: the failed doc 1 replaced by a copy of the passed doc 0, under doc_id 1
+        (lambda: ifeval(copy_sample(0, 1)), [("LB725", IFEVAL_LOG, 2)], None),
+        (lambda: ifeval(copy_sample(2, 3)), [("LB725", IFEVAL_LOG, 4)], None),
+        (
+            lambda: choices_with_ids(copy_sample(4, 0)),
+            [("LB725", CHOICE_LOG, 5)],
+            None,
+        ),  # at the second of the two
+        # no row id: a dataset may hold a row twice, so it is a note, not a finding
+        (
+            lambda: choices_with_ids(copy_sample(4, 0), row_id=False),
+            [],
+            "1 docs are logged again under another doc_id",
+        ),
+    ],
+    ids=["honest", "ifeval copy over 1", "ifeval copy over 3", "arc id copy", "no row id: a note"],
+)
 def test_one_doc_under_two_doc_ids(tmp_path, make, expected, note):
     task = make()
     paths = harness.write_run(tmp_path, [task])
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
     assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == expected
     notes = [n for summary in result.tasks for n in summary.notes if "another doc_id" in n]
-    assert notes == ([] if note is None else [note + "; they carry no row id of their dataset, which may hold the "
-                                              "same row twice, so this is not reported as a finding"])
+    assert notes == (
+        []
+        if note is None
+        else [
+            note + "; they carry no row id of their dataset, which may hold the "
+            "same row twice, so this is not reported as a finding"
+        ]
+    )
 
 
 def test_filters_log_each_doc_once_per_filter_under_one_doc_id(tmp_path):
     """gsm8k's two filters: each doc twice, under the same doc_id, is how lm-eval logs it."""
-    task = harness.two_filter_task({"strict-match": [True, False, True], "flexible-extract": [True, True, False]})
+    task = harness.two_filter_task(
+        {"strict-match": [True, False, True], "flexible-extract": [True, True, False]}
+    )
     for sample in task.samples:
         sample["doc"]["id"] = f"row {sample['doc_id']}"
         harness.with_hashes(sample)
-    paths = harness.write_run(tmp_path, [task], harness.two_filter_results(
-        task, {"strict-match": [True, False, True], "flexible-extract": [True, True, False]}))
+    paths = harness.write_run(
+        tmp_path,
+        [task],
+        harness.two_filter_results(
+            task, {"strict-match": [True, False, True], "flexible-extract": [True, True, False]}
+        ),
+    )
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
     assert [f.rule for f in result.findings if f.rule == "LB725"] == []
 
@@ -85,7 +112,10 @@ def test_many_repeats_are_told_five_times_and_counted(tmp_path):
     paths = harness.write_run(tmp_path, [task])
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
     assert [f.line for f in result.findings if f.rule == "LB725"] == [2, 3, 4, 5, 6]
-    assert "11 docs with a row id repeat under other doc_ids (LB725 reported the first 5)" in result.tasks[0].notes
+    assert (
+        "11 docs with a row id repeat under other doc_ids (LB725 reported the first 5)"
+        in result.tasks[0].notes
+    )
 
 
 def test_a_doc_copied_under_two_filters_is_one_repeat(tmp_path):
@@ -97,7 +127,11 @@ def test_a_doc_copied_under_two_filters_is_one_repeat(tmp_path):
         harness.with_hashes(sample)
     for index, sample in enumerate(task.samples):
         if sample["doc_id"] == 0:  # each filter's doc 0, copied over the same filter's doc 1
-            over = next(i for i, s in enumerate(task.samples) if s["doc_id"] == 1 and s["filter"] == sample["filter"])
+            over = next(
+                i
+                for i, s in enumerate(task.samples)
+                if s["doc_id"] == 1 and s["filter"] == sample["filter"]
+            )
             task.samples[over] = {**copy.deepcopy(sample), "doc_id": 1}
     paths = harness.write_run(tmp_path, [task], harness.two_filter_results(task, outcomes))
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
@@ -111,8 +145,10 @@ def test_a_doc_hash_that_is_not_the_docs_matches_nothing(tmp_path):
         sample["doc_hash"] = "0" * 64
     paths = harness.write_run(tmp_path, [task])
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
-    assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == [("LB703", IFEVAL_LOG, 1),
-                                                                                  ("LB703", IFEVAL_LOG, 2)]
+    assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == [
+        ("LB703", IFEVAL_LOG, 1),
+        ("LB703", IFEVAL_LOG, 2),
+    ]
 
 
 def test_the_docs_kept_are_bounded_and_later_copies_of_them_still_found(tmp_path, monkeypatch):
@@ -120,7 +156,9 @@ def test_the_docs_kept_are_bounded_and_later_copies_of_them_still_found(tmp_path
 
     monkeypatch.setattr(repeated_docs, "MAX_TRACKED", 3)
     task = harness.ifeval_task([[True]] * 8)
-    copy_sample(0, 6)(task)  # doc 0 is among the three kept; doc 6 is past them, and still matched against them
+    copy_sample(0, 6)(
+        task
+    )  # doc 0 is among the three kept; doc 6 is past them, and still matched against them
     paths = harness.write_run(tmp_path, [task])
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
     assert [(f.rule, f.line) for f in result.findings] == [("LB725", 7)]
@@ -130,13 +168,17 @@ def test_the_docs_kept_are_bounded_and_later_copies_of_them_still_found(tmp_path
 def reordered_copies(count: int):
     """The first `count` samples replaced by copies of the last, each copy's doc keys in another order and its
     hashes redone, so no doc_hash repeats (a red team's fourth round: ARC 0.5 -> 1.0, clean)."""
+
     def edit(task):
         for over in range(count):
             replacement = copy.deepcopy(task.samples[-1])
             keys = list(replacement["doc"])
-            replacement["doc"] = {key: replacement["doc"][key] for key in keys[over + 1:] + keys[:over + 1]}
+            replacement["doc"] = {
+                key: replacement["doc"][key] for key in keys[over + 1 :] + keys[: over + 1]
+            }
             replacement["doc_id"] = task.samples[over]["doc_id"]
             task.samples[over] = harness.with_hashes(replacement)
+
     return edit
 
 

@@ -29,16 +29,24 @@ def current_examples() -> dict[str, dict]:
         prefix = case.relative_to(EXAMPLES).as_posix() + "/"
         finding = next((f for f in report["findings"] if f["rule"] == rule_id), None)
         if finding:
-            examples[rule_id] = {"case": f"tests/examples/{prefix.rstrip('/')}",
-                                 "file": finding["file"].removeprefix(prefix), "line": finding["line"],
-                                 "column": finding["column"], "json_path": finding["json_path"],
-                                 "message": finding["message"]}
+            examples[rule_id] = {
+                "case": f"tests/examples/{prefix.rstrip('/')}",
+                "file": finding["file"].removeprefix(prefix),
+                "line": finding["line"],
+                "column": finding["column"],
+                "json_path": finding["json_path"],
+                "message": finding["message"],
+            }
     return examples
 
 
 def test_the_shipped_rule_examples_are_what_lbnorm_reports_today():
-    assert json.loads(SHIPPED.read_text()) == current_examples(), f"remake them: {sys.executable} {__file__}"
+    assert json.loads(SHIPPED.read_text()) == current_examples(), (
+        f"remake them: {sys.executable} {__file__}"
+    )
 
 
 if __name__ == "__main__":
-    SHIPPED.write_text(json.dumps(current_examples(), indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+    SHIPPED.write_text(
+        json.dumps(current_examples(), indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+    )

@@ -28,13 +28,18 @@ import threading
 import pytest
 
 fsspec = pytest.importorskip("fsspec", reason="URL sources need the `remote` extra (fsspec)")
-emulator = pytest.importorskip("gcp_storage_emulator.server",
-                               reason="the GCS server for these tests is gcp-storage-emulator's")
+emulator = pytest.importorskip(
+    "gcp_storage_emulator.server", reason="the GCS server for these tests is gcp-storage-emulator's"
+)
 
 from remote_sources import (  # noqa: E402
-    assert_a_replaced_log_is_the_one_unit_resumed, assert_the_remote_table_is_the_local_one, environment)
+    assert_a_replaced_log_is_the_one_unit_resumed,
+    assert_the_remote_table_is_the_local_one,
+    environment,
+)
 from survey_corpus import make_corpus  # noqa: E402
 from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
+
 from validator.survey.engine import survey  # noqa: E402
 from validator.survey.local_pool import LocalPool  # noqa: E402
 from validator.survey.stores import SourceError  # noqa: E402
@@ -50,10 +55,13 @@ class _EmulatorThread(threading.Thread):
     """
 
     def __init__(self, storage):
-        super().__init__(daemon=True)  # a test that fails must not leave the process waiting on this thread
+        super().__init__(
+            daemon=True
+        )  # a test that fails must not leave the process waiting on this thread
         handler = functools.partial(emulator.RequestHandler, storage)
         self.httpd = type("QueuedServer", (http.server.HTTPServer,), {"request_queue_size": 128})(
-            ("127.0.0.1", 0), handler)
+            ("127.0.0.1", 0), handler
+        )
 
     def run(self) -> None:
         self.httpd.serve_forever()
@@ -79,21 +87,34 @@ def gcs():
     thread = _EmulatorThread(storage)
     thread.start()
     port = thread.httpd.server_address[1]
-    settings = {"STORAGE_EMULATOR_HOST": f"http://127.0.0.1:{port}", "GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT": "false"}
+    settings = {
+        "STORAGE_EMULATOR_HOST": f"http://127.0.0.1:{port}",
+        "GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT": "false",
+    }
     loaded = {protocol: fsspec.registry.get(protocol) for protocol in ("gs", "gcs")}
     try:
         with environment(settings):
-            gcsfs = importlib.reload(sys.modules["gcsfs"]) if "gcsfs" in sys.modules else importlib.import_module("gcsfs")
+            gcsfs = (
+                importlib.reload(sys.modules["gcsfs"])
+                if "gcsfs" in sys.modules
+                else importlib.import_module("gcsfs")
+            )
             from gcsfs.core import GCSFileSystem
 
-            assert gcsfs.GCSFileSystem is GCSFileSystem, "gcsfs's gRPC filesystem would wait a minute per file"
+            assert gcsfs.GCSFileSystem is GCSFileSystem, (
+                "gcsfs's gRPC filesystem would wait a minute per file"
+            )
             for protocol in loaded:
                 fsspec.register_implementation(protocol, GCSFileSystem, clobber=True)
             yield GCSFileSystem
             GCSFileSystem.clear_instance_cache()
-        importlib.reload(gcsfs)  # with the environment back: gcsfs.GCSFileSystem is its default class again
+        importlib.reload(
+            gcsfs
+        )  # with the environment back: gcsfs.GCSFileSystem is its default class again
         for protocol, cls in loaded.items():
-            if cls is None:  # not imported before: fsspec imports it again on first use (private, no public undo)
+            if (
+                cls is None
+            ):  # not imported before: fsspec imports it again on first use (private, no public undo)
                 sys.modules["fsspec.registry"]._registry.pop(protocol, None)
             else:
                 fsspec.register_implementation(protocol, cls, clobber=True)
@@ -125,12 +146,17 @@ def test_a_manifest_in_the_bucket_names_its_runs_relative_to_itself(bucket, tmp_
 
 def test_a_log_replaced_in_the_bucket_is_audited_again_on_resume(bucket, tmp_path):
     _, _, filesystem = bucket  # GCS gives the replaced log a new md5Hash
-    assert_a_replaced_log_is_the_one_unit_resumed(filesystem, f"gs://{BUCKET}/runs", f"{BUCKET}/runs", tmp_path)
+    assert_a_replaced_log_is_the_one_unit_resumed(
+        filesystem, f"gs://{BUCKET}/runs", f"{BUCKET}/runs", tmp_path
+    )
 
 
 def test_a_folder_that_is_not_in_the_bucket_is_a_source_error(bucket, tmp_path):
     """A missing folder must not pass as a survey that found nothing wrong (gcsfs's ls says it is not there)."""
-    with pytest.raises(SourceError, match=r"gs://leaderboard-details/no-such-folder/?: cannot be listed: no such folder"):
+    with pytest.raises(
+        SourceError,
+        match=r"gs://leaderboard-details/no-such-folder/?: cannot be listed: no such folder",
+    ):
         survey([f"gs://{BUCKET}/no-such-folder/"], tmp_path, LocalPool(1))
 
 
@@ -142,5 +168,7 @@ def test_a_bucket_that_is_not_there_is_a_source_error(bucket, tmp_path):
 def test_a_manifest_that_is_not_in_the_bucket_is_a_source_error_saying_so_once(bucket, tmp_path):
     with pytest.raises(SourceError) as raised:
         survey([f"gs://{BUCKET}/runs/missing.csv"], tmp_path, LocalPool(1))
-    assert str(raised.value).startswith(f"gs://{BUCKET}/runs/missing.csv: the manifest cannot be read (FileNotFound")
+    assert str(raised.value).startswith(
+        f"gs://{BUCKET}/runs/missing.csv: the manifest cannot be read (FileNotFound"
+    )
     assert str(raised.value).count("cannot be read") == 1

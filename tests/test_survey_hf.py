@@ -19,13 +19,16 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("fsspec", reason="URL sources need the `remote` extra (fsspec)")
-pytest.importorskip("huggingface_hub", reason="hf:// sources need the `remote` extra (huggingface_hub)")
+pytest.importorskip(
+    "huggingface_hub", reason="hf:// sources need the `remote` extra (huggingface_hub)"
+)
 
 from fsspec.spec import AbstractBufferedFile  # noqa: E402
 from hub_server import HubServer  # noqa: E402
 from remote_sources import environment  # noqa: E402
 from survey_corpus import make_corpus  # noqa: E402
 from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
+
 from validator.survey.engine import survey  # noqa: E402
 from validator.survey.local_pool import LocalPool  # noqa: E402
 from validator.survey.stores import SourceError  # noqa: E402
@@ -35,8 +38,9 @@ def _bench_corpus():
     """bench/survey_corpus.py (realistic sizes), under its own name: tests/ has a survey_corpus module too."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("bench_survey_corpus",
-                                                  Path(__file__).resolve().parents[1] / "bench" / "survey_corpus.py")
+    spec = importlib.util.spec_from_file_location(
+        "bench_survey_corpus", Path(__file__).resolve().parents[1] / "bench" / "survey_corpus.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -45,7 +49,9 @@ def _bench_corpus():
 write_big_runs = _bench_corpus().write_corpus
 
 REPO = "open-llm-leaderboard/details"
-BLOCK = AbstractBufferedFile.DEFAULT_BLOCK_SIZE  # what HfFileSystem fetches per range request (5 MiB)
+BLOCK = (
+    AbstractBufferedFile.DEFAULT_BLOCK_SIZE
+)  # what HfFileSystem fetches per range request (5 MiB)
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +74,11 @@ def hub(tmp_path_factory):
     write_big_runs(root / "big", runs=1, mc_docs=2400, drop_docs=20)
     cache = tmp_path_factory.mktemp("hf-home")
     with HubServer(root, REPO) as server:
-        settings = {"HF_ENDPOINT": server.endpoint, "HF_HOME": str(cache), "HF_HUB_DISABLE_TELEMETRY": "1"}
+        settings = {
+            "HF_ENDPOINT": server.endpoint,
+            "HF_HOME": str(cache),
+            "HF_HUB_DISABLE_TELEMETRY": "1",
+        }
         with environment(settings, unset=("HF_HUB_CACHE", "HF_TOKEN")):
             importlib.reload(constants)
             HfFileSystem.clear_instance_cache()
@@ -95,11 +105,15 @@ def test_hub_logs_are_read_by_ranges_and_never_downloaded(hub, tmp_path):
     logs = {path for path, _ in reads if "/samples_" in path}
     assert len(logs) == len(list((root / "runs").rglob("samples_*.jsonl")))
     assert all("Range" in headers or "range" in headers for _, headers in reads), "a whole-file GET"
-    assert not [name for _, _, names in os.walk(cache) for name in names], "nothing written to the Hub cache"
+    assert not [name for _, _, names in os.walk(cache) for name in names], (
+        "nothing written to the Hub cache"
+    )
 
 
 def test_a_repository_that_is_not_there_is_a_source_error_naming_it(hub, tmp_path):
-    with pytest.raises(SourceError, match=r"hf://datasets/open-llm-leaderboard/missing/: cannot be listed"):
+    with pytest.raises(
+        SourceError, match=r"hf://datasets/open-llm-leaderboard/missing/: cannot be listed"
+    ):
         survey(["hf://datasets/open-llm-leaderboard/missing/"], tmp_path, LocalPool(1))
 
 
@@ -120,13 +134,18 @@ def test_a_log_of_many_blocks_is_read_block_by_block_once_and_never_held_whole(h
     server.requests.clear()
     tracemalloc.start()
     try:
-        result = survey([f"hf://datasets/{REPO}/big/"], tmp_path / "hf", LocalPool(1))  # here: in this process
+        result = survey(
+            [f"hf://datasets/{REPO}/big/"], tmp_path / "hf", LocalPool(1)
+        )  # here: in this process
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert peak < 5 * BLOCK < size, f"{peak:,} bytes at most for a log of {size:,}"
-    ranges = [_range(headers, size) for method, path, headers in server.requests
-              if method == "GET" and path.endswith("/" + log.name)]
+    ranges = [
+        _range(headers, size)
+        for method, path, headers in server.requests
+        if method == "GET" and path.endswith("/" + log.name)
+    ]
     assert len(ranges) >= 3
     assert all(end - start <= 2 * BLOCK for start, end in ranges), ranges
     assert size <= sum(end - start for start, end in ranges) <= 1.5 * size, ranges

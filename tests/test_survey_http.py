@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import functools
 import json
-import threading
 import subprocess
 import sys
+import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -23,6 +23,7 @@ pytest.importorskip("aiohttp", reason="fsspec's HTTP filesystem needs the `remot
 from harness_logs import drop_task, with_hashes, write_run  # noqa: E402
 from survey_corpus import MANIFEST, make_corpus  # noqa: E402
 from test_survey import assert_finds_exactly_the_planted_faults  # noqa: E402
+
 from validator.io.limits import Limits  # noqa: E402
 from validator.survey import listing  # noqa: E402
 from validator.survey.engine import survey  # noqa: E402
@@ -40,7 +41,9 @@ class QuietHandler(SimpleHTTPRequestHandler):
 def served(tmp_path_factory):
     """(folder, base URL): the folder served on 127.0.0.1 while the module's tests run."""
     root = tmp_path_factory.mktemp("served")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(root)))
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(root))
+    )
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield root, f"http://127.0.0.1:{server.server_address[1]}"
@@ -77,8 +80,15 @@ def test_a_resume_over_http_audits_every_unit_again(served, tmp_path):
     results.write_text(json.dumps(data, indent=2), encoding="utf-8")
     again = survey([url], tmp_path, LocalPool(1), resume=True)
     assert again.skipped == 0
-    assert any("6 journaled units run again: their store gives no content hash" in note for note in again.notes)
-    drop = next(row for row in again.rows if row["task"] == "drop" and row["run"].startswith(results.parent.name))
+    assert any(
+        "6 journaled units run again: their store gives no content hash" in note
+        for note in again.notes
+    )
+    drop = next(
+        row
+        for row in again.rows
+        if row["task"] == "drop" and row["run"].startswith(results.parent.name)
+    )
     assert drop["reported"] == 0.123 and drop["rules"] == {"LB709": 1}
 
 
@@ -111,7 +121,6 @@ def test_names_a_directory_page_percent_encodes_are_the_names_of_the_files(serve
     assert all(row["status"] == "ok" and not row["rules"] for row in remote), remote
 
 
-
 def test_a_results_file_given_by_its_percent_encoded_url_is_found(served, tmp_path):
     """The listing names files as on disk; a URL typed as the page links it was 'no such results file'."""
     folder = served[0] / "encoded" / "org__m"
@@ -122,6 +131,7 @@ def test_a_results_file_given_by_its_percent_encoded_url_is_found(served, tmp_pa
     rows = survey([url], tmp_path / "out", LocalPool(1)).rows
     assert [(row["task"], row["status"]) for row in rows] == [("drop", "ok")]
 
+
 def test_page_names_are_decoded_only_where_every_name_stays_apart():
     def refs(*names):
         return [FileRef(name, f"http://host/{name}", None, "x") for name in names]
@@ -130,8 +140,16 @@ def test_page_names_are_decoded_only_where_every_name_stays_apart():
         return [ref.name for ref in listing._as_named_on_disk(refs(*names))]
 
     assert shown("a%20b/results.json", "c%25/d") == ["a b/results.json", "c%/d"]
-    assert shown("org%2Fmodel/x", "%00/x", "%FF/x") == ["org%2Fmodel/x", "%00/x", "%FF/x"]  # no file is so named
-    assert shown("a b/r.json", "a%20b/r.json", "c%20d/r.json") == ["a b/r.json", "a%20b/r.json", "c%20d/r.json"]
+    assert shown("org%2Fmodel/x", "%00/x", "%FF/x") == [
+        "org%2Fmodel/x",
+        "%00/x",
+        "%FF/x",
+    ]  # no file is so named
+    assert shown("a b/r.json", "a%20b/r.json", "c%20d/r.json") == [
+        "a b/r.json",
+        "a%20b/r.json",
+        "c%20d/r.json",
+    ]
 
 
 def write_small_drop_run(folder) -> None:
@@ -146,10 +164,14 @@ PASSAGE = "The 2011 census recorded a population of 1,001,360 in the city. " * 1
 
 def write_drop_run(folder, samples: int, passage: str) -> int:
     """A DROP run whose documents carry `passage`; the size of its log."""
-    task = drop_task([f" {n % 97}" for n in range(samples)], [[[str(n % 97)]] for n in range(samples)])
+    task = drop_task(
+        [f" {n % 97}" for n in range(samples)], [[[str(n % 97)]] for n in range(samples)]
+    )
     for sample in task.samples:
         sample["doc"]["passage"] = passage
-        sample["arguments"]["gen_args_0"]["arg_0"] = f"{passage} {sample['doc']['question']}"  # doc_to_text's
+        sample["arguments"]["gen_args_0"]["arg_0"] = (
+            f"{passage} {sample['doc']['question']}"  # doc_to_text's
+        )
         with_hashes(sample)
     return write_run(folder, [task])["drop"].stat().st_size
 
@@ -173,8 +195,12 @@ finally:
 
 
 def peak_kib(url: str, out) -> int:
-    result = subprocess.run([sys.executable, "-c", MEASURE, "survey", url, "--out", str(out), "--workers", "1"],
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", MEASURE, "survey", url, "--out", str(out), "--workers", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return int(result.stderr.rpartition("maxrss_kib=")[2])
 
@@ -184,7 +210,9 @@ def test_a_remote_log_is_streamed_not_held_in_memory(sized_runs, tmp_path):
     (small_size, small_url), (big_size, big_url) = sized_runs["small"], sized_runs["big"]
     assert big_size > 10_000_000 > 10 * small_size
     small, big = peak_kib(small_url, tmp_path / "small"), peak_kib(big_url, tmp_path / "big")
-    assert (big - small) * 1024 < big_size / 4, f"{big - small:,} KiB more for a log {big_size:,} bytes larger"
+    assert (big - small) * 1024 < big_size / 4, (
+        f"{big - small:,} KiB more for a log {big_size:,} bytes larger"
+    )
     assert not list(tmp_path.glob("**/samples_*")), "nothing downloaded"
 
 

@@ -26,6 +26,7 @@ pytest.importorskip("fsspec", reason="URL sources need the `remote` extra (fsspe
 pytest.importorskip("aiohttp", reason="fsspec's HTTP filesystem needs the `remote` extra (aiohttp)")
 
 from harness_logs import drop_task, with_hashes, write_run  # noqa: E402
+
 from validator.io.limits import Limits  # noqa: E402
 from validator.survey.engine import survey  # noqa: E402
 from validator.survey.local_pool import LocalPool  # noqa: E402
@@ -73,7 +74,7 @@ class Hostile(SimpleHTTPRequestHandler):
         self.send_header("Content-Length", "100000")
         self.end_headers()
         try:
-            for byte in (b'{"doc_id": 0, "target": "' + b"1" * 1000):
+            for byte in b'{"doc_id": 0, "target": "' + b"1" * 1000:
                 if STOP.wait(0.1):
                     break
                 self.wfile.write(bytes([byte]))
@@ -136,8 +137,25 @@ def hostile(tmp_path_factory):
 
 def lbnorm_survey(url: str, out, *options: str) -> tuple[int, str, list[dict]]:
     """Exit code, stderr and rows of `lbnorm survey URL` (a timeout fails the test instead of hanging it)."""
-    result = subprocess.run([sys.executable, "-m", "validator", "survey", url, "--out", str(out), "--workers", "1",
-                             "--no-plots", "--no-progress", *options], capture_output=True, text=True, timeout=30)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "validator",
+            "survey",
+            url,
+            "--out",
+            str(out),
+            "--workers",
+            "1",
+            "--no-plots",
+            "--no-progress",
+            *options,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     table = out / "survey.jsonl"
     rows = [json.loads(line) for line in table.read_text().splitlines()] if table.exists() else []
     return result.returncode, result.stderr, rows
@@ -145,45 +163,68 @@ def lbnorm_survey(url: str, out, *options: str) -> tuple[int, str, list[dict]]:
 
 def test_a_log_the_server_stalls_is_lb101_after_the_read_timeout(hostile, tmp_path):
     started = time.monotonic()
-    rows = survey([f"{hostile}/stall/"], tmp_path, LocalPool(1), Settings(limits=Limits(remote_timeout=0.5))).rows
+    rows = survey(
+        [f"{hostile}/stall/"], tmp_path, LocalPool(1), Settings(limits=Limits(remote_timeout=0.5))
+    ).rows
     assert time.monotonic() - started < 5
-    assert [(row["task"], row["status"], row["rules"]) for row in rows] == [("drop", "findings", {"LB101": 1})]
-    assert "cannot be read" in rows[0]["first_finding"] and "--remote-timeout 0.5 s" in rows[0]["first_finding"]
+    assert [(row["task"], row["status"], row["rules"]) for row in rows] == [
+        ("drop", "findings", {"LB101": 1})
+    ]
+    assert (
+        "cannot be read" in rows[0]["first_finding"]
+        and "--remote-timeout 0.5 s" in rows[0]["first_finding"]
+    )
 
 
 def test_a_log_the_server_trickles_is_lb101_once_its_rate_falls_below_the_floor(hostile, tmp_path):
     """Outside tester: a byte every few seconds never tripped the read timeout, and held the survey for ever."""
     started = time.monotonic()
-    rows = survey([f"{hostile}/trickle/"], tmp_path, LocalPool(1), Settings(limits=Limits(remote_timeout=1))).rows
+    rows = survey(
+        [f"{hostile}/trickle/"], tmp_path, LocalPool(1), Settings(limits=Limits(remote_timeout=1))
+    ).rows
     elapsed = time.monotonic() - started
     # Once seen failing in a full run and never again: the messages keep what the next failure shows.
     assert elapsed < 8, (elapsed, rows)
-    assert [(row["task"], row["status"], row["rules"]) for row in rows] == [("drop", "findings", {"LB101": 1})], rows
-    assert "less than 64 KiB/s after --remote-timeout 1 s" in rows[0]["first_finding"], (elapsed, rows[0])
+    assert [(row["task"], row["status"], row["rules"]) for row in rows] == [
+        ("drop", "findings", {"LB101": 1})
+    ], rows
+    assert "less than 64 KiB/s after --remote-timeout 1 s" in rows[0]["first_finding"], (
+        elapsed,
+        rows[0],
+    )
 
 
 def test_a_log_shorter_than_its_content_length_is_lb101_not_an_internal_error(hostile, tmp_path):
     rows = survey([f"{hostile}/short/"], tmp_path, LocalPool(1)).rows
-    assert [(row["task"], row["status"], row["rules"]) for row in rows] == [("drop", "findings", {"LB101": 1})]
+    assert [(row["task"], row["status"], row["rules"]) for row in rows] == [
+        ("drop", "findings", {"LB101": 1})
+    ]
     assert "cannot be read (ClientPayloadError" in rows[0]["first_finding"]
 
 
 @pytest.mark.parametrize("case, reason", [("reset", "Connection reset"), ("e500", "500")])
-def test_a_sub_folder_that_cannot_be_listed_is_a_row_and_the_others_are_surveyed(hostile, tmp_path, case, reason):
+def test_a_sub_folder_that_cannot_be_listed_is_a_row_and_the_others_are_surveyed(
+    hostile, tmp_path, case, reason
+):
     code, stderr, rows = lbnorm_survey(f"{hostile}/{case}/", tmp_path)
     assert code == 1, stderr
     assert [(row["run"], row["task"], row["status"], row["rules"]) for row in rows] == [
         ("bad/", "", "unlisted folder", {"LB101": 1}),
         (f"good/results_{rows[1]['run'].rsplit('_', 1)[1]}", "drop", "ok", {}),
     ]
-    assert rows[0]["first_finding"].startswith("LB101 bad/: the folder cannot be listed (") and reason in rows[0][
-        "first_finding"]
+    assert (
+        rows[0]["first_finding"].startswith("LB101 bad/: the folder cannot be listed (")
+        and reason in rows[0]["first_finding"]
+    )
 
 
 def test_a_page_that_never_ends_is_refused_at_the_page_budget(hostile, tmp_path):
     code, stderr, rows = lbnorm_survey(f"{hostile}/fat/", tmp_path, "--max-file-size", "1M")
     assert (code, rows) == (2, [])
-    assert "fat/: cannot be listed (PageTooLarge: its page is larger than --max-file-size 1,048,576 bytes)" in stderr
+    assert (
+        "fat/: cannot be listed (PageTooLarge: its page is larger than --max-file-size 1,048,576 bytes)"
+        in stderr
+    )
 
 
 def test_a_tree_wider_than_the_budget_is_refused_while_it_is_listed(hostile, tmp_path):
@@ -196,8 +237,9 @@ def test_a_tree_wider_than_the_budget_is_refused_while_it_is_listed(hostile, tmp
 def test_a_tree_without_end_in_depth_is_cut_at_the_depth_budget_with_a_row(hostile, tmp_path):
     code, stderr, rows = lbnorm_survey(f"{hostile}/deep/", tmp_path)
     assert code == 1, stderr
-    assert [(row["run"], row["status"], row["rules"]) for row in rows] == [("a/" * 33, "unlisted folder",
-                                                                           {"LB101": 1})]
+    assert [(row["run"], row["status"], row["rules"]) for row in rows] == [
+        ("a/" * 33, "unlisted folder", {"LB101": 1})
+    ]
     assert "is more than 32 folders below the source" in rows[0]["first_finding"]
 
 

@@ -14,15 +14,18 @@ import os
 from pathlib import Path
 
 import pytest
-
 from survey_corpus import make_corpus
+
 from validator.survey import batches, engine, isolation
 from validator.survey.engine import survey
 from validator.survey.local_pool import LocalPool
 from validator.survey.work import run_batch
 
 RUNS = 24
-POISON = {"log": "", "deaths": ""}  # set by each test before the pool forks its workers, which inherit it
+POISON = {
+    "log": "",
+    "deaths": "",
+}  # set by each test before the pool forks its workers, which inherit it
 
 
 def poisoned_run_batch(batch, settings):
@@ -50,7 +53,9 @@ def clean_rows(corpus, tmp_path_factory) -> list[dict]:
 @pytest.fixture
 def poison(monkeypatch, tmp_path):
     """Poison a log by name; the deaths file gets a line (the lost batch's size) per worker killed."""
-    monkeypatch.setattr(batches, "MIN_TASK_BYTES", 1)  # 8 batches a worker, several units each, as in a big survey
+    monkeypatch.setattr(
+        batches, "MIN_TASK_BYTES", 1
+    )  # 8 batches a worker, several units each, as in a big survey
     monkeypatch.setattr(engine, "run_batch", poisoned_run_batch)
     deaths = tmp_path / "deaths"
 
@@ -62,20 +67,29 @@ def poison(monkeypatch, tmp_path):
     POISON.update(log="", deaths="")
 
 
-def test_the_unit_that_kills_its_worker_fails_alone_and_every_other_unit_is_audited(corpus, clean_rows, poison,
-                                                                                      tmp_path):
+def test_the_unit_that_kills_its_worker_fails_alone_and_every_other_unit_is_audited(
+    corpus, clean_rows, poison, tmp_path
+):
     victim = next(row for row in clean_rows if row["task"] == "drop")
     deaths = poison(victim["log"])
     rows = survey([str(corpus)], tmp_path / "out", LocalPool(2)).rows
     assert len(rows) == len(clean_rows)
     failed = [row for row in rows if row["status"] == "failed"]
     assert [(row["run"], row["task"]) for row in failed] == [(victim["run"], "drop")]
-    assert failed[0]["error"] == isolation._lost_alone(isolation.WorkerLost("its worker process died"))
-    assert failed[0]["error"].startswith("its worker process died while it ran this unit alone, with nothing else "
-                                         "running, after its batch was lost: this unit is what kills workers")
-    assert [row for row in rows if row["status"] != "failed"] == [row for row in clean_rows if row is not victim]
+    assert failed[0]["error"] == isolation._lost_alone(
+        isolation.WorkerLost("its worker process died")
+    )
+    assert failed[0]["error"].startswith(
+        "its worker process died while it ran this unit alone, with nothing else "
+        "running, after its batch was lost: this unit is what kills workers"
+    )
+    assert [row for row in rows if row["status"] != "failed"] == [
+        row for row in clean_rows if row is not victim
+    ]
     sizes = [int(size) for size in deaths.read_text().split()]
-    assert sizes[-2:] == [1, 1] and sizes[0] > 1  # lost in a batch, halved down to it alone, then alone again
+    assert (
+        sizes[-2:] == [1, 1] and sizes[0] > 1
+    )  # lost in a batch, halved down to it alone, then alone again
     assert sizes == sorted(sizes, reverse=True) and len(sizes) <= sizes[0].bit_length() + 2
 
 
@@ -88,7 +102,12 @@ class Cluster:
     batch holding a unit of `raising` raises."""
 
     def __init__(self, poison=(), outside=(), raising=()):
-        self.poison, self.outside, self.raising, self.passes = set(poison), list(outside), set(raising), []
+        self.poison, self.outside, self.raising, self.passes = (
+            set(poison),
+            list(outside),
+            set(raising),
+            [],
+        )
 
     def run_once(self, batches):
         self.passes.append([len(batch) for batch in batches])
@@ -105,7 +124,11 @@ class Cluster:
 @pytest.fixture
 def named_units(monkeypatch):
     """isolate's failed rows are built from Unit objects; the stand-in's units are numbers, named by them."""
-    monkeypatch.setattr(isolation, "failed_batch", lambda batch, reason: [f"failed {unit}: {reason}" for unit in batch])
+    monkeypatch.setattr(
+        isolation,
+        "failed_batch",
+        lambda batch, reason: [f"failed {unit}: {reason}" for unit in batch],
+    )
 
 
 def isolated(cluster: Cluster, batches: list[list[int]]) -> dict:
@@ -125,14 +148,27 @@ def rows_of(units) -> dict:
 def test_a_poison_unit_is_halved_out_of_its_batch_then_run_alone_on_the_whole_cluster(named_units):
     cluster = Cluster(poison={5})
     results = isolated(cluster, [list(range(8)), list(range(8, 12))])
-    assert results == {**rows_of(set(range(12)) - {5}), 5: f"failed 5: {isolation._lost_alone(LOST)}"}
-    assert cluster.passes == [[8, 4], [4, 4], [2, 2], [1, 1], [1]]  # the last: 5 with nothing else running
+    assert results == {
+        **rows_of(set(range(12)) - {5}),
+        5: f"failed 5: {isolation._lost_alone(LOST)}",
+    }
+    assert cluster.passes == [
+        [8, 4],
+        [4, 4],
+        [2, 2],
+        [1, 1],
+        [1],
+    ]  # the last: 5 with nothing else running
 
 
 def test_a_worker_killed_once_from_outside_costs_no_unit(named_units):
     cluster = Cluster(outside=[[0, 1, 2], [3]])
     assert isolated(cluster, [[0, 1, 2], [3]]) == rows_of(range(4))
-    assert cluster.passes == [[3, 1], [1], [1, 2]]  # [3] again alone at once; then the halves of [0, 1, 2]
+    assert cluster.passes == [
+        [3, 1],
+        [1],
+        [1, 2],
+    ]  # [3] again alone at once; then the halves of [0, 1, 2]
 
 
 def test_a_task_that_raises_fails_its_units_whole_and_convicts_none(named_units):
@@ -140,8 +176,10 @@ def test_a_task_that_raises_fails_its_units_whole_and_convicts_none(named_units)
     convicted whichever unit ran alone on a worker with a full disk (review)."""
     cluster = Cluster(raising={1})
     results = isolated(cluster, [[0, 1, 2], [3]])
-    why = ("its task failed (OSError: no space left on the worker), with every unit it carried: not this unit's "
-           "doing (its own errors are findings); --resume runs it again")
+    why = (
+        "its task failed (OSError: no space left on the worker), with every unit it carried: not this unit's "
+        "doing (its own errors are findings); --resume runs it again"
+    )
     assert results == {**rows_of([3]), **{unit: f"failed {unit}: {why}" for unit in (0, 1, 2)}}
     assert cluster.passes == [[3, 1]]
 
@@ -153,23 +191,36 @@ def test_poison_in_most_batches_of_the_first_pass_is_still_searched_unit_by_unit
     poison = set(range(0, 160, 8))
     cluster = Cluster(poison=poison)
     results = isolated(cluster, batches)
-    assert results == {**rows_of(set(range(168)) - poison),
-                       **{unit: f"failed {unit}: {isolation._lost_alone(LOST)}" for unit in poison}}
+    assert results == {
+        **rows_of(set(range(168)) - poison),
+        **{unit: f"failed {unit}: {isolation._lost_alone(LOST)}" for unit in poison},
+    }
     assert cluster.passes[:2] == [[8] * 21, [4] * 40]
 
 
-def test_two_passes_in_a_row_that_lose_most_batches_are_the_clusters_failure_not_split_further(named_units):
-    cluster = Cluster(poison=range(36))  # every unit of 9 of the 10 batches (a cluster whose workers all die)
+def test_two_passes_in_a_row_that_lose_most_batches_are_the_clusters_failure_not_split_further(
+    named_units,
+):
+    cluster = Cluster(
+        poison=range(36)
+    )  # every unit of 9 of the 10 batches (a cluster whose workers all die)
     results = isolated(cluster, [list(range(start, start + 4)) for start in range(0, 40, 4)])
     why = isolation._cluster_failing(LOST)
-    assert why == ("its worker died with this unit's batch, which was not split to find the cause: most tasks of "
-                   "this pass and of the one before lost their workers too, so the cluster is failing, not one "
-                   "unit; --resume runs it again")
-    assert results == {**rows_of(range(36, 40)), **{unit: f"failed {unit}: {why}" for unit in range(36)}}
+    assert why == (
+        "its worker died with this unit's batch, which was not split to find the cause: most tasks of "
+        "this pass and of the one before lost their workers too, so the cluster is failing, not one "
+        "unit; --resume runs it again"
+    )
+    assert results == {
+        **rows_of(range(36, 40)),
+        **{unit: f"failed {unit}: {why}" for unit in range(36)},
+    }
     assert cluster.passes == [[4] * 10, [2] * 18]
 
 
-def test_a_survey_whose_every_log_kills_its_worker_ends_with_every_log_failed(corpus, poison, tmp_path):
+def test_a_survey_whose_every_log_kills_its_worker_ends_with_every_log_failed(
+    corpus, poison, tmp_path
+):
     deaths = poison("*")
     outcome = survey([str(corpus)], tmp_path / "out", LocalPool(2))
     logged = [row for row in outcome.rows if row["log"]]

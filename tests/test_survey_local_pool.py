@@ -43,11 +43,16 @@ def clean_rows(corpus, tmp_path_factory) -> list[dict]:
     return survey([str(corpus)], tmp_path_factory.mktemp("clean"), LocalPool(2)).rows
 
 
-def test_the_survey_runs_no_thread_while_it_forks_and_its_workers_end_on_their_own(corpus, clean_rows, tmp_path,
-                                                                                    monkeypatch):
-    monkeypatch.setattr(batches, "MIN_TASK_BYTES", 1)  # 8 batches a worker: forks and answers interleave
+def test_the_survey_runs_no_thread_while_it_forks_and_its_workers_end_on_their_own(
+    corpus, clean_rows, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(
+        batches, "MIN_TASK_BYTES", 1
+    )  # 8 batches a worker: forks and answers interleave
     threads, workers = set(), {}
-    before = {thread.name for thread in threading.enumerate()}  # other tests' servers and clients, if any
+    before = {
+        thread.name for thread in threading.enumerate()
+    }  # other tests' servers and clients, if any
 
     def look(done: int) -> None:
         threads.update(thread.name for thread in threading.enumerate())
@@ -66,12 +71,20 @@ def test_workers_are_forked_whatever_pythons_default_start_method(corpus, clean_
     audit's modules (and a survey started under another default gives the same table)."""
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("this platform cannot fork")
-    code = ("import multiprocessing, sys, json, pathlib; multiprocessing.set_start_method('spawn');"
-            "from validator.survey.engine import survey; from validator.survey.local_pool import _CONTEXT, LocalPool;"
-            "assert _CONTEXT.get_start_method() == 'fork';"
-            "rows = survey([sys.argv[1]], pathlib.Path(sys.argv[2]), LocalPool(2)).rows; print(json.dumps(rows))")
-    result = subprocess.run([sys.executable, "-c", code, str(corpus), str(tmp_path / "out")], capture_output=True,
-                            text=True, timeout=120, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    code = (
+        "import multiprocessing, sys, json, pathlib; multiprocessing.set_start_method('spawn');"
+        "from validator.survey.engine import survey; from validator.survey.local_pool import _CONTEXT, LocalPool;"
+        "assert _CONTEXT.get_start_method() == 'fork';"
+        "rows = survey([sys.argv[1]], pathlib.Path(sys.argv[2]), LocalPool(2)).rows; print(json.dumps(rows))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(corpus), str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == json.loads(json.dumps(clean_rows))
 
@@ -95,7 +108,9 @@ def test_ctrl_c_is_the_surveys_to_handle_not_a_workers(corpus, clean_rows, tmp_p
 class Unpicklable(Exception):
     def __init__(self, first: str, second: str):  # pickle rebuilds it with one argument, and fails
         super().__init__(f"{first} {second}")
-        self.lock = threading.Lock()  # and a lock pickles nowhere (tblib, which Dask installs, pickles __dict__)
+        self.lock = (
+            threading.Lock()
+        )  # and a lock pickles nowhere (tblib, which Dask installs, pickles __dict__)
 
 
 def test_an_error_that_cannot_travel_back_is_named_not_lost():
@@ -109,9 +124,12 @@ def _die_at_start(parent: int) -> None:
     os._exit(1)  # in place of exit_with_parent, the first thing a worker does
 
 
-@pytest.mark.parametrize("batch_units", [2, 100_000], ids=["small batches", "one batch over a pipe's 64 KiB"])
-def test_workers_that_die_as_they_start_end_the_survey_with_every_unit_failed(corpus, tmp_path, monkeypatch,
-                                                                              batch_units):
+@pytest.mark.parametrize(
+    "batch_units", [2, 100_000], ids=["small batches", "one batch over a pipe's 64 KiB"]
+)
+def test_workers_that_die_as_they_start_end_the_survey_with_every_unit_failed(
+    corpus, tmp_path, monkeypatch, batch_units
+):
     """Review: a worker dying before it read its batch made the survey's write of a big batch fail (EPIPE), which
     the pool took for a worker killed idle, and it started another worker, for ever. Each such batch is now lost
     like any other, so isolation.py's bounded search ends the survey: two passes in a row losing nearly every
@@ -126,10 +144,14 @@ def test_workers_that_die_as_they_start_end_the_survey_with_every_unit_failed(co
     finally:
         signal.alarm(0)
     assert rows and {row["status"] for row in rows} == {"failed"}
-    assert all("the cluster is failing, not one unit" in row["error"] for row in rows), {r["error"] for r in rows}
+    assert all("the cluster is failing, not one unit" in row["error"] for row in rows), {
+        r["error"] for r in rows
+    }
 
 
-def test_a_fork_that_fails_stops_the_survey_with_that_error_and_leaves_no_worker(corpus, tmp_path, monkeypatch):
+def test_a_fork_that_fails_stops_the_survey_with_that_error_and_leaves_no_worker(
+    corpus, tmp_path, monkeypatch
+):
     """Review: under a process limit, the failed fork left a worker that was never started, and closing the lanes
     raised AssertionError ('can only join a started process'), hiding the fork's error and leaving the other
     lanes' workers running."""
@@ -148,8 +170,11 @@ def test_a_fork_that_fails_stops_the_survey_with_that_error_and_leaves_no_worker
             os.kill(started[0].pid, signal.SIGKILL)
 
     monkeypatch.setattr(local_pool._CONTEXT, "Process", Limited)
-    with pytest.raises(ClusterLost, match=r"this machine cannot start a worker process \(BlockingIOError: \[Errno 11\] "
-                                          r"Resource temporarily unavailable\); the units finished so far are in"):
+    with pytest.raises(
+        ClusterLost,
+        match=r"this machine cannot start a worker process \(BlockingIOError: \[Errno 11\] "
+        r"Resource temporarily unavailable\); the units finished so far are in",
+    ):
         survey([str(corpus)], tmp_path, LocalPool(2), on_unit=kill_one)
     assert not multiprocessing.active_children() and not local_pool._SURVEY_ENDS
 
@@ -165,12 +190,15 @@ def test_rows_that_cannot_travel_back_fail_their_task_not_a_unit(corpus, tmp_pat
     assert {row["status"] for row in rows} == {"failed"}
     assert {row["error"].split(";")[0] for row in rows} == {
         "its task failed (RuntimeError: its answer could not be sent back: TypeError: cannot pickle '_thread.lock' "
-        "object), with every unit it carried: not this unit's doing (its own errors are findings)"}
+        "object), with every unit it carried: not this unit's doing (its own errors are findings)"
+    }
 
 
 def test_an_answer_that_cannot_be_rebuilt_is_the_tasks_failure():
     error = _rebuilt(b"\x80\x05not a pickle")
-    assert type(error) is RuntimeError and str(error).startswith("its answer could not be read: UnpicklingError")
+    assert type(error) is RuntimeError and str(error).startswith(
+        "its answer could not be read: UnpicklingError"
+    )
 
 
 @pytest.mark.skipif(not hasattr(local_pool.fcntl, "F_GETPIPE_SZ"), reason="pipe sizes are Linux's")
@@ -184,7 +212,10 @@ def test_a_batch_or_an_answer_under_a_mebibyte_goes_through_in_one_write():
     lane._start()
     try:
         for end in (lane.to_worker, lane.from_worker):
-            assert local_pool.fcntl.fcntl(end.fileno(), local_pool.fcntl.F_GETPIPE_SZ) == local_pool.PIPE_BYTES
+            assert (
+                local_pool.fcntl.fcntl(end.fileno(), local_pool.fcntl.F_GETPIPE_SZ)
+                == local_pool.PIPE_BYTES
+            )
     finally:
         lane.close()
     assert lane.process is None

@@ -16,10 +16,15 @@ import pytest
 
 fsspec = pytest.importorskip("fsspec", reason="URL sources need the `remote` extra (fsspec)")
 pytest.importorskip("s3fs", reason="s3:// sources need the `s3` extra (s3fs)")
-moto_server = pytest.importorskip("moto.server", reason="the S3 server for these tests is moto's (moto[server])")
+moto_server = pytest.importorskip(
+    "moto.server", reason="the S3 server for these tests is moto's (moto[server])"
+)
 
 from remote_sources import (  # noqa: E402
-    assert_a_replaced_log_is_the_one_unit_resumed, assert_the_remote_table_is_the_local_one, environment)
+    assert_a_replaced_log_is_the_one_unit_resumed,
+    assert_the_remote_table_is_the_local_one,
+    environment,
+)
 from survey_corpus import make_corpus  # noqa: E402
 
 BUCKET = "leaderboard-details"
@@ -32,8 +37,13 @@ def endpoint():
     server.start()
     host, port = server.get_host_and_port()
     url = f"http://{host}:{port}"
-    settings = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
-                "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull}
+    settings = {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    }
     # fsspec's configuration gives every s3:// filesystem this endpoint (a user sets the same in
     # ~/.config/fsspec or FSSPEC_S3_ENDPOINT_URL); read at import, so set here.
     saved_conf = fsspec.config.conf.get("s3")
@@ -67,4 +77,6 @@ def test_a_run_tree_in_a_bucket_gives_the_local_table(bucket, tmp_path):
 
 def test_a_log_replaced_in_the_bucket_is_audited_again_on_resume(bucket, tmp_path):
     _, _, filesystem = bucket  # S3 gives the replaced log a new ETag
-    assert_a_replaced_log_is_the_one_unit_resumed(filesystem, f"s3://{BUCKET}/runs", f"{BUCKET}/runs", tmp_path)
+    assert_a_replaced_log_is_the_one_unit_resumed(
+        filesystem, f"s3://{BUCKET}/runs", f"{BUCKET}/runs", tmp_path
+    )

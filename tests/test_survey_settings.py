@@ -18,21 +18,40 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from survey_corpus import make_corpus
 from test_survey import BOARD
+
 from validator.survey.tables import read_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def survey_in(folder: Path, *args: str, source: str = "runs", env: dict | None = None) -> subprocess.CompletedProcess:
+def survey_in(
+    folder: Path, *args: str, source: str = "runs", env: dict | None = None
+) -> subprocess.CompletedProcess:
     """`lbnorm survey SOURCE --out out ARGS` run from `folder` (where a configuration file may sit)."""
     environment = {name: value for name, value in os.environ.items() if name != "GITHUB_EVENT_NAME"}
     environment.update(PYTHONPATH=str(REPO), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "validator", "survey", source, "--out", "out", "--no-plots",
-                           "--workers", "1", *args], cwd=folder, capture_output=True, text=True, timeout=120,
-                          env=environment)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "validator",
+            "survey",
+            source,
+            "--out",
+            "out",
+            "--no-plots",
+            "--workers",
+            "1",
+            *args,
+        ],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+    )
 
 
 @pytest.fixture
@@ -46,16 +65,22 @@ def run_without_a_log(tmp_path: Path) -> Path:
 
 
 def arc_easy_row(folder: Path) -> dict:
-    return next(row for row in read_jsonl(folder / "out" / "survey.jsonl") if row["task"] == "arc_easy")
+    return next(
+        row for row in read_jsonl(folder / "out" / "survey.jsonl") if row["task"] == "arc_easy"
+    )
 
 
 def drop_row(folder: Path) -> dict:
     return next(row for row in read_jsonl(folder / "out" / "survey.jsonl") if row["task"] == "drop")
 
 
-@pytest.mark.parametrize("name, text", [(".lbnorm.toml", "max-log-records = 2\n"),
-                                        ("pyproject.toml", '[project]\nname = "board"\n\n[tool.lbnorm]\n'
-                                                           "max-log-records = 2\n")])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        (".lbnorm.toml", "max-log-records = 2\n"),
+        ("pyproject.toml", '[project]\nname = "board"\n\n[tool.lbnorm]\nmax-log-records = 2\n'),
+    ],
+)
 def test_the_configuration_file_found_upward_sets_the_surveys_limits(run_without_a_log, name, text):
     (run_without_a_log / name).write_text(text, encoding="utf-8")
     nested = run_without_a_log / "sub"
@@ -63,12 +88,17 @@ def test_the_configuration_file_found_upward_sets_the_surveys_limits(run_without
     (nested / "runs").symlink_to(run_without_a_log / "runs", target_is_directory=True)
     result = survey_in(nested)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert f"lbnorm survey: profile, strict and limits from {run_without_a_log / name}" in result.stderr
+    assert (
+        f"lbnorm survey: profile, strict and limits from {run_without_a_log / name}"
+        in result.stderr
+    )
     assert "rule selection" not in result.stderr  # the file has none
     assert drop_row(nested)["rules"] == {"LB106": 1}  # the drop log has more than 2 records
 
 
-def test_isolated_ignores_the_configuration_file_and_config_names_one(run_without_a_log, tmp_path_factory):
+def test_isolated_ignores_the_configuration_file_and_config_names_one(
+    run_without_a_log, tmp_path_factory
+):
     (run_without_a_log / ".lbnorm.toml").write_text("max-log-records = 2\n", encoding="utf-8")
     result = survey_in(run_without_a_log, "--isolated")
     assert "from" not in result.stderr.split("units to run")[0]
@@ -83,25 +113,49 @@ def test_isolated_ignores_the_configuration_file_and_config_names_one(run_withou
     assert drop_row(run_without_a_log)["rules"] == {"LB106": 1}
 
 
-@pytest.mark.parametrize("setting", ['warn = ["LB707"]\n', 'extend-ignore = ["LB707", "LB111"]\n',
-                                     'select = ["LB6"]\n', '[per-file-ignores]\n"**" = ["LB7"]\n'])
+@pytest.mark.parametrize(
+    "setting",
+    [
+        'warn = ["LB707"]\n',
+        'extend-ignore = ["LB707", "LB111"]\n',
+        'select = ["LB6"]\n',
+        '[per-file-ignores]\n"**" = ["LB7"]\n',
+    ],
+)
 def test_a_check_configurations_rule_selection_does_not_soften_a_survey(run_without_a_log, setting):
     """Found by an outside review: a file written for check (where LB707 and LB111 are warnings, and globs
     match workspace paths) took a survey's errors away, so a tampered run behind them passed with exit 0."""
     (run_without_a_log / ".lbnorm.toml").write_text(setting, encoding="utf-8")
     result = survey_in(run_without_a_log)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "a survey takes rules from its own --select/--ignore/--warn/--error only" in result.stderr
+    assert (
+        "a survey takes rules from its own --select/--ignore/--warn/--error only" in result.stderr
+    )
     row = arc_easy_row(run_without_a_log)
     assert (row["errors"], row["rules"]) == (1, {"LB707": 1})
 
 
-@pytest.mark.parametrize("args, counts, code", [
-    (["--ignore", "LB707"], (0, 0), 0),
-    (["--extend-ignore", "LB70,LB71"], (0, 0), 0),  # comma-separated codes, as check's options take them
-    (["--warn", "LB7", "--error", "LB707"], (1, 0), 1),  # the most specific code decides: LB707 over LB7
-    (["--select", "LB6"], (0, 0), 0),  # only check's score rules: the maintainer chose to audit nothing here
-])
+@pytest.mark.parametrize(
+    "args, counts, code",
+    [
+        (["--ignore", "LB707"], (0, 0), 0),
+        (
+            ["--extend-ignore", "LB70,LB71"],
+            (0, 0),
+            0,
+        ),  # comma-separated codes, as check's options take them
+        (
+            ["--warn", "LB7", "--error", "LB707"],
+            (1, 0),
+            1,
+        ),  # the most specific code decides: LB707 over LB7
+        (
+            ["--select", "LB6"],
+            (0, 0),
+            0,
+        ),  # only check's score rules: the maintainer chose to audit nothing here
+    ],
+)
 def test_the_rule_selection_options_are_checks(run_without_a_log, args, counts, code):
     result = survey_in(run_without_a_log, *args)
     assert result.returncode == code, result.stdout + result.stderr
@@ -120,7 +174,9 @@ def test_rules_that_mean_unjudged_cannot_be_ignored_or_demoted(run_without_a_log
     assert not (run_without_a_log / "out").exists()
 
 
-@pytest.mark.parametrize("args", [["--select", "LB709,LB404"], ["--ignore", "LB700"], ["--warn", "LB7"]])
+@pytest.mark.parametrize(
+    "args", [["--select", "LB709,LB404"], ["--ignore", "LB700"], ["--warn", "LB7"]]
+)
 def test_a_run_not_audited_fails_whatever_the_selection(run_without_a_log, args):
     """Found by an outside review: every log deleted, and --select LB709,LB404 left the run's "no logs" row
     without a finding: exit 0 on a run nobody audited. Such rows fail by their status."""
@@ -128,15 +184,22 @@ def test_a_run_not_audited_fails_whatever_the_selection(run_without_a_log, args)
         log.unlink()
     result = survey_in(run_without_a_log, *args)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert [row["status"] for row in read_jsonl(run_without_a_log / "out" / "survey.jsonl")
-            if row["task"] == ""] == ["no logs"]
+    assert [
+        row["status"]
+        for row in read_jsonl(run_without_a_log / "out" / "survey.jsonl")
+        if row["task"] == ""
+    ] == ["no logs"]
     assert "1 units not audited" in result.stdout
 
 
 def test_the_profile_comes_from_the_file(run_without_a_log):
     """A profile's choice counts are claims the multiple-choice logs must prove (LB715)."""
-    (run_without_a_log / "board.yaml").write_text(BOARD % 3, encoding="utf-8")  # no arc_easy log has 3 at most
-    (run_without_a_log / ".lbnorm.toml").write_text('profile-file = "board.yaml"\n', encoding="utf-8")
+    (run_without_a_log / "board.yaml").write_text(
+        BOARD % 3, encoding="utf-8"
+    )  # no arc_easy log has 3 at most
+    (run_without_a_log / ".lbnorm.toml").write_text(
+        'profile-file = "board.yaml"\n', encoding="utf-8"
+    )
     make_corpus(run_without_a_log / "logged", runs=1, seed=4, fault_rate=0)
     result = survey_in(run_without_a_log, source="logged")
     assert result.returncode == 1, result.stdout + result.stderr

@@ -14,9 +14,10 @@ import io
 import os
 import shlex
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping, TextIO
+from typing import TextIO
 
 from .check.checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_check
 from .check.rules import all_rules
@@ -27,7 +28,12 @@ from .findings.selection import RuleSelection, SelectionError
 from .io.config import limits_of, read_config
 from .io.documents import DocumentError
 from .io.limits import DEFAULT_LIMITS, MAX_DEPTH_CEILING, Limits, parse_size
-from .io.loaders import builtin_profile_names, load_builtin_profile, load_profile_file, open_regular_file
+from .io.loaders import (
+    builtin_profile_names,
+    load_builtin_profile,
+    load_profile_file,
+    open_regular_file,
+)
 from .io.paths import PathRefused, confine
 from .io.report_file import ReportFile, ReportRefused
 from .io.safe_text import CommandSafeWriter, one_line
@@ -53,11 +59,17 @@ class ActionInputs:
     report: str
     limits: Limits = DEFAULT_LIMITS
     stale_scorer_bound: float | None = None  # the maintainer's opt-in (LB607); empty input: none
-    config_file: str = ""  # a .lbnorm.toml / pyproject.toml in the repository, read only when pinned
+    config_file: str = (
+        ""  # a .lbnorm.toml / pyproject.toml in the repository, read only when pinned
+    )
     config_sha256: str = ""
-    tolerance_set: bool = True  # False: the input was empty, so a pinned configuration file may set it
+    tolerance_set: bool = (
+        True  # False: the input was empty, so a pinned configuration file may set it
+    )
     strict_set: bool = True
-    limits_set: frozenset[str] = frozenset()  # the Limits fields whose input the workflow set (those win)
+    limits_set: frozenset[str] = (
+        frozenset()
+    )  # the Limits fields whose input the workflow set (those win)
 
 
 def read_inputs(env: Mapping[str, str]) -> ActionInputs:
@@ -87,29 +99,41 @@ def _limits(env: Mapping[str, str]) -> dict[str, int]:
     max_string_length, max_values, max_log_records; an empty input is not set (the default)."""
     values = {}
     sizes = ("max_file_bytes", "max_log_bytes")
-    for field, name in (("max_file_bytes", "max_file_size"), ("max_files", "max_files"),
-                        ("max_depth", "max_depth"), ("max_string_length", "max_string_length"),
-                        ("max_log_bytes", "max_log_size"), ("max_values", "max_values"),
-                        ("max_log_records", "max_log_records")):
+    for field, name in (
+        ("max_file_bytes", "max_file_size"),
+        ("max_files", "max_files"),
+        ("max_depth", "max_depth"),
+        ("max_string_length", "max_string_length"),
+        ("max_log_bytes", "max_log_size"),
+        ("max_values", "max_values"),
+        ("max_log_records", "max_log_records"),
+    ):
         text = _input(env, name).strip()
         if not text:
             continue
         try:
             values[field] = parse_size(text) if field in sizes else int(text)
         except ValueError:
-            raise InputError(f"input '{name}' is {text!r}; use a whole number"
-                             + (" of bytes, or K, M or G (e.g. 64M)" if field in sizes else "")) from None
+            raise InputError(
+                f"input '{name}' is {text!r}; use a whole number"
+                + (" of bytes, or K, M or G (e.g. 64M)" if field in sizes else "")
+            ) from None
         if values[field] < 1:
             raise InputError(f"input '{name}' is {text!r}; use a positive number")
         if field == "max_depth" and values[field] > MAX_DEPTH_CEILING:
-            raise InputError(f"input 'max_depth' is {text}; the most lbnorm allows is {MAX_DEPTH_CEILING}")
+            raise InputError(
+                f"input 'max_depth' is {text}; the most lbnorm allows is {MAX_DEPTH_CEILING}"
+            )
     return values
 
 
 def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
     """INPUT_NAME, or INPUT_NA-ME when the workflow used a hyphen; both set and different is an error."""
-    values = {key: env[key] for key in (f"INPUT_{name.upper()}", f"INPUT_{name.upper().replace('_', '-')}")
-              if key in env}
+    values = {
+        key: env[key]
+        for key in (f"INPUT_{name.upper()}", f"INPUT_{name.upper().replace('_', '-')}")
+        if key in env
+    }
     if len(set(values.values())) > 1:
         raise InputError(f"inputs {' and '.join(values)} disagree; set only {name}")
     return next(iter(values.values()), default)
@@ -148,7 +172,9 @@ def _points(value: str, name: str) -> float | None:
     except ValueError:
         raise InputError(f"input '{name}' is {value!r}, not a number") from None
     if not 0.0 <= points <= 100.0:
-        raise InputError(f"input '{name}' is {value}; use a number of normalized points between 0 and 100")
+        raise InputError(
+            f"input '{name}' is {value}; use a number of normalized points between 0 and 100"
+        )
     return points
 
 
@@ -158,28 +184,36 @@ def maintainer_profile(inputs: ActionInputs, workspace: Path) -> Profile | None:
         raise InputError("set either 'profile' or 'profile_file', not both")
     if inputs.profile:
         if inputs.profile not in builtin_profile_names():
-            raise InputError(f"input 'profile' is {inputs.profile!r}; built-in profiles: "
-                             f"{', '.join(builtin_profile_names())}")
+            raise InputError(
+                f"input 'profile' is {inputs.profile!r}; built-in profiles: "
+                f"{', '.join(builtin_profile_names())}"
+            )
         return load_builtin_profile(inputs.profile)
     if not inputs.profile_file:
         return None
-    return load_profile_file(_pinned(workspace, "profile_file", inputs.profile_file, inputs.profile_sha256))
+    return load_profile_file(
+        _pinned(workspace, "profile_file", inputs.profile_file, inputs.profile_sha256)
+    )
 
 
 def _pinned(workspace: Path, name: str, file: str, sha256: str) -> Path:
     """A file of the repository whose sha256 the workflow pins: a pull request cannot edit the rules it is judged by."""
     pin = name.replace("_file", "_sha256")
     if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
-        raise InputError(f"'{name}' needs '{pin}' (64 hex digits, from `sha256sum FILE`): "
-                         "the pin stops a pull request from editing the rules it is judged by")
+        raise InputError(
+            f"'{name}' needs '{pin}' (64 hex digits, from `sha256sum FILE`): "
+            "the pin stops a pull request from editing the rules it is judged by"
+        )
     try:
         target = confine(workspace, Path(file))
     except PathRefused as exc:
         raise ConfigError(f"{name}: {exc}") from None
     digest = _bounded_sha256(target.path, name)
     if digest != sha256:
-        raise ConfigError(f"{name} {target.display} has sha256 {digest}, but the workflow pins "
-                          f"{sha256}; if the maintainers changed the file, update the pin")
+        raise ConfigError(
+            f"{name} {target.display} has sha256 {digest}, but the workflow pins "
+            f"{sha256}; if the maintainers changed the file, update the pin"
+        )
     return target.path
 
 
@@ -192,7 +226,9 @@ def _bounded_sha256(path: Path, name: str) -> str:
         raise ConfigError(f"{name}: {exc.message}") from None
 
 
-def maintainer_config(inputs: ActionInputs, workspace: Path) -> tuple[ActionInputs, Profile | None, RuleSelection]:
+def maintainer_config(
+    inputs: ActionInputs, workspace: Path
+) -> tuple[ActionInputs, Profile | None, RuleSelection]:
     """Apply a pinned configuration file (config_file + config_sha256); the workflow's own inputs win.
 
     Without config_file no configuration is read, whatever the pull request adds: a
@@ -200,10 +236,14 @@ def maintainer_config(inputs: ActionInputs, workspace: Path) -> tuple[ActionInpu
     """
     if not inputs.config_file:
         return inputs, maintainer_profile(inputs, workspace), RuleSelection()
-    settings = read_config(_pinned(workspace, "config_file", inputs.config_file, inputs.config_sha256))
+    settings = read_config(
+        _pinned(workspace, "config_file", inputs.config_file, inputs.config_sha256)
+    )
     if settings.profile_file:
-        raise InputError("a configuration file read by the Action may not name a profile-file (it would not be "
-                         "pinned); set the inputs profile_file and profile_sha256 instead")
+        raise InputError(
+            "a configuration file read by the Action may not name a profile-file (it would not be "
+            "pinned); set the inputs profile_file and profile_sha256 instead"
+        )
     if settings.profile and not (inputs.profile or inputs.profile_file):
         inputs = replace(inputs, profile=settings.profile)
     # An input set in the workflow wins, even one set to the default (a loosening of the pinned file's bound).
@@ -214,8 +254,13 @@ def maintainer_config(inputs: ActionInputs, workspace: Path) -> tuple[ActionInpu
     if not inputs.strict_set and settings.strict is not None:
         changes["strict"] = settings.strict
     inputs = replace(inputs, **changes)
-    selection = RuleSelection(select=settings.selected(), ignore=settings.ignored(), warn=settings.warn,
-                              error=settings.error, per_file_ignores=tuple(settings.per_file_ignores.items()))
+    selection = RuleSelection(
+        select=settings.selected(),
+        ignore=settings.ignored(),
+        warn=settings.warn,
+        error=settings.error,
+        per_file_ignores=tuple(settings.per_file_ignores.items()),
+    )
     all_rules()
     try:
         selection.validate()
@@ -237,17 +282,31 @@ def run_action(env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
             report_file.close()
 
 
-def _run(env: Mapping[str, str], workspace: Path, report_file: ReportFile | None, out: TextIO, err: TextIO) -> int:
+def _run(
+    env: Mapping[str, str],
+    workspace: Path,
+    report_file: ReportFile | None,
+    out: TextIO,
+    err: TextIO,
+) -> int:
     try:
         inputs, profile, selection = maintainer_config(read_inputs(env), workspace)
     except InputError as exc:
         return _configuration_error(env, out, err, exc, ExitCode.USAGE)
     except ConfigError as exc:
         return _configuration_error(env, out, err, exc, ExitCode.CONFIG)
-    result = run_check(inputs.files, CheckOptions(root=workspace, tolerance=inputs.tolerance, profile=profile,
-                                                  limits=inputs.limits, jobs=os.cpu_count() or 1,
-                                                  stale_scorer_bound=inputs.stale_scorer_bound,
-                                                  selection=selection))
+    result = run_check(
+        inputs.files,
+        CheckOptions(
+            root=workspace,
+            tolerance=inputs.tolerance,
+            profile=profile,
+            limits=inputs.limits,
+            jobs=os.cpu_count() or 1,
+            stale_scorer_bound=inputs.stale_scorer_bound,
+            selection=selection,
+        ),
+    )
     report_path = _write_report(report_file, result, inputs.strict, out)
     details = f"see the job summary{' and ' + report_path if report_path else ''}"
     for line in annotation_lines(result, details):
@@ -257,14 +316,24 @@ def _run(env: Mapping[str, str], workspace: Path, report_file: ReportFile | None
     report_text(result, guarded, ReportOptions(strict=inputs.strict, verbosity=1))
     guarded.flush()
     out.write("::endgroup::\n")
-    _append(env.get("GITHUB_STEP_SUMMARY"), summary_markdown(result, inputs.strict, inputs.tolerance), err)
-    _append(env.get("GITHUB_OUTPUT"), output_block({
-        "passed": "true" if result.ok(inputs.strict) else "false",
-        "files_checked": str(files_checked(result)),
-        "errors": str(result.count(ERROR)),
-        "warnings": str(result.count(WARNING)),
-        "report": report_path or "",
-    }), err)
+    _append(
+        env.get("GITHUB_STEP_SUMMARY"),
+        summary_markdown(result, inputs.strict, inputs.tolerance),
+        err,
+    )
+    _append(
+        env.get("GITHUB_OUTPUT"),
+        output_block(
+            {
+                "passed": "true" if result.ok(inputs.strict) else "false",
+                "files_checked": str(files_checked(result)),
+                "errors": str(result.count(ERROR)),
+                "warnings": str(result.count(WARNING)),
+                "report": report_path or "",
+            }
+        ),
+        err,
+    )
     return ExitCode.OK if result.ok(inputs.strict) else ExitCode.DATA
 
 
@@ -273,7 +342,9 @@ def files_checked(result: CheckResult) -> int:
     results file no submission named, and each file that could not be read (an LB1xx
     finding; LB100 and LB107 name globs, not files; LB111 names what was not walked)."""
     not_files = ("LB100", "LB107", "LB111")
-    unreadable = {f.file for f in result.findings if f.rule.startswith("LB1") and f.rule not in not_files}
+    unreadable = {
+        f.file for f in result.findings if f.rule.startswith("LB1") and f.rule not in not_files
+    }
     return len({report.path for report in result.files} | unreadable)
 
 
@@ -281,20 +352,35 @@ def workspace_of(env: Mapping[str, str]) -> Path:
     """$GITHUB_WORKSPACE, an existing folder: the runner always sets it, so anything else is a setup error."""
     value = env.get("GITHUB_WORKSPACE", "")
     if not value:
-        raise InputError("GITHUB_WORKSPACE is not set; run lbnorm as a step of a GitHub Actions job "
-                         "(or set it to the checkout folder)")
+        raise InputError(
+            "GITHUB_WORKSPACE is not set; run lbnorm as a step of a GitHub Actions job "
+            "(or set it to the checkout folder)"
+        )
     path = Path(value)
     if not path.is_absolute() or not path.is_dir():
-        raise InputError(f"GITHUB_WORKSPACE is {one_line(value)!r}, not an absolute path to a folder")
+        raise InputError(
+            f"GITHUB_WORKSPACE is {one_line(value)!r}, not an absolute path to a folder"
+        )
     return path.resolve()
 
 
-def _configuration_error(env: Mapping[str, str], out: TextIO, err: TextIO, exc: Exception, code: int,
-                         title: str = "lbnorm configuration") -> int:
+def _configuration_error(
+    env: Mapping[str, str],
+    out: TextIO,
+    err: TextIO,
+    exc: Exception,
+    code: int,
+    title: str = "lbnorm configuration",
+) -> int:
     """The run cannot start (or lbnorm broke): one ::error, and outputs that say it did not pass."""
     out.write(f"::error title={title}::{_data(exc)}\n")
-    _append(env.get("GITHUB_OUTPUT"), output_block({"passed": "false", "files_checked": "0", "errors": "0",
-                                                     "warnings": "0", "report": ""}), err)
+    _append(
+        env.get("GITHUB_OUTPUT"),
+        output_block(
+            {"passed": "false", "files_checked": "0", "errors": "0", "warnings": "0", "report": ""}
+        ),
+        err,
+    )
     return code
 
 
@@ -305,13 +391,19 @@ def _prepare_report(workspace: Path, name: str, out: TextIO) -> ReportFile | Non
     try:
         return ReportFile.prepare(workspace, name)
     except ReportRefused as exc:
-        out.write(f"::warning title=lbnorm report::{_data(f'{exc}; no report is written ({name})')}\n")
+        out.write(
+            f"::warning title=lbnorm report::{_data(f'{exc}; no report is written ({name})')}\n"
+        )
     except OSError as exc:
-        out.write(f"::warning title=lbnorm report::{_data(f'cannot prepare the report {name} ({exc.strerror})')}\n")
+        out.write(
+            f"::warning title=lbnorm report::{_data(f'cannot prepare the report {name} ({exc.strerror})')}\n"
+        )
     return None
 
 
-def _write_report(report_file: ReportFile | None, result: CheckResult, strict: bool, out: TextIO) -> str | None:
+def _write_report(
+    report_file: ReportFile | None, result: CheckResult, strict: bool, out: TextIO
+) -> str | None:
     if report_file is None:
         return None
     text = io.StringIO()
@@ -319,7 +411,9 @@ def _write_report(report_file: ReportFile | None, result: CheckResult, strict: b
     try:
         return report_file.write(text.getvalue().encode("utf-8"))
     except OSError as exc:
-        out.write(f"::warning title=lbnorm report::{_data(f'cannot write the report ({exc.strerror})')}\n")
+        out.write(
+            f"::warning title=lbnorm report::{_data(f'cannot write the report ({exc.strerror})')}\n"
+        )
         return None
 
 

@@ -11,9 +11,10 @@ nothing here prints.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..findings import format_json_path, make_finding
 from ..findings.internal import internal_error_finding
@@ -43,12 +44,26 @@ class LogAuditor:
     """Audits one task's log record by record with every unit (in batches: sample_batches.py), then against the
     results file."""
 
-    def __init__(self, spec: TaskSpec, log: str, results_doc: Document, result: AuditResult,
-                 tolerance: float = RAW_TOLERANCE, results_root: tuple = (), claims: Claims = Claims()):
+    def __init__(
+        self,
+        spec: TaskSpec,
+        log: str,
+        results_doc: Document,
+        result: AuditResult,
+        tolerance: float = RAW_TOLERANCE,
+        results_root: tuple = (),
+        claims: Claims = Claims(),
+    ):
         self.spec, self.name, self.results_doc, self.result = spec, log, results_doc, result
-        self.expected_choices = claims.choice_counts.get(spec.name)  # the profile's num_choices (LB715)
-        self.expected_split = claims.split_sizes.get(spec.name)  # the profile's split size (LB718, coverage)
-        self.results_root = results_root  # where the results object sits in results_doc (embedded results)
+        self.expected_choices = claims.choice_counts.get(
+            spec.name
+        )  # the profile's num_choices (LB715)
+        self.expected_split = claims.split_sizes.get(
+            spec.name
+        )  # the profile's split size (LB718, coverage)
+        self.results_root = (
+            results_root  # where the results object sits in results_doc (embedded results)
+        )
         self.tolerance = tolerance
         self.summary = TaskAudit(spec.name, log, expected=spec.n_effective)
         self.units = [unit(self) for unit in unit_classes()]
@@ -103,8 +118,9 @@ class LogAuditor:
             return
         line, column = self._record_position(record, path)
         prefix = (record.index,) if record.in_array else ()
-        self.result.findings.append(make_finding(rule_id, self.name, message, format_json_path(prefix + path),
-                                                 line, column))
+        self.result.findings.append(
+            make_finding(rule_id, self.name, message, format_json_path(prefix + path), line, column)
+        )
 
     def _record_position(self, record: SampleRecord, path: tuple) -> tuple[int, int]:
         """One position scan per record, however many findings it has (the scan of a 20 MB record costs seconds)."""
@@ -115,14 +131,18 @@ class LogAuditor:
     def at_line(self, rule_id: str, line: int, message: str) -> None:
         """A finding at a line of the log."""
         if self.result.has_room(self.name, rule_id):
-            self.result.findings.append(make_finding(rule_id, self.name, message, line=line, column=1))
+            self.result.findings.append(
+                make_finding(rule_id, self.name, message, line=line, column=1)
+            )
 
     def at_results(self, rule_id: str, path: tuple, message: str) -> None:
         """A finding at `path` in the results file."""
         display, path = self.results_doc.display_path, self.results_root + path
         if self.result.has_room(display, rule_id):
             line, column = self.results_doc.position(path)
-            self.result.findings.append(make_finding(rule_id, display, message, format_json_path(path), line, column))
+            self.result.findings.append(
+                make_finding(rule_id, display, message, format_json_path(path), line, column)
+            )
 
 
 class UnnamedFilters:
@@ -148,7 +168,9 @@ class UnnamedFilters:
         if self.single or doc_id >= self.CAP:
             return self.filters[0]
         if doc_id >= len(self.seen):
-            self.seen.extend(bytes(min(self.CAP, max(2 * len(self.seen), doc_id + 1)) - len(self.seen)))
+            self.seen.extend(
+                bytes(min(self.CAP, max(2 * len(self.seen), doc_id + 1)) - len(self.seen))
+            )
         count = self.seen[doc_id]
         self.seen[doc_id] = min(count + 1, 255)
         return self.filters[min(count, len(self.filters) - 1)]
@@ -164,9 +186,16 @@ def record_position(record: SampleRecord, path: tuple, document: Document) -> tu
 
 # --- a whole results file -------------------------------------------------------------------
 
-def audit_logs(results_doc: Document, logs: list[LogTarget], limits: Limits = DEFAULT_LIMITS,
-               tolerance: float = RAW_TOLERANCE, results_root: tuple = (),
-               claims: Claims = Claims(), unlogged_tasks: bool = True) -> AuditResult:
+
+def audit_logs(
+    results_doc: Document,
+    logs: list[LogTarget],
+    limits: Limits = DEFAULT_LIMITS,
+    tolerance: float = RAW_TOLERANCE,
+    results_root: tuple = (),
+    claims: Claims = Claims(),
+    unlogged_tasks: bool = True,
+) -> AuditResult:
     """Audit each log against the results file; one bad log never stops the others.
 
     `claims` (a maintainer's profile's num_choices and split sizes) are for the logs to prove (LB715, LB718).
@@ -179,20 +208,32 @@ def audit_logs(results_doc: Document, logs: list[LogTarget], limits: Limits = DE
         data = data.get(part) if isinstance(data, dict) else None
     data = data if isinstance(data, dict) else {}
     for log in logs:
-        auditor = LogAuditor(TaskSpec.from_results(data, log.task), log.target.display, results_doc, result,
-                             tolerance, results_root, claims)
+        auditor = LogAuditor(
+            TaskSpec.from_results(data, log.task),
+            log.target.display,
+            results_doc,
+            result,
+            tolerance,
+            results_root,
+            claims,
+        )
         try:
             auditor.audit_records(read_records(log.target.path, limits))
             summary = auditor.finish()
         except DocumentError as exc:
             # The rest of the log cannot be trusted; counts and sums over part of it would only repeat this.
-            result.findings.append(make_finding(exc.rule, log.target.display, exc.message, line=exc.line,
-                                                column=exc.column))
+            result.findings.append(
+                make_finding(
+                    exc.rule, log.target.display, exc.message, line=exc.line, column=exc.column
+                )
+            )
             auditor.summary.notes.append(unread_note(exc.message))
             summary = auditor.summary
         except Exception as exc:  # noqa: BLE001 - one log's failure fails that log; the others are audited
             result.findings.append(internal_error_finding(log.target.display, exc))
-            auditor.summary.notes.append("the audit of this log stopped on an internal error (LB110)")
+            auditor.summary.notes.append(
+                "the audit of this log stopped on an internal error (LB110)"
+            )
             summary = auditor.summary
         result.tasks.append(summary)
     if unlogged_tasks:
@@ -200,8 +241,13 @@ def audit_logs(results_doc: Document, logs: list[LogTarget], limits: Limits = DE
     return result
 
 
-def _tasks_without_logs(results_doc: Document, data: dict, logs: list[LogTarget], result: AuditResult,
-                        results_root: tuple) -> None:
+def _tasks_without_logs(
+    results_doc: Document,
+    data: dict,
+    logs: list[LogTarget],
+    result: AuditResult,
+    results_root: tuple,
+) -> None:
     configs = data.get("configs")
     if not logs or not isinstance(configs, dict):
         return
@@ -210,13 +256,26 @@ def _tasks_without_logs(results_doc: Document, data: dict, logs: list[LogTarget]
     if missing:
         path = results_root + ("configs", missing[0])
         line, column = results_doc.position(path)
-        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5:,} more" if len(missing) > 5 else "")
-        result.findings.append(make_finding("LB707", results_doc.display_path, (
-            f"{len(missing):,} of {len(configs):,} tasks have no sample log, so their numbers are not audited: "
-            f"{shown}; add their samples_<task>_<date>.jsonl"), format_json_path(path), line, column))
+        shown = ", ".join(missing[:5]) + (
+            f" and {len(missing) - 5:,} more" if len(missing) > 5 else ""
+        )
+        result.findings.append(
+            make_finding(
+                "LB707",
+                results_doc.display_path,
+                (
+                    f"{len(missing):,} of {len(configs):,} tasks have no sample log, so their numbers are not audited: "
+                    f"{shown}; add their samples_<task>_<date>.jsonl"
+                ),
+                format_json_path(path),
+                line,
+                column,
+            )
+        )
 
 
 # --- from file names to an audit ------------------------------------------------------------
+
 
 def unread_note(why: str) -> str:
     """The note of a log that stopped being read (local or streamed alike: the survey's table shows it)."""
@@ -242,7 +301,11 @@ def reported_tasks(data: Any) -> set[str]:
     and re-derives each group from its subtasks. A file without configs cannot tell its leaf tasks from
     its groups, so there it is known_tasks."""
     tasks = known_tasks(data)
-    if not isinstance(data, dict) or not isinstance(data.get("configs"), dict) or not data["configs"]:
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("configs"), dict)
+        or not data["configs"]
+    ):
         return tasks
     results = data.get("results") if isinstance(data.get("results"), dict) else {}
     return tasks | (set(results) - set(declared_groups(data)) - set(unmapped_groups(data)))
@@ -251,7 +314,11 @@ def reported_tasks(data: Any) -> set[str]:
 def unmapped_groups(data: Any) -> list[str]:
     """Groups of a file that records no group membership (lm-eval before 0.4.2 writes `groups` but no
     `group_subtasks`): entries of its `groups` table without a config. They cannot be re-derived (LB404)."""
-    if not isinstance(data, dict) or "group_subtasks" in data or not isinstance(data.get("groups"), dict):
+    if (
+        not isinstance(data, dict)
+        or "group_subtasks" in data
+        or not isinstance(data.get("groups"), dict)
+    ):
         return []
     configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
     return sorted(group for group in data["groups"] if group not in configs)
@@ -265,14 +332,20 @@ def declared_groups(data: Any) -> dict[str, list[str]]:
     held = {task for table in tables if isinstance(table, dict) for task in table}
     groups = {}
     for group, subtasks in data["group_subtasks"].items():
-        if (isinstance(subtasks, list) and subtasks and all(isinstance(task, str) for task in subtasks)
-                and group not in subtasks and set(subtasks) <= held):
+        if (
+            isinstance(subtasks, list)
+            and subtasks
+            and all(isinstance(task, str) for task in subtasks)
+            and group not in subtasks
+            and set(subtasks) <= held
+        ):
             groups[group] = subtasks
     return groups
 
 
-def place_logs(root: Path, results: Target, data: Any, named: list[Path] | None,
-               result: AuditResult) -> list[LogTarget]:
+def place_logs(
+    root: Path, results: Target, data: Any, named: list[Path] | None, result: AuditResult
+) -> list[LogTarget]:
     """The logs to audit: those named (paths relative to root), or those found beside the results file."""
     tasks = known_tasks(data)
     if named is None:
@@ -280,9 +353,16 @@ def place_logs(root: Path, results: Target, data: Any, named: list[Path] | None,
         for problem in problems:
             result.findings.append(make_finding("LB700", results.display, problem))
         if not found and not problems:
-            result.findings.append(make_finding("LB700", results.display, (
-                "no sample log beside this results file; lm-eval writes samples_<task>_<date>.jsonl next to "
-                "results_<date>.json with --log_samples (or name the logs after the results file)")))
+            result.findings.append(
+                make_finding(
+                    "LB700",
+                    results.display,
+                    (
+                        "no sample log beside this results file; lm-eval writes samples_<task>_<date>.jsonl next to "
+                        "results_<date>.json with --log_samples (or name the logs after the results file)"
+                    ),
+                )
+            )
         named = [log.path.relative_to(root) for log in found]
     logs: list[LogTarget] = []
     for path in named:
@@ -301,12 +381,19 @@ def _confined(root: Path, path: Path, result: AuditResult) -> Target | None:
     try:
         return confine(root, path)
     except PathRefused as exc:
-        result.findings.append(make_finding("LB700", display_path(root, path), f"{exc} (--root sets the workspace)"))
+        result.findings.append(
+            make_finding("LB700", display_path(root, path), f"{exc} (--root sets the workspace)")
+        )
         return None
 
 
-def audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None,
-                limits: Limits = DEFAULT_LIMITS, claims: Claims = Claims()) -> AuditResult:
+def audit_files(
+    root: Path,
+    results_path: Path,
+    sample_paths: list[Path] | None,
+    limits: Limits = DEFAULT_LIMITS,
+    claims: Claims = Claims(),
+) -> AuditResult:
     """`python -m validator audit`: read the results file, place the logs, audit them.
 
     Whatever goes wrong that no rule foresaw is LB110 for the results file: the report is still complete.
@@ -321,8 +408,14 @@ def audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None,
         return result
 
 
-def _audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None, limits: Limits,
-                 result: AuditResult, claims: Claims = Claims()) -> AuditResult:
+def _audit_files(
+    root: Path,
+    results_path: Path,
+    sample_paths: list[Path] | None,
+    limits: Limits,
+    result: AuditResult,
+    claims: Claims = Claims(),
+) -> AuditResult:
     try:
         results = confine(root, results_path)
         document = read_document(results.path, results.display, limits)
@@ -330,12 +423,22 @@ def _audit_files(root: Path, results_path: Path, sample_paths: list[Path] | None
         result.findings.append(make_finding("LB101", result.results_file, str(exc)))
         return result
     except DocumentError as exc:
-        result.findings.append(make_finding(exc.rule, result.results_file, exc.message, line=exc.line,
-                                            column=exc.column))
+        result.findings.append(
+            make_finding(
+                exc.rule, result.results_file, exc.message, line=exc.line, column=exc.column
+            )
+        )
         return result
     if not known_tasks(document.data):
-        result.findings.append(make_finding("LB202", results.display, (
-            "no 'configs' or 'results' object: sample logs are audited against lm-eval 0.4.x results files")))
+        result.findings.append(
+            make_finding(
+                "LB202",
+                results.display,
+                (
+                    "no 'configs' or 'results' object: sample logs are audited against lm-eval 0.4.x results files"
+                ),
+            )
+        )
         return result
     logs = place_logs(root, results, document.data, sample_paths, result)
     audited = audit_logs(document, logs, limits, claims=claims)

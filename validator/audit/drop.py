@@ -27,7 +27,9 @@ from .harness_numerics import max_weight_assignment, numpy_mean, numpy_round_2  
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _ARTICLE_WORDS = frozenset({"a", "an", "the"})
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
-_FLOAT_WORDS = frozenset({"nan", "inf", "infinity"})  # the only letters-only strings float() reads (any case)
+_FLOAT_WORDS = frozenset(
+    {"nan", "inf", "infinity"}
+)  # the only letters-only strings float() reads (any case)
 
 Gold = tuple[str, ...]
 
@@ -36,6 +38,7 @@ Gold = tuple[str, ...]
 # The harness runs each token through lower -> remove punctuation -> fix number -> drop articles ->
 # fix spaces. _normalize_token gets the same result with less work; tests/drop_reference.py is
 # the harness's order, kept to check this one against.
+
 
 def is_number(text: str) -> bool:
     if text.isalpha():  # a word: float() would only raise, and raising costs more than this test
@@ -59,18 +62,21 @@ def remove_punctuation(token: str) -> str:
 # "1000000000000000.0"); others are recomputed each time, and the caches together stay under 100 MB
 # whatever the logs hold (tests/test_drop.py fills them with the largest entries they keep).
 _CACHE_ENTRIES = 16_384
-_CACHED_LENGTH = 256      # characters of an answer
+_CACHED_LENGTH = 256  # characters of an answer
 _CACHED_GOLD_LENGTH = 64  # characters of a gold answer's spans together (DROP's are a few words)
-_CACHED_SPANS = 4         # spans of a gold answer
-_CACHED_GOLD_BREAKS = 8   # spaces and hyphens in them: each set of words costs hundreds of bytes
+_CACHED_SPANS = 4  # spans of a gold answer
+_CACHED_GOLD_BREAKS = 8  # spaces and hyphens in them: each set of words costs hundreds of bytes
 
 
 def _cacheable(gold: Gold) -> bool:
     if len(gold) > _CACHED_SPANS:
         return False
     joined = "".join(gold)
-    return (len(joined) <= _CACHED_GOLD_LENGTH and joined.isascii()
-            and joined.count(" ") + joined.count("-") <= _CACHED_GOLD_BREAKS)
+    return (
+        len(joined) <= _CACHED_GOLD_LENGTH
+        and joined.isascii()
+        and joined.count(" ") + joined.count("-") <= _CACHED_GOLD_BREAKS
+    )
 
 
 _NORMALIZED = BoundedCache(_CACHE_ENTRIES)  # answer -> normalize(answer)
@@ -97,8 +103,11 @@ def _normalize(answer: str) -> str:
 
 def _normalize_ascii_words(spaced: str) -> str:
     """_normalize of lower-case ASCII words and spaces (most answers): no punctuation, no digits, no \\b inside."""
-    return " ".join(str(float(word)) if word in _FLOAT_WORDS else word
-                    for word in spaced.split() if word not in _ARTICLE_WORDS)
+    return " ".join(
+        str(float(word)) if word in _FLOAT_WORDS else word
+        for word in spaced.split()
+        if word not in _ARTICLE_WORDS
+    )
 
 
 def _normalize_token(token: str) -> str:
@@ -119,7 +128,9 @@ class Bags(NamedTuple):
 
 
 def answer_to_bags(answer: str | list[str] | tuple[str, ...]) -> Bags:
-    if isinstance(answer, str) or len(answer) == 1:  # a gold of one span (most) is bagged as a prediction is
+    if (
+        isinstance(answer, str) or len(answer) == 1
+    ):  # a gold of one span (most) is bagged as a prediction is
         return prediction_bags(answer if isinstance(answer, str) else answer[0])
     spans = [normalize(span) for span in answer]
     bags = [frozenset(span.split()) for span in spans]
@@ -135,7 +146,9 @@ def prediction_bags(prediction: str) -> Bags:
 
 def _numbers_in(span: str, bag: frozenset[str]) -> frozenset[str]:
     """The words of a normalized span that float() reads."""
-    if span.replace(" ", "").isalpha():  # letters only (most spans): no word is a number but nan, inf, infinity
+    if span.replace(
+        " ", ""
+    ).isalpha():  # letters only (most spans): no word is a number but nan, inf, infinity
         return bag & _FLOAT_WORDS  # normalized words are lower case
     return frozenset(word for word in bag if is_number(word))
 
@@ -145,7 +158,9 @@ class GoldAnswer(NamedTuple):
 
     bags: Bags
     scored: bool  # its first span is not blank (the harness scores a blank one, then ignores it)
-    decimals: tuple[tuple[str, str], ...]  # (integer part, stripped span) of each span that is a decimal number
+    decimals: tuple[
+        tuple[str, str], ...
+    ]  # (integer part, stripped span) of each span that is a decimal number
 
 
 def gold_answer(gold: Gold) -> GoldAnswer:
@@ -154,7 +169,9 @@ def gold_answer(gold: Gold) -> GoldAnswer:
         gold = tuple(gold)
     answer = _GOLD_ANSWERS.get(gold)
     if answer is None:
-        answer = GoldAnswer(answer_to_bags(gold), bool(gold) and bool(gold[0].strip()), decimal_spans(gold))
+        answer = GoldAnswer(
+            answer_to_bags(gold), bool(gold) and bool(gold[0].strip()), decimal_spans(gold)
+        )
         if _cacheable(gold):
             _GOLD_ANSWERS.keep(gold, answer)
     return answer
@@ -175,16 +192,22 @@ def _bag_f1(predicted_bag: frozenset[str], gold_bag: frozenset[str]) -> float:
 
 def align_bags(predicted: Bags, gold: Bags) -> list[float]:
     """Per gold row, the F1 of its partner in the best one-to-one alignment (zeros padded)."""
-    scores = [[_bag_f1(p, g) if _numbers_match(g_numbers, p_numbers) else 0.0
-               for p, p_numbers in zip(predicted.bags, predicted.numbers)]
-              for g, g_numbers in zip(gold.bags, gold.numbers)]
+    scores = [
+        [
+            _bag_f1(p, g) if _numbers_match(g_numbers, p_numbers) else 0.0
+            for p, p_numbers in zip(predicted.bags, predicted.numbers)
+        ]
+        for g, g_numbers in zip(gold.bags, gold.numbers)
+    ]
     per_row = [0.0] * max(len(gold.bags), len(predicted.bags))
     for row, column in max_weight_assignment(scores):
         per_row[row] = max(per_row[row], scores[row][column])
     return per_row
 
 
-def get_metrics(predicted: str | list[str] | tuple[str, ...], gold: str | list[str] | tuple[str, ...]) -> tuple[float, float]:
+def get_metrics(
+    predicted: str | list[str] | tuple[str, ...], gold: str | list[str] | tuple[str, ...]
+) -> tuple[float, float]:
     """(EM, F1) of one prediction against one gold answer, both a string or a list of spans."""
     return _metrics(answer_to_bags(predicted), answer_to_bags(gold))
 
@@ -217,8 +240,14 @@ def _one_span_metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
     if len(gold.spans) != 1:
         return _metrics(predicted, gold)
     (predicted_span,), (predicted_bag,), (predicted_numbers,) = predicted
-    f1 = _bag_f1(predicted_bag, gold.bags[0]) if _numbers_match(gold.numbers[0], predicted_numbers) else 0.0
-    return (1.0 if predicted_span == gold.spans[0] else 0.0), numpy_round_2(f1)  # the mean of one value is itself
+    f1 = (
+        _bag_f1(predicted_bag, gold.bags[0])
+        if _numbers_match(gold.numbers[0], predicted_numbers)
+        else 0.0
+    )
+    return (1.0 if predicted_span == gold.spans[0] else 0.0), numpy_round_2(
+        f1
+    )  # the mean of one value is itself
 
 
 # Every cache above, and those keyed by gold answers alone (what a survey worker carries from one run to the next).

@@ -35,19 +35,22 @@ from .drop_helpers import ends_in_a_fraction, trailing_number
 
 _ANY_WHITESPACE = re.compile(r"\s")
 _WHITESPACE_NOT_SPACE = re.compile(r"[^\S ]")
-_JOINERS = frozenset({"and", "or"})  # what joins the spans of a multi-span answer (commas are punctuation)
+_JOINERS = frozenset(
+    {"and", "or"}
+)  # what joins the spans of a multi-span answer (commas are punctuation)
 
 # --- the deep dive's failure modes -------------------------------------------------------
+
 
 @dataclass(slots=True)
 class SampleFlags:
     """What one DROP prediction shows (spec B.2.3): W, D, D' and L, with the evidence."""
 
-    glued: list[str] = field(default_factory=list)    # W: numbers glued to text by \n, \t...
-    glued_lost_gold: bool = False                     # W-impacting: one of them was a gold number
-    decimal_cut: str | None = None                    # D: the gold decimal the '.' stop cut
-    possibly_cut: bool = False                        # D': ends in a digit under a '.' stop, no decimal gold
-    long_answer_loss: float | None = None             # L: F1 lost to extra words around a complete gold
+    glued: list[str] = field(default_factory=list)  # W: numbers glued to text by \n, \t...
+    glued_lost_gold: bool = False  # W-impacting: one of them was a gold number
+    decimal_cut: str | None = None  # D: the gold decimal the '.' stop cut
+    possibly_cut: bool = False  # D': ends in a digit under a '.' stop, no decimal gold
+    long_answer_loss: float | None = None  # L: F1 lost to extra words around a complete gold
 
     def any(self) -> bool:
         return bool(self.glued or self.decimal_cut or self.possibly_cut or self.long_answer_loss)
@@ -112,14 +115,22 @@ def _long_answer_loss(predicted: Bags, golds: list[GoldAnswer], f1: float) -> fl
         if not gold.scored:
             continue
         bags = gold.bags
-        whole = _cut_to_spans(bags.bags, predicted_bag) if len(bags.bags) > 1 else None  # most golds: one span
-        if whole is not None:  # every span of a multi-span gold: its words, not one span's, are the answer
+        whole = (
+            _cut_to_spans(bags.bags, predicted_bag) if len(bags.bags) > 1 else None
+        )  # most golds: one span
+        if (
+            whole is not None
+        ):  # every span of a multi-span gold: its words, not one span's, are the answer
             extra = predicted_bag - whole.bags[0]
-            loss = _metrics(whole, bags)[1] - f1 if extra - _JOINERS else 0.0  # "X and Y" is no long answer
+            loss = (
+                _metrics(whole, bags)[1] - f1 if extra - _JOINERS else 0.0
+            )  # "X and Y" is no long answer
             best = max(best or 0.0, loss)
             continue
         for bag, numbers in zip(bags.bags, bags.numbers):
-            if bag and _numbers_match(numbers, predicted_numbers) and bag < predicted_bag:  # recall 1, precision < 1
+            if (
+                bag and _numbers_match(numbers, predicted_numbers) and bag < predicted_bag
+            ):  # recall 1, precision < 1
                 ceiling = 1.0 / max(len(bags.bags), 1)  # one predicted span can match one gold span
                 best = max(best or 0.0, ceiling - f1)
     return best if best is not None and best > 0 else None
@@ -137,11 +148,19 @@ def _cut_to_spans(gold_bags: list[frozenset[str]], predicted_bag: frozenset[str]
 
 
 def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float) -> SampleFlags:
-    return _flags(prediction, [gold_answer(gold) for gold in golds], until, f1, prediction_bags(prediction))
+    return _flags(
+        prediction, [gold_answer(gold) for gold in golds], until, f1, prediction_bags(prediction)
+    )
 
 
-def _flags(prediction: str, golds: list[GoldAnswer], until: list[str], f1: float, predicted: Bags,
-           other_whitespace: bool | None = None) -> SampleFlags:
+def _flags(
+    prediction: str,
+    golds: list[GoldAnswer],
+    until: list[str],
+    f1: float,
+    predicted: Bags,
+    other_whitespace: bool | None = None,
+) -> SampleFlags:
     """The flags of one prediction; `other_whitespace` as for glued_numbers."""
     glued = glued_numbers(prediction, other_whitespace)
     lost_gold = False
@@ -149,11 +168,17 @@ def _flags(prediction: str, golds: list[GoldAnswer], until: list[str], f1: float
         wanted = _gold_numbers(golds)
         lost_gold = any(str(float(remove_punctuation(part.lower()))) in wanted for part in glued)
     cut = _decimal_cut(prediction, golds, until)
-    possibly_cut = cut is None and "." in until and prediction[-1:].isdigit() and not ends_in_a_fraction(prediction)
+    possibly_cut = (
+        cut is None
+        and "." in until
+        and prediction[-1:].isdigit()
+        and not ends_in_a_fraction(prediction)
+    )
     return SampleFlags(glued, lost_gold, cut, possibly_cut, _long_answer_loss(predicted, golds, f1))
 
 
 # --- the blog's diagnostic rescoring -----------------------------------------------------
+
 
 class Rescored(NamedTuple):
     """The scores a prediction would get under the deep dive's repairs (spec B.2.4).
@@ -161,19 +186,25 @@ class Rescored(NamedTuple):
     A tuple: one is built for every sample, and a frozen dataclass costs 2 us to build.
     """
 
-    newline: tuple[float, float]          # split at the first "\n", literally (blog)
-    newline_lstrip: tuple[float, float]   # leading whitespace stripped first
-    whitespace: tuple[float, float]       # every whitespace character made a space
+    newline: tuple[float, float]  # split at the first "\n", literally (blog)
+    newline_lstrip: tuple[float, float]  # leading whitespace stripped first
+    whitespace: tuple[float, float]  # every whitespace character made a space
 
 
-def rescore(prediction: str, golds: list[Gold], scored: tuple[float, float] | None = None) -> Rescored:
+def rescore(
+    prediction: str, golds: list[Gold], scored: tuple[float, float] | None = None
+) -> Rescored:
     """`scored`: process_results(golds, prediction), when known; a repair that changes nothing is not rescored."""
     return _rescore(prediction, [gold_answer(gold) for gold in golds], scored)
 
 
-def _rescore(prediction: str, golds: list[GoldAnswer], scored: tuple[float, float] | None) -> Rescored:
+def _rescore(
+    prediction: str, golds: list[GoldAnswer], scored: tuple[float, float] | None
+) -> Rescored:
     if scored is not None and not _WHITESPACE_NOT_SPACE.search(prediction):
-        return Rescored(scored, scored, scored)  # no whitespace but spaces: no repair changes the prediction
+        return Rescored(
+            scored, scored, scored
+        )  # no whitespace but spaces: no repair changes the prediction
     # The scorer splits on spaces and drops empty tokens, so spaces at either end never change a score.
     known = {prediction.strip(" "): scored} if scored is not None else {}
 
@@ -183,9 +214,11 @@ def _rescore(prediction: str, golds: list[GoldAnswer], scored: tuple[float, floa
             known[key] = _best_scores(prediction_bags(text), golds)
         return known[key]
 
-    return Rescored(newline=score(prediction.split("\n", 1)[0]),
-                    newline_lstrip=score(prediction.lstrip().split("\n", 1)[0]),
-                    whitespace=score(_ANY_WHITESPACE.sub(" ", prediction)))
+    return Rescored(
+        newline=score(prediction.split("\n", 1)[0]),
+        newline_lstrip=score(prediction.lstrip().split("\n", 1)[0]),
+        whitespace=score(_ANY_WHITESPACE.sub(" ", prediction)),
+    )
 
 
 def has_decimal_gold(golds: list[Gold]) -> bool:
@@ -193,10 +226,13 @@ def has_decimal_gold(golds: list[Gold]) -> bool:
 
 
 def _has_decimal(golds: list[GoldAnswer]) -> bool:
-    return any([gold.decimals for gold in golds])  # a list, not a generator: this runs once or twice per sample
+    return any(
+        [gold.decimals for gold in golds]
+    )  # a list, not a generator: this runs once or twice per sample
 
 
 # --- one sample, all of the above -----------------------------------------------------
+
 
 class SampleScore(NamedTuple):
     em: float
@@ -224,9 +260,16 @@ def score_sample(golds: list[Gold], prediction: str, until: list[str]) -> Sample
         return SampleScore(em, f1, flags, _rescore(prediction, answers, scored), decimal)
     dot_stop = "." in until
     cut = _decimal_cut(prediction, answers, until) if dot_stop and decimal else None
-    possibly_cut = cut is None and dot_stop and prediction[-1:].isdigit() and not ends_in_a_fraction(prediction)
+    possibly_cut = (
+        cut is None
+        and dot_stop
+        and prediction[-1:].isdigit()
+        and not ends_in_a_fraction(prediction)
+    )
     loss = _long_answer_loss(predicted, answers, f1) if len(predicted.bags[0]) > 1 else None
-    flags = SampleFlags([], False, cut, possibly_cut, loss)  # nothing is glued without other whitespace
+    flags = SampleFlags(
+        [], False, cut, possibly_cut, loss
+    )  # nothing is glued without other whitespace
     return SampleScore(em, f1, flags, Rescored(scored, scored, scored), decimal)
 
 
@@ -242,8 +285,11 @@ def _scores_and_decimals(predicted: Bags, golds: list[GoldAnswer]) -> tuple[floa
         bags = gold.bags
         if len(bags.spans) == 1:
             numbers = bags.numbers[0]
-            f1 = numpy_round_2(_bag_f1(predicted_bag, bags.bags[0])) \
-                if not numbers or not numbers.isdisjoint(predicted_numbers) else 0.0
+            f1 = (
+                numpy_round_2(_bag_f1(predicted_bag, bags.bags[0]))
+                if not numbers or not numbers.isdisjoint(predicted_numbers)
+                else 0.0
+            )
             em = 1.0 if predicted_span == bags.spans[0] else 0.0
         else:
             em, f1 = _metrics(predicted, bags)

@@ -34,7 +34,9 @@ def trailing_number(text: str) -> str | None:
     """
     if text.endswith("\n"):  # `$` also matches before a final newline
         text = text[:-1]
-    if not text[-1:].isdecimal():  # \d is a decimal digit: most predictions end otherwise, and are not reversed
+    if not text[
+        -1:
+    ].isdecimal():  # \d is a decimal digit: most predictions end otherwise, and are not reversed
         return None
     match = _REVERSED_TRAILING_NUMBER.match(text[::-1])
     return match.group()[::-1] if match else None
@@ -51,7 +53,9 @@ def ends_in_a_fraction(text: str) -> bool:
 
 def decimal_spans(gold: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     """(integer part, stripped span) of each span of a gold answer that is a decimal number ("1,012.5" -> "1012")."""
-    if len(gold) == 1 and "." not in gold[0]:  # most golds: one span, and no decimal without a point
+    if (
+        len(gold) == 1 and "." not in gold[0]
+    ):  # most golds: one span, and no decimal without a point
         return ()
     decimals = ((_DECIMAL.match(span.strip().replace(",", "")), span.strip()) for span in gold)
     return tuple((match.group(1), span) for match, span in decimals if match)
@@ -65,13 +69,21 @@ def answers_of(doc: dict) -> list[tuple[str, ...]] | None:
     if type(answer) is not dict or type(validated) is not dict:
         return None
     numbers, dates, spans = validated.get("number"), validated.get("date"), validated.get("spans")
-    if not (type(numbers) is list and type(dates) is list and type(spans) is list
-            and len(dates) >= len(numbers) and len(spans) >= len(numbers)):  # the harness indexes by number
+    if not (
+        type(numbers) is list
+        and type(dates) is list
+        and type(spans) is list
+        and len(dates) >= len(numbers)
+        and len(spans) >= len(numbers)
+    ):  # the harness indexes by number
         return None
     first = _parsed_answer(answer.get("number"), answer.get("spans"), answer.get("date"))
     if first is None:
         return None
-    answers, seen = [first], {first}  # a set beside the list: `in` on the list alone made 140,000 golds take minutes
+    answers, seen = (
+        [first],
+        {first},
+    )  # a set beside the list: `in` on the list alone made 140,000 golds take minutes
     for number, date, span in zip(numbers, dates, spans):
         parsed = _parsed_answer(number, span, date)
         if parsed is None:

@@ -20,12 +20,16 @@ def _pairwise_sum(values: list[float], start: int, count: int) -> float:
             total += values[i]
         return total
     if count <= 128:
-        partial = values[start:start + 8]
+        partial = values[start : start + 8]
         end = start + count - count % 8
         for i in range(start + 8, end, 8):
             for j in range(8):
                 partial[j] += values[i + j]
-        total = (partial[0] + partial[1]) + (partial[2] + partial[3]) + ((partial[4] + partial[5]) + (partial[6] + partial[7]))
+        total = (
+            (partial[0] + partial[1])
+            + (partial[2] + partial[3])
+            + ((partial[4] + partial[5]) + (partial[6] + partial[7]))
+        )
         for i in range(end, start + count):
             total += values[i]
         return total
@@ -48,8 +52,13 @@ def max_weight_assignment(scores: list[list[float]]) -> list[tuple[int, int]]:
     columns = len(scores[0]) if rows else 0
     if rows == 0 or columns == 0:
         return []
-    if columns == 1 or rows == 1:  # one prediction (every process_results call) or one gold span: the best pair
-        best = max(((r, c) for r in range(rows) for c in range(columns)), key=lambda rc: scores[rc[0]][rc[1]])
+    if (
+        columns == 1 or rows == 1
+    ):  # one prediction (every process_results call) or one gold span: the best pair
+        best = max(
+            ((r, c) for r in range(rows) for c in range(columns)),
+            key=lambda rc: scores[rc[0]][rc[1]],
+        )
         return [best]
     if rows > columns:
         transposed = [[scores[r][c] for r in range(rows)] for c in range(columns)]
@@ -57,7 +66,10 @@ def max_weight_assignment(scores: list[list[float]]) -> list[tuple[int, int]]:
     cost = [[-value for value in row] for row in scores]
     infinity = float("inf")
     u, v = [0.0] * (rows + 1), [0.0] * (columns + 1)
-    owner, way = [0] * (columns + 1), [0] * (columns + 1)  # owner[c]: row (1-based) holding column c
+    owner, way = (
+        [0] * (columns + 1),
+        [0] * (columns + 1),
+    )  # owner[c]: row (1-based) holding column c
     for row in range(1, rows + 1):
         owner[0], free_column = row, 0
         smallest = [infinity] * (columns + 1)

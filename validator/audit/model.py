@@ -11,10 +11,12 @@ from ..findings import Findings
 
 @dataclass
 class MetricAudit:
-    key: str                          # "acc_norm,none"
-    reported: Any                     # as in the results file
+    key: str  # "acc_norm,none"
+    reported: Any  # as in the results file
     from_samples: float | None = None  # the aggregate of the logged per-sample values
-    recomputed: float | None = None    # the aggregate of values recomputed from the samples' own fields
+    recomputed: float | None = (
+        None  # the aggregate of values recomputed from the samples' own fields
+    )
     samples: int = 0
     note: str | None = None
 
@@ -61,8 +63,11 @@ class DropAudit:
     long_answer: int = 0
     long_answer_loss_sum: float = 0.0
     decimal_golds: int = 0
-    sums: dict[str, float] = field(default_factory=lambda: dict.fromkeys(
-        ("em_nl", "f1_nl", "em_nl_lstrip", "f1_nl_lstrip", "f1_ws"), 0.0))
+    sums: dict[str, float] = field(
+        default_factory=lambda: dict.fromkeys(
+            ("em_nl", "f1_nl", "em_nl_lstrip", "f1_nl_lstrip", "f1_ws"), 0.0
+        )
+    )
     until_config: list[str] | None = None
     until_samples: list[list[str]] = field(default_factory=list)
     doc_to_text: Any = None
@@ -79,20 +84,37 @@ class DropAudit:
 
     def as_dict(self) -> dict:
         return {
-            "n": self.n, "n_expected": self.n_expected,
-            "em_reported": self.em_reported, "f1_reported": self.f1_reported,
-            "em_recomputed": self.mean(self.em_recomputed_sum), "f1_recomputed": self.mean(self.f1_recomputed_sum),
+            "n": self.n,
+            "n_expected": self.n_expected,
+            "em_reported": self.em_reported,
+            "f1_reported": self.f1_reported,
+            "em_recomputed": self.mean(self.em_recomputed_sum),
+            "f1_recomputed": self.mean(self.f1_recomputed_sum),
             "n_mismatch": self.n_mismatch,
-            "rate_W": self.rate(self.glued), "rate_W_impacting": self.rate(self.glued_lost_gold),
-            "rate_D": self.rate(self.decimal_cut), "rate_D_prime": self.rate(self.possibly_cut),
+            "rate_W": self.rate(self.glued),
+            "rate_W_impacting": self.rate(self.glued_lost_gold),
+            "rate_D": self.rate(self.decimal_cut),
+            "rate_D_prime": self.rate(self.possibly_cut),
             "rate_L": self.rate(self.long_answer),
-            "mean_L_f1_loss": self.long_answer_loss_sum / self.long_answer if self.long_answer else None,
+            "mean_L_f1_loss": self.long_answer_loss_sum / self.long_answer
+            if self.long_answer
+            else None,
             **{name: self.mean(total) for name, total in self.sums.items()},
-            "counts": {"W": self.glued, "W_impacting": self.glued_lost_gold, "D": self.decimal_cut,
-                       "D_prime": self.possibly_cut, "L": self.long_answer, "decimal_golds": self.decimal_golds},
-            "variant": {"doc_to_text": self.doc_to_text, "until": self.until_config,
-                        "until_in_samples": self.until_samples, "num_fewshot": self.num_fewshot,
-                        "version": self.version},
+            "counts": {
+                "W": self.glued,
+                "W_impacting": self.glued_lost_gold,
+                "D": self.decimal_cut,
+                "D_prime": self.possibly_cut,
+                "L": self.long_answer,
+                "decimal_golds": self.decimal_golds,
+            },
+            "variant": {
+                "doc_to_text": self.doc_to_text,
+                "until": self.until_config,
+                "until_in_samples": self.until_samples,
+                "num_fewshot": self.num_fewshot,
+                "version": self.version,
+            },
             "flagged_samples": [sample.as_dict() for sample in self.flagged],
         }
 
@@ -103,7 +125,7 @@ class TaskAudit:
     log: str
     samples: int = 0
     filters: dict[str, int] = field(default_factory=dict)  # filter -> samples
-    expected: int | None = None                             # n-samples.effective
+    expected: int | None = None  # n-samples.effective
     hashes_checked: int = 0
     hash_mismatches: int = 0
     task_hash: str = "not checked"
@@ -113,15 +135,29 @@ class TaskAudit:
 
     def as_dict(self) -> dict:
         """The task's entry in the JSON reports of `audit` and `check` (non-finite numbers become null)."""
-        return _finite({
-            "log": self.log, "samples": self.samples, "filters": self.filters, "expected": self.expected,
-            "hashes_checked": self.hashes_checked, "hash_mismatches": self.hash_mismatches,
-            "task_hash": self.task_hash,
-            "metrics": {m.key: {"reported": m.reported, "from_samples": m.from_samples, "recomputed": m.recomputed,
-                                "samples": m.samples, "note": m.note} for m in self.metrics},
-            "drop": self.drop.as_dict() if self.drop else None,
-            "notes": self.notes,
-        })
+        return _finite(
+            {
+                "log": self.log,
+                "samples": self.samples,
+                "filters": self.filters,
+                "expected": self.expected,
+                "hashes_checked": self.hashes_checked,
+                "hash_mismatches": self.hash_mismatches,
+                "task_hash": self.task_hash,
+                "metrics": {
+                    m.key: {
+                        "reported": m.reported,
+                        "from_samples": m.from_samples,
+                        "recomputed": m.recomputed,
+                        "samples": m.samples,
+                        "note": m.note,
+                    }
+                    for m in self.metrics
+                },
+                "drop": self.drop.as_dict() if self.drop else None,
+                "notes": self.notes,
+            }
+        )
 
 
 def _finite(value: Any) -> Any:

@@ -13,13 +13,15 @@ batch runs is held, then released in the order one sample at a time made it
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from ..io.sample_logs import SampleRecord
 from .units import Sample
 
 BATCH_RECORDS = 16  # records a batch holds (8 to 32 measured alike; 2 and 128 slower)
-BATCH_TEXT = 1 << 20  # characters of JSON text a batch holds, at most (past one line of more: a line may be 64 MiB)
+BATCH_TEXT = (
+    1 << 20
+)  # characters of JSON text a batch holds, at most (past one line of more: a line may be 64 MiB)
 
 Report = Callable[[str, SampleRecord, tuple, str], None]  # at_record's finding, made now
 
@@ -29,8 +31,12 @@ class Batches:
 
     def __init__(self, adders: list[Callable[[Sample], None]], report: Report):
         self.adders, self.report = adders, report
-        self.held: list | None = None  # (record index, unit index, rule, record, path, message), while a log runs
-        self.unit_index = -1  # the unit running over the batch (-1: the record's own checks, before any unit)
+        self.held: list | None = (
+            None  # (record index, unit index, rule, record, path, message), while a log runs
+        )
+        self.unit_index = (
+            -1
+        )  # the unit running over the batch (-1: the record's own checks, before any unit)
 
     def hold(self, rule_id: str, record: SampleRecord, path: tuple, message: str) -> bool:
         """Hold a finding at a record while a log runs (True), or leave it to be made now (False)."""
@@ -39,7 +45,9 @@ class Batches:
         self.held.append((record.index, self.unit_index, rule_id, record, path, message))
         return True
 
-    def audit(self, records: Iterable[SampleRecord], sample_of: Callable[[SampleRecord], Sample | None]) -> None:
+    def audit(
+        self, records: Iterable[SampleRecord], sample_of: Callable[[SampleRecord], Sample | None]
+    ) -> None:
         """Every record through the units. A record that is no sample counts toward the batch too (its finding
         is held with it). A record the reader cannot give (a broken line, a limit) stops the log; the samples
         before it are audited first, as they were when each went through every unit on its own."""
@@ -86,9 +94,14 @@ class Batches:
                     add(sample)
             except Exception:
                 failed = next(position for position, each in enumerate(samples) if each is sample)
-                self.held = [held for held in self.held or () if _sample_then_unit(held) <= (sample.record.index,
-                                                                                              index)]
-                self._units_over(samples[:failed], index + 1)  # may fail earlier in the log: that failure wins
+                self.held = [
+                    held
+                    for held in self.held or ()
+                    if _sample_then_unit(held) <= (sample.record.index, index)
+                ]
+                self._units_over(
+                    samples[:failed], index + 1
+                )  # may fail earlier in the log: that failure wins
                 raise
 
     def release(self, holding: bool) -> None:

@@ -34,7 +34,9 @@ def doc_hash(doc: Any) -> str:
 def requests(arguments: Any) -> list[list[Any]]:
     """The logged request arguments as lists: {"gen_args_0": {"arg_0": ...}} (>= 0.4.3) or [[...]] (older)."""
     if isinstance(arguments, dict):
-        return [list(args.values()) if isinstance(args, dict) else [] for args in arguments.values()]
+        return [
+            list(args.values()) if isinstance(args, dict) else [] for args in arguments.values()
+        ]
     if isinstance(arguments, list):
         return [list(args) if isinstance(args, (list, tuple)) else [args] for args in arguments]
     return []
@@ -66,18 +68,24 @@ def first_prompt(arguments: Any) -> str | None:
         prompt = (first[0] if first else None) if isinstance(first, (list, tuple)) else first
     else:
         prompt = None
-    if type(prompt) is list and len(prompt) == 1:  # a chat API's messages: lm-eval's JsonChatStr, a 1-tuple
+    if (
+        type(prompt) is list and len(prompt) == 1
+    ):  # a chat API's messages: lm-eval's JsonChatStr, a 1-tuple
         prompt = prompt[0]
     return prompt if isinstance(prompt, str) else None
 
 
 def generation_until(arguments: Any) -> list[str] | None:
     """The stop sequences the first generation request was made with."""
-    if type(arguments) is dict:  # lm-eval >= 0.4.3, every DROP sample: the second value of the first request
+    if (
+        type(arguments) is dict
+    ):  # lm-eval >= 0.4.3, every DROP sample: the second value of the first request
         first = next(iter(arguments.values()), None)
         settings = None
         if isinstance(first, dict) and len(first) > 1:
-            keys = iter(first)  # by its key: the first value is the prompt (see choice_continuations)
+            keys = iter(
+                first
+            )  # by its key: the first value is the prompt (see choice_continuations)
             next(keys)
             settings = first[next(keys)]
     else:
@@ -100,6 +108,7 @@ def stop_sequences(settings: Any) -> list[str] | None:
 
 
 # --- logged values -----------------------------------------------------------------------
+
 
 def as_number(value: Any) -> float | int | None:
     """A per-sample metric value the harness could have averaged: bool, int or finite float."""
@@ -143,7 +152,10 @@ def _float(value: Any) -> float | None:
 
 # --- multiple choice ---------------------------------------------------------------------
 
-class ChoiceScores(NamedTuple):  # a tuple: built once per sample, ten times faster than a frozen dataclass
+
+class ChoiceScores(
+    NamedTuple
+):  # a tuple: built once per sample, ten times faster than a frozen dataclass
     acc: float
     acc_norm: float | None  # None when a choice is empty (numpy would divide by zero)
     acc_mutual_info: float | None = None  # with one request without context per choice
@@ -158,8 +170,15 @@ class ScoredOtherwise(NotRecomputable):
     doc_to_text, a function, gives): not a fault of the sample."""
 
 
-def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delimiter: str,
-                  mutual_info: bool = False, continuations: list | None = None, typed: bool = False) -> ChoiceScores:
+def choice_scores(
+    filtered_resps: Any,
+    arguments: Any,
+    target: Any,
+    target_delimiter: str,
+    mutual_info: bool = False,
+    continuations: list | None = None,
+    typed: bool = False,
+) -> ChoiceScores:
     """acc, acc_norm (and acc_mutual_info) of a multiple-choice sample, from its log-likelihoods and choices, as
     lm-eval's process_results computes them (lm_eval/api/task.py). `continuations`: choice_continuations(arguments),
     when the caller has them. `typed`: the target is doc_to_target's value, not the log's str() of it."""
@@ -171,22 +190,43 @@ def choice_scores(filtered_resps: Any, arguments: Any, target: Any, target_delim
     if continuations is None:
         continuations = choice_continuations(arguments)
     if len(continuations) != len(lls) or not all(map(isinstance, continuations, repeat(str))):
-        raise NotRecomputable(f"{len(lls)} log-likelihoods but {len(continuations)} choice requests")
+        raise NotRecomputable(
+            f"{len(lls)} log-likelihoods but {len(continuations)} choice requests"
+        )
     unconditional = None
-    if mutual_info and len(lls) % 2 == 0:  # lm-eval splits only for a task that scores acc_mutual_info
-        lls, continuations, unconditional = _mutual_info_split(lls, continuations, request_contexts(arguments))
-    if is_multiple_input(continuations, request_contexts(arguments), target, target_delimiter) \
-            if continuations.count(continuations[0]) == len(continuations) > 1 else False:
-        raise ScoredOtherwise("the choices are in the contexts and every continuation is the same (multiple_input: "
-                              "the gold is what the task's doc_to_text gives)")
-    choices = [c[len(target_delimiter):] if c.startswith(target_delimiter) else c for c in continuations]
+    if (
+        mutual_info and len(lls) % 2 == 0
+    ):  # lm-eval splits only for a task that scores acc_mutual_info
+        lls, continuations, unconditional = _mutual_info_split(
+            lls, continuations, request_contexts(arguments)
+        )
+    if (
+        is_multiple_input(continuations, request_contexts(arguments), target, target_delimiter)
+        if continuations.count(continuations[0]) == len(continuations) > 1
+        else False
+    ):
+        raise ScoredOtherwise(
+            "the choices are in the contexts and every continuation is the same (multiple_input: "
+            "the gold is what the task's doc_to_text gives)"
+        )
+    choices = [
+        c[len(target_delimiter) :] if c.startswith(target_delimiter) else c for c in continuations
+    ]
     gold = _gold_index(target, choices, typed)
     acc = 1.0 if _argmax(lls) == gold else 0.0
-    mutual = None if unconditional is None else \
-        1.0 if _argmax([c - u for c, u in zip(lls, unconditional)]) == gold else 0.0
+    mutual = (
+        None
+        if unconditional is None
+        else 1.0
+        if _argmax([c - u for c, u in zip(lls, unconditional)]) == gold
+        else 0.0
+    )
     lengths = [float(len(choice)) for choice in choices]
-    normalized = [ll / n for ll, n in zip(lls, lengths)] if 0.0 not in lengths else \
-        [ll / n if n else _numpy_divided_by_zero(ll) for ll, n in zip(lls, lengths)]
+    normalized = (
+        [ll / n for ll, n in zip(lls, lengths)]
+        if 0.0 not in lengths
+        else [ll / n if n else _numpy_divided_by_zero(ll) for ll, n in zip(lls, lengths)]
+    )
     return ChoiceScores(acc, 1.0 if _argmax(normalized) == gold else 0.0, mutual)
 
 
@@ -196,13 +236,18 @@ def _numpy_divided_by_zero(value: float) -> float:
     return -math.inf if value < 0 else math.inf if value > 0 else math.nan
 
 
-def is_multiple_input(continuations: list, contexts: list, target: Any, target_delimiter: str) -> bool:
+def is_multiple_input(
+    continuations: list, contexts: list, target: Any, target_delimiter: str
+) -> bool:
     """winogrande's layout (lm-eval's multiple_input, api/task.py): one request per choice with the choice in its
     context and the target, after the delimiter, as every request's continuation. A log made to look so (every
     continuation one choice's) would pass for it only with the target edited too, which LB722 traces."""
-    return (len(continuations) > 1 and continuations.count(continuations[0]) == len(continuations)
-            and continuations[0] == target_delimiter + str(target)
-            and len(set(map(str, contexts))) > 1)  # two choices alike (["0", "0", "1"]) give two contexts alike
+    return (
+        len(continuations) > 1
+        and continuations.count(continuations[0]) == len(continuations)
+        and continuations[0] == target_delimiter + str(target)
+        and len(set(map(str, contexts))) > 1
+    )  # two choices alike (["0", "0", "1"]) give two contexts alike
 
 
 def mc2_acc(filtered_resps: Any, doc: Any) -> float:
@@ -210,11 +255,19 @@ def mc2_acc(filtered_resps: Any, doc: Any) -> float:
     probability (exp of each log-likelihood) that the true ones (doc.mc2_targets.labels 1) hold."""
     targets = doc.get("mc2_targets") if type(doc) is dict else None
     labels = targets.get("labels") if type(targets) is dict else None
-    if type(labels) is not list or not labels or not all(type(label) is int and label in (0, 1) for label in labels):
-        raise NotRecomputable("doc.mc2_targets.labels is not a list of 0s and 1s (TruthfulQA mc2's)")
+    if (
+        type(labels) is not list
+        or not labels
+        or not all(type(label) is int and label in (0, 1) for label in labels)
+    ):
+        raise NotRecomputable(
+            "doc.mc2_targets.labels is not a list of 0s and 1s (TruthfulQA mc2's)"
+        )
     lls = _log_likelihoods(filtered_resps) if type(filtered_resps) is list else [None]
     if None in lls or len(lls) != len(labels):
-        raise NotRecomputable(f"filtered_resps holds no log-likelihood for each of the {len(labels)} labels")
+        raise NotRecomputable(
+            f"filtered_resps holds no log-likelihood for each of the {len(labels)} labels"
+        )
     if max(lls) > 700:  # exp() overflows past 709; a log-likelihood is at most 0
         raise NotRecomputable("a log-likelihood is above 700, which no model gives")
     probabilities = [math.exp(ll) for ll in lls]
@@ -231,22 +284,38 @@ def winogrande_scores(filtered_resps: Any, doc: Any, contexts: list) -> ChoiceSc
     their log-likelihoods once turned a wrong answer right). None for a doc not of that shape (another task)."""
     if type(doc) is not dict:
         return None
-    sentence, answer, options = doc.get("sentence"), doc.get("answer"), (doc.get("option1"), doc.get("option2"))
-    if type(sentence) is not str or "_" not in sentence or answer not in ("1", "2") \
-            or not all(type(option) is str for option in options):
+    sentence, answer, options = (
+        doc.get("sentence"),
+        doc.get("answer"),
+        (doc.get("option1"), doc.get("option2")),
+    )
+    if (
+        type(sentence) is not str
+        or "_" not in sentence
+        or answer not in ("1", "2")
+        or not all(type(option) is str for option in options)
+    ):
         return None
     lls = _log_likelihoods(filtered_resps) if type(filtered_resps) is list else [None]
     if None in lls or len(lls) != 2:
-        raise NotRecomputable("filtered_resps holds no log-likelihood for each of the doc's two options")
+        raise NotRecomputable(
+            "filtered_resps holds no log-likelihood for each of the doc's two options"
+        )
     gold = int(answer) - 1
-    choices = [sentence[:sentence.index("_")] + option for option in options]
-    if len(contexts) != 2 or not all(type(context) is str and _ends_with(context, choice, other)
-                                     for context, choice, other in zip(contexts, choices, reversed(choices))):
-        raise NotRecomputable("request 0's context must end with the sentence up to its '_' and option1, request "
-                              "1's with option2, as lm-eval's Winogrande builds them")
+    choices = [sentence[: sentence.index("_")] + option for option in options]
+    if len(contexts) != 2 or not all(
+        type(context) is str and _ends_with(context, choice, other)
+        for context, choice, other in zip(contexts, choices, reversed(choices))
+    ):
+        raise NotRecomputable(
+            "request 0's context must end with the sentence up to its '_' and option1, request "
+            "1's with option2, as lm-eval's Winogrande builds them"
+        )
     lengths = [float(len(choice)) for choice in choices]
     acc = 1.0 if _argmax(lls) == gold else 0.0
-    return ChoiceScores(acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths)]) == gold else 0.0)
+    return ChoiceScores(
+        acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths)]) == gold else 0.0
+    )
 
 
 def _ends_with(context: str, choice: str, other: str) -> bool:
@@ -257,7 +326,9 @@ def _ends_with(context: str, choice: str, other: str) -> bool:
     return choice in context and (other not in context or choice.startswith(other))
 
 
-def _mutual_info_split(lls: list[float], continuations: list, contexts: list) -> tuple[list, list, list | None]:
+def _mutual_info_split(
+    lls: list[float], continuations: list, contexts: list
+) -> tuple[list, list, list | None]:
     """A task with acc_mutual_info adds one request without context per choice: after the others (0.4.4 on) or
     each right after its choice's (0.4.3, without the delimiter). (conditional lls, their continuations,
     unconditional lls); the unconditional None when the requests are no such pairs."""
@@ -273,7 +344,10 @@ def _mutual_info_split(lls: list[float], continuations: list, contexts: list) ->
 def request_contexts(arguments: Any) -> list[Any]:
     """The first argument of every request (its context; a chat API's: a one-element list), as logged."""
     if isinstance(arguments, dict):
-        return [next(iter(args.values()), None) if type(args) is dict else None for args in arguments.values()]
+        return [
+            next(iter(args.values()), None) if type(args) is dict else None
+            for args in arguments.values()
+        ]
     return [call[0] if call else None for call in requests(arguments)]
 
 
@@ -282,8 +356,12 @@ def _log_likelihoods(filtered_resps: list) -> list[float | None]:
     read in the comprehension, without a call per choice; anything else, or a string float() refuses, goes
     through _float."""
     try:
-        return [float(pair[0]) if type(pair) is list and type(pair[0]) is str and len(pair[0]) < 64
-                else _first_float(pair) for pair in filtered_resps]
+        return [
+            float(pair[0])
+            if type(pair) is list and type(pair[0]) is str and len(pair[0]) < 64
+            else _first_float(pair)
+            for pair in filtered_resps
+        ]
     except (ValueError, IndexError):  # "abc", or an empty pair: the slow path says None for it
         return [_first_float(pair) for pair in filtered_resps]
 
@@ -296,7 +374,9 @@ def choice_continuations(arguments: Any) -> list[Any]:
     """The second argument of every request (the choice), as [call[1] for call in requests(arguments)]."""
     if isinstance(arguments, dict):
         continuations = []
-        for args in arguments.values():  # a loop: a call of _second_value per request was a third of the time
+        for args in (
+            arguments.values()
+        ):  # a loop: a call of _second_value per request was a third of the time
             if type(args) is dict and len(args) == 2:
                 # By its key, not by unpacking values(): that takes a reference to the context too, and reaching
                 # a long prompt's object, far off in memory, cost more than the rest of this loop.
@@ -323,7 +403,9 @@ def _gold_index(target: Any, choices: list[str], typed: bool = False) -> int:
     """The harness's gold: a choice's position when the target is one of the choices, else an index when it is
     digits (a template's digits, which lm-eval reads as a number), else -100. A `typed` string (doc_to_target's own
     value) is a choice's text or nothing: lm-eval has already made a template's digits a number."""
-    if isinstance(target, int):  # a bool too: lm-eval compares True < len(choices), an index (yes/no labels)
+    if isinstance(
+        target, int
+    ):  # a bool too: lm-eval compares True < len(choices), an index (yes/no labels)
         return int(target) if target < len(choices) else -100
     if not isinstance(target, str):
         raise NotRecomputable("target is neither an index nor a choice")
@@ -347,7 +429,9 @@ def _gold_index(target: Any, choices: list[str], typed: bool = False) -> int:
 
 def _argmax(values: list[float]) -> int:
     """numpy.argmax: the first largest value (a NaN counts as largest, as in numpy)."""
-    if math.isfinite(sum(values)):  # no NaN nor infinity: max() and index() agree with numpy, at C speed
+    if math.isfinite(
+        sum(values)
+    ):  # no NaN nor infinity: max() and index() agree with numpy, at C speed
         return values.index(max(values))
     best = 0
     for i, value in enumerate(values):

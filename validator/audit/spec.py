@@ -21,7 +21,7 @@ class Claims:
     split_sizes: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
-    def of_profile(cls, profile: Any) -> "Claims":
+    def of_profile(cls, profile: Any) -> Claims:
         return cls(profile.choice_counts(), profile.split_sizes()) if profile is not None else cls()
 
 
@@ -52,7 +52,7 @@ class TaskSpec:
     chat_template: Any = None
 
     @classmethod
-    def from_results(cls, data: dict, task: str) -> "TaskSpec":
+    def from_results(cls, data: dict, task: str) -> TaskSpec:
         def table(key: str) -> dict:
             value = data.get(key)
             return value if isinstance(value, dict) else {}
@@ -66,17 +66,35 @@ class TaskSpec:
         if _is_fraction(limit):
             n_samples = table("n-samples")
             # A file of more tasks than any harness run has is held to 0.4.5's rule: each task its own ceil.
-            per_task = harness_version(data.get("lm_eval_version")) >= (0, 4, 5) or len(n_samples) > MAX_SHARED_TASKS
+            per_task = (
+                harness_version(data.get("lm_eval_version")) >= (0, 4, 5)
+                or len(n_samples) > MAX_SHARED_TASKS
+            )
         # lm-eval 0.4.3 on writes an entry for every task, and task_hashes with it (0.4.9 on says its version too):
         # in such a file a task without one had its counts taken away, and the end of its log is unchecked.
-        counted = sample_counts_evidence(data.get("n-samples"), data.get("task_hashes"),
-                                         data.get("lm_eval_version")) is not None
-        return cls(task, entry if isinstance(entry, dict) else {}, config if isinstance(config, dict) else {},
-                   _count(counts.get("effective")), _count(counts.get("original")),
-                   task_hash if isinstance(task_hash, str) and task_hash else None, limit,
-                   _malformed_counts(written, counted), n_samples, per_task,
-                   table("n-shot").get(task, MISSING), table("versions").get(task, MISSING),
-                   table("config").get("model"), data.get("system_instruction"), data.get("chat_template"))
+        counted = (
+            sample_counts_evidence(
+                data.get("n-samples"), data.get("task_hashes"), data.get("lm_eval_version")
+            )
+            is not None
+        )
+        return cls(
+            task,
+            entry if isinstance(entry, dict) else {},
+            config if isinstance(config, dict) else {},
+            _count(counts.get("effective")),
+            _count(counts.get("original")),
+            task_hash if isinstance(task_hash, str) and task_hash else None,
+            limit,
+            _malformed_counts(written, counted),
+            n_samples,
+            per_task,
+            table("n-shot").get(task, MISSING),
+            table("versions").get(task, MISSING),
+            table("config").get("model"),
+            data.get("system_instruction"),
+            data.get("chat_template"),
+        )
 
     def fractional_limit(self) -> bool:
         return _is_fraction(self.limit)
@@ -103,7 +121,9 @@ class TaskSpec:
         if self.per_task_fractions or self.n_samples_table is None or own == self.n_effective:
             return (own,)
         shared = {min(first, split) for first in shared_limits(self.n_samples_table, limit)}
-        return tuple(sorted({own} | (shared if len(shared) == 1 else set())))  # a tie names no task: all suspect
+        return tuple(
+            sorted({own} | (shared if len(shared) == 1 else set()))
+        )  # a tie names no task: all suspect
 
     @property
     def output_type(self) -> Any:
@@ -141,13 +161,23 @@ class TaskSpec:
     def filter_steps(self, name: str) -> Any:
         """The steps of the config's filter_list entry of that name (as written), or None. The last of a name, as
         lm-eval's last ensemble of a name writes filtered_resps[name] after the others (api/filter.py)."""
-        return next((entry.get("filter") for entry in reversed(_list(self.config.get("filter_list")))
-                     if isinstance(entry, dict) and entry.get("name") == name), None)
+        return next(
+            (
+                entry.get("filter")
+                for entry in reversed(_list(self.config.get("filter_list")))
+                if isinstance(entry, dict) and entry.get("name") == name
+            ),
+            None,
+        )
 
     @cached_property  # asked for every record
     def filters(self) -> list[str]:
-        names = [f.get("name") for f in _list(self.config.get("filter_list")) if isinstance(f, dict)]
-        names = list(dict.fromkeys(n for n in names if isinstance(n, str)))  # a name twice is one filter_resps key
+        names = [
+            f.get("name") for f in _list(self.config.get("filter_list")) if isinstance(f, dict)
+        ]
+        names = list(
+            dict.fromkeys(n for n in names if isinstance(n, str))
+        )  # a name twice is one filter_resps key
         if not names:
             names = sorted({key.partition(",")[2] for key in self.metric_keys()})
         return names or ["none"]
@@ -156,9 +186,11 @@ class TaskSpec:
         return [key for key in self.entry if "," in key and "_stderr" not in key.partition(",")[0]]
 
     def aggregation(self, metric: str) -> str:
-        """"mean", "flatten" (IFEval's agg_inst_level_acc) or the aggregation as written; where the config
+        """ "mean", "flatten" (IFEval's agg_inst_level_acc) or the aggregation as written; where the config
         writes none, lm-eval's default for the metric (its registry: perplexities, corpus F1, MCC, BLEU...)."""
-        for item in reversed(_list(self.config.get("metric_list"))):  # the last entry of a name wins in lm-eval
+        for item in reversed(
+            _list(self.config.get("metric_list"))
+        ):  # the last entry of a name wins in lm-eval
             if isinstance(item, dict) and item.get("metric") == metric:
                 if "aggregation" not in item:
                     return DEFAULT_AGGREGATIONS.get(metric, "mean")
@@ -170,9 +202,16 @@ class TaskSpec:
 # lm-eval's registered aggregation of each metric that is not a mean (lm_eval/api/metrics.py, 0.4.x): what a
 # metric_list entry without `aggregation` gets. Every other metric is averaged.
 DEFAULT_AGGREGATIONS = {
-    "perplexity": "perplexity", "word_perplexity": "weighted_perplexity",
-    "byte_perplexity": "weighted_perplexity", "bits_per_byte": "bits_per_byte", "f1": "f1",
-    "mcc": "matthews_corrcoef", "bleu": "bleu", "chrf": "chrf", "ter": "ter", "brier_score": "brier_score",
+    "perplexity": "perplexity",
+    "word_perplexity": "weighted_perplexity",
+    "byte_perplexity": "weighted_perplexity",
+    "bits_per_byte": "bits_per_byte",
+    "f1": "f1",
+    "mcc": "matthews_corrcoef",
+    "bleu": "bleu",
+    "chrf": "chrf",
+    "ter": "ter",
+    "brier_score": "brier_score",
     "bypass": "bypass",
 }
 
@@ -182,12 +221,22 @@ def _list(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
-MISSING = type("Missing", (), {"__repr__": lambda self: "missing"})()  # a count key the entry does not have
-MAX_SHARED_TASKS = 10_000  # n-samples entries weighed together under a fractional limit (MMLU has 57)
-MAX_SHARED_CANDIDATES = 16  # the commonest counts tried as 0.4.3's shared limit (an honest file has one)
+MISSING = type(
+    "Missing", (), {"__repr__": lambda self: "missing"}
+)()  # a count key the entry does not have
+MAX_SHARED_TASKS = (
+    10_000  # n-samples entries weighed together under a fractional limit (MMLU has 57)
+)
+MAX_SHARED_CANDIDATES = (
+    16  # the commonest counts tried as 0.4.3's shared limit (an honest file has one)
+)
 
 
-_LAST_SHARED: list = [None, None, frozenset()]  # (n-samples table, fraction, its shared limits): one file's logs in a row
+_LAST_SHARED: list = [
+    None,
+    None,
+    frozenset(),
+]  # (n-samples table, fraction, its shared limits): one file's logs in a row
 
 
 def shared_limits(n_samples: dict, fraction: float) -> frozenset[int]:
@@ -204,8 +253,11 @@ def shared_limits(n_samples: dict, fraction: float) -> frozenset[int]:
         largest = max((original for original, _ in pairs), default=0)
         found = frozenset(first for first in firsts if first >= largest)
     else:
-        explained = {first: sum(effective == min(first, original) for original, effective in pairs)
-                     for first, _ in cuts.most_common(MAX_SHARED_CANDIDATES) if first in firsts}
+        explained = {
+            first: sum(effective == min(first, original) for original, effective in pairs)
+            for first, _ in cuts.most_common(MAX_SHARED_CANDIDATES)
+            if first in firsts
+        }
         best = max(explained.values(), default=0)
         found = frozenset(first for first, count in explained.items() if count == best and best > 0)
     _LAST_SHARED[:] = [n_samples, fraction, found]
@@ -231,8 +283,11 @@ def _malformed_counts(written: Any, counted: bool) -> tuple[tuple[str, Any], ...
         return (("", MISSING),) if counted else ()
     if not isinstance(written, dict) or not written:
         return (("", written),)
-    return tuple((key, written.get(key, MISSING)) for key in ("original", "effective")
-                 if _count(written.get(key)) is None)
+    return tuple(
+        (key, written.get(key, MISSING))
+        for key in ("original", "effective")
+        if _count(written.get(key)) is None
+    )
 
 
 def _ceil_fraction(split: int, fraction: float) -> int:

@@ -16,9 +16,9 @@ from ..findings import ERROR, WARNING, Finding
 
 # root cause -> rule prefixes whose findings it makes meaningless
 DEPENDENTS = {
-    "LB204": ("LB3", "LB6"),                       # wrong profile: tasks and scores are another board's
-    "LB202": ("LB3", "LB4", "LB5", "LB6"),         # results unreadable: nothing about them can be judged
-    "LB203": ("LB3", "LB4", "LB5", "LB6"),         # results file refused
+    "LB204": ("LB3", "LB6"),  # wrong profile: tasks and scores are another board's
+    "LB202": ("LB3", "LB4", "LB5", "LB6"),  # results unreadable: nothing about them can be judged
+    "LB203": ("LB3", "LB4", "LB5", "LB6"),  # results file refused
 }
 
 
@@ -33,8 +33,14 @@ def collapse(findings: list[Finding]) -> tuple[list[Finding], int]:
         return findings, 0
     errors = sum(1 for f in dependents if f.severity == ERROR)
     warnings = sum(1 for f in dependents if f.severity == WARNING)
-    note = (f" ({errors} error(s) and {warnings} warning(s) that follow from this are not listed; "
-            "fix this first and run again)")
+    note = (
+        f" ({errors} error(s) and {warnings} warning(s) that follow from this are not listed; "
+        "fix this first and run again)"
+    )
     first, dropped = roots[0], {id(f) for f in dependents}
-    kept = [replace(f, message=f.message + note) if f is first else f for f in findings if id(f) not in dropped]
+    kept = [
+        replace(f, message=f.message + note) if f is first else f
+        for f in findings
+        if id(f) not in dropped
+    ]
     return kept, len(dependents)

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ..core.errors import DataError
 from ..core.normalization import plain_mean, score_benchmark
@@ -48,19 +49,27 @@ if TYPE_CHECKING:
 
 DEFAULT_PROFILE = "open-llm-leaderboard-v2"
 DEFAULT_TOLERANCE = 0.01
-BARE_RESULTS_NOTE = "a bare results file: only the raw-file checks ran (no reported numbers to compare)"
+BARE_RESULTS_NOTE = (
+    "a bare results file: only the raw-file checks ran (no reported numbers to compare)"
+)
 
 
 @dataclass(frozen=True)
 class CheckOptions:
     root: Path
     tolerance: float = DEFAULT_TOLERANCE
-    profile: Profile | None = None  # the maintainer's; None: the submission's built-in or the default
+    profile: Profile | None = (
+        None  # the maintainer's; None: the submission's built-in or the default
+    )
     limits: Limits = DEFAULT_LIMITS
     jobs: int = 1  # worker processes for large runs (a re-audit); 1 checks in this process
-    stale_scorer_bound: float | None = None  # the maintainer's opt-in (LB607); None: stale differences fail
+    stale_scorer_bound: float | None = (
+        None  # the maintainer's opt-in (LB607); None: stale differences fail
+    )
     selection: RuleSelection = RuleSelection()  # the maintainer's --select/--ignore/--warn/--error
-    audit_beside: bool = False  # a bare results file also audits the sample logs lm-eval wrote beside it
+    audit_beside: bool = (
+        False  # a bare results file also audits the sample logs lm-eval wrote beside it
+    )
 
 
 @dataclass
@@ -80,21 +89,31 @@ class CheckResult(Findings):
     suppressed: int = 0  # findings that only followed from a root cause (see cascade.py)
 
 
-def run_check(patterns: list[str], options: CheckOptions,
-              progress: Callable[[int, int], None] | None = None) -> CheckResult:
+def run_check(
+    patterns: list[str], options: CheckOptions, progress: Callable[[int, int], None] | None = None
+) -> CheckResult:
     """Check every file the patterns match; `progress(done, total)` is called as batches finish."""
     all_rules()  # register the rule modules
     result = CheckResult()
     root = options.root.resolve()
     matched = expand(root, patterns, options.limits.max_files)
     for pattern in matched.unmatched:
-        result.findings.append(make_finding("LB100", pattern, f"'{pattern}' matched no file; check the path or glob"))
+        result.findings.append(
+            make_finding("LB100", pattern, f"'{pattern}' matched no file; check the path or glob")
+        )
     _report_skipped(matched.skipped, result)
     if matched.too_many:
-        result.findings.append(make_finding("LB107", " ".join(patterns), (
-            f"more than {options.limits.max_files:,} checkable files match (or the folders hold more than "
-            f"{ENTRIES_PER_FILE} entries per allowed file); nothing was checked (narrow the globs, "
-            f"or raise {Limits.OPTION_NAMES['max_files']} for a full re-audit)")))
+        result.findings.append(
+            make_finding(
+                "LB107",
+                " ".join(patterns),
+                (
+                    f"more than {options.limits.max_files:,} checkable files match (or the folders hold more than "
+                    f"{ENTRIES_PER_FILE} entries per allowed file); nothing was checked (narrow the globs, "
+                    f"or raise {Limits.OPTION_NAMES['max_files']} for a full re-audit)"
+                ),
+            )
+        )
         result.close()
         return result
     batches = split_batches(matched.paths, options.jobs)
@@ -128,12 +147,19 @@ def _report_skipped(skipped: list[Path], result: CheckResult) -> None:
         result.findings.append(make_finding("LB111", path.as_posix(), NOT_WALKED))
     if len(skipped) > MAX_SKIP_FINDINGS:
         rest = len(skipped) - MAX_SKIP_FINDINGS
-        result.findings.append(make_finding("LB111", skipped[MAX_SKIP_FINDINGS].as_posix(),
-                                            f"and {rest:,} more hidden entries or symlinked folders were not walked"))
+        result.findings.append(
+            make_finding(
+                "LB111",
+                skipped[MAX_SKIP_FINDINGS].as_posix(),
+                f"and {rest:,} more hidden entries or symlinked folders were not walked",
+            )
+        )
 
 
-NOT_WALKED = ("not walked: a hidden name or a symlinked folder; name it explicitly in the paths "
-              "(e.g. '.folder/*.json' or its real folder) if it holds files to check")
+NOT_WALKED = (
+    "not walked: a hidden name or a symlinked folder; name it explicitly in the paths "
+    "(e.g. '.folder/*.json' or its real folder) if it holds files to check"
+)
 
 
 def _check_batch(root: Path, paths: list[Path], options: CheckOptions) -> Partial:
@@ -158,7 +184,9 @@ def _check_one(root: Path, path: Path, options: CheckOptions, part: Partial) -> 
     if target.path in part.checked_with_submission or target.path in part.bare:
         return
     if is_sample_log(target.path):
-        part.result.findings.append(make_finding("LB102", target.display, SAMPLE_LOG_PASSED_TO_CHECK))
+        part.result.findings.append(
+            make_finding("LB102", target.display, SAMPLE_LOG_PASSED_TO_CHECK)
+        )
         return
     document = _parse(target, options.limits, part.result)
     if document is None:
@@ -169,7 +197,9 @@ def _check_one(root: Path, path: Path, options: CheckOptions, part: Partial) -> 
         part.bare[target.path] = CheckResult()
         _check_bare_results(root, target, document, options, part.bare[target.path])
     else:
-        part.checked_with_submission |= _check_submission(root, target, document, options, part.result)
+        part.checked_with_submission |= _check_submission(
+            root, target, document, options, part.result
+        )
 
 
 def _size(path: Path) -> int:
@@ -183,24 +213,37 @@ def _parse(target: Target, limits: Limits, result: CheckResult) -> Document | No
     try:
         return read_document(target.path, target.display, limits)
     except DocumentError as exc:
-        result.findings.append(make_finding(exc.rule, target.display, exc.message, line=exc.line, column=exc.column))
+        result.findings.append(
+            make_finding(exc.rule, target.display, exc.message, line=exc.line, column=exc.column)
+        )
         return None
 
 
 def _is_bare_results(document: Document) -> bool:
     data = document.data
-    return isinstance(data, dict) and "results" in data and "reported" not in data and "schema_version" not in data
+    return (
+        isinstance(data, dict)
+        and "results" in data
+        and "reported" not in data
+        and "schema_version" not in data
+    )
 
 
 # --- one submission ---------------------------------------------------------------------
 
-def _check_submission(root: Path, target: Target, document: Document, options: CheckOptions,
-                      result: CheckResult) -> set[Path]:
+
+def _check_submission(
+    root: Path, target: Target, document: Document, options: CheckOptions, result: CheckResult
+) -> set[Path]:
     """Check a submission and its results; return the results file it used, if any."""
     before = len(result.findings)
     profile = options.profile or _submission_profile(document)
-    ctx = CheckContext(profile=profile, tolerance=options.tolerance, submission=document,
-                       stale_scorer_bound=options.stale_scorer_bound)
+    ctx = CheckContext(
+        profile=profile,
+        tolerance=options.tolerance,
+        submission=document,
+        stale_scorer_bound=options.stale_scorer_bound,
+    )
     report = FileReport(path=target.display, kind="submission", profile=profile.name)
     used: set[Path] = set()
     results_value = document.data.get("results") if isinstance(document.data, dict) else None
@@ -232,8 +275,14 @@ def _collapse_since(before: int, options: CheckOptions, result: CheckResult) -> 
     result.suppressed += suppressed
 
 
-def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: CheckContext, options: CheckOptions,
-                       result: CheckResult) -> list[TaskAudit]:
+def _audit_listed_logs(
+    root: Path,
+    target: Target,
+    document: Document,
+    ctx: CheckContext,
+    options: CheckOptions,
+    result: CheckResult,
+) -> list[TaskAudit]:
     """Audit the sample logs a submission lists under `samples` against its results (LB7xx)."""
     listed = document.data.get("samples") if isinstance(document.data, dict) else None
     if not isinstance(listed, list) or not listed or ctx.results_doc is None:
@@ -244,9 +293,18 @@ def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: Chec
     from ..io.sample_logs import UNPLACED_LOG, task_of
 
     if len(listed) > options.limits.max_files:
-        _hit(result, "LB700", Hit(document, ("samples",), (
-            f"lists {len(listed):,} sample logs, more than {options.limits.max_files:,}; none was audited "
-            f"(raise {Limits.OPTION_NAMES['max_files']} if this submission is honest)")))
+        _hit(
+            result,
+            "LB700",
+            Hit(
+                document,
+                ("samples",),
+                (
+                    f"lists {len(listed):,} sample logs, more than {options.limits.max_files:,}; none was audited "
+                    f"(raise {Limits.OPTION_NAMES['max_files']} if this submission is honest)"
+                ),
+            ),
+        )
         return []
     tasks = known_tasks(ctx.results_object() if ctx.results_root else ctx.results_doc.data)
     logs, seen = [], set()
@@ -266,8 +324,13 @@ def _audit_listed_logs(root: Path, target: Target, document: Document, ctx: Chec
             _hit(result, "LB700", Hit(document, ("samples", index), UNPLACED_LOG))
             continue
         logs.append(LogTarget(task, log))
-    audited = audit_logs(ctx.results_doc, logs, options.limits, results_root=ctx.results_root,
-                         claims=Claims.of_profile(ctx.profile))
+    audited = audit_logs(
+        ctx.results_doc,
+        logs,
+        options.limits,
+        results_root=ctx.results_root,
+        claims=Claims.of_profile(ctx.profile),
+    )
     result.merge(audited)
     return audited.tasks
 
@@ -279,22 +342,31 @@ def _submission_profile(document: Document) -> Profile:
     return load_builtin_profile(DEFAULT_PROFILE)  # an unknown name is reported by LB204
 
 
-def _check_bare_results(root: Path, target: Target, document: Document, options: CheckOptions,
-                        result: CheckResult) -> None:
+def _check_bare_results(
+    root: Path, target: Target, document: Document, options: CheckOptions, result: CheckResult
+) -> None:
     profile = options.profile or load_builtin_profile(DEFAULT_PROFILE)
-    ctx = CheckContext(profile=profile, tolerance=options.tolerance, submission=None, results_doc=document)
+    ctx = CheckContext(
+        profile=profile, tolerance=options.tolerance, submission=None, results_doc=document
+    )
     _read_and_score(ctx, result)
     _run_rules(ctx, result)
-    report = FileReport(path=document.display_path, kind="results", profile=profile.name,
-                        recomputed=_recomputed(ctx), notes=[BARE_RESULTS_NOTE])
+    report = FileReport(
+        path=document.display_path,
+        kind="results",
+        profile=profile.name,
+        recomputed=_recomputed(ctx),
+        notes=[BARE_RESULTS_NOTE],
+    )
     if options.audit_beside:
         report.audit = _audit_logs_beside(root, target, document, options, result)
     result.files.append(report)
     _collapse_since(0, options, result)
 
 
-def _audit_logs_beside(root: Path, target: Target, document: Document, options: CheckOptions,
-                       result: CheckResult) -> list[TaskAudit]:
+def _audit_logs_beside(
+    root: Path, target: Target, document: Document, options: CheckOptions, result: CheckResult
+) -> list[TaskAudit]:
     """The sample logs lm-eval wrote beside a results file (an --output_path run folder), audited."""
     from ..audit.auditor import LogTarget, audit_logs, known_tasks
     from ..io.sample_logs import discover
@@ -322,7 +394,9 @@ def _read_and_score(ctx: CheckContext, result: CheckResult) -> None:
     if ctx.results_doc is None:
         return
     try:
-        ctx.results = read_results(ctx.results_object() if ctx.results_root else ctx.results_doc.data)
+        ctx.results = read_results(
+            ctx.results_object() if ctx.results_root else ctx.results_doc.data
+        )
     except DataError as exc:
         _hit(result, "LB202", Hit(ctx.results_doc, ctx.results_root, str(exc)))
         return
@@ -347,7 +421,13 @@ def _run_rules(ctx: CheckContext, result: CheckResult) -> None:
     explained = any(f.severity == ERROR for f in result.findings[before:])
     if ctx.results is not None and ctx.unscored and not explained:
         for bench_id, reason in ctx.unscored.items():
-            _hit(result, "LB600", Hit(ctx.results_doc, ctx.results_root, f"{bench_id} cannot be recomputed: {reason}"))
+            _hit(
+                result,
+                "LB600",
+                Hit(
+                    ctx.results_doc, ctx.results_root, f"{bench_id} cannot be recomputed: {reason}"
+                ),
+            )
 
 
 def _recomputed(ctx: CheckContext) -> dict[str, float]:
@@ -359,9 +439,18 @@ def _recomputed(ctx: CheckContext) -> dict[str, float]:
 
 # --- findings ----------------------------------------------------------------------------
 
+
 def _hit(result: Findings, rule_id: str, hit: Hit) -> None:
     if not result.has_room(hit.document.display_path, rule_id):
         return
     line, column = hit.document.position(hit.path)
-    result.findings.append(make_finding(rule_id, hit.document.display_path, hit.message,
-                                        json_path=format_json_path(hit.path), line=line, column=column))
+    result.findings.append(
+        make_finding(
+            rule_id,
+            hit.document.display_path,
+            hit.message,
+            json_path=format_json_path(hit.path),
+            line=line,
+            column=column,
+        )
+    )

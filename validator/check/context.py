@@ -19,9 +19,9 @@ AVERAGE = "average"
 class CheckContext:
     profile: Profile
     tolerance: float
-    submission: Document | None          # None: a bare results file
+    submission: Document | None  # None: a bare results file
     results_doc: Document | None = None  # the document that holds the results object
-    results_root: JsonPath = ()          # where the results object sits in results_doc
+    results_root: JsonPath = ()  # where the results object sits in results_doc
     results: HarnessResults | None = None
     scores: dict[str, BenchmarkScore] = field(default_factory=dict)
     unscored: dict[str, str] = field(default_factory=dict)  # benchmark id -> why not
@@ -51,7 +51,9 @@ class CheckContext:
     def conditions(self) -> list[Caveat]:
         """The run-condition caveats (core.conditions), shared with `normalize`; [] without results."""
         if "conditions" not in self.memo:
-            self.memo["conditions"] = run_conditions(self.profile, self.results) if self.results else []
+            self.memo["conditions"] = (
+                run_conditions(self.profile, self.results) if self.results else []
+            )
         return self.memo["conditions"]
 
     def stale(self) -> dict[str, StaleScorer]:
@@ -64,8 +66,11 @@ class CheckContext:
         """Every task of the profile with its results entry (None when missing); [] without results."""
         if self.results is None:
             return []
-        return [(bench, task, self.results.find(task.names))
-                for bench in self.profile.benchmarks for task in bench.tasks]
+        return [
+            (bench, task, self.results.find(task.names))
+            for bench in self.profile.benchmarks
+            for task in bench.tasks
+        ]
 
     def sample_count(self, entry: TaskEntry, task: Task, metric: str) -> int | None:
         """N behind a 0/1 metric: instructions for IFEval inst-level, else documents scored."""

@@ -10,11 +10,12 @@ worker is alone, and that file becomes an LB110 finding. The run always ends.
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING
 
 from ..findings.internal import worker_died_finding
 
@@ -52,13 +53,24 @@ def split_batches(paths: list[Path], jobs: int) -> list[list[Path]]:
         folders.setdefault(path.parent, []).append(path)
     groups = list(folders.values())
     size = max(1, min(PARALLEL_BATCH_FOLDERS, len(groups) // (jobs * 4) or 1))
-    return [[p for group in groups[i:i + size] for p in group] for i in range(0, len(groups), size)]
+    return [
+        [p for group in groups[i : i + size] for p in group] for i in range(0, len(groups), size)
+    ]
 
 
-def run_batches(work: Work, batches: list[list[Path]], jobs: int,
-                progress: Callable[[int, int], None] | None = None) -> Iterator[Partial]:
+def run_batches(
+    work: Work,
+    batches: list[list[Path]],
+    jobs: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[Partial]:
     total, done = sum(map(len, batches)), 0
-    if len(batches) == 1 and jobs <= 1 or len(batches) == 1 and len(batches[0]) < PARALLEL_MIN_FILES:
+    if (
+        len(batches) == 1
+        and jobs <= 1
+        or len(batches) == 1
+        and len(batches[0]) < PARALLEL_MIN_FILES
+    ):
         yield work(batches[0])
         if progress:
             progress(total, total)

@@ -84,11 +84,16 @@ def _main() -> None:
     except LbnormError as exc:
         click.echo(f"lbnorm: error: {one_line(exc, 2000)}", err=True)
         sys.exit(exc.exit_code)
-    except BrokenPipeError:  # a stream not behind CommandSafeWriter (which outlives its reader): the verdict is
+    except (
+        BrokenPipeError
+    ):  # a stream not behind CommandSafeWriter (which outlives its reader): the verdict is
         sys.exit(ExitCode.CONFIG)  # unknown, and never 0
     except Exception as exc:  # an internal error must still say what to do
         if os.environ.get("LBNORM_DEBUG"):
             raise
-        click.echo(f"lbnorm: internal error: {type(exc).__name__}: {one_line(exc)}; "
-                   "please report it with the command you ran", err=True)
+        click.echo(
+            f"lbnorm: internal error: {type(exc).__name__}: {one_line(exc)}; "
+            "please report it with the command you ran",
+            err=True,
+        )
         sys.exit(ExitCode.CONFIG)

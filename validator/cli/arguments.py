@@ -13,12 +13,16 @@ from ..io.workspace import Workspace, inside_workspace, outside_message
 
 @dataclass
 class Expanded:
-    paths: list[Path] = field(default_factory=list)   # relative to the workspace root
-    literal: set[Path] = field(default_factory=set)   # the files named as such (not found by a walk)
+    paths: list[Path] = field(default_factory=list)  # relative to the workspace root
+    literal: set[Path] = field(default_factory=set)  # the files named as such (not found by a walk)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (argument, message)
-    skipped: list[Path] = field(default_factory=list)  # hidden entries and symlinked folders a walk did not enter
+    skipped: list[Path] = field(
+        default_factory=list
+    )  # hidden entries and symlinked folders a walk did not enter
     too_many: bool = False
-    logs: list[Path] = field(default_factory=list)  # samples_*.jsonl a folder's walk passed, relative to the root
+    logs: list[Path] = field(
+        default_factory=list
+    )  # samples_*.jsonl a folder's walk passed, relative to the root
 
 
 def expand_arguments(workspace: Workspace, arguments: tuple[str, ...], max_files: int) -> Expanded:
@@ -34,8 +38,14 @@ def expand_arguments(workspace: Workspace, arguments: tuple[str, ...], max_files
         if named_literally(argument) and not (workspace.root / relative).is_dir():
             expanded.literal.add(Path(relative))
     matched = expand(workspace.root, patterns, max_files)
-    expanded.paths, expanded.skipped, expanded.too_many = matched.paths, matched.skipped, matched.too_many
+    expanded.paths, expanded.skipped, expanded.too_many = (
+        matched.paths,
+        matched.skipped,
+        matched.too_many,
+    )
     expanded.logs = matched.logs
-    expanded.problems += [(pattern, f"'{pattern}' matched no file; check the path or glob")
-                          for pattern in matched.unmatched]
+    expanded.problems += [
+        (pattern, f"'{pattern}' matched no file; check the path or glob")
+        for pattern in matched.unmatched
+    ]
     return expanded

@@ -34,15 +34,28 @@ from .options import (
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
 @proving_profile_options
-@click.option("--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the audit too.")
+@click.option(
+    "--strict", is_flag=True, help="Warnings (the DROP pathologies among them) fail the audit too."
+)
 @config_options
 @selection_options
 @report_options
 @limit_options
 @log_limit_option
-def audit(paths: tuple[str, ...], profile_name: str | None, profile_file: Path | None, strict: bool,
-          config_file: Path | None, isolated: bool, root: Path | None, output_format: str | None, color: str,
-          verbose: int, quiet: int, **options) -> None:
+def audit(
+    paths: tuple[str, ...],
+    profile_name: str | None,
+    profile_file: Path | None,
+    strict: bool,
+    config_file: Path | None,
+    isolated: bool,
+    root: Path | None,
+    output_format: str | None,
+    color: str,
+    verbose: int,
+    quiet: int,
+    **options,
+) -> None:
     """Recompute results files' raw numbers from their per-sample logs.
 
     PATHS are results files, folders (an lm-eval --output_path folder: every
@@ -57,28 +70,46 @@ def audit(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
     from ..audit.auditor import audit_files
     from ..audit.spec import Claims
 
-    run = effective(command_line_settings(strict=strict, profile=profile_name, profile_file=profile_file, **options),
-                    config_file, isolated, root)
-    claims = Claims.of_profile(run.profile())  # a maintainer's (option or configuration file), or none
+    run = effective(
+        command_line_settings(
+            strict=strict, profile=profile_name, profile_file=profile_file, **options
+        ),
+        config_file,
+        isolated,
+        root,
+    )
+    claims = Claims.of_profile(
+        run.profile()
+    )  # a maintainer's (option or configuration file), or none
     found = expand_arguments(run.workspace, paths, run.limits.max_files)
     others, logs = split_logs(found.paths)
     results = results_files(others, found.literal, run.workspace.root)
     if logs and len(results) != 1:
-        raise click.UsageError("to audit chosen sample logs, name exactly one results file before them "
-                               f"(found {len(results)}); or pass the run folder to audit every log beside it")
+        raise click.UsageError(
+            "to audit chosen sample logs, name exactly one results file before them "
+            f"(found {len(results)}); or pass the run folder to audit every log beside it"
+        )
     selection, combined = run.selection(), AuditRun()
     for argument, message in found.problems:
-        combined.add_loose(make_finding("LB101" if "outside" in message else "LB100", argument, message))
+        combined.add_loose(
+            make_finding("LB101" if "outside" in message else "LB100", argument, message)
+        )
     for path in found.skipped[:MAX_SKIP_FINDINGS]:
         combined.add_loose(make_finding("LB111", path.as_posix(), NOT_WALKED))
-    for path, why in unclaimed_logs(found.logs, results):  # a log a folder holds must not pass unseen
+    for path, why in unclaimed_logs(
+        found.logs, results
+    ):  # a log a folder holds must not pass unseen
         combined.add_loose(make_finding("LB700", path.as_posix(), why))
     for path in results:
         audited = audit_files(run.workspace.root, path, logs or None, run.limits, claims)
         audited.findings = selection.apply(audited.findings)
         combined.add(audited)
-    report = ReportOptions(strict=run.strict, verbosity=verbose - quiet, color=use_color(sys.stdout, color),
-                           root=str(run.workspace.root))
+    report = ReportOptions(
+        strict=run.strict,
+        verbosity=verbose - quiet,
+        color=use_color(sys.stdout, color),
+        root=str(run.workspace.root),
+    )
     fmt = default_format(output_format, os.environ)
     if fmt in ("text", "json") and len(combined.audits) == 1 and not combined.loose:
         reporters(audit_text, audit_json)[fmt](combined.audits[0], sys.stdout, report)
@@ -118,7 +149,9 @@ def _run_text(run: AuditRun, out, options: ReportOptions) -> None:
     for audited in run.audits:
         audit_text(audited, out, options)
     for finding in run.loose:
-        out.write(f"{one_line(finding.file)}: {finding.severity} {finding.rule} {finding.message}\n")
+        out.write(
+            f"{one_line(finding.file)}: {finding.severity} {finding.rule} {finding.message}\n"
+        )
     if len(run.audits) != 1 or run.loose:
         verdict = "ok" if run.ok(options.strict) and run.audits else "failed"
         out.write(f"{verdict}: {len(run.audits)} results file(s) audited\n")
@@ -135,8 +168,12 @@ def _run_json(run: AuditRun, out, options: ReportOptions) -> None:
         buffer = io.StringIO()
         audit_json(audited, buffer, options)
         docs.append(json.loads(buffer.getvalue()))
-    doc = {"ok": run.ok(options.strict) and bool(run.audits), "audits": docs,
-           "findings": [f.as_dict() for f in run.loose], "lbnorm_version": __version__}
+    doc = {
+        "ok": run.ok(options.strict) and bool(run.audits),
+        "audits": docs,
+        "findings": [f.as_dict() for f in run.loose],
+        "lbnorm_version": __version__,
+    }
     out.write(neutralize_json(json.dumps(doc, indent=2, ensure_ascii=True)) + "\n")
 
 

@@ -30,35 +30,71 @@ from .options import (
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
-              help="Check every file with this built-in profile. Without it (and without --profile-file), "
-                   f"each submission's 'profile' field picks a built-in one [default: {DEFAULT_PROFILE}].")
-@click.option("--profile-file", type=click.Path(path_type=Path),
-              help="Check every file with your own profile (YAML or JSON).")
-@click.option("--tolerance", type=click.FloatRange(min=0.0, max=100.0),
-              help="Largest accepted |reported - recomputed|, in normalized points. Published values carry "
-                   "two decimals, and the average of six rounded scores can differ from the rounded "
-                   f"average by one unit in the last place, hence {DEFAULT_TOLERANCE} [default: {DEFAULT_TOLERANCE}].")
-@click.option("--stale-scorer-bound", type=click.FloatRange(min=0.0, max=100.0), default=None,
-              help="Accept a reported score that differs from the recomputed one by at most this many normalized "
-                   "points when the results say an older scorer made them (MATH before Math-Verify) as a warning "
-                   "(LB607) instead of an error (LB606). Off by default: such a number cannot be verified.")
+@click.option(
+    "--profile",
+    "profile_name",
+    type=click.Choice(builtin_profile_names()),
+    help="Check every file with this built-in profile. Without it (and without --profile-file), "
+    f"each submission's 'profile' field picks a built-in one [default: {DEFAULT_PROFILE}].",
+)
+@click.option(
+    "--profile-file",
+    type=click.Path(path_type=Path),
+    help="Check every file with your own profile (YAML or JSON).",
+)
+@click.option(
+    "--tolerance",
+    type=click.FloatRange(min=0.0, max=100.0),
+    help="Largest accepted |reported - recomputed|, in normalized points. Published values carry "
+    "two decimals, and the average of six rounded scores can differ from the rounded "
+    f"average by one unit in the last place, hence {DEFAULT_TOLERANCE} [default: {DEFAULT_TOLERANCE}].",
+)
+@click.option(
+    "--stale-scorer-bound",
+    type=click.FloatRange(min=0.0, max=100.0),
+    default=None,
+    help="Accept a reported score that differs from the recomputed one by at most this many normalized "
+    "points when the results say an older scorer made them (MATH before Math-Verify) as a warning "
+    "(LB607) instead of an error (LB606). Off by default: such a number cannot be verified.",
+)
 @click.option("--strict", is_flag=True, help="Warnings fail the check too.")
-@click.option("--audit-samples/--no-audit-samples", default=None,
-              help="Also audit the sample logs lm-eval wrote beside a results file (an --output_path run "
-                   "folder) [default: on].")
+@click.option(
+    "--audit-samples/--no-audit-samples",
+    default=None,
+    help="Also audit the sample logs lm-eval wrote beside a results file (an --output_path run "
+    "folder) [default: on].",
+)
 @config_options
 @selection_options
 @report_options
-@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0,
-              help="Worker processes for runs of many files (a re-audit); 0 = one per CPU [default: 0]. "
-                   "Fewer than 64 files are always checked in one process.")
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(min=0),
+    default=0,
+    help="Worker processes for runs of many files (a re-audit); 0 = one per CPU [default: 0]. "
+    "Fewer than 64 files are always checked in one process.",
+)
 @limit_options
 @log_limit_option
-def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path | None, tolerance: float | None,
-          stale_scorer_bound: float | None, strict: bool, audit_samples: bool | None, config_file: Path | None,
-          isolated: bool, root: Path | None,
-          output_format: str | None, color: str, verbose: int, quiet: int, jobs: int, **options) -> None:
+def check(
+    paths: tuple[str, ...],
+    profile_name: str | None,
+    profile_file: Path | None,
+    tolerance: float | None,
+    stale_scorer_bound: float | None,
+    strict: bool,
+    audit_samples: bool | None,
+    config_file: Path | None,
+    isolated: bool,
+    root: Path | None,
+    output_format: str | None,
+    color: str,
+    verbose: int,
+    quiet: int,
+    jobs: int,
+    **options,
+) -> None:
     """Check submissions: recompute their scores from the raw results and compare.
 
     PATHS are files, folders (an lm-eval --output_path folder too) or globs
@@ -68,30 +104,54 @@ def check(paths: tuple[str, ...], profile_name: str | None, profile_file: Path |
     errors; 1: errors (or warnings with --strict); 2: usage; 3: bad profile,
     configuration or internal error. `lbnorm rules` lists every check.
     """
-    run = effective(command_line_settings(tolerance=tolerance, profile=profile_name, profile_file=profile_file,
-                                          strict=strict, audit_samples=audit_samples, **options),
-                    config_file, isolated, root)
+    run = effective(
+        command_line_settings(
+            tolerance=tolerance,
+            profile=profile_name,
+            profile_file=profile_file,
+            strict=strict,
+            audit_samples=audit_samples,
+            **options,
+        ),
+        config_file,
+        isolated,
+        root,
+    )
     settings, workspace = run.settings, run.workspace
     inside, outside = [], []
     for argument in paths:
         relative = inside_workspace(workspace, argument, Path(os.getcwd()))
         (inside if relative is not None else outside).append(relative or argument)
     check_options = CheckOptions(
-        root=workspace.root, tolerance=settings.tolerance if settings.tolerance is not None else DEFAULT_TOLERANCE,
-        profile=run.profile(), limits=run.limits, jobs=jobs or os.cpu_count() or 1, selection=run.selection(),
-        audit_beside=settings.audit_samples is not False, stale_scorer_bound=stale_scorer_bound)
-    result = run_check(inside, check_options, _progress_line if sys.stderr.isatty() and quiet == 0 else None)
+        root=workspace.root,
+        tolerance=settings.tolerance if settings.tolerance is not None else DEFAULT_TOLERANCE,
+        profile=run.profile(),
+        limits=run.limits,
+        jobs=jobs or os.cpu_count() or 1,
+        selection=run.selection(),
+        audit_beside=settings.audit_samples is not False,
+        stale_scorer_bound=stale_scorer_bound,
+    )
+    result = run_check(
+        inside, check_options, _progress_line if sys.stderr.isatty() and quiet == 0 else None
+    )
     _refuse_outside(result, outside, workspace)
-    report = ReportOptions(strict=run.strict, verbosity=verbose - quiet, color=use_color(sys.stdout, color),
-                           root=str(workspace.root))
+    report = ReportOptions(
+        strict=run.strict,
+        verbosity=verbose - quiet,
+        color=use_color(sys.stdout, color),
+        root=str(workspace.root),
+    )
     CHECK_REPORTERS[default_format(output_format, os.environ)](result, sys.stdout, report)
     sys.exit(ExitCode.OK if result.ok(run.strict) else ExitCode.DATA)
 
 
 def _refuse_outside(result: CheckResult, outside: list[str], workspace) -> None:
     if outside:
-        result.findings.extend(make_finding("LB101", argument, outside_message(workspace, argument))
-                               for argument in outside)
+        result.findings.extend(
+            make_finding("LB101", argument, outside_message(workspace, argument))
+            for argument in outside
+        )
         result.close()
 
 

@@ -15,7 +15,9 @@ from .options import DEFAULT_PROFILE, config_options, effective
 
 @click.command("config")
 @config_options
-@click.option("--output-format", type=click.Choice(["toml", "json"]), default="toml", show_default=True)
+@click.option(
+    "--output-format", type=click.Choice(["toml", "json"]), default="toml", show_default=True
+)
 def config(config_file: Path | None, isolated: bool, root: Path | None, output_format: str) -> None:
     """Print the effective configuration: defaults, then the configuration file (if any).
 
@@ -39,8 +41,16 @@ def config(config_file: Path | None, isolated: bool, root: Path | None, output_f
         **{key: getattr(limits, name) for key, name in LIMIT_KEYS.items()},
     }
     if output_format == "json":
-        click.echo(json.dumps({"config_file": str(run.config_path) if run.config_path else None,
-                               "workspace": str(run.workspace.root), "settings": values}, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "config_file": str(run.config_path) if run.config_path else None,
+                    "workspace": str(run.workspace.root),
+                    "settings": values,
+                },
+                indent=2,
+            )
+        )
         return
     click.echo(f"# configuration file: {run.config_path or 'none (defaults)'}")
     click.echo(f"# workspace: {run.workspace.describe()}")
@@ -49,7 +59,11 @@ def config(config_file: Path | None, isolated: bool, root: Path | None, output_f
         if key == "per-file-ignores":
             continue
         if value is None:
-            unset = f"each submission names a built-in one; default {DEFAULT_PROFILE}" if key == "profile" else "none"
+            unset = (
+                f"each submission names a built-in one; default {DEFAULT_PROFILE}"
+                if key == "profile"
+                else "none"
+            )
             click.echo(f"# {key}: not set ({unset})")
             continue
         comment = f"  # {describe_size(value)}" if key in ("max-file-size", "max-log-size") else ""

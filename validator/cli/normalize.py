@@ -33,23 +33,50 @@ from .options import (
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
-              help=f"Built-in leaderboard profile [default: {DEFAULT_PROFILE}].")
-@click.option("--profile-file", type=click.Path(path_type=Path),
-              help="Your own profile (YAML or JSON) following schemas/profile.schema.json.")
-@click.option("--output-format", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True,
-              help="text: two decimals for people; json: full precision for scripts.")
-@click.option("--explain", is_flag=True,
-              help="Show every subtask's raw value, choice count, lower bound and normalized value.")
-@click.option("--require-complete", is_flag=True,
-              help="Exit 1 unless every benchmark of the profile is scored and the run met the leaderboard's "
-                   "conditions (no sample limit, full n-samples, the profile's few-shot counts and task versions). "
-                   "Without it, a partial run gives the scores it has, marked incomplete, with no average.")
+@click.option(
+    "--profile",
+    "profile_name",
+    type=click.Choice(builtin_profile_names()),
+    help=f"Built-in leaderboard profile [default: {DEFAULT_PROFILE}].",
+)
+@click.option(
+    "--profile-file",
+    type=click.Path(path_type=Path),
+    help="Your own profile (YAML or JSON) following schemas/profile.schema.json.",
+)
+@click.option(
+    "--output-format",
+    type=click.Choice(sorted(REPORTERS)),
+    default="text",
+    show_default=True,
+    help="text: two decimals for people; json: full precision for scripts.",
+)
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Show every subtask's raw value, choice count, lower bound and normalized value.",
+)
+@click.option(
+    "--require-complete",
+    is_flag=True,
+    help="Exit 1 unless every benchmark of the profile is scored and the run met the leaderboard's "
+    "conditions (no sample limit, full n-samples, the profile's few-shot counts and task versions). "
+    "Without it, a partial run gives the scores it has, marked incomplete, with no average.",
+)
 @config_options
 @limit_options
-def normalize(paths: tuple[str, ...], profile_name: str | None, profile_file: Path | None, output_format: str,
-              explain: bool, require_complete: bool, config_file: Path | None, isolated: bool, root: Path | None,
-              **limits: int) -> None:
+def normalize(
+    paths: tuple[str, ...],
+    profile_name: str | None,
+    profile_file: Path | None,
+    output_format: str,
+    explain: bool,
+    require_complete: bool,
+    config_file: Path | None,
+    isolated: bool,
+    root: Path | None,
+    **limits: int,
+) -> None:
     """Compute the leaderboard's normalized scores for results files.
 
     PATHS are results files, folders (every results*.json below them, as in
@@ -63,12 +90,18 @@ def normalize(paths: tuple[str, ...], profile_name: str | None, profile_file: Pa
     partial n-samples, few-shot, split sizes, stale scorers, version gates,
     another harness's task names).
     """
-    run = effective(command_line_settings(profile=profile_name, profile_file=profile_file, **limits),
-                    config_file, isolated, root)
+    run = effective(
+        command_line_settings(profile=profile_name, profile_file=profile_file, **limits),
+        config_file,
+        isolated,
+        root,
+    )
     profile = run.profile() or load_builtin_profile(DEFAULT_PROFILE)
     found = expand_arguments(run.workspace, paths, run.limits.max_files)
     if found.too_many:
-        raise click.UsageError(f"more than {run.limits.max_files:,} files match; narrow the globs or raise --max-files")
+        raise click.UsageError(
+            f"more than {run.limits.max_files:,} files match; narrow the globs or raise --max-files"
+        )
     failed: list[str] = []
     warned: list[str] = []
 
@@ -104,8 +137,13 @@ def _incomplete(outcome: Outcome) -> str:
     counts = Counter(c.rule for c in scores.caveats)
     if counts:
         names = {r.id: r.name for r in all_rules()}
-        reasons.append("run conditions " + ", ".join(
-            f"{rule} {names[rule]}" + (f" (x{count})" if count > 1 else "") for rule, count in counts.items()))
+        reasons.append(
+            "run conditions "
+            + ", ".join(
+                f"{rule} {names[rule]}" + (f" (x{count})" if count > 1 else "")
+                for rule, count in counts.items()
+            )
+        )
     return "; ".join(reasons)
 
 
@@ -123,7 +161,9 @@ def _normalize_one(root: Path, path: Path, profile: Profile, limits: Limits) -> 
             message = f"{shown}: {message}"
         return Outcome(path=shown, error=message + _profile_hint(root / path, profile, message))
     except Exception as exc:  # noqa: BLE001 - one file's failure fails that file; the report is still complete
-        return Outcome(path=shown, error=f"{shown}: LB110 {internal_error_finding(shown, exc).message}")
+        return Outcome(
+            path=shown, error=f"{shown}: LB110 {internal_error_finding(shown, exc).message}"
+        )
 
 
 def _profile_hint(path: Path, profile: Profile, message: str) -> str:

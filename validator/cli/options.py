@@ -53,7 +53,9 @@ class RuleCodes(click.ParamType):
 
     def convert(self, value, param, ctx):
         try:
-            return rule_codes([v for v in str(value).split(",") if v.strip()], f"--{param.name.replace('_', '-')}")
+            return rule_codes(
+                [v for v in str(value).split(",") if v.strip()], f"--{param.name.replace('_', '-')}"
+            )
         except ConfigError as exc:
             self.fail(str(exc).split(": ", 1)[-1], param, ctx)
 
@@ -67,87 +69,173 @@ def _stack(command, options):
 def limit_options(command):
     """--max-file-size, --max-files, --max-depth, --max-values, --max-string-length, gathered into `limits`."""
     d = DEFAULT_LIMITS
-    return _stack(command, [
-        click.option("--max-file-size", "max_file_bytes", type=SizeType(),
-                     help=f"Largest file read, e.g. 64M [default: {describe_size(d.max_file_bytes)}]."),
-        click.option("--max-files", type=click.IntRange(min=1),
-                     help=f"Most files one run checks; more is an error (LB107), not a partial check "
-                          f"[default: {d.max_files}]."),
-        click.option("--max-depth", type=click.IntRange(min=1, max=MAX_DEPTH_CEILING),
-                     help=f"Deepest nesting of objects and arrays (LB108) [default: {d.max_depth}]."),
-        click.option("--max-values", type=click.IntRange(min=1),
-                     help=f"Most values (numbers, strings, objects, arrays) in one file or log record (LB112) "
-                          f"[default: {d.max_values:,}]."),
-        click.option("--max-string-length", type=click.IntRange(min=1),
-                     help=f"Longest string or key, in characters [default: {d.max_string_length}]."),
-    ])
+    return _stack(
+        command,
+        [
+            click.option(
+                "--max-file-size",
+                "max_file_bytes",
+                type=SizeType(),
+                help=f"Largest file read, e.g. 64M [default: {describe_size(d.max_file_bytes)}].",
+            ),
+            click.option(
+                "--max-files",
+                type=click.IntRange(min=1),
+                help=f"Most files one run checks; more is an error (LB107), not a partial check "
+                f"[default: {d.max_files}].",
+            ),
+            click.option(
+                "--max-depth",
+                type=click.IntRange(min=1, max=MAX_DEPTH_CEILING),
+                help=f"Deepest nesting of objects and arrays (LB108) [default: {d.max_depth}].",
+            ),
+            click.option(
+                "--max-values",
+                type=click.IntRange(min=1),
+                help=f"Most values (numbers, strings, objects, arrays) in one file or log record (LB112) "
+                f"[default: {d.max_values:,}].",
+            ),
+            click.option(
+                "--max-string-length",
+                type=click.IntRange(min=1),
+                help=f"Longest string or key, in characters [default: {d.max_string_length}].",
+            ),
+        ],
+    )
 
 
 def log_limit_option(command):
     """--max-log-size and --max-log-records, for commands that read sample logs."""
-    command = click.option("--max-log-records", type=click.IntRange(min=1),
-                           help="Most records read from one sample log (LB106); each costs time, so this bounds "
-                                f"the audit's time [default: {DEFAULT_LIMITS.max_log_records:,}].")(command)
-    return click.option("--max-log-size", "max_log_bytes", type=SizeType(),
-                        help="Largest sample log read (logs are streamed, so this bounds time, not memory) "
-                             f"[default: {describe_size(DEFAULT_LIMITS.max_log_bytes)}].")(command)
+    command = click.option(
+        "--max-log-records",
+        type=click.IntRange(min=1),
+        help="Most records read from one sample log (LB106); each costs time, so this bounds "
+        f"the audit's time [default: {DEFAULT_LIMITS.max_log_records:,}].",
+    )(command)
+    return click.option(
+        "--max-log-size",
+        "max_log_bytes",
+        type=SizeType(),
+        help="Largest sample log read (logs are streamed, so this bounds time, not memory) "
+        f"[default: {describe_size(DEFAULT_LIMITS.max_log_bytes)}].",
+    )(command)
 
 
 def remote_limit_options(command):
     """--remote-timeout and --listing-timeout, for the survey (the one command that reads URLs)."""
     seconds = click.FloatRange(min=0, min_open=True)
-    command = click.option("--listing-timeout", type=seconds, metavar="SECONDS",
-                           help="Longest time listing one source's folder tree may take; longer is an error "
-                                f"[default: {DEFAULT_LIMITS.listing_timeout:g}].")(command)
-    return click.option("--remote-timeout", type=seconds, metavar="SECONDS",
-                        help="Longest a remote store may take to connect or stay silent during a read; a log it "
-                             f"holds up longer is LB101 [default: {DEFAULT_LIMITS.remote_timeout:g}].")(command)
+    command = click.option(
+        "--listing-timeout",
+        type=seconds,
+        metavar="SECONDS",
+        help="Longest time listing one source's folder tree may take; longer is an error "
+        f"[default: {DEFAULT_LIMITS.listing_timeout:g}].",
+    )(command)
+    return click.option(
+        "--remote-timeout",
+        type=seconds,
+        metavar="SECONDS",
+        help="Longest a remote store may take to connect or stay silent during a read; a log it "
+        f"holds up longer is LB101 [default: {DEFAULT_LIMITS.remote_timeout:g}].",
+    )(command)
 
 
 def config_file_options(command):
     """--config and --isolated: where settings come from."""
-    return _stack(command, [
-        click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
-                     help="Read settings from this file (.lbnorm.toml or pyproject.toml) instead of searching "
-                          "upward from the current directory."),
-        click.option("--isolated", is_flag=True, help="Ignore every configuration file."),
-    ])
+    return _stack(
+        command,
+        [
+            click.option(
+                "--config",
+                "config_file",
+                type=click.Path(dir_okay=False, path_type=Path),
+                help="Read settings from this file (.lbnorm.toml or pyproject.toml) instead of searching "
+                "upward from the current directory.",
+            ),
+            click.option("--isolated", is_flag=True, help="Ignore every configuration file."),
+        ],
+    )
 
 
 def config_options(command):
     """--config, --isolated and --root: where settings come from and which folder is the workspace."""
-    return config_file_options(click.option(
-        "--root", type=click.Path(file_okay=False, path_type=Path),
-        help="Workspace: no file outside it is read, including files a submission names "
-             "[default: the enclosing git repository, else the current directory].")(command))
+    return config_file_options(
+        click.option(
+            "--root",
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Workspace: no file outside it is read, including files a submission names "
+            "[default: the enclosing git repository, else the current directory].",
+        )(command)
+    )
 
 
 def report_options(command):
     """--output-format, --color, -v, -q."""
-    return _stack(command, [
-        click.option("--output-format", type=click.Choice(FORMATS),
-                     help="text for people; json for scripts; github annotations; sarif for code scanning; "
-                          "junit for CI test reports [default: github when GITHUB_ACTIONS=true, else text]."),
-        click.option("--color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
-                     help="Colour the text output; auto = on a terminal unless NO_COLOR is set."),
-        click.option("-v", "--verbose", count=True, help="Show more: scores, audited logs."),
-        click.option("-q", "--quiet", count=True, help="Show errors only."),
-    ])
+    return _stack(
+        command,
+        [
+            click.option(
+                "--output-format",
+                type=click.Choice(FORMATS),
+                help="text for people; json for scripts; github annotations; sarif for code scanning; "
+                "junit for CI test reports [default: github when GITHUB_ACTIONS=true, else text].",
+            ),
+            click.option(
+                "--color",
+                type=click.Choice(COLOR_CHOICES),
+                default="auto",
+                show_default=True,
+                help="Colour the text output; auto = on a terminal unless NO_COLOR is set.",
+            ),
+            click.option("-v", "--verbose", count=True, help="Show more: scores, audited logs."),
+            click.option("-q", "--quiet", count=True, help="Show errors only."),
+        ],
+    )
 
 
 def selection_options(command):
     """--select, --extend-select, --ignore, --extend-ignore, --warn, --error (ids or prefixes, as ruff's)."""
     codes = RuleCodes()
-    return _stack(command, [
-        click.option("--select", multiple=True, type=codes,
-                     help="Only these rules (ids or prefixes, comma-separated: LB3,LB601) [default: LB, all]."),
-        click.option("--extend-select", multiple=True, type=codes, help="Add rules to the selection."),
-        click.option("--ignore", multiple=True, type=codes, help="Leave these rules out (replaces the configuration's)."),
-        click.option("--extend-ignore", multiple=True, type=codes,
-                     help="Leave these rules out too (adds to the configuration's)."),
-        click.option("--warn", "warn_codes", multiple=True, type=codes, help="Report these rules as warnings."),
-        click.option("--error", "error_codes", multiple=True, type=codes, help="Report these rules as errors."),
-    ])
+    return _stack(
+        command,
+        [
+            click.option(
+                "--select",
+                multiple=True,
+                type=codes,
+                help="Only these rules (ids or prefixes, comma-separated: LB3,LB601) [default: LB, all].",
+            ),
+            click.option(
+                "--extend-select", multiple=True, type=codes, help="Add rules to the selection."
+            ),
+            click.option(
+                "--ignore",
+                multiple=True,
+                type=codes,
+                help="Leave these rules out (replaces the configuration's).",
+            ),
+            click.option(
+                "--extend-ignore",
+                multiple=True,
+                type=codes,
+                help="Leave these rules out too (adds to the configuration's).",
+            ),
+            click.option(
+                "--warn",
+                "warn_codes",
+                multiple=True,
+                type=codes,
+                help="Report these rules as warnings.",
+            ),
+            click.option(
+                "--error",
+                "error_codes",
+                multiple=True,
+                type=codes,
+                help="Report these rules as errors.",
+            ),
+        ],
+    )
 
 
 @dataclass(frozen=True)
@@ -171,8 +259,13 @@ class Effective:
 
         all_rules()  # codes are checked against every rule, the audit's too
         s = self.settings
-        selection = RuleSelection(select=s.selected(), ignore=s.ignored(), warn=s.warn, error=s.error,
-                                  per_file_ignores=tuple(s.per_file_ignores.items()))
+        selection = RuleSelection(
+            select=s.selected(),
+            ignore=s.ignored(),
+            warn=s.warn,
+            error=s.error,
+            per_file_ignores=tuple(s.per_file_ignores.items()),
+        )
         try:
             return selection.validate()
         except SelectionError as exc:
@@ -181,14 +274,18 @@ class Effective:
     def profile(self) -> Profile | None:
         """The maintainer's profile (option or configuration), or None: each submission names a built-in one."""
         if self.settings.profile and self.settings.profile_file:
-            raise click.UsageError("give either a profile or a profile file, not both "
-                                   f"(the configuration {self.config_path or ''} may set one of them)")
+            raise click.UsageError(
+                "give either a profile or a profile file, not both "
+                f"(the configuration {self.config_path or ''} may set one of them)"
+            )
         if self.settings.profile_file:
             return load_profile_file(Path(self.settings.profile_file))
         return load_builtin_profile(self.settings.profile) if self.settings.profile else None
 
 
-def effective(options: Settings, config_file: Path | None, isolated: bool, root: Path | None) -> Effective:
+def effective(
+    options: Settings, config_file: Path | None, isolated: bool, root: Path | None
+) -> Effective:
     """Defaults < configuration file < command line."""
     cwd = Path(os.getcwd())
     if options.profile and options.profile_file:
@@ -200,7 +297,9 @@ def effective(options: Settings, config_file: Path | None, isolated: bool, root:
         raise click.UsageError(f"--config {config_file}: no such file")
     base = read_config(path) if path else Settings()
     if base.profile and options.profile_file:
-        base = Settings(**{**base.__dict__, "profile": None})  # the command line's choice replaces the file's
+        base = Settings(
+            **{**base.__dict__, "profile": None}
+        )  # the command line's choice replaces the file's
     if base.profile_file and options.profile:
         base = Settings(**{**base.__dict__, "profile_file": None})
     return Effective(base.overlay(options), choose_workspace(root, cwd), path)
@@ -215,26 +314,50 @@ def _discovered_config(cwd: Path) -> Path | None:
     """
     found = find_config(cwd)
     if found is not None and os.environ.get("GITHUB_EVENT_NAME", "").startswith("pull_request"):
-        click.echo(f"lbnorm: {found} is not read in a pull-request workflow (the pull request could edit it); "
-                   "pass --config to read it deliberately", err=True)
+        click.echo(
+            f"lbnorm: {found} is not read in a pull-request workflow (the pull request could edit it); "
+            "pass --config to read it deliberately",
+            err=True,
+        )
         return None
     return found
 
 
-def command_line_settings(*, tolerance=None, profile=None, profile_file=None, strict=False, audit_samples=None,
-                          select=(), extend_select=(), ignore=(), extend_ignore=(), warn_codes=(), error_codes=(),
-                          **limits) -> Settings:
+def command_line_settings(
+    *,
+    tolerance=None,
+    profile=None,
+    profile_file=None,
+    strict=False,
+    audit_samples=None,
+    select=(),
+    extend_select=(),
+    ignore=(),
+    extend_ignore=(),
+    warn_codes=(),
+    error_codes=(),
+    **limits,
+) -> Settings:
     """Settings from the options a user typed (flags not given stay None)."""
+
     def joined(groups):
         return tuple(code for group in groups for code in group)
 
     return Settings(
-        tolerance=tolerance, profile=profile, profile_file=str(profile_file) if profile_file else None,
-        strict=True if strict else None, audit_samples=audit_samples,
-        select=joined(select) or None, extend_select=joined(extend_select),
-        ignore=joined(ignore) or None, extend_ignore=joined(extend_ignore),
-        warn=joined(warn_codes), error=joined(error_codes),
-        limits={k: v for k, v in limits.items() if v is not None}, source="the command line")
+        tolerance=tolerance,
+        profile=profile,
+        profile_file=str(profile_file) if profile_file else None,
+        strict=True if strict else None,
+        audit_samples=audit_samples,
+        select=joined(select) or None,
+        extend_select=joined(extend_select),
+        ignore=joined(ignore) or None,
+        extend_ignore=joined(extend_ignore),
+        warn=joined(warn_codes),
+        error=joined(error_codes),
+        limits={k: v for k, v in limits.items() if v is not None},
+        source="the command line",
+    )
 
 
 def limits_from(**limits: int | None) -> Limits:
@@ -245,13 +368,23 @@ def limits_from(**limits: int | None) -> Limits:
 def proving_profile_options(command):
     """--profile / --profile-file for the commands whose logs prove the profile's choice counts and split sizes
     (audit, survey)."""
-    return _stack(command, [
-        click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
-                     help="A built-in profile whose choice counts and split sizes the logs must prove (LB715, LB718)."),
-        click.option("--profile-file", type=click.Path(path_type=Path),
-                     help="Your own profile (YAML or JSON) whose choice counts and split sizes the logs must prove (LB715, "
-                          "LB718)."),
-    ])
+    return _stack(
+        command,
+        [
+            click.option(
+                "--profile",
+                "profile_name",
+                type=click.Choice(builtin_profile_names()),
+                help="A built-in profile whose choice counts and split sizes the logs must prove (LB715, LB718).",
+            ),
+            click.option(
+                "--profile-file",
+                type=click.Path(path_type=Path),
+                help="Your own profile (YAML or JSON) whose choice counts and split sizes the logs must prove (LB715, "
+                "LB718).",
+            ),
+        ],
+    )
 
 
 def profile_for_options(name: str | None, file: Path | None) -> Profile | None:

@@ -12,8 +12,14 @@ from ..io.documents import kind_of
 from ..io.loaders import builtin_profile_names, load_builtin_profile, parse, read_text
 from .options import limit_options, limits_from, log_limit_option
 
-_OUTPUT = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default="profile.yaml",
-                       show_default=True, help="Where to write the profile.")
+_OUTPUT = click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default="profile.yaml",
+    show_default=True,
+    help="Where to write the profile.",
+)
 _FORCE = click.option("--force", is_flag=True, help="Overwrite an existing file.")
 
 
@@ -23,8 +29,13 @@ def profile() -> None:
 
 
 @profile.command("init")
-@click.option("--from", "builtin", type=click.Choice(builtin_profile_names()), required=True,
-              help="The built-in profile to start from.")
+@click.option(
+    "--from",
+    "builtin",
+    type=click.Choice(builtin_profile_names()),
+    required=True,
+    help="The built-in profile to start from.",
+)
 @click.option("--name", help="Name of your profile (what submissions write under 'profile').")
 @_OUTPUT
 @_FORCE
@@ -40,15 +51,28 @@ def init(builtin: str, name: str | None, output: Path, force: bool) -> None:
 @profile.command("derive")
 @click.argument("results", type=click.Path(dir_okay=False, path_type=Path))
 @click.argument("samples", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--name", default="my-leaderboard", show_default=True,
-              help="Name of the profile (what submissions write under 'profile').")
-@click.option("--title", default="My leaderboard", show_default=True, help="Title shown in reports.")
+@click.option(
+    "--name",
+    default="my-leaderboard",
+    show_default=True,
+    help="Name of the profile (what submissions write under 'profile').",
+)
+@click.option(
+    "--title", default="My leaderboard", show_default=True, help="Title shown in reports."
+)
 @_OUTPUT
 @_FORCE
 @limit_options
 @log_limit_option
-def derive(results: Path, samples: tuple[Path, ...], name: str, title: str, output: Path, force: bool,
-           **limits: int) -> None:
+def derive(
+    results: Path,
+    samples: tuple[Path, ...],
+    name: str,
+    title: str,
+    output: Path,
+    force: bool,
+    **limits: int,
+) -> None:
     """Draft a profile from a run of your tasks: RESULTS (lm-eval results file) and its SAMPLES logs.
 
     Tasks, groups, metrics, sizes and few-shot counts come from RESULTS;
@@ -71,22 +95,30 @@ def derive(results: Path, samples: tuple[Path, ...], name: str, title: str, outp
         text, placeholders = derive_profile_text(run, name, title)
     except DataError as exc:
         message = str(exc)
-        click.echo(f"lbnorm: error: {message if message.startswith(str(results)) else f'{results}: {message}'}",
-                   err=True)
+        click.echo(
+            f"lbnorm: error: {message if message.startswith(str(results)) else f'{results}: {message}'}",
+            err=True,
+        )
         sys.exit(ExitCode.DATA)
     _write(text, output, force)
-    click.echo(f"wrote {output}: {len(run.tasks)} task(s) from {results}, {len(run.logs_used)} sample log(s) read")
+    click.echo(
+        f"wrote {output}: {len(run.tasks)} task(s) from {results}, {len(run.logs_used)} sample log(s) read"
+    )
     for problem in run.log_problems:
         click.echo(f"  sample logs: {problem}")
     if placeholders:
-        click.echo(f"{placeholders} value(s) are FILL IN placeholders the run cannot decide; "
-                   f"lbnorm profile check {output} lists them with their lines")
+        click.echo(
+            f"{placeholders} value(s) are FILL IN placeholders the run cannot decide; "
+            f"lbnorm profile check {output} lists them with their lines"
+        )
     else:
         click.echo(f"no placeholders left; review it, then lbnorm profile check {output}")
     builtin = _builtin_covering(run.tasks)
     if builtin:
-        click.echo(f"these are the tasks of the built-in profile {builtin}: lbnorm profile init --from {builtin} "
-                   "gives its verified facts to start from")
+        click.echo(
+            f"these are the tasks of the built-in profile {builtin}: lbnorm profile init --from {builtin} "
+            "gives its verified facts to start from"
+        )
 
 
 def _builtin_covering(tasks) -> str | None:
@@ -119,6 +151,8 @@ def _write(text: str, output: Path, force: bool) -> None:
     try:
         write_draft(text, output, force)
     except FileExistsError:
-        click.echo(f"lbnorm: error: {output} exists; pass --force to overwrite it, or -o to write elsewhere",
-                   err=True)
+        click.echo(
+            f"lbnorm: error: {output} exists; pass --force to overwrite it, or -o to write elsewhere",
+            err=True,
+        )
         sys.exit(ExitCode.DATA)

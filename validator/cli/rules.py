@@ -7,7 +7,12 @@ import click
 
 @click.command()
 @click.argument("codes", nargs=-1)
-@click.option("--output-format", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True)
+@click.option(
+    "--output-format",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+)
 def rules(codes: tuple[str, ...], output_format: str) -> None:
     """Explain rules: all of them, or those matching CODES (an id such as LB601, or a family such as LB6)."""
     import json
@@ -17,10 +22,19 @@ def rules(codes: tuple[str, ...], output_format: str) -> None:
     wanted = tuple(code.strip().upper() for code in codes)
     listed = [r for r in all_rules() if not wanted or r.id.startswith(wanted)]
     if not listed:
-        raise click.UsageError(f"no rule matches {' '.join(codes)}; `lbnorm rules` lists them all (LB100-LB714)")
+        raise click.UsageError(
+            f"no rule matches {' '.join(codes)}; `lbnorm rules` lists them all (LB100-LB714)"
+        )
     if output_format == "json":
-        click.echo(json.dumps([{"id": r.id, "name": r.name, "severity": r.severity, "doc": r.doc}
-                               for r in listed], indent=2))
+        click.echo(
+            json.dumps(
+                [
+                    {"id": r.id, "name": r.name, "severity": r.severity, "doc": r.doc}
+                    for r in listed
+                ],
+                indent=2,
+            )
+        )
     elif output_format == "markdown":
         click.echo("| id | name | severity | what it checks |\n|---|---|---|---|")
         for r in listed:
@@ -39,15 +53,23 @@ def _example(rule_id: str, severity: str, name: str) -> str:
     import json
     from importlib import resources
 
-    examples = json.loads((resources.files("validator") / "findings" / "rule_examples.json").read_text("utf-8"))
+    examples = json.loads(
+        (resources.files("validator") / "findings" / "rule_examples.json").read_text("utf-8")
+    )
     example = examples.get(rule_id)
     if example is None:
         return ""
     where = f"{example['line']}:{example['column']}" if example["line"] else "-"
-    at = f" (at {example['json_path']})" if example["json_path"] and example["json_path"] != "$" else ""
-    return (f"    Example ({example['case']}):\n"
-            f"      {example['file']}\n"
-            f"        {where:<8} {severity:<7} {rule_id} {name}  {example['message']}{at}\n\n")
+    at = (
+        f" (at {example['json_path']})"
+        if example["json_path"] and example["json_path"] != "$"
+        else ""
+    )
+    return (
+        f"    Example ({example['case']}):\n"
+        f"      {example['file']}\n"
+        f"        {where:<8} {severity:<7} {rule_id} {name}  {example['message']}{at}\n\n"
+    )
 
 
 def _knobs(rule_id: str, severity: str) -> str:
@@ -57,6 +79,8 @@ def _knobs(rule_id: str, severity: str) -> str:
     if rule_id in ALWAYS_REPORTED:
         return "    Always reported: a file that could not be judged never passes (--ignore and --warn leave it).\n"
     other = "--error" if severity == "warning" else "--warn"
-    return (f"    Turn it off: --ignore {rule_id}  (or ignore = [\"{rule_id}\"] under [tool.lbnorm])\n"
-            f"    Change its severity: {other} {rule_id}\n"
-            f"    Only this rule: --select {rule_id}\n")
+    return (
+        f'    Turn it off: --ignore {rule_id}  (or ignore = ["{rule_id}"] under [tool.lbnorm])\n'
+        f"    Change its severity: {other} {rule_id}\n"
+        f"    Only this rule: --select {rule_id}\n"
+    )

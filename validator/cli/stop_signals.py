@@ -30,7 +30,9 @@ class Stopped(KeyboardInterrupt):
 
     @property
     def exit_code(self) -> int:
-        return 128 + self.signum  # as a shell reports a command a signal ended: 130 for Ctrl-C, 143 for SIGTERM
+        return (
+            128 + self.signum
+        )  # as a shell reports a command a signal ended: 130 for Ctrl-C, 143 for SIGTERM
 
 
 class StopSignals:
@@ -42,11 +44,16 @@ class StopSignals:
         self.previous_hook = sys.unraisablehook
         self.deferring = False
 
-    def __enter__(self) -> "StopSignals":
-        if threading.current_thread() is threading.main_thread():  # only the main thread may set handlers
+    def __enter__(self) -> StopSignals:
+        if (
+            threading.current_thread() is threading.main_thread()
+        ):  # only the main thread may set handlers
             # A signal the command was started ignoring (a background job's Ctrl-C) stays ignored, as Python does.
-            self.previous = {signum: signal.signal(signum, self._stop) for signum in STOPS
-                             if signal.getsignal(signum) is not signal.SIG_IGN}
+            self.previous = {
+                signum: signal.signal(signum, self._stop)
+                for signum in STOPS
+                if signal.getsignal(signum) is not signal.SIG_IGN
+            }
             self.previous_hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
 

@@ -22,17 +22,35 @@ def submission() -> None:
 
 @submission.command("init")
 @click.argument("run", type=click.Path(path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Where to write the submission [default: submission.json beside the results file].")
-@click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
-              help=f"Built-in leaderboard profile [default: {DEFAULT_PROFILE}].")
-@click.option("--profile-file", type=click.Path(path_type=Path),
-              help="The leaderboard's own profile (YAML or JSON).")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the submission [default: submission.json beside the results file].",
+)
+@click.option(
+    "--profile",
+    "profile_name",
+    type=click.Choice(builtin_profile_names()),
+    help=f"Built-in leaderboard profile [default: {DEFAULT_PROFILE}].",
+)
+@click.option(
+    "--profile-file",
+    type=click.Path(path_type=Path),
+    help="The leaderboard's own profile (YAML or JSON).",
+)
 @click.option("--model", help="Model id to submit under [default: the one the run recorded].")
 @click.option("--force", is_flag=True, help="Overwrite an existing submission.")
 @limit_options
-def init(run: Path, output: Path | None, profile_name: str | None, profile_file: Path | None,
-         model: str | None, force: bool, **limits: int) -> None:
+def init(
+    run: Path,
+    output: Path | None,
+    profile_name: str | None,
+    profile_file: Path | None,
+    model: str | None,
+    force: bool,
+    **limits: int,
+) -> None:
     """Write a submission for RUN: an lm-eval results file or its output folder.
 
     The scores are recomputed from the results file with the leaderboard's
@@ -43,20 +61,31 @@ def init(run: Path, output: Path | None, profile_name: str | None, profile_file:
     from ..draft.submission import draft_submission, write_draft
 
     if model is not None and (not model or any(c.isspace() for c in model)):
-        raise click.BadParameter("a model id has no spaces, e.g. EleutherAI/pythia-1b", param_hint="--model")
-    profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(DEFAULT_PROFILE)
+        raise click.BadParameter(
+            "a model id has no spaces, e.g. EleutherAI/pythia-1b", param_hint="--model"
+        )
+    profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(
+        DEFAULT_PROFILE
+    )
     try:
         results = find_results_file(run)
-        draft = draft_submission(results, output, profile, profile_file is None, model, limits_from(**limits))
+        draft = draft_submission(
+            results, output, profile, profile_file is None, model, limits_from(**limits)
+        )
         write_draft(draft.text(), draft.path, force)
     except FileExistsError as exc:
-        click.echo(f"lbnorm: error: {exc} exists; pass --force to overwrite it, or -o to write elsewhere", err=True)
+        click.echo(
+            f"lbnorm: error: {exc} exists; pass --force to overwrite it, or -o to write elsewhere",
+            err=True,
+        )
         sys.exit(ExitCode.DATA)
     except DataError as exc:
         hint = ""
         if "no task of profile" in str(exc) and profile_file is None:
-            hint = ("; for a leaderboard with its own tasks pass --profile-file with its profile "
-                    "(`lbnorm profile derive` drafts one from this run)")
+            hint = (
+                "; for a leaderboard with its own tasks pass --profile-file with its profile "
+                "(`lbnorm profile derive` drafts one from this run)"
+            )
         click.echo(f"lbnorm: error: {exc}{hint}", err=True)
         sys.exit(ExitCode.DATA)
     _report(draft, f"--profile-file {profile_file} " if profile_file else "")
@@ -65,14 +94,18 @@ def init(run: Path, output: Path | None, profile_name: str | None, profile_file:
 def _report(draft, profile_option: str) -> None:
     scores = draft.scores
     click.echo(f"wrote {draft.path}")
-    click.echo(f"recomputed from {draft.results} with profile {scores.profile} "
-               f"(rounded to 2 decimals, as leaderboards show them):")
+    click.echo(
+        f"recomputed from {draft.results} with profile {scores.profile} "
+        f"(rounded to 2 decimals, as leaderboards show them):"
+    )
     for bench_id, value in draft.data["reported"].items():
         exact = scores.average if bench_id == "average" else scores.benchmarks[bench_id].score
         click.echo(f"  {bench_id:<12} {value:>6.2f}   (exact {exact:.4f})")
     if draft.logs:
-        click.echo(f"listed {len(draft.logs)} sample log(s) under 'samples'; check re-derives the raw numbers "
-                   "from them")
+        click.echo(
+            f"listed {len(draft.logs)} sample log(s) under 'samples'; check re-derives the raw numbers "
+            "from them"
+        )
     click.echo("still yours to decide:")
     for decision in draft.decisions:
         click.echo(f"  - {decision}")
@@ -89,19 +122,41 @@ def _shown(path: Path, root: Path) -> str:
 
 @submission.command("recheck")
 @click.argument("changed", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--submissions", "patterns", multiple=True, default=["**/*.json", "**/*.yaml", "**/*.yml"],
-              show_default=True,
-              help="Where the submissions are (globs relative to --root; repeat for several).")
-@click.option("--profile", "profile_name", type=click.Choice(builtin_profile_names()),
-              help="As in check: the built-in profile every submission is checked with.")
-@click.option("--profile-file", type=click.Path(path_type=Path), help="As in check: your own profile.")
+@click.option(
+    "--submissions",
+    "patterns",
+    multiple=True,
+    default=["**/*.json", "**/*.yaml", "**/*.yml"],
+    show_default=True,
+    help="Where the submissions are (globs relative to --root; repeat for several).",
+)
+@click.option(
+    "--profile",
+    "profile_name",
+    type=click.Choice(builtin_profile_names()),
+    help="As in check: the built-in profile every submission is checked with.",
+)
+@click.option(
+    "--profile-file", type=click.Path(path_type=Path), help="As in check: your own profile."
+)
 @click.option("--tolerance", type=float, help="As in check.")
 @click.option("--strict", is_flag=True, help="As in check: warnings fail too.")
-@click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=".", show_default=True,
-              help="Workspace: every file read must be inside it.")
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=".",
+    show_default=True,
+    help="Workspace: every file read must be inside it.",
+)
 @click.pass_context
-def recheck(ctx: click.Context, changed: tuple[Path, ...], patterns: tuple[str, ...], root: Path,
-            tolerance: float | None, **options) -> None:
+def recheck(
+    ctx: click.Context,
+    changed: tuple[Path, ...],
+    patterns: tuple[str, ...],
+    root: Path,
+    tolerance: float | None,
+    **options,
+) -> None:
     """Check the submissions that reference CHANGED results files or sample logs.
 
     For pre-commit, which passes only the changed files: a results file or
@@ -118,10 +173,17 @@ def recheck(ctx: click.Context, changed: tuple[Path, ...], patterns: tuple[str, 
     found = submissions_referencing(root.resolve(), relative, candidates)
     results_files = [str(path) for path in relative if path.suffix.lower() == ".json"]
     if not found and not results_files:
-        click.echo(f"no submission in {' '.join(patterns)} references {len(changed)} changed file(s); nothing to check")
+        click.echo(
+            f"no submission in {' '.join(patterns)} references {len(changed)} changed file(s); nothing to check"
+        )
         sys.exit(ExitCode.OK)
     if found:
-        click.echo(f"re-checking {len(found)} submission(s) that reference the changed files: "
-                   + ", ".join(str(p) for p in found[:5]) + (" ..." if len(found) > 5 else ""))
+        click.echo(
+            f"re-checking {len(found)} submission(s) that reference the changed files: "
+            + ", ".join(str(p) for p in found[:5])
+            + (" ..." if len(found) > 5 else "")
+        )
     extra = {"tolerance": tolerance} if tolerance is not None else {}
-    ctx.invoke(check, paths=(*results_files, *(str(p) for p in found)), root=root, **extra, **options)
+    ctx.invoke(
+        check, paths=(*results_files, *(str(p) for p in found)), root=root, **extra, **options
+    )

@@ -42,25 +42,35 @@ import string
 from dataclasses import dataclass
 from typing import Any
 
-UNTRACEABLE = object()  # what a template gives when lbnorm cannot say (another shape, a list target, ...)
+UNTRACEABLE = (
+    object()
+)  # what a template gives when lbnorm cannot say (another shape, a list target, ...)
 MAX_LITERAL = 64 * 1024  # characters of a rendered list read with literal_eval (a submitter's doc)
 MAX_CACHED = 2048  # characters of one kept in the cache: 4,096 entries stay within tens of MB
 
 NAME = r"[A-Za-z_]\w*"
 _PATH = rf"{NAME}(?:\.{NAME})*"
-BARE = re.compile(rf"{NAME}")  # all three are matched whole (fullmatch): "{{a}}\n" renders its newline
+BARE = re.compile(
+    rf"{NAME}"
+)  # all three are matched whole (fullmatch): "{{a}}\n" renders its newline
 _FIELDS = re.compile(rf"\{{\{{\s*({_PATH})\s*(?:\|\s*(int|string)\s*)?\}}\}}")
 _INDEX = re.compile(rf"\{{\{{\s*({_PATH})\.index\(\s*({_PATH})(\.(?:l|r)?strip\(\))?\s*\)\s*\}}\}}")
 # The leaderboard MMLU-Pro's doc_to_choice (lm_eval/tasks/leaderboard/mmlu_pro/utils.py, 0.4.4 to 0.4.13) by its source
 # as lm-eval dumps it into the config, stripped. Any other function, or this one edited, is code and not evaluated.
 LETTER_CHOICES = 'def doc_to_choice(doc):\n    return [string.ascii_uppercase[i] for i in range(len(doc["options"]))]'
 # {{ a if b is undefined else c }}: the leaderboard's MATH target (answer for a doc, solution for an example)
-_UNLESS = re.compile(rf"\{{\{{\s*({_PATH})\s+if\s+({NAME})\s+is\s+undefined\s+else\s+({_PATH})\s*\}}\}}")
+_UNLESS = re.compile(
+    rf"\{{\{{\s*({_PATH})\s+if\s+({NAME})\s+is\s+undefined\s+else\s+({_PATH})\s*\}}\}}"
+)
 # {{ a.split('####')[-1].strip() if a is defined else b }}: GSM8K-CoT's target. A separator without quotes or
 # backslashes inside it (Jinja would read escapes), an index of a few digits, a strip without arguments
-_SPLIT = re.compile(rf"""\{{\{{\s*({_PATH})\.split\(\s*(?:'([^'\\]*)'|"([^"\\]*)")\s*\)\s*\[\s*(-?\d{{1,3}})\s*\]"""
-                    rf"(\.(?:l|r)?strip\(\))?(?:\s+if\s+({NAME})\s+is\s+defined\s+else\s+({_PATH}))?\s*\}}\}}")
-DICT_METHODS = frozenset(dir(dict))  # Jinja's a.b is getattr first: a dict's own methods are not its keys
+_SPLIT = re.compile(
+    rf"""\{{\{{\s*({_PATH})\.split\(\s*(?:'([^'\\]*)'|"([^"\\]*)")\s*\)\s*\[\s*(-?\d{{1,3}})\s*\]"""
+    rf"(\.(?:l|r)?strip\(\))?(?:\s+if\s+({NAME})\s+is\s+defined\s+else\s+({_PATH}))?\s*\}}\}}"
+)
+DICT_METHODS = frozenset(
+    dir(dict)
+)  # Jinja's a.b is getattr first: a dict's own methods are not its keys
 _MISSING = object()
 
 
@@ -90,13 +100,21 @@ class Template:
         if match := _FIELDS.fullmatch(value):
             return cls("fields", value, (tuple(match[1].split(".")), match[2]))
         if match := _INDEX.fullmatch(value):
-            return cls("index", value, (tuple(match[1].split(".")), tuple(match[2].split(".")), match[3]))
+            return cls(
+                "index", value, (tuple(match[1].split(".")), tuple(match[2].split(".")), match[3])
+            )
         if match := _UNLESS.fullmatch(value):
-            return cls("unless", value, (tuple(match[1].split(".")), match[2], tuple(match[3].split("."))))
+            return cls(
+                "unless", value, (tuple(match[1].split(".")), match[2], tuple(match[3].split(".")))
+            )
         if match := _SPLIT.fullmatch(value):
             separator = match[2] if match[2] is not None else match[3]
             otherwise = (match[6], tuple(match[7].split("."))) if match[6] else None
-            return cls("split", value, (tuple(match[1].split(".")), separator, int(match[4]), match[5], otherwise))
+            return cls(
+                "split",
+                value,
+                (tuple(match[1].split(".")), separator, int(match[4]), match[5], otherwise),
+            )
         return None
 
 
@@ -110,7 +128,9 @@ def target_of(template: Template, doc: dict, has_choices: bool) -> Any:
     or UNTRACEABLE."""
     if template.kind == "value":
         return template.text if isinstance(template.text, int) else UNTRACEABLE
-    if template.kind == "letters":  # a doc_to_choice function written as a doc_to_target: not evaluated
+    if (
+        template.kind == "letters"
+    ):  # a doc_to_choice function written as a doc_to_target: not evaluated
         return UNTRACEABLE
     if template.kind == "name":
         name = template.text
@@ -121,7 +141,9 @@ def target_of(template: Template, doc: dict, has_choices: bool) -> Any:
         parts = template.parts
         path = parts[0] if template.kind == "fields" or parts[1] not in doc else parts[2]
         value = _lookup(doc, path)
-        if value is UNTRACEABLE or value is _MISSING:  # StrictUndefined: the harness fails on a missing field
+        if (
+            value is UNTRACEABLE or value is _MISSING
+        ):  # StrictUndefined: the harness fails on a missing field
             return None if value is _MISSING else UNTRACEABLE
         if template.kind == "fields" and parts[1] == "int":
             value = _jinja_int(value)
@@ -129,7 +151,9 @@ def target_of(template: Template, doc: dict, has_choices: bool) -> Any:
     listed, item = _lookup(doc, template.parts[0]), _lookup(doc, template.parts[1])
     if listed is UNTRACEABLE or item is UNTRACEABLE:
         return UNTRACEABLE
-    if template.parts[2] and item is not _MISSING:  # openbookqa's answerKey.lstrip(): a string's method
+    if (
+        template.parts[2] and item is not _MISSING
+    ):  # openbookqa's answerKey.lstrip(): a string's method
         item = getattr(item, template.parts[2][1:-2])() if type(item) is str else UNTRACEABLE
         if item is UNTRACEABLE:
             return item
@@ -145,9 +169,17 @@ def target_of(template: Template, doc: dict, has_choices: bool) -> Any:
 def _split_target(parts: tuple, doc: dict, has_choices: bool) -> Any:
     """{{ a.split(s)[i].strip() [if b is defined else c] }} for `doc` (Template.parse's "split" parts)."""
     path, separator, index, strip, otherwise = parts
-    if otherwise is not None and otherwise[0] not in doc:  # `b is defined`: a name of the doc (lm-eval: **doc)
+    if (
+        otherwise is not None and otherwise[0] not in doc
+    ):  # `b is defined`: a name of the doc (lm-eval: **doc)
         value = _lookup(doc, otherwise[1])
-        return None if value is _MISSING else value if value is UNTRACEABLE else _typed(_render(value), has_choices)
+        return (
+            None
+            if value is _MISSING
+            else value
+            if value is UNTRACEABLE
+            else _typed(_render(value), has_choices)
+        )
     value = _lookup(doc, path)
     if value is _MISSING or value is UNTRACEABLE:
         return None if value is _MISSING else value
@@ -192,8 +224,13 @@ def choices_of(template: Template, doc: dict) -> list | None | Any:
     UNTRACEABLE."""
     if template.kind == "value":
         choices = template.text
-        return list(choices.values()) if isinstance(choices, dict) else choices if isinstance(choices, list) \
+        return (
+            list(choices.values())
+            if isinstance(choices, dict)
+            else choices
+            if isinstance(choices, list)
             else UNTRACEABLE
+        )
     if template.kind == "name":
         if template.text not in doc:
             return None  # literal_eval of a bare name fails
@@ -211,7 +248,9 @@ def choices_of(template: Template, doc: dict) -> list | None | Any:
             return None if value is _MISSING else UNTRACEABLE
         if len(value) > MAX_LITERAL:
             return UNTRACEABLE
-        read = _literal_list(value) if len(value) <= MAX_CACHED else _literal_list.__wrapped__(value)
+        read = (
+            _literal_list(value) if len(value) <= MAX_CACHED else _literal_list.__wrapped__(value)
+        )
         return read if read is UNTRACEABLE else (list(read) if read is not None else None)
     if template.kind == "letters":
         return _letters(doc.get(template.parts[0], _MISSING))
@@ -225,7 +264,11 @@ def _letters(options: Any) -> list | None | Any:
         return None
     if type(options) is not list:
         return UNTRACEABLE
-    return list(string.ascii_uppercase[:len(options)]) if len(options) <= len(string.ascii_uppercase) else None
+    return (
+        list(string.ascii_uppercase[: len(options)])
+        if len(options) <= len(string.ascii_uppercase)
+        else None
+    )
 
 
 def _lookup(doc: dict, path: tuple[str, ...]) -> Any:
@@ -266,17 +309,33 @@ def _render(value: Any) -> str:
 def _typed(rendered: str, has_choices: bool) -> Any:
     """lm-eval: a rendered target of digits is a number for a task with choices; a rendered list is a list."""
     if rendered.isdigit():
-        if len(rendered) > 4300 and has_choices:  # int() refuses more digits: the harness failed on this doc
+        if (
+            len(rendered) > 4300 and has_choices
+        ):  # int() refuses more digits: the harness failed on this doc
             return None
-        return int(rendered) if rendered.isascii() and has_choices else rendered if rendered.isascii() else UNTRACEABLE
+        return (
+            int(rendered)
+            if rendered.isascii() and has_choices
+            else rendered
+            if rendered.isascii()
+            else UNTRACEABLE
+        )
     if len(rendered) >= 2 and rendered[0] == "[" and rendered[-1] == "]":
         if has_choices or len(rendered) > MAX_LITERAL:
             return UNTRACEABLE  # several golds of a choice task: not traced
         # Several answers (TriviaQA's aliases): lm-eval reads them back with literal_eval, or keeps the text
-        read = _literal_list(rendered) if len(rendered) <= MAX_CACHED else _literal_list.__wrapped__(rendered)
+        read = (
+            _literal_list(rendered)
+            if len(rendered) <= MAX_CACHED
+            else _literal_list.__wrapped__(rendered)
+        )
         if read is None:
             return rendered
-        return list(read) if read is not UNTRACEABLE and all(type(item) is str for item in read) else UNTRACEABLE
+        return (
+            list(read)
+            if read is not UNTRACEABLE and all(type(item) is str for item in read)
+            else UNTRACEABLE
+        )
     return rendered
 
 
@@ -292,7 +351,9 @@ def _plain_list(value: Any) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=4096)  # MuSR keeps its choices as a string; every model meets the same docs
+@functools.lru_cache(
+    maxsize=4096
+)  # MuSR keeps its choices as a string; every model meets the same docs
 def _literal_list(text: str) -> tuple | None:
     """ast.literal_eval of a rendered list of choices; None when it is none (the harness would have failed)."""
     try:

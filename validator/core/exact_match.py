@@ -22,13 +22,18 @@ import re
 import string
 from typing import Any
 
-HARNESS_PATTERNS = frozenset({
-    ",", "\\$", "(?s).*#### ", "\\.$",                  # gsm8k's regexes_to_ignore
-    "#### (\\-?[0-9\\.\\,]+)",                          # strict-match
-    "(-?[$0-9.,]{2,})|(-?[0-9]+)",                      # flexible-extract
-    "The answer is (\\-?[0-9\\.\\,]+).",                 # gsm8k-cot's strict-match
-    "The final answer is ((-?[$0-9.,]{2,})|(-?[0-9]+))",  # gsm8k-cot-llama's strict-match
-})
+HARNESS_PATTERNS = frozenset(
+    {
+        ",",
+        "\\$",
+        "(?s).*#### ",
+        "\\.$",  # gsm8k's regexes_to_ignore
+        "#### (\\-?[0-9\\.\\,]+)",  # strict-match
+        "(-?[$0-9.,]{2,})|(-?[0-9]+)",  # flexible-extract
+        "The answer is (\\-?[0-9\\.\\,]+).",  # gsm8k-cot's strict-match
+        "The final answer is ((-?[$0-9.,]{2,})|(-?[0-9]+))",  # gsm8k-cot-llama's strict-match
+    }
+)
 OPTIONS = frozenset({"regexes_to_ignore", "ignore_case", "ignore_punctuation", "ignore_numbers"})
 _COMPILED = {pattern: re.compile(pattern) for pattern in HARNESS_PATTERNS}
 _NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
@@ -41,8 +46,10 @@ def scorable_options(options: dict) -> str | None:
     if unknown:
         return f"exact_match options {unknown} are not lm-eval's exact_match_hf_evaluate's"
     patterns = options.get("regexes_to_ignore")
-    if patterns is not None and (not isinstance(patterns, list)
-                                 or not all(type(p) is str and p in HARNESS_PATTERNS for p in patterns)):
+    if patterns is not None and (
+        not isinstance(patterns, list)
+        or not all(type(p) is str and p in HARNESS_PATTERNS for p in patterns)
+    ):
         return "regexes_to_ignore holds patterns the harness's leaderboard tasks do not ship (a pattern is not run)"
     return None
 
@@ -52,7 +59,7 @@ def _up_to_last_marker(text: str) -> str:
     and nothing after it matches again. Python's re takes quadratic time on a long text without the marker (a
     submitter's 300,000 characters took 17 s)."""
     end = text.rfind("#### ")
-    return text if end < 0 else text[end + len("#### "):]
+    return text if end < 0 else text[end + len("#### ") :]
 
 
 _LINEAR = {"(?s).*#### ": _up_to_last_marker}
@@ -70,7 +77,10 @@ def exact_match(prediction: str, reference: str, options: dict) -> float:
     if options.get("ignore_case"):
         prediction, reference = prediction.lower(), reference.lower()
     if options.get("ignore_punctuation"):
-        prediction, reference = prediction.translate(_NO_PUNCTUATION), reference.translate(_NO_PUNCTUATION)
+        prediction, reference = (
+            prediction.translate(_NO_PUNCTUATION),
+            reference.translate(_NO_PUNCTUATION),
+        )
     if options.get("ignore_numbers"):
         prediction, reference = prediction.translate(_NO_DIGITS), reference.translate(_NO_DIGITS)
     # numpy's string arrays, which the harness compares in, drop trailing NULs
@@ -80,17 +90,28 @@ def exact_match(prediction: str, reference: str, options: dict) -> float:
 def regex_filter_of(steps: Any) -> tuple[re.Pattern, int, str] | None:
     """(pattern, group_select, fallback) of a filter_list entry's steps that are [regex, take_first] with a
     harness pattern; None for any other pipeline."""
-    if not (isinstance(steps, list) and len(steps) == 2 and all(isinstance(step, dict) for step in steps)):
+    if not (
+        isinstance(steps, list)
+        and len(steps) == 2
+        and all(isinstance(step, dict) for step in steps)
+    ):
         return None
     regex, take_first = steps
     if regex.get("function") != "regex" or take_first.get("function") != "take_first":
         return None
     pattern = regex.get("regex_pattern", "#### (\\-?[0-9\\.\\,]+)")
     group, fallback = regex.get("group_select", 0), regex.get("fallback", "[invalid]")
-    if type(pattern) is not str or pattern not in HARNESS_PATTERNS or type(group) is not int \
-            or not isinstance(fallback, str):
+    if (
+        type(pattern) is not str
+        or pattern not in HARNESS_PATTERNS
+        or type(group) is not int
+        or not isinstance(fallback, str)
+    ):
         return None
-    if set(regex) - {"function", "regex_pattern", "group_select", "fallback"} or len(take_first) != 1:
+    if (
+        set(regex) - {"function", "regex_pattern", "group_select", "fallback"}
+        or len(take_first) != 1
+    ):
         return None
     return _COMPILED[pattern], group, fallback
 

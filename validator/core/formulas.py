@@ -22,17 +22,23 @@ def describe(score: BenchmarkScore) -> str:
         source = f"{score.raw_source} {score.group}" if score.group else score.raw_source
         return f"{score.name} = {_norm('p', score.lower_bound)} with p = {score.raw!r} ({source}; n = {sizes})"
     if score.aggregation == MEAN_OF_METRICS:
-        parts = " + ".join(f"{_norm(s.metric.split(',')[0], s.lower_bound)} [{s.normalized:.4f}]" for s in subs)
+        parts = " + ".join(
+            f"{_norm(s.metric.split(',')[0], s.lower_bound)} [{s.normalized:.4f}]" for s in subs
+        )
         return f"{score.name} = ({parts}) / {len(subs)}"
     if len(subs) == 1:
-        return f"{score.name} = {_norm(metric, subs[0].lower_bound)} with {metric} = {subs[0].raw!r}"
+        return (
+            f"{score.name} = {_norm(metric, subs[0].lower_bound)} with {metric} = {subs[0].raw!r}"
+        )
     bounds = {s.lower_bound for s in subs}
     if len(bounds) == 1:
         return f"{score.name} = mean over {len(subs)} subtasks of {_norm(metric, bounds.pop())}"
     prefix = os.path.commonprefix([s.task for s in subs])
-    counts = ", ".join(f"{s.task[len(prefix):]} {s.num_choices}" for s in subs)
-    return (f"{score.name} = mean over {len(subs)} subtasks of max({metric} - 1/n, 0) / (1 - 1/n) * 100, "
-            f"each clipped before averaging, with n = {counts}")
+    counts = ", ".join(f"{s.task[len(prefix) :]} {s.num_choices}" for s in subs)
+    return (
+        f"{score.name} = mean over {len(subs)} subtasks of max({metric} - 1/n, 0) / (1 - 1/n) * 100, "
+        f"each clipped before averaging, with n = {counts}"
+    )
 
 
 def _norm(value: str, bound: float) -> str:

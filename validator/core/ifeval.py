@@ -38,7 +38,8 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .ifeval_kwargs import RELATIONS, draws_at_random, rejected  # noqa: F401 (callers take them from here)
 from .ifeval_patterns import bounded, bullet_count, placeholder_count, titles
@@ -46,7 +47,9 @@ from .ifeval_patterns import bounded, bullet_count, placeholder_count, titles
 CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
 PLAIN_MAX = 200  # longest keyword, splitter or marker replayed (a dataset's are words)
 MAX_WORDS = 16  # keywords or forbidden words replayed per instruction (a dataset's list a few)
-LOOSE_READS = 9  # the response, then its eight loose variants (the first of them the response again)
+LOOSE_READS = (
+    9  # the response, then its eight loose variants (the first of them the response again)
+)
 _NOT_PLAIN = re.compile(r"[\\^$*+?{}\[\]|()]")
 _WORD = re.compile(r"\w+")
 _HIGHLIGHT = re.compile(r"\*[^\n\*]*\*")
@@ -64,7 +67,9 @@ def replay(instruction: str, kwargs: Any, response: str) -> tuple[bool | None, b
     if check is None or not isinstance(kwargs, dict) or not isinstance(response, str):
         return None, None
     given = {key: value for key, value in kwargs.items() if value}
-    with warnings.catch_warnings():  # `re`'s "possible nested set" on a submitter's pattern: the harness's too
+    with (
+        warnings.catch_warnings()
+    ):  # `re`'s "possible nested set" on a submitter's pattern: the harness's too
         warnings.simplefilter("ignore", FutureWarning)
         strict = _strict(check, given, response)
         return strict, True if strict else _loose(check, given, response, strict)
@@ -84,7 +89,11 @@ def _loose(check: Check, given: dict, response: str, strict: bool | None) -> boo
 def replay_cost(kwargs: Any, response: str) -> int:
     """What one replay reads, in characters: the response once per pattern its kwargs give (a list of words is
     searched word by word), for a caller that bounds the work a submitter's docs and responses can ask for."""
-    lists = [value for value in kwargs.values() if isinstance(value, list)] if isinstance(kwargs, dict) else []
+    lists = (
+        [value for value in kwargs.values() if isinstance(value, list)]
+        if isinstance(kwargs, dict)
+        else []
+    )
     if any(len(words) > MAX_WORDS for words in lists):
         return float("inf")  # more words than a dataset's: not replayed, and the caller says so
     return LOOSE_READS * (len(response) + 1) * (1 + sum(len(words) for words in lists))
@@ -92,7 +101,9 @@ def replay_cost(kwargs: Any, response: str) -> int:
 
 def _strict(check: Check, given: dict, response: str) -> bool | None:
     try:
-        followed = check(given, response)  # first, as the harness builds the checker before it reads the response
+        followed = check(
+            given, response
+        )  # first, as the harness builds the checker before it reads the response
     except _Unsettled:
         return None
     return followed if response.strip() else False
@@ -102,8 +113,16 @@ def _loose_variants(response: str) -> list[str]:
     """utils.test_instruction_following_loose's eight responses, in its order."""
     lines = response.split("\n")
     first, last, both = ("\n".join(part).strip() for part in (lines[1:], lines[:-1], lines[1:-1]))
-    return [response, response.replace("*", ""), first, last, both,
-            first.replace("*", ""), last.replace("*", ""), both.replace("*", "")]
+    return [
+        response,
+        response.replace("*", ""),
+        first,
+        last,
+        both,
+        first.replace("*", ""),
+        last.replace("*", ""),
+        both.replace("*", ""),
+    ]
 
 
 class _Unsettled(Exception):
@@ -155,6 +174,7 @@ def _words(given: dict, key: str) -> list[str]:
 
 # --- the checkers, in instructions.py's order; each takes the kept kwargs and one response --------------
 
+
 def _number_placeholders(given: dict, value: str) -> bool:
     return placeholder_count(value) >= _count(given, "num_placeholders")
 
@@ -171,12 +191,19 @@ def _constrained_response(given: dict, value: str) -> bool:
 def _number_highlighted_sections(given: dict, value: str) -> bool:
     wanted = _count(given, "num_highlights")
     found = sum(1 for h in _HIGHLIGHT.findall(value) if h.strip("*").strip())
-    found += sum(1 for h in _DOUBLE_HIGHLIGHT.findall(value) if h.removeprefix("**").removesuffix("**").strip())
+    found += sum(
+        1
+        for h in _DOUBLE_HIGHLIGHT.findall(value)
+        if h.removeprefix("**").removesuffix("**").strip()
+    )
     return found >= wanted
 
 
 def _multiple_sections(given: dict, value: str) -> bool:
-    splitter, wanted = _plain(_text(given, "section_spliter").strip()), _count(given, "num_sections")
+    splitter, wanted = (
+        _plain(_text(given, "section_spliter").strip()),
+        _count(given, "num_sections"),
+    )
     return len(re.split(r"\s?" + splitter + r"\s?\d+\s?", value)) - 1 >= wanted
 
 
@@ -201,7 +228,9 @@ def _postscript(given: dict, value: str) -> bool:
 
 
 def _keywords_existence(given: dict, value: str) -> bool:
-    return all(re.search(keyword, value, flags=re.IGNORECASE) for keyword in _words(given, "keywords"))
+    return all(
+        re.search(keyword, value, flags=re.IGNORECASE) for keyword in _words(given, "keywords")
+    )
 
 
 def _keyword_frequency(given: dict, value: str) -> bool:
@@ -212,7 +241,9 @@ def _keyword_frequency(given: dict, value: str) -> bool:
 
 def _number_words(given: dict, value: str) -> bool:
     threshold, relation = _count(given, "num_words"), _relation(given)
-    return _compare(len(_WORD.findall(value)), relation, threshold)  # nltk's RegexpTokenizer(r"\w+")
+    return _compare(
+        len(_WORD.findall(value)), relation, threshold
+    )  # nltk's RegexpTokenizer(r"\w+")
 
 
 def _json_format(given: dict, value: str) -> bool:
@@ -248,8 +279,10 @@ def _nth_paragraph_first_word(given: dict, value: str) -> bool:
 
 
 def _forbidden_words(given: dict, value: str) -> bool:
-    return not any(re.search(r"\b" + word + r"\b", value, flags=re.IGNORECASE)
-                   for word in _words(given, "forbidden_words"))
+    return not any(
+        re.search(r"\b" + word + r"\b", value, flags=re.IGNORECASE)
+        for word in _words(given, "forbidden_words")
+    )
 
 
 def _two_responses(given: dict, value: str) -> bool:
@@ -336,4 +369,6 @@ CHECKS: dict[str, Check] = {
     "punctuation:no_comma": _no_comma,
     "startend:quotation": _quotation,
 }
-INSTRUCTIONS = frozenset(CHECKS)  # instructions_registry.INSTRUCTION_DICT's keys: any other id raises KeyError
+INSTRUCTIONS = frozenset(
+    CHECKS
+)  # instructions_registry.INSTRUCTION_DICT's keys: any other id raises KeyError

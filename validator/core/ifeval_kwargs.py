@@ -15,13 +15,19 @@ RELATIONS = ("less than", "at least")
 
 # The kwargs each checker draws at random when they are dropped (falsy), or a count when it is negative.
 DRAWN_UNLESS_GIVEN = {
-    "keywords:existence": ("keywords",), "keywords:frequency": ("keyword", "frequency", "relation"),
+    "keywords:existence": ("keywords",),
+    "keywords:frequency": ("keyword", "frequency", "relation"),
     "keywords:forbidden_words": ("forbidden_words",),
     "keywords:letter_frequency": ("letter", "let_frequency", "let_relation"),
-    "language:response_language": ("language",), "length_constraints:number_sentences": ("num_sentences", "relation"),
+    "language:response_language": ("language",),
+    "length_constraints:number_sentences": ("num_sentences", "relation"),
     "length_constraints:number_paragraphs": ("num_paragraphs",),
     "length_constraints:number_words": ("num_words", "relation"),
-    "length_constraints:nth_paragraph_first_word": ("num_paragraphs", "nth_paragraph", "first_word"),
+    "length_constraints:nth_paragraph_first_word": (
+        "num_paragraphs",
+        "nth_paragraph",
+        "first_word",
+    ),
     "detectable_content:number_placeholders": ("num_placeholders",),
     "detectable_content:postscript": ("postscript_marker",),
     "detectable_format:number_bullet_lists": ("num_bullets",),
@@ -31,15 +37,54 @@ DRAWN_UNLESS_GIVEN = {
     "change_case:capital_word_frequency": ("capital_frequency", "capital_relation"),
 }
 # What each checker's build_description takes: any other truthy kwarg is a TypeError.
-PARAMETERS = {**DRAWN_UNLESS_GIVEN, "combination:repeat_prompt": ("prompt_to_repeat",),
-              **dict.fromkeys(("detectable_format:constrained_response", "detectable_format:json_format",
-                               "detectable_format:title", "combination:two_responses", "change_case:english_capital",
-                               "change_case:english_lowercase", "punctuation:no_comma", "startend:quotation"), ())}
+PARAMETERS = {
+    **DRAWN_UNLESS_GIVEN,
+    "combination:repeat_prompt": ("prompt_to_repeat",),
+    **dict.fromkeys(
+        (
+            "detectable_format:constrained_response",
+            "detectable_format:json_format",
+            "detectable_format:title",
+            "combination:two_responses",
+            "change_case:english_capital",
+            "change_case:english_lowercase",
+            "punctuation:no_comma",
+            "startend:quotation",
+        ),
+        (),
+    ),
+}
 _RELATIONS = frozenset({"relation", "let_relation", "capital_relation"})
-_COMPARED_WHEN_BUILT = frozenset({"num_placeholders", "num_bullets", "num_highlights", "num_sections", "num_paragraphs",
-                                  "nth_paragraph", "frequency", "let_frequency", "num_words", "num_sentences"})
-_TEXT_KWARGS = frozenset({"keywords", "keyword", "relation", "forbidden_words", "letter", "let_relation", "language",
-                          "first_word", "postscript_marker", "section_spliter", "end_phrase", "capital_relation"})
+_COMPARED_WHEN_BUILT = frozenset(
+    {
+        "num_placeholders",
+        "num_bullets",
+        "num_highlights",
+        "num_sections",
+        "num_paragraphs",
+        "nth_paragraph",
+        "frequency",
+        "let_frequency",
+        "num_words",
+        "num_sentences",
+    }
+)
+_TEXT_KWARGS = frozenset(
+    {
+        "keywords",
+        "keyword",
+        "relation",
+        "forbidden_words",
+        "letter",
+        "let_relation",
+        "language",
+        "first_word",
+        "postscript_marker",
+        "section_spliter",
+        "end_phrase",
+        "capital_relation",
+    }
+)
 
 
 def draws_at_random(instruction: str, kwargs: Any) -> bool:
@@ -48,7 +93,9 @@ def draws_at_random(instruction: str, kwargs: Any) -> bool:
     letter that is not one. Kwargs it would fail on count as drawn too: nothing can be said of them."""
     if not isinstance(instruction, str):
         return True
-    given = {key: value for key, value in kwargs.items() if value} if isinstance(kwargs, dict) else {}
+    given = (
+        {key: value for key, value in kwargs.items() if value} if isinstance(kwargs, dict) else {}
+    )
     for key in DRAWN_UNLESS_GIVEN.get(instruction, ()):
         value = given.get(key)
         if key in _TEXT_KWARGS:

@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from re import _constants, _parser  # type: ignore[attr-defined]  # the parser `re` itself runs (3.11 on)
-from typing import Callable
 
 _SPACES = re.compile(r"\s*")
 # Pattern nodes that match a bounded run of characters, one way: a literal, a class, an anchor
-MAX_OPTIONAL = 4  # single optional characters (`?`) a submitter's pattern may hold and still be replayed
-_FIXED_WIDTH = frozenset({_constants.LITERAL, _constants.NOT_LITERAL, _constants.ANY, _constants.IN,
-                          _constants.AT})
+MAX_OPTIONAL = (
+    4  # single optional characters (`?`) a submitter's pattern may hold and still be replayed
+)
+_FIXED_WIDTH = frozenset(
+    {_constants.LITERAL, _constants.NOT_LITERAL, _constants.ANY, _constants.IN, _constants.AT}
+)
 
 
 def bullet_count(value: str) -> int:
@@ -27,7 +30,9 @@ def bullet_count(value: str) -> int:
 
 
 def _star_head(value: str, at: int) -> int:
-    return at + 2 if value.startswith("*", at) and at + 1 < len(value) and value[at + 1] != "*" else -1
+    return (
+        at + 2 if value.startswith("*", at) and at + 1 < len(value) and value[at + 1] != "*" else -1
+    )
 
 
 def _dash_head(value: str, at: int) -> int:
@@ -46,7 +51,9 @@ def _line_heads(value: str, head: Callable[[str, int], int]) -> int:
             count += 1
             end = value.find("\n", body)
             resume = size if end < 0 else end
-            if resume > 0 and value[resume - 1] == "\n":  # the match ended on a line start: re tries it next
+            if (
+                resume > 0 and value[resume - 1] == "\n"
+            ):  # the match ended on a line start: re tries it next
                 start = resume
                 continue
         else:
@@ -80,7 +87,7 @@ def titles(value: str) -> list[str]:
     for line in value.split("\n"):
         opening = line.find("<<")
         if opening >= 0 and (closing := line.rfind(">>", opening + 3)) >= 0:
-            found.append(line[opening:closing + 2])
+            found.append(line[opening : closing + 2])
     return found
 
 
@@ -103,9 +110,15 @@ def _optional_count(parsed) -> int | None:
     count = 0
     for op, argument in parsed:
         if op is _constants.SUBPATTERN:
-            inner = None if argument[1] or argument[2] else _optional_count(argument[3])  # no flags set inside
-        elif op is _constants.MAX_REPEAT and argument[:2] == (0, 1) and len(argument[2]) == 1 \
-                and argument[2][0][0] in _FIXED_WIDTH:
+            inner = (
+                None if argument[1] or argument[2] else _optional_count(argument[3])
+            )  # no flags set inside
+        elif (
+            op is _constants.MAX_REPEAT
+            and argument[:2] == (0, 1)
+            and len(argument[2]) == 1
+            and argument[2][0][0] in _FIXED_WIDTH
+        ):
             inner = 1
         else:
             inner = 0 if op in _FIXED_WIDTH else None

@@ -38,12 +38,18 @@ def last_boxed_only_string(string: str) -> str:
             depth += 1
             continue
         depth -= 1
-        if depth == 0:  # the harness checks only after a closing brace, so one before any opening one counts
-            return string[index: brace.end()]
+        if (
+            depth == 0
+        ):  # the harness checks only after a closing brace, so one before any opening one counts
+            return string[index : brace.end()]
     return INVALID_ANSWER
 
 
 def remove_boxed(text: str) -> str:
     if "\\boxed " in text:
-        return text[len("\\boxed "):] if text.startswith("\\boxed ") else INVALID_ANSWER
-    return text[len("\\boxed{"):-1] if text.startswith("\\boxed{") and text.endswith("}") else INVALID_ANSWER
+        return text[len("\\boxed ") :] if text.startswith("\\boxed ") else INVALID_ANSWER
+    return (
+        text[len("\\boxed{") : -1]
+        if text.startswith("\\boxed{") and text.endswith("}")
+        else INVALID_ANSWER
+    )

@@ -10,8 +10,8 @@ the average is summed in the profile's order and divided by the count.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import Iterable
 
 from .conditions import Caveat, run_conditions
 from .errors import DataError
@@ -52,9 +52,9 @@ def pooled_mean(values: list[float], sizes: list[int]) -> float:
 
 @dataclass(frozen=True)
 class SubtaskScore:
-    task: str            # the profile's task name
-    key: str             # the entry's key in the results file
-    metric: str          # "metric,filter"
+    task: str  # the profile's task name
+    key: str  # the entry's key in the results file
+    metric: str  # "metric,filter"
     raw: float
     num_choices: int | None
     lower_bound: float
@@ -69,13 +69,13 @@ class BenchmarkScore:
     id: str
     name: str
     aggregation: str
-    raw: float           # the leaderboard's "Raw" column for this benchmark
-    score: float         # normalized, 0-100, full precision
+    raw: float  # the leaderboard's "Raw" column for this benchmark
+    score: float  # normalized, 0-100, full precision
     subtasks: tuple[SubtaskScore, ...]
-    raw_source: str | None = None       # pooled benchmarks: group entry or pooled
-    pooled_raw: float | None = None     # pooled benchmarks: our own pooling
-    group: str | None = None            # pooled benchmarks: the group entry read, if any
-    lower_bound: float = 0.0            # pooled benchmarks: bound applied to the pool
+    raw_source: str | None = None  # pooled benchmarks: group entry or pooled
+    pooled_raw: float | None = None  # pooled benchmarks: our own pooling
+    group: str | None = None  # pooled benchmarks: the group entry read, if any
+    lower_bound: float = 0.0  # pooled benchmarks: bound applied to the pool
     num_choices: int | None = None
     retired: bool = False
 
@@ -86,10 +86,12 @@ class FileScores:
     format: str
     model: str | None
     benchmarks: dict[str, BenchmarkScore]  # profile order, retired ones included; only those scored
-    average: float | None                  # None unless every benchmark of the average is scored
+    average: float | None  # None unless every benchmark of the average is scored
     average_order: tuple[str, ...]
-    missing: dict[str, tuple[str, str]] = field(default_factory=dict)  # benchmark id -> (name, why not scored)
-    caveats: tuple[Caveat, ...] = ()       # run conditions (core.conditions), the same as check reports
+    missing: dict[str, tuple[str, str]] = field(
+        default_factory=dict
+    )  # benchmark id -> (name, why not scored)
+    caveats: tuple[Caveat, ...] = ()  # run conditions (core.conditions), the same as check reports
 
     @property
     def complete(self) -> bool:
@@ -97,7 +99,9 @@ class FileScores:
 
     @property
     def scores(self) -> dict[str, float]:
-        return {bid: self.benchmarks[bid].score for bid in self.average_order if bid in self.benchmarks}
+        return {
+            bid: self.benchmarks[bid].score for bid in self.average_order if bid in self.benchmarks
+        }
 
 
 def lower_bound_of(num_choices: int | None, normalize: bool) -> float:
@@ -118,8 +122,10 @@ def score_results(profile: Profile, results: HarnessResults) -> FileScores:
     other_harness = {c.benchmark for c in caveats if c.rule == "LB509"}
     if not any(results.find(task.names) for bench in profile.benchmarks for task in bench.tasks):
         foreign = "".join(f"; {c.message}" for c in caveats if c.rule == "LB509")
-        raise DataError(f"no task of profile {profile.name} is in the file "
-                        f"(it has: {_first(sorted(results.entries)) or 'no entries'}){foreign}")
+        raise DataError(
+            f"no task of profile {profile.name} is in the file "
+            f"(it has: {_first(sorted(results.entries)) or 'no entries'}){foreign}"
+        )
     scores: dict[str, BenchmarkScore] = {}
     missing: dict[str, tuple[str, str]] = {}
     problems: list[str] = []
@@ -163,10 +169,15 @@ def _why_missing(bench: Benchmark, absent: list[str]) -> str:
 def score_benchmark(bench: Benchmark, results: HarnessResults, normalize: bool) -> BenchmarkScore:
     entries = _entries_of(bench, results)
     if bench.aggregation == MEAN_OF_METRICS:
-        subtasks = [_subtask(bench, task, entry, metric, normalize)
-                    for task, entry in entries for metric in bench.metrics]
+        subtasks = [
+            _subtask(bench, task, entry, metric, normalize)
+            for task, entry in entries
+            for metric in bench.metrics
+        ]
     else:
-        subtasks = [_subtask(bench, task, entry, bench.metrics[0], normalize) for task, entry in entries]
+        subtasks = [
+            _subtask(bench, task, entry, bench.metrics[0], normalize) for task, entry in entries
+        ]
     if bench.aggregation == POOLED:
         return _pooled(bench, results, entries, subtasks, normalize)
     return BenchmarkScore(
@@ -189,12 +200,15 @@ def _entries_of(bench: Benchmark, results: HarnessResults) -> list[tuple[Task, T
         else:
             found.append((task, entry))
     if missing:
-        raise DataError(f"{bench.id}: {len(missing)} of {len(bench.tasks)} tasks {MISSING} ({_first(missing)})")
+        raise DataError(
+            f"{bench.id}: {len(missing)} of {len(bench.tasks)} tasks {MISSING} ({_first(missing)})"
+        )
     return found
 
 
-def _subtask(bench: Benchmark, task: Task, entry: TaskEntry, metric: str,
-             normalize: bool) -> SubtaskScore:
+def _subtask(
+    bench: Benchmark, task: Task, entry: TaskEntry, metric: str, normalize: bool
+) -> SubtaskScore:
     raw, note = _metric_value(entry, metric, bench.filter, task)
     choices = bench.choices_of(task)
     lower = lower_bound_of(choices, normalize)
@@ -223,12 +237,19 @@ def _metric_value(entry: TaskEntry, metric: str, flt: str, task: Task) -> tuple[
             return 0.0, f"{value} counted as 0, as the leaderboard did"
         raise DataError(f"{where} is {value}; a headline metric must be a finite number in [0, 1]")
     if not 0.0 <= value <= 1.0:
-        raise DataError(f"{where} is {value!r}, outside [0, 1]; raw harness values are fractions, not percentages")
+        raise DataError(
+            f"{where} is {value!r}, outside [0, 1]; raw harness values are fractions, not percentages"
+        )
     return float(value), None
 
 
-def _pooled(bench: Benchmark, results: HarnessResults, entries: list[tuple[Task, TaskEntry]],
-            subtasks: list[SubtaskScore], normalize: bool) -> BenchmarkScore:
+def _pooled(
+    bench: Benchmark,
+    results: HarnessResults,
+    entries: list[tuple[Task, TaskEntry]],
+    subtasks: list[SubtaskScore],
+    normalize: bool,
+) -> BenchmarkScore:
     sized = [_with_size(s, task, results) for s, (task, _entry) in zip(subtasks, entries)]
     pooled = pooled_mean([s.raw for s in sized], [s.n for s in sized])
     sources = {s.n_source for s in sized}
@@ -266,8 +287,10 @@ def _with_size(sub: SubtaskScore, task: Task, results: HarnessResults) -> Subtas
             raise DataError(f"n-samples.{sub.key}.effective is {n!r}, expected a positive integer")
         return replace(sub, n=n, n_source="n-samples")
     if task.n is None:
-        raise DataError(f"{sub.key}: no n-samples entry and the profile gives no sample size, "
-                        "so the subtasks cannot be pooled; add n to the profile task")
+        raise DataError(
+            f"{sub.key}: no n-samples entry and the profile gives no sample size, "
+            "so the subtasks cannot be pooled; add n to the profile task"
+        )
     return replace(sub, n=task.n, n_source="profile")
 
 

@@ -18,7 +18,7 @@ POOLED = "pooled"
 MEAN_OF_METRICS = "mean_of_metrics"
 MULTIPLE_CHOICE = "multiple_choice"
 # What a task version outside a benchmark's gate means.
-REFUSE = "refuse"              # the leaderboard did not accept such results (v1: MMLU version 0)
+REFUSE = "refuse"  # the leaderboard did not accept such results (v1: MMLU version 0)
 STALE_SCORER = "stale_scorer"  # scored by an older scorer than the published values (v2: MATH before Math-Verify)
 
 
@@ -37,8 +37,9 @@ class VersionGate:
     stale_scorer_bound: float | None = None
 
     def admits(self, version: float) -> bool:
-        return ((self.min_version is None or version >= self.min_version)
-                and (self.max_version is None or version <= self.max_version))
+        return (self.min_version is None or version >= self.min_version) and (
+            self.max_version is None or version <= self.max_version
+        )
 
     def describe(self) -> str:
         if self.min_version is not None and self.max_version is not None:
@@ -124,15 +125,24 @@ class Profile:
         """Every task name and alias -> (benchmark, task)."""
         return self._task_index
 
-    def pooled_groups(self) -> tuple[tuple[str, tuple[tuple[tuple[str, ...], int | None], ...]], ...]:
+    def pooled_groups(
+        self,
+    ) -> tuple[tuple[str, tuple[tuple[tuple[str, ...], int | None], ...]], ...]:
         """The lm-eval group entries of benchmarks scored from the size-weighted pool of their tasks (GPQA,
         MATH), each with its tasks: (a task's name and aliases, its split's size if the profile knows it)."""
-        return tuple(sorted((b.group, tuple((task.names, task.n) for task in b.tasks))
-                            for b in self.benchmarks if b.aggregation == "pooled" and b.group))
+        return tuple(
+            sorted(
+                (b.group, tuple((task.names, task.n) for task in b.tasks))
+                for b in self.benchmarks
+                if b.aggregation == "pooled" and b.group
+            )
+        )
 
     def split_sizes(self) -> dict[str, int]:
         """Every task name and alias -> the size of the split the leaderboard scores, where the profile knows it."""
-        return {name: task.n for name, (_bench, task) in self.task_index().items() if task.n is not None}
+        return {
+            name: task.n for name, (_bench, task) in self.task_index().items() if task.n is not None
+        }
 
     def choice_counts(self) -> dict[str, int]:
         """Every multiple-choice task name and alias -> the num_choices that sets its baseline (LB715's claim)."""
@@ -157,8 +167,10 @@ def build_profile(data: dict[str, Any], origin: str) -> Profile:
     profile = _assemble(data)
     problems = _cross_reference_problems(profile)
     if problems:
-        raise ConfigError(f"profile {origin}: {problems[0]}" + (
-            f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""))
+        raise ConfigError(
+            f"profile {origin}: {problems[0]}"
+            + (f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else "")
+        )
     return profile
 
 
@@ -178,8 +190,10 @@ def _assemble(data: dict[str, Any]) -> Profile:
         average_note=data["average"].get("note"),
         sources=data.get("sources", {}),
         other_entries={e["task"]: e["note"] for e in data.get("other_entries", ())},
-        other_harness=tuple(OtherHarnessTasks(o["benchmark"], tuple(o["tasks"]), o["note"])
-                            for o in data.get("other_harness_tasks", ())),
+        other_harness=tuple(
+            OtherHarnessTasks(o["benchmark"], tuple(o["tasks"]), o["note"])
+            for o in data.get("other_harness_tasks", ())
+        ),
         ignore_tasks=tuple(data.get("ignore_tasks", ())),
     )
 
@@ -219,12 +233,18 @@ def _build_benchmark(data: dict[str, Any]) -> Benchmark:
 def _version_gate(data: dict[str, Any]) -> VersionGate | None:
     gate = data.get("version_gate")
     if gate is not None:
-        return VersionGate(reason=gate["reason"], min_version=gate.get("min_version"),
-                           max_version=gate.get("max_version"), outside=gate.get("outside", REFUSE),
-                           stale_scorer_bound=gate.get("stale_scorer_bound"))
+        return VersionGate(
+            reason=gate["reason"],
+            min_version=gate.get("min_version"),
+            max_version=gate.get("max_version"),
+            outside=gate.get("outside", REFUSE),
+            stale_scorer_bound=gate.get("stale_scorer_bound"),
+        )
     legacy = data.get("current_task_version")  # profile_format 1 files written before version_gate
     if legacy is not None:
-        return VersionGate(reason=legacy["note"], min_version=legacy["version"], outside=STALE_SCORER)
+        return VersionGate(
+            reason=legacy["note"], min_version=legacy["version"], outside=STALE_SCORER
+        )
     return None
 
 
@@ -240,24 +260,31 @@ def _cross_reference_problems(profile: Profile) -> list[str]:
                 if name in seen:
                     problems.append(
                         f"task name '{name}' appears in benchmarks '{seen[name]}' and '{bench.id}';"
-                        " a results entry must map to one benchmark")
+                        " a results entry must map to one benchmark"
+                    )
                 seen[name] = bench.id
         problems.extend(_benchmark_problems(profile, bench))
     for bench_id in profile.average_order:
         if bench_id not in ids:
-            problems.append(f"average.order names '{bench_id}', which is not a benchmark id ({', '.join(ids)})")
+            problems.append(
+                f"average.order names '{bench_id}', which is not a benchmark id ({', '.join(ids)})"
+            )
         elif profile.benchmark(bench_id).retired:
             problems.append(f"average.order names '{bench_id}', which is marked retired")
     for other in profile.other_harness:
         if other.benchmark not in ids:
-            problems.append(f"other_harness_tasks names '{other.benchmark}', which is not a benchmark id")
+            problems.append(
+                f"other_harness_tasks names '{other.benchmark}', which is not a benchmark id"
+            )
     known_sources = set(profile.sources)
     for bench in profile.benchmarks:
         for fact, keys in bench.sources.items():
             for key in keys:
                 if key not in known_sources:
-                    problems.append(f"benchmark '{bench.id}' cites source '{key}' for '{fact}', "
-                                    "which is not listed under 'sources'")
+                    problems.append(
+                        f"benchmark '{bench.id}' cites source '{key}' for '{fact}', "
+                        "which is not listed under 'sources'"
+                    )
     return problems
 
 
@@ -265,21 +292,35 @@ def _benchmark_problems(profile: Profile, bench: Benchmark) -> list[str]:
     where = f"benchmark '{bench.id}'"
     problems = []
     if bench.aggregation in (MEAN_OF_SUBTASKS, POOLED) and len(bench.metrics) != 1:
-        problems.append(f"{where}: aggregation {bench.aggregation} reads exactly one metric, got {len(bench.metrics)}")
+        problems.append(
+            f"{where}: aggregation {bench.aggregation} reads exactly one metric, got {len(bench.metrics)}"
+        )
     if bench.aggregation == POOLED and bench.output_type == MULTIPLE_CHOICE:
         counts = {bench.choices_of(t) for t in bench.tasks}
         if len(counts) != 1:
-            problems.append(f"{where}: a pooled benchmark is normalized once, so all its tasks need the same "
-                            f"num_choices (got {sorted(counts, key=str)})")
+            problems.append(
+                f"{where}: a pooled benchmark is normalized once, so all its tasks need the same "
+                f"num_choices (got {sorted(counts, key=str)})"
+            )
     gate = bench.version_gate
     if gate and gate.stale_scorer_bound is not None and gate.outside != STALE_SCORER:
-        problems.append(f"{where}: stale_scorer_bound only applies to a version_gate with outside: stale_scorer")
-    if gate and None not in (gate.min_version, gate.max_version) and gate.min_version > gate.max_version:
-        problems.append(f"{where}: version_gate min_version {gate.min_version:g} is above max_version "
-                        f"{gate.max_version:g}, so no version passes")
+        problems.append(
+            f"{where}: stale_scorer_bound only applies to a version_gate with outside: stale_scorer"
+        )
+    if (
+        gate
+        and None not in (gate.min_version, gate.max_version)
+        and gate.min_version > gate.max_version
+    ):
+        problems.append(
+            f"{where}: version_gate min_version {gate.min_version:g} is above max_version "
+            f"{gate.max_version:g}, so no version passes"
+        )
     if profile.normalize and bench.output_type == MULTIPLE_CHOICE:
         for task in bench.tasks:
             if bench.choices_of(task) is None:
-                problems.append(f"{where}: multiple-choice task '{task.name}' has no num_choices, so its "
-                                "random-guess baseline is unknown; set num_choices on the task or the benchmark")
+                problems.append(
+                    f"{where}: multiple-choice task '{task.name}' has no num_choices, so its "
+                    "random-guess baseline is unknown; set num_choices on the task or the benchmark"
+                )
     return problems

@@ -11,7 +11,9 @@ STDERR_MARKER = "_stderr"
 
 def harness_version(text: Any) -> tuple[int, ...]:
     """lm_eval_version as numbers ("0.4.9.1" -> (0, 4, 9, 1)); () when it is no version."""
-    match = re.match(r"(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?", text) if isinstance(text, str) else None
+    match = (
+        re.match(r"(\d{1,6})\.(\d{1,6})(?:\.(\d{1,6}))?", text) if isinstance(text, str) else None
+    )
     return tuple(int(part) for part in match.groups() if part is not None) if match else ()
 
 
@@ -37,7 +39,9 @@ class SampleCount:
 
     original: Any
     effective: Any
-    is_object: bool = True  # False: the entry is no {original, effective} object at all (lm-eval writes one)
+    is_object: bool = (
+        True  # False: the entry is no {original, effective} object at all (lm-eval writes one)
+    )
 
 
 @dataclass
@@ -53,8 +57,10 @@ class TaskEntry:
     name: str
     metrics: dict[tuple[str, str], Any]
     num_fewshot: Any = None
-    num_fewshot_path: tuple = ()   # where num_fewshot was read, in the results object
-    raw_keys: dict[tuple[str, str], str] = field(default_factory=dict)  # (metric, filter) -> key as written
+    num_fewshot_path: tuple = ()  # where num_fewshot was read, in the results object
+    raw_keys: dict[tuple[str, str], str] = field(
+        default_factory=dict
+    )  # (metric, filter) -> key as written
 
     def metric_path(self, metric: str, flt: str) -> tuple:
         """JSON path of a metric inside the results object (the entry itself if absent)."""
@@ -72,7 +78,9 @@ class HarnessResults:
     entries: dict[str, TaskEntry]
     n_samples: dict[str, SampleCount] = field(default_factory=dict)
     versions: dict[str, Any] = field(default_factory=dict)
-    config_versions: dict[str, Any] = field(default_factory=dict)  # lm-eval 0.4: configs.<task>.metadata.version
+    config_versions: dict[str, Any] = field(
+        default_factory=dict
+    )  # lm-eval 0.4: configs.<task>.metadata.version
     limit: Any = None
     limit_path: tuple = ()
     # Where the file shows it is lm-eval 0.4.3 or later, which writes n-samples for every task; None: older.

@@ -9,15 +9,22 @@ any of these.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Mapping
+from typing import Any
 
 from .errors import ConfigError
 
 RULE_CODE = re.compile(r"^LB\d{0,3}$")
-LIMIT_KEYS = {"max-file-size": "max_file_bytes", "max-files": "max_files", "max-depth": "max_depth",
-              "max-string-length": "max_string_length", "max-log-size": "max_log_bytes", "max-values": "max_values",
-              "max-log-records": "max_log_records"}
+LIMIT_KEYS = {
+    "max-file-size": "max_file_bytes",
+    "max-files": "max_files",
+    "max-depth": "max_depth",
+    "max-string-length": "max_string_length",
+    "max-log-size": "max_log_bytes",
+    "max-values": "max_values",
+    "max-log-records": "max_log_records",
+}
 SIZE_KEYS = {"max-file-size", "max-log-size"}
 RULE_LIST_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "warn", "error")
 
@@ -41,7 +48,7 @@ class Settings:
     limits: dict[str, Any] = field(default_factory=dict)  # Limits field name -> int or size text
     source: str | None = None  # the file these came from, for messages and `lbnorm config`
 
-    def overlay(self, top: "Settings") -> "Settings":
+    def overlay(self, top: Settings) -> Settings:
         """These settings with `top`'s set values on top (extend-* lists add up, as in ruff)."""
         changes: dict[str, Any] = {}
         for item in fields(self):
@@ -63,11 +70,21 @@ class Settings:
 
 def settings_from_mapping(table: Mapping[str, Any], source: str) -> Settings:
     """Validate a `[tool.lbnorm]` table; a wrong key or value is a ConfigError naming the file and the key."""
-    known = {"tolerance", "profile", "profile-file", "strict", "audit-samples", "per-file-ignores",
-             *RULE_LIST_KEYS, *LIMIT_KEYS}
+    known = {
+        "tolerance",
+        "profile",
+        "profile-file",
+        "strict",
+        "audit-samples",
+        "per-file-ignores",
+        *RULE_LIST_KEYS,
+        *LIMIT_KEYS,
+    }
     unknown = sorted(set(table) - known)
     if unknown:
-        raise ConfigError(f"{source}: unknown key '{unknown[0]}' in [tool.lbnorm]; known keys: {', '.join(sorted(known))}")
+        raise ConfigError(
+            f"{source}: unknown key '{unknown[0]}' in [tool.lbnorm]; known keys: {', '.join(sorted(known))}"
+        )
     values: dict[str, Any] = {"source": source}
     if "tolerance" in table:
         values["tolerance"] = _tolerance(table["tolerance"], source)
@@ -84,7 +101,9 @@ def settings_from_mapping(table: Mapping[str, Any], source: str) -> Settings:
             values[key.replace("-", "_")] = rule_codes(table[key], f"{source}: '{key}'")
     if "per-file-ignores" in table:
         values["per_file_ignores"] = _per_file_ignores(table["per-file-ignores"], source)
-    values["limits"] = {LIMIT_KEYS[k]: _limit(table[k], k, source) for k in LIMIT_KEYS if k in table}
+    values["limits"] = {
+        LIMIT_KEYS[k]: _limit(table[k], k, source) for k in LIMIT_KEYS if k in table
+    }
     return Settings(**values)
 
 
@@ -93,23 +112,30 @@ def rule_codes(value: Any, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{where} must be a list of rule ids or prefixes, e.g. [\"LB301\", \"LB5\"]")
+        raise ConfigError(f'{where} must be a list of rule ids or prefixes, e.g. ["LB301", "LB5"]')
     codes = tuple(v.strip().upper() for v in value)
     for code in codes:
         if not RULE_CODE.match(code):
-            raise ConfigError(f"{where}: '{code}' is not a rule id or prefix; write e.g. LB301 or LB3")
+            raise ConfigError(
+                f"{where}: '{code}' is not a rule id or prefix; write e.g. LB301 or LB3"
+            )
     return codes
 
 
 def _per_file_ignores(value: Any, source: str) -> dict[str, tuple[str, ...]]:
     if not isinstance(value, Mapping):
         raise ConfigError(f"{source}: 'per-file-ignores' must be a table of glob = [rule ids]")
-    return {str(glob): rule_codes(codes, f"{source}: per-file-ignores '{glob}'") for glob, codes in value.items()}
+    return {
+        str(glob): rule_codes(codes, f"{source}: per-file-ignores '{glob}'")
+        for glob, codes in value.items()
+    }
 
 
 def _tolerance(value: Any, source: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 100.0:
-        raise ConfigError(f"{source}: 'tolerance' is {value!r}; use a number of normalized points between 0 and 100")
+        raise ConfigError(
+            f"{source}: 'tolerance' is {value!r}; use a number of normalized points between 0 and 100"
+        )
     return float(value)
 
 
@@ -124,6 +150,8 @@ def _limit(value: Any, key: str, source: str) -> int | str:
     if isinstance(value, str) and key in SIZE_KEYS:
         return value
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{source}: '{key}' is {value!r}; use a positive whole number"
-                          + (" or a size such as \"64M\"" if key in SIZE_KEYS else ""))
+        raise ConfigError(
+            f"{source}: '{key}' is {value!r}; use a positive whole number"
+            + (' or a size such as "64M"' if key in SIZE_KEYS else "")
+        )
     return value

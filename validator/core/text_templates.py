@@ -29,8 +29,9 @@ import ast
 import functools
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .doc_templates import BARE, DICT_METHODS, MAX_CACHED, NAME, UNTRACEABLE
 
@@ -38,7 +39,12 @@ TOO_LONG = object()  # what texts_of gives when the text would be longer than th
 
 _EXPRESSION = re.compile(rf"\s*({NAME}(?:\.{NAME}|\[\d+\])*?)(\.strip\(\)|\s*\|\s*trim)?\s*")
 _STEP = re.compile(rf"\.({NAME})|\[(\d+)\]")
-_CODE = ("def ", "async def ", "lambda", "@")  # a Python function's source, as lm-eval writes one into configs
+_CODE = (
+    "def ",
+    "async def ",
+    "lambda",
+    "@",
+)  # a Python function's source, as lm-eval writes one into configs
 _OBJECT_REPR = re.compile(r"<[^<>]*>|functools\.partial\(.*\)", re.S)  # 0.4.0 writes str(function)
 # Task functions whose text lbnorm writes without running them, by their source as lm-eval dumps it into configs
 # (stripped; checked in the 0.4.4 to 0.4.13 wheels): the leaderboard's MATH doc_to_text (a template), and its
@@ -49,11 +55,13 @@ _MUSR_SOURCE = (
     'def doc_to_text(doc):\n    """\n    Convert a doc to text.\n    """\n    choices = ""\n    for i, choice in '
     'enumerate(ast.literal_eval(doc["choices"])):\n        choices += f"{i + 1} - {choice}\\n"\n\n    text = '
     'DOC_TO_TEXT.format(\n        narrative=doc["narrative"], question=doc["question"], choices=choices\n    )\n\n'
-    '    return text')
+    "    return text"
+)
 _MMLU_PRO_SOURCE = (
     'def doc_to_text(doc):\n    doc_to_text = f"{doc[\'question\']}\\n"\n\n    for i in range(len(doc["options"])):\n'
     '        doc_to_text += f"{string.ascii_uppercase[i]}. {doc[\'options\'][i]}\\n"\n\n    doc_to_text += "Answer:"\n'
-    '    return doc_to_text')
+    "    return doc_to_text"
+)
 
 
 @dataclass(frozen=True)
@@ -72,10 +80,15 @@ MAX_LITERAL = 16_384  # characters of MuSR's choices, a Python literal parsed pe
 
 def lettered_lines(options: Any) -> str | Any:
     """MMLU-Pro: f"{string.ascii_uppercase[i]}. {option}\\n" for each option (past Z the harness fails)."""
-    if type(options) is not list or len(options) > len(string.ascii_uppercase) \
-            or not all(type(option) is str for option in options):
+    if (
+        type(options) is not list
+        or len(options) > len(string.ascii_uppercase)
+        or not all(type(option) is str for option in options)
+    ):
         return UNTRACEABLE
-    return "".join(f"{letter}. {option}\n" for letter, option in zip(string.ascii_uppercase, options))
+    return "".join(
+        f"{letter}. {option}\n" for letter, option in zip(string.ascii_uppercase, options)
+    )
 
 
 def numbered_literal_lines(choices: Any) -> str | Any:
@@ -84,21 +97,35 @@ def numbered_literal_lines(choices: Any) -> str | Any:
         return UNTRACEABLE
     try:
         items = ast.literal_eval(choices)  # what the function runs: literals only, never code
-    except Exception:  # anything it refuses (SyntaxError, ValueError, too deep): the harness failed on it too
+    except (
+        Exception
+    ):  # anything it refuses (SyntaxError, ValueError, too deep): the harness failed on it too
         return UNTRACEABLE
     if type(items) not in (list, tuple) or not all(type(item) is str for item in items):
         return UNTRACEABLE
     return "".join(f"{number} - {item}\n" for number, item in enumerate(items, 1))
 
 
-_MUSR_PARTS = ((("narrative",), False), "\n\n", (("question",), False), "\n\n",
-               ItemLines("choices", numbered_literal_lines), "\nAnswer:")
+_MUSR_PARTS = (
+    (("narrative",), False),
+    "\n\n",
+    (("question",), False),
+    "\n\n",
+    ItemLines("choices", numbered_literal_lines),
+    "\nAnswer:",
+)
 FUNCTION_TEMPLATES: dict[str, str | tuple] = {
-    'def doc_to_text(doc: dict) -> str:\n    return "Problem:" + "\\n" + doc["problem"] + "\\n\\n" + "Solution:"':
-        "Problem:\n{{problem}}\n\nSolution:",
-    _MMLU_PRO_SOURCE: ((("question",), False), "\n", ItemLines("options", lettered_lines), "Answer:"),
+    'def doc_to_text(doc: dict) -> str:\n    return "Problem:" + "\\n" + doc["problem"] + "\\n\\n" + "Solution:"': "Problem:\n{{problem}}\n\nSolution:",
+    _MMLU_PRO_SOURCE: (
+        (("question",), False),
+        "\n",
+        ItemLines("options", lettered_lines),
+        "Answer:",
+    ),
     _MUSR_SOURCE: _MUSR_PARTS,
-    _MUSR_SOURCE.replace("{i + 1}", "{i+1}"): _MUSR_PARTS,  # as 0.4.4 to 0.4.7 wrote it: the same function
+    _MUSR_SOURCE.replace(
+        "{i + 1}", "{i+1}"
+    ): _MUSR_PARTS,  # as 0.4.4 to 0.4.7 wrote it: the same function
 }
 
 
@@ -117,7 +144,9 @@ class TextTemplate:
         if not isinstance(value, str):
             return None
         # Every log of a task asks again for the same few templates; a long one (the submitter's) is not kept.
-        return _text_template(value) if len(value) <= MAX_CACHED else _text_template.__wrapped__(value)
+        return (
+            _text_template(value) if len(value) <= MAX_CACHED else _text_template.__wrapped__(value)
+        )
 
     @classmethod
     def parse(cls, value: str) -> TextTemplate | None:
@@ -125,7 +154,9 @@ class TextTemplate:
             same = FUNCTION_TEMPLATES.get(value.strip())
             if same is None:
                 return None
-            return cls(value, cls.parse(same).parts if type(same) is str else same)  # shown as the function it is
+            return cls(
+                value, cls.parse(same).parts if type(same) is str else same
+            )  # shown as the function it is
         if "{%" in value or "{#" in value or _OBJECT_REPR.fullmatch(value):
             return None
         parts: list = []
@@ -137,18 +168,26 @@ class TextTemplate:
                 return None
             written = expression[1]
             first = BARE.match(written)[0]
-            path = (first,) + tuple(name or int(index) for name, index in _STEP.findall(written, len(first)))
+            path = (first,) + tuple(
+                name or int(index) for name, index in _STEP.findall(written, len(first))
+            )
             parts += [_newlines(value[position:start]), (path, bool(expression[2]))]
             position = end + 2
         parts.append(_newlines(value[position:]))
-        return cls(value, tuple(part for part in parts if part != ""), value if BARE.fullmatch(value) else None)
+        return cls(
+            value,
+            tuple(part for part in parts if part != ""),
+            value if BARE.fullmatch(value) else None,
+        )
 
 
 def prompt_template(doc_to_text: Any) -> TextTemplate | None:
     """The config's doc_to_text as a template prompts are built from, or None: a shape lbnorm does not evaluate,
     or plain text without a block, which is a function's name or repr written into the config, never a prompt."""
     text = TextTemplate.of(doc_to_text)
-    if text is None or not (text.field or len(text.parts) > 1 or (text.parts and type(text.parts[0]) is tuple)):
+    if text is None or not (
+        text.field or len(text.parts) > 1 or (text.parts and type(text.parts[0]) is tuple)
+    ):
         return None
     return text
 
@@ -167,7 +206,9 @@ def texts_of(template: TextTemplate, doc: dict, limit: int) -> tuple[str, ...] |
     sets from 0.4.5 on (0.4.0 to 0.4.3 render "...\\n\\n" as "...\\n")."""
     if template.field is not None and template.field in doc:
         value = doc[template.field]
-        return UNTRACEABLE if type(value) is not str else (value,) if len(value) <= limit else TOO_LONG
+        return (
+            UNTRACEABLE if type(value) is not str else (value,) if len(value) <= limit else TOO_LONG
+        )
     text = _text_of(template, doc, limit)
     if type(text) is not str:
         return text
@@ -177,7 +218,11 @@ def texts_of(template: TextTemplate, doc: dict, limit: int) -> tuple[str, ...] |
 
 def ends_in_newline(template: TextTemplate) -> bool:
     """Whether the template's own text ends with a newline: then texts_of gives two texts."""
-    return bool(template.parts) and type(template.parts[-1]) is str and template.parts[-1].endswith("\n")
+    return (
+        bool(template.parts)
+        and type(template.parts[-1]) is str
+        and template.parts[-1].endswith("\n")
+    )
 
 
 def ending_of(template: TextTemplate, doc: dict, text: str) -> int | None | Any:
@@ -186,7 +231,9 @@ def ending_of(template: TextTemplate, doc: dict, text: str) -> int | None | Any:
     case: each piece is compared with the end of `text` where it lies, and nothing is built or copied."""
     if template.field is not None and template.field in doc:
         value = doc[template.field]
-        return UNTRACEABLE if type(value) is not str else len(value) if text.endswith(value) else None
+        return (
+            UNTRACEABLE if type(value) is not str else len(value) if text.endswith(value) else None
+        )
     end = len(text)
     for part in reversed(template.parts):
         if type(part) is not str:

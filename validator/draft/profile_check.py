@@ -56,10 +56,24 @@ def placeholder_problems(value, document: Document, path: tuple = ()) -> list[Pr
     """Every "FILL IN: ..." string, wherever it stands (the schema rejects most, not all: a filter is any string)."""
     if isinstance(value, str):
         if value.startswith(PLACEHOLDER):
-            return [ProfileProblem(*document.position(path), f"placeholder to fill in at {_dotted(path)}: {value}")]
+            return [
+                ProfileProblem(
+                    *document.position(path), f"placeholder to fill in at {_dotted(path)}: {value}"
+                )
+            ]
         return []
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
-    return [problem for key, item in items for problem in placeholder_problems(item, document, (*path, key))]
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    return [
+        problem
+        for key, item in items
+        for problem in placeholder_problems(item, document, (*path, key))
+    ]
 
 
 def schema_problems(document: Document) -> list[ProfileProblem]:
@@ -68,7 +82,9 @@ def schema_problems(document: Document) -> list[ProfileProblem]:
         if _holds_placeholder(error.instance):
             continue  # placeholder_problems names it
         path = tuple(error.absolute_path)
-        problems.append(ProfileProblem(*document.position(path), f"{_dotted(path)}: {error.message}"))
+        problems.append(
+            ProfileProblem(*document.position(path), f"{_dotted(path)}: {error.message}")
+        )
     return problems
 
 
@@ -80,8 +96,10 @@ def _holds_placeholder(instance) -> bool:
 
 def cross_reference_problems(document: Document) -> list[ProfileProblem]:
     """What build_profile refuses (ids in the average exist, choice counts known...), placed at the thing named."""
-    return [ProfileProblem(*_place(document, message), message)
-            for message in profile_cross_references(document.data)]
+    return [
+        ProfileProblem(*_place(document, message), message)
+        for message in profile_cross_references(document.data)
+    ]
 
 
 def _place(document: Document, message: str) -> tuple[int | None, int | None]:
@@ -108,5 +126,7 @@ def _dotted(path: tuple) -> str:
 def _validator():
     import jsonschema
 
-    schema = json.loads((resources.files("validator") / "schemas" / PROFILE_SCHEMA).read_text(encoding="utf-8"))
+    schema = json.loads(
+        (resources.files("validator") / "schemas" / PROFILE_SCHEMA).read_text(encoding="utf-8")
+    )
     return jsonschema.Draft202012Validator(schema)

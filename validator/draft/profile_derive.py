@@ -43,7 +43,9 @@ def derive_profile_text(run: RunFacts, name: str, title: str) -> tuple[str, int]
     for bench in benchmarks:
         lines += _benchmark_lines(bench)
     text = "\n".join(lines) + "\n"
-    return text, sum(f'"{PLACEHOLDER}: ' in line for line in lines if not line.lstrip().startswith("#"))
+    return text, sum(
+        f'"{PLACEHOLDER}: ' in line for line in lines if not line.lstrip().startswith("#")
+    )
 
 
 def _benchmarks(run: RunFacts) -> list[DraftBenchmark]:
@@ -54,8 +56,12 @@ def _benchmarks(run: RunFacts) -> list[DraftBenchmark]:
         if group in run.outer_groups or not members:
             continue
         taken.update(t.name for t in members)
-        benchmarks.append(DraftBenchmark("", group, members, group if group in run.group_entries else None))
-    benchmarks += [DraftBenchmark("", t.name, [t]) for t in run.tasks.values() if t.name not in taken]
+        benchmarks.append(
+            DraftBenchmark("", group, members, group if group in run.group_entries else None)
+        )
+    benchmarks += [
+        DraftBenchmark("", t.name, [t]) for t in run.tasks.values() if t.name not in taken
+    ]
     ids: set[str] = set()
     for bench in benchmarks:
         bench.id = _unique_id(bench.name, ids)
@@ -76,11 +82,11 @@ def _header(run: RunFacts, name: str, title: str, benchmarks: list[DraftBenchmar
     logs = f" and {len(run.logs_used)} sample log(s)" if run.logs_used else " (no sample logs)"
     lines = [
         f"# Drafted by `lbnorm profile derive` from {run.results.name}{logs}.",
-        "# Every \"FILL IN: ...\" is a decision the run cannot show; `lbnorm profile check FILE`",
+        '# Every "FILL IN: ..." is a decision the run cannot show; `lbnorm profile check FILE`',
         "# lists each with its line, and lbnorm refuses the profile until none is left.",
         "# The format: schemas/profile.schema.json.",
         "profile_format: 1",
-        f"name: {_scalar(name)}  # what submissions write under \"profile\"",
+        f'name: {_scalar(name)}  # what submissions write under "profile"',
         f"title: {_scalar(title)}",
         "normalize: true  # scores are (raw - 1/num_choices) / (1 - 1/num_choices) x 100, clipped at 0",
         "average:",
@@ -90,19 +96,28 @@ def _header(run: RunFacts, name: str, title: str, benchmarks: list[DraftBenchmar
     unused = sorted(set(run.groups) - {b.group or b.name for b in benchmarks})
     if unused:
         lines.append("other_entries:  # groups of the run that are not scored as a benchmark")
-        lines += [f"  - {{task: {_scalar(g)}, note: \"group of {len(run.groups[g])} tasks\"}}" for g in unused]
+        lines += [
+            f'  - {{task: {_scalar(g)}, note: "group of {len(run.groups[g])} tasks"}}'
+            for g in unused
+        ]
     lines.append("benchmarks:")
     return lines
 
 
 def _benchmark_lines(bench: DraftBenchmark) -> list[str]:
     output_type = _output_type(bench.tasks)
-    lines = ["", f"  - id: {bench.id}", f"    name: {_scalar(bench.name)}",
-             f"    output_type: {_scalar(output_type)}",
-             f"    aggregation: {_scalar(_aggregation(bench))}"]
+    lines = [
+        "",
+        f"  - id: {bench.id}",
+        f"    name: {_scalar(bench.name)}",
+        f"    output_type: {_scalar(output_type)}",
+        f"    aggregation: {_scalar(_aggregation(bench))}",
+    ]
     metrics, flt = _metric_and_filter(bench.tasks)
     lines.append(f"    metrics: [{_scalar(metrics)}]")
-    if flt.startswith(PLACEHOLDER):  # a list where the schema wants a string, so the draft fails until decided
+    if flt.startswith(
+        PLACEHOLDER
+    ):  # a list where the schema wants a string, so the draft fails until decided
         lines.append(f"    filter: [{_scalar(flt)}]")
     elif flt != "none":
         lines.append(f"    filter: {_scalar(flt)}")
@@ -122,14 +137,18 @@ def _output_type(tasks: list[TaskFacts]) -> str:
     if kinds == {MULTIPLE_CHOICE} or kinds == {GENERATIVE}:
         return kinds.pop()
     seen = ", ".join(sorted(str(k) for k in kinds))
-    return placeholder(f"multiple_choice (baseline 1/num_choices) or generate_until (baseline 0); the run says {seen}")
+    return placeholder(
+        f"multiple_choice (baseline 1/num_choices) or generate_until (baseline 0); the run says {seen}"
+    )
 
 
 def _aggregation(bench: DraftBenchmark) -> str:
     if len(bench.tasks) == 1:
         return "mean_of_subtasks"
-    return placeholder("mean_of_subtasks (plain mean of the subtasks' normalized scores, as the Open LLM "
-                       "Leaderboard v2) or pooled (the size-weighted group value, normalized once)")
+    return placeholder(
+        "mean_of_subtasks (plain mean of the subtasks' normalized scores, as the Open LLM "
+        "Leaderboard v2) or pooled (the size-weighted group value, normalized once)"
+    )
 
 
 def _metric_and_filter(tasks: list[TaskFacts]) -> tuple[str, str]:
@@ -143,7 +162,9 @@ def _metric_and_filter(tasks: list[TaskFacts]) -> tuple[str, str]:
         return metric, "none"
     if len(filters) == 1:
         return metric, filters.pop()
-    return metric, placeholder(f"the filter of {metric} the leaderboard reads, one of: {', '.join(sorted(filters))}")
+    return metric, placeholder(
+        f"the filter of {metric} the leaderboard reads, one of: {', '.join(sorted(filters))}"
+    )
 
 
 def _task_lines(task: TaskFacts, multiple_choice: bool) -> list[str]:
@@ -151,7 +172,9 @@ def _task_lines(task: TaskFacts, multiple_choice: bool) -> list[str]:
     if multiple_choice:
         choices, evidence = task.choices()
         if choices is None:
-            lines.append(f"        num_choices: {_scalar(placeholder('the number of answer choices; ' + evidence))}")
+            lines.append(
+                f"        num_choices: {_scalar(placeholder('the number of answer choices; ' + evidence))}"
+            )
         else:
             lines.append(f"        num_choices: {choices}")
             lines.append(f"        note: {_scalar('num_choices: ' + evidence)}")

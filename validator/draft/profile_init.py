@@ -32,8 +32,12 @@ _NAME_LINE = re.compile(r"^name: .*$", re.MULTILINE)
 
 def builtin_profile_text(builtin: str, output: str, name: str | None = None) -> str:
     if builtin not in builtin_profile_names():
-        raise ConfigError(f"unknown profile '{builtin}'; built-in profiles: {', '.join(builtin_profile_names())}")
-    text = (resources.files("validator") / "profiles" / f"{builtin}.yaml").read_text(encoding="utf-8")
+        raise ConfigError(
+            f"unknown profile '{builtin}'; built-in profiles: {', '.join(builtin_profile_names())}"
+        )
+    text = (resources.files("validator") / "profiles" / f"{builtin}.yaml").read_text(
+        encoding="utf-8"
+    )
     if name is not None:
         text = _NAME_LINE.sub(f"name: {name}", text, count=1)
     return HEADER.format(builtin=builtin, output=output) + text

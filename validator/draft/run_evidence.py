@@ -20,7 +20,9 @@ from ..io.limits import Limits
 from ..io.readers import read_results
 from ..io.sample_logs import discover, read_records, task_of
 
-MAX_DISTINCT_COUNTS = 64  # a log whose docs have more distinct choice counts than this is summarised
+MAX_DISTINCT_COUNTS = (
+    64  # a log whose docs have more distinct choice counts than this is summarised
+)
 
 
 @dataclass
@@ -67,48 +69,70 @@ class TaskFacts:
         """The choice count the run proves, and how (or why it cannot tell)."""
         logged = self.log.single_count if self.log else None
         if self.config_choices is not None and logged not in (None, self.config_choices):
-            return None, (f"configs list {self.config_choices} choices but {self.log.describe()}; "
-                          "check which one your leaderboard's baseline uses")
+            return None, (
+                f"configs list {self.config_choices} choices but {self.log.describe()}; "
+                "check which one your leaderboard's baseline uses"
+            )
         if self.config_choices is not None:
             evidence = " and the sample log agrees" if logged else ""
-            return self.config_choices, f"doc_to_choice in configs is a literal list of {self.config_choices}{evidence}"
+            return (
+                self.config_choices,
+                f"doc_to_choice in configs is a literal list of {self.config_choices}{evidence}",
+            )
         if logged is not None:
-            return logged, f"every one of the {self.log.docs:,} docs in {self.log.log} was scored with {logged} choices"
+            return (
+                logged,
+                f"every one of the {self.log.docs:,} docs in {self.log.log} was scored with {logged} choices",
+            )
         if self.log is not None and len(self.log.counts) > 1:
-            return None, (f"docs have different counts ({self.log.describe()}); the Open LLM Leaderboard "
-                          f"takes the largest, {max(self.log.counts)}, for such a task (MuSR object_placements)")
+            return None, (
+                f"docs have different counts ({self.log.describe()}); the Open LLM Leaderboard "
+                f"takes the largest, {max(self.log.counts)}, for such a task (MuSR object_placements)"
+            )
         if self.log is not None:
             return None, f"the sample log does not give one number: {self.log.describe()}"
-        return None, "doc_to_choice is not a literal list; pass the task's sample log (lm-eval --log_samples)"
+        return (
+            None,
+            "doc_to_choice is not a literal list; pass the task's sample log (lm-eval --log_samples)",
+        )
 
 
 @dataclass
 class RunFacts:
     results: Path
-    tasks: dict[str, TaskFacts]           # leaf tasks, in file order
-    groups: dict[str, list[str]]          # group -> its leaf tasks (lm-eval group_subtasks)
-    outer_groups: set[str]                # groups that hold other groups
-    group_entries: set[str]               # groups with their own entry in results
+    tasks: dict[str, TaskFacts]  # leaf tasks, in file order
+    groups: dict[str, list[str]]  # group -> its leaf tasks (lm-eval group_subtasks)
+    outer_groups: set[str]  # groups that hold other groups
+    group_entries: set[str]  # groups with their own entry in results
     logs_used: list[str] = field(default_factory=list)
     log_problems: list[str] = field(default_factory=list)
 
 
-def read_run(results_path: Path, data: dict, samples: list[Path] | None, limits: Limits) -> RunFacts:
+def read_run(
+    results_path: Path, data: dict, samples: list[Path] | None, limits: Limits
+) -> RunFacts:
     """The facts of a parsed results file, with the choice counts its logs prove."""
     harness = read_results(data)
     groups, outer = _leaf_groups(data.get("group_subtasks"))
     group_names = set(groups) | set(_dict(data.get("groups")))
     configs = _dict(data.get("configs"))
     # configs holds every leaf task of a 0.4.x run; older files only have results entries
-    leaf_names = [name for name in {**dict.fromkeys(harness.entries), **dict.fromkeys(configs)}
-                  if name not in group_names]
+    leaf_names = [
+        name
+        for name in {**dict.fromkeys(harness.entries), **dict.fromkeys(configs)}
+        if name not in group_names
+    ]
     tasks = {}
     for name in leaf_names:
         entry = harness.entries.get(name)
         config = _dict(configs.get(name))
-        facts = TaskFacts(name, output_type=config.get("output_type") if isinstance(config.get("output_type"), str)
-                          else None)
-        for metric, flt in (entry.metrics if entry else {}):
+        facts = TaskFacts(
+            name,
+            output_type=config.get("output_type")
+            if isinstance(config.get("output_type"), str)
+            else None,
+        )
+        for metric, flt in entry.metrics if entry else {}:
             if STDERR_MARKER not in metric:
                 facts.metrics.setdefault(metric, []).append(flt)
         count = harness.n_samples.get(name)
@@ -118,8 +142,13 @@ def read_run(results_path: Path, data: dict, samples: list[Path] | None, limits:
         if isinstance(literal, list) and len(literal) >= 2:
             facts.config_choices = len(literal)
         tasks[name] = facts
-    run = RunFacts(results_path, tasks, {g: [t for t in leaves if t in tasks] for g, leaves in groups.items()},
-                   outer, {g for g in group_names if g in harness.entries})
+    run = RunFacts(
+        results_path,
+        tasks,
+        {g: [t for t in leaves if t in tasks] for g, leaves in groups.items()},
+        outer,
+        {g for g in group_names if g in harness.entries},
+    )
     _read_logs(run, data, samples, limits)
     return run
 
@@ -134,8 +163,10 @@ def _read_logs(run: RunFacts, data: dict, samples: list[Path] | None, limits: Li
         for path in samples:
             task = task_of(path.name, set(run.tasks))
             if task is None:
-                run.log_problems.append(f"{path}: not placed; name it samples_<task>_<date>.jsonl "
-                                        "with a task of the results file")
+                run.log_problems.append(
+                    f"{path}: not placed; name it samples_<task>_<date>.jsonl "
+                    "with a task of the results file"
+                )
             else:
                 placed.append((task, path))
     for task, path in placed:
@@ -153,8 +184,12 @@ def _read_logs(run: RunFacts, data: dict, samples: list[Path] | None, limits: Li
 
 def _leaf_groups(block: Any) -> tuple[dict[str, list[str]], set[str]]:
     """Each group of group_subtasks with its leaf tasks (nested groups flattened), and the groups of groups."""
-    table = {g: [c for c in children if isinstance(c, str)] for g, children in _dict(block).items()
-             if isinstance(children, list) and children}
+    table = {
+        g: [c for c in children if isinstance(c, str)]
+        for g, children in _dict(block).items()
+        if isinstance(children, list) and children
+    }
+
     def leaves(group: str, seen: frozenset) -> list[str]:
         out = []
         for child in table.get(group, ()):
@@ -163,6 +198,7 @@ def _leaf_groups(block: Any) -> tuple[dict[str, list[str]], set[str]]:
             elif child not in table:
                 out.append(child)
         return out
+
     outer = {g for g, children in table.items() if any(c in table for c in children)}
     return {group: leaves(group, frozenset({group})) for group in table}, outer
 

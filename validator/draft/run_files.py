@@ -24,17 +24,27 @@ def find_results_file(run: Path) -> Path:
     if run.is_file():
         return run
     if not run.is_dir():
-        raise DataError(f"{run}: no such file or folder; pass an lm-eval results file or its output folder")
+        raise DataError(
+            f"{run}: no such file or folder; pass an lm-eval results file or its output folder"
+        )
     found = _results_in(run)
     if not found:
-        found = [path for child in sorted(run.iterdir()) if child.is_dir() and not child.is_symlink()
-                 for path in _results_in(child)]
+        found = [
+            path
+            for child in sorted(run.iterdir())
+            if child.is_dir() and not child.is_symlink()
+            for path in _results_in(child)
+        ]
     if len(found) == 1:
         return found[0]
     if not found:
-        raise DataError(f"{run}: no results_<date>.json or results.json here or one folder down; "
-                        "pass the results file lm-eval wrote")
-    shown = ", ".join(str(p) for p in found[:MAX_LISTED]) + (" ..." if len(found) > MAX_LISTED else "")
+        raise DataError(
+            f"{run}: no results_<date>.json or results.json here or one folder down; "
+            "pass the results file lm-eval wrote"
+        )
+    shown = ", ".join(str(p) for p in found[:MAX_LISTED]) + (
+        " ..." if len(found) > MAX_LISTED else ""
+    )
     raise DataError(f"{run}: {len(found)} results files ({shown}); pass the one to submit")
 
 
@@ -46,7 +56,9 @@ def _results_in(folder: Path) -> list[Path]:
 
 # --- which submissions a changed results file or log touches (the pre-commit re-check) ----
 
-MAX_SUBMISSION_BYTES = 1 << 20  # submissions are small; a bigger file is a results file, not worth parsing here
+MAX_SUBMISSION_BYTES = (
+    1 << 20
+)  # submissions are small; a bigger file is a results file, not worth parsing here
 
 
 def submissions_referencing(root: Path, changed: list[Path], candidates: list[Path]) -> list[Path]:
@@ -65,7 +77,11 @@ def submissions_referencing(root: Path, changed: list[Path], candidates: list[Pa
         if not (isinstance(data, dict) and "reported" in data):
             continue
         samples = data.get("samples") if isinstance(data.get("samples"), list) else []
-        references = [ref for ref in [data.get("results"), *samples] if isinstance(ref, str) and "\x00" not in ref]
+        references = [
+            ref
+            for ref in [data.get("results"), *samples]
+            if isinstance(ref, str) and "\x00" not in ref
+        ]
         if any((full.parent / ref).resolve() in targets for ref in references):
             found.append(candidate)
     return found

@@ -30,7 +30,7 @@ DECIMALS = 2
 
 @dataclass
 class SubmissionDraft:
-    path: Path                    # where the submission will be written
+    path: Path  # where the submission will be written
     results: Path
     scores: FileScores
     data: dict[str, Any]
@@ -41,8 +41,14 @@ class SubmissionDraft:
         return json.dumps(self.data, indent=2, ensure_ascii=False) + "\n"
 
 
-def draft_submission(results: Path, output: Path | None, profile: Profile, builtin: bool, model: str | None,
-                     limits: Limits = DEFAULT_LIMITS) -> SubmissionDraft:
+def draft_submission(
+    results: Path,
+    output: Path | None,
+    profile: Profile,
+    builtin: bool,
+    model: str | None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> SubmissionDraft:
     """Score the results file and build the submission that reports those scores."""
     output = output if output is not None else results.parent / SUBMISSION_NAME
     harness = load_results(results, limits)
@@ -53,37 +59,58 @@ def draft_submission(results: Path, output: Path | None, profile: Profile, built
     if scores.average is None:  # a submission reports the average, and a partial run has none
         absent = [f"{name} ({why})" for name, why in scores.missing.values()]
         shown = "; ".join(absent[:3]) + (f"; and {len(absent) - 3} more" if len(absent) > 3 else "")
-        raise DataError(f"{results}: the run does not score every benchmark of profile {profile.name}, so there "
-                        f"is no average to submit (missing: {shown}); run the missing tasks, or pass "
-                        "--profile-file with a profile of the benchmarks it ran")
+        raise DataError(
+            f"{results}: the run does not score every benchmark of profile {profile.name}, so there "
+            f"is no average to submit (missing: {shown}); run the missing tasks, or pass "
+            "--profile-file with a profile of the benchmarks it ran"
+        )
     decisions = []
     if model is None:
         model = scores.model
         if not model or any(c.isspace() for c in model):
-            raise DataError(f"{results}: the run does not record the model id (no model_name or "
-                            "pretrained= in model_args); pass --model ORG/NAME")
-        decisions.append(f"model: '{model}' is the id the run recorded; use the id the leaderboard lists "
-                         "if it differs (--model)")
+            raise DataError(
+                f"{results}: the run does not record the model id (no model_name or "
+                "pretrained= in model_args); pass --model ORG/NAME"
+            )
+        decisions.append(
+            f"model: '{model}' is the id the run recorded; use the id the leaderboard lists "
+            "if it differs (--model)"
+        )
     logs = _sample_logs(results, limits)
-    data: dict[str, Any] = {"schema_version": 1, "model": model, "profile": profile.name,
-                            "results": _relative(results, output.parent), "reported": _reported(scores)}
+    data: dict[str, Any] = {
+        "schema_version": 1,
+        "model": model,
+        "profile": profile.name,
+        "results": _relative(results, output.parent),
+        "reported": _reported(scores),
+    }
     if logs:
         data["samples"] = [_relative(log, output.parent) for log in logs]
     else:
-        decisions.append("samples: no samples_<task>_<date>.jsonl beside the results file; a leaderboard that "
-                         "audits per-sample logs needs a run with --log_samples")
+        decisions.append(
+            "samples: no samples_<task>_<date>.jsonl beside the results file; a leaderboard that "
+            "audits per-sample logs needs a run with --log_samples"
+        )
     if not builtin:
-        decisions.append(f"profile: '{profile.name}' is not built in; check with --profile-file, "
-                         "as the leaderboard does")
-    decisions.append("where it lives: commit the submission with the results file"
-                     + (" and the logs" if logs else "") + " at the paths written in it (relative to the "
-                     "submission), in the folder the leaderboard asks for")
+        decisions.append(
+            f"profile: '{profile.name}' is not built in; check with --profile-file, "
+            "as the leaderboard does"
+        )
+    decisions.append(
+        "where it lives: commit the submission with the results file"
+        + (" and the logs" if logs else "")
+        + " at the paths written in it (relative to the "
+        "submission), in the folder the leaderboard asks for"
+    )
     return SubmissionDraft(output, results, scores, data, logs, decisions)
 
 
 def _reported(scores: FileScores) -> dict[str, float]:
-    reported = {bench_id: round(score.score, DECIMALS) for bench_id, score in scores.benchmarks.items()
-                if bench_id in scores.average_order}
+    reported = {
+        bench_id: round(score.score, DECIMALS)
+        for bench_id, score in scores.benchmarks.items()
+        if bench_id in scores.average_order
+    }
     reported["average"] = round(scores.average, DECIMALS)
     return reported
 
@@ -100,7 +127,9 @@ def _sample_logs(results: Path, limits: Limits) -> list[Path]:
     found, problems = discover(results, tasks)
     if problems:
         raise DataError(f"{results}: {problems[0]}")
-    return [log.path for log in found if log.task in tasks]  # a log of another run's task would fail check
+    return [
+        log.path for log in found if log.task in tasks
+    ]  # a log of another run's task would fail check
 
 
 def write_draft(text: str, path: Path, force: bool) -> None:

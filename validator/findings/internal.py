@@ -35,10 +35,18 @@ def not_walked(ctx):
 
 
 def internal_error_finding(file: str, exc: BaseException) -> Finding:
-    return make_finding("LB110", file, f"lbnorm could not finish checking this file ({type(exc).__name__}: "
-                        f"{str(exc)[:200]}); the file is failed. Please report this file to the lbnorm maintainers")
+    return make_finding(
+        "LB110",
+        file,
+        f"lbnorm could not finish checking this file ({type(exc).__name__}: "
+        f"{str(exc)[:200]}); the file is failed. Please report this file to the lbnorm maintainers",
+    )
 
 
 def worker_died_finding(file: str) -> Finding:
-    return make_finding("LB110", file, "the worker process checking this file died (a native crash or out of "
-                        "memory); the file is failed. Please report this file to the lbnorm maintainers")
+    return make_finding(
+        "LB110",
+        file,
+        "the worker process checking this file died (a native crash or out of "
+        "memory); the file is failed. Please report this file to the lbnorm maintainers",
+    )

@@ -28,13 +28,27 @@ class Finding:
 
     def sort_key(self) -> tuple:
         """File, line, column, rule, then the rest: a total order, so reports diff cleanly run to run."""
-        return (self.file, self.line or 0, self.column or 0, self.rule, SEVERITY_ORDER[self.severity],
-                self.json_path or "", self.message)
+        return (
+            self.file,
+            self.line or 0,
+            self.column or 0,
+            self.rule,
+            SEVERITY_ORDER[self.severity],
+            self.json_path or "",
+            self.message,
+        )
 
     def as_dict(self) -> dict:
-        return {"rule": self.rule, "name": self.name, "severity": self.severity, "file": self.file,
-                "line": self.line, "column": self.column, "json_path": self.json_path,
-                "message": self.message}
+        return {
+            "rule": self.rule,
+            "name": self.name,
+            "severity": self.severity,
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "json_path": self.json_path,
+            "message": self.message,
+        }
 
 
 def format_json_path(path: tuple) -> str:
@@ -68,7 +82,7 @@ class Findings:
             return False
         return True
 
-    def merge(self, other: "Findings") -> None:
+    def merge(self, other: Findings) -> None:
         self.findings.extend(other.findings)
         for key, count in other.overflow.items():
             self.overflow[key] = self.overflow.get(key, 0) + count
@@ -78,8 +92,14 @@ class Findings:
         from .registry import make_finding
 
         for (file, rule_id), count in self.overflow.items():
-            self.findings.append(make_finding(rule_id, file, f"{count:,} more {rule_id} findings in this file are "
-                                              "not listed; fix the ones above and run again"))
+            self.findings.append(
+                make_finding(
+                    rule_id,
+                    file,
+                    f"{count:,} more {rule_id} findings in this file are "
+                    "not listed; fix the ones above and run again",
+                )
+            )
         self.overflow = {}
         self.findings = sorted(set(self.findings), key=Finding.sort_key)
 

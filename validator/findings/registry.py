@@ -8,8 +8,9 @@ analysis rather than by a check function are registered with runs=False.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ..io.safe_text import one_line
 from .model import Finding
@@ -40,7 +41,9 @@ def rule(rule_id: str, name: str, severity: str, runs: bool = True):
     def register(func: Callable) -> Callable:
         if rule_id in RULES:
             raise ValueError(f"rule id {rule_id} registered twice")
-        RULES[rule_id] = Rule(rule_id, name, severity, func if runs else None, inspect.getdoc(func) or "")
+        RULES[rule_id] = Rule(
+            rule_id, name, severity, func if runs else None, inspect.getdoc(func) or ""
+        )
         return func
 
     return register
@@ -51,9 +54,25 @@ def registered_rules() -> list[Rule]:
     return sorted(RULES.values(), key=lambda r: r.id)
 
 
-def make_finding(rule_id: str, file: str, message: str, json_path: str | None = None,
-                 line: int | None = None, column: int | None = None) -> Finding:
+def make_finding(
+    rule_id: str,
+    file: str,
+    message: str,
+    json_path: str | None = None,
+    line: int | None = None,
+    column: int | None = None,
+) -> Finding:
     """A Finding of a registered rule; the message is made one line, whoever prints it."""
-    rule_ = RULES[rule_id]  # a KeyError here is a programming error: the rule's module was not imported
-    return Finding(rule=rule_id, name=rule_.name, severity=rule_.severity, file=file,
-                   message=one_line(message, MAX_MESSAGE_CHARS), json_path=json_path, line=line, column=column)
+    rule_ = RULES[
+        rule_id
+    ]  # a KeyError here is a programming error: the rule's module was not imported
+    return Finding(
+        rule=rule_id,
+        name=rule_.name,
+        severity=rule_.severity,
+        file=file,
+        message=one_line(message, MAX_MESSAGE_CHARS),
+        json_path=json_path,
+        line=line,
+        column=column,
+    )

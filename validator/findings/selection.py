@@ -14,14 +14,30 @@ usage error; a prefix such as LB1 simply leaves them in place.
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Iterable
 
 from .model import ERROR, WARNING, Finding
 from .registry import RULES
 
-ALWAYS_REPORTED = frozenset({"LB100", "LB101", "LB102", "LB103", "LB106", "LB107", "LB108", "LB109", "LB110",
-                             "LB112", "LB202", "LB203", "LB600", "LB701"})
+ALWAYS_REPORTED = frozenset(
+    {
+        "LB100",
+        "LB101",
+        "LB102",
+        "LB103",
+        "LB106",
+        "LB107",
+        "LB108",
+        "LB109",
+        "LB110",
+        "LB112",
+        "LB202",
+        "LB203",
+        "LB600",
+        "LB701",
+    }
+)
 
 
 class SelectionError(ValueError):
@@ -34,24 +50,40 @@ class RuleSelection:
     ignore: tuple[str, ...] = ()
     warn: tuple[str, ...] = ()
     error: tuple[str, ...] = ()
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (glob on the reported path, codes)
+    per_file_ignores: tuple[
+        tuple[str, tuple[str, ...]], ...
+    ] = ()  # (glob on the reported path, codes)
 
-    def validate(self) -> "RuleSelection":
+    def validate(self) -> RuleSelection:
         """Raise SelectionError for a code that matches no rule, or an exact id that must always be reported."""
-        for code in (*self.select, *self.ignore, *self.warn, *self.error,
-                     *(c for _, codes in self.per_file_ignores for c in codes)):
+        for code in (
+            *self.select,
+            *self.ignore,
+            *self.warn,
+            *self.error,
+            *(c for _, codes in self.per_file_ignores for c in codes),
+        ):
             if not any(rule_id.startswith(code) for rule_id in RULES):
                 raise SelectionError(f"{code} matches no rule; `lbnorm rules` lists them")
-        for code in (*self.ignore, *self.warn, *(c for _, codes in self.per_file_ignores for c in codes)):
+        for code in (
+            *self.ignore,
+            *self.warn,
+            *(c for _, codes in self.per_file_ignores for c in codes),
+        ):
             if code in ALWAYS_REPORTED:
-                raise SelectionError(f"{code} cannot be ignored or made a warning: a file that could not be "
-                                     "judged never passes")
+                raise SelectionError(
+                    f"{code} cannot be ignored or made a warning: a file that could not be "
+                    "judged never passes"
+                )
         return self
 
     def enabled(self, rule_id: str, file: str = "") -> bool:
         if rule_id in ALWAYS_REPORTED:
             return True
-        if any(_matches(file, glob) and _best(rule_id, codes) is not None for glob, codes in self.per_file_ignores):
+        if any(
+            _matches(file, glob) and _best(rule_id, codes) is not None
+            for glob, codes in self.per_file_ignores
+        ):
             return False
         chosen, ignored = _best(rule_id, self.select), _best(rule_id, self.ignore)
         if chosen is None:
@@ -73,7 +105,9 @@ class RuleSelection:
             if not self.enabled(finding.rule, finding.file):
                 continue
             severity = self.severity(finding.rule, finding.severity)
-            kept.append(finding if severity == finding.severity else replace(finding, severity=severity))
+            kept.append(
+                finding if severity == finding.severity else replace(finding, severity=severity)
+            )
         return kept
 
     def is_default(self) -> bool:

@@ -102,16 +102,22 @@ def json_too_many_values_offset(text: str, max_values: int) -> int | None:
 
 
 def too_deep_message(limits: Limits) -> str:
-    return (f"objects and arrays are nested more than {limits.max_depth} levels deep; "
-            f"results files need far fewer (raise {Limits.OPTION_NAMES['max_depth']} if this file is honest)")
+    return (
+        f"objects and arrays are nested more than {limits.max_depth} levels deep; "
+        f"results files need far fewer (raise {Limits.OPTION_NAMES['max_depth']} if this file is honest)"
+    )
 
 
 def too_many_values_message(limits: Limits) -> str:
-    return (f"more than {limits.max_values:,} values (numbers, strings, objects and arrays); results files hold "
-            f"far fewer (raise {Limits.OPTION_NAMES['max_values']} if this file is honest)")
+    return (
+        f"more than {limits.max_values:,} values (numbers, strings, objects and arrays); results files hold "
+        f"far fewer (raise {Limits.OPTION_NAMES['max_values']} if this file is honest)"
+    )
 
 
-def yaml_budget_problem(loader_class, text: str, limits: Limits) -> tuple[str, str, int, int] | None:
+def yaml_budget_problem(
+    loader_class, text: str, limits: Limits
+) -> tuple[str, str, int, int] | None:
     """(rule, message, line, column) of the first level or value over budget, from libyaml's event stream.
 
     Runs before the composer builds (and recurses over) nodes. The parser
@@ -142,7 +148,12 @@ def yaml_budget_problem(loader_class, text: str, limits: Limits) -> tuple[str, s
         # ahead before the first event: deeper than any budget (MAX_DEPTH_CEILING), so it is this budget's finding.
         if exc.problem != LIBYAML_TOO_DEEP or exc.problem_mark is None:
             raise
-        return "LB108", too_deep_message(limits), exc.problem_mark.line + 1, exc.problem_mark.column + 1
+        return (
+            "LB108",
+            too_deep_message(limits),
+            exc.problem_mark.line + 1,
+            exc.problem_mark.column + 1,
+        )
     finally:
         loader.dispose()
     return None

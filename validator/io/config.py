@@ -41,7 +41,9 @@ def read_config(path: Path) -> Settings:
     table = _lbnorm_table(path, _parse(path))
     settings = settings_from_mapping(table, str(path))
     if settings.profile_file:  # written relative to the configuration file, as ruff's paths are
-        settings = Settings(**{**settings.__dict__, "profile_file": str(path.parent / settings.profile_file)})
+        settings = Settings(
+            **{**settings.__dict__, "profile_file": str(path.parent / settings.profile_file)}
+        )
     return settings
 
 
@@ -59,7 +61,9 @@ def _has_lbnorm_table(path: Path) -> bool:
     try:
         return isinstance(_parse(path).get("tool", {}).get("lbnorm"), dict)
     except ConfigError:
-        return False  # someone else's broken pyproject.toml is not ours to report unless it is named
+        return (
+            False  # someone else's broken pyproject.toml is not ours to report unless it is named
+        )
 
 
 def _parse(path: Path) -> dict[str, Any]:
@@ -74,7 +78,9 @@ def _parse(path: Path) -> dict[str, Any]:
 
 
 def _lbnorm_table(path: Path, document: dict[str, Any]) -> dict[str, Any]:
-    tool = document.get("tool", {}).get("lbnorm") if isinstance(document.get("tool"), dict) else None
+    tool = (
+        document.get("tool", {}).get("lbnorm") if isinstance(document.get("tool"), dict) else None
+    )
     if path.name == "pyproject.toml":
         if not isinstance(tool, dict):
             raise ConfigError(f"{path}: no [tool.lbnorm] table")

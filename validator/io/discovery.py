@@ -14,13 +14,16 @@ import os
 import re
 from pathlib import Path
 
-
 SAMPLE_LOG_SUFFIX = ".jsonl"
-_RESULTS_NAME = re.compile(r"^results.*\.json$")  # results_<date>.json, results.json, results_lm_eval_03.json
+_RESULTS_NAME = re.compile(
+    r"^results.*\.json$"
+)  # results_<date>.json, results.json, results_lm_eval_03.json
 
-SAMPLE_LOG_PASSED_TO_CHECK = ("this is a sample log (--log_samples), not a results file or a submission: "
-                              "audit it with `lbnorm audit RESULTS_FILE LOG`, or list it under `samples` "
-                              "in the submission")
+SAMPLE_LOG_PASSED_TO_CHECK = (
+    "this is a sample log (--log_samples), not a results file or a submission: "
+    "audit it with `lbnorm audit RESULTS_FILE LOG`, or list it under `samples` "
+    "in the submission"
+)
 
 
 def is_sample_log(path: Path | str) -> bool:
@@ -39,11 +42,20 @@ def named_literally(argument: str) -> bool:
 def results_files(found: list[Path], literal: set[Path], root: Path = Path()) -> list[Path]:
     """The results files among paths a folder or glob brought (named files are kept whatever their name):
     results*.json, and NAME_<date>.json where logs of its date lie beside it (lm-eval --output_path NAME.json)."""
-    from .sample_logs import NAMED_RESULTS, named_results_beside_logs  # check reads no log unless asked to
+    from .sample_logs import (
+        NAMED_RESULTS,
+        named_results_beside_logs,
+    )  # check reads no log unless asked to
 
     listed = functools.lru_cache(maxsize=None)(_names_in)
-    return [p for p in found if p in literal or (is_results_name(p) and not is_sample_log(p))
-            or NAMED_RESULTS.match(p.name) and named_results_beside_logs(p.name, listed(root / p.parent))]
+    return [
+        p
+        for p in found
+        if p in literal
+        or (is_results_name(p) and not is_sample_log(p))
+        or NAMED_RESULTS.match(p.name)
+        and named_results_beside_logs(p.name, listed(root / p.parent))
+    ]
 
 
 def unclaimed_logs(logs: list[Path], results: list[Path]) -> list[tuple[Path, str]]:
@@ -54,7 +66,9 @@ def unclaimed_logs(logs: list[Path], results: list[Path]) -> list[tuple[Path, st
     by_folder: dict[Path, list[str]] = {}
     for path in results:
         by_folder.setdefault(path.parent, []).append(path.name)
-    return [(log, ORPHAN_LOG) for log in logs if is_unclaimed(log.name, by_folder.get(log.parent, []))]
+    return [
+        (log, ORPHAN_LOG) for log in logs if is_unclaimed(log.name, by_folder.get(log.parent, []))
+    ]
 
 
 def _names_in(folder: Path) -> list[str]:

@@ -82,7 +82,10 @@ def line_col(starts: list[int], offset: int) -> tuple[int, int]:
 
 # --- loading ---------------------------------------------------------------------------
 
-def parse_document(text: str, display_path: str, kind: str, limits: Limits = DEFAULT_LIMITS) -> Document:
+
+def parse_document(
+    text: str, display_path: str, kind: str, limits: Limits = DEFAULT_LIMITS
+) -> Document:
     if kind == "yaml":
         data, marks = _parse_yaml(text, limits)
         document = Document(display_path, text, data, "yaml", _yaml_marks=marks)
@@ -109,8 +112,9 @@ def _parse_json(text: str, limits: Limits) -> Any:
         _, duplicates = scan_json(text)
         key, offset = duplicates[0]
         line, column = line_col(line_starts(text), offset)
-        raise DocumentError("LB103", f"key {key!r} appears twice in one object; keep one value",
-                            line, column) from None
+        raise DocumentError(
+            "LB103", f"key {key!r} appears twice in one object; keep one value", line, column
+        ) from None
     except RecursionError:
         raise DocumentError("LB108", _too_deep(limits)) from None
     except ValueError:  # Python refuses to convert integers of more than 4,300 digits
@@ -119,8 +123,12 @@ def _parse_json(text: str, limits: Limits) -> Any:
             raise
         start = match.start() + len(match[0]) - len(match[0].lstrip())
         line, column = line_col(line_starts(text), start)
-        raise DocumentError("LB109", f"a number has {len(match[0].strip()):,} digits; write a number of normal length",
-                            line, column) from None
+        raise DocumentError(
+            "LB109",
+            f"a number has {len(match[0].strip()):,} digits; write a number of normal length",
+            line,
+            column,
+        ) from None
 
 
 _MAX_INT_DIGITS = 4300  # Python's int() refuses more (sys.get_int_max_str_digits)
@@ -146,8 +154,10 @@ def _too_deep(limits: Limits) -> str:
 
 
 def _too_long(limits: Limits, length: int) -> str:
-    return (f"a string of {length:,} characters is longer than the limit of {limits.max_string_length:,} "
-            f"(raise {Limits.OPTION_NAMES['max_string_length']} if this file is honest)")
+    return (
+        f"a string of {length:,} characters is longer than the limit of {limits.max_string_length:,} "
+        f"(raise {Limits.OPTION_NAMES['max_string_length']} if this file is honest)"
+    )
 
 
 # Integers past the float range cannot be a score or a count, and every
@@ -172,9 +182,17 @@ def shape_problem(data: Any, limits: Limits) -> tuple[str, str, JsonPath] | None
             elif isinstance(value, str) and len(value) > longest:
                 return "LB109", _too_long(limits, len(value)), (*path, key)
             elif type(value) is int and not -LARGEST_INTEGER <= value <= LARGEST_INTEGER:
-                digits = int(value.bit_length() * 0.30103) + 1  # str() refuses more than 4,300 digits
-                return "LB109", (f"an integer of about {digits:,} digits is beyond the range of any "
-                                 "score or count; write a number of normal size"), (*path, key)
+                digits = (
+                    int(value.bit_length() * 0.30103) + 1
+                )  # str() refuses more than 4,300 digits
+                return (
+                    "LB109",
+                    (
+                        f"an integer of about {digits:,} digits is beyond the range of any "
+                        "score or count; write a number of normal size"
+                    ),
+                    (*path, key),
+                )
             if isinstance(key, str) and len(key) > longest:
                 return "LB109", _too_long(limits, len(key)), path
     return None
@@ -215,8 +233,12 @@ def _parse_yaml(text: str, limits: Limits) -> tuple[Any, dict[JsonPath, tuple[in
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         problem = exc.problem or exc.context or "syntax error"
-        raise DocumentError("LB102", f"not valid YAML: {problem}",
-                            mark.line + 1 if mark else None, mark.column + 1 if mark else None) from None
+        raise DocumentError(
+            "LB102",
+            f"not valid YAML: {problem}",
+            mark.line + 1 if mark else None,
+            mark.column + 1 if mark else None,
+        ) from None
     except yaml.YAMLError as exc:
         raise DocumentError("LB102", f"not valid YAML: {str(exc).splitlines()[0]}") from None
     return data, marks
@@ -231,26 +253,38 @@ def _walk_yaml(node, path: JsonPath, marks: dict, budget: list[int]) -> None:
 
     budget[0] -= 1
     if budget[0] < 0:
-        raise DocumentError("LB112", "YAML aliases expand to more values than --max-values "
-                            "(an alias bomb?); write the values out instead of using anchors")
+        raise DocumentError(
+            "LB112",
+            "YAML aliases expand to more values than --max-values "
+            "(an alias bomb?); write the values out instead of using anchors",
+        )
     here = (node.start_mark.line + 1, node.start_mark.column + 1)
     marks[path] = here
     # Depth and string length are judged after construction (shape_problem),
     # as for JSON; only what would break construction is refused here.
     if node.tag == _YAML_INT and len(node.value) > _MAX_INT_DIGITS:
-        raise DocumentError("LB109", f"a number has {len(node.value):,} digits; write a number of normal length",
-                            *here)
+        raise DocumentError(
+            "LB109",
+            f"a number has {len(node.value):,} digits; write a number of normal length",
+            *here,
+        )
     if isinstance(node, yaml.MappingNode):
         seen = set()
         for key_node, value_node in node.value:
             where = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
             if not isinstance(key_node, yaml.ScalarNode) or key_node.tag != _YAML_STR:
-                raise DocumentError("LB102", "a mapping key is not a string (a number, true/false, null, a date, "
-                                    "a list or a merge key); results and submissions use string keys only, as "
-                                    "JSON does: quote the key", *where)
+                raise DocumentError(
+                    "LB102",
+                    "a mapping key is not a string (a number, true/false, null, a date, "
+                    "a list or a merge key); results and submissions use string keys only, as "
+                    "JSON does: quote the key",
+                    *where,
+                )
             key = key_node.value
             if key in seen:
-                raise DocumentError("LB103", f"key {key!r} appears twice in one mapping; keep one value", *where)
+                raise DocumentError(
+                    "LB103", f"key {key!r} appears twice in one mapping; keep one value", *where
+                )
             seen.add(key)
             _walk_yaml(value_node, (*path, key), marks, budget)
             # a member's position is its key's (the value's walk set the value's)
@@ -315,7 +349,13 @@ class _Frame:
     __slots__ = ("path", "is_object", "count", "keys", "current")
 
     def __init__(self, path: JsonPath, is_object: bool):
-        self.path, self.is_object, self.count, self.keys, self.current = path, is_object, 0, set(), None
+        self.path, self.is_object, self.count, self.keys, self.current = (
+            path,
+            is_object,
+            0,
+            set(),
+            None,
+        )
 
     def member_path(self) -> JsonPath:
         return (*self.path, self.current)
@@ -337,6 +377,7 @@ class _Frame:
 
 
 # --- non-finite numbers --------------------------------------------------------------
+
 
 def non_finite_paths(value: Any, path: JsonPath = ()) -> list[JsonPath]:
     """Paths of every NaN / Infinity in a parsed value."""

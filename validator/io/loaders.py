@@ -31,7 +31,9 @@ PROFILE_SCHEMA = "profile.schema.json"
 READ_BUFFER = 1 << 20
 
 
-def open_regular_file(path: Path, max_bytes: int, what: str = "file", option: str = "max_file_bytes"):
+def open_regular_file(
+    path: Path, max_bytes: int, what: str = "file", option: str = "max_file_bytes"
+):
     """A binary handle on a regular file no bigger than max_bytes.
 
     Raises DocumentError (LB101 unreadable or not a regular file, LB106 too
@@ -51,7 +53,9 @@ def open_regular_file(path: Path, max_bytes: int, what: str = "file", option: st
     if stat.S_ISDIR(mode):
         problem = DocumentError("LB101", "is a directory, expected a file")
     elif not stat.S_ISREG(mode):
-        problem = DocumentError("LB101", "is not a regular file (a FIFO, device or socket); it is not read")
+        problem = DocumentError(
+            "LB101", "is not a regular file (a FIFO, device or socket); it is not read"
+        )
     elif size > max_bytes:
         problem = DocumentError("LB106", _too_large(size, max_bytes, what, option))
     if problem:
@@ -82,12 +86,16 @@ def read_untrusted(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise DocumentError("LB101", f"byte offset {exc.start} is not UTF-8; save the file as UTF-8") from None
+        raise DocumentError(
+            "LB101", f"byte offset {exc.start} is not UTF-8; save the file as UTF-8"
+        ) from None
 
 
 def _too_large(size: int, limit: int, what: str = "file", option: str = "max_file_bytes") -> str:
-    return (f"the {what} has {size:,} bytes, more than the limit of {describe_size(limit)} "
-            f"(raise {Limits.OPTION_NAMES[option]} if this {what} is honest)")
+    return (
+        f"the {what} has {size:,} bytes, more than the limit of {describe_size(limit)} "
+        f"(raise {Limits.OPTION_NAMES[option]} if this {what} is honest)"
+    )
 
 
 def read_document(path: Path, display_path: str, limits: Limits = DEFAULT_LIMITS) -> Document:
@@ -95,7 +103,9 @@ def read_document(path: Path, display_path: str, limits: Limits = DEFAULT_LIMITS
     return parse_document(read_untrusted(path, limits), display_path, kind_of(path), limits)
 
 
-def read_text(path: Path, error: type[Exception] = DataError, limits: Limits = DEFAULT_LIMITS) -> str:
+def read_text(
+    path: Path, error: type[Exception] = DataError, limits: Limits = DEFAULT_LIMITS
+) -> str:
     """read_untrusted() for the CLI's own arguments: errors become `error` and name the path."""
     try:
         return read_untrusted(path, limits)
@@ -103,8 +113,13 @@ def read_text(path: Path, error: type[Exception] = DataError, limits: Limits = D
         raise error(f"{path}: {exc.message}") from None
 
 
-def parse(text: str, origin: str, kind: str, error: type[Exception] = DataError,
-          limits: Limits = DEFAULT_LIMITS) -> Any:
+def parse(
+    text: str,
+    origin: str,
+    kind: str,
+    error: type[Exception] = DataError,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Any:
     """JSON (NaN tokens allowed, duplicate keys refused) or safe YAML, with line:column in errors."""
     try:
         return parse_document(text, origin, kind, limits).data
@@ -123,9 +138,12 @@ def load_results(path: Path, limits: Limits = DEFAULT_LIMITS) -> HarnessResults:
 
 # --- profiles ---------------------------------------------------------------------
 
+
 def builtin_profile_names() -> list[str]:
     folder = resources.files("validator") / "profiles"
-    return sorted(p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml"))
+    return sorted(
+        p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml")
+    )
 
 
 @functools.cache
@@ -137,14 +155,18 @@ def load_builtin_profile(name: str, validate: bool = False) -> Profile:
     more than the rest of a one-file check. Cross-references are still checked.
     """
     if name not in builtin_profile_names():
-        raise ConfigError(f"unknown profile '{name}'; built-in profiles: {', '.join(builtin_profile_names())}")
+        raise ConfigError(
+            f"unknown profile '{name}'; built-in profiles: {', '.join(builtin_profile_names())}"
+        )
     text = (resources.files("validator") / "profiles" / f"{name}.yaml").read_text(encoding="utf-8")
     origin = f"'{name}' (built-in)"
     if validate:
         return _profile_from_text(text, origin, "yaml")
     import yaml
 
-    return build_profile(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), origin)
+    return build_profile(
+        yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), origin
+    )
 
 
 def load_profile_file(path: Path) -> Profile:
@@ -166,5 +188,7 @@ def _profile_from_text(text: str, origin: str, kind: str) -> Profile:
 def _profile_validator():
     import jsonschema
 
-    schema = json.loads((resources.files("validator") / "schemas" / PROFILE_SCHEMA).read_text(encoding="utf-8"))
+    schema = json.loads(
+        (resources.files("validator") / "schemas" / PROFILE_SCHEMA).read_text(encoding="utf-8")
+    )
     return jsonschema.Draft202012Validator(schema)

@@ -24,21 +24,29 @@ class PathRefused(Exception):
 
 @dataclass(frozen=True)
 class Target:
-    display: str     # as shown in findings: relative to the root, forward slashes
-    path: Path       # resolved, inside the root, a regular file
+    display: str  # as shown in findings: relative to the root, forward slashes
+    path: Path  # resolved, inside the root, a regular file
 
 
 def display_path(root: Path, path: Path) -> str:
     absolute = os.path.normpath(os.path.join(root, path))
     base = os.fspath(root)
-    if not os.path.isabs(base):  # pathlib's reading of a relative root ("." holds every relative path)
+    if not os.path.isabs(
+        base
+    ):  # pathlib's reading of a relative root ("." holds every relative path)
         try:
             return Path(absolute).relative_to(root).as_posix()
         except ValueError:
             return str(path)
     base = os.path.normpath(base)
     inside = _inside(absolute, base)
-    return "." if absolute == base else inside.replace(os.sep, "/") if inside is not None else str(path)
+    return (
+        "."
+        if absolute == base
+        else inside.replace(os.sep, "/")
+        if inside is not None
+        else str(path)
+    )
 
 
 def confine(root: Path, path: Path) -> Target:
@@ -62,25 +70,33 @@ def confine(root: Path, path: Path) -> Target:
             raise PathRefused(f"{shown} is a symlink loop; it is not read") from None
         raise PathRefused(f"{shown}: cannot be read ({exc.strerror})") from None
     if resolved != os.fspath(root) and _inside(resolved, os.fspath(root)) is None:
-        raise PathRefused(f"{shown} resolves outside the workspace ({root}); only files in the repository are read")
+        raise PathRefused(
+            f"{shown} resolves outside the workspace ({root}); only files in the repository are read"
+        )
     if stat.S_ISDIR(mode):
         raise PathRefused(f"{shown} is a directory, expected a file")
     if not stat.S_ISREG(mode):
-        raise PathRefused(f"{shown} is not a regular file (a FIFO, device or socket); it is not read")
+        raise PathRefused(
+            f"{shown} is not a regular file (a FIFO, device or socket); it is not read"
+        )
     return Target(shown, Path(resolved))
 
 
 def _inside(path: str, root: str) -> str | None:
     """`path` relative to `root` when it is below it (both normalised), else None."""
     prefix = root if root.endswith(os.sep) else root + os.sep
-    return path[len(prefix):] if path.startswith(prefix) else None
+    return path[len(prefix) :] if path.startswith(prefix) else None
 
 
 def relative_reference(root: Path, base_file: Path, reference: str) -> Target:
     """A path written inside a submission, relative to that submission's folder."""
     if "\x00" in reference:
         raise PathRefused("the path contains a NUL character")
-    if Path(reference).is_absolute() or reference.startswith(("\\", "/")) or (len(reference) > 1 and reference[1] == ":"):
+    if (
+        Path(reference).is_absolute()
+        or reference.startswith(("\\", "/"))
+        or (len(reference) > 1 and reference[1] == ":")
+    ):
         raise PathRefused(f"'{reference}' is absolute; write it relative to the submission file")
     return confine(root, base_file.parent.relative_to(root) / reference)
 
@@ -89,11 +105,15 @@ def relative_reference(root: Path, base_file: Path, reference: str) -> Target:
 class Expansion:
     """What the patterns matched: the files to check and everything the run must say it did not check."""
 
-    paths: list[Path] = field(default_factory=list)   # relative to the root, sorted per pattern
+    paths: list[Path] = field(default_factory=list)  # relative to the root, sorted per pattern
     unmatched: list[str] = field(default_factory=list)
-    skipped: list[Path] = field(default_factory=list)  # hidden entries and symlinked folders not walked
-    too_many: bool = False                              # more than max_files checkable files matched
-    logs: list[Path] = field(default_factory=list)      # samples_*.jsonl a folder's walk passed (not checkable)
+    skipped: list[Path] = field(
+        default_factory=list
+    )  # hidden entries and symlinked folders not walked
+    too_many: bool = False  # more than max_files checkable files matched
+    logs: list[Path] = field(
+        default_factory=list
+    )  # samples_*.jsonl a folder's walk passed (not checkable)
 
 
 # Walking costs time for every entry, checkable or not: past this many entries
@@ -167,7 +187,9 @@ class _Walk:
     def __init__(self, root: Path, max_files: int, max_entries: int):
         self.root, self.files_left, self.entries_left = root, max_files + 1, max_entries
         self.skipped: set[Path] = set()
-        self.logs: set[Path] = set()  # so that audit can tell a log no results file claims (ORPHAN_LOG)
+        self.logs: set[Path] = (
+            set()
+        )  # so that audit can tell a log no results file claims (ORPHAN_LOG)
         self.exhausted = False
 
     def run(self, here: Path, parts: list[str]) -> list[Path]:
@@ -193,12 +215,20 @@ class _Walk:
             head, tail = rest[0], rest[1:]
             if head == "**":
                 stack.append((where, tail))
-                stack.extend((where / name, rest) for name in self._children(where, "*")
-                             if self._is_walkable(where / name))
+                stack.extend(
+                    (where / name, rest)
+                    for name in self._children(where, "*")
+                    if self._is_walkable(where / name)
+                )
             elif GLOB_CHARS & set(head):
-                stack.extend((where / name, tail) for name in self._children(where, head)
-                             if not tail or self._is_walkable(where / name))
-            elif os.path.lexists(self.root / where / head) and (not tail or self._is_walkable(where / head)):
+                stack.extend(
+                    (where / name, tail)
+                    for name in self._children(where, head)
+                    if not tail or self._is_walkable(where / name)
+                )
+            elif os.path.lexists(self.root / where / head) and (
+                not tail or self._is_walkable(where / head)
+            ):
                 stack.append((where / head, tail))
 
     def _children(self, folder: Path, pattern: str) -> list[str]:
@@ -216,7 +246,11 @@ class _Walk:
         wanted = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
         if not pattern.startswith("."):
             hidden = [n for n in wanted if n.startswith(".")]
-            self.skipped.update(folder / n for n in hidden if n not in SILENT_SKIPS and self._worth_saying(folder / n))
+            self.skipped.update(
+                folder / n
+                for n in hidden
+                if n not in SILENT_SKIPS and self._worth_saying(folder / n)
+            )
             wanted = [n for n in wanted if not n.startswith(".")]
         return wanted
 

@@ -11,7 +11,8 @@ version-dependent "  - " depth prefix).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..core.errors import DataError
 from ..core.results import HarnessResults, SampleCount, TaskEntry, sample_counts_evidence
@@ -31,7 +32,9 @@ _MODEL_ARG_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
 def read_results(doc: Any) -> HarnessResults:
     """Detect the format of a parsed results document and read it."""
     if not isinstance(doc, dict):
-        raise DataError(f"top level is {_kind(doc)}, expected a JSON object with a 'results' object")
+        raise DataError(
+            f"top level is {_kind(doc)}, expected a JSON object with a 'results' object"
+        )
     results = doc.get("results")
     if not isinstance(results, dict):
         raise DataError("no 'results' object at the top level; tried " + _formats_tried())
@@ -42,16 +45,20 @@ def read_results(doc: Any) -> HarnessResults:
 
 
 def _formats_tried() -> str:
-    return ("lm-eval 0.4.x ('metric,filter' keys), lm-eval 0.3 (plain metric keys with 'versions'), "
-            "lighteval / Open LLM Leaderboard v1 ('suite|task|shots' keys)")
+    return (
+        "lm-eval 0.4.x ('metric,filter' keys), lm-eval 0.3 (plain metric keys with 'versions'), "
+        "lighteval / Open LLM Leaderboard v1 ('suite|task|shots' keys)"
+    )
 
 
 def _kind(value: Any) -> str:
     return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
-        type(value), "a number")
+        type(value), "a number"
+    )
 
 
 # --- lm-eval 0.4.x -------------------------------------------------------------
+
 
 def _is_lm_eval_04(doc: dict, results: dict) -> bool:
     if any(marker in doc for marker in _LM_EVAL_04_MARKERS):
@@ -73,8 +80,14 @@ def _read_lm_eval_04(doc: dict, results: dict) -> HarnessResults:
             metrics[(metric, flt or "none")] = value
             raw_keys[(metric, flt or "none")] = metric_key
         shots, shots_path = _lm_eval_shots(doc, n_shot, key)
-        entries[key] = TaskEntry(key=key, name=key, metrics=metrics, num_fewshot=shots,
-                                 num_fewshot_path=shots_path, raw_keys=raw_keys)
+        entries[key] = TaskEntry(
+            key=key,
+            name=key,
+            metrics=metrics,
+            num_fewshot=shots,
+            num_fewshot_path=shots_path,
+            raw_keys=raw_keys,
+        )
     return HarnessResults(
         format=LM_EVAL_04,
         model=_lm_eval_model(doc),
@@ -84,8 +97,9 @@ def _read_lm_eval_04(doc: dict, results: dict) -> HarnessResults:
         config_versions=_config_versions(doc.get("configs")),
         limit=_dict_or_empty(doc.get("config")).get("limit"),
         limit_path=("config", "limit"),
-        sample_counts_evidence=sample_counts_evidence(doc.get("n-samples"), doc.get("task_hashes"),
-                                                      doc.get("lm_eval_version")),
+        sample_counts_evidence=sample_counts_evidence(
+            doc.get("n-samples"), doc.get("task_hashes"), doc.get("lm_eval_version")
+        ),
     )
 
 
@@ -113,7 +127,8 @@ def _n_samples(block: Any) -> dict[str, SampleCount]:
     if not isinstance(block, dict):
         return {}
     return {
-        task: SampleCount(counts.get("original"), counts.get("effective")) if isinstance(counts, dict)
+        task: SampleCount(counts.get("original"), counts.get("effective"))
+        if isinstance(counts, dict)
         else SampleCount(None, None, is_object=False)
         for task, counts in block.items()
     }
@@ -141,17 +156,27 @@ def _model_from_args(model_args: Any) -> str | None:
 
 # --- lm-eval 0.3 ---------------------------------------------------------------
 
+
 def _is_lm_eval_03(doc: dict, results: dict) -> bool:
-    return isinstance(doc.get("versions"), dict) and "config_general" not in doc and all(
-        isinstance(e, dict) and "|" not in k for k, e in results.items())
+    return (
+        isinstance(doc.get("versions"), dict)
+        and "config_general" not in doc
+        and all(isinstance(e, dict) and "|" not in k for k, e in results.items())
+    )
 
 
 def _read_lm_eval_03(doc: dict, results: dict) -> HarnessResults:
     config = _dict_or_empty(doc.get("config"))
     shots = config.get("num_fewshot")
     entries = {
-        key: TaskEntry(key=key, name=key, metrics=_plain_metrics(entry), num_fewshot=shots,
-                       num_fewshot_path=("config", "num_fewshot"), raw_keys=_plain_keys(entry))
+        key: TaskEntry(
+            key=key,
+            name=key,
+            metrics=_plain_metrics(entry),
+            num_fewshot=shots,
+            num_fewshot_path=("config", "num_fewshot"),
+            raw_keys=_plain_keys(entry),
+        )
         for key, entry in results.items()
     }
     return HarnessResults(
@@ -174,6 +199,7 @@ def _plain_keys(entry: dict) -> dict[tuple[str, str], str]:
 
 # --- lighteval / Open LLM Leaderboard v1 -----------------------------------------
 
+
 def _is_lighteval(doc: dict, results: dict) -> bool:
     return "config_general" in doc or any("|" in key for key in results)
 
@@ -187,10 +213,18 @@ def _read_lighteval(doc: dict, results: dict) -> HarnessResults:
             raise DataError(f"results.{key} is {_kind(entry)}, expected an object of metrics")
         name, shots = _split_lighteval_key(key)
         if name in entries:
-            raise DataError(f"results has two entries for task '{name}' ('{entries[name].key}' and '{key}'); "
-                            "keep one run per task")
-        entries[name] = TaskEntry(key=key, name=name, metrics=_plain_metrics(entry), num_fewshot=shots,
-                                  num_fewshot_path=("results", key), raw_keys=_plain_keys(entry))
+            raise DataError(
+                f"results has two entries for task '{name}' ('{entries[name].key}' and '{key}'); "
+                "keep one run per task"
+            )
+        entries[name] = TaskEntry(
+            key=key,
+            name=name,
+            metrics=_plain_metrics(entry),
+            num_fewshot=shots,
+            num_fewshot_path=("results", key),
+            raw_keys=_plain_keys(entry),
+        )
     # Mid-2023 files carry 'config'; later ones 'config_general' (the v1 reader tried both).
     config_key = "config_general" if "config_general" in doc else "config"
     config = _dict_or_empty(doc.get(config_key))
@@ -217,7 +251,9 @@ def _dict_or_empty(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-_READERS: tuple[tuple[str, Callable[[dict, dict], bool], Callable[[dict, dict], HarnessResults]], ...] = (
+_READERS: tuple[
+    tuple[str, Callable[[dict, dict], bool], Callable[[dict, dict], HarnessResults]], ...
+] = (
     (LM_EVAL_04, _is_lm_eval_04, _read_lm_eval_04),
     (LIGHTEVAL, _is_lighteval, _read_lighteval),
     (LM_EVAL_03, _is_lm_eval_03, _read_lm_eval_03),

@@ -48,7 +48,12 @@ class ReportFile:
     def write(self, data: bytes) -> str:
         """Write atomically (temporary file, then rename); returns the path relative to the workspace."""
         temporary = f".{self.name}.{secrets.token_hex(8)}.tmp"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=self._folder_fd)
+        fd = os.open(
+            temporary,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+            0o644,
+            dir_fd=self._folder_fd,
+        )
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
@@ -75,7 +80,9 @@ def _parts(relative: str) -> list[str]:
         raise ReportRefused("the report path is absolute; give it relative to the workspace")
     parts = [p for p in path.parts if p != "."]
     if not parts or ".." in parts:
-        raise ReportRefused("the report path leaves the workspace (it contains '..' or names no file)")
+        raise ReportRefused(
+            "the report path leaves the workspace (it contains '..' or names no file)"
+        )
     return parts
 
 
@@ -84,8 +91,10 @@ def _enter(folder_fd: int, part: str, relative: str) -> int:
     try:
         child = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=folder_fd)
     except OSError as exc:
-        raise ReportRefused(f"folder '{part}' of the report path cannot be entered ({exc.strerror}; "
-                            "a symlink is never followed)") from None
+        raise ReportRefused(
+            f"folder '{part}' of the report path cannot be entered ({exc.strerror}; "
+            "a symlink is never followed)"
+        ) from None
     finally:
         os.close(folder_fd)
     return child
@@ -99,7 +108,9 @@ def _remove_stale(folder_fd: int, name: str, relative: str) -> None:
     if stat.S_ISLNK(info.st_mode):
         raise ReportRefused("the report path is a symlink (committed in the pull request?)")
     if not stat.S_ISREG(info.st_mode):
-        raise ReportRefused("the report path is not a regular file (a FIFO, directory, device or socket)")
+        raise ReportRefused(
+            "the report path is not a regular file (a FIFO, directory, device or socket)"
+        )
     if info.st_nlink > 1:
         raise ReportRefused("the report path is a hard link to another file")
     os.unlink(name, dir_fd=folder_fd)

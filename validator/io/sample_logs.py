@@ -14,9 +14,10 @@ import codecs
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .budgets import (
     json_plainly_within,
@@ -40,14 +41,18 @@ LEGACY_RESULTS = "results.json"
 _CHUNK = 1 << 20
 
 
-@dataclass(slots=True)  # not frozen: a frozen dataclass costs 2 us to build, and a log has millions of records
+@dataclass(
+    slots=True
+)  # not frozen: a frozen dataclass costs 2 us to build, and a log has millions of records
 class SampleRecord:
-    index: int   # 0-based position in the file
-    line: int    # 1-based line where the record starts
-    text: str    # its JSON text, kept only while the record is audited (for positions)
+    index: int  # 0-based position in the file
+    line: int  # 1-based line where the record starts
+    text: str  # its JSON text, kept only while the record is audited (for positions)
     data: Any
-    column: int = 1       # where the record starts on its line
-    in_array: bool = False  # an element of a legacy JSON-array log (its JSON path starts with [index])
+    column: int = 1  # where the record starts on its line
+    in_array: bool = (
+        False  # an element of a legacy JSON-array log (its JSON path starts with [index])
+    )
 
 
 @dataclass(frozen=True)
@@ -56,8 +61,10 @@ class FoundLog:
     path: Path
 
 
-UNPLACED_LOG = ("cannot tell which task of the results file this log belongs to; name it "
-                "samples_<task>_<date>.jsonl with a task of the results file")
+UNPLACED_LOG = (
+    "cannot tell which task of the results file this log belongs to; name it "
+    "samples_<task>_<date>.jsonl with a task of the results file"
+)
 
 
 def task_of(name: str, known_tasks: set[str]) -> str | None:
@@ -87,8 +94,11 @@ def claims(results_name: str, log_name: str) -> bool:
 
 def is_unclaimed(log_name: str, results_names: list[str]) -> bool:
     """A samples_*.jsonl that no results file of its folder takes (ORPHAN_LOG)."""
-    return log_name.startswith("samples_") and log_name.endswith(".jsonl") \
+    return (
+        log_name.startswith("samples_")
+        and log_name.endswith(".jsonl")
         and not any(claims(results, log_name) for results in results_names)
+    )
 
 
 def named_results_beside_logs(name: str, folder_names: list[str]) -> bool:
@@ -97,12 +107,17 @@ def named_results_beside_logs(name: str, folder_names: list[str]) -> bool:
     match = NAMED_RESULTS.match(name)
     if not match or RESULTS_NAME.match(name) or f"results_{match['date']}.json" in folder_names:
         return False
-    return any((sample := SAMPLES_NAME.match(other)) and sample["date"] == match["date"] for other in folder_names)
+    return any(
+        (sample := SAMPLES_NAME.match(other)) and sample["date"] == match["date"]
+        for other in folder_names
+    )
 
 
-ORPHAN_LOG = ("no results file of its date lies beside it (results_<date>.json, or NAME_<date>.json from lm-eval's "
-              "--output_path NAME.json), so no run claims it and it is not audited: put its run's results file "
-              "beside it, or move the log out of the folder")
+ORPHAN_LOG = (
+    "no results file of its date lies beside it (results_<date>.json, or NAME_<date>.json from lm-eval's "
+    "--output_path NAME.json), so no run claims it and it is not audited: put its run's results file "
+    "beside it, or move the log out of the folder"
+)
 
 
 def discover(results_path: Path, known_tasks: set[str]) -> tuple[list[FoundLog], list[str]]:
@@ -129,8 +144,10 @@ def discover(results_path: Path, known_tasks: set[str]) -> tuple[list[FoundLog],
     logs, problems = [], []
     for task, paths in sorted(by_task.items()):
         if len(paths) > 1:
-            problems.append(f"{len(paths)} logs for task {task} ({', '.join(p.name for p in paths)}); "
-                            "pass the right one explicitly")
+            problems.append(
+                f"{len(paths)} logs for task {task} ({', '.join(p.name for p in paths)}); "
+                "pass the right one explicitly"
+            )
             continue
         logs.append(FoundLog(task, paths[0]))
     return logs, problems
@@ -152,17 +169,26 @@ def read_records(path: Path, limits: Limits) -> Iterator[SampleRecord]:
 def check_record_count(record: SampleRecord, limits: Limits) -> None:
     """LB106 at the first record past --max-log-records (every reader, local or streamed)."""
     if record.index >= limits.max_log_records:
-        raise DocumentError("LB106", f"the log has more than {limits.max_log_records:,} records "
-                            f"(raise {Limits.OPTION_NAMES['max_log_records']} if this log is honest)",
-                            record.line, record.column)
+        raise DocumentError(
+            "LB106",
+            f"the log has more than {limits.max_log_records:,} records "
+            f"(raise {Limits.OPTION_NAMES['max_log_records']} if this log is honest)",
+            record.line,
+            record.column,
+        )
 
 
 def check_blank_lines(blank: int, line: int, limits: Limits) -> None:
     """LB106 past --max-log-records blank lines: they are not records, so that budget never counted them, yet
     each costs a read (4 GiB of newlines took minutes)."""
     if blank > limits.max_log_records:
-        raise DocumentError("LB106", f"the log has more than {limits.max_log_records:,} blank lines (raise "
-                            f"{Limits.OPTION_NAMES['max_log_records']} if this log is honest)", line, 1)
+        raise DocumentError(
+            "LB106",
+            f"the log has more than {limits.max_log_records:,} blank lines (raise "
+            f"{Limits.OPTION_NAMES['max_log_records']} if this log is honest)",
+            line,
+            1,
+        )
 
 
 def _open_log(path: Path, limits: Limits):
@@ -174,7 +200,10 @@ def _first_significant_byte(handle, limits: Limits) -> bytes:
     the blank lines before it counted against their budget: a log of nothing but newlines is not a record."""
     start = handle.read(3)
     handle.seek(3 if start == b"\xef\xbb\xbf" else 0)
-    blank, size = 0, 64  # small first: a log's first record starts at once, and a big read here read it twice
+    blank, size = (
+        0,
+        64,
+    )  # small first: a log's first record starts at once, and a big read here read it twice
     while True:
         chunk = handle.read(size)
         size = min(size * 16, _CHUNK)
@@ -182,7 +211,9 @@ def _first_significant_byte(handle, limits: Limits) -> bytes:
             return b""
         rest = chunk.lstrip()  # the bytes isspace() is true of
         blank += chunk.count(b"\n", 0, len(chunk) - len(rest))
-        check_blank_lines(blank, limits.max_log_records + 1, limits)  # every line up to there is blank
+        check_blank_lines(
+            blank, limits.max_log_records + 1, limits
+        )  # every line up to there is blank
         if rest:
             handle.seek(handle.tell() - len(rest))
             return rest[:1]
@@ -197,10 +228,16 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
             return
         line_number += 1
         if len(raw) > longest and not raw.endswith(b"\n"):
-            raise DocumentError("LB106", f"a record is longer than {describe_size(limits.max_file_bytes)} "
-                                         f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this log is honest)",
-                                line_number, 1)
-        if raw.isspace():  # a blank line (isspace tests the bytes strip() strips, without copying the line)
+            raise DocumentError(
+                "LB106",
+                f"a record is longer than {describe_size(limits.max_file_bytes)} "
+                f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this log is honest)",
+                line_number,
+                1,
+            )
+        if (
+            raw.isspace()
+        ):  # a blank line (isspace tests the bytes strip() strips, without copying the line)
             check_blank_lines(line_number - index, line_number, limits)
             continue
         cut = not raw.endswith(b"\n")
@@ -264,8 +301,9 @@ def _array_records(handle, limits: Limits) -> Iterator[SampleRecord]:
         try:
             text = utf8.decode(chunk, final=eof)
         except UnicodeDecodeError:
-            raise DocumentError("LB701", "the log is not UTF-8 near this line; logs are written as UTF-8",
-                                line, 1) from None
+            raise DocumentError(
+                "LB701", "the log is not UTF-8 near this line; logs are written as UTF-8", line, 1
+            ) from None
         buffer, position = buffer[position:] + text, 0
         return not eof
 
@@ -276,7 +314,9 @@ def _array_records(handle, limits: Limits) -> Iterator[SampleRecord]:
             position, column = position + 1, column + 1
         if position >= len(buffer):
             if eof or not fill():
-                raise DocumentError("LB701", "the JSON array is not closed; the log was cut off", line, 1)
+                raise DocumentError(
+                    "LB701", "the JSON array is not closed; the log was cut off", line, 1
+                )
             continue
         char = buffer[position]
         if char == "]" and (expect_value is False or index == 0):
@@ -285,7 +325,9 @@ def _array_records(handle, limits: Limits) -> Iterator[SampleRecord]:
             position, column, expect_value = position + 1, column + 1, True
             continue
         if not expect_value:
-            raise DocumentError("LB701", f"expected ',' or ']' between records, found {char!r}", line, 1)
+            raise DocumentError(
+                "LB701", f"expected ',' or ']' between records, found {char!r}", line, 1
+            )
         try:
             data, end = decoder.raw_decode(buffer, position)
         except json.JSONDecodeError as exc:
@@ -293,17 +335,25 @@ def _array_records(handle, limits: Limits) -> Iterator[SampleRecord]:
                 fill()
                 continue
             if eof and not buffer.rstrip().endswith("]"):
-                raise DocumentError("LB701", f"the log ends inside record {index}; it was cut off", line, 1) from None
-            raise DocumentError("LB701", f"record {index} is not valid JSON: {exc.msg}", line, 1) from None
+                raise DocumentError(
+                    "LB701", f"the log ends inside record {index}; it was cut off", line, 1
+                ) from None
+            raise DocumentError(
+                "LB701", f"record {index} is not valid JSON: {exc.msg}", line, 1
+            ) from None
         except RecursionError:
             raise DocumentError("LB108", f"record {index} is nested too deeply", line, 1) from None
         except ValueError as exc:
-            raise DocumentError("LB701", f"record {index} is not valid JSON: {exc}", line, 1) from None
+            raise DocumentError(
+                "LB701", f"record {index} is not valid JSON: {exc}", line, 1
+            ) from None
         if end == len(buffer) and not eof:  # a number may continue in the next chunk
             if fill():
                 continue
         text = buffer[position:end]
-        _within_budgets(text, line, column, limits)  # json.loads survived it; json.dumps on 3.12 might not
+        _within_budgets(
+            text, line, column, limits
+        )  # json.loads survived it; json.dumps on 3.12 might not
         record = SampleRecord(index, line, text, data, column, in_array=True)
         check_record_count(record, limits)
         yield record
@@ -322,20 +372,32 @@ def decode_line(raw: bytes, line: int, cut: bool = False) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        if cut and exc.end == len(raw) and exc.reason == "unexpected end of data":  # a character cut in two
-            raise DocumentError("LB701", f"{CUT_OFF} (inside a character); {CUT_OFF_FIX}", line, 1) from None
-        raise DocumentError("LB701", f"byte {exc.start} of this line is not UTF-8; logs are written as UTF-8",
-                            line, 1) from None
+        if (
+            cut and exc.end == len(raw) and exc.reason == "unexpected end of data"
+        ):  # a character cut in two
+            raise DocumentError(
+                "LB701", f"{CUT_OFF} (inside a character); {CUT_OFF_FIX}", line, 1
+            ) from None
+        raise DocumentError(
+            "LB701",
+            f"byte {exc.start} of this line is not UTF-8; logs are written as UTF-8",
+            line,
+            1,
+        ) from None
 
 
 def _within_budgets(text: str, line: int, column: int, limits: Limits) -> None:
     if json_too_deep(text, limits.max_depth):
         raise DocumentError("LB108", "this record: " + too_deep_message(limits), line, column)
     if json_too_many_values(text, limits.max_values):
-        raise DocumentError("LB112", "this record: " + too_many_values_message(limits), line, column)
+        raise DocumentError(
+            "LB112", "this record: " + too_many_values_message(limits), line, column
+        )
 
 
-_SCAN_ONCE = json.JSONDecoder().scan_once  # what json.loads runs (the C scanner where _json is built)
+_SCAN_ONCE = (
+    json.JSONDecoder().scan_once
+)  # what json.loads runs (the C scanner where _json is built)
 
 
 def parse_json(text: str) -> Any:
@@ -345,11 +407,15 @@ def parse_json(text: str) -> Any:
     most 500 levels, stops a line long before either.)"""
     try:
         value, end = _SCAN_ONCE(text, 0)
-    except StopIteration:  # no value at the start: whitespace, a BOM or no JSON first; json.loads says which
+    except (
+        StopIteration
+    ):  # no value at the start: whitespace, a BOM or no JSON first; json.loads says which
         return json.loads(text)
     if end == len(text) or (end + 1 == len(text) and text[end] == "\n"):
         return value
-    return json.loads(text)  # more after the value: whitespace json.loads skips, or extra data it refuses
+    return json.loads(
+        text
+    )  # more after the value: whitespace json.loads skips, or extra data it refuses
 
 
 def load_record(text: str, line: int, column: int, limits: Limits, cut: bool = False) -> Any:
@@ -362,8 +428,12 @@ def load_record(text: str, line: int, column: int, limits: Limits, cut: bool = F
     try:
         return parse_json(text)
     except json.JSONDecodeError as exc:
-        if cut and exc.msg != "Extra data":  # "Extra data": a whole record with something after it, not a cut
-            raise DocumentError("LB701", f"{CUT_OFF} ({exc.msg}); {CUT_OFF_FIX}", line, exc.colno) from None
+        if (
+            cut and exc.msg != "Extra data"
+        ):  # "Extra data": a whole record with something after it, not a cut
+            raise DocumentError(
+                "LB701", f"{CUT_OFF} ({exc.msg}); {CUT_OFF_FIX}", line, exc.colno
+            ) from None
         raise DocumentError("LB701", f"not valid JSON: {exc.msg}", line, exc.colno) from None
     except RecursionError:
         raise DocumentError("LB108", "the record is nested too deeply", line, column) from None

@@ -43,5 +43,7 @@ def inside_workspace(workspace: Workspace, argument: str, cwd: Path) -> str | No
 
 
 def outside_message(workspace: Workspace, argument: str) -> str:
-    return (f"{argument} is outside the workspace {workspace.describe()}; only files inside it are read. "
-            "Run lbnorm from inside it, or pass --root with a folder that contains the file")
+    return (
+        f"{argument} is outside the workspace {workspace.describe()}; only files inside it are read. "
+        "Run lbnorm from inside it, or pass --root with a folder that contains the file"
+    )

@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any, Callable, TextIO
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.version import __version__
 from ..findings import ERROR, WARNING
 from ..io.safe_text import neutralize_json, one_line
 from .text_style import Painter, ReportOptions, finding_line
 
-if TYPE_CHECKING:  # the audit itself loads only when a log is audited (start-up cost of every check)
+if (
+    TYPE_CHECKING
+):  # the audit itself loads only when a log is audited (start-up cost of every check)
     from ..audit.auditor import AuditResult, TaskAudit
 
 
@@ -48,25 +51,41 @@ def report_text(result: AuditResult, out: TextIO, options: ReportOptions) -> Non
         for finding in (f for f in shown if f.file == file):
             out.write(finding_line(finding, paint))
     verdict = "ok" if result.ok(options.strict) else "failed"
-    out.write(f"{paint.verdict(verdict)}: {len(result.tasks)} log(s) audited, {result.count(ERROR)} error(s), "
-              f"{result.count(WARNING)} warning(s)" + (" (--strict: warnings fail)" if options.strict else "") + "\n")
+    out.write(
+        f"{paint.verdict(verdict)}: {len(result.tasks)} log(s) audited, {result.count(ERROR)} error(s), "
+        f"{result.count(WARNING)} warning(s)"
+        + (" (--strict: warnings fail)" if options.strict else "")
+        + "\n"
+    )
 
 
 def task_text(task: TaskAudit, details: bool = False) -> str:
     """A task's audit in a few indented lines (also used by `check -v`)."""
-    filters = ", ".join(f"{one_line(name, 40)} {count:,}" for name, count in task.filters.items()) or "none"
+    filters = (
+        ", ".join(f"{one_line(name, 40)} {count:,}" for name, count in task.filters.items())
+        or "none"
+    )
     expected = f" (n-samples.effective {task.expected:,})" if task.expected is not None else ""
-    hashes = (f"hashes {task.hashes_checked - task.hash_mismatches:,}/{task.hashes_checked:,} ok"
-              if task.hashes_checked else "no hashes logged (lm-eval < 0.4.3)")
-    lines = [f"  {one_line(task.task, 120)}: {one_line(task.log)}: {task.samples:,} samples [{filters}]{expected}; "
-             f"{hashes}; task hash {task.task_hash}"]
+    hashes = (
+        f"hashes {task.hashes_checked - task.hash_mismatches:,}/{task.hashes_checked:,} ok"
+        if task.hashes_checked
+        else "no hashes logged (lm-eval < 0.4.3)"
+    )
+    lines = [
+        f"  {one_line(task.task, 120)}: {one_line(task.log)}: {task.samples:,} samples [{filters}]{expected}; "
+        f"{hashes}; task hash {task.task_hash}"
+    ]
     for metric in task.metrics:
         if metric.note:
             lines.append(f"    {one_line(metric.key, 60):<28} {one_line(metric.note)}")
         else:
-            recomputed = f"  recomputed {_num(metric.recomputed)}" if metric.recomputed is not None else ""
-            lines.append(f"    {one_line(metric.key, 60):<28} results {_num(metric.reported)}  "
-                         f"samples {_num(metric.from_samples)}{recomputed}")
+            recomputed = (
+                f"  recomputed {_num(metric.recomputed)}" if metric.recomputed is not None else ""
+            )
+            lines.append(
+                f"    {one_line(metric.key, 60):<28} results {_num(metric.reported)}  "
+                f"samples {_num(metric.from_samples)}{recomputed}"
+            )
     if task.drop:
         lines.extend(_drop_lines(task.drop.as_dict(), details))
     lines.extend(f"    note: {one_line(note)}" for note in task.notes)
@@ -88,9 +107,11 @@ def _drop_lines(report: dict, details: bool) -> list[str]:
     ]
     if details:
         for sample in report["flagged_samples"][:20]:
-            lines.append(f"      doc_id {sample['doc_id']} line {sample['line']} {'/'.join(sample['flags'])}: "
-                         f"{one_line(sample['prediction'], 80)} -> F1 {sample['f1']}, split@\\n "
-                         f"{sample['f1_split_newline']}")
+            lines.append(
+                f"      doc_id {sample['doc_id']} line {sample['line']} {'/'.join(sample['flags'])}: "
+                f"{one_line(sample['prediction'], 80)} -> F1 {sample['f1']}, split@\\n "
+                f"{sample['f1_split_newline']}"
+            )
     return lines
 
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 from ..check.checker import CheckResult, FileReport
 from ..core.version import __version__
@@ -30,10 +31,14 @@ def report_json(result: CheckResult, out: TextIO, options: ReportOptions) -> Non
         "ok": result.ok(options.strict),
         "files_checked": len(result.files),
         "findings": [f.as_dict() for f in result.findings],
-        "scores": {f.path: {"reported": _finite(f.reported), "recomputed": _finite(f.recomputed)}
-                   for f in result.files},
+        "scores": {
+            f.path: {"reported": _finite(f.reported), "recomputed": _finite(f.recomputed)}
+            for f in result.files
+        },
         "notes": [{"file": f.path, "message": note} for f in result.files for note in f.notes],
-        "audits": {f.path: {task.task: task.as_dict() for task in f.audit} for f in result.files if f.audit},
+        "audits": {
+            f.path: {task.task: task.as_dict() for task in f.audit} for f in result.files if f.audit
+        },
         "suppressed_findings": result.suppressed,
         "lbnorm_version": __version__,
     }
@@ -60,10 +65,17 @@ def report_text(result: CheckResult, out: TextIO, options: ReportOptions) -> Non
             out.write("".join(task_text(task) for task in files[path].audit))
     errors, warnings = result.count(ERROR), result.count(WARNING)
     verdict = "ok" if result.ok(options.strict) else "failed"
-    suppressed = f", {result.suppressed} suppressed (they follow from a root cause above)" if result.suppressed else ""
-    out.write(f"{paint.verdict(verdict)}: {len(result.files)} file(s) checked, "
-              f"{errors} error(s), {warnings} warning(s){suppressed}"
-              + (" (--strict: warnings fail)" if options.strict else "") + "\n")
+    suppressed = (
+        f", {result.suppressed} suppressed (they follow from a root cause above)"
+        if result.suppressed
+        else ""
+    )
+    out.write(
+        f"{paint.verdict(verdict)}: {len(result.files)} file(s) checked, "
+        f"{errors} error(s), {warnings} warning(s){suppressed}"
+        + (" (--strict: warnings fail)" if options.strict else "")
+        + "\n"
+    )
 
 
 def _score_table(report: FileReport) -> str:
@@ -78,4 +90,6 @@ def _score_table(report: FileReport) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-REPORTERS: dict[str, Callable[[CheckResult, TextIO, ReportOptions], None]] = reporters(report_text, report_json)
+REPORTERS: dict[str, Callable[[CheckResult, TextIO, ReportOptions], None]] = reporters(
+    report_text, report_json
+)

@@ -8,8 +8,9 @@ GITHUB_ACTIONS=true and no format is given, as yamllint does.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any, Callable, Mapping, TextIO
+from typing import Any, TextIO
 
 from ..io.safe_text import command_stream
 from .github import annotation_lines
@@ -19,18 +20,28 @@ from .text_style import ReportOptions
 
 Reporter = Callable[[Any, TextIO, ReportOptions], None]
 FORMATS = ("text", "json", "github", "sarif", "junit")
-GITHUB_DETAILS = "every finding is listed in this step's log; upload SARIF to see them all on the diff"
+GITHUB_DETAILS = (
+    "every finding is listed in this step's log; upload SARIF to see them all on the diff"
+)
 
 
 def reporters(text: Reporter, json: Reporter) -> dict[str, Reporter]:
     def github(result: Any, out: TextIO, options: ReportOptions) -> None:
         """Workflow-command annotations (GitHub shows 10 per severity), then the plain text report."""
-        commands = command_stream(out)  # our own ::error lines (their text escaped), past the stdout guard
+        commands = command_stream(
+            out
+        )  # our own ::error lines (their text escaped), past the stdout guard
         for line in annotation_lines(result, GITHUB_DETAILS):
             commands.write(line + "\n")
         text(result, out, replace(options, color=False))
 
-    return {"text": text, "json": json, "github": github, "sarif": report_sarif, "junit": report_junit}
+    return {
+        "text": text,
+        "json": json,
+        "github": github,
+        "sarif": report_sarif,
+        "junit": report_junit,
+    }
 
 
 def default_format(chosen: str | None, env: Mapping[str, str]) -> str:

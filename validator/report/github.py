@@ -16,8 +16,8 @@ from ..check.checker import CheckResult, FileReport
 from ..findings import ERROR, WARNING, Finding
 from ..io.safe_text import markdown_cell as _md
 
-ANNOTATIONS_PER_SEVERITY = 10   # what GitHub shows per step, per severity
-SUMMARY_LIMIT = 1024 * 1024     # GitHub refuses a step summary over 1 MiB
+ANNOTATIONS_PER_SEVERITY = 10  # what GitHub shows per step, per severity
+SUMMARY_LIMIT = 1024 * 1024  # GitHub refuses a step summary over 1 MiB
 SUMMARY_BUDGET = SUMMARY_LIMIT - 16 * 1024  # room for the truncation note and totals
 # Which findings are most worth one of the few annotations: unreadable files
 # first (nothing else can be judged), then wrong numbers, then the rest.
@@ -31,7 +31,9 @@ ANNOTATION_CHARS = 300
 def escape_data(text: str) -> str:
     # A file name that is not UTF-8 carries surrogates; write them as \udcff, not as raw bytes.
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace("##[", "##\\[")
+    return (
+        text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace("##[", "##\\[")
+    )
 
 
 def escape_property(text: str) -> str:
@@ -40,18 +42,27 @@ def escape_property(text: str) -> str:
 
 # --- annotations ------------------------------------------------------------------------
 
+
 def annotation_lines(result: CheckResult, details: str) -> list[str]:
     """At most 10 per severity: the 9 most important, then one saying how many more and where."""
     lines = []
     for severity in (ERROR, WARNING):
         findings = sorted((f for f in result.findings if f.severity == severity), key=_importance)
-        shown = findings if len(findings) <= ANNOTATIONS_PER_SEVERITY else findings[:ANNOTATIONS_PER_SEVERITY - 1]
+        shown = (
+            findings
+            if len(findings) <= ANNOTATIONS_PER_SEVERITY
+            else findings[: ANNOTATIONS_PER_SEVERITY - 1]
+        )
         lines.extend(annotation(f, details) for f in shown)
         hidden = len(findings) - len(shown)
         if hidden:
-            lines.append(f"::{severity} title={escape_property('lbnorm: more findings')}::"
-                         + escape_data(f"{hidden} more {severity}s are not annotated (GitHub shows "
-                                       f"{ANNOTATIONS_PER_SEVERITY} per step); {details}"))
+            lines.append(
+                f"::{severity} title={escape_property('lbnorm: more findings')}::"
+                + escape_data(
+                    f"{hidden} more {severity}s are not annotated (GitHub shows "
+                    f"{ANNOTATIONS_PER_SEVERITY} per step); {details}"
+                )
+            )
     return lines
 
 
@@ -79,10 +90,16 @@ def short_message(finding: Finding, details: str) -> str:
 
 
 def _fit(head: str, tail: str) -> str:
-    if len(tail) > ANNOTATION_CHARS // 2:  # a long report path from the workflow: point to the summary only
-        tail = tail[:tail.index(":") + 1] + " see the job summary" + (")" if tail.endswith(")") else "")
+    if (
+        len(tail) > ANNOTATION_CHARS // 2
+    ):  # a long report path from the workflow: point to the summary only
+        tail = (
+            tail[: tail.index(":") + 1]
+            + " see the job summary"
+            + (")" if tail.endswith(")") else "")
+        )
     room = ANNOTATION_CHARS - len(tail)
-    return (head if len(head) <= room else head[:room - 1] + "…") + tail
+    return (head if len(head) <= room else head[: room - 1] + "…") + tail
 
 
 def _importance(finding: Finding) -> tuple:
@@ -91,15 +108,22 @@ def _importance(finding: Finding) -> tuple:
 
 # --- job summary --------------------------------------------------------------------------
 
+
 def summary_markdown(result: CheckResult, strict: bool, tolerance: float) -> str:
     errors, warnings = result.count(ERROR), result.count(WARNING)
     verdict = "passed" if result.ok(strict) else "failed"
     icon = "✅" if verdict == "passed" else "❌"
-    parts = [f"## {icon} lbnorm {verdict}: {len(result.files)} file(s), {errors} error(s), {warnings} warning(s)\n",
-             f"Tolerance {tolerance:g} normalized points" + (", warnings fail (strict)" if strict else "") + ".\n"]
+    parts = [
+        f"## {icon} lbnorm {verdict}: {len(result.files)} file(s), {errors} error(s), {warnings} warning(s)\n",
+        f"Tolerance {tolerance:g} normalized points"
+        + (", warnings fail (strict)" if strict else "")
+        + ".\n",
+    ]
     size = sum(len(p.encode()) for p in parts)
     omitted = 0
-    for block in [_file_block(f, result) for f in result.files] + [_findings_block(result.findings)]:
+    for block in [_file_block(f, result) for f in result.files] + [
+        _findings_block(result.findings)
+    ]:
         block_size = len(block.encode())
         if size + block_size > SUMMARY_BUDGET:
             omitted += 1
@@ -107,13 +131,19 @@ def summary_markdown(result: CheckResult, strict: bool, tolerance: float) -> str
         parts.append(block)
         size += block_size
     if omitted:
-        parts.append(f"\n> **Truncated:** {omitted} section(s) did not fit in GitHub's 1 MiB summary limit; "
-                     "the complete findings are in the step log and the JSON report.\n")
+        parts.append(
+            f"\n> **Truncated:** {omitted} section(s) did not fit in GitHub's 1 MiB summary limit; "
+            "the complete findings are in the step log and the JSON report.\n"
+        )
     return "".join(parts)
 
 
 def _file_block(report: FileReport, result: CheckResult) -> str:
-    title = f"\n### {_md(report.path)}" + (f" ({_md(report.profile)})" if report.profile else "") + "\n\n"
+    title = (
+        f"\n### {_md(report.path)}"
+        + (f" ({_md(report.profile)})" if report.profile else "")
+        + "\n\n"
+    )
     notes = "".join(f"> {_md(note)}\n\n" for note in report.notes)
     if not report.recomputed and not report.reported:
         return title + notes + "No score could be recomputed; see the findings.\n"
@@ -122,8 +152,10 @@ def _file_block(report: FileReport, result: CheckResult) -> str:
     for key in list(report.recomputed) + [k for k in report.reported if k not in report.recomputed]:
         reported, recomputed = report.reported.get(key), report.recomputed.get(key)
         delta = f"{reported - recomputed:+.4f}" if _num(reported) and _num(recomputed) else ""
-        rows.append(f"| {_md(key)} | {_fmt(reported, 2)} | {_fmt(recomputed, 4)} | {delta} | "
-                    f"{status.get(key, '✅' if delta else '–')} |")
+        rows.append(
+            f"| {_md(key)} | {_fmt(reported, 2)} | {_fmt(recomputed, 4)} | {delta} | "
+            f"{status.get(key, '✅' if delta else '–')} |"
+        )
     return title + notes + "\n".join(rows) + "\n" + _audit_block(report)
 
 
@@ -131,15 +163,19 @@ def _audit_block(report: FileReport) -> str:
     """The sample logs a submission listed: what the audit re-derived (findings are listed below)."""
     if not report.audit:
         return ""
-    rows = ["\n| sample log task | samples | hashes | aggregates | DROP F1 as scored / split at \\n |",
-            "|---|---:|---|---|---|"]
+    rows = [
+        "\n| sample log task | samples | hashes | aggregates | DROP F1 as scored / split at \\n |",
+        "|---|---:|---|---|---|",
+    ]
     for task in report.audit:
         checked = [m for m in task.metrics if m.note is None]
         drop = task.drop.as_dict() if task.drop else None
         drop_cell = f"{_fmt(drop['f1_recomputed'], 4)} / {_fmt(drop['f1_nl'], 4)}" if drop else "–"
-        rows.append(f"| {_md(task.task)} | {task.samples:,} | {task.hashes_checked - task.hash_mismatches:,}"
-                    f"/{task.hashes_checked:,} ok, task hash {_md(task.task_hash)} | {len(checked)} recomputed | "
-                    f"{drop_cell} |")
+        rows.append(
+            f"| {_md(task.task)} | {task.samples:,} | {task.hashes_checked - task.hash_mismatches:,}"
+            f"/{task.hashes_checked:,} ok, task hash {_md(task.task_hash)} | {len(checked)} recomputed | "
+            f"{drop_cell} |"
+        )
     return "\n".join(rows) + "\n"
 
 
@@ -160,12 +196,16 @@ def _findings_block(findings: list[Finding]) -> str:
     size = 0
     for index, finding in enumerate(findings):
         where = f"{finding.file}:{finding.line}" if finding.line else finding.file
-        row = (f"| {_md(where)} | {finding.severity} | {finding.rule} {finding.name} | "
-               f"{_md(finding.message, 1000)} |")
+        row = (
+            f"| {_md(where)} | {finding.severity} | {finding.rule} {finding.name} | "
+            f"{_md(finding.message, 1000)} |"
+        )
         size += len(row.encode()) + 1
         if size > SUMMARY_BUDGET // 2:
-            rows.append(f"\n> **Truncated:** {len(findings) - index} more finding(s); see the step log "
-                        "and the JSON report.")
+            rows.append(
+                f"\n> **Truncated:** {len(findings) - index} more finding(s); see the step log "
+                "and the JSON report."
+            )
             break
         rows.append(row)
     return "\n".join(rows) + "\n"
@@ -180,6 +220,7 @@ def _fmt(value: object, decimals: int) -> str:
 
 
 # --- step outputs -------------------------------------------------------------------------
+
 
 def output_block(outputs: dict[str, str]) -> str:
     """The $GITHUB_OUTPUT format; multi-line values use a heredoc with a random delimiter."""

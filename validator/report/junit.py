@@ -8,7 +8,8 @@ a passing case that carries its message in system-out.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, TextIO
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, TextIO
 from xml.etree import ElementTree as ET
 
 from ..findings import ERROR, Finding
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
     from ..findings import Findings
 
 
-def junit_tree(findings: list[Finding], files: Iterable[str], options: ReportOptions) -> ET.ElementTree:
+def junit_tree(
+    findings: list[Finding], files: Iterable[str], options: ReportOptions
+) -> ET.ElementTree:
     by_file: dict[str, list[Finding]] = {path: [] for path in files}
     for finding in findings:
         by_file.setdefault(finding.file, []).append(finding)
@@ -27,7 +30,9 @@ def junit_tree(findings: list[Finding], files: Iterable[str], options: ReportOpt
     total = failed = 0
     for path in sorted(by_file):
         suite = ET.SubElement(suites, "testsuite", name=_text(path))
-        cases = [_case(suite, path, f, options.strict) for f in by_file[path]] or [_passing(suite, path)]
+        cases = [_case(suite, path, f, options.strict) for f in by_file[path]] or [
+            _passing(suite, path)
+        ]
         failures = sum(cases)
         suite.set("tests", str(len(cases)))
         suite.set("failures", str(failures))
@@ -40,7 +45,9 @@ def junit_tree(findings: list[Finding], files: Iterable[str], options: ReportOpt
     return ET.ElementTree(suites)
 
 
-def report_junit(result: "Findings", out: TextIO, options: ReportOptions, files: Iterable[str] = ()) -> None:
+def report_junit(
+    result: Findings, out: TextIO, options: ReportOptions, files: Iterable[str] = ()
+) -> None:
     files = files or [f.path for f in getattr(result, "files", [])]
     tree = junit_tree(result.findings, files, options)
     ET.indent(tree)
@@ -51,11 +58,19 @@ def report_junit(result: "Findings", out: TextIO, options: ReportOptions, files:
 def _case(suite: ET.Element, path: str, finding: Finding, strict: bool) -> bool:
     """One finding as a test case; True when it fails."""
     where = f"{finding.line}:{finding.column}" if finding.line else "-"
-    case = ET.SubElement(suite, "testcase", classname=_text(path), name=_text(f"{finding.rule} {finding.name} {where}"))
+    case = ET.SubElement(
+        suite,
+        "testcase",
+        classname=_text(path),
+        name=_text(f"{finding.rule} {finding.name} {where}"),
+    )
     if finding.line:
         case.set("file", _text(path))
         case.set("line", str(finding.line))
-    message = _text(one_line(finding.message, 2000) + (f" (at {finding.json_path})" if finding.json_path else ""))
+    message = _text(
+        one_line(finding.message, 2000)
+        + (f" (at {finding.json_path})" if finding.json_path else "")
+    )
     if finding.severity == ERROR or strict:
         failure = ET.SubElement(case, "failure", message=message, type=finding.severity)
         failure.text = f"{path}:{where}: {finding.rule} {message}"

@@ -19,9 +19,10 @@ from __future__ import annotations
 import functools
 import json
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Callable, Iterable, TextIO
+from typing import TextIO
 
 from ..check.rules import all_rules
 from ..core.conditions import Caveat
@@ -43,6 +44,7 @@ class Outcome:
 
 # --- JSON ---------------------------------------------------------------------------
 
+
 def report_json(outcomes: Iterable[Outcome], out: TextIO, explain: bool = False) -> None:
     """{"lbnorm_version", "files": [...], "errors": [...]}, written file by file.
 
@@ -58,7 +60,12 @@ def report_json(outcomes: Iterable[Outcome], out: TextIO, explain: bool = False)
         if outcome.scores:
             out.write(separator + _indented(_file_json(outcome.path, outcome.scores), 4))
             separator = ",\n"
-    out.write(("\n  ]" if separator == ",\n" else "]") + ',\n  "errors": ' + _indented(errors, 2).lstrip() + "\n}\n")
+    out.write(
+        ("\n  ]" if separator == ",\n" else "]")
+        + ',\n  "errors": '
+        + _indented(errors, 2).lstrip()
+        + "\n}\n"
+    )
 
 
 def _indented(value, spaces: int) -> str:
@@ -77,8 +84,15 @@ def _file_json(path: str, fs: FileScores) -> dict:
         "average": fs.average,
         "complete": fs.complete,
         "missing": {bench_id: why for bench_id, (_name, why) in fs.missing.items()},
-        "caveats": [{"rule": c.rule, "severity": severity(c), "path": format_json_path(c.path), "message": c.message}
-                    for c in fs.caveats],
+        "caveats": [
+            {
+                "rule": c.rule,
+                "severity": severity(c),
+                "path": format_json_path(c.path),
+                "message": c.message,
+            }
+            for c in fs.caveats
+        ],
         "raw": {b.id: b.raw for b in in_average},
         "raw_sources": {b.id: b.raw_source for b in in_average if b.raw_source},
         "retired": {b.id: b.score for b in fs.benchmarks.values() if b.retired},
@@ -88,13 +102,20 @@ def _file_json(path: str, fs: FileScores) -> dict:
 
 def _subtask_json(s: SubtaskScore) -> dict:
     return {
-        "task": s.task, "key": s.key, "metric": s.metric, "raw": s.raw,
-        "num_choices": s.num_choices, "lower_bound": s.lower_bound, "normalized": s.normalized,
-        "n": s.n, "n_source": s.n_source,
+        "task": s.task,
+        "key": s.key,
+        "metric": s.metric,
+        "raw": s.raw,
+        "num_choices": s.num_choices,
+        "lower_bound": s.lower_bound,
+        "normalized": s.normalized,
+        "n": s.n,
+        "n_source": s.n_source,
     }
 
 
 # --- text ---------------------------------------------------------------------------
+
 
 def report_text(outcomes: Iterable[Outcome], out: TextIO, explain: bool = False) -> None:
     first = True
@@ -108,23 +129,29 @@ def report_text(outcomes: Iterable[Outcome], out: TextIO, explain: bool = False)
 
 
 def _file_text(path: str, fs: FileScores, explain: bool) -> str:
-    lines = [one_line(path),
-             f"  model {one_line(fs.model or 'unknown')} | {fs.format} | profile {fs.profile}",
-             f"  {'Benchmark':<14}{'Raw':>8}{'Score':>9}"]
+    lines = [
+        one_line(path),
+        f"  model {one_line(fs.model or 'unknown')} | {fs.format} | profile {fs.profile}",
+        f"  {'Benchmark':<14}{'Raw':>8}{'Score':>9}",
+    ]
     for bench in fs.benchmarks.values():
         retired = "  (retired: not in the average)" if bench.retired else ""
         lines.append(f"  {bench.name:<14}{bench.raw:>8.4f}{bench.score:>9.2f}{retired}")
     for name, why in fs.missing.values():
         lines.append(f"  {name:<14}{'-':>8}{'-':>9}  (missing: {one_line(why, 300)})")
     if fs.average is None:
-        lines.append(f"  {'Average':<14}{'':>8}{'-':>9}  (incomplete: {len(fs.missing)} benchmark(s) missing, "
-                     "so no average)")
+        lines.append(
+            f"  {'Average':<14}{'':>8}{'-':>9}  (incomplete: {len(fs.missing)} benchmark(s) missing, "
+            "so no average)"
+        )
     else:
         lines.append(f"  {'Average':<14}{'':>8}{fs.average:>9.2f}")
     lines.extend(_caveat_lines(fs.caveats))
     for bench in fs.benchmarks.values():
         if bench.raw_source and bench.raw_source != FROM_GROUP:
-            lines.append(f"  note: {bench.name}: no group value in the file; raw {bench.raw_source}")
+            lines.append(
+                f"  note: {bench.name}: no group value in the file; raw {bench.raw_source}"
+            )
     if explain:
         for bench in fs.benchmarks.values():
             lines.extend(_explain(bench))
@@ -143,7 +170,9 @@ def _caveat_lines(caveats: tuple[Caveat, ...]) -> list[str]:
             lines.append(f"  {severity(caveat)} {caveat.rule}: {one_line(caveat.message, 2000)}")
     for rule, count in shown.items():
         if count > CAVEATS_SHOWN:
-            lines.append(f"  ... and {count - CAVEATS_SHOWN} more {rule} (--output-format json lists them all)")
+            lines.append(
+                f"  ... and {count - CAVEATS_SHOWN} more {rule} (--output-format json lists them all)"
+            )
     return lines
 
 
@@ -167,13 +196,18 @@ def _explain(bench: BenchmarkScore) -> list[str]:
     labels = [s.metric if by_metric else one_line(s.key, 80) for s in bench.subtasks]
     width = max(len(label) for label in labels) + 2
     last = "n" if bench.aggregation == POOLED else "norm"
-    lines = ["", f"  {bench.name} [{bench.aggregation}, metric {', '.join(metrics)}]",
-             f"    {'metric' if by_metric else 'task':<{width}}{'raw':>22}{'choices':>9}{'bound':>7}{last:>9}"]
+    lines = [
+        "",
+        f"  {bench.name} [{bench.aggregation}, metric {', '.join(metrics)}]",
+        f"    {'metric' if by_metric else 'task':<{width}}{'raw':>22}{'choices':>9}{'bound':>7}{last:>9}",
+    ]
     for label, s in zip(labels, bench.subtasks):
         choices = s.num_choices if s.num_choices is not None else "-"
         last_value = f"{s.n:>9}" if bench.aggregation == POOLED else f"{s.normalized:>9.2f}"
-        lines.append(f"    {label:<{width}}{s.raw!r:>22}{choices!s:>9}{_fraction(s.lower_bound):>7}{last_value}"
-                     + (f"  ({s.note})" if s.note else ""))
+        lines.append(
+            f"    {label:<{width}}{s.raw!r:>22}{choices!s:>9}{_fraction(s.lower_bound):>7}{last_value}"
+            + (f"  ({s.note})" if s.note else "")
+        )
     lines.extend(_explain_formula(bench))
     return lines
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, TextIO
+from typing import TYPE_CHECKING, TextIO
 from urllib.parse import quote
 
 from ..check.rules import all_rules
@@ -25,7 +26,9 @@ from .text_style import ReportOptions
 if TYPE_CHECKING:
     from ..findings import Findings
 
-SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 NOT_A_FILE = ("LB100", "LB107")  # their "file" is the command line's globs
 
 
@@ -33,18 +36,31 @@ def sarif_log(findings: Iterable[Finding], options: ReportOptions) -> dict:
     rules = all_rules()
     index = {r.id: i for i, r in enumerate(rules)}
     run: dict = {
-        "tool": {"driver": {"name": "lbnorm", "version": __version__, "semanticVersion": __version__,
-                            "rules": [_rule(r) for r in rules]}},
+        "tool": {
+            "driver": {
+                "name": "lbnorm",
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": [_rule(r) for r in rules],
+            }
+        },
         "columnKind": "unicodeCodePoints",
         "results": [_result(f, index[f.rule], options) for f in findings],
     }
     if options.root:
-        run["originalUriBaseIds"] = {"SRCROOT": {"uri": Path(options.root).resolve().as_uri() + "/"}}
+        run["originalUriBaseIds"] = {
+            "SRCROOT": {"uri": Path(options.root).resolve().as_uri() + "/"}
+        }
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
-def report_sarif(result: "Findings", out: TextIO, options: ReportOptions) -> None:
-    out.write(neutralize_json(json.dumps(sarif_log(result.findings, options), indent=2, ensure_ascii=True)) + "\n")
+def report_sarif(result: Findings, out: TextIO, options: ReportOptions) -> None:
+    out.write(
+        neutralize_json(
+            json.dumps(sarif_log(result.findings, options), indent=2, ensure_ascii=True)
+        )
+        + "\n"
+    )
 
 
 def fingerprint(finding: Finding) -> str:
@@ -81,7 +97,10 @@ def _result(finding: Finding, rule_index: int, options: ReportOptions) -> dict:
         if options.root:
             location["artifactLocation"]["uriBaseId"] = "SRCROOT"
         if finding.line:
-            location["region"] = {"startLine": finding.line, "startColumn": max(1, finding.column or 1)}
+            location["region"] = {
+                "startLine": finding.line,
+                "startColumn": max(1, finding.column or 1),
+            }
         result["locations"] = [{"physicalLocation": location}]
     if finding.json_path:
         result["properties"] = {"jsonPath": finding.json_path}
@@ -90,7 +109,9 @@ def _result(finding: Finding, rule_index: int, options: ReportOptions) -> dict:
 
 def _uri(path: str) -> str:
     """A relative URI reference: forward slashes, every unsafe character percent-encoded."""
-    return quote(path.encode("utf-8", "backslashreplace").decode("utf-8").replace("\\", "/"), safe="/")
+    return quote(
+        path.encode("utf-8", "backslashreplace").decode("utf-8").replace("\\", "/"), safe="/"
+    )
 
 
 def _camel(name: str) -> str:

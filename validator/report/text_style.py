@@ -18,12 +18,18 @@ class ReportOptions:
     root: str | None = None  # the workspace, for formats that record it (SARIF)
 
 
-def finding_line(finding: Finding, paint: "Painter") -> str:
+def finding_line(finding: Finding, paint: Painter) -> str:
     """`  line:col  severity  id name  message (at $.json.path)`; the JSON path finds the value in any editor."""
     where = f"{finding.line}:{finding.column}" if finding.line else "-"
-    at = f" (at {one_line(finding.json_path, 300)})" if finding.json_path and finding.json_path != "$" else ""
-    return (f"  {where:<8} {paint.severity(finding.severity)} {finding.rule} {finding.name}  "
-            f"{one_line(finding.message, 2000)}{at}\n")
+    at = (
+        f" (at {one_line(finding.json_path, 300)})"
+        if finding.json_path and finding.json_path != "$"
+        else ""
+    )
+    return (
+        f"  {where:<8} {paint.severity(finding.severity)} {finding.rule} {finding.name}  "
+        f"{one_line(finding.message, 2000)}{at}\n"
+    )
 
 
 class Painter:

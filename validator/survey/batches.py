@@ -24,7 +24,9 @@ BATCH_BYTES = 64 * 1024 * 1024
 BATCH_UNITS = 256  # what a survey killed mid-task audits again, per task in flight
 TASKS_PER_WORKER = 8
 MIN_TASK_BYTES = 8 * 1024 * 1024
-UNKNOWN_BYTES = 1024 * 1024  # a file whose listing gave no size (HTTP directory pages): counted as 1 MB
+UNKNOWN_BYTES = (
+    1024 * 1024
+)  # a file whose listing gave no size (HTTP directory pages): counted as 1 MB
 
 
 def batches(units: list[Unit], workers: int) -> list[list[Unit]]:
@@ -32,9 +34,14 @@ def batches(units: list[Unit], workers: int) -> list[list[Unit]]:
     workers = max(1, workers)
     costs = [_size(unit.log if unit.log else unit.run.results) for unit in units]
     total = sum(costs)
-    tasks = max(min(workers * TASKS_PER_WORKER, math.ceil(total / MIN_TASK_BYTES)),
-                math.ceil(len(units) / BATCH_UNITS), 1)
-    share = max(1, total / (math.ceil(tasks / workers) * workers))  # empty files alone: BATCH_UNITS decides
+    tasks = max(
+        min(workers * TASKS_PER_WORKER, math.ceil(total / MIN_TASK_BYTES)),
+        math.ceil(len(units) / BATCH_UNITS),
+        1,
+    )
+    share = max(
+        1, total / (math.ceil(tasks / workers) * workers)
+    )  # empty files alone: BATCH_UNITS decides
     grouped: list[list[Unit]] = []
     current: list[Unit] = []
     size = 0

@@ -21,7 +21,7 @@ import signal
 import threading
 import time
 import uuid
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from ..core import version
 from .isolation import Batch, ClusterLost, Outcome, Result, WorkerLost, isolate
@@ -53,7 +53,11 @@ LOCAL_CLUSTER_CONFIG = {
 
 
 def batch_key(batch: Batch) -> str:
-    return batch[0].key if len(batch) == 1 else hashlib.sha256("".join(u.key for u in batch).encode()).hexdigest()
+    return (
+        batch[0].key
+        if len(batch) == 1
+        else hashlib.sha256("".join(u.key for u in batch).encode()).hexdigest()
+    )
 
 
 class WorkerMismatch(RuntimeError):
@@ -72,9 +76,15 @@ def unreadable(paths: list[str], protocols: list[str]) -> list[str]:
         try:
             import fsspec
 
-            fsspec.get_filesystem_class(protocol)  # imports its backend: aiohttp, s3fs, gcsfs, huggingface_hub
-        except Exception as exc:  # ImportError, or fsspec's ValueError for a scheme it does not know
-            problems.append(f"cannot read {protocol}:// sources ({type(exc).__name__}: {str(exc)[:200]})")
+            fsspec.get_filesystem_class(
+                protocol
+            )  # imports its backend: aiohttp, s3fs, gcsfs, huggingface_hub
+        except (
+            Exception
+        ) as exc:  # ImportError, or fsspec's ValueError for a scheme it does not know
+            problems.append(
+                f"cannot read {protocol}:// sources ({type(exc).__name__}: {str(exc)[:200]})"
+            )
     return problems
 
 
@@ -87,8 +97,10 @@ def run_checked(function: Callable[[Batch], list[str]], wanted: str, batch: Batc
     if version.__version__ != wanted:
         from distributed import get_worker
 
-        raise WorkerMismatch(f"Dask worker {get_worker().address} runs lbnorm {version.__version__}, this client "
-                             f"runs lbnorm {wanted}: install lbnorm=={wanted} on every worker")
+        raise WorkerMismatch(
+            f"Dask worker {get_worker().address} runs lbnorm {version.__version__}, this client "
+            f"runs lbnorm {wanted}: install lbnorm=={wanted} on every worker"
+        )
     return function(batch)
 
 
@@ -110,11 +122,15 @@ def prepare_workers(client) -> dict[str, str]:
     answers = client.run(prepare_worker, on_error="return")
     for address, answer in sorted(answers.items()):
         if isinstance(answer, BaseException):
-            raise WorkerMismatch(f"Dask worker {address} cannot run lbnorm ({type(answer).__name__}: "
-                                 f"{str(answer)[:200]}); this client runs lbnorm {wanted}: {fix}")
+            raise WorkerMismatch(
+                f"Dask worker {address} cannot run lbnorm ({type(answer).__name__}: "
+                f"{str(answer)[:200]}); this client runs lbnorm {wanted}: {fix}"
+            )
         if answer != wanted:
-            raise WorkerMismatch(f"Dask worker {address} runs lbnorm {answer}, this client runs lbnorm {wanted}: "
-                                 f"{fix}")
+            raise WorkerMismatch(
+                f"Dask worker {address} runs lbnorm {answer}, this client runs lbnorm {wanted}: "
+                f"{fix}"
+            )
     return answers
 
 
@@ -153,7 +169,9 @@ def ignore_stops() -> None:
     is the survey's to handle; it stops its workers. A worker started with the cluster has ignored it from its
     start (_ctrl_c_ignored_by_its_processes); one its nanny starts later, from its setup on. SIGTERM keeps its default:
     the nanny stops a worker over its memory limit with it."""
-    with contextlib.suppress(ValueError):  # a worker whose plugins run off its main thread keeps its handlers
+    with contextlib.suppress(
+        ValueError
+    ):  # a worker whose plugins run off its main thread keeps its handlers
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
@@ -162,7 +180,9 @@ def _ctrl_c_ignored_by_its_processes():
     """While the local cluster starts, SIGINT is ignored, so its processes inherit that (a handler would not pass
     to them: it is reset in a new program). A Ctrl-C at that moment is therefore not seen by the survey either;
     the survey holds a SIGTERM until the cluster is up (cli/survey.py)."""
-    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+    if (
+        threading.current_thread() is not threading.main_thread()
+    ):  # only the main thread may set handlers
         yield
         return
     handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -219,8 +239,10 @@ def _wait_for_a_worker(client, address: str, timeout: float) -> None:
     try:
         client.wait_for_workers(1, timeout=timeout)
     except (DaskTimeout, TimeoutError):
-        raise RuntimeError(f"the Dask scheduler at {address} has had no worker for {timeout:.0f} s; start workers "
-                           f"(dask worker {address}) or survey without --scheduler") from None
+        raise RuntimeError(
+            f"the Dask scheduler at {address} has had no worker for {timeout:.0f} s; start workers "
+            f"(dask worker {address}) or survey without --scheduler"
+        ) from None
 
 
 class _NoWorkerWatch:
@@ -252,22 +274,32 @@ class _NoWorkerWatch:
     def reason(self, address: str) -> str:
         finished = "the units finished so far are in the survey's journal"
         if self.fired:
-            return (f"the Dask scheduler at {address} has had no worker for {self.timeout:.0f} s: its workers died "
-                    f"and nothing restarted them; {finished}: start workers and survey again with --resume")
-        return (f"the Dask scheduler at {address} cancelled the survey's tasks (it restarted, or the connection to "
-                f"it was lost); {finished}: survey again with --resume")
+            return (
+                f"the Dask scheduler at {address} has had no worker for {self.timeout:.0f} s: its workers died "
+                f"and nothing restarted them; {finished}: start workers and survey again with --resume"
+            )
+        return (
+            f"the Dask scheduler at {address} cancelled the survey's tasks (it restarted, or the connection to "
+            f"it was lost); {finished}: survey again with --resume"
+        )
 
 
 class DaskCluster:
     """The same units on a dask.distributed cluster: an existing one (address) or a local one started here."""
 
-    def __init__(self, address: str | None = None, local_workers: int | None = None,
-                 workers_timeout: float = WORKERS_TIMEOUT):
+    def __init__(
+        self,
+        address: str | None = None,
+        local_workers: int | None = None,
+        workers_timeout: float = WORKERS_TIMEOUT,
+    ):
         self.workers_timeout = workers_timeout
         try:
             from distributed import Client, LocalCluster
         except ImportError:
-            raise RuntimeError("--scheduler and --local-cluster need dask.distributed; install lbnorm[dask]") from None
+            raise RuntimeError(
+                "--scheduler and --local-cluster need dask.distributed; install lbnorm[dask]"
+            ) from None
         self.cluster, self.client, self.start_seconds = None, None, None
         started = time.monotonic()
         try:
@@ -278,9 +310,14 @@ class DaskCluster:
                 # LOCAL_CLUSTER_CONFIG on to the workers they spawn. No dashboard; the scheduler's HTTP server
                 # (health, metrics) still starts, on a free port: on 8787 it warned whenever another Dask had it.
                 with dask.config.set(LOCAL_CLUSTER_CONFIG), _ctrl_c_ignored_by_its_processes():
-                    self.cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
-                                                host="127.0.0.1", dashboard_address=None,
-                                                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
+                    self.cluster = LocalCluster(
+                        n_workers=local_workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        host="127.0.0.1",
+                        dashboard_address=None,
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                    )
                 address = self.cluster.scheduler_address
             self.address = address
             self.client = Client(address)
@@ -291,7 +328,9 @@ class DaskCluster:
         except BaseException:
             self.close()
             raise
-        if self.cluster is not None:  # the survey's rate leaves it out, so a timed command shows it apart
+        if (
+            self.cluster is not None
+        ):  # the survey's rate leaves it out, so a timed command shows it apart
             self.start_seconds = time.monotonic() - started
 
     def check_sources(self, paths: list[str], protocols: list[str]) -> None:
@@ -307,16 +346,22 @@ class DaskCluster:
                 continue
             more = f" (and {len(problems) - 1:,} more)" if len(problems) > 1 else ""
             if problems[0].startswith("cannot see "):
-                fix = ("local sources must be on a file system every worker shares, at the same path; mount it "
-                       "there, or give the sources as URLs")
+                fix = (
+                    "local sources must be on a file system every worker shares, at the same path; mount it "
+                    "there, or give the sources as URLs"
+                )
             else:
-                fix = ("install lbnorm[remote] on every worker (and s3fs, gcsfs or huggingface_hub for s3://, "
-                       "gs:// and hf://)")
+                fix = (
+                    "install lbnorm[remote] on every worker (and s3fs, gcsfs or huggingface_hub for s3://, "
+                    "gs:// and hf://)"
+                )
             raise SourcesUnseen(f"Dask worker {address} {problems[0]}{more}: {fix}")
 
     def describe(self) -> str:
         workers = len(self.client.scheduler_info().get("workers", {}))
-        started = f", started in {self.start_seconds:.2f} s" if self.start_seconds is not None else ""
+        started = (
+            f", started in {self.start_seconds:.2f} s" if self.start_seconds is not None else ""
+        )
         return f"Dask cluster at {self.address} ({workers} workers{started})"
 
     @property
@@ -326,7 +371,9 @@ class DaskCluster:
     def run(self, function: Callable[[Batch], list[str]], batches: list[Batch]) -> Iterator[Result]:
         return isolate(functools.partial(self._run_once, function), batches)
 
-    def _run_once(self, function: Callable[[Batch], list[str]], batches: list[Batch]) -> Iterator[Outcome]:
+    def _run_once(
+        self, function: Callable[[Batch], list[str]], batches: list[Batch]
+    ) -> Iterator[Outcome]:
         from distributed import as_completed as dask_completed
 
         # Keys unique to this call: a scheduler that still remembers (or is forgetting) an earlier survey's
@@ -337,7 +384,9 @@ class DaskCluster:
         # serialises it. Passed as they are, the first task of the 216-run benchmark survey started 17-18 ms after
         # the map; as pickled bytes (one opaque value, written by the same pickle Dask would use), 9 ms after.
         payloads = [pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL) for batch in batches]
-        futures = self.client.map(checked, payloads, key=[f"lbnorm-survey-{run}-{batch_key(b)}" for b in batches])
+        futures = self.client.map(
+            checked, payloads, key=[f"lbnorm-survey-{run}-{batch_key(b)}" for b in batches]
+        )
         by_key = {future.key: batch for future, batch in zip(futures, batches)}
         watch = _NoWorkerWatch(self.client, futures, self.workers_timeout)
         try:
@@ -352,9 +401,13 @@ class DaskCluster:
         its error if it raised. Raises what stops the survey: a worker on another lbnorm, a cluster lost."""
         from distributed.scheduler import KilledWorker
 
-        if future.status == "cancelled":  # by the watch below, or by a scheduler that restarted or was lost
+        if (
+            future.status == "cancelled"
+        ):  # by the watch below, or by a scheduler that restarted or was lost
             raise ClusterLost(watch.reason(self.address))
-        if future.status == "error":  # as_completed hands a task's error over as (type, exception, traceback)
+        if (
+            future.status == "error"
+        ):  # as_completed hands a task's error over as (type, exception, traceback)
             value = future.exception()
         if isinstance(value, WorkerMismatch):
             raise value  # the survey stops, as at connect; the journal keeps the rows finished so far

@@ -12,9 +12,10 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 from ..core.version import __version__
 from ..io.safe_text import one_line
@@ -31,18 +32,24 @@ from .work import Settings, failed_rows, run_batch
 class SurveyOutcome:
     rows: list[dict]
     units: int
-    skipped: int                       # already in the journal (--resume)
+    skipped: int  # already in the journal (--resume)
     seconds: float
-    bytes_run: int | None = None       # the files of the units run (not resumed); None if a store gave no size
+    bytes_run: int | None = (
+        None  # the files of the units run (not resumed); None if a store gave no size
+    )
     files: list[Path] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # what the user should know about how the survey ran
+    notes: list[str] = field(
+        default_factory=list
+    )  # what the user should know about how the survey ran
 
     def rate(self) -> str:
         """`, 28.2 MB in 0.23 s (123 MB/s)`: what the units run read, and how fast (blank sizes: time only)."""
         if self.bytes_run is None:
             return f" in {self.seconds:,.2f} s"
-        return (f", {self.bytes_run / 1e6:,.1f} MB in {self.seconds:,.2f} s "
-                f"({self.bytes_run / 1e6 / max(self.seconds, 1e-9):,.1f} MB/s)")
+        return (
+            f", {self.bytes_run / 1e6:,.1f} MB in {self.seconds:,.2f} s "
+            f"({self.bytes_run / 1e6 / max(self.seconds, 1e-9):,.1f} MB/s)"
+        )
 
 
 class Progress:
@@ -60,34 +67,50 @@ class Progress:
         self.last = now
         rate = self.done / max(now - self.start, 1e-9)
         left = (self.total - self.done) / rate if rate else 0
-        eta = time.strftime("%H:%M:%S", time.gmtime(left)) if left < 86400 else f"{left / 3600:,.0f} h"
+        eta = (
+            time.strftime("%H:%M:%S", time.gmtime(left))
+            if left < 86400
+            else f"{left / 3600:,.0f} h"
+        )
         self.stream.write(f"\r  {self.done:,}/{self.total:,} units  {rate:,.1f}/s  ETA {eta}  ")
         if self.done == self.total:
             self.stream.write("\n")
         self.stream.flush()
 
 
-def survey(sources: list[str], out: Path, executor, settings: Settings = Settings(), resume: bool = False,
-           max_units: int = 1_000_000, progress: TextIO | None = None,
-           on_unit: Callable[[int], None] | None = None,
-           on_start: Callable[[int, int], None] | None = None) -> SurveyOutcome:
+def survey(
+    sources: list[str],
+    out: Path,
+    executor,
+    settings: Settings = Settings(),
+    resume: bool = False,
+    max_units: int = 1_000_000,
+    progress: TextIO | None = None,
+    on_unit: Callable[[int], None] | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+) -> SurveyOutcome:
     """Run the survey into `out` (units.jsonl as it goes); return the sorted rows. SourceError, JournalExists.
 
     on_start(units planned, units to run) once the sources are read and the journal opened; on_unit(units done)."""
     started = time.monotonic()
     units = plan(sources, settings.limits, max_units, exclude=out)
-    if hasattr(executor, "check_sources"):  # before the journal: a survey that cannot run writes nothing
+    if hasattr(
+        executor, "check_sources"
+    ):  # before the journal: a survey that cannot run writes nothing
         executor.check_sources(local_paths(sources, units), remote_protocols(units))
     journal = Journal(out, resume, settings_record(settings))
     todo = [unit for unit in units if not _kept(unit, journal.done)]
     notes = ([journal.note] if journal.note else []) + _resume_notes(todo, journal.done)
     meter = Progress(len(todo), progress)
     try:
-        remove_previous(out)  # a survey that stops before its tables must not leave the last ones looking current
+        remove_previous(
+            out
+        )  # a survey that stops before its tables must not leave the last ones looking current
         if on_start is not None:
             on_start(len(units), len(todo))
-        for batch, results in executor.run(functools.partial(run_batch, settings=settings),
-                                           batches(todo, executor.workers)):
+        for batch, results in executor.run(
+            functools.partial(run_batch, settings=settings), batches(todo, executor.workers)
+        ):
             _record(journal, batch, results)
             for _ in batch:
                 meter.step()
@@ -95,8 +118,14 @@ def survey(sources: list[str], out: Path, executor, settings: Settings = Setting
                     on_unit(meter.done)
     finally:
         journal.close()
-    return SurveyOutcome(table_rows(units, journal.done), len(units), len(units) - len(todo),
-                         time.monotonic() - started, bytes_of(todo), notes=notes)
+    return SurveyOutcome(
+        table_rows(units, journal.done),
+        len(units),
+        len(units) - len(todo),
+        time.monotonic() - started,
+        bytes_of(todo),
+        notes=notes,
+    )
 
 
 def local_paths(sources: list[str], units: list[Unit]) -> list[str]:
@@ -113,8 +142,12 @@ def local_paths(sources: list[str], units: list[Unit]) -> list[str]:
 
 def remote_protocols(units: list[Unit]) -> list[str]:
     """The URL schemes of the files the units read (http, s3, hf...): what a worker needs a file system for."""
-    locations = {ref.location for unit in units for ref in (unit.run.results, unit.log) if ref is not None}
-    return sorted({location.split("://", 1)[0].lower() for location in locations if not is_local(location)})
+    locations = {
+        ref.location for unit in units for ref in (unit.run.results, unit.log) if ref is not None
+    }
+    return sorted(
+        {location.split("://", 1)[0].lower() for location in locations if not is_local(location)}
+    )
 
 
 def _journaled(unit: Unit, done: dict[str, list[dict]]) -> bool:
@@ -132,7 +165,11 @@ def _kept(unit: Unit, done: dict[str, list[dict]]) -> bool:
     if not (_journaled(unit, done) and unit.verifiable):
         return False
     rows = done[unit.key]
-    return all(row["status"] == "unplaced log" for row in rows) if unit.run.orphan else not _unjudged(rows)
+    return (
+        all(row["status"] == "unplaced log" for row in rows)
+        if unit.run.orphan
+        else not _unjudged(rows)
+    )
 
 
 def _unjudged(rows: list[dict]) -> bool:
@@ -144,16 +181,26 @@ def _resume_notes(todo: list[Unit], done: dict[str, list[dict]]) -> list[str]:
     notes = []
     rowless = sum(1 for unit in todo if unit.key in done and not _journaled(unit, done))
     if rowless:
-        notes.append(f"{JOURNAL_NAME}: {rowless:,} of its log units hold no row or several (a log's unit writes "
-                     "one); they run again")
+        notes.append(
+            f"{JOURNAL_NAME}: {rowless:,} of its log units hold no row or several (a log's unit writes "
+            "one); they run again"
+        )
     unverified = sum(1 for unit in todo if _journaled(unit, done) and not unit.verifiable)
     if unverified:
-        notes.append(f"{unverified:,} journaled units run again: their store gives no content hash (an HTTP "
-                     "server's listing), so a file changed since could not be told from the one audited")
-    unjudged = sum(1 for unit in todo if _journaled(unit, done) and unit.verifiable and _unjudged(done[unit.key]))
+        notes.append(
+            f"{unverified:,} journaled units run again: their store gives no content hash (an HTTP "
+            "server's listing), so a file changed since could not be told from the one audited"
+        )
+    unjudged = sum(
+        1
+        for unit in todo
+        if _journaled(unit, done) and unit.verifiable and _unjudged(done[unit.key])
+    )
     if unjudged:
-        notes.append(f"{unjudged:,} journaled units run again: they were not judged last time (failed, not "
-                     "audited, or unreadable: LB101)")
+        notes.append(
+            f"{unjudged:,} journaled units run again: they were not judged last time (failed, not "
+            "audited, or unreadable: LB101)"
+        )
     return notes
 
 
@@ -164,10 +211,24 @@ def _record(journal: Journal, batch: list[Unit], results: list[str]) -> None:
     if not refused:
         return
     units = {unit.key: unit for unit in batch}
-    again = journal.record([(key, rows_text(failed_rows(units[key], f"internal error: its rows cannot be journaled "
-                                                       f"({one_line(why, 200)}); please report it")))
-                            for key, why in refused])
-    if again:  # a failed row is built to be written: this would be a bug, and a unit must not go missing
+    again = journal.record(
+        [
+            (
+                key,
+                rows_text(
+                    failed_rows(
+                        units[key],
+                        f"internal error: its rows cannot be journaled "
+                        f"({one_line(why, 200)}); please report it",
+                    )
+                ),
+            )
+            for key, why in refused
+        ]
+    )
+    if (
+        again
+    ):  # a failed row is built to be written: this would be a bug, and a unit must not go missing
         raise RuntimeError(f"a failed row cannot be journaled: {again[0][1]}")
 
 
@@ -186,8 +247,12 @@ def settings_record(settings: Settings) -> dict:
     """What a journal's rows depend on besides the files: the lbnorm version and every option of the survey."""
     record = {"lbnorm": __version__}
     for name, value in asdict(settings).items():
-        if isinstance(value, dict):  # the limits; how long to wait is not what a row says (see _kept)
-            record.update({f"{name}.{key}": item for key, item in value.items() if key not in WAITS})
+        if isinstance(
+            value, dict
+        ):  # the limits; how long to wait is not what a row says (see _kept)
+            record.update(
+                {f"{name}.{key}": item for key, item in value.items() if key not in WAITS}
+            )
         else:
             record[name] = value
     return json.loads(json.dumps(record))  # tuples become lists, as settings.json reads back

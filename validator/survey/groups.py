@@ -19,16 +19,19 @@ from ..findings import make_finding
 from .rows import finding_row, number, with_metrics
 
 TOLERANCE = 1e-12  # lm-eval's own arithmetic reproduces a group to the last bits (check's LB404)
-MAX_DEPTH = 8      # groups of groups: lm-eval's leaderboard nests two deep
+MAX_DEPTH = 8  # groups of groups: lm-eval's leaderboard nests two deep
 MAX_GROUP_ROWS = 10_000  # rows per results file, as for its tasks without a log (work.py)
 STEP_BUDGET = 2_000_000  # leaves visited per results file: MMLU's 57 subtasks x a few metrics is a few hundred
 DEEP = f"its groups nest deeper than {MAX_DEPTH}"
-TOO_MANY = (f"its groups name more than {STEP_BUDGET:,} subtasks in all (counting repeats), too many to "
-            "re-derive")
+TOO_MANY = (
+    f"its groups name more than {STEP_BUDGET:,} subtasks in all (counting repeats), too many to "
+    "re-derive"
+)
 
 
-def group_rows(run: str, results_name: str, model: str, data: Any, published: tuple = (),
-               pooled: tuple = ()) -> list[dict]:
+def group_rows(
+    run: str, results_name: str, model: str, data: Any, published: tuple = (), pooled: tuple = ()
+) -> list[dict]:
     """A row for each declared group that has a results entry or a published score (`published`: the run's
     (task, metric, value) from a manifest). `pooled`: Profile.pooled_groups() of a maintainer's profile,
     which scores those groups from the size-weighted pool of exactly its tasks' whole splits (GPQA, MATH):
@@ -41,7 +44,9 @@ def group_rows(run: str, results_name: str, model: str, data: Any, published: tu
         if task in groups:
             asked.setdefault(task, set()).add(metric if "," in metric else f"{metric},none")
     rows = []
-    declared = [group for group in sorted(groups) if isinstance(results.get(group), dict) or group in asked]
+    declared = [
+        group for group in sorted(groups) if isinstance(results.get(group), dict) or group in asked
+    ]
     for group in declared[:MAX_GROUP_ROWS]:
         entry = results.get(group) if isinstance(results.get(group), dict) else {}
         findings, metrics, unpooled = [], {}, []
@@ -50,32 +55,60 @@ def group_rows(run: str, results_name: str, model: str, data: Any, published: tu
                 continue
             derived, why = _derive(group, key, leaves, data)
             accepted = derived[:1] if derived and group in profile_tasks else derived
-            metrics[key] = {"reported": reported, "from_samples": None, "recomputed": _matching(reported, accepted)}
+            metrics[key] = {
+                "reported": reported,
+                "from_samples": None,
+                "recomputed": _matching(reported, accepted),
+            }
             problem = why or _mismatch(reported, accepted)
             if problem:
-                findings.append(make_finding("LB404", results_name, f"group {group} {key}: {problem}",
-                                             f"$.results.{group}"))
+                findings.append(
+                    make_finding(
+                        "LB404",
+                        results_name,
+                        f"group {group} {key}: {problem}",
+                        f"$.results.{group}",
+                    )
+                )
         # lm-eval 0.4.4 to 0.4.8 wrote some groups (the leaderboard's GPQA and MATH) without values: a published
         # score of one is the pool of its tasks, as the leaderboard computed it (size-weighted).
         for key in sorted(asked.get(group, set()) - set(metrics)):
             derived, why = _derive(group, key, leaves, data)
-            metrics[key] = {"reported": None, "from_samples": None, "recomputed": derived and derived[0]}
+            metrics[key] = {
+                "reported": None,
+                "from_samples": None,
+                "recomputed": derived and derived[0],
+            }
             unpooled += [f"{key}: {why}"] if why else []
         if group in profile_tasks:
             findings += _membership(group, leaves, profile_tasks[group], results_name, data)
         findings += _copy_differs(group, entry, _table(data, "groups").get(group), results_name)
         row = with_metrics(finding_row(run, model, group, "", "group", findings), metrics)
         if unpooled:
-            row["error"] = f"a published score of group {group} cannot be re-derived ({'; '.join(unpooled)})"
+            row["error"] = (
+                f"a published score of group {group} cannot be re-derived ({'; '.join(unpooled)})"
+            )
         rows.append(row)
-    if len(declared) > MAX_GROUP_ROWS:  # a results file declaring millions of groups must not cost gigabytes
-        finding = make_finding("LB404", results_name, f"{len(declared) - MAX_GROUP_ROWS:,} more groups are not "
-                               f"re-derived (a row each stops at {MAX_GROUP_ROWS:,})", "$.group_subtasks")
+    if (
+        len(declared) > MAX_GROUP_ROWS
+    ):  # a results file declaring millions of groups must not cost gigabytes
+        finding = make_finding(
+            "LB404",
+            results_name,
+            f"{len(declared) - MAX_GROUP_ROWS:,} more groups are not "
+            f"re-derived (a row each stops at {MAX_GROUP_ROWS:,})",
+            "$.group_subtasks",
+        )
         rows.append(finding_row(run, model, "", "", "group", [finding]))
     for group in unmapped_groups(data)[:MAX_GROUP_ROWS]:
-        finding = make_finding("LB404", results_name, f"group {group}: the file records no group membership "
-                               "(group_subtasks, written since lm-eval 0.4.2), so its numbers cannot be re-derived "
-                               "from its subtasks", f"$.groups.{group}")
+        finding = make_finding(
+            "LB404",
+            results_name,
+            f"group {group}: the file records no group membership "
+            "(group_subtasks, written since lm-eval 0.4.2), so its numbers cannot be re-derived "
+            "from its subtasks",
+            f"$.groups.{group}",
+        )
         rows.append(finding_row(run, model, group, "", "group", [finding]))
     return rows
 
@@ -88,18 +121,27 @@ def _copy_differs(group: str, entry: dict, copy: Any, results_name: str) -> list
         return []
     for key, value in copy.items():
         if "," in key and not _same(value, entry.get(key)):
-            return [make_finding("LB404", results_name, f"group {group} {key}: the groups section says "
-                                 f"{str(value)[:40]}, but results says {str(entry.get(key))[:40]}; lm-eval "
-                                 "writes both from one value", f"$.groups.{group}")]
+            return [
+                make_finding(
+                    "LB404",
+                    results_name,
+                    f"group {group} {key}: the groups section says "
+                    f"{str(value)[:40]}, but results says {str(entry.get(key))[:40]}; lm-eval "
+                    "writes both from one value",
+                    f"$.groups.{group}",
+                )
+            ]
     return []
 
 
 def _same(one: Any, other: Any) -> bool:
     """Equal as lm-eval wrote them (a NaN is its own copy)."""
-    return one == other or (type(one) is float and type(other) is float and one != one and other != other)
+    return one == other or (
+        type(one) is float and type(other) is float and one != one and other != other
+    )
 
 
-def _membership(group: str, leaves: "_Leaves", tasks: tuple, results_name: str, data: Any) -> list:
+def _membership(group: str, leaves: _Leaves, tasks: tuple, results_name: str, data: Any) -> list:
     """LB404 when a pooled group's tasks are not the profile's: group_subtasks is the submitter's, and a
     group that leaves out its weakest task pools to a higher score that its own tasks reproduce."""
     listed, why = leaves.of(group)
@@ -110,20 +152,34 @@ def _membership(group: str, leaves: "_Leaves", tasks: tuple, results_name: str, 
     extra = sorted({task for task in listed if task not in known})
     findings = []
     if missing or extra:
-        parts = ([f"leaves out {', '.join(missing)}"] if missing else []) + ([f"takes in {', '.join(extra[:5])}"]
-                                                                             if extra else [])
-        findings.append(make_finding("LB404", results_name, f"group {group} {' and '.join(parts)}: the profile "
-                                     f"pools {', '.join(names[0] for names, _ in tasks)}",
-                                     f"$.group_subtasks.{group}"))
+        parts = ([f"leaves out {', '.join(missing)}"] if missing else []) + (
+            [f"takes in {', '.join(extra[:5])}"] if extra else []
+        )
+        findings.append(
+            make_finding(
+                "LB404",
+                results_name,
+                f"group {group} {' and '.join(parts)}: the profile "
+                f"pools {', '.join(names[0] for names, _ in tasks)}",
+                f"$.group_subtasks.{group}",
+            )
+        )
     # The pool is weighted by n-samples, which the logs' coverage holds to their documents (LB706): a weight
     # moved is documents removed, so a split that is not the profile's whole split is named here.
     splits = _sizes(tasks)
     for task in sorted(present & splits.keys()):
         scored = _size(task, data)
         if scored is not None and scored != splits[task]:
-            findings.append(make_finding("LB404", results_name, f"group {group}: {task} scored {scored:,} documents "
-                                         f"(n-samples), but its split has {splits[task]:,} (the profile); the "
-                                         "profile pools whole splits", f"$['n-samples'].{task}"))
+            findings.append(
+                make_finding(
+                    "LB404",
+                    results_name,
+                    f"group {group}: {task} scored {scored:,} documents "
+                    f"(n-samples), but its split has {splits[task]:,} (the profile); the "
+                    "profile pools whole splits",
+                    f"$['n-samples'].{task}",
+                )
+            )
     return findings
 
 
@@ -146,8 +202,10 @@ def _mismatch(reported: Any, derived: tuple[float, ...]) -> str | None:
     if min(abs(reported - value) for value in derived) <= TOLERANCE:
         return None
     if len(derived) == 1:
-        return (f"the results file says {reported!r}, but its tasks pool to {derived[0]!r}, size-weighted, as "
-                "the profile scores it")
+        return (
+            f"the results file says {reported!r}, but its tasks pool to {derived[0]!r}, size-weighted, as "
+            "the profile scores it"
+        )
     return f"the results file says {reported!r}, but its subtasks pool to {derived[0]!r} (mean {derived[1]!r})"
 
 
@@ -156,7 +214,9 @@ def _sizes(tasks: tuple) -> dict[str, int]:
     return {name: size for names, size in tasks if size for name in names}
 
 
-def _derive(group: str, key: str, groups: "_Leaves", data: Any) -> tuple[tuple[float, float] | None, str]:
+def _derive(
+    group: str, key: str, groups: _Leaves, data: Any
+) -> tuple[tuple[float, float] | None, str]:
     """((pooled, plain mean), "") of the values of `key` of the group's leaf tasks, or (None, why not).
 
     Leaves, not subgroups: lm-eval 0.4.4 on pools a group over the tasks under it at any depth
@@ -174,14 +234,22 @@ def _derive(group: str, key: str, groups: "_Leaves", data: Any) -> tuple[tuple[f
             continue  # lm-eval pools each metric over the subtasks that have it (leaderboard: acc_norm of three)
         value, size = entry[key], _size(task, data)
         if not _is_number(value):
-            return None, f"its subtask {task} has no number for {key}, so the group cannot be re-derived"
+            return (
+                None,
+                f"its subtask {task} has no number for {key}, so the group cannot be re-derived",
+            )
         if size is None:
-            return None, (f"its subtask {task} has no sample count (n-samples, written since lm-eval 0.4.3), so "
-                          "the group cannot be re-derived")
+            return None, (
+                f"its subtask {task} has no sample count (n-samples, written since lm-eval 0.4.3), so "
+                "the group cannot be re-derived"
+            )
         values.append(value)
         sizes.append(size)
     if not values:
-        return None, f"none of its subtasks ({', '.join(leaves[:5])}) has {key}, so the group cannot be re-derived"
+        return (
+            None,
+            f"none of its subtasks ({', '.join(leaves[:5])}) has {key}, so the group cannot be re-derived",
+        )
     total = sum(sizes)
     pooled = pooled_mean(values, sizes) if total else plain_mean(values)
     return (pooled, plain_mean(values)), ""
@@ -226,7 +294,9 @@ class _Leaves:
         leaves: list[str] = []
         height = 1
         for task in members:
-            below, levels, why = self._walk(task, depth + 1) if task in self.groups else ((task,), 0, "")
+            below, levels, why = (
+                self._walk(task, depth + 1) if task in self.groups else ((task,), 0, "")
+            )
             if not why and not self.spend(len(below)):
                 why = TOO_MANY
             if why:

@@ -30,7 +30,7 @@ start), no unit is called the one that kills them.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 from ..io.safe_text import one_line
 from .journal import rows_text
@@ -39,8 +39,12 @@ from .work import failed_rows
 
 Batch = list[Unit]
 Result = tuple[Batch, list[str]]  # each unit's rows as journal text (journal.rows_text)
-Outcome = tuple[Batch, "list[str] | Exception"]  # an executor's one pass: the rows, or why the batch failed
-FAILING_PASS = 8  # a pass that loses at least this many batches, and over 3/4 of them, is mostly lost
+Outcome = tuple[
+    Batch, "list[str] | Exception"
+]  # an executor's one pass: the rows, or why the batch failed
+FAILING_PASS = (
+    8  # a pass that loses at least this many batches, and over 3/4 of them, is mostly lost
+)
 
 
 class WorkerLost(Exception):
@@ -57,7 +61,9 @@ def failed_batch(batch: Batch, reason: str) -> list[str]:
     return [rows_text(failed_rows(unit, reason)) for unit in batch]
 
 
-def isolate(run_once: Callable[[list[Batch]], Iterator[Outcome]], batches: list[Batch]) -> Iterator[Result]:
+def isolate(
+    run_once: Callable[[list[Batch]], Iterator[Outcome]], batches: list[Batch]
+) -> Iterator[Result]:
     """Run the batches with run_once, then the halves of the lost ones, and so on (see the module docstring)."""
     mostly_lost_before = False
     while batches:
@@ -69,8 +75,10 @@ def isolate(run_once: Callable[[list[Batch]], Iterator[Outcome]], batches: list[
             if failing:
                 yield batch, failed_batch(batch, _cluster_failing(error))
             elif len(batch) > 1:
-                split += [batch[:len(batch) // 2], batch[len(batch) // 2:]]
-            elif mostly_lost:  # no evidence against one unit: it goes on with the halves, to the next pass
+                split += [batch[: len(batch) // 2], batch[len(batch) // 2 :]]
+            elif (
+                mostly_lost
+            ):  # no evidence against one unit: it goes on with the halves, to the next pass
                 split.append(batch)
             else:
                 suspects.append(batch)
@@ -89,9 +97,15 @@ def _finished(outcomes: Iterator[Outcome]):
         if isinstance(outcome, WorkerLost):
             lost.append((batch, outcome))
         elif isinstance(outcome, Exception):
-            yield batch, failed_batch(batch, f"its task failed ({_why(outcome)}), with every unit it carried: "
-                                             "not this unit's doing (its own errors are findings); --resume "
-                                             "runs it again")
+            yield (
+                batch,
+                failed_batch(
+                    batch,
+                    f"its task failed ({_why(outcome)}), with every unit it carried: "
+                    "not this unit's doing (its own errors are findings); --resume "
+                    "runs it again",
+                ),
+            )
         else:
             yield batch, outcome
     return lost
@@ -102,12 +116,16 @@ def _why(error: Exception) -> str:
 
 
 def _lost_alone(error: WorkerLost) -> str:
-    return (f"{error} while it ran this unit alone, with nothing else running, after its batch was lost: this unit "
-            "is what kills workers (out of memory, killed, or a crash), and the units it travelled with were "
-            "audited without it; audit it alone (lbnorm audit) to see why, or --resume runs it again")
+    return (
+        f"{error} while it ran this unit alone, with nothing else running, after its batch was lost: this unit "
+        "is what kills workers (out of memory, killed, or a crash), and the units it travelled with were "
+        "audited without it; audit it alone (lbnorm audit) to see why, or --resume runs it again"
+    )
 
 
 def _cluster_failing(error: WorkerLost) -> str:
-    return (f"{error} with this unit's batch, which was not split to find the cause: most tasks of this pass and "
-            "of the one before lost their workers too, so the cluster is failing, not one unit; --resume runs it "
-            "again")
+    return (
+        f"{error} with this unit's batch, which was not split to find the cause: most tasks of this pass and "
+        "of the one before lost their workers too, so the cluster is failing, not one unit; --resume runs it "
+        "again"
+    )

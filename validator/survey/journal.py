@@ -44,17 +44,29 @@ class Journal:
         self.path = folder / JOURNAL_NAME
         self.done: dict[str, list[dict]] = {}
         self.note: str | None = None  # what --resume had to drop from a damaged journal
-        if self.path.is_symlink():  # appending through it would write the journal wherever it points
-            raise JournalExists(f"{self.path} is a symbolic link; the survey keeps its journal in a file of its "
-                                "own: remove the link, or choose another --out")
+        if (
+            self.path.is_symlink()
+        ):  # appending through it would write the journal wherever it points
+            raise JournalExists(
+                f"{self.path} is a symbolic link; the survey keeps its journal in a file of its "
+                "own: remove the link, or choose another --out"
+            )
         existed = self.path.exists()
         if existed and not resume:
-            raise JournalExists(f"{folder} already holds a survey ({JOURNAL_NAME}); pass --resume to "
-                                "continue it, or choose another --out")
+            raise JournalExists(
+                f"{folder} already holds a survey ({JOURNAL_NAME}); pass --resume to "
+                "continue it, or choose another --out"
+            )
         folder.mkdir(parents=True, exist_ok=True)
         # O_NOFOLLOW: a link made since the check above is refused (ELOOP), not written through.
-        self._handle = open(os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
-                                    0o666), "ab")
+        self._handle = open(
+            os.open(
+                self.path,
+                os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
+                0o666,
+            ),
+            "ab",
+        )
         try:
             _lock(self._handle, folder)
             if existed:
@@ -84,8 +96,14 @@ class Journal:
                 if problem:
                     raise ValueError(problem)
                 # json.dumps({"unit": key, "rows": ...}, sort_keys=True) to the byte, without encoding the rows again
-                lines.append(f'{{"rows": {rows}, "unit": {json.dumps(key, ensure_ascii=False)}}}\n'.encode("utf-8"))
-            except (TypeError, ValueError, RecursionError) as exc:  # UnicodeEncodeError is a ValueError
+                lines.append(
+                    f'{{"rows": {rows}, "unit": {json.dumps(key, ensure_ascii=False)}}}\n'.encode()
+                )
+            except (
+                TypeError,
+                ValueError,
+                RecursionError,
+            ) as exc:  # UnicodeEncodeError is a ValueError
                 refused.append((key, f"{type(exc).__name__}: {exc}"))
                 continue
             self.done[key] = parsed
@@ -109,8 +127,9 @@ def _lock(handle, folder: Path) -> None:
     try:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
-        raise JournalExists(f"another survey is writing {folder} now; wait for it to end, or choose another "
-                            "--out") from None
+        raise JournalExists(
+            f"another survey is writing {folder} now; wait for it to end, or choose another --out"
+        ) from None
 
 
 def _read(path: Path) -> tuple[dict[str, list[dict]], str | None]:
@@ -139,8 +158,10 @@ def _read(path: Path) -> tuple[dict[str, list[dict]], str | None]:
     if bad_line is None or cut_off:  # at most the last line cut off: what a killed survey leaves
         return done, None
     dropped_text = f"it and the {dropped:,} lines after it were" if dropped else "it was"
-    return done, (f"{path.name}: line {bad_line:,} is damaged ({why}); {dropped_text} dropped and "
-                  f"{'their units run' if dropped else 'its unit runs'} again")
+    return done, (
+        f"{path.name}: line {bad_line:,} is damaged ({why}); {dropped_text} dropped and "
+        f"{'their units run' if dropped else 'its unit runs'} again"
+    )
 
 
 def _entry(raw: bytes) -> tuple[dict, str]:
@@ -160,12 +181,20 @@ def _check_settings(folder: Path, wanted: dict) -> None:
     try:
         recorded = json.loads((folder / SETTINGS_NAME).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        raise JournalExists(f"{folder} holds a survey without a readable {SETTINGS_NAME}, so its rows cannot be "
-                            "shown to come from these options; choose another --out") from None
+        raise JournalExists(
+            f"{folder} holds a survey without a readable {SETTINGS_NAME}, so its rows cannot be "
+            "shown to come from these options; choose another --out"
+        ) from None
     if not isinstance(recorded, dict):
         recorded = {}
-    changed = [key for key in sorted(set(wanted) | set(recorded)) if recorded.get(key) != wanted.get(key)]
+    changed = [
+        key for key in sorted(set(wanted) | set(recorded)) if recorded.get(key) != wanted.get(key)
+    ]
     if changed:
-        shown = "; ".join(f"{key} {recorded.get(key)!r} then, {wanted.get(key)!r} now" for key in changed[:4])
-        raise JournalExists(f"{folder} was surveyed with other settings ({shown}); resume with the same options "
-                            "and lbnorm version, or choose another --out")
+        shown = "; ".join(
+            f"{key} {recorded.get(key)!r} then, {wanted.get(key)!r} now" for key in changed[:4]
+        )
+        raise JournalExists(
+            f"{folder} was surveyed with other settings ({shown}); resume with the same options "
+            "and lbnorm version, or choose another --out"
+        )

@@ -14,16 +14,23 @@ import posixpath
 import re
 from dataclasses import dataclass, replace
 
-from ..io.sample_logs import (LEGACY_RESULTS, ORPHAN_LOG, RESULTS_NAME, claims, is_unclaimed,
-                              named_results_beside_logs)
+from ..io.sample_logs import (
+    LEGACY_RESULTS,
+    ORPHAN_LOG,
+    RESULTS_NAME,
+    claims,
+    is_unclaimed,
+    named_results_beside_logs,
+)
 from .stores import FileRef
+
 
 @dataclass(frozen=True)
 class Run:
-    run: str                                     # the results file as shown in the table
+    run: str  # the results file as shown in the table
     results: FileRef
     logs: tuple[FileRef, ...]
-    model: str | None = None                     # from the manifest; else read from the results file
+    model: str | None = None  # from the manifest; else read from the results file
     published: tuple[tuple[str, str, float], ...] = ()  # (task, metric, value) from the manifest
 
     @property
@@ -71,17 +78,32 @@ def named_run(name: str, files: list[FileRef]) -> Run | None:
     ref = next((ref for ref in files if ref.name == name and not ref.problem), None)
     if ref is None or not name.endswith(".json"):
         return None
-    return Run(ref.name, ref, tuple(log for log in files if claims(name, posixpath.basename(log.name))))
+    return Run(
+        ref.name, ref, tuple(log for log in files if claims(name, posixpath.basename(log.name)))
+    )
 
 
 def _folder_runs(folder_files: list[FileRef]) -> list[Run]:
     names = {posixpath.basename(ref.name): ref for ref in folder_files}
     folder_names, runs = list(names), []
     for name, ref in names.items():
-        if RESULTS_NAME.match(name) or name == LEGACY_RESULTS or named_results_beside_logs(name, folder_names):
+        if (
+            RESULTS_NAME.match(name)
+            or name == LEGACY_RESULTS
+            or named_results_beside_logs(name, folder_names)
+        ):
             # The logs audit takes too (sample_logs.claims): a legacy results.json takes every .jsonl beside it.
-            runs.append(Run(ref.name, ref, tuple(log for log_name, log in names.items() if claims(name, log_name))))
+            runs.append(
+                Run(
+                    ref.name,
+                    ref,
+                    tuple(log for log_name, log in names.items() if claims(name, log_name)),
+                )
+            )
     results_names = [posixpath.basename(run.results.name) for run in runs]
-    runs += [Run(ref.name, replace(ref, problem=ORPHAN_LOG), ()) for name, ref in names.items()
-             if is_unclaimed(name, results_names)]
+    runs += [
+        Run(ref.name, replace(ref, problem=ORPHAN_LOG), ())
+        for name, ref in names.items()
+        if is_unclaimed(name, results_names)
+    ]
     return runs

@@ -25,10 +25,10 @@ _CHUNK = 1 << 16
 
 @dataclass(frozen=True)
 class Budget:
-    max_files: int        # files (and stand-ins for unlisted folders) in the whole tree
-    max_folders: int      # folders listed or waiting to be
-    max_page_bytes: int   # bytes of one HTTP directory page
-    seconds: float        # wall clock for the whole listing
+    max_files: int  # files (and stand-ins for unlisted folders) in the whole tree
+    max_folders: int  # folders listed or waiting to be
+    max_page_bytes: int  # bytes of one HTTP directory page
+    seconds: float  # wall clock for the whole listing
     max_depth: int = MAX_LISTING_DEPTH
 
 
@@ -40,7 +40,9 @@ def walk(url: str, filesystem, root: str, budget: Budget, recursive: bool) -> li
     """Every file under root, plus a stand-in per sub-folder that could not be listed; SourceError when the root
     cannot be listed or a budget of the whole tree is exceeded (what is missing could not be named)."""
     http = "http" in filesystem.protocol or "https" in filesystem.protocol
-    if not http:  # ls() answers from the instance's cache, which outlives a survey: a replaced log must show
+    if (
+        not http
+    ):  # ls() answers from the instance's cache, which outlives a survey: a replaced log must show
         filesystem.invalidate_cache()
     deadline = time.monotonic() + budget.seconds
     prefix = root.rstrip("/") + "/"
@@ -49,43 +51,74 @@ def walk(url: str, filesystem, root: str, budget: Budget, recursive: bool) -> li
     while folders:
         folder, depth = folders.pop()
         if time.monotonic() > deadline:
-            raise SourceError(f"{url}: listing took more than --listing-timeout {budget.seconds:g} s (reached "
-                              f"{_name(folder, prefix) or folder}); raise it or survey its folders one at a time")
+            raise SourceError(
+                f"{url}: listing took more than --listing-timeout {budget.seconds:g} s (reached "
+                f"{_name(folder, prefix) or folder}); raise it or survey its folders one at a time"
+            )
         try:
-            entries = _http_entries(filesystem, folder, budget, deadline) if http else _entries(filesystem, folder)
+            entries = (
+                _http_entries(filesystem, folder, budget, deadline)
+                if http
+                else _entries(filesystem, folder)
+            )
         except SourceError:
             raise
-        except Exception as exc:  # each backend raises its own errors; all mean "this folder cannot be listed"
+        except (
+            Exception
+        ) as exc:  # each backend raises its own errors; all mean "this folder cannot be listed"
             reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             if depth == 0:
                 if isinstance(exc, FileNotFoundError):
-                    raise SourceMissing(f"{url}: cannot be listed: no such folder ({reason}); check the path") from None
+                    raise SourceMissing(
+                        f"{url}: cannot be listed: no such folder ({reason}); check the path"
+                    ) from None
                 raise SourceError(f"{url}: cannot be listed ({reason})") from None
             found.append(_stand_in(filesystem, folder, prefix, f"cannot be listed ({reason})"))
             continue
         for name, is_folder, info in entries:
-            if not name.startswith(prefix) or name.rstrip("/") == folder.rstrip("/") or name in seen:
+            if (
+                not name.startswith(prefix)
+                or name.rstrip("/") == folder.rstrip("/")
+                or name in seen
+            ):
                 continue  # a link out of the tree, to the folder itself, or given twice
             seen.add(name)
             if is_folder and not recursive:
                 continue
             if is_folder and depth + 1 > budget.max_depth:
-                found.append(_stand_in(filesystem, name, prefix, f"is more than {budget.max_depth} folders below "
-                                                                 "the source, so it was not listed"))
+                found.append(
+                    _stand_in(
+                        filesystem,
+                        name,
+                        prefix,
+                        f"is more than {budget.max_depth} folders below "
+                        "the source, so it was not listed",
+                    )
+                )
             elif is_folder:
                 queued += 1
                 if queued > budget.max_folders:
-                    raise SourceError(f"{url} holds more than {budget.max_folders:,} folders; raise --max-units "
-                                      "or survey its folders one at a time")
+                    raise SourceError(
+                        f"{url} holds more than {budget.max_folders:,} folders; raise --max-units "
+                        "or survey its folders one at a time"
+                    )
                 folders.append((name, depth + 1))
                 continue
             else:
                 size = info.get("size")
-                found.append(FileRef(name[len(prefix):], filesystem.unstrip_protocol(name), size,
-                                     fingerprint_of(info, size)))
+                found.append(
+                    FileRef(
+                        name[len(prefix) :],
+                        filesystem.unstrip_protocol(name),
+                        size,
+                        fingerprint_of(info, size),
+                    )
+                )
             if len(found) > budget.max_files:
-                raise SourceError(f"{url} holds more than {budget.max_files:,} files; raise --max-units or "
-                                  "survey its folders one at a time")
+                raise SourceError(
+                    f"{url} holds more than {budget.max_files:,} files; raise --max-units or "
+                    "survey its folders one at a time"
+                )
     return sorted(_as_named_on_disk(found) if http else found)
 
 
@@ -107,26 +140,35 @@ def _decoded(segment: str) -> str:
 
 
 def _name(path: str, prefix: str) -> str:
-    return path[len(prefix):] if path.startswith(prefix) else ""
+    return path[len(prefix) :] if path.startswith(prefix) else ""
 
 
 def _stand_in(filesystem, folder: str, prefix: str, problem: str) -> FileRef:
     name = _name(folder, prefix).rstrip("/") + "/"
-    return FileRef(name, filesystem.unstrip_protocol(folder), None, "unlisted", problem=f"the folder {problem}")
+    return FileRef(
+        name, filesystem.unstrip_protocol(folder), None, "unlisted", problem=f"the folder {problem}"
+    )
 
 
 def _entries(filesystem, folder: str) -> list[tuple[str, bool, dict]]:
     """One folder of an object store or the Hub (their clients page the listing and have their own timeouts)."""
-    return [(info["name"], info.get("type") == "directory", info) for info in filesystem.ls(folder, detail=True)]
+    return [
+        (info["name"], info.get("type") == "directory", info)
+        for info in filesystem.ls(folder, detail=True)
+    ]
 
 
-def _http_entries(filesystem, url: str, budget: Budget, deadline: float) -> list[tuple[str, bool, dict]]:
+def _http_entries(
+    filesystem, url: str, budget: Budget, deadline: float
+) -> list[tuple[str, bool, dict]]:
     from fsspec.asyn import sync
 
     return sync(filesystem.loop, _http_page, filesystem, url, budget, deadline)
 
 
-async def _http_page(filesystem, url: str, budget: Budget, deadline: float) -> list[tuple[str, bool, dict]]:
+async def _http_page(
+    filesystem, url: str, budget: Budget, deadline: float
+) -> list[tuple[str, bool, dict]]:
     """The links of one directory page below it, as fsspec's HTTP listing reads them, but by chunks: a page
     over the byte budget or the deadline stops being read (fsspec reads it whole, however long it is)."""
     session = await filesystem.set_session()
@@ -141,10 +183,14 @@ async def _http_page(filesystem, url: str, budget: Budget, deadline: float) -> l
         while chunk := await response.content.read(_CHUNK):
             size += len(chunk)
             if size > budget.max_page_bytes:
-                raise PageTooLarge(f"its page is larger than --max-file-size {budget.max_page_bytes:,} bytes")
+                raise PageTooLarge(
+                    f"its page is larger than --max-file-size {budget.max_page_bytes:,} bytes"
+                )
             if time.monotonic() > deadline:
-                raise SourceError(f"{url}: listing took more than --listing-timeout {budget.seconds:g} s; "
-                                  "raise it or survey its folders one at a time")
+                raise SourceError(
+                    f"{url}: listing took more than --listing-timeout {budget.seconds:g} s; "
+                    "raise it or survey its folders one at a time"
+                )
             chunks.append(chunk)
     text = b"".join(chunks).decode("utf-8", errors="ignore")
     return [(link, link.endswith("/"), {"size": None}) for link in _links(text, url, budget)]
@@ -158,7 +204,9 @@ def _links(text: str, url: str, budget: Budget) -> list[str]:
     below, parts = url.rstrip("/") + "/", urlparse(url)
     most = budget.max_files + budget.max_folders + 1
     out: dict[str, None] = {}
-    for match in itertools.chain(ex2.finditer(text), ex.finditer(text)):  # lazily: a page may hold millions
+    for match in itertools.chain(
+        ex2.finditer(text), ex.finditer(text)
+    ):  # lazily: a page may hold millions
         link = match["url"]
         if link.startswith("/") and len(link) > 1:
             link = f"{parts.scheme}://{parts.netloc}{link}"

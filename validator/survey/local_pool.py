@@ -32,8 +32,8 @@ import select
 import signal
 import threading
 import time
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection, wait
-from typing import Callable, Iterator
 
 try:
     import fcntl
@@ -43,7 +43,9 @@ except ImportError:  # Windows: pipes keep their size (_widen)
 from .isolation import Batch, ClusterLost, Outcome, Result, WorkerLost, isolate
 from .work import prepare_worker
 
-_CONTEXT = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+_CONTEXT = multiprocessing.get_context(
+    "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+)
 
 Function = Callable[[Batch], list[str]]
 PIPE_BYTES = 1 << 20
@@ -82,7 +84,9 @@ class LocalPool:
                 if not watched:
                     return
                 ready = {watched[handle] for handle in wait(list(watched))}
-                for lane in lanes:  # in lane order, not the set's, so the order of the outcomes is reproducible
+                for lane in (
+                    lanes
+                ):  # in lane order, not the set's, so the order of the outcomes is reproducible
                     if lane in ready:
                         yield from lane.finished(waiting)
         finally:
@@ -110,7 +114,9 @@ class _Lane:
         while waiting and len(self.in_flight) < min(depth, self.DEPTH):
             if self.process is None:  # first use, or the last worker died
                 self._start()
-            payload = pickle.dumps(waiting[0], protocol=pickle.HIGHEST_PROTOCOL)  # before it is counted in flight
+            payload = pickle.dumps(
+                waiting[0], protocol=pickle.HIGHEST_PROTOCOL
+            )  # before it is counted in flight
             self.in_flight.append(waiting.popleft())
             try:
                 self.to_worker.send_bytes(payload)
@@ -142,19 +148,27 @@ class _Lane:
         batches_out, to_worker = _CONTEXT.Pipe(duplex=False)
         from_worker, rows_in = _CONTEXT.Pipe(duplex=False)
         _widen(to_worker, from_worker)
-        process = _CONTEXT.Process(target=_work, args=(self.function, batches_out, rows_in, os.getpid()),
-                                   name="lbnorm-survey-worker", daemon=True)
+        process = _CONTEXT.Process(
+            target=_work,
+            args=(self.function, batches_out, rows_in, os.getpid()),
+            name="lbnorm-survey-worker",
+            daemon=True,
+        )
         _SURVEY_ENDS.update((to_worker, from_worker))
         try:
             process.start()
-        except BaseException as error:  # it could not fork: the survey stops on that, not on another error
+        except (
+            BaseException
+        ) as error:  # it could not fork: the survey stops on that, not on another error
             _SURVEY_ENDS.difference_update((to_worker, from_worker))
             for end in (to_worker, from_worker):
                 end.close()
             if isinstance(error, OSError):  # a process or memory limit
-                raise ClusterLost(f"this machine cannot start a worker process ({type(error).__name__}: {error}); "
-                                  "the units finished so far are in the survey's journal: survey again with fewer "
-                                  "--workers, and --resume") from error
+                raise ClusterLost(
+                    f"this machine cannot start a worker process ({type(error).__name__}: {error}); "
+                    "the units finished so far are in the survey's journal: survey again with fewer "
+                    "--workers, and --resume"
+                ) from error
             raise
         finally:
             batches_out.close()  # the worker's ends: its death must show as the end of the pipe here
@@ -185,7 +199,9 @@ def _work(function: Function, batches: Connection, rows: Connection, parent: int
     """In a worker process: run each batch the pipe brings, in order, and answer each. Ctrl-C is the survey's to
     handle (it closes its lanes); an exception is the answer, made portable (_portable)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the survey's own handler stops the survey, not its workers
+    signal.signal(
+        signal.SIGTERM, signal.SIG_DFL
+    )  # the survey's own handler stops the survey, not its workers
     for end in _SURVEY_ENDS:
         end.close()
     exit_with_parent(parent)
@@ -193,7 +209,9 @@ def _work(function: Function, batches: Connection, rows: Connection, parent: int
     while (payload := inbox.get()) != _STOP:
         try:
             outcome = function(pickle.loads(payload))
-        except Exception as error:  # raised by the task (run_batch), not a unit: the worker lives on
+        except (
+            Exception
+        ) as error:  # raised by the task (run_batch), not a unit: the worker lives on
             outcome = _portable(error)
         rows.send_bytes(_pickled(outcome))
 
@@ -203,7 +221,9 @@ def _pickled(outcome: object) -> bytes:
     try:
         return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as error:  # noqa: BLE001 - whatever pickling raised
-        return pickle.dumps(RuntimeError(f"its answer could not be sent back: {type(error).__name__}: {error}"))
+        return pickle.dumps(
+            RuntimeError(f"its answer could not be sent back: {type(error).__name__}: {error}")
+        )
 
 
 def _rebuilt(answer: bytes) -> object:
@@ -221,7 +241,10 @@ def _widen(*connections: Connection) -> None:
     for connection in connections:
         try:
             fcntl.fcntl(connection.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-        except (AttributeError, OSError):  # not Linux (or no fcntl), or over /proc/sys/fs/pipe-max-size
+        except (
+            AttributeError,
+            OSError,
+        ):  # not Linux (or no fcntl), or over /proc/sys/fs/pipe-max-size
             return
 
 
@@ -253,10 +276,16 @@ def _portable(error: Exception) -> Exception:
 def exit_with_parent(parent: int) -> None:
     """In a worker: exit when the survey's process is gone. Killed with SIGKILL, it cannot tell its workers, and a
     worker would wait on its pipe for ever (a worker forked later holds the other lanes' ends of theirs)."""
+
     def watch() -> None:
         try:
-            handle = os.pidfd_open(parent)  # Linux >= 5.3: readable once the parent has exited; no polling
-        except (AttributeError, OSError):  # another system, an older kernel, or the parent is already gone
+            handle = os.pidfd_open(
+                parent
+            )  # Linux >= 5.3: readable once the parent has exited; no polling
+        except (
+            AttributeError,
+            OSError,
+        ):  # another system, an older kernel, or the parent is already gone
             first_parent = os.getppid()
             while _alive(parent) and os.getppid() == first_parent:
                 time.sleep(1)

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO
 
 TABLES = ("survey.csv", "survey.jsonl", "survey.parquet")
 SUMMARIES = ("summary.md", "summary.html")
@@ -32,9 +33,13 @@ def replaced(path: Path, binary: bool = False) -> Iterator[IO]:
     """A file to write `path`'s new content to; it takes path's name when the block ends without an error."""
     temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     # O_EXCL: created here, never an existing file or link; 0o666 under the umask, as open() would make it.
-    handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666)
+    handle = os.open(
+        temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o666
+    )
     try:
-        with (open(handle, "wb") if binary else open(handle, "w", encoding="utf-8", newline="")) as stream:
+        with (
+            open(handle, "wb") if binary else open(handle, "w", encoding="utf-8", newline="")
+        ) as stream:
             yield stream
         os.replace(temp, path)
     except BaseException:
@@ -57,7 +62,9 @@ def remove_previous(out: Path) -> None:
     killed while writing them); OutputBlocked if one stays."""
     plots = out / PLOT_FOLDER
     paths = [out / name for name in (*TABLES, *SUMMARIES)] + _temporary(out, (*TABLES, *SUMMARIES))
-    if plots.is_symlink() or plots.exists() and not plots.is_dir():  # removed itself, never followed
+    if (
+        plots.is_symlink() or plots.exists() and not plots.is_dir()
+    ):  # removed itself, never followed
         paths.append(plots)
     elif plots.is_dir():
         paths += [plots / name for name in os.listdir(plots) if name.endswith((".png", ".tmp"))]
@@ -67,11 +74,17 @@ def remove_previous(out: Path) -> None:
         except FileNotFoundError:
             continue
         except OSError as exc:
-            raise OutputBlocked(f"{path} is left from an earlier survey and cannot be removed ({exc.strerror}); "
-                                "remove it, or choose another --out") from None
+            raise OutputBlocked(
+                f"{path} is left from an earlier survey and cannot be removed ({exc.strerror}); "
+                "remove it, or choose another --out"
+            ) from None
 
 
 def _temporary(folder: Path, names: tuple[str, ...]) -> list[Path]:
     """The files replaced() was writing for `names` when a survey was killed."""
     starts = tuple(f".{name}." for name in names)
-    return [folder / entry for entry in os.listdir(folder) if entry.startswith(starts) and entry.endswith(".tmp")]
+    return [
+        folder / entry
+        for entry in os.listdir(folder)
+        if entry.startswith(starts) and entry.endswith(".tmp")
+    ]

@@ -18,11 +18,16 @@ def draw_plots(rows: list[dict], out: Path) -> dict[str, Path]:
 
     folder = plot_folder(out)
     drawn = {}
-    for title, name, draw in ((
-            "Reported vs re-derived: largest difference per row", "differences.png", _differences),
-            ("DROP: reported F1 against newline-rescored F1, one point per run", "drop_f1.png", _drop_f1),
-            ("DROP: W/D/L rates across the leaderboard", "drop_rates.png", _drop_rates),
-            ("Published vs re-derived scores", "published.png", _published)):
+    for title, name, draw in (
+        ("Reported vs re-derived: largest difference per row", "differences.png", _differences),
+        (
+            "DROP: reported F1 against newline-rescored F1, one point per run",
+            "drop_f1.png",
+            _drop_f1,
+        ),
+        ("DROP: W/D/L rates across the leaderboard", "drop_rates.png", _drop_rates),
+        ("Published vs re-derived scores", "published.png", _published),
+    ):
         figure, axes = plt.subplots(figsize=(7, 4.5))
         if draw(axes, rows):
             axes.set_title(title, fontsize=10)
@@ -47,7 +52,11 @@ def _differences(axes, rows: list[dict]) -> bool:
 
 
 def _drop_rows(rows: list[dict]) -> list[dict]:
-    return [row for row in rows if row["drop_n"] and row["reported"] is not None and row["f1_nl"] is not None]
+    return [
+        row
+        for row in rows
+        if row["drop_n"] and row["reported"] is not None and row["f1_nl"] is not None
+    ]
 
 
 def _drop_f1(axes, rows: list[dict]) -> bool:
@@ -72,13 +81,20 @@ def _drop_rates(axes, rows: list[dict]) -> bool:
 
 
 def _published(axes, rows: list[dict]) -> bool:
-    points = [row for row in rows if row["published"] is not None and row["published_diff"] is not None]
+    points = [
+        row for row in rows if row["published"] is not None and row["published_diff"] is not None
+    ]
     if not points:
         return False
     for reproduced, color in ((True, "tab:blue"), (False, "tab:red")):
         chosen = [row for row in points if row["reproduced"] is reproduced]
-        axes.scatter([row["published"] - row["published_diff"] for row in chosen], [row["published"] for row in chosen],
-                     s=8, color=color, label="reproduced" if reproduced else "not reproduced")
+        axes.scatter(
+            [row["published"] - row["published_diff"] for row in chosen],
+            [row["published"] for row in chosen],
+            s=8,
+            color=color,
+            label="reproduced" if reproduced else "not reproduced",
+        )
     axes.set_xlabel("re-derived from the logs")
     axes.set_ylabel("published")
     axes.legend()

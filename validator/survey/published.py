@@ -12,7 +12,7 @@ published number never leaves the table unjudged.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from .rows import finding_row
 
@@ -27,10 +27,14 @@ def compare(row: dict, published: Published, task: str, scale: float, tolerance:
             continue
         key = metric if "," in metric else f"{metric},none"
         if key not in row["metrics"] and row["status"] not in ("not in results", "no log"):
-            row["error"] = row["error"] or (f"the manifest publishes {task}/{metric}, but the results file has no "
-                                            f"metric {key} for {task}{_its_metrics(row)}; fix the manifest's column "
-                                            "name (a metric under another filter is <task>/<metric>,<filter>)")
-        entry = row["metrics"].setdefault(key, {"reported": None, "from_samples": None, "recomputed": None})
+            row["error"] = row["error"] or (
+                f"the manifest publishes {task}/{metric}, but the results file has no "
+                f"metric {key} for {task}{_its_metrics(row)}; fix the manifest's column "
+                "name (a metric under another filter is <task>/<metric>,<filter>)"
+            )
+        entry = row["metrics"].setdefault(
+            key, {"reported": None, "from_samples": None, "recomputed": None}
+        )
         best = entry.get("recomputed")
         best = entry.get("from_samples") if best is None else best
         difference = None if best is None else value - best * scale
@@ -39,8 +43,12 @@ def compare(row: dict, published: Published, task: str, scale: float, tolerance:
         comparisons.append((key, value, difference, reproduced))
     if comparisons:
         key, value, difference, _ = next((c for c in comparisons if not c[3]), comparisons[0])
-        row.update(published_metric=key, published=value, published_diff=difference,
-                   reproduced=all(c[3] for c in comparisons))
+        row.update(
+            published_metric=key,
+            published=value,
+            published_diff=difference,
+            reproduced=all(c[3] for c in comparisons),
+        )
         _headline(row, key)
     return row
 
@@ -54,13 +62,17 @@ def _its_metrics(row: dict) -> str:
     return f" (it has: {shown})"
 
 
-def unlisted_task_rows(run, model: str, tasks: Iterable[str], scale: float, tolerance: float) -> list[dict]:
+def unlisted_task_rows(
+    run, model: str, tasks: Iterable[str], scale: float, tolerance: float
+) -> list[dict]:
     """A row for each published task that `tasks` (the results file's) lacks: not reproduced, and why."""
     rows = []
     for task in sorted({task for task, _, _ in run.published} - set(tasks)):
         row = finding_row(run.run, model, task, "", "not in results", [])
-        row["error"] = (f"the manifest publishes {task}, but {run.results.name} has no task {task}; "
-                        "fix the manifest's column name or the results file it names")
+        row["error"] = (
+            f"the manifest publishes {task}, but {run.results.name} has no task {task}; "
+            "fix the manifest's column name or the results file it names"
+        )
         rows.append(compare(row, run.published, task, scale, tolerance))
     return rows
 
@@ -70,16 +82,24 @@ def scale_hint(rows: list[dict], scale: float) -> str | None:
     comparisons stand as made (a leaderboard may publish a metric that is not a fraction). A score of 0 is one in
     either scale, so it tells nothing; and a leaderboard in percents may publish a few below 1 (a small model's
     MATH), so nine in ten above 1 is enough. Two zeros once silenced the hint on 258 percents (outside tester)."""
-    values = [entry["published"] for row in rows for entry in row["metrics"].values()
-              if isinstance(entry.get("published"), (int, float)) and entry["published"] != 0]
+    values = [
+        entry["published"]
+        for row in rows
+        for entry in row["metrics"].values()
+        if isinstance(entry.get("published"), (int, float)) and entry["published"] != 0
+    ]
     above = sum(1 for value in values if abs(value) > 1)
     if scale == 1 and values and above >= 0.9 * len(values):
         share = "all" if above == len(values) else f"{above:,} of the"
-        return (f"{share} {len(values):,} published scores other than 0 are above 1, but --published-scale is 1 "
-                "(fractions); if the manifest gives percents, run again with --published-scale 100")
+        return (
+            f"{share} {len(values):,} published scores other than 0 are above 1, but --published-scale is 1 "
+            "(fractions); if the manifest gives percents, run again with --published-scale 100"
+        )
     if scale == 100 and values and above == 0:
-        return (f"all {len(values):,} published scores other than 0 are at most 1, but --published-scale is 100 "
-                "(percents); if the manifest gives fractions, run again without --published-scale")
+        return (
+            f"all {len(values):,} published scores other than 0 are at most 1, but --published-scale is 100 "
+            "(percents); if the manifest gives fractions, run again without --published-scale"
+        )
     return None
 
 
@@ -93,5 +113,9 @@ def within(difference: float, tolerance: float, published: float) -> bool:
 def _headline(row: dict, key: str) -> None:
     """The row's headline metric is the published one, as the table's docs say."""
     values = row["metrics"][key]
-    row.update(metric=key, reported=values.get("reported"), from_samples=values.get("from_samples"),
-               recomputed=values.get("recomputed"))
+    row.update(
+        metric=key,
+        reported=values.get("reported"),
+        from_samples=values.get("from_samples"),
+        recomputed=values.get("recomputed"),
+    )

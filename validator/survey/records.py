@@ -9,11 +9,18 @@ JSON-array logs are read from local folders only.
 
 from __future__ import annotations
 
-from typing import IO, Iterator
+from collections.abc import Iterator
+from typing import IO
 
 from ..io.documents import DocumentError
 from ..io.limits import Limits, describe_size
-from ..io.sample_logs import SampleRecord, check_blank_lines, check_record_count, decode_line, load_record
+from ..io.sample_logs import (
+    SampleRecord,
+    check_blank_lines,
+    check_record_count,
+    decode_line,
+    load_record,
+)
 
 CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
@@ -27,10 +34,17 @@ def stream_records(handle: IO[bytes], limits: Limits) -> Iterator[SampleRecord]:
             check_blank_lines(line_number - index, line_number, limits)
             continue
         if index == 0 and raw.lstrip().startswith(b"["):
-            raise DocumentError("LB701", "this is a legacy JSON-array log (lm-eval 0.4.0-0.4.2); the survey reads "
-                                         "those from local folders only", line_number, 1)
+            raise DocumentError(
+                "LB701",
+                "this is a legacy JSON-array log (lm-eval 0.4.0-0.4.2); the survey reads "
+                "those from local folders only",
+                line_number,
+                1,
+            )
         text = decode_line(raw, line_number, cut=not ended)
-        record = SampleRecord(index, line_number, text, load_record(text, line_number, 1, limits, cut=not ended))
+        record = SampleRecord(
+            index, line_number, text, load_record(text, line_number, 1, limits, cut=not ended)
+        )
         check_record_count(record, limits)
         yield record
         index += 1
@@ -42,7 +56,9 @@ def _lines(handle: IO[bytes], max_line: int) -> Iterator[tuple[int, bytes, bool]
     # The start of the line not ended yet, in pieces: joined once when its newline comes, so a long line
     # costs its length, not its length times its chunks (pending + chunk, each chunk, was quadratic).
     pending, pending_size, line_number = [], 0, 0
-    chunk = _without_bom(handle)  # the first bytes may already hold whole lines: split like any chunk
+    chunk = _without_bom(
+        handle
+    )  # the first bytes may already hold whole lines: split like any chunk
     while True:
         parts = chunk.split(b"\n")
         if len(parts) > 1:
@@ -73,9 +89,14 @@ def _without_bom(handle: IO[bytes]) -> bytes:
         if not more:
             break
         start += more
-    return start[len(_BOM):] if start.startswith(_BOM) else start
+    return start[len(_BOM) :] if start.startswith(_BOM) else start
 
 
 def _too_long(line: int, max_line: int) -> DocumentError:
-    return DocumentError("LB106", f"a record is longer than {describe_size(max_line)} "
-                                  f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this log is honest)", line, 1)
+    return DocumentError(
+        "LB106",
+        f"a record is longer than {describe_size(max_line)} "
+        f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this log is honest)",
+        line,
+        1,
+    )

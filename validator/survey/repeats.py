@@ -28,7 +28,9 @@ def refuse_repeated_sources(sources: list[str]) -> None:
         spelled = source.rstrip("/") or "/"
         same = os.path.abspath(local_path(spelled)) if is_local(spelled) else spelled
         if same in given:
-            raise SourceError(f"{source}: given twice (also as {given[same]}); give each source once")
+            raise SourceError(
+                f"{source}: given twice (also as {given[same]}); give each source once"
+            )
         given[same] = source
 
 
@@ -38,8 +40,12 @@ class Runs:
 
     by_name: dict[str, Run] = field(default_factory=dict)
     source: dict[str, str] = field(default_factory=dict)  # file identity -> the source that gave it
-    path: dict[str, str] = field(default_factory=dict)    # file identity -> the path it was reached by
-    run: dict[str, str] = field(default_factory=dict)     # file identity -> the name of the run surveyed
+    path: dict[str, str] = field(
+        default_factory=dict
+    )  # file identity -> the path it was reached by
+    run: dict[str, str] = field(
+        default_factory=dict
+    )  # file identity -> the name of the run surveyed
     name_source: dict[str, str] = field(default_factory=dict)  # run name -> the source that gave it
 
     def add(self, run: Run, source: str, manifest: bool) -> None:
@@ -59,19 +65,29 @@ class Runs:
 
     def _twin(self, run: Run, identity: str, source: str, manifest: bool) -> str | None:
         """The name of the run whose results file this one's is, if the tree holds it twice."""
-        path = os.path.abspath(run.results.location) if is_local(run.results.location) else run.results.location
+        path = (
+            os.path.abspath(run.results.location)
+            if is_local(run.results.location)
+            else run.results.location
+        )
         first = self.source.get(identity)
         # Within one tree, or reached through another path (a link planted in one source to another's file).
-        if first is not None and (first == source and not manifest or first != source and self.path[identity] != path):
+        if first is not None and (
+            first == source and not manifest or first != source and self.path[identity] != path
+        ):
             return self.run[identity]
         if first is not None:
             where = "listed twice in it" if first == source else f"also reached through {first}"
-            raise SourceError(f"{source}: the results file {run.run} is {where}; give each run once (a "
-                              "manifest can list every run, with published scores for some)")
+            raise SourceError(
+                f"{source}: the results file {run.run} is {where}; give each run once (a "
+                "manifest can list every run, with published scores for some)"
+            )
         if run.run in self.by_name:
-            raise SourceError(f"two sources hold a run named {run.run} ({self.name_source[run.run]} and "
-                              f"{source}); survey them separately, or list both in one manifest under names "
-                              "that differ")
+            raise SourceError(
+                f"two sources hold a run named {run.run} ({self.name_source[run.run]} and "
+                f"{source}); survey them separately, or list both in one manifest under names "
+                "that differ"
+            )
         self.source[identity], self.path[identity], self.run[identity] = source, path, run.run
         self.name_source[run.run] = source
         return None
@@ -93,8 +109,10 @@ def is_link(ref: FileRef) -> bool:
 def duplicate(run: Run, twin: str) -> Run:
     """A stand-in for a run whose results file is another run's (FileRef.problem: one row says so)."""
     logs = f"; its {len(run.logs):,} logs are not audited" if run.logs else ""
-    problem = (f"the results file is the same file as {twin} (a link, or a copy by hard link){logs}; a run is "
-               "surveyed once: give each run a results file of its own")
+    problem = (
+        f"the results file is the same file as {twin} (a link, or a copy by hard link){logs}; a run is "
+        "surveyed once: give each run a results file of its own"
+    )
     return replace(run, results=replace(run.results, problem=problem), logs=())
 
 

@@ -21,19 +21,65 @@ from ..findings.selection import RuleSelection
 from ..io.safe_text import one_line
 
 COLUMNS = (
-    "run", "model", "task", "log", "status",
-    "samples", "expected", "hashes_checked", "hash_mismatches", "task_hash",
-    "metric", "reported", "from_samples", "recomputed", "max_abs_diff",
-    "published_metric", "published", "published_diff", "reproduced",
-    "drop_n", "em_recomputed", "f1_recomputed", "em_nl", "f1_nl", "em_nl_lstrip", "f1_nl_lstrip", "f1_ws",
-    "rate_W", "rate_W_impacting", "rate_D", "rate_D_prime", "rate_L",
-    "errors", "warnings", "rules", "first_finding", "error", "notes", "metrics",
+    "run",
+    "model",
+    "task",
+    "log",
+    "status",
+    "samples",
+    "expected",
+    "hashes_checked",
+    "hash_mismatches",
+    "task_hash",
+    "metric",
+    "reported",
+    "from_samples",
+    "recomputed",
+    "max_abs_diff",
+    "published_metric",
+    "published",
+    "published_diff",
+    "reproduced",
+    "drop_n",
+    "em_recomputed",
+    "f1_recomputed",
+    "em_nl",
+    "f1_nl",
+    "em_nl_lstrip",
+    "f1_nl_lstrip",
+    "f1_ws",
+    "rate_W",
+    "rate_W_impacting",
+    "rate_D",
+    "rate_D_prime",
+    "rate_L",
+    "errors",
+    "warnings",
+    "rules",
+    "first_finding",
+    "error",
+    "notes",
+    "metrics",
 )
 NOTES_SEPARATOR = " | "  # between a row's notes, in its one-line `notes` cell
 NESTED = ("rules", "metrics")
-DROP_COLUMNS = ("em_recomputed", "f1_recomputed", "em_nl", "f1_nl", "em_nl_lstrip", "f1_nl_lstrip", "f1_ws",
-                "rate_W", "rate_W_impacting", "rate_D", "rate_D_prime", "rate_L")
-MAX_METRICS = 100  # per row; a results entry can list any number of metrics (the findings still cover all)
+DROP_COLUMNS = (
+    "em_recomputed",
+    "f1_recomputed",
+    "em_nl",
+    "f1_nl",
+    "em_nl_lstrip",
+    "f1_nl_lstrip",
+    "f1_ws",
+    "rate_W",
+    "rate_W_impacting",
+    "rate_D",
+    "rate_D_prime",
+    "rate_L",
+)
+MAX_METRICS = (
+    100  # per row; a results entry can list any number of metrics (the findings still cover all)
+)
 # The metric a row shows first when no published score names one: what leaderboards publish.
 _HEADLINE = ("f1,none", "acc_norm,none", "acc,none", "exact_match,none")
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -57,26 +103,47 @@ def blank_row(run: str, model: str, task: str, log: str) -> dict:
     return row
 
 
-def finding_row(run: str, model: str, task: str, log: str, status: str, findings: list[Finding]) -> dict:
+def finding_row(
+    run: str, model: str, task: str, log: str, status: str, findings: list[Finding]
+) -> dict:
     row = blank_row(run, model, task, log)
     row["status"] = status
     _count_findings(row, findings)
     return row
 
 
-def task_row(run: str, model: str, task: str, log: str, audit: TaskAudit | None, findings: list[Finding]) -> dict:
+def task_row(
+    run: str, model: str, task: str, log: str, audit: TaskAudit | None, findings: list[Finding]
+) -> dict:
     row = blank_row(run, model, task, log)
     _count_findings(row, findings)
-    if audit is None:  # the log was refused before a line was read (a link out of its folder, not a file)
-        row.update(status="not audited", error=findings[0].message if findings else "the log was not read")
+    if (
+        audit is None
+    ):  # the log was refused before a line was read (a link out of its folder, not a file)
+        row.update(
+            status="not audited", error=findings[0].message if findings else "the log was not read"
+        )
         return row
-    row["status"] = "findings" if row["rules"] else "ok"  # the rules selected: an ignored rule's finding is not one
+    row["status"] = (
+        "findings" if row["rules"] else "ok"
+    )  # the rules selected: an ignored rule's finding is not one
     if audit.notes:  # what the audit could not check: an "ok" row says how far it goes
         row["notes"] = one_line(printable(NOTES_SEPARATOR.join(audit.notes)), 1000)
-    row.update(samples=audit.samples, expected=audit.expected, hashes_checked=audit.hashes_checked,
-               hash_mismatches=audit.hash_mismatches, task_hash=audit.task_hash)
-    row["metrics"] = {m.key: {"reported": number(m.reported), "from_samples": number(m.from_samples),
-                              "recomputed": number(m.recomputed)} for m in audit.metrics[:MAX_METRICS]}
+    row.update(
+        samples=audit.samples,
+        expected=audit.expected,
+        hashes_checked=audit.hashes_checked,
+        hash_mismatches=audit.hash_mismatches,
+        task_hash=audit.task_hash,
+    )
+    row["metrics"] = {
+        m.key: {
+            "reported": number(m.reported),
+            "from_samples": number(m.from_samples),
+            "recomputed": number(m.recomputed),
+        }
+        for m in audit.metrics[:MAX_METRICS]
+    }
     _headline(row)
     if audit.drop is not None:
         drop = audit.drop.as_dict()
@@ -87,8 +154,10 @@ def task_row(run: str, model: str, task: str, log: str, audit: TaskAudit | None,
 
 def with_metrics(row: dict, metrics: dict) -> dict:
     """The row with these metrics ({key: {"reported", "from_samples", "recomputed"}}) and its headline."""
-    row["metrics"] = {key: {name: number(value) for name, value in values.items()}
-                      for key, values in list(metrics.items())[:MAX_METRICS]}
+    row["metrics"] = {
+        key: {name: number(value) for name, value in values.items()}
+        for key, values in list(metrics.items())[:MAX_METRICS]
+    }
     _headline(row)
     return row
 
@@ -97,12 +166,23 @@ def _headline(row: dict) -> None:
     metrics = row["metrics"]
     if not metrics:
         return
-    key = next((k for k in _HEADLINE if k in metrics), next(iter(metrics)))  # else the results file's first
+    key = next(
+        (k for k in _HEADLINE if k in metrics), next(iter(metrics))
+    )  # else the results file's first
     values = metrics[key]
-    row.update(metric=key, reported=values["reported"], from_samples=values["from_samples"],
-               recomputed=values["recomputed"])
-    differences = [abs(v["reported"] - other) for v in metrics.values() if v["reported"] is not None
-                   for other in (v["from_samples"], v["recomputed"]) if other is not None]
+    row.update(
+        metric=key,
+        reported=values["reported"],
+        from_samples=values["from_samples"],
+        recomputed=values["recomputed"],
+    )
+    differences = [
+        abs(v["reported"] - other)
+        for v in metrics.values()
+        if v["reported"] is not None
+        for other in (v["from_samples"], v["recomputed"])
+        if other is not None
+    ]
     row["max_abs_diff"] = max(differences) if differences else None
 
 
@@ -123,7 +203,9 @@ def _count_findings(row: dict, findings: list[Finding]) -> None:
     if first is not None:
         where = f" (line {first.line})" if first.line else ""
         # printable first: one_line would show a name's \\xff as \\udcff, not as the row's `log` shows it.
-        row["first_finding"] = one_line(printable(f"{first.rule} {first.file}{where}: {first.message}"), 400)
+        row["first_finding"] = one_line(
+            printable(f"{first.rule} {first.file}{where}: {first.message}"), 400
+        )
 
 
 def number(value: Any) -> float | None:
@@ -156,8 +238,17 @@ def is_unclaimed_log(row: dict) -> bool:
     return row["status"] == "unplaced log" and row["run"] == row["log"]
 
 
-UNJUDGED = frozenset({"failed", "not audited", "no logs", "unreadable results", "unplaced log", "duplicate run",
-                      "unlisted folder"})
+UNJUDGED = frozenset(
+    {
+        "failed",
+        "not audited",
+        "no logs",
+        "unreadable results",
+        "unplaced log",
+        "duplicate run",
+        "unlisted folder",
+    }
+)
 
 
 def sort_key(row: dict) -> tuple:
@@ -166,16 +257,33 @@ def sort_key(row: dict) -> tuple:
 
 _NONE = type(None)
 _NUMBER = (float, int, _NONE)
-_TYPES = {**dict.fromkeys(("run", "model", "task", "log"), (str,)),
-          **dict.fromkeys(("status", "task_hash", "metric", "published_metric", "first_finding", "error",
-                        "notes"), (str, _NONE)),
-          **dict.fromkeys(("samples", "expected", "hashes_checked", "hash_mismatches", "drop_n"), (int, _NONE)),
-          "errors": (int,), "warnings": (int,), "reproduced": (bool, _NONE), "rules": (dict,), "metrics": (dict,)}
+_TYPES = {
+    **dict.fromkeys(("run", "model", "task", "log"), (str,)),
+    **dict.fromkeys(
+        ("status", "task_hash", "metric", "published_metric", "first_finding", "error", "notes"),
+        (str, _NONE),
+    ),
+    **dict.fromkeys(
+        ("samples", "expected", "hashes_checked", "hash_mismatches", "drop_n"), (int, _NONE)
+    ),
+    "errors": (int,),
+    "warnings": (int,),
+    "reproduced": (bool, _NONE),
+    "rules": (dict,),
+    "metrics": (dict,),
+}
 _COLUMN_TYPES = tuple((column, _TYPES.get(column, _NUMBER)) for column in COLUMNS)
 _METRIC_VALUES = ("reported", "from_samples", "recomputed")
 _PUBLISHED_VALUES = ("published", "published_diff")
-_JSON_KIND = {dict: "object", list: "array", str: "string", int: "number", float: "number", bool: "boolean",
-              _NONE: "null"}
+_JSON_KIND = {
+    dict: "object",
+    list: "array",
+    str: "string",
+    int: "number",
+    float: "number",
+    bool: "boolean",
+    _NONE: "null",
+}
 
 
 def rows_problem(rows: object) -> str | None:
@@ -212,12 +320,17 @@ def _row_problem(row: object) -> str | None:
 def _metric_problem(entry: object) -> bool:
     """An entry is {reported, from_samples, recomputed}, and with a published score {published, published_diff,
     reproduced} too (the summary reads all three of a score not reproduced)."""
-    if type(entry) is not dict or not all(_sound(entry.get(name, ""), _NUMBER) for name in _METRIC_VALUES):
+    if type(entry) is not dict or not all(
+        _sound(entry.get(name, ""), _NUMBER) for name in _METRIC_VALUES
+    ):
         return True
     if len(entry) == len(_METRIC_VALUES):
         return False
-    return (len(entry) != len(_METRIC_VALUES) + 3 or not _sound(entry.get("reproduced"), (bool,))
-            or not all(_sound(entry.get(name, ""), _NUMBER) for name in _PUBLISHED_VALUES))
+    return (
+        len(entry) != len(_METRIC_VALUES) + 3
+        or not _sound(entry.get("reproduced"), (bool,))
+        or not all(_sound(entry.get(name, ""), _NUMBER) for name in _PUBLISHED_VALUES)
+    )
 
 
 def _sound(value: object, types: tuple) -> bool:
@@ -232,5 +345,7 @@ def _sound(value: object, types: tuple) -> bool:
 
 
 def _shown(value: object) -> str:
-    text = repr(value) if type(value) is float else json.dumps(value)  # repr: nan and inf as Python says them
+    text = (
+        repr(value) if type(value) is float else json.dumps(value)
+    )  # repr: nan and inf as Python says them
     return text if len(text) <= 60 else f"{text[:50]}... ({len(text):,} characters)"

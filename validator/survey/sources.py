@@ -31,7 +31,16 @@ from .journal import JOURNAL_NAME, SETTINGS_NAME
 from .layout import Run, is_results_name, named_run, runs_in
 from .outputs import SUMMARIES, TABLES
 from .repeats import Runs, refuse_repeated_sources
-from .stores import FileRef, SourceError, SourceMissing, is_local, is_url, list_files, local_path, open_stream
+from .stores import (
+    FileRef,
+    SourceError,
+    SourceMissing,
+    is_local,
+    is_url,
+    list_files,
+    local_path,
+    open_stream,
+)
 
 MANIFEST_SUFFIXES = (".csv", ".json")
 UNIT_KEY_VERSION = "lbnorm-survey-1"  # changes when rows of the same inputs would change
@@ -45,9 +54,18 @@ class Unit:
     @functools.cached_property  # asked for by the plan, the journal, the batches and the table
     def key(self) -> str:
         """What the unit reads, by content fingerprint: a changed file is a new unit."""
-        parts = [UNIT_KEY_VERSION, self.run.run, self.run.results.fingerprint, repr(self.run.model),
-                 repr(self.run.published)]
-        parts += [self.log.name, self.log.fingerprint] if self.log else [repr([log.name for log in self.run.logs])]
+        parts = [
+            UNIT_KEY_VERSION,
+            self.run.run,
+            self.run.results.fingerprint,
+            repr(self.run.model),
+            repr(self.run.published),
+        ]
+        parts += (
+            [self.log.name, self.log.fingerprint]
+            if self.log
+            else [repr([log.name for log in self.run.logs])]
+        )
         return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
     @property
@@ -62,10 +80,14 @@ class Unit:
         return self.key
 
 
-OWN_FILES = frozenset((JOURNAL_NAME, SETTINGS_NAME, *TABLES, *SUMMARIES))  # what a survey writes into --out
+OWN_FILES = frozenset(
+    (JOURNAL_NAME, SETTINGS_NAME, *TABLES, *SUMMARIES)
+)  # what a survey writes into --out
 
 
-def plan(sources: list[str], limits: Limits, max_units: int, exclude: Path | None = None) -> list[Unit]:
+def plan(
+    sources: list[str], limits: Limits, max_units: int, exclude: Path | None = None
+) -> list[Unit]:
     """Every unit of every source, in a stable order; SourceError when a source cannot be read.
 
     `exclude`: the survey's own output folder, whose files are never surveyed (an --out inside a run folder
@@ -74,15 +96,21 @@ def plan(sources: list[str], limits: Limits, max_units: int, exclude: Path | Non
     runs = Runs()
     for source in sources:
         found = runs_of(source, limits, max_units)
-        if all(run.orphan for run in found):  # a mistyped path must not pass as a survey that found nothing wrong
+        if all(
+            run.orphan for run in found
+        ):  # a mistyped path must not pass as a survey that found nothing wrong
             logs = f", only {len(found):,} sample logs" if found else ""
-            raise SourceError(f"{source}: no run found (no results_*.json or results.json file under it{logs}); "
-                              "check the path")
+            raise SourceError(
+                f"{source}: no run found (no results_*.json or results.json file under it{logs}); "
+                "check the path"
+            )
         for run in _outside(found, exclude):
             runs.add(run, source, _is_manifest(source))
     units = [Unit(run, log) for run in runs.by_name.values() for log in (None, *run.logs)]
     if len(units) > max_units:
-        raise SourceError(f"the sources hold {len(units):,} units of work, more than --max-units {max_units:,}")
+        raise SourceError(
+            f"the sources hold {len(units):,} units of work, more than --max-units {max_units:,}"
+        )
     return sorted(units, key=lambda unit: (unit.run.run, unit.log.name if unit.log else ""))
 
 
@@ -91,16 +119,23 @@ def _outside(runs: list[Run], out: Path | None) -> list[Run]:
     if out is None:
         return runs
     top = os.path.realpath(out)
-    resolved = functools.lru_cache(maxsize=None)(os.path.realpath)  # once per folder: a run's files share one
+    resolved = functools.lru_cache(maxsize=None)(
+        os.path.realpath
+    )  # once per folder: a run's files share one
 
     def inside(ref: FileRef) -> bool:
         if not is_local(ref.location):
             return False
         folder, name = os.path.split(ref.location.removeprefix("file://"))
-        return (name in OWN_FILES or name.startswith(".") and name.endswith(".tmp")) and resolved(folder) == top
+        return (name in OWN_FILES or name.startswith(".") and name.endswith(".tmp")) and resolved(
+            folder
+        ) == top
 
-    return [replace(run, logs=tuple(log for log in run.logs if not inside(log))) for run in runs
-            if not inside(run.results)]
+    return [
+        replace(run, logs=tuple(log for log in run.logs if not inside(log)))
+        for run in runs
+        if not inside(run.results)
+    ]
 
 
 def _is_manifest(source: str) -> bool:
@@ -121,7 +156,9 @@ def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
     if _is_manifest(source):
         try:
             return _manifest_runs(source, limits, max_units)
-        except _ResultsFile:  # NAME_<date>.json of lm-eval's --output_path NAME.json, or another name
+        except (
+            _ResultsFile
+        ):  # NAME_<date>.json of lm-eval's --output_path NAME.json, or another name
             return _results_file_runs(source, limits, max_units)
     if is_results_name(name):
         return _results_file_runs(source, limits, max_units)
@@ -131,7 +168,9 @@ def runs_of(source: str, limits: Limits, max_units: int) -> list[Run]:
 def _results_file_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
     """The run of a results file given as a source, with the logs of its folder that belong to it."""
     name = source.rstrip("/").rsplit("/", 1)[-1]
-    run = _named_in(name, source, list_files(_parent(source), max_units, recursive=False, limits=limits))
+    run = _named_in(
+        name, source, list_files(_parent(source), max_units, recursive=False, limits=limits)
+    )
     if run is None:
         raise SourceError(f"{source}: no such results file; check the path{_path_hint(source)}")
     # Named as given, not by its bare name: two models' results files of one date are two runs.
@@ -146,7 +185,11 @@ def _run_beside_its_logs(source: str, limits: Limits, max_units: int) -> list[Ru
         files = list_files(_parent(source), max_units, recursive=False, limits=limits)
     except SourceError:
         return []
-    return [replace(run, run=source) for run in runs_in(files) if run.results.name == name and not run.orphan]
+    return [
+        replace(run, run=source)
+        for run in runs_in(files)
+        if run.results.name == name and not run.orphan
+    ]
 
 
 def _named_in(name: str, location: str, files: list[FileRef]):
@@ -170,37 +213,63 @@ def _parent(location: str) -> str:
 
 # --- manifests -------------------------------------------------------------------------------
 
+
 def _manifest_runs(source: str, limits: Limits, max_units: int) -> list[Run]:
     entries = _manifest_entries(source, limits)
-    if not entries:  # the generic "no run found" would send the user looking at the path, not the manifest
-        raise SourceError(f"{source}: the manifest lists no runs; give it one entry per results file "
-                          "(a 'results' column or key)")
+    if (
+        not entries
+    ):  # the generic "no run found" would send the user looking at the path, not the manifest
+        raise SourceError(
+            f"{source}: the manifest lists no runs; give it one entry per results file "
+            "(a 'results' column or key)"
+        )
     base = _parent(source)
     runs = []
     listings: dict[str, list[FileRef]] = {}
     for number, entry in enumerate(entries, start=1):
         results = entry.get("results")
         if not isinstance(results, str) or not results:
-            raise SourceError(f"{source}: entry {number} has no 'results' (the results file of the run)")
-        location = results if is_url(results) or results.startswith("/") else f"{'' if base == '/' else base}/{results}"
+            raise SourceError(
+                f"{source}: entry {number} has no 'results' (the results file of the run)"
+            )
+        location = (
+            results
+            if is_url(results) or results.startswith("/")
+            else f"{'' if base == '/' else base}/{results}"
+        )
         folder, name = _parent(location), location.rpartition("/")[2]
         if folder not in listings:
             try:
                 listings[folder] = list_files(folder, max_units, recursive=False, limits=limits)
             except SourceMissing as exc:
-                raise SourceError(f"{source}: entry {number}: {results!r} cannot be reached ({exc}); fix the "
-                                  f"entry's path (relative to the manifest's folder){_path_hint(results)}") from None
-            except SourceError as exc:  # the path may be right: too many files, no fsspec, the network
+                raise SourceError(
+                    f"{source}: entry {number}: {results!r} cannot be reached ({exc}); fix the "
+                    f"entry's path (relative to the manifest's folder){_path_hint(results)}"
+                ) from None
+            except (
+                SourceError
+            ) as exc:  # the path may be right: too many files, no fsspec, the network
                 raise SourceError(f"{source}: entry {number}: {results}: {exc}") from None
         found = _named_in(name, location, listings[folder])
         if found is None and not any(ref.name == name for ref in listings[folder]):
-            raise SourceError(f"{source}: entry {number}: {results!r} does not exist; fix the entry's path "
-                              f"(relative to the manifest's folder){_path_hint(results)}")
+            raise SourceError(
+                f"{source}: entry {number}: {results!r} does not exist; fix the entry's path "
+                f"(relative to the manifest's folder){_path_hint(results)}"
+            )
         if found is None:
-            raise SourceError(f"{source}: entry {number}: {results!r} is not a results file (a .json file)")
+            raise SourceError(
+                f"{source}: entry {number}: {results!r} is not a results file (a .json file)"
+            )
         model = entry.get("model")
-        runs.append(Run(results, found.results, found.logs, model if isinstance(model, str) and model else None,
-                        _published(entry, source, number)))
+        runs.append(
+            Run(
+                results,
+                found.results,
+                found.logs,
+                model if isinstance(model, str) and model else None,
+                _published(entry, source, number),
+            )
+        )
     return runs
 
 
@@ -216,22 +285,32 @@ def _path_hint(path: str) -> str:
 def _manifest_entries(source: str, limits: Limits) -> list[dict]:
     ref = FileRef(source, str(local_path(source)) if is_local(source) else source, None, "")
     try:
-        with open_stream(ref, limits.max_file_bytes, "max_file_bytes", limits.remote_timeout) as handle:
+        with open_stream(
+            ref, limits.max_file_bytes, "max_file_bytes", limits.remote_timeout
+        ) as handle:
             text = read_at_most(handle, limits.max_file_bytes + 1).decode("utf-8-sig")
-    except DocumentError as exc:  # "cannot be read (FileNotFoundError: ...)", or over the size limit
+    except (
+        DocumentError
+    ) as exc:  # "cannot be read (FileNotFoundError: ...)", or over the size limit
         detail = exc.message
         if detail.startswith("cannot be read (") and detail.endswith(")"):
-            detail = detail[len("cannot be read ("):-1]
+            detail = detail[len("cannot be read (") : -1]
         raise SourceError(f"{source}: the manifest cannot be read ({detail})") from None
     except UnicodeDecodeError as exc:  # a spreadsheet's UTF-16 or Latin-1 export
         byte = f"byte {exc.start + 1:,} is {exc.object[exc.start]:#04x}"
-        raise SourceError(f"{source}: the manifest is not UTF-8 ({byte}); save it as UTF-8 (a spreadsheet's "
-                          "'CSV UTF-8')") from None
+        raise SourceError(
+            f"{source}: the manifest is not UTF-8 ({byte}); save it as UTF-8 (a spreadsheet's "
+            "'CSV UTF-8')"
+        ) from None
     except Exception as exc:
         raise SourceError(f"{source}: the manifest cannot be read ({exc})") from None
-    if "\0" in text:  # UTF-16 without a byte-order mark reads as UTF-8 with a NUL in every other place
-        raise SourceError(f"{source}: the manifest is not UTF-8 (it holds NUL characters, as UTF-16 does); save it "
-                          "as UTF-8 (a spreadsheet's 'CSV UTF-8')")
+    if (
+        "\0" in text
+    ):  # UTF-16 without a byte-order mark reads as UTF-8 with a NUL in every other place
+        raise SourceError(
+            f"{source}: the manifest is not UTF-8 (it holds NUL characters, as UTF-16 does); save it "
+            "as UTF-8 (a spreadsheet's 'CSV UTF-8')"
+        )
     if source.endswith(".csv"):
         return _csv_entries(text, source)
     from ..io.budgets import json_too_deep, json_too_deep_offset, json_too_many_values
@@ -240,24 +319,32 @@ def _manifest_entries(source: str, limits: Limits) -> list[dict]:
     if json_too_deep(text, limits.max_depth):
         offset = json_too_deep_offset(text, limits.max_depth)
         where = "" if offset is None else f" (line {text.count(chr(10), 0, offset) + 1})"
-        raise SourceError(f"{source}: the manifest nests arrays and objects more than {limits.max_depth} levels "
-                          f"deep{where}; a manifest is a list of flat objects, one per run")
+        raise SourceError(
+            f"{source}: the manifest nests arrays and objects more than {limits.max_depth} levels "
+            f"deep{where}; a manifest is a list of flat objects, one per run"
+        )
     if json_too_many_values(text, limits.max_values):
-        raise SourceError(f"{source}: the manifest holds more than {limits.max_values:,} values; survey its runs "
-                          "in several manifests (or raise --max-values)")
+        raise SourceError(
+            f"{source}: the manifest holds more than {limits.max_values:,} values; survey its runs "
+            "in several manifests (or raise --max-values)"
+        )
     try:
         data = json.loads(text, object_pairs_hook=_refuse_twice_named)
     except _KeyTwice as exc:
-        raise SourceError(f"{source}: the key {exc.args[0]!r} appears twice in one object; a published score "
-                          "must be given once") from None
+        raise SourceError(
+            f"{source}: the key {exc.args[0]!r} appears twice in one object; a published score "
+            "must be given once"
+        ) from None
     except (ValueError, RecursionError) as exc:
         raise SourceError(f"{source}: the manifest is not valid JSON ({exc})") from None
     if isinstance(data, dict) and "runs" not in data and isinstance(data.get("results"), dict):
         raise _ResultsFile()  # the results file itself, under a name that is not results_<date>.json
     data = data.get("runs") if isinstance(data, dict) else data
     if not isinstance(data, list) or not all(isinstance(entry, dict) for entry in data):
-        raise SourceError(f"{source}: a JSON manifest is a list of objects (or {{\"runs\": [...]}}), "
-                          "each with 'results'")
+        raise SourceError(
+            f'{source}: a JSON manifest is a list of objects (or {{"runs": [...]}}), '
+            "each with 'results'"
+        )
     return [_flatten_published(entry, source, number) for number, entry in enumerate(data, start=1)]
 
 
@@ -271,25 +358,36 @@ def _csv_entries(text: str, source: str) -> list[dict]:
             rows.append(row)
     except csv.Error as exc:
         where = f"entry {len(rows)} (line {reader.line_num})" if rows else "the header"
-        fix = (f"a cell holds a path, a model name or a score, never {csv.field_size_limit():,} characters"
-               if "field limit" in str(exc) else "check that line's quotes")
+        fix = (
+            f"a cell holds a path, a model name or a score, never {csv.field_size_limit():,} characters"
+            if "field limit" in str(exc)
+            else "check that line's quotes"
+        )
         raise SourceError(f"{source}: {where} is not CSV that can be read ({exc}); {fix}") from None
     if not rows:
         return []
-    header = [name.strip() for name in rows[0]]  # "results, model": a spreadsheet's spaces after commas
+    header = [
+        name.strip() for name in rows[0]
+    ]  # "results, model": a spreadsheet's spaces after commas
     if "results" not in header:
         named = ", ".join(repr(name) for name in header[:5]) + (", ..." if len(header) > 5 else "")
-        raise SourceError(f"{source}: the header names no 'results' column (it names {named}); a CSV manifest's "
-                          "first line names its columns, separated by commas: results, and optionally model and "
-                          "<task>/<metric>")
+        raise SourceError(
+            f"{source}: the header names no 'results' column (it names {named}); a CSV manifest's "
+            "first line names its columns, separated by commas: results, and optionally model and "
+            "<task>/<metric>"
+        )
     twice = sorted({name for name in header if header.count(name) > 1})
     if twice:
-        raise SourceError(f"{source}: the column {twice[0]!r} appears twice in the header; give each once")
+        raise SourceError(
+            f"{source}: the column {twice[0]!r} appears twice in the header; give each once"
+        )
     entries = []
     for number, row in enumerate(rows[1:], start=1):
         if len(row) > len(header):
-            raise SourceError(f"{source}: entry {number} has {len(row)} cells, but the header names "
-                              f"{len(header)} columns; quote cells that hold commas")
+            raise SourceError(
+                f"{source}: entry {number} has {len(row)} cells, but the header names "
+                f"{len(header)} columns; quote cells that hold commas"
+            )
         if row:
             entries.append(dict(zip(header, row + [""] * (len(header) - len(row)))))
     return entries
@@ -311,14 +409,20 @@ def _flatten_published(entry: dict, source: str, number: int) -> dict:
     if "published" not in entry:
         return entry
     published = entry["published"]
-    if not isinstance(published, dict) or not all(isinstance(key, str) and "/" in key for key in published):
-        raise SourceError(f"{source}: entry {number}: 'published' must map '<task>/<metric>' to a score, "
-                          'e.g. {"drop/f1": 12.31}')
+    if not isinstance(published, dict) or not all(
+        isinstance(key, str) and "/" in key for key in published
+    ):
+        raise SourceError(
+            f"{source}: entry {number}: 'published' must map '<task>/<metric>' to a score, "
+            'e.g. {"drop/f1": 12.31}'
+        )
     flat = {k: v for k, v in entry.items() if k != "published"}
     both = sorted(set(flat) & set(published))
     if both:
-        raise SourceError(f"{source}: entry {number}: {both[0]} is given both in 'published' and beside it; "
-                          "give it once")
+        raise SourceError(
+            f"{source}: entry {number}: {both[0]} is given both in 'published' and beside it; "
+            "give it once"
+        )
     flat.update(published)
     return flat
 
@@ -334,9 +438,11 @@ def _published(entry: dict, source: str, number: int) -> tuple[tuple[str, str, f
         if score is None:
             shown = json.dumps(value)
             shown = shown if len(shown) <= 40 else f"{shown[:30]}... ({len(shown):,} characters)"
-            raise SourceError(f"{source}: entry {number}: {json.dumps(column)[1:-1][:100]} is {shown}, not a "
-                              "score; write a number such as 12.31 or 1.2e-1 (no underscores, booleans, inf or "
-                              "nan), or leave it empty when no score is published")
+            raise SourceError(
+                f"{source}: entry {number}: {json.dumps(column)[1:-1][:100]} is {shown}, not a "
+                "score; write a number such as 12.31 or 1.2e-1 (no underscores, booleans, inf or "
+                "nan), or leave it empty when no score is published"
+            )
         scores.append((task, metric, score))
     return tuple(sorted(scores))
 

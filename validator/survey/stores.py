@@ -9,8 +9,8 @@ fsspec in streaming mode (HTTP) or by blocks (object stores).
 from __future__ import annotations
 
 import os
-import time
 import re
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -34,10 +34,12 @@ class SourceMissing(SourceError):
 
 @dataclass(frozen=True, order=True)
 class FileRef:
-    name: str          # shown in the table: the path relative to the source root, forward slashes
-    location: str      # what the store opens: an absolute local path or a URL
+    name: str  # shown in the table: the path relative to the source root, forward slashes
+    location: str  # what the store opens: an absolute local path or a URL
     size: int | None
-    fingerprint: str   # the store's content hash where it has one; a local file's stat (local_fingerprint)
+    fingerprint: (
+        str  # the store's content hash where it has one; a local file's stat (local_fingerprint)
+    )
     problem: str = ""  # set only on the stand-in for a folder that could not be listed: why (a row, not a hole)
 
     @property
@@ -60,10 +62,12 @@ def is_local(location: str) -> bool:
 
 
 def local_path(location: str) -> Path:
-    return Path(location[len("file://"):] if location.startswith("file://") else location)
+    return Path(location[len("file://") :] if location.startswith("file://") else location)
 
 
-def list_files(root: str, max_files: int, recursive: bool = True, limits: Limits = DEFAULT_LIMITS) -> list[FileRef]:
+def list_files(
+    root: str, max_files: int, recursive: bool = True, limits: Limits = DEFAULT_LIMITS
+) -> list[FileRef]:
     """Every file under root (a local folder or a URL), sorted by name; at most max_files. A sub-folder that
     cannot be listed is a stand-in FileRef whose `problem` says why."""
     if is_local(root):
@@ -78,14 +82,25 @@ def _list_local(root: Path, max_files: int, recursive: bool) -> list[FileRef]:
     if not root.is_dir():
         raise SourceMissing(f"{root}: no such folder")
     found: list[FileRef] = []
-    top = os.path.abspath(root)  # locations absolute: a Dask worker started elsewhere opens the same file
+    top = os.path.abspath(
+        root
+    )  # locations absolute: a Dask worker started elsewhere opens the same file
     prefix = top if top.endswith(os.sep) else top + os.sep
 
-    def unlisted(error: OSError) -> None:  # os.walk drops an unreadable folder without a word otherwise
+    def unlisted(
+        error: OSError,
+    ) -> None:  # os.walk drops an unreadable folder without a word otherwise
         folder = str(error.filename or "")
         if folder.startswith(prefix):
-            found.append(FileRef(folder[len(prefix):].replace(os.sep, "/") + "/", folder, None, "unlisted",
-                                 problem=f"the folder cannot be listed ({type(error).__name__}: {error.strerror})"))
+            found.append(
+                FileRef(
+                    folder[len(prefix) :].replace(os.sep, "/") + "/",
+                    folder,
+                    None,
+                    "unlisted",
+                    problem=f"the folder cannot be listed ({type(error).__name__}: {error.strerror})",
+                )
+            )
 
     # Strings, not Path objects: a leaderboard's folder holds tens of thousands of files, listed before any unit
     # starts, and pathlib made up two thirds of the listing's time.
@@ -94,12 +109,21 @@ def _list_local(root: Path, max_files: int, recursive: bool) -> list[FileRef]:
         # A folder, dangling link or link loop under a file's name is listed too, unread (size 0): if it bears a
         # results or log name, its run or log becomes a finding (LB101, LB700) instead of silently no row.
         odd = [name for name in dirs if name.endswith((".json", ".jsonl"))]
-        for name in dirs:  # not followed (a link may lead out of the source, or loop), but never without a word
+        for name in (
+            dirs
+        ):  # not followed (a link may lead out of the source, or loop), but never without a word
             path = os.path.join(folder, name)
             if os.path.islink(path):
-                found.append(FileRef(path[len(prefix):].replace(os.sep, "/") + "/", path, None, NOT_WALKED,
-                                     problem="the folder is a symbolic link, which the survey does not follow; "
-                                             "survey its target as a source of its own"))
+                found.append(
+                    FileRef(
+                        path[len(prefix) :].replace(os.sep, "/") + "/",
+                        path,
+                        None,
+                        NOT_WALKED,
+                        problem="the folder is a symbolic link, which the survey does not follow; "
+                        "survey its target as a source of its own",
+                    )
+                )
         for name in sorted(files + odd):
             path = os.path.join(folder, name)
             try:
@@ -107,11 +131,19 @@ def _list_local(root: Path, max_files: int, recursive: bool) -> list[FileRef]:
             except OSError:
                 info = None
             fingerprint = local_fingerprint(info) if info else "not a file"
-            found.append(FileRef(path[len(prefix):].replace(os.sep, "/"), path, info.st_size if info else 0,
-                                 fingerprint))
+            found.append(
+                FileRef(
+                    path[len(prefix) :].replace(os.sep, "/"),
+                    path,
+                    info.st_size if info else 0,
+                    fingerprint,
+                )
+            )
             if len(found) > max_files:
-                raise SourceError(f"{root} holds more than {max_files:,} files; raise --max-units "
-                                  "or survey its folders one at a time")
+                raise SourceError(
+                    f"{root} holds more than {max_files:,} files; raise --max-units "
+                    "or survey its folders one at a time"
+                )
         if not recursive:
             break
     return sorted(found)
@@ -125,8 +157,10 @@ def _filesystem(url: str, timeout: float = DEFAULT_LIMITS.remote_timeout):
     try:
         filesystem, path = fsspec.core.url_to_fs(url, **_storage_options(url, timeout))
     except (ImportError, ValueError) as exc:
-        raise SourceError(f"{url}: {exc}; install lbnorm[remote] (and s3fs, gcsfs or huggingface_hub "
-                          "for s3://, gs:// and hf://)") from None
+        raise SourceError(
+            f"{url}: {exc}; install lbnorm[remote] (and s3fs, gcsfs or huggingface_hub "
+            "for s3://, gs:// and hf://)"
+        ) from None
     return filesystem, path
 
 
@@ -137,16 +171,25 @@ def _storage_options(url: str, timeout: float) -> dict:
         return {}
     import aiohttp
 
-    return {"client_kwargs": {"timeout": aiohttp.ClientTimeout(total=None, connect=timeout, sock_connect=timeout,
-                                                               sock_read=timeout)}}
+    return {
+        "client_kwargs": {
+            "timeout": aiohttp.ClientTimeout(
+                total=None, connect=timeout, sock_connect=timeout, sock_read=timeout
+            )
+        }
+    }
 
 
 def _list_remote(url: str, max_files: int, recursive: bool, limits: Limits) -> list[FileRef]:
     from .listing import Budget, walk  # listing builds on this module's FileRef and errors
 
     filesystem, root = _filesystem(url, limits.remote_timeout)
-    budget = Budget(max_files=max_files, max_folders=max_files, max_page_bytes=limits.max_file_bytes,
-                    seconds=limits.listing_timeout)
+    budget = Budget(
+        max_files=max_files,
+        max_folders=max_files,
+        max_page_bytes=limits.max_file_bytes,
+        seconds=limits.listing_timeout,
+    )
     return walk(url, filesystem, root, budget, recursive)
 
 
@@ -183,21 +226,32 @@ def read_failure(exc: BaseException, timeout: float) -> DocumentError:
     return DocumentError("LB101", f"cannot be read ({detail})")
 
 
-def open_stream(ref: FileRef, max_bytes: int, option: str,
-                timeout: float = DEFAULT_LIMITS.remote_timeout) -> IO[bytes]:
+def open_stream(
+    ref: FileRef, max_bytes: int, option: str, timeout: float = DEFAULT_LIMITS.remote_timeout
+) -> IO[bytes]:
     """A binary stream on the file, refused (DocumentError LB106) when the store says it is too large."""
     if is_local(ref.location):
-        return open_regular_file(local_path(ref.location), max_bytes, "log" if option == "max_log_bytes" else "file",
-                                 option)
+        return open_regular_file(
+            local_path(ref.location),
+            max_bytes,
+            "log" if option == "max_log_bytes" else "file",
+            option,
+        )
     filesystem, path = _filesystem(ref.location, timeout)
     size = ref.size
     if size is not None and size > max_bytes:
-        raise DocumentError("LB106", f"the file has {size:,} bytes, more than the limit "
-                                     f"(raise {Limits.OPTION_NAMES[option]} if it is honest)")
+        raise DocumentError(
+            "LB106",
+            f"the file has {size:,} bytes, more than the limit "
+            f"(raise {Limits.OPTION_NAMES[option]} if it is honest)",
+        )
     try:
         # block_size=0 makes HTTP a plain stream (no range requests); object stores read by blocks.
-        options = {"block_size": 0} if filesystem.protocol in ("http", "https") or "http" in filesystem.protocol \
+        options = (
+            {"block_size": 0}
+            if filesystem.protocol in ("http", "https") or "http" in filesystem.protocol
             else {}
+        )
         return BoundedStream(filesystem.open(path, "rb", **options), max_bytes, option, timeout)
     except Exception as exc:
         raise read_failure(exc, timeout) from None
@@ -209,7 +263,9 @@ MIN_RATE = 64 * 1024  # bytes per second a remote file must average once --remot
 class BoundedStream:
     """Reads at most max_bytes, whatever the server said the size was (a stream cannot be trusted to end)."""
 
-    def __init__(self, handle, max_bytes: int, option: str, timeout: float = DEFAULT_LIMITS.remote_timeout):
+    def __init__(
+        self, handle, max_bytes: int, option: str, timeout: float = DEFAULT_LIMITS.remote_timeout
+    ):
         self.handle, self.left, self.max_bytes, self.option = handle, max_bytes, max_bytes, option
         self.timeout, self.started = timeout, time.monotonic()
 
@@ -221,8 +277,11 @@ class BoundedStream:
             raise read_failure(exc, self.timeout) from None
         self.left -= len(data)
         if self.left < 0:
-            raise DocumentError("LB106", f"the file is larger than the limit of {self.max_bytes:,} bytes "
-                                         f"(raise {Limits.OPTION_NAMES[self.option]} if it is honest)")
+            raise DocumentError(
+                "LB106",
+                f"the file is larger than the limit of {self.max_bytes:,} bytes "
+                f"(raise {Limits.OPTION_NAMES[self.option]} if it is honest)",
+            )
         self._check_rate()
         return data
 
@@ -232,11 +291,14 @@ class BoundedStream:
         elapsed = time.monotonic() - self.started
         read = self.max_bytes - self.left
         if elapsed > self.timeout and read < MIN_RATE * elapsed:
-            raise DocumentError("LB101", f"cannot be read: the server sent {read:,} bytes in {elapsed:,.0f} s, "
-                                         f"less than {MIN_RATE // 1024} KiB/s after --remote-timeout "
-                                         f"{self.timeout:g} s; fix the server or survey a local copy")
+            raise DocumentError(
+                "LB101",
+                f"cannot be read: the server sent {read:,} bytes in {elapsed:,.0f} s, "
+                f"less than {MIN_RATE // 1024} KiB/s after --remote-timeout "
+                f"{self.timeout:g} s; fix the server or survey a local copy",
+            )
 
-    def __enter__(self) -> "BoundedStream":
+    def __enter__(self) -> BoundedStream:
         return self
 
     def __exit__(self, *exc_info) -> None:

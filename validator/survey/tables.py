@@ -16,7 +16,10 @@ TABLE_NAME = "survey"
 
 def write_tables(rows: list[dict], out: Path) -> tuple[list[Path], str | None]:
     """survey.csv, survey.jsonl and, when pyarrow is installed, survey.parquet; and a note if it is not."""
-    written = [write_csv(rows, out / f"{TABLE_NAME}.csv"), write_jsonl(rows, out / f"{TABLE_NAME}.jsonl")]
+    written = [
+        write_csv(rows, out / f"{TABLE_NAME}.csv"),
+        write_jsonl(rows, out / f"{TABLE_NAME}.jsonl"),
+    ]
     try:
         written.append(write_parquet(rows, out / f"{TABLE_NAME}.parquet"))
         note = None
@@ -38,7 +41,9 @@ def write_csv(rows: list[dict], path: Path) -> Path:
         writer = csv.writer(handle, lineterminator="\r\n")
         writer.writerow(COLUMNS)
         for row in rows:
-            writer.writerow(["" if row[c] is None else _csv_value(_cell(c, row[c])) for c in COLUMNS])
+            writer.writerow(
+                ["" if row[c] is None else _csv_value(_cell(c, row[c])) for c in COLUMNS]
+            )
     return path
 
 
@@ -53,12 +58,22 @@ def _csv_value(value: Any) -> Any:
 def write_jsonl(rows: list[dict], path: Path) -> Path:
     with replaced(path) as handle:
         for row in rows:
-            handle.write(json.dumps({c: row[c] for c in COLUMNS}, ensure_ascii=False, allow_nan=False) + "\n")
+            handle.write(
+                json.dumps({c: row[c] for c in COLUMNS}, ensure_ascii=False, allow_nan=False) + "\n"
+            )
     return path
 
 
-_ARROW_TYPES = {"samples": "int64", "expected": "int64", "hashes_checked": "int64", "hash_mismatches": "int64",
-                "drop_n": "int64", "errors": "int64", "warnings": "int64", "reproduced": "bool_"}
+_ARROW_TYPES = {
+    "samples": "int64",
+    "expected": "int64",
+    "hashes_checked": "int64",
+    "hash_mismatches": "int64",
+    "drop_n": "int64",
+    "errors": "int64",
+    "warnings": "int64",
+    "reproduced": "bool_",
+}
 
 
 def write_parquet(rows: list[dict], path: Path) -> Path:
@@ -68,8 +83,20 @@ def write_parquet(rows: list[dict], path: Path) -> Path:
     def arrow_type(column: str):
         if column in _ARROW_TYPES:
             return getattr(pa, _ARROW_TYPES[column])()
-        if column in ("run", "model", "task", "log", "status", "task_hash", "metric", "published_metric",
-                      "first_finding", "error", "notes", *NESTED):
+        if column in (
+            "run",
+            "model",
+            "task",
+            "log",
+            "status",
+            "task_hash",
+            "metric",
+            "published_metric",
+            "first_finding",
+            "error",
+            "notes",
+            *NESTED,
+        ):
             return pa.string()
         return pa.float64()
 

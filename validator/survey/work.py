@@ -15,7 +15,14 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..audit.auditor import LogAuditor, LogTarget, audit_logs, known_tasks, reported_tasks, unread_note
+from ..audit.auditor import (
+    LogAuditor,
+    LogTarget,
+    audit_logs,
+    known_tasks,
+    reported_tasks,
+    unread_note,
+)
 from ..audit.model import AuditResult
 from ..audit.spec import Claims, TaskSpec
 from ..core import version
@@ -41,7 +48,7 @@ from .stores import NOT_WALKED, FileRef, is_local, open_stream
 @dataclass(frozen=True)
 class Settings:
     limits: Limits = DEFAULT_LIMITS
-    published_scale: float = 1.0       # published scores are on this scale (100: percent)
+    published_scale: float = 1.0  # published scores are on this scale (100: percent)
     published_tolerance: float = 5e-3  # in the published scale: two-decimal rounding of a percent
     # (task, num_choices) of a maintainer's profile (--profile): the logs prove each count (LB715).
     choice_counts: tuple[tuple[str, int], ...] = ()
@@ -61,10 +68,15 @@ def run_unit(unit: Unit, settings: Settings = Settings()) -> str:
         rows = _rows_of(unit, settings)
         try:
             return rows_text(rows)
-        except ValueError:  # a number JSON cannot hold (a submitter's 1e308 - -1e308): rare, so blanked only then
+        except (
+            ValueError
+        ):  # a number JSON cannot hold (a submitter's 1e308 - -1e308): rare, so blanked only then
             return rows_text([plain(row) for row in rows])
     except Exception as exc:  # a bug or an unforeseen input must not lose the unit
-        detail = one_line(f"{type(exc).__name__}: {exc} at {traceback.extract_tb(exc.__traceback__)[-1].name}", 300)
+        detail = one_line(
+            f"{type(exc).__name__}: {exc} at {traceback.extract_tb(exc.__traceback__)[-1].name}",
+            300,
+        )
         return rows_text(failed_rows(unit, f"internal error: {detail}; please report it"))
     finally:
         SELECTION.reset(token)
@@ -94,14 +106,27 @@ def prepare_worker() -> str:
 def failed_rows(unit: Unit, reason: str) -> list[dict]:
     """A unit that could not run: a "failed" row, and for a run's own unit its published tasks without a log
     (what that unit would have judged), not reproduced."""
-    row = blank_row(unit.run.run, unit.run.model or "", _task_from_name(unit.log), unit.log.name if unit.log else "")
+    row = blank_row(
+        unit.run.run,
+        unit.run.model or "",
+        _task_from_name(unit.log),
+        unit.log.name if unit.log else "",
+    )
     row.update(status="failed", error=reason)
     if unit.log is not None:
         return [_unjudged(row, unit)]
-    return [row, *(_not_audited(unit, task, "", "the run's unit failed") for task in _published_unlogged(unit.run))]
+    return [
+        row,
+        *(
+            _not_audited(unit, task, "", "the run's unit failed")
+            for task in _published_unlogged(unit.run)
+        ),
+    ]
 
 
-def _not_audited(unit: Unit, task: str, log: str, why: str = "the results file cannot be read") -> dict:
+def _not_audited(
+    unit: Unit, task: str, log: str, why: str = "the results file cannot be read"
+) -> dict:
     """A row of a task that was not audited (`why`): its published scores stay, not reproduced."""
     row = blank_row(unit.run.run, unit.run.model or "", task, log)
     row.update(status="not audited", error=why)
@@ -121,16 +146,25 @@ def _published_unlogged(run) -> list[str]:
 
 
 def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
-    if unit.run.results.problem:  # a stand-in: a folder that could not be listed, or a run's repeat (sources.py)
+    if (
+        unit.run.results.problem
+    ):  # a stand-in: a folder that could not be listed, or a run's repeat (sources.py)
         return [_stand_in_row(unit)]
     try:
         document = results_document(unit.run.results, settings.limits)
     except DocumentError as exc:
         if unit.log is not None:  # the run's own unit reports the results file once
             return [_not_audited(unit, _task_from_name(unit.log), unit.log.name)]
-        finding = make_finding(exc.rule, unit.run.results.name, exc.message, line=exc.line, column=exc.column)
+        finding = make_finding(
+            exc.rule, unit.run.results.name, exc.message, line=exc.line, column=exc.column
+        )
         published = [_not_audited(unit, task, "") for task in _published_unlogged(unit.run)]
-        return [finding_row(unit.run.run, unit.run.model or "", "", "", "unreadable results", [finding]), *published]
+        return [
+            finding_row(
+                unit.run.run, unit.run.model or "", "", "", "unreadable results", [finding]
+            ),
+            *published,
+        ]
     model = one_line(unit.run.model or results_model(unit.run.results, settings.limits), 300)
     if unit.log is None:
         return _run_rows(unit, document, model, settings)
@@ -141,13 +175,23 @@ def _stand_in_row(unit: Unit) -> dict:
     ref = unit.run.results
     if unit.run.orphan:  # a sample log no results file claims: the log's row, unaudited
         finding = make_finding("LB700", ref.name, ref.problem)
-        return finding_row(unit.run.run, "", orphan_task(ref.name), ref.name, "unplaced log", [finding])
-    if ref.fingerprint == NOT_WALKED:  # LB111 warns in check; here a run may hide behind it: an error
+        return finding_row(
+            unit.run.run, "", orphan_task(ref.name), ref.name, "unplaced log", [finding]
+        )
+    if (
+        ref.fingerprint == NOT_WALKED
+    ):  # LB111 warns in check; here a run may hide behind it: an error
         finding = replace(make_finding("LB111", unit.run.run, ref.problem), severity=ERROR)
         return finding_row(unit.run.run, unit.run.model or "", "", "", "unlisted folder", [finding])
-    if ref.name.endswith("/"):  # a folder that could not be listed stands in for the runs it may hold
-        finding = make_finding("LB101", unit.run.run, f"{ref.problem}; the runs in it are not surveyed: fix the "
-                               "server or survey that folder on its own")
+    if ref.name.endswith(
+        "/"
+    ):  # a folder that could not be listed stands in for the runs it may hold
+        finding = make_finding(
+            "LB101",
+            unit.run.run,
+            f"{ref.problem}; the runs in it are not surveyed: fix the "
+            "server or survey that folder on its own",
+        )
         return finding_row(unit.run.run, unit.run.model or "", "", "", "unlisted folder", [finding])
     finding = make_finding("LB101", ref.name, ref.problem)
     return finding_row(unit.run.run, unit.run.model or "", "", "", "duplicate run", [finding])
@@ -166,11 +210,15 @@ def results_document(ref: FileRef, limits: Limits) -> Document:
     with open_stream(ref, limits.max_file_bytes, "max_file_bytes", limits.remote_timeout) as handle:
         data = read_at_most(handle, limits.max_file_bytes + 1)
     if len(data) > limits.max_file_bytes:
-        raise DocumentError("LB106", f"the results file is larger than {limits.max_file_bytes:,} bytes")
+        raise DocumentError(
+            "LB106", f"the results file is larger than {limits.max_file_bytes:,} bytes"
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise DocumentError("LB101", f"byte offset {exc.start} is not UTF-8; save the file as UTF-8") from None
+        raise DocumentError(
+            "LB101", f"byte offset {exc.start} is not UTF-8; save the file as UTF-8"
+        ) from None
     return parse_document(text, ref.name, "json", limits)
 
 
@@ -192,24 +240,54 @@ def _run_rows(unit: Unit, document: Document, model: str, settings: Settings) ->
     """What only the results file can say: tasks that have no log, or no log at all, and published tasks it lacks."""
     run = unit.run
     tasks = reported_tasks(document.data)
-    groups = [_with_published(row, run, row["task"], settings)
-              for row in group_rows(run.run, run.results.name, model, document.data, run.published,
-                                        settings.pooled_groups)]
-    unlisted = unlisted_task_rows(run, model, tasks | {row["task"] for row in groups}, settings.published_scale,
-                                  settings.published_tolerance)
+    groups = [
+        _with_published(row, run, row["task"], settings)
+        for row in group_rows(
+            run.run, run.results.name, model, document.data, run.published, settings.pooled_groups
+        )
+    ]
+    unlisted = unlisted_task_rows(
+        run,
+        model,
+        tasks | {row["task"] for row in groups},
+        settings.published_scale,
+        settings.published_tolerance,
+    )
     if not run.logs:
-        finding = make_finding("LB700", run.results.name, "no sample log beside this results file; lm-eval writes "
-                               "samples_<task>_<date>.jsonl next to results_<date>.json with --log_samples")
-        published = [_with_published(finding_row(run.run, model, task, "", "no log", []), run, task, settings)
-                     for task in sorted({task for task, _, _ in run.published} & tasks)]
-        return [finding_row(run.run, model, "", "", "no logs", [finding]), *published, *groups, *unlisted]
+        finding = make_finding(
+            "LB700",
+            run.results.name,
+            "no sample log beside this results file; lm-eval writes "
+            "samples_<task>_<date>.jsonl next to results_<date>.json with --log_samples",
+        )
+        published = [
+            _with_published(
+                finding_row(run.run, model, task, "", "no log", []), run, task, settings
+            )
+            for task in sorted({task for task, _, _ in run.published} & tasks)
+        ]
+        return [
+            finding_row(run.run, model, "", "", "no logs", [finding]),
+            *published,
+            *groups,
+            *unlisted,
+        ]
     logged = {task_of(posixpath.basename(log.name), tasks) for log in run.logs}
     unlogged = sorted(tasks - logged)
     rows = [_no_log_row(run, model, task, settings) for task in unlogged[:MAX_UNLOGGED_ROWS]]
-    if len(unlogged) > MAX_UNLOGGED_ROWS:  # a results file naming millions of tasks must not cost gigabytes
+    if (
+        len(unlogged) > MAX_UNLOGGED_ROWS
+    ):  # a results file naming millions of tasks must not cost gigabytes
         more = len(unlogged) - MAX_UNLOGGED_ROWS
-        finding = replace(make_finding("LB707", run.results.name, f"{more:,} more tasks have no sample log (not "
-                                       f"listed: a row each stops at {MAX_UNLOGGED_ROWS:,})"), severity=ERROR)
+        finding = replace(
+            make_finding(
+                "LB707",
+                run.results.name,
+                f"{more:,} more tasks have no sample log (not "
+                f"listed: a row each stops at {MAX_UNLOGGED_ROWS:,})",
+            ),
+            severity=ERROR,
+        )
         rows.append(finding_row(run.run, model, "", "", "no log", [finding]))
     return rows + groups + unlisted
 
@@ -219,9 +297,18 @@ MAX_UNLOGGED_ROWS = 10_000  # a leaderboard's run has hundreds of tasks at most 
 
 def _no_log_row(run, model: str, task: str, settings: Settings) -> dict:
     # An error here, a warning in check and audit: a survey exists to audit every number (rules.py, LB707).
-    finding = replace(make_finding("LB707", run.results.name, f"{task} has no sample log, so its numbers are "
-                                   f"not audited; add samples_{task}_<date>.jsonl"), severity=ERROR)
-    return _with_published(finding_row(run.run, model, task, "", "no log", [finding]), run, task, settings)
+    finding = replace(
+        make_finding(
+            "LB707",
+            run.results.name,
+            f"{task} has no sample log, so its numbers are "
+            f"not audited; add samples_{task}_<date>.jsonl",
+        ),
+        severity=ERROR,
+    )
+    return _with_published(
+        finding_row(run.run, model, task, "", "no log", [finding]), run, task, settings
+    )
 
 
 def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> dict:
@@ -229,22 +316,32 @@ def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> 
     task = task_of(posixpath.basename(log.name), known_tasks(document.data))
     if task is None:
         finding = make_finding("LB700", log.name, UNPLACED_LOG)
-        return finding_row(run.run, model, _task_from_name(log), log.name, "unplaced log", [finding])
+        return finding_row(
+            run.run, model, _task_from_name(log), log.name, "unplaced log", [finding]
+        )
     claims = _claims_of(settings, task)
-    result = audit_local(document, task, log, settings.limits, claims) if is_local(log.location) \
+    result = (
+        audit_local(document, task, log, settings.limits, claims)
+        if is_local(log.location)
         else audit_stream(document, task, log, settings.limits, claims)
-    row = task_row(run.run, model, task, log.name, result.tasks[0] if result.tasks else None, result.findings)
+    )
+    row = task_row(
+        run.run, model, task, log.name, result.tasks[0] if result.tasks else None, result.findings
+    )
     return _with_published(row, run, task, settings)
 
 
 def _claims_of(settings: Settings, task: str) -> Claims:
     """The profile's claims about this task (its num_choices, its split's size), for its log to prove."""
     choices, split = dict(settings.choice_counts).get(task), dict(settings.split_sizes).get(task)
-    return Claims({task: choices} if choices is not None else {}, {task: split} if split is not None else {})
+    return Claims(
+        {task: choices} if choices is not None else {}, {task: split} if split is not None else {}
+    )
 
 
-def audit_local(document: Document, task: str, log: FileRef, limits: Limits,
-                claims: Claims = Claims()) -> AuditResult:
+def audit_local(
+    document: Document, task: str, log: FileRef, limits: Limits, claims: Claims = Claims()
+) -> AuditResult:
     """The audit's own entry point, with the log confined to its source folder (no symlink out of it)."""
     try:
         # Resolved for every log, not cached: a worker outlives surveys, and a source folder may be a symlink
@@ -254,28 +351,43 @@ def audit_local(document: Document, task: str, log: FileRef, limits: Limits,
         result = AuditResult(results_file=document.display_path)
         result.findings.append(make_finding("LB700", log.name, str(exc)))
         return result
-    result = audit_logs(document, [LogTarget(task, target)], limits, claims=claims, unlogged_tasks=False)
+    result = audit_logs(
+        document, [LogTarget(task, target)], limits, claims=claims, unlogged_tasks=False
+    )
     result.close()
     return result
 
 
 def _source_root(ref: FileRef) -> str:
     """The local folder the file was listed under (its name is relative to it)."""
-    location = ref.location.removeprefix("file://")  # a string, not local_path's Path: this runs for every log
-    return location[: len(location) - len(ref.name)] if location.endswith(ref.name) else posixpath.dirname(location)
+    location = ref.location.removeprefix(
+        "file://"
+    )  # a string, not local_path's Path: this runs for every log
+    return (
+        location[: len(location) - len(ref.name)]
+        if location.endswith(ref.name)
+        else posixpath.dirname(location)
+    )
 
 
-def audit_stream(document: Document, task: str, log: FileRef, limits: Limits,
-                 claims: Claims = Claims()) -> AuditResult:
+def audit_stream(
+    document: Document, task: str, log: FileRef, limits: Limits, claims: Claims = Claims()
+) -> AuditResult:
     """audit_logs for a log read as a stream (remote): the same LogAuditor, fed record by record."""
     result = AuditResult(results_file=document.display_path)
     data = document.data if isinstance(document.data, dict) else {}
-    auditor = LogAuditor(TaskSpec.from_results(data, task), log.name, document, result, claims=claims)
+    auditor = LogAuditor(
+        TaskSpec.from_results(data, task), log.name, document, result, claims=claims
+    )
     try:
-        with open_stream(log, limits.max_log_bytes, "max_log_bytes", limits.remote_timeout) as handle:
+        with open_stream(
+            log, limits.max_log_bytes, "max_log_bytes", limits.remote_timeout
+        ) as handle:
             auditor.audit_records(stream_records(handle, limits))
     except DocumentError as exc:
-        result.findings.append(make_finding(exc.rule, log.name, exc.message, line=exc.line, column=exc.column))
+        result.findings.append(
+            make_finding(exc.rule, log.name, exc.message, line=exc.line, column=exc.column)
+        )
         auditor.summary.notes.append(unread_note(exc.message))
         result.tasks.append(auditor.summary)
         result.close()
@@ -294,5 +406,5 @@ def _task_from_name(log: FileRef | None) -> str:
         return ""
     base = posixpath.basename(log.name)
     if base.startswith("samples_") and base.endswith(".jsonl"):
-        return base[len("samples_"): -len(".jsonl")].rpartition("_")[0]
+        return base[len("samples_") : -len(".jsonl")].rpartition("_")[0]
     return ""

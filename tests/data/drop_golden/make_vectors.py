@@ -52,8 +52,38 @@ NAMED = [
     ("round-half", " a b c d e f g", [["a b c x y z w"]]),
 ]
 
-NUMBERS = ["10", "12.25", "1,001,360", "-5", "1e3", "1_000", "nan", "inf", "12%", "$5", "3/4", "0.5", "007", "12", "2011"]
-WORDS = ["the", "a", "an", "yards", "Tom", "Brady", "Passage:", "touchdowns", "June", "second", "field", "goal", "Answer:"]
+NUMBERS = [
+    "10",
+    "12.25",
+    "1,001,360",
+    "-5",
+    "1e3",
+    "1_000",
+    "nan",
+    "inf",
+    "12%",
+    "$5",
+    "3/4",
+    "0.5",
+    "007",
+    "12",
+    "2011",
+]
+WORDS = [
+    "the",
+    "a",
+    "an",
+    "yards",
+    "Tom",
+    "Brady",
+    "Passage:",
+    "touchdowns",
+    "June",
+    "second",
+    "field",
+    "goal",
+    "Answer:",
+]
 SEPARATORS = [" ", " ", " ", "\n", "\t", "-", "\n\n", " \n", "\u00a0", ".", ","]
 
 
@@ -66,8 +96,10 @@ def random_text(rng: random.Random, tokens: int) -> str:
 
 
 def random_golds(rng: random.Random) -> list[list[str]]:
-    return [[random_text(rng, rng.randint(1, 3)).strip() for _ in range(rng.randint(1, 3))]
-            for _ in range(rng.randint(1, 3))]
+    return [
+        [random_text(rng, rng.randint(1, 3)).strip() for _ in range(rng.randint(1, 3))]
+        for _ in range(rng.randint(1, 3))
+    ]
 
 
 def main(path: str) -> None:
@@ -79,13 +111,24 @@ def main(path: str) -> None:
     for i in range(400):
         pred, golds = random_text(rng, rng.randint(1, 8)), random_golds(rng)
         if i % 3 == 0:  # a gold close to the prediction, so matches are common too
-            golds.insert(rng.randint(0, len(golds)), [rng.choice(pred.split() or ["x"]), pred.strip()][: rng.randint(1, 2)])
+            golds.insert(
+                rng.randint(0, len(golds)),
+                [rng.choice(pred.split() or ["x"]), pred.strip()][: rng.randint(1, 2)],
+            )
         cases.append((f"fuzz-{i}", pred, golds))
     vectors = []
     for name, pred, golds in cases:
         scores = utils.process_results({"answers": golds}, [pred])
-        vectors.append({"name": name, "pred": pred, "golds": golds, "normalized": utils._normalize(pred),
-                        "em": float(scores["em"]), "f1": float(scores["f1"])})
+        vectors.append(
+            {
+                "name": name,
+                "pred": pred,
+                "golds": golds,
+                "normalized": utils._normalize(pred),
+                "em": float(scores["em"]),
+                "f1": float(scores["f1"]),
+            }
+        )
     # Several predicted spans exercise the bipartite alignment (process_results only ever passes one).
     alignments = []
     for i in range(150):
@@ -94,9 +137,25 @@ def main(path: str) -> None:
         if i % 2 == 0:
             gold = rng.sample(predicted, len(predicted)) + gold[: rng.randint(0, 1)]
         em, f1 = utils.get_metrics(predicted, gold)
-        alignments.append({"name": f"align-{i}", "predicted": predicted, "gold": gold, "em": float(em), "f1": float(f1)})
-    json.dump({"source": "lm-eval 0.4.13 lm_eval/tasks/drop/utils.py", "process_results": vectors,
-               "get_metrics": alignments}, sys.stdout, indent=1, ensure_ascii=False)
+        alignments.append(
+            {
+                "name": f"align-{i}",
+                "predicted": predicted,
+                "gold": gold,
+                "em": float(em),
+                "f1": float(f1),
+            }
+        )
+    json.dump(
+        {
+            "source": "lm-eval 0.4.13 lm_eval/tasks/drop/utils.py",
+            "process_results": vectors,
+            "get_metrics": alignments,
+        },
+        sys.stdout,
+        indent=1,
+        ensure_ascii=False,
+    )
     sys.stdout.write("\n")
 
 

@@ -10,17 +10,37 @@ from ..model import MetricAudit
 from ..sample_scoring import as_number, as_number_list
 from .base import AuditUnit, Sample, audit_unit, shown
 
-
 # What lm-eval 0.4.x writes in a sample besides its metrics (evaluator.py, the logged example).
-SAMPLE_FIELDS = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
-                           "doc_hash", "prompt_hash", "target_hash"})
+SAMPLE_FIELDS = frozenset(
+    {
+        "doc_id",
+        "doc",
+        "target",
+        "arguments",
+        "resps",
+        "filtered_resps",
+        "filter",
+        "metrics",
+        "doc_hash",
+        "prompt_hash",
+        "target_hash",
+    }
+)
 MAX_UNREPORTED = 16  # names kept per log: a sample's keys are the submitter's
 _ABSENT = object()  # a metric the sample does not log (None is a value it can log)
 # Metrics lm-eval scores per sample as a pass (1) or a fail (0), or a share of one: acc and its kin in
 # api/task.py, exact_match (api/metrics.py, and MATH's and BBH's process_results), IFEval's prompt levels.
 # A sample above 1 or below 0 raises its task's mean, and tasks nothing re-scores (MATH) show it no other way.
-RATES = frozenset({"acc", "acc_norm", "acc_mutual_info", "exact_match", "prompt_level_strict_acc",
-                   "prompt_level_loose_acc"})
+RATES = frozenset(
+    {
+        "acc",
+        "acc_norm",
+        "acc_mutual_info",
+        "exact_match",
+        "prompt_level_strict_acc",
+        "prompt_level_loose_acc",
+    }
+)
 
 
 @dataclass
@@ -77,8 +97,12 @@ class Aggregates(AuditUnit):
         self.metric_names = {key.partition(",")[0] for key in self.spec.metric_keys()}
         self.sorted_metric_names = sorted(self.metric_names)
         # Metrics averaged per sample: a value that is not a number cannot just be left out of their mean.
-        self.averaged = {name for name in self.metric_names if self.spec.aggregation(name) in ("mean", "flatten")}
-        self.means = {name for name in self.averaged if self.spec.aggregation(name) == "mean"}  # no lists
+        self.averaged = {
+            name for name in self.metric_names if self.spec.aggregation(name) in ("mean", "flatten")
+        }
+        self.means = {
+            name for name in self.averaged if self.spec.aggregation(name) == "mean"
+        }  # no lists
         self.tolerance = log.tolerance
         # lm-eval reports every metric its samples log (each needs an aggregation to be logged at all), so a
         # number a sample logs under a name the results entry does not report is an aggregate taken out of the
@@ -90,23 +114,39 @@ class Aggregates(AuditUnit):
 
     def add(self, sample: Sample) -> None:
         logged = self._logged_values(sample)
-        if not self.expected_fields.issuperset(sample.data) and len(self.unreported) < MAX_UNREPORTED:
-            others = sample.data.keys() - self.expected_fields  # built only for a sample that has others
-            self.unreported.update(name for name in others if as_number(sample.data[name]) is not None
-                                   or as_number_list(sample.data[name]) is not None)
+        if (
+            not self.expected_fields.issuperset(sample.data)
+            and len(self.unreported) < MAX_UNREPORTED
+        ):
+            others = (
+                sample.data.keys() - self.expected_fields
+            )  # built only for a sample that has others
+            self.unreported.update(
+                name
+                for name in others
+                if as_number(sample.data[name]) is not None
+                or as_number_list(sample.data[name]) is not None
+            )
         tolerance, flt = self.tolerance, sample.filter
         recomputed = self.recomputed.setdefault(flt, {})
         for metric, value in sample.recomputed.items():
             total = recomputed.get(metric)
             if total is None:
                 total = recomputed[metric] = RunningMean()
-            total.total += value  # recomputed values are single numbers: RunningMean.add without its call
+            total.total += (
+                value  # recomputed values are single numbers: RunningMean.add without its call
+            )
             total.count += 1
             if metric in logged and abs(logged[metric] - value) > tolerance:
                 if total.first_difference is None:
                     total.first_difference = (sample.doc_id, logged[metric], value)
-                self.log.at_record("LB708", sample.record, (metric,), f"{self.spec.name} doc_id {sample.doc_id}: "
-                                   f"{metric} is logged as {logged[metric]!r}, but {sample.recomputed_by} {value!r}")
+                self.log.at_record(
+                    "LB708",
+                    sample.record,
+                    (metric,),
+                    f"{self.spec.name} doc_id {sample.doc_id}: "
+                    f"{metric} is logged as {logged[metric]!r}, but {sample.recomputed_by} {value!r}",
+                )
 
     def _logged_values(self, sample: Sample) -> dict[str, float]:
         data, flt = sample.data, sample.filter
@@ -123,23 +163,41 @@ class Aggregates(AuditUnit):
                 continue
             kind = type(raw)
             # as_number's answer for the usual plain int or finite float, without the call (this runs per metric)
-            value = raw if (kind is int and -2**53 <= raw <= 2**53) or (kind is float and isfinite(raw)) \
+            value = (
+                raw
+                if (kind is int and -(2**53) <= raw <= 2**53) or (kind is float and isfinite(raw))
                 else as_number(raw)
+            )
             items = as_number_list(raw) if value is None and name not in self.means else None
             if value is None and items is None:
-                if name in self.averaged or raw is not None and not isinstance(raw, (dict, list, str)):
+                if (
+                    name in self.averaged
+                    or raw is not None
+                    and not isinstance(raw, (dict, list, str))
+                ):
                     shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:37] + "..."
-                    self.log.at_record("LB702", sample.record, (name,), f"{name} is {shown}, not a number; a mean "
-                                       "cannot leave a sample out")
+                    self.log.at_record(
+                        "LB702",
+                        sample.record,
+                        (name,),
+                        f"{name} is {shown}, not a number; a mean cannot leave a sample out",
+                    )
                 continue  # tuples and dicts feed corpus-level aggregations (LB716): not averaged here
             total = means.get(name)
             if total is None:
-                total = means[name] = RunningMean(shift=value if items is None else items[0] if items else 0)
+                total = means[name] = RunningMean(
+                    shift=value if items is None else items[0] if items else 0
+                )
             if items is None:
                 if name in RATES and not 0 <= value <= 1:
-                    self.log.at_record("LB708", sample.record, (name,), f"{self.spec.name} doc_id {sample.doc_id}: "
-                                       f"{name} is logged as {value!r}, but lm-eval scores a sample's {name} from "
-                                       "0 (fail) to 1 (pass)")
+                    self.log.at_record(
+                        "LB708",
+                        sample.record,
+                        (name,),
+                        f"{self.spec.name} doc_id {sample.doc_id}: "
+                        f"{name} is logged as {value!r}, but lm-eval scores a sample's {name} from "
+                        "0 (fail) to 1 (pass)",
+                    )
                 deviation = value - total.shift
                 total.total += value
                 total.shifted += deviation
@@ -154,31 +212,50 @@ class Aggregates(AuditUnit):
         if not self.spec.entry and self.spec.config:
             # lm-eval writes an entry for every task it runs, and pools it into its groups: a task taken out of the
             # results (its samples' values with it) also left its group's number without it (red team)
-            self.log.at_results("LB709", ("configs", self.spec.name), (
-                f"{self.spec.name}: the results file holds its config and its sample log but no results entry; "
-                "lm-eval reports every task it runs, so its numbers were taken out (and out of any group's)"))
+            self.log.at_results(
+                "LB709",
+                ("configs", self.spec.name),
+                (
+                    f"{self.spec.name}: the results file holds its config and its sample log but no results entry; "
+                    "lm-eval reports every task it runs, so its numbers were taken out (and out of any group's)"
+                ),
+            )
         _named_but_unreported(self)
         for metric in sorted(self.unreported)[:MAX_UNREPORTED]:
-            self.log.at_results("LB709", ("results", self.spec.name), f"{self.spec.name}: the results file reports "
-                                f"no {metric}, but the samples log it; lm-eval reports every metric its samples "
-                                "give")
+            self.log.at_results(
+                "LB709",
+                ("results", self.spec.name),
+                f"{self.spec.name}: the results file reports "
+                f"no {metric}, but the samples log it; lm-eval reports every metric its samples "
+                "give",
+            )
         for key in self.spec.metric_keys():
             metric, _, flt = key.partition(",")
             audit = MetricAudit(key, self.spec.entry.get(key))
             self.summary.metrics.append(audit)
-            logged, recomputed = self.logged.get(flt, {}).get(metric), self.recomputed.get(flt, {}).get(metric)
+            logged, recomputed = (
+                self.logged.get(flt, {}).get(metric),
+                self.recomputed.get(flt, {}).get(metric),
+            )
             aggregation = self.spec.aggregation(metric)
             if aggregation not in ("mean", "flatten"):  # first: it is why nothing was averaged
                 shown = repr(aggregation.splitlines()[0][:60] if aggregation else aggregation)
                 audit.note = f"aggregation {shown} is not recomputed"
-                self.not_audited(audit.key, f"its aggregation is {shown}, which the audit does not compute (it "
-                                  "computes the mean)", _aggregation_path(self.spec, metric))
+                self.not_audited(
+                    audit.key,
+                    f"its aggregation is {shown}, which the audit does not compute (it "
+                    "computes the mean)",
+                    _aggregation_path(self.spec, metric),
+                )
                 continue
             if logged is None:
                 audit.note = "no per-sample values in the log"
                 if self.summary.samples:  # an empty log is reported as such (LB706)
-                    self.not_audited(audit.key, f"none of its {self.summary.samples:,} samples logs a number "
-                                      f"for {metric!r} under filter {flt!r}")
+                    self.not_audited(
+                        audit.key,
+                        f"none of its {self.summary.samples:,} samples logs a number "
+                        f"for {metric!r} under filter {flt!r}",
+                    )
                 continue
             _all_logged(self, audit.key, self.absent.get((flt, metric)))
             audit.samples, audit.from_samples = logged.count, logged.mean()
@@ -191,10 +268,15 @@ class Aggregates(AuditUnit):
         reported = as_number(audit.reported)
         if reported is None or not isfinite(reported):
             audit.note = "the results value is not a number"
-            self.not_audited(audit.key, f"the results file gives {shown(audit.reported)}, not a finite number")
+            self.not_audited(
+                audit.key, f"the results file gives {shown(audit.reported)}, not a finite number"
+            )
             return
-        off = [value for value in (audit.from_samples, audit.recomputed)
-               if value is not None and abs(value - reported) > self.log.tolerance]
+        off = [
+            value
+            for value in (audit.from_samples, audit.recomputed)
+            if value is not None and abs(value - reported) > self.log.tolerance
+        ]
         if not off:
             return
         parts = [f"the {audit.samples:,} logged samples give {audit.from_samples!r}"]
@@ -202,24 +284,42 @@ class Aggregates(AuditUnit):
             parts.append(f"recomputed from their own fields {audit.recomputed!r}")
         first = recomputed.first_difference if recomputed else None
         if first:
-            parts.append(f"first differing sample: doc_id {first[0]} (logged {first[1]!r}, recomputed {first[2]!r})")
-        self.log.at_results("LB709", ("results", self.spec.name, audit.key),
-                            f"{self.spec.name} {audit.key}: the results file says {reported!r}, " + "; ".join(parts))
+            parts.append(
+                f"first differing sample: doc_id {first[0]} (logged {first[1]!r}, recomputed {first[2]!r})"
+            )
+        self.log.at_results(
+            "LB709",
+            ("results", self.spec.name, audit.key),
+            f"{self.spec.name} {audit.key}: the results file says {reported!r}, "
+            + "; ".join(parts),
+        )
 
     def _compare_stderr(self, key: str, logged: RunningMean) -> None:
         """LB709 for a standard error that is not the mean's over the logged values. lm-eval writes "N/A" for
         fewer than two samples or with bootstrap_iters 0: a string, which moves no score, is left alone."""
         reported, derived = as_number(self.spec.entry.get(key)), logged.stderr()
-        if reported is None or derived is None or abs(reported - derived) <= self.log.tolerance + logged.slack():
+        if (
+            reported is None
+            or derived is None
+            or abs(reported - derived) <= self.log.tolerance + logged.slack()
+        ):
             return
-        self.log.at_results("LB709", ("results", self.spec.name, key), (
-            f"{self.spec.name} {key}: the results file says {reported!r}, but the {logged.count:,} logged samples "
-            f"give {derived!r} (lm-eval's mean_stderr: their sample standard deviation over sqrt(n))"))
+        self.log.at_results(
+            "LB709",
+            ("results", self.spec.name, key),
+            (
+                f"{self.spec.name} {key}: the results file says {reported!r}, but the {logged.count:,} logged samples "
+                f"give {derived!r} (lm-eval's mean_stderr: their sample standard deviation over sqrt(n))"
+            ),
+        )
 
 
 # The metrics lm-eval's own scoring gives every sample when the config's metric_list names them (api/task.py
 # process_results, no process_results of the config's own): each is then logged and reported for the task.
-ALWAYS_SCORED = {"multiple_choice": ("acc", "acc_norm", "acc_mutual_info"), "generate_until": ("exact_match",)}
+ALWAYS_SCORED = {
+    "multiple_choice": ("acc", "acc_norm", "acc_mutual_info"),
+    "generate_until": ("exact_match",),
+}
 
 
 def _named_but_unreported(unit: Aggregates) -> None:
@@ -233,10 +333,17 @@ def _named_but_unreported(unit: Aggregates) -> None:
     named = {item.get("metric") for item in items if isinstance(item, dict)}
     reported = {key.partition(",")[0] for key in spec.metric_keys()}
     for metric in ALWAYS_SCORED.get(spec.output_type, ()):
-        if metric in named and metric not in reported and metric not in unit.unreported:  # else told below
-            unit.log.at_results("LB709", ("results", spec.name), (
-                f"{spec.name}: the config's metric_list names {metric}, which lm-eval scores for every sample and "
-                f"reports, but the results file reports no {metric}; it was taken out (and out of any group's)"))
+        if (
+            metric in named and metric not in reported and metric not in unit.unreported
+        ):  # else told below
+            unit.log.at_results(
+                "LB709",
+                ("results", spec.name),
+                (
+                    f"{spec.name}: the config's metric_list names {metric}, which lm-eval scores for every sample and "
+                    f"reports, but the results file reports no {metric}; it was taken out (and out of any group's)"
+                ),
+            )
 
 
 def _all_logged(unit: Aggregates, key: str, absent: list | None) -> None:
@@ -245,17 +352,25 @@ def _all_logged(unit: Aggregates, key: str, absent: list | None) -> None:
     failed samples alone, and every score became 1.0)."""
     if absent:
         count, sample = absent
-        unit.log.at_record("LB702", sample.record, (), (
-            f"{unit.spec.name} {key}: {count:,} of its samples log no {key.partition(',')[0]} (this is the first, "
-            f"doc_id {sample.doc_id}); lm-eval logs every metric of its task in every sample, and a mean over the "
-            "others leaves them out"))
+        unit.log.at_record(
+            "LB702",
+            sample.record,
+            (),
+            (
+                f"{unit.spec.name} {key}: {count:,} of its samples log no {key.partition(',')[0]} (this is the first, "
+                f"doc_id {sample.doc_id}); lm-eval logs every metric of its task in every sample, and a mean over the "
+                "others leaves them out"
+            ),
+        )
 
 
 def _aggregation_path(spec: Any, metric: str) -> tuple:
     """Where the config names the metric's aggregation (spec.aggregation read it there)."""
     items = spec.config.get("metric_list")
     items = items if isinstance(items, list) else []
-    for index, item in reversed(list(enumerate(items))):  # the last entry of a name, as spec.aggregation reads
+    for index, item in reversed(
+        list(enumerate(items))
+    ):  # the last entry of a name, as spec.aggregation reads
         if isinstance(item, dict) and item.get("metric") == metric:
             return ("configs", spec.name, "metric_list", index, "aggregation")
     return ("configs", spec.name, "metric_list")

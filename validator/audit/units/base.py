@@ -16,7 +16,7 @@ from ..sample_scoring import choice_continuations, generation_until
 if TYPE_CHECKING:
     from ..auditor import LogAuditor
 
-UNITS: list[tuple[int, type["AuditUnit"]]] = []
+UNITS: list[tuple[int, type[AuditUnit]]] = []
 
 
 def audit_unit(order: int):
@@ -39,14 +39,28 @@ class Sample:
     data: dict
     doc_id: int
     filter: str
-    recomputed: dict[str, float] = field(default_factory=dict)  # metric -> value, from the sample's own fields
-    recomputed_by: str = ""  # how, for messages: "its log-likelihoods give", "the DROP scorer gives"
-    doc_hash_ok: bool = False  # the logged doc_hash is the doc's own (the hashes unit, which runs first)
-    target_traced: bool = False  # its target was held to what the config's doc_to_target gives (doc_templates)
-    traced_target: Any = None  # that value, typed as lm-eval's doc_to_target gives it (an index, or a choice's text)
-    examples: tuple | None = None  # (prompt, start, end): where its few-shot examples lie, rebuilt (prompts)
+    recomputed: dict[str, float] = field(
+        default_factory=dict
+    )  # metric -> value, from the sample's own fields
+    recomputed_by: str = (
+        ""  # how, for messages: "its log-likelihoods give", "the DROP scorer gives"
+    )
+    doc_hash_ok: bool = (
+        False  # the logged doc_hash is the doc's own (the hashes unit, which runs first)
+    )
+    target_traced: bool = (
+        False  # its target was held to what the config's doc_to_target gives (doc_templates)
+    )
+    traced_target: Any = (
+        None  # that value, typed as lm-eval's doc_to_target gives it (an index, or a choice's text)
+    )
+    examples: tuple | None = (
+        None  # (prompt, start, end): where its few-shot examples lie, rebuilt (prompts)
+    )
     _continuations: list | None = field(default=None, init=False, repr=False)
-    _until: Any = field(default=False, init=False, repr=False)  # False: not read yet (None is an answer)
+    _until: Any = field(
+        default=False, init=False, repr=False
+    )  # False: not read yet (None is an answer)
 
     def continuations(self) -> list:
         """choice_continuations of the sample's arguments, read once: the templates and the scoring both ask."""
@@ -93,12 +107,17 @@ class AuditUnit:
 
     def not_audited(self, key: str, why: str, path: tuple | None = None) -> None:
         """LB716 at the reported value of `key` (metric,filter), or at `path`: a number the log cannot vouch for."""
-        self.log.at_results("LB716", path or ("results", self.spec.name, key), (
-            f"{self.spec.name} {key} is not audited: {why}; the number cannot be trusted until it is re-derived from "
-            "its samples"))
+        self.log.at_results(
+            "LB716",
+            path or ("results", self.spec.name, key),
+            (
+                f"{self.spec.name} {key} is not audited: {why}; the number cannot be trusted until it is re-derived from "
+                "its samples"
+            ),
+        )
 
 
 def shown(value: Any, limit: int = 40) -> str:
     """A submitter's value as a message shows it: its repr, cut to `limit` characters."""
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."

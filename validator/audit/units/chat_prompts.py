@@ -48,7 +48,9 @@ class ChatPrompts(AuditUnit):
         self.instruction = instruction if isinstance(instruction, str) else ""
         fewshot = config.get("fewshot_config")
         own = fewshot.get("doc_to_text") if isinstance(fewshot, dict) else None
-        self.examples_alike = _same_text(own, config.get("doc_to_text"))  # examples end as the doc's text does
+        self.examples_alike = _same_text(
+            own, config.get("doc_to_text")
+        )  # examples end as the doc's text does
         self.shots_told = False
         self.without_examples: list = []  # [count, first record] of prompts without examples under a count above 0
         self.with_examples = False
@@ -78,17 +80,27 @@ class ChatPrompts(AuditUnit):
                 self._shots(sample, prompt, found, doc)
             return
         gives = "a text longer than the prompt" if texts is TOO_LONG else shown(wanted[0][-60:], 60)
-        self.log.at_record("LB722", sample.record, ("arguments",), (
-            f"{self.spec.name} doc_id {sample.doc_id}: the prompt does not contain what the config's doc_to_text "
-            f"{shown(self.text.text, 60)} gives for its doc ({gives}); under a chat template the doc's text is "
-            "the last user message, written as it is; the prompt or the doc was edited after the run, or the "
-            "config was"))
+        self.log.at_record(
+            "LB722",
+            sample.record,
+            ("arguments",),
+            (
+                f"{self.spec.name} doc_id {sample.doc_id}: the prompt does not contain what the config's doc_to_text "
+                f"{shown(self.text.text, 60)} gives for its doc ({gives}); under a chat template the doc's text is "
+                "the last user message, written as it is; the prompt or the doc was edited after the run, or the "
+                "config was"
+            ),
+        )
 
     def _shots(self, sample: Sample, prompt: str, text: str, doc: dict) -> None:
         """Whether examples come before the doc's text: its closing words there, once the instruction, the
         description and the doc's own text (a template may repeat it) are taken out."""
-        before = prompt[:prompt.rfind(text)]
-        descriptions = texts_of(self.description, doc, len(prompt)) if self.description is not None else UNTRACEABLE
+        before = prompt[: prompt.rfind(text)]
+        descriptions = (
+            texts_of(self.description, doc, len(prompt))
+            if self.description is not None
+            else UNTRACEABLE
+        )
         if descriptions is UNTRACEABLE or descriptions is TOO_LONG:
             return  # a description lbnorm cannot write: what is left of the prompt is unknown
         for known in (self.instruction, *descriptions, *(d.strip() for d in descriptions), text):
@@ -97,9 +109,12 @@ class ChatPrompts(AuditUnit):
         examples = self.closing in before
         if self.shots == 0 and examples and not self.shots_told:
             self.shots_told = True
-            self._conflict(sample.record, f"configs.{self.spec.name}.num_fewshot is 0, but the prompt of doc_id "
-                           f"{sample.doc_id} holds {shown(self.closing, 30)}, the closing words of the task's "
-                           "doc_to_text, before the doc's own text: a few-shot example the file does not declare")
+            self._conflict(
+                sample.record,
+                f"configs.{self.spec.name}.num_fewshot is 0, but the prompt of doc_id "
+                f"{sample.doc_id} holds {shown(self.closing, 30)}, the closing words of the task's "
+                "doc_to_text, before the doc's own text: a few-shot example the file does not declare",
+            )
         elif self.shots > 0 and examples:
             self.with_examples = True
         elif self.shots > 0 and self.examples_alike:
@@ -107,21 +122,35 @@ class ChatPrompts(AuditUnit):
             self.without_examples = [count + 1, first]
 
     def finish(self) -> None:
-        if self.without_examples and not self.with_examples and self.without_examples[0] >= ZERO_SHOT_EVIDENCE:
-            self._conflict(self.without_examples[1], f"configs.{self.spec.name}.num_fewshot (or n-shot) is "
-                           f"{self.shots}, but none of the {self.without_examples[0]:,} prompts holds "
-                           f"{shown(self.closing, 30)}, the closing words of the task's doc_to_text, before the "
-                           "doc's own text: the run was zero-shot")
+        if (
+            self.without_examples
+            and not self.with_examples
+            and self.without_examples[0] >= ZERO_SHOT_EVIDENCE
+        ):
+            self._conflict(
+                self.without_examples[1],
+                f"configs.{self.spec.name}.num_fewshot (or n-shot) is "
+                f"{self.shots}, but none of the {self.without_examples[0]:,} prompts holds "
+                f"{shown(self.closing, 30)}, the closing words of the task's doc_to_text, before the "
+                "doc's own text: the run was zero-shot",
+            )
 
     def _conflict(self, record, message: str) -> None:
-        self.log.at_record("LB723", record, ("arguments",), f"{message} (under a chat template); n-shot and the "
-                           "config were edited after the run, or the prompts were")
+        self.log.at_record(
+            "LB723",
+            record,
+            ("arguments",),
+            f"{message} (under a chat template); n-shot and the "
+            "config were edited after the run, or the prompts were",
+        )
 
 
 def _closing_words(template: TextTemplate | None) -> str | None:
     """The text doc_to_text ends with, when it has words of its own there ("Answer:", "\\nA:"), right-trimmed as
     a chat template may trim a message; None when it ends with a field or mere whitespace."""
-    if template is None or template.field is not None:  # a field's name: the doc's field is the whole text
+    if (
+        template is None or template.field is not None
+    ):  # a field's name: the doc's field is the whole text
         return None
     last = template.parts[-1] if template.parts else None
     if type(last) is not str or len(last.strip()) < 2:
@@ -135,5 +164,8 @@ def _same_text(examples: object, task: object) -> bool:
     if examples is None or examples == task:
         return True
     name = re.match(r"def (\w+)\(", task.lstrip()) if isinstance(task, str) else None
-    return name is not None and isinstance(examples, str) and \
-        re.fullmatch(rf"<function {name[1]} at 0x[0-9a-f]+>", examples) is not None
+    return (
+        name is not None
+        and isinstance(examples, str)
+        and re.fullmatch(rf"<function {name[1]} at 0x[0-9a-f]+>", examples) is not None
+    )

@@ -59,14 +59,20 @@ class ChoiceCounts(AuditUnit):
         if self.expected is None:
             return
         if self.first is None:
-            self.summary.notes.append(f"no sample logs its requests: num_choices {self.expected} is not proven")
+            self.summary.notes.append(
+                f"no sample logs its requests: num_choices {self.expected} is not proven"
+            )
             return
-        seen = ", ".join(f"{count} in {docs:,}" for count, docs in sorted(self.docs_by_count.items())[:8])
+        seen = ", ".join(
+            f"{count} in {docs:,}" for count, docs in sorted(self.docs_by_count.items())[:8]
+        )
         largest = max(self.docs_by_count)
         task, expected = self.spec.name, self.expected
         if largest == expected:
-            self.summary.notes.append(f"num_choices {expected} of the profile is what the log scored "
-                                      f"(choices per doc: {seen})")
+            self.summary.notes.append(
+                f"num_choices {expected} of the profile is what the log scored "
+                f"(choices per doc: {seen})"
+            )
             return
         if self.first_over is not None:
             record, doc_id, count = self.first_over
@@ -75,12 +81,20 @@ class ChoiceCounts(AuditUnit):
             record, doc_id, count = self.first
             found = f"no doc was scored with that many (at most {largest})"
             if self._partial() and len(self.docs_by_count) > 1:  # see the module docstring
-                found += (f", though this run logs only {self.spec.n_effective:,} of {self.spec.n_original:,} "
-                          "documents, and its task builds choices per doc: run the whole split to prove the count")
-        self.log.at_record("LB715", record, ("arguments",), (
-            f"{task}: the profile's num_choices is {expected} (baseline 1/{expected}), but {found}; choices per "
-            f"doc: {seen}. The baseline must be the task's: fix num_choices in the profile, or run the "
-            "leaderboard's task"))
+                found += (
+                    f", though this run logs only {self.spec.n_effective:,} of {self.spec.n_original:,} "
+                    "documents, and its task builds choices per doc: run the whole split to prove the count"
+                )
+        self.log.at_record(
+            "LB715",
+            record,
+            ("arguments",),
+            (
+                f"{task}: the profile's num_choices is {expected} (baseline 1/{expected}), but {found}; choices per "
+                f"doc: {seen}. The baseline must be the task's: fix num_choices in the profile, or run the "
+                "leaderboard's task"
+            ),
+        )
 
     def _partial(self) -> bool:
         effective, original = self.spec.n_effective, self.spec.n_original

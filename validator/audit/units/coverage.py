@@ -91,7 +91,9 @@ class Coverage(AuditUnit):
         super().__init__(log)
         self.by_filter: dict[str, DocIds] = {}
         self.expected, self.said_by, self.where = self._expected_count()
-        self.hashed_line = 0  # the first sample with lm-eval 0.4.3's per-sample hashes, when no count is known
+        self.hashed_line = (
+            0  # the first sample with lm-eval 0.4.3's per-sample hashes, when no count is known
+        )
 
     def _expected_count(self) -> tuple[int | None, str, tuple]:
         """N, who says so, and where: n-samples.effective; without it, what the run's limit lets lm-eval score of
@@ -100,10 +102,20 @@ class Coverage(AuditUnit):
         spec, split = self.spec, self.log.expected_split
         if spec.n_effective is not None:
             return spec.n_effective, "n-samples.effective", ("n-samples", spec.name, "effective")
-        if spec.n_original is not None:  # effective missing or no count (LB706): what the limit gives of original
-            allowed, said_by = spec.scored_under_limit(), f"config.limit of n-samples.original {spec.n_original:,}"
-        elif split is not None and not spec.fractional_limit():  # lm-eval before 0.4.3 rounded fractions its own way
-            allowed, said_by = spec.scored_under_limit(split), f"the profile's split of {split:,}, with no n-samples,"
+        if (
+            spec.n_original is not None
+        ):  # effective missing or no count (LB706): what the limit gives of original
+            allowed, said_by = (
+                spec.scored_under_limit(),
+                f"config.limit of n-samples.original {spec.n_original:,}",
+            )
+        elif (
+            split is not None and not spec.fractional_limit()
+        ):  # lm-eval before 0.4.3 rounded fractions its own way
+            allowed, said_by = (
+                spec.scored_under_limit(split),
+                f"the profile's split of {split:,}, with no n-samples,",
+            )
         else:
             return None, "", ()
         where = ("n-samples", spec.name) if spec.n_original is not None else ("results", spec.name)
@@ -115,20 +127,32 @@ class Coverage(AuditUnit):
         doc_ids = self.by_filter.get(sample.filter)
         if doc_ids is None:
             if len(self.by_filter) >= MAX_FILTERS:
-                self.log.at_record("LB702", sample.record, ("filter",), (
-                    f"{self.spec.name}: more than {MAX_FILTERS} filters in one log; this sample's coverage "
-                    "is not tracked"))
+                self.log.at_record(
+                    "LB702",
+                    sample.record,
+                    ("filter",),
+                    (
+                        f"{self.spec.name}: more than {MAX_FILTERS} filters in one log; this sample's coverage "
+                        "is not tracked"
+                    ),
+                )
                 return
             doc_ids = self.by_filter[sample.filter] = DocIds(self.expected, self.said_by)
         problem = doc_ids.add(sample.doc_id, sample.record.line)
         if problem:
-            self.log.at_record("LB705", sample.record, ("doc_id",),
-                               f"{self.spec.name} (filter {sample.filter}): {problem}")
+            self.log.at_record(
+                "LB705",
+                sample.record,
+                ("doc_id",),
+                f"{self.spec.name} (filter {sample.filter}): {problem}",
+            )
 
     def finish(self) -> None:
         spec, expected, where = self.spec, self.expected, self.where
         if expected is None:
-            self.summary.notes.append("the results file has no n-samples entry: the sample count is not checked")
+            self.summary.notes.append(
+                "the results file has no n-samples entry: the sample count is not checked"
+            )
             self._finish_without_count()
             self._counts_taken_out()
             return
@@ -136,14 +160,22 @@ class Coverage(AuditUnit):
             doc_ids = self.by_filter.get(flt)
             lines = doc_ids.lines if doc_ids else 0
             if lines != expected:
-                self.log.at_results("LB706", where, f"{spec.name} (filter {flt}): {self.log.name} has {lines:,} "
-                                    f"samples, {self.said_by} says {expected:,}")
+                self.log.at_results(
+                    "LB706",
+                    where,
+                    f"{spec.name} (filter {flt}): {self.log.name} has {lines:,} "
+                    f"samples, {self.said_by} says {expected:,}",
+                )
             if doc_ids:
                 absent, first = doc_ids.missing()
                 if absent:
-                    self.log.at_results("LB705", where, f"{spec.name} (filter {flt}): {absent:,} of {expected:,} "
-                                        f"documents have no sample in {self.log.name} (first missing doc_ids: "
-                                        f"{', '.join(map(str, first))})")
+                    self.log.at_results(
+                        "LB705",
+                        where,
+                        f"{spec.name} (filter {flt}): {absent:,} of {expected:,} "
+                        f"documents have no sample in {self.log.name} (first missing doc_ids: "
+                        f"{', '.join(map(str, first))})",
+                    )
 
     def _filters_held_to_the_count(self) -> list[str]:
         """The config's filters, and every other one the results report a metric under or the log holds samples
@@ -162,23 +194,35 @@ class Coverage(AuditUnit):
             return  # told already (LB706 at the counts), or held to the profile's split
         name = self.log.name.replace("\\", "/").rpartition("/")[2]
         if self.hashed_line:
-            shows, line = "logs doc_hash, prompt_hash and target_hash, which lm-eval writes", self.hashed_line
+            shows, line = (
+                "logs doc_hash, prompt_hash and target_hash, which lm-eval writes",
+                self.hashed_line,
+            )
         elif SAMPLES_NAME.match(name):  # EvaluationTracker's name, whatever the date's form
             shows, line = "is named samples_<task>_<date>.jsonl, as lm-eval names its logs", 1
         else:
             return
-        self.log.at_line("LB706", line, (
-            f"{self.spec.name}: the results file has no n-samples for this task, but {self.log.name} {shows} from "
-            "0.4.3 on, with n-samples for every task: the count its samples are held to was taken out"))
+        self.log.at_line(
+            "LB706",
+            line,
+            (
+                f"{self.spec.name}: the results file has no n-samples for this task, but {self.log.name} {shows} from "
+                "0.4.3 on, with n-samples for every task: the count its samples are held to was taken out"
+            ),
+        )
 
     def _finish_without_count(self) -> None:
         """No n-samples: the doc_ids must still run 0..highest without a hole (see DocIds.gaps)."""
         for flt, doc_ids in self.by_filter.items():
             absent, first = doc_ids.missing()
             if absent:
-                self.log.at_line("LB705", doc_ids.highest_line, (
-                    f"{self.spec.name} (filter {flt}): {absent:,} doc_ids below the highest one logged "
-                    f"({doc_ids.highest:,}) have no sample in {self.log.name} (first missing: "
-                    f"{', '.join(map(str, first))}); lm-eval logs doc_ids 0, 1, 2, ... without holes. The results "
-                    "file has no n-samples to say how many documents there were"))
-
+                self.log.at_line(
+                    "LB705",
+                    doc_ids.highest_line,
+                    (
+                        f"{self.spec.name} (filter {flt}): {absent:,} doc_ids below the highest one logged "
+                        f"({doc_ids.highest:,}) have no sample in {self.log.name} (first missing: "
+                        f"{', '.join(map(str, first))}); lm-eval logs doc_ids 0, 1, 2, ... without holes. The results "
+                        "file has no n-samples to say how many documents there were"
+                    ),
+                )

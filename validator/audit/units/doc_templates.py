@@ -42,11 +42,16 @@ class DocTemplates(AuditUnit):
 
     def sees_samples(self) -> bool:
         config = self.spec.config
-        untraced = [name for name, template in (("doc_to_target", self.target), ("doc_to_choice", self.choices))
-                    if config.get(name) is not None and template is None]
+        untraced = [
+            name
+            for name, template in (("doc_to_target", self.target), ("doc_to_choice", self.choices))
+            if config.get(name) is not None and template is None
+        ]
         if untraced:
-            self.summary.notes.append(f"{' and '.join(untraced)} of the config: no template shape lbnorm evaluates "
-                                      "(it is not run), so the log is not traced to its docs there")
+            self.summary.notes.append(
+                f"{' and '.join(untraced)} of the config: no template shape lbnorm evaluates "
+                "(it is not run), so the log is not traced to its docs there"
+            )
         return self.target is not None or (self.multiple_choice and self.choices is not None)
 
     def add(self, sample: Sample) -> None:
@@ -67,40 +72,67 @@ class DocTemplates(AuditUnit):
         sample.target_traced, sample.traced_target = True, expected
         logged = sample.data.get("target")
         if expected is None or str(logged) != str(expected):
-            gives = "does not give a target for it" if expected is None else f"gives {shown(expected, 60)}"
-            self._find(sample, ("target",), f"target is {shown(logged, 60)}, but the config's doc_to_target "
-                       f"{shown(self.target.text, 60)} {gives} (its doc)")
+            gives = (
+                "does not give a target for it"
+                if expected is None
+                else f"gives {shown(expected, 60)}"
+            )
+            self._find(
+                sample,
+                ("target",),
+                f"target is {shown(logged, 60)}, but the config's doc_to_target "
+                f"{shown(self.target.text, 60)} {gives} (its doc)",
+            )
 
     def _choices(self, sample: Sample, doc: dict) -> None:
         choices = choices_of(self.choices, doc)
         if choices is UNTRACEABLE:
             return
         if choices is None:
-            self._find(sample, ("doc",), f"the config's doc_to_choice {shown(self.choices.text, 60)} gives no list of "
-                       "choices for its doc")
+            self._find(
+                sample,
+                ("doc",),
+                f"the config's doc_to_choice {shown(self.choices.text, 60)} gives no list of "
+                "choices for its doc",
+            )
             return
         logged = sample.continuations()
         delimiter = self.delimiters[0]
-        expected = [delimiter + (choice if type(choice) is str else str(choice)) for choice in choices]
+        expected = [
+            delimiter + (choice if type(choice) is str else str(choice)) for choice in choices
+        ]
         if logged == expected:  # the usual case, in one comparison
             return
         written = [choice if type(choice) is str else str(choice) for choice in choices]
-        if any(self._written_so(sample, logged, written, delimiter) for delimiter in self.delimiters):
+        if any(
+            self._written_so(sample, logged, written, delimiter) for delimiter in self.delimiters
+        ):
             return
         # Told with the delimiter most continuations were written with, so the request named is the one edited
         # (under a chat template either may be lm-eval's; an outside tester saw request 0 named for request 2)
-        delimiter = max(self.delimiters, key=lambda d: sum(got == d + want for got, want in zip(logged, written)))
+        delimiter = max(
+            self.delimiters,
+            key=lambda d: sum(got == d + want for got, want in zip(logged, written)),
+        )
         expected = [delimiter + choice for choice in written]
         calls = requests(sample.data.get("arguments"))
         if len(calls) == 2 * len(written) > 0:
             expected = _mutual_info_layout(expected, written, calls)
         if len(logged) != len(expected):
-            self._find(sample, ("arguments",), f"{len(logged)} requests are logged, but the config's doc_to_choice "
-                       f"gives {len(choices)} choices for its doc: a choice was added or taken out")
+            self._find(
+                sample,
+                ("arguments",),
+                f"{len(logged)} requests are logged, but the config's doc_to_choice "
+                f"gives {len(choices)} choices for its doc: a choice was added or taken out",
+            )
             return
         index = next(i for i, (got, wanted) in enumerate(zip(logged, expected)) if got != wanted)
-        self._find(sample, ("arguments",), f"request {index} continues with {shown(logged[index], 60)}, but the "
-                   f"config's doc_to_choice gives {shown(expected[index], 60)} for its doc")
+        self._find(
+            sample,
+            ("arguments",),
+            f"request {index} continues with {shown(logged[index], 60)}, but the "
+            f"config's doc_to_choice gives {shown(expected[index], 60)} for its doc",
+        )
 
     @staticmethod
     def _written_so(sample: Sample, logged: list, written: list[str], delimiter: str) -> bool:
@@ -109,21 +141,35 @@ class DocTemplates(AuditUnit):
         if logged == expected:
             return True
         calls = requests(sample.data.get("arguments"))
-        if is_multiple_input(logged, [call[0] if call else None for call in calls], sample.data.get("target"),
-                             delimiter):
+        if is_multiple_input(
+            logged,
+            [call[0] if call else None for call in calls],
+            sample.data.get("target"),
+            delimiter,
+        ):
             return True  # winogrande's shape: the choices are in the contexts, every continuation is the target
         # acc_mutual_info: one request without context per choice
-        return len(calls) == 2 * len(written) > 0 and logged == _mutual_info_layout(expected, written, calls)
+        return len(calls) == 2 * len(written) > 0 and logged == _mutual_info_layout(
+            expected, written, calls
+        )
 
     def _find(self, sample: Sample, path: tuple, message: str) -> None:
-        self.log.at_record("LB722", sample.record, path, f"{self.spec.name} doc_id {sample.doc_id}: {message}; "
-                           "the log was edited after the run, or its config was")
+        self.log.at_record(
+            "LB722",
+            sample.record,
+            path,
+            f"{self.spec.name} doc_id {sample.doc_id}: {message}; "
+            "the log was edited after the run, or its config was",
+        )
 
 
-def _mutual_info_layout(continuations: list[str], choices: list[str], calls: list[list]) -> list[str]:
+def _mutual_info_layout(
+    continuations: list[str], choices: list[str], calls: list[list]
+) -> list[str]:
     """lm-eval 0.4.4 on appends the unconditional requests, with the delimiter; 0.4.3 put each right after its
     choice's, without it (api/task.py construct_requests): the layout the log's empty contexts show."""
-    if all(len(call) > 1 and call[0] == "" for call in calls[1::2]) and any(call[0] != "" for call in calls[::2]):
+    if all(len(call) > 1 and call[0] == "" for call in calls[1::2]) and any(
+        call[0] != "" for call in calls[::2]
+    ):
         return [item for pair in zip(continuations, choices) for item in pair]
     return continuations * 2
-

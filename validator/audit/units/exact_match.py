@@ -17,7 +17,9 @@ from .base import AuditUnit, Sample, audit_unit
 from .math_answers import is_leaderboard_math
 
 METRIC = "exact_match"
-METRIC_KEYS = frozenset({"metric", "aggregation", "higher_is_better"})  # the rest are the metric's options
+METRIC_KEYS = frozenset(
+    {"metric", "aggregation", "higher_is_better"}
+)  # the rest are the metric's options
 
 
 @audit_unit(order=35)
@@ -27,24 +29,42 @@ class ExactMatch(AuditUnit):
     def __init__(self, log):
         super().__init__(log)
         self.options: dict | None = None
-        self.unaudited: str | None = None  # why the task's exact_match cannot be re-scored (LB716 on its numbers)
+        self.unaudited: str | None = (
+            None  # why the task's exact_match cannot be re-scored (LB716 on its numbers)
+        )
 
     def sees_samples(self) -> bool:
         config = self.spec.config
         # The last entry of the name: lm-eval's ConfigurableTask overwrites its options entry by entry
-        entry = next((item for item in reversed(config.get("metric_list") or ()) if isinstance(item, dict)
-                      and item.get("metric") == METRIC), None) if isinstance(config.get("metric_list"), list) else None
+        entry = (
+            next(
+                (
+                    item
+                    for item in reversed(config.get("metric_list") or ())
+                    if isinstance(item, dict) and item.get("metric") == METRIC
+                ),
+                None,
+            )
+            if isinstance(config.get("metric_list"), list)
+            else None
+        )
         if entry is None or self.spec.output_type != "generate_until":
             # A reported exact_match the config does not name as a generated answer's (metric_list deleted, its
             # entry a bare string, output_type misspelt) once went unchecked: lm-eval scores it all the same.
             if any(key.partition(",")[0] == METRIC for key in self.spec.metric_keys()):
-                self.unaudited = ("the config names it in no metric_list entry of a generate_until task, so what "
-                                  "the harness compared is not known")
+                self.unaudited = (
+                    "the config names it in no metric_list entry of a generate_until task, so what "
+                    "the harness compared is not known"
+                )
             return False
         options = {key: value for key, value in entry.items() if key not in METRIC_KEYS}
-        why = "the task scores with its own process_results" if config.get("process_results") else \
-            "the task's gold is one of its choices (doc_to_choice)" if config.get("doc_to_choice") is not None else \
-            scorable_options(options)
+        why = (
+            "the task scores with its own process_results"
+            if config.get("process_results")
+            else "the task's gold is one of its choices (doc_to_choice)"
+            if config.get("doc_to_choice") is not None
+            else scorable_options(options)
+        )
         if why is not None:
             # The config is the submitter's: one line of process_results or a regex of its own switched the
             # re-scoring off. Only the leaderboard MATH's own scorer (its answers traced by LB724) is a note.
@@ -66,24 +86,50 @@ class ExactMatch(AuditUnit):
         if METRIC not in data:
             return
         filtered, target = data.get("filtered_resps"), data.get("target")
-        if not sample.target_traced:  # the gold would be the sample's own word (a target moved to the answer)
-            self.unaudited = self.unaudited or ("each sample's gold is its own target, which the config's "
-                                                "doc_to_target (a template lbnorm does not evaluate for this doc) does "
-                                                "not tie to its doc")
+        if (
+            not sample.target_traced
+        ):  # the gold would be the sample's own word (a target moved to the answer)
+            self.unaudited = self.unaudited or (
+                "each sample's gold is its own target, which the config's "
+                "doc_to_target (a template lbnorm does not evaluate for this doc) does "
+                "not tie to its doc"
+            )
             return
-        if type(sample.traced_target) is list:  # several gold answers (TriviaQA's aliases): any one matching counts
+        if (
+            type(sample.traced_target) is list
+        ):  # several gold answers (TriviaQA's aliases): any one matching counts
             golds = sample.traced_target
-            if golds and all(type(gold) is str for gold in golds) and type(filtered) is list and filtered \
-                    and isinstance(filtered[0], str):
-                sample.recomputed[METRIC] = max(exact_match(filtered[0], gold, self.options) for gold in golds)
+            if (
+                golds
+                and all(type(gold) is str for gold in golds)
+                and type(filtered) is list
+                and filtered
+                and isinstance(filtered[0], str)
+            ):
+                sample.recomputed[METRIC] = max(
+                    exact_match(filtered[0], gold, self.options) for gold in golds
+                )
                 sample.recomputed_by = "its filtered answer and any of its targets give"
             else:
-                self.unaudited = self.unaudited or "a target of several answers that are not all text"
+                self.unaudited = (
+                    self.unaudited or "a target of several answers that are not all text"
+                )
             return
-        if not (type(filtered) is list and filtered and isinstance(filtered[0], str) and isinstance(target, str)):
-            self.log.at_record("LB702", sample.record, ("filtered_resps",), (
-                f"{self.spec.name}: exact_match needs filtered_resps[0] and target as strings, as lm-eval logs a "
-                "generated answer and its target"))
+        if not (
+            type(filtered) is list
+            and filtered
+            and isinstance(filtered[0], str)
+            and isinstance(target, str)
+        ):
+            self.log.at_record(
+                "LB702",
+                sample.record,
+                ("filtered_resps",),
+                (
+                    f"{self.spec.name}: exact_match needs filtered_resps[0] and target as strings, as lm-eval logs a "
+                    "generated answer and its target"
+                ),
+            )
             return
         sample.recomputed[METRIC] = exact_match(filtered[0], target, self.options)
         sample.recomputed_by = "its filtered answer and target give"

@@ -44,13 +44,18 @@ from ..sample_scoring import first_prompt
 from .base import AuditUnit, Sample, audit_unit, shown
 
 FIRST_N, DEFAULT = "first_n", "default"
-SAMPLERS = (FIRST_N, DEFAULT)  # api/samplers.py SAMPLER_REGISTRY, 0.4.0 to 0.4.13: any other name is a KeyError
+SAMPLERS = (
+    FIRST_N,
+    DEFAULT,
+)  # api/samplers.py SAMPLER_REGISTRY, 0.4.0 to 0.4.13: any other name is a KeyError
 MAX_ANY_ORDER = 64  # listed examples a random draw is matched against (BBH lists 3)
 # What examples are written with: the fewshot_config's own where it sets one (0.4.13 writes every one, the
 # task's inherited), else the task's. Delimiters are the task's up to 0.4.12, the fewshot_config's in 0.4.13.
 TEMPLATES = ("doc_to_text", "doc_to_target", "doc_to_choice")
 DELIMITERS = (("target_delimiter", " "), ("fewshot_delimiter", "\n\n"))
-MAX_EXAMPLE = 1 << 20  # characters of one rendered example (BBH's: a few hundred); a longer one is not built
+MAX_EXAMPLE = (
+    1 << 20
+)  # characters of one rendered example (BBH's: a few hundred); a longer one is not built
 
 
 @audit_unit(order=18)  # after the prompts unit, which finds where each prompt's examples lie
@@ -61,7 +66,10 @@ class FixedExamples(AuditUnit):
         super().__init__(log)
         self.samples: list = []
         self.shots = 0
-        self.rendered: list[list[str]] = [[], []]  # the config's examples as written, per rendering, as needed
+        self.rendered: list[list[str]] = [
+            [],
+            [],
+        ]  # the config's examples as written, per rendering, as needed
         self.chat = self.spec.chat_template not in (None, "")
         self.any_order = False  # the default sampler draws the examples at random from the list
         self.renderings = (0,)
@@ -87,15 +95,21 @@ class FixedExamples(AuditUnit):
             return "its fewshot_config's samples are a function (its source or name in the config), not run here"
         self.any_order = sampler == DEFAULT
         if self.any_order and (self.chat or len(samples) > MAX_ANY_ORDER):
-            return f"a sampler that draws at random from {len(samples):,} listed examples" + \
-                (" under a chat template" if self.chat else "")
+            return f"a sampler that draws at random from {len(samples):,} listed examples" + (
+                " under a chat template" if self.chat else ""
+            )
         templates = _effective(config, fewshot)
         if isinstance(templates, str):
             return templates
-        drawn = samples if self.any_order else samples[:shots]  # first_n reads no further (but for the eval doc)
+        drawn = (
+            samples if self.any_order else samples[:shots]
+        )  # first_n reads no further (but for the eval doc)
         if not all(isinstance(item, dict) for item in drawn):
             return "its fewshot_config's samples are not all docs"
-        text, target = prompt_template(templates["doc_to_text"]), Template.of(templates["doc_to_target"])
+        text, target = (
+            prompt_template(templates["doc_to_text"]),
+            Template.of(templates["doc_to_target"]),
+        )
         if text is None or target is None:
             return "its doc_to_text or doc_to_target is of a shape whose examples lbnorm does not render"
         # A doc_to_text ending in a newline renders with it (0.4.5 on) or without it: every example alike
@@ -104,16 +118,20 @@ class FixedExamples(AuditUnit):
         if not all(isinstance(delimiter, str) for delimiter in delimiters):
             return "its delimiters are not text"
         self.samples, self.shots = samples, min(shots, len(samples))
-        self.renders = [_Renderer(text, target, templates["doc_to_choice"], *delimiters, way) for way in (0, 1)]
+        self.renders = [
+            _Renderer(text, target, templates["doc_to_choice"], *delimiters, way) for way in (0, 1)
+        ]
         self.render = self.renders[0]
         if self._example(self.shots - 1) is None:
             self.shots = 0
-            return "an example whose doc_to_text or target lbnorm does not render (or whose target is \"\")"
+            return 'an example whose doc_to_text or target lbnorm does not render (or whose target is "")'
         return None
 
     def sees_samples(self) -> bool:
         if self.why_not:
-            self.summary.notes.append(f"few-shot examples not held to the config's list: {self.why_not}")
+            self.summary.notes.append(
+                f"few-shot examples not held to the config's list: {self.why_not}"
+            )
         return self.shots > 0 and not self.why_not
 
     def add(self, sample: Sample) -> None:
@@ -129,17 +147,30 @@ class FixedExamples(AuditUnit):
         # From the region's start, then past whitespace there (a system instruction's joint the prompts unit may
         # leave before the examples): an example's own text may start with whitespace too (an outside tester's)
         starts = (0, len(held) - len(held.lstrip())) if held[:1].isspace() else (0,)
-        counts = [self._drawn(held, way, start) if self.any_order else self._count(held, way, start)
-                  for way in self.renderings for start in starts]
-        count = self.shots if self.shots in counts else next((c for c in counts if c is not None), None)
+        counts = [
+            self._drawn(held, way, start) if self.any_order else self._count(held, way, start)
+            for way in self.renderings
+            for start in starts
+        ]
+        count = (
+            self.shots if self.shots in counts else next((c for c in counts if c is not None), None)
+        )
         if count == self.shots:
             return
         doc = sample.data.get("doc")
         if self.any_order and count == self.shots - 1 and doc in self.samples:
             return  # the eval doc was drawn, and dropped
-        if not self.any_order and doc in self.samples[:self.shots + 1] \
-                and any(_holds(held, block) for way in self.renderings
-                        for block in _without(self.samples, self.shots, partial(self._example, way=way), doc)):
+        if (
+            not self.any_order
+            and doc in self.samples[: self.shots + 1]
+            and any(
+                _holds(held, block)
+                for way in self.renderings
+                for block in _without(
+                    self.samples, self.shots, partial(self._example, way=way), doc
+                )
+            )
+        ):
             return  # the eval doc is one of the examples: the harness dropped it
         _tell(self, sample, count, "" if self.any_order else "the first ")
 
@@ -148,29 +179,44 @@ class FixedExamples(AuditUnit):
         after it and before the next (messages written as they are or trimmed), and no further listed example
         before the doc's own text."""
         prompt, doc = first_prompt(sample.data.get("arguments")), sample.data.get("doc")
-        if type(prompt) is not str or not isinstance(doc, dict) or doc in self.samples[:self.shots + 1]:
+        if (
+            type(prompt) is not str
+            or not isinstance(doc, dict)
+            or doc in self.samples[: self.shots + 1]
+        ):
             return  # a chat API's messages (chat_prompts.py), or the eval doc among the examples
         own = texts_of(self.render.text, doc, len(prompt))
         end = prompt.rfind(own[0].strip()) if type(own) is tuple else -1
         if end < 0:
             return  # the doc's own text is missing: chat_prompts.py reports it
-        parts = [self.render.parts(item) for item in self.samples[:self.shots + 1]]
-        position = _answered_in_order(prompt, parts[:self.shots], end)
+        parts = [self.render.parts(item) for item in self.samples[: self.shots + 1]]
+        position = _answered_in_order(prompt, parts[: self.shots], end)
         if position is None:
             _tell(self, sample, None)
-        elif len(parts) > self.shots and parts[-1] and prompt.find(parts[-1][0].strip(), position, end) >= 0:
+        elif (
+            len(parts) > self.shots
+            and parts[-1]
+            and prompt.find(parts[-1][0].strip(), position, end) >= 0
+        ):
             _tell(self, sample, self.shots + 1, "at least ")
 
     def finish(self) -> None:
         if self.unknown_sampler is not None:
-            self.log.at_results("LB722", ("configs", self.spec.name, "fewshot_config", "sampler"), (
-                f"{self.spec.name}: the fewshot_config's sampler {shown(self.unknown_sampler, 40)} is none lm-eval "
-                f"has ({', '.join(SAMPLERS)}), so no run drew its examples with it; the config was edited"))
+            self.log.at_results(
+                "LB722",
+                ("configs", self.spec.name, "fewshot_config", "sampler"),
+                (
+                    f"{self.spec.name}: the fewshot_config's sampler {shown(self.unknown_sampler, 40)} is none lm-eval "
+                    f"has ({', '.join(SAMPLERS)}), so no run drew its examples with it; the config was edited"
+                ),
+            )
 
     def _drawn(self, held: str, way: int, start: int) -> int | None:
         """How many distinct listed examples, in any order, the region is made of (the default sampler's
         rnd.sample of the list); None where it holds anything else."""
-        return _distinct_cover(held, start, [self._example(index, way) for index in range(len(self.samples))], set())
+        return _distinct_cover(
+            held, start, [self._example(index, way) for index in range(len(self.samples))], set()
+        )
 
     def _example(self, index: int, way: int = 0) -> str | None:
         """The index-th listed example as written, rendered once; None past the list or where it cannot be."""
@@ -195,22 +241,35 @@ class FixedExamples(AuditUnit):
         return count
 
 
-
-def _tell(unit: FixedExamples, sample: Sample, count: int | None, which: str = "the first ") -> None:
+def _tell(
+    unit: FixedExamples, sample: Sample, count: int | None, which: str = "the first "
+) -> None:
     """LB723 where the prompt holds another number of the listed examples, LB722 where it holds others."""
     unit.told = True
     task = unit.spec.name
     if count is not None:
-        unit.log.at_record("LB723", sample.record, ("arguments",), (
-            f"configs.{task}.num_fewshot is {unit.spec.declared_shots}, but the prompt of doc_id {sample.doc_id} "
-            f"holds {which}{count} of the {len(unit.samples)} examples its fewshot_config lists; "
-            "n-shot and the config were edited after the run, or the prompts were"))
+        unit.log.at_record(
+            "LB723",
+            sample.record,
+            ("arguments",),
+            (
+                f"configs.{task}.num_fewshot is {unit.spec.declared_shots}, but the prompt of doc_id {sample.doc_id} "
+                f"holds {which}{count} of the {len(unit.samples)} examples its fewshot_config lists; "
+                "n-shot and the config were edited after the run, or the prompts were"
+            ),
+        )
     else:
         drawn = f"{unit.shots} drawn from" if unit.any_order else f"the first {unit.shots} of"
-        unit.log.at_record("LB722", sample.record, ("arguments",), (
-            f"{task} doc_id {sample.doc_id}: the prompt's few-shot examples are not {drawn} the "
-            "fewshot_config's samples as lm-eval writes them (doc_to_text, target_delimiter, target, "
-            "fewshot_delimiter each); the prompt was edited after the run, or the config was"))
+        unit.log.at_record(
+            "LB722",
+            sample.record,
+            ("arguments",),
+            (
+                f"{task} doc_id {sample.doc_id}: the prompt's few-shot examples are not {drawn} the "
+                "fewshot_config's samples as lm-eval writes them (doc_to_text, target_delimiter, target, "
+                "fewshot_delimiter each); the prompt was edited after the run, or the config was"
+            ),
+        )
 
 
 def _without(samples: list, shots: int, example, doc: dict) -> list[str]:
@@ -249,8 +308,11 @@ def _answered_in_order(prompt: str, parts: list, end: int) -> int | None:
         if found < 0:
             return None
         position = found + len(part[0].strip())
-        following = end if index + 1 == len(parts) or parts[index + 1] is None else \
-            prompt.find(parts[index + 1][0].strip(), position, end)
+        following = (
+            end
+            if index + 1 == len(parts) or parts[index + 1] is None
+            else prompt.find(parts[index + 1][0].strip(), position, end)
+        )
         answer = prompt.find(part[1].strip(), position, following) if following >= 0 else -1
         if answer < 0:
             return None
@@ -265,7 +327,10 @@ def _effective(config: dict, fewshot: dict) -> dict | str:
         return "its fewshot_config's fewshot_indices, which lbnorm does not replay"
     if fewshot.get("gen_prefix") is not None or config.get("gen_prefix") is not None:
         return "a gen_prefix, written after each example's target delimiter"
-    effective = {name: fewshot[name] if fewshot.get(name) is not None else config.get(name) for name in TEMPLATES}
+    effective = {
+        name: fewshot[name] if fewshot.get(name) is not None else config.get(name)
+        for name in TEMPLATES
+    }
     for name, default in DELIMITERS:
         own, task = fewshot.get(name), config.get(name, default)
         if own is not None and own != task:
@@ -276,22 +341,37 @@ def _effective(config: dict, fewshot: dict) -> dict | str:
 
 def _holds(held: str, block: str) -> bool:
     """The examples region is the block, but for whitespace the prompts unit may leave at its start (as _count)."""
-    return held == block or (held.endswith(block) and not held[:len(held) - len(block)].strip())
+    return held == block or (held.endswith(block) and not held[: len(held) - len(block)].strip())
 
 
 class _Renderer:
     """One example as the harness writes it into a prompt, or None where lbnorm cannot say."""
 
-    def __init__(self, text, target: Template, doc_to_choice: Any, target_delimiter: str, fewshot_delimiter: str,
-                 way: int = 0):
-        self.text, self.target, self.way = text, target, way  # way 1: a last newline dropped, as 0.4.0-0.4.3
+    def __init__(
+        self,
+        text,
+        target: Template,
+        doc_to_choice: Any,
+        target_delimiter: str,
+        fewshot_delimiter: str,
+        way: int = 0,
+    ):
+        self.text, self.target, self.way = (
+            text,
+            target,
+            way,
+        )  # way 1: a last newline dropped, as 0.4.0-0.4.3
         self.choices = Template.of(doc_to_choice) if doc_to_choice is not None else None
         self.has_choices = doc_to_choice is not None
         self.target_delimiter, self.fewshot_delimiter = target_delimiter, fewshot_delimiter
 
     def __call__(self, example: dict) -> str | None:
         parts = self.parts(example)
-        return None if parts is None else parts[0] + self.target_delimiter + parts[1] + self.fewshot_delimiter
+        return (
+            None
+            if parts is None
+            else parts[0] + self.target_delimiter + parts[1] + self.fewshot_delimiter
+        )
 
     def parts(self, example: dict) -> tuple[str, str] | None:
         """(its doc_to_text, its answer): what a chat template writes as a user's and an assistant's message."""
@@ -309,5 +389,9 @@ class _Renderer:
             return str(target[0]) if target else None
         if type(target) is int and self.has_choices:
             choices = choices_of(self.choices, example) if self.choices is not None else None
-            return str(choices[target]) if type(choices) is list and 0 <= target < len(choices) else None
+            return (
+                str(choices[target])
+                if type(choices) is list and 0 <= target < len(choices)
+                else None
+            )
         return target if type(target) is str and target != "" else None

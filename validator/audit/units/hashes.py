@@ -25,10 +25,17 @@ class Hashes(AuditUnit):
         if not (type(logged[0]) is str and type(logged[1]) is str and type(logged[2]) is str):
             if self.spec.task_hash is not None or any(isinstance(h, str) for h in logged):
                 self.complete = False
-                self.log.at_record("LB702", record, (), "the sample lacks doc_hash, prompt_hash or target_hash "
-                                   "(lm-eval >= 0.4.3 logs all three)")
+                self.log.at_record(
+                    "LB702",
+                    record,
+                    (),
+                    "the sample lacks doc_hash, prompt_hash or target_hash "
+                    "(lm-eval >= 0.4.3 logs all three)",
+                )
             return
-        self.task_hasher.update((logged[0] + logged[1] + logged[2]).encode("utf-8", "surrogatepass"))
+        self.task_hasher.update(
+            (logged[0] + logged[1] + logged[2]).encode("utf-8", "surrogatepass")
+        )
         self.summary.hashes_checked += 1
         prompt, target = first_prompt(data.get("arguments")), data.get("target")
         actual = doc_hash(data.get("doc"))
@@ -37,7 +44,12 @@ class Hashes(AuditUnit):
         else:
             sample.doc_hash_ok = True
         if prompt is None:
-            self.log.at_record("LB702", record, ("arguments",), "no prompt in arguments, so prompt_hash cannot be checked")
+            self.log.at_record(
+                "LB702",
+                record,
+                ("arguments",),
+                "no prompt in arguments, so prompt_hash cannot be checked",
+            )
         elif logged[1] != (actual := sha256(prompt)):
             self._mismatch(sample, "prompt_hash", logged[1], actual)
         if logged[2] != (actual := sha256(target if isinstance(target, str) else str(target))):
@@ -47,9 +59,14 @@ class Hashes(AuditUnit):
         """A hash that is not that of its content: LB703 at that hash."""
         self.summary.hash_mismatches += 1
         what = _WHAT[name]
-        self.log.at_record("LB703", sample.record, (name,), f"{name} of doc_id {sample.doc_id} is not the hash of "
-                           f"its {what} ({written[:12]}... logged, {actual[:12]}... recomputed); the {what} "
-                           "was changed after the run")
+        self.log.at_record(
+            "LB703",
+            sample.record,
+            (name,),
+            f"{name} of doc_id {sample.doc_id} is not the hash of "
+            f"its {what} ({written[:12]}... logged, {actual[:12]}... recomputed); the {what} "
+            "was changed after the run",
+        )
 
     def finish(self) -> None:
         spec = self.spec
@@ -64,7 +81,10 @@ class Hashes(AuditUnit):
             self.summary.task_hash = "ok"
             return
         self.summary.task_hash = "mismatch"
-        self.log.at_results("LB704", ("task_hashes", spec.name),
-                            f"task_hashes.{spec.name} is {spec.task_hash[:12]}..., but the samples in "
-                            f"{self.log.name} hash to {actual[:12]}...; the log is not the one these results were "
-                            "written with (samples added, removed, reordered or edited)")
+        self.log.at_results(
+            "LB704",
+            ("task_hashes", spec.name),
+            f"task_hashes.{spec.name} is {spec.task_hash[:12]}..., but the samples in "
+            f"{self.log.name} hash to {actual[:12]}...; the log is not the one these results were "
+            "written with (samples added, removed, reordered or edited)",
+        )

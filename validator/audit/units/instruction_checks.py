@@ -36,9 +36,13 @@ from ..sample_scoring import as_number, as_number_list, first_response
 from .base import AuditUnit, Sample, audit_unit, shown
 from .instruction_levels import LEVELS, instruction_list
 
-IFEVAL_MARK = "test_instruction_following_strict"  # in the source lm-eval writes of IFEval's process_results
+IFEVAL_MARK = (
+    "test_instruction_following_strict"  # in the source lm-eval writes of IFEval's process_results
+)
 IFEVAL_TASKS = frozenset({"ifeval", "leaderboard_ifeval"})  # lm-eval's own (0.4.1 to 0.4.13)
-REPLAY_BUDGET = 400_000_000  # characters replay_cost reads per log (an honest IFEval log: under 10 million)
+REPLAY_BUDGET = (
+    400_000_000  # characters replay_cost reads per log (an honest IFEval log: under 10 million)
+)
 MAX_INSTRUCTIONS = 64  # per doc (the dataset's docs list at most a handful)
 MAX_NAMED = 64  # instruction ids counted in the note: the submitter writes them
 NOT_SETTLED = (None, None)
@@ -46,7 +50,9 @@ NOT_SETTLED = (None, None)
 LANGDETECT = frozenset({"change_case:english_capital", "change_case:english_lowercase"})
 
 
-@audit_unit(order=46)  # after InstructionLevels, which recomputes the prompt levels from the logged outcomes
+@audit_unit(
+    order=46
+)  # after InstructionLevels, which recomputes the prompt levels from the logged outcomes
 class InstructionChecks(AuditUnit):
     """LB708: an instruction's logged outcome is not what IFEval's checker gives on the response, or its id is
     none the harness knows; LB716: outcomes past the replay's bounds."""
@@ -57,7 +63,9 @@ class InstructionChecks(AuditUnit):
         self.levels = [(index, pair) for index, pair in enumerate(LEVELS) if reported & set(pair)]
         source = self.spec.config.get("process_results")
         # IFEval's task by its scorer, or by its name (deleting the scorer's source from the config is no way out)
-        self.ifeval_config = isinstance(source, str) and IFEVAL_MARK in source or self.spec.name in IFEVAL_TASKS
+        self.ifeval_config = (
+            isinstance(source, str) and IFEVAL_MARK in source or self.spec.name in IFEVAL_TASKS
+        )
         self.budget = REPLAY_BUDGET
         self.past_bounds = 0
         self.unsettled: dict[str, int] = {}  # instruction id -> outcomes the replay did not settle
@@ -73,28 +81,42 @@ class InstructionChecks(AuditUnit):
             return  # InstructionLevels reports a doc without its list
         if not isinstance(response, str):
             if self.ifeval_config:  # lm-eval's IFEval scores generated text, and logs it as text
-                self.log.at_record("LB708", sample.record, ("filtered_resps",), (
-                    f"{self.spec.name} doc_id {sample.doc_id}: the response is {shown(response, 30)}, not text; "
-                    "IFEval's checkers read generated text, so no run logged this sample"))
+                self.log.at_record(
+                    "LB708",
+                    sample.record,
+                    ("filtered_resps",),
+                    (
+                        f"{self.spec.name} doc_id {sample.doc_id}: the response is {shown(response, 30)}, not text; "
+                        "IFEval's checkers read generated text, so no run logged this sample"
+                    ),
+                )
             return
         kwargs = doc.get("kwargs")
         if self.ifeval_config:
             self._unbuildable(sample, instructions, kwargs)
-        blank = not response or response.isspace()  # the harness's `not response.strip()`, without the copy
-        replayed = self._replay(sample, instructions, kwargs if isinstance(kwargs, list) else [], response, blank)
+        blank = (
+            not response or response.isspace()
+        )  # the harness's `not response.strip()`, without the copy
+        replayed = self._replay(
+            sample, instructions, kwargs if isinstance(kwargs, list) else [], response, blank
+        )
         for level, (prompt_level, inst_level) in self.levels:
             outcomes = as_number_list(data.get(inst_level))
             if outcomes is None or len(outcomes) != len(instructions):
                 continue  # InstructionLevels reports it
-            checked = [logged if found[level] is None else float(found[level])
-                       for logged, found in zip(outcomes, replayed)]
+            checked = [
+                logged if found[level] is None else float(found[level])
+                for logged, found in zip(outcomes, replayed)
+            ]
             if blank:
                 self._blank_response(sample, inst_level, outcomes, response)
             else:
                 self._compare(sample, inst_level, instructions, outcomes, checked)
             if as_number(data.get(prompt_level)) is not None and checked != outcomes:
                 sample.recomputed[prompt_level] = 1.0 if all(checked) else 0.0
-                sample.recomputed_by = "all() of its instruction outcomes, re-checked on the response, gives"
+                sample.recomputed_by = (
+                    "all() of its instruction outcomes, re-checked on the response, gives"
+                )
         if len(self.levels) == 2 and not blank:
             self._loose_below_strict(sample, instructions, kwargs, replayed)
 
@@ -103,25 +125,40 @@ class InstructionChecks(AuditUnit):
         no run logged such a doc, and the replay would settle nothing for it."""
         for index, instruction in enumerate(instructions[:MAX_INSTRUCTIONS]):
             if not (isinstance(instruction, str) and instruction in INSTRUCTIONS):
-                where, why = ("instruction_id_list", index), f"is {shown(instruction, 50)}, which IFEval's registry lacks"
+                where, why = (
+                    ("instruction_id_list", index),
+                    f"is {shown(instruction, 50)}, which IFEval's registry lacks",
+                )
             elif not isinstance(kwargs, list) or index >= len(kwargs):
                 where, why = ("kwargs",), "has no kwargs entry (the harness reads kwargs[index])"
             elif (reason := rejected(instruction, kwargs[index])) is not None:
                 where, why = ("kwargs", index), f"({instruction}): {reason}"
             else:
                 continue
-            self.log.at_record("LB708", sample.record, ("doc",) + where, (
-                f"{self.spec.name} doc_id {sample.doc_id}: instruction {index} {why}; the harness fails to build "
-                "its checker, so no run logged this doc"))
+            self.log.at_record(
+                "LB708",
+                sample.record,
+                ("doc",) + where,
+                (
+                    f"{self.spec.name} doc_id {sample.doc_id}: instruction {index} {why}; the harness fails to build "
+                    "its checker, so no run logged this doc"
+                ),
+            )
 
-    def _replay(self, sample: Sample, instructions: list, kwargs: list, response: str, blank: bool) -> list[tuple]:
+    def _replay(
+        self, sample: Sample, instructions: list, kwargs: list, response: str, blank: bool
+    ) -> list[tuple]:
         replayed = []
         for index, instruction in enumerate(instructions):
             if blank:
                 found = (False, False)  # before any checker: `if response.strip() and ...`
             else:
                 given = kwargs[index] if index < len(kwargs) else None
-                found = self._replay_one(instruction, given, response) if index < MAX_INSTRUCTIONS else None
+                found = (
+                    self._replay_one(instruction, given, response)
+                    if index < MAX_INSTRUCTIONS
+                    else None
+                )
                 if found is None:
                     self.past_bounds += 1
                     found = NOT_SETTLED
@@ -145,21 +182,39 @@ class InstructionChecks(AuditUnit):
                 if name in self.unsettled or len(self.unsettled) < MAX_NAMED:
                     self.unsettled[name] = self.unsettled.get(name, 0) + 1
 
-    def _compare(self, sample: Sample, inst_level: str, instructions: list, outcomes: list, checked: list) -> None:
+    def _compare(
+        self, sample: Sample, inst_level: str, instructions: list, outcomes: list, checked: list
+    ) -> None:
         for index, (logged, rechecked) in enumerate(zip(outcomes, checked)):
             if logged != rechecked and logged in (0, 1):
-                self.log.at_record("LB708", sample.record, (inst_level, index), (
-                    f"{self.spec.name} doc_id {sample.doc_id}: {inst_level}[{index}] "
-                    f"({shown(instructions[index], 50)}) is logged as {'a pass' if logged else 'a fail'}, but "
-                    f"IFEval's checker {'fails' if logged else 'passes'} the response on the doc's kwargs"))
+                self.log.at_record(
+                    "LB708",
+                    sample.record,
+                    (inst_level, index),
+                    (
+                        f"{self.spec.name} doc_id {sample.doc_id}: {inst_level}[{index}] "
+                        f"({shown(instructions[index], 50)}) is logged as {'a pass' if logged else 'a fail'}, but "
+                        f"IFEval's checker {'fails' if logged else 'passes'} the response on the doc's kwargs"
+                    ),
+                )
 
-    def _blank_response(self, sample: Sample, inst_level: str, outcomes: list, response: str) -> None:
+    def _blank_response(
+        self, sample: Sample, inst_level: str, outcomes: list, response: str
+    ) -> None:
         if any(outcomes):
-            self.log.at_record("LB708", sample.record, (inst_level,), (
-                f"{self.spec.name} doc_id {sample.doc_id}: {inst_level} passes an instruction, but the response "
-                f"is {shown(response, 20)}, which follows none (the harness checks response.strip() first)"))
+            self.log.at_record(
+                "LB708",
+                sample.record,
+                (inst_level,),
+                (
+                    f"{self.spec.name} doc_id {sample.doc_id}: {inst_level} passes an instruction, but the response "
+                    f"is {shown(response, 20)}, which follows none (the harness checks response.strip() first)"
+                ),
+            )
 
-    def _loose_below_strict(self, sample: Sample, instructions: list, kwargs, replayed: list) -> None:
+    def _loose_below_strict(
+        self, sample: Sample, instructions: list, kwargs, replayed: list
+    ) -> None:
         """Where the replay settled neither level: loose also tries the response as it is, so it passes what
         strict passes, unless the checker is not the same twice."""
         strict = as_number_list(sample.data.get("inst_level_strict_acc"))
@@ -167,24 +222,41 @@ class InstructionChecks(AuditUnit):
         if not strict or not loose or not len(strict) == len(loose) == len(instructions):
             return
         for index, (passed, loosely) in enumerate(zip(strict, loose)):
-            if passed == 1 and loosely == 0 and replayed[index] == NOT_SETTLED \
-                    and _deterministic(instructions[index], kwargs, index):
-                self.log.at_record("LB708", sample.record, ("inst_level_loose_acc",), (
-                    f"{self.spec.name} doc_id {sample.doc_id}: instruction {index} ({shown(instructions[index], 50)}) "
-                    "passes strict but fails loose; loose also tries the response as it is, so it cannot"))
+            if (
+                passed == 1
+                and loosely == 0
+                and replayed[index] == NOT_SETTLED
+                and _deterministic(instructions[index], kwargs, index)
+            ):
+                self.log.at_record(
+                    "LB708",
+                    sample.record,
+                    ("inst_level_loose_acc",),
+                    (
+                        f"{self.spec.name} doc_id {sample.doc_id}: instruction {index} ({shown(instructions[index], 50)}) "
+                        "passes strict but fails loose; loose also tries the response as it is, so it cannot"
+                    ),
+                )
                 return
 
     def finish(self) -> None:
         if self.past_bounds:
             for key in self.spec.metric_keys():
                 if any(key.partition(",")[0] in pair for _, pair in self.levels):
-                    self.not_audited(key, f"instruction outcomes past the audit's bounds ({MAX_INSTRUCTIONS} per "
-                                          f"doc, {REPLAY_BUDGET:,} characters of response per log) were not "
-                                          f"re-checked on their responses: {self.past_bounds:,}")
+                    self.not_audited(
+                        key,
+                        f"instruction outcomes past the audit's bounds ({MAX_INSTRUCTIONS} per "
+                        f"doc, {REPLAY_BUDGET:,} characters of response per log) were not "
+                        f"re-checked on their responses: {self.past_bounds:,}",
+                    )
         if self.unsettled:
-            named = ", ".join(f"{name} ({count:,})" for name, count in sorted(self.unsettled.items())[:8])
-            self.note_once(f"IFEval outcomes not re-checked on the response, as the doc and the response do not "
-                           f"settle the harness's answer (langdetect, nltk's punkt, kwargs drawn at random): {named}")
+            named = ", ".join(
+                f"{name} ({count:,})" for name, count in sorted(self.unsettled.items())[:8]
+            )
+            self.note_once(
+                f"IFEval outcomes not re-checked on the response, as the doc and the response do not "
+                f"settle the harness's answer (langdetect, nltk's punkt, kwargs drawn at random): {named}"
+            )
 
 
 def _deterministic(instruction: object, kwargs: object, index: int) -> bool:
@@ -192,7 +264,11 @@ def _deterministic(instruction: object, kwargs: object, index: int) -> bool:
     unseeded (an outside tester saw an honest english_lowercase pass strict and fail loose), and none whose
     checker draws a kwarg at random (one the doc leaves null or falsy: a multiple_sections without its
     num_sections passed strict and failed loose in another tester's honest run)."""
-    if not isinstance(instruction, str) or instruction.startswith("language:") or instruction in LANGDETECT:
+    if (
+        not isinstance(instruction, str)
+        or instruction.startswith("language:")
+        or instruction in LANGDETECT
+    ):
         return False
     given = kwargs[index] if isinstance(kwargs, list) and index < len(kwargs) else None
     return isinstance(given, dict) and not draws_at_random(instruction, given)

@@ -13,12 +13,17 @@ Each outcome against the response itself is instruction_checks.py's.
 from __future__ import annotations
 
 from ..sample_scoring import as_number, as_number_list
-from .base import AuditUnit, Sample, audit_unit, shown
+from .base import AuditUnit, Sample, audit_unit
 
-LEVELS = (("prompt_level_strict_acc", "inst_level_strict_acc"), ("prompt_level_loose_acc", "inst_level_loose_acc"))
+LEVELS = (
+    ("prompt_level_strict_acc", "inst_level_strict_acc"),
+    ("prompt_level_loose_acc", "inst_level_loose_acc"),
+)
 
 
-@audit_unit(order=45)  # before the aggregates, which compare sample.recomputed with the logged values
+@audit_unit(
+    order=45
+)  # before the aggregates, which compare sample.recomputed with the logged values
 class InstructionLevels(AuditUnit):
     """LB708: prompt_level_*_acc is not all() of inst_level_*_acc, or that list has not one pass or fail
     per instruction of the doc (a doc without its instruction_id_list cannot be held to it)."""
@@ -39,16 +44,24 @@ class InstructionLevels(AuditUnit):
             if outcomes is None:
                 continue  # not a list of numbers: the aggregates report it (LB702)
             problem = None
-            if not isinstance(instructions, list):  # the harness reads it for every doc: one cannot lack it
+            if not isinstance(
+                instructions, list
+            ):  # the harness reads it for every doc: one cannot lack it
                 problem = "the doc has no instruction_id_list to check it against"
             elif len(outcomes) != len(instructions):
-                problem = (f"it holds {len(outcomes)} outcomes, but the doc lists {len(instructions)} instructions "
-                           "(the harness logs one per instruction)")
+                problem = (
+                    f"it holds {len(outcomes)} outcomes, but the doc lists {len(instructions)} instructions "
+                    "(the harness logs one per instruction)"
+                )
             elif any(outcome not in (0, 1) for outcome in outcomes):
                 problem = "an outcome is neither a pass nor a fail (true/false, 1/0)"
             if problem:
-                self.log.at_record("LB708", sample.record, (inst_level,),
-                                   f"{self.spec.name} doc_id {sample.doc_id}: {inst_level}: {problem}")
+                self.log.at_record(
+                    "LB708",
+                    sample.record,
+                    (inst_level,),
+                    f"{self.spec.name} doc_id {sample.doc_id}: {inst_level}: {problem}",
+                )
             if as_number(data.get(prompt_level)) is not None:
                 sample.recomputed[prompt_level] = 1.0 if all(outcomes) else 0.0
                 sample.recomputed_by = f"all() of its {inst_level} gives"

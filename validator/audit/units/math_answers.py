@@ -21,7 +21,6 @@ from __future__ import annotations
 from ...core.math_answers import PROCESS_DOCS_MARK, boxed_answer
 from .base import AuditUnit, Sample, audit_unit, shown
 
-
 MATH_STOP = "Problem:"
 MATH_TASKS = "leaderboard_math_"  # the leaderboard's subtasks; minerva_math shares the process_docs but normalizes
 
@@ -29,7 +28,9 @@ MATH_TASKS = "leaderboard_math_"  # the leaderboard's subtasks; minerva_math sha
 def is_leaderboard_math(spec) -> bool:
     """The task is the leaderboard's MATH: its name, and its config's process_docs (the submitter writes both)."""
     source = spec.config.get("process_docs")
-    return spec.name.startswith(MATH_TASKS) and isinstance(source, str) and PROCESS_DOCS_MARK in source
+    return (
+        spec.name.startswith(MATH_TASKS) and isinstance(source, str) and PROCESS_DOCS_MARK in source
+    )
 
 
 @audit_unit(order=17)
@@ -48,10 +49,15 @@ class MathAnswers(AuditUnit):
         if not self.leaderboard_math or (until is not None and MATH_STOP in until):
             return
         task = self.spec.name
-        self.log.at_results("LB714", ("configs", task, "generation_kwargs", "until"), (
-            f"{task}: the config carries the leaderboard MATH's process_docs, whose task stops every generation at "
-            f"{MATH_STOP!r}, but its until is {shown(until, 60)}: a different task variant, whose generations run on "
-            "into the next problem"))
+        self.log.at_results(
+            "LB714",
+            ("configs", task, "generation_kwargs", "until"),
+            (
+                f"{task}: the config carries the leaderboard MATH's process_docs, whose task stops every generation at "
+                f"{MATH_STOP!r}, but its until is {shown(until, 60)}: a different task variant, whose generations run on "
+                "into the next problem"
+            ),
+        )
 
     def add(self, sample: Sample) -> None:
         doc = sample.data.get("doc")
@@ -59,13 +65,21 @@ class MathAnswers(AuditUnit):
             return  # the record's shape is LB702's
         solution, answer = doc.get("solution"), doc.get("answer")
         if type(solution) is not str or type(answer) is not str:
-            message = ("the doc has no solution and answer as text, which the config's process_docs builds every "
-                       "doc with")
+            message = (
+                "the doc has no solution and answer as text, which the config's process_docs builds every "
+                "doc with"
+            )
         elif answer != (expected := boxed_answer(solution)):
-            message = (f"doc.answer is {shown(answer, 50)}, but the config's process_docs takes {shown(expected, 50)} "
-                       "from the doc's solution (remove_boxed(last_boxed_only_string(solution))): the gold answer "
-                       "was edited")
+            message = (
+                f"doc.answer is {shown(answer, 50)}, but the config's process_docs takes {shown(expected, 50)} "
+                "from the doc's solution (remove_boxed(last_boxed_only_string(solution))): the gold answer "
+                "was edited"
+            )
         else:
             return
-        self.log.at_record("LB724", sample.record, ("doc", "answer"), f"{self.spec.name} doc_id {sample.doc_id}: "
-                           f"{message}")
+        self.log.at_record(
+            "LB724",
+            sample.record,
+            ("doc", "answer"),
+            f"{self.spec.name} doc_id {sample.doc_id}: {message}",
+        )

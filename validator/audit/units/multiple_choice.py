@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..sample_scoring import (ChoiceScores, NotRecomputable, ScoredOtherwise, choice_scores, mc2_acc,
-                              request_contexts, winogrande_scores)
+from ..sample_scoring import (
+    ChoiceScores,
+    NotRecomputable,
+    ScoredOtherwise,
+    choice_scores,
+    mc2_acc,
+    request_contexts,
+    winogrande_scores,
+)
 from .base import AuditUnit, Sample, audit_unit
 
 CHOICE_METRICS = ("acc", "acc_norm", "acc_mutual_info")  # the metrics add() looks for
@@ -24,7 +31,9 @@ class MultipleChoice(AuditUnit):
     def __init__(self, log):
         super().__init__(log)
         self.delimiters = self.spec.choice_delimiters  # once per log: _delimiter runs per sample
-        self.own_scorer = bool(self.spec.config.get("process_results"))  # TruthfulQA mc2: acc is its function's
+        self.own_scorer = bool(
+            self.spec.config.get("process_results")
+        )  # TruthfulQA mc2: acc is its function's
         # metric -> why some samples were not scored independently of their own fields: LB716 on its number
         self.unscored: dict[str, str] = {}
 
@@ -37,10 +46,16 @@ class MultipleChoice(AuditUnit):
         if output_type == "multiple_choice":
             self._score_choices(sample)
         elif _one_pair_per_choice(resps):
-            self.log.at_record("LB702", sample.record, ("filtered_resps",), (
-                f"{self.spec.name}: the config's output_type is {output_type!r}, but the sample holds {len(resps)} "
-                "[log-likelihood, is_greedy] pairs, one per choice as multiple_choice logs them; it is scored as "
-                "multiple choice"))
+            self.log.at_record(
+                "LB702",
+                sample.record,
+                ("filtered_resps",),
+                (
+                    f"{self.spec.name}: the config's output_type is {output_type!r}, but the sample holds {len(resps)} "
+                    "[log-likelihood, is_greedy] pairs, one per choice as multiple_choice logs them; it is scored as "
+                    "multiple choice"
+                ),
+            )
             self._score_choices(sample)
         elif output_type == "loglikelihood" and "acc" in data:
             self._score_greedy(sample, resps)
@@ -55,20 +70,33 @@ class MultipleChoice(AuditUnit):
             target = sample.traced_target if sample.target_traced else data.get("target")
             if target is None and sample.target_traced:
                 return  # the harness gives this doc no target, and would have failed: LB722 says so
-            scores = choice_scores(data.get("filtered_resps"), data.get("arguments"), target,
-                                   self.delimiters[0] if len(self.delimiters) == 1 else self._delimiter(continuations),
-                                   "acc_mutual_info" in data, continuations, sample.target_traced)
+            scores = choice_scores(
+                data.get("filtered_resps"),
+                data.get("arguments"),
+                target,
+                self.delimiters[0] if len(self.delimiters) == 1 else self._delimiter(continuations),
+                "acc_mutual_info" in data,
+                continuations,
+                sample.target_traced,
+            )
         except ScoredOtherwise as exc:
             scores = self._score_multiple_input(sample, str(exc))
             if scores is None:
                 return
         except NotRecomputable as exc:
-            self.log.at_record("LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}")
+            self.log.at_record(
+                "LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}"
+            )
             return
         else:
-            if not sample.target_traced:  # the gold is then the sample's own word: a target moved to the pick passed
-                self._unscored(CHOICE_METRICS, "each sample's gold is its own target, which the config's "
-                               "doc_to_target (a template lbnorm does not evaluate for this doc) does not tie to its doc")
+            if (
+                not sample.target_traced
+            ):  # the gold is then the sample's own word: a target moved to the pick passed
+                self._unscored(
+                    CHOICE_METRICS,
+                    "each sample's gold is its own target, which the config's "
+                    "doc_to_target (a template lbnorm does not evaluate for this doc) does not tie to its doc",
+                )
         self._recomputed(sample, scores)
 
     def _recomputed(self, sample: Sample, scores: ChoiceScores) -> None:
@@ -79,7 +107,10 @@ class MultipleChoice(AuditUnit):
         if scores.acc_mutual_info is not None:
             values["acc_mutual_info"] = scores.acc_mutual_info
         recomputed = sample.recomputed
-        for metric, value in values.items():  # a loop, not a dict comprehension: this runs per sample
+        for (
+            metric,
+            value,
+        ) in values.items():  # a loop, not a dict comprehension: this runs per sample
             if metric in data:
                 recomputed[metric] = value
         sample.recomputed_by = "its log-likelihoods give"
@@ -91,14 +122,18 @@ class MultipleChoice(AuditUnit):
         doc = sample.data.get("doc")
         own = "the config scores it with its own process_results, which lbnorm does not run"
         if not (type(doc) is dict and "mc2_targets" in doc):
-            self._unscored(CHOICE_METRICS, own + " (it re-derives lm-eval's TruthfulQA mc2, whose docs hold "
-                           "mc2_targets)")
+            self._unscored(
+                CHOICE_METRICS,
+                own + " (it re-derives lm-eval's TruthfulQA mc2, whose docs hold mc2_targets)",
+            )
             return
         self._unscored(CHOICE_METRICS[1:], own + " (TruthfulQA mc2's gives acc alone)")
         try:
             acc = mc2_acc(sample.data.get("filtered_resps"), doc)
         except NotRecomputable as exc:
-            self.log.at_record("LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}")
+            self.log.at_record(
+                "LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}"
+            )
             return
         if "acc" in sample.data:
             sample.recomputed["acc"] = acc
@@ -108,14 +143,21 @@ class MultipleChoice(AuditUnit):
         """Winogrande's layout, whose gold its doc_to_text gives from doc.answer; another task's leaves its
         numbers unaudited (LB716)."""
         try:
-            scores = winogrande_scores(sample.data.get("filtered_resps"), sample.data.get("doc"),
-                                       request_contexts(sample.data.get("arguments")))
+            scores = winogrande_scores(
+                sample.data.get("filtered_resps"),
+                sample.data.get("doc"),
+                request_contexts(sample.data.get("arguments")),
+            )
         except NotRecomputable as exc:
-            self.log.at_record("LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}")
+            self.log.at_record(
+                "LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}"
+            )
             return None
         if scores is None:
-            self._unscored(CHOICE_METRICS, f"{why}, and the doc is not Winogrande's (sentence, option1, option2, "
-                           "answer)")
+            self._unscored(
+                CHOICE_METRICS,
+                f"{why}, and the doc is not Winogrande's (sentence, option1, option2, answer)",
+            )
         return scores
 
     def _unscored(self, metrics: tuple[str, ...], why: str) -> None:
@@ -140,8 +182,13 @@ class MultipleChoice(AuditUnit):
         """lm-eval's loglikelihood task: acc is whether the continuation was the greedy one."""
         greedy = _is_greedy(resps[0]) if isinstance(resps, list) and len(resps) == 1 else None
         if greedy is None:
-            self.log.at_record("LB702", sample.record, ("filtered_resps",), "acc cannot be recomputed: a "
-                               "loglikelihood sample's filtered_resps is one [log-likelihood, is_greedy] pair")
+            self.log.at_record(
+                "LB702",
+                sample.record,
+                ("filtered_resps",),
+                "acc cannot be recomputed: a "
+                "loglikelihood sample's filtered_resps is one [log-likelihood, is_greedy] pair",
+            )
             return
         sample.recomputed["acc"] = 1.0 if greedy else 0.0
         sample.recomputed_by = "its is_greedy gives"
@@ -149,8 +196,11 @@ class MultipleChoice(AuditUnit):
 
 def _one_pair_per_choice(resps: Any) -> bool:
     """Several [log-likelihood, is_greedy] pairs: what lm-eval logs for multiple_choice, and only for it."""
-    return (isinstance(resps, list) and len(resps) > 1
-            and all(isinstance(pair, list) and len(pair) == 2 for pair in resps))
+    return (
+        isinstance(resps, list)
+        and len(resps) > 1
+        and all(isinstance(pair, list) and len(pair) == 2 for pair in resps)
+    )
 
 
 def _is_greedy(pair: Any) -> bool | None:

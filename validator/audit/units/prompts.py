@@ -34,16 +34,27 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.doc_templates import UNTRACEABLE
-from ...core.text_templates import TOO_LONG, TextTemplate, ending_of, ends_in_newline, prompt_template, texts_of
+from ...core.text_templates import (
+    TOO_LONG,
+    TextTemplate,
+    ending_of,
+    ends_in_newline,
+    prompt_template,
+    texts_of,
+)
 from ..sample_scoring import request_contexts
 from .base import AuditUnit, Sample, audit_unit, shown
 
 _DEFAULT_FEWSHOT_DELIMITER = "\n\n"  # lm-eval's TaskConfig default
 # Under a chat template chat_prompts.py holds each prompt to its doc's text instead.
 # None or "" (0.4.5) when no template was applied; fewshot_as_multiturn alone changes nothing (0.4.13 sets it)
-CHAT_TEMPLATE_NOTE = "a chat template (the results file's chat_template), where a prompt shows its markup; such a " \
+CHAT_TEMPLATE_NOTE = (
+    "a chat template (the results file's chat_template), where a prompt shows its markup; such a "
     "prompt is only held to contain its doc's text"
-ZERO_SHOT_EVIDENCE = 10  # prompts, every one without an example, before a count above 0 is said to be false
+)
+ZERO_SHOT_EVIDENCE = (
+    10  # prompts, every one without an example, before a count above 0 is said to be false
+)
 
 
 @audit_unit(order=16)
@@ -56,13 +67,17 @@ class Prompts(AuditUnit):
         self.text = prompt_template(config.get("doc_to_text"))
         written = config.get("description") or ""
         self.description = TextTemplate.of(written)
-        self.raw_description = written if isinstance(written, str) else ""  # 0.4.0-0.4.1 put it in as written
+        self.raw_description = (
+            written if isinstance(written, str) else ""
+        )  # 0.4.0-0.4.1 put it in as written
         delimiter = config.get("fewshot_delimiter", _DEFAULT_FEWSHOT_DELIMITER)
         self.delimiter = delimiter if isinstance(delimiter, str) else None
         self.shots = spec.declared_shots
         self.has_choices = config.get("doc_to_choice") is not None
         # acc_mutual_info adds one request without context per choice; no other metric does
-        self.mutual_info = any(key.partition(",")[0] == "acc_mutual_info" for key in spec.metric_keys())
+        self.mutual_info = any(
+            key.partition(",")[0] == "acc_mutual_info" for key in spec.metric_keys()
+        )
         instruction = spec.system_instruction
         self.instruction = instruction if isinstance(instruction, str) else None
         # The file says so, and the submitter writes the file: a prompt that shows no chat markup at all (it is the
@@ -73,11 +88,18 @@ class Prompts(AuditUnit):
         self.zero_shot: list = []  # (count, first record) of prompts without examples under a count above 0
         self.with_examples = False
         # A description without blocks (every leaderboard's) is the same for every doc: its heads, once.
-        fixed = self.why_not is None and self.description.field is None \
+        fixed = (
+            self.why_not is None
+            and self.description.field is None
             and all(type(part) is str for part in self.description.parts)
+        )
         self.fixed_heads = self._heads({}, float("inf")) if fixed else None
         # The usual log: one head, and a doc_to_text with one text, whose end is compared in place (ending_of).
-        self.one_way = self.fixed_heads is not None and len(self.fixed_heads) == 1 and not ends_in_newline(self.text)
+        self.one_way = (
+            self.fixed_heads is not None
+            and len(self.fixed_heads) == 1
+            and not ends_in_newline(self.text)
+        )
 
     def sees_samples(self) -> bool:
         if self.claimed_chat and self.why_not is None:
@@ -85,8 +107,10 @@ class Prompts(AuditUnit):
         if self.why_not:
             self.summary.notes.append(f"prompts not rebuilt from the docs: {self.why_not}")
         elif self.why_not is None and self.shots is None:
-            self.summary.notes.append(f"the few-shot count is not checked against the prompts: neither "
-                                      f"configs.{self.spec.name}.num_fewshot nor n-shot.{self.spec.name} is a count")
+            self.summary.notes.append(
+                f"the few-shot count is not checked against the prompts: neither "
+                f"configs.{self.spec.name}.num_fewshot nor n-shot.{self.spec.name} is a count"
+            )
         return self.why_not is None
 
     def add(self, sample: Sample) -> None:
@@ -100,28 +124,58 @@ class Prompts(AuditUnit):
         if self.one_way and self._as_usual(sample, contexts, prompt, doc):
             return
         questions = texts_of(self.text, doc, len(prompt))
-        if questions is UNTRACEABLE or (questions is not TOO_LONG and questions[0].isdigit() and self.has_choices):
+        if questions is UNTRACEABLE or (
+            questions is not TOO_LONG and questions[0].isdigit() and self.has_choices
+        ):
             return  # a value Jinja prints otherwise, or winogrande's choice number: not rebuilt
         heads = self.fixed_heads if self.fixed_heads is not None else self._heads(doc, len(prompt))
         if heads is UNTRACEABLE:
             return
         starts = [len(head) for head in heads if prompt.startswith(head)]
-        tails = [] if questions is TOO_LONG else [len(question) for question in questions if prompt.endswith(question)]
-        between = [0 if self.claimed_chat and _joint(prompt, head, tail) else len(prompt) - head - tail
-                   for head in starts for tail in tails if head + tail <= len(prompt)]
+        tails = (
+            []
+            if questions is TOO_LONG
+            else [len(question) for question in questions if prompt.endswith(question)]
+        )
+        between = [
+            0 if self.claimed_chat and _joint(prompt, head, tail) else len(prompt) - head - tail
+            for head in starts
+            for tail in tails
+            if head + tail <= len(prompt)
+        ]
         if self.claimed_chat and not (starts and between):
             return  # the template's markup, the model's: chat_prompts.py holds the prompt to its doc's text
         if not starts:
-            told = f"the system instruction {shown(self.instruction, 40)} and " if self.instruction is not None else ""
-            self._find(sample, f"the prompt does not start with {told}the task's description "
-                       f"{shown(self.raw_description, 60)}")
+            told = (
+                f"the system instruction {shown(self.instruction, 40)} and "
+                if self.instruction is not None
+                else ""
+            )
+            self._find(
+                sample,
+                f"the prompt does not start with {told}the task's description "
+                f"{shown(self.raw_description, 60)}",
+            )
         elif not between:
-            gives = "a text longer than the prompt" if questions is TOO_LONG else shown(questions[0][-60:], 60)
-            self._find(sample, f"the prompt does not end with what the config's doc_to_text "
-                       f"{shown(self.text.text, 60)} gives for its doc ({gives})")
-        elif len(contexts) > 1 and (other := _other_context(contexts, prompt, self.mutual_info)) is not None:
-            self._find(sample, f"request {other} has another context than request 0; lm-eval gives every request "
-                       "of a sample the one prompt (and, for acc_mutual_info only, one empty one per choice)")
+            gives = (
+                "a text longer than the prompt"
+                if questions is TOO_LONG
+                else shown(questions[0][-60:], 60)
+            )
+            self._find(
+                sample,
+                f"the prompt does not end with what the config's doc_to_text "
+                f"{shown(self.text.text, 60)} gives for its doc ({gives})",
+            )
+        elif (
+            len(contexts) > 1
+            and (other := _other_context(contexts, prompt, self.mutual_info)) is not None
+        ):
+            self._find(
+                sample,
+                f"request {other} has another context than request 0; lm-eval gives every request "
+                "of a sample the one prompt (and, for acc_mutual_info only, one empty one per choice)",
+            )
         elif self.shots is not None:
             sample.examples = (prompt, min(starts), len(prompt) - min(tails))
             self._shots(sample, min(between), max(between), bool(max(starts)))
@@ -133,16 +187,31 @@ class Prompts(AuditUnit):
         tail = ending_of(self.text, doc, prompt)
         # Anything else goes to add()'s general path, which words findings and settles the rest the same way
         # (a text of digits with choices is winogrande's number; an untraceable block, wherever it lies).
-        if tail is None or tail is UNTRACEABLE or not prompt.startswith(head) or len(head) + tail > len(prompt) \
-                or (self.has_choices and prompt[-1:].isdigit() and prompt[len(prompt) - tail:].isdigit()):
+        if (
+            tail is None
+            or tail is UNTRACEABLE
+            or not prompt.startswith(head)
+            or len(head) + tail > len(prompt)
+            or (
+                self.has_choices
+                and prompt[-1:].isdigit()
+                and prompt[len(prompt) - tail :].isdigit()
+            )
+        ):
             return False
         if len(contexts) > 1 and _other_context(contexts, prompt, self.mutual_info):
             return False
         shots = self.shots
         if shots is not None:
-            between = 0 if self.claimed_chat and _joint(prompt, len(head), tail) else len(prompt) - len(head) - tail
+            between = (
+                0
+                if self.claimed_chat and _joint(prompt, len(head), tail)
+                else len(prompt) - len(head) - tail
+            )
             sample.examples = (prompt, len(head), len(prompt) - tail)
-            if (shots == 0) != (between == 0) or (shots and not self.with_examples):  # agreement needs no call
+            if (shots == 0) != (between == 0) or (
+                shots and not self.with_examples
+            ):  # agreement needs no call
                 self._shots(sample, between, between, bool(head))
         return True
 
@@ -156,8 +225,11 @@ class Prompts(AuditUnit):
         descriptions = {self.raw_description, *(() if rendered is TOO_LONG else rendered)}
         if self.instruction is None:
             return list(descriptions)
-        return [self.instruction + joint + description for description in descriptions
-                for joint in ((self.delimiter, "") if description else ("",))]
+        return [
+            self.instruction + joint + description
+            for description in descriptions
+            for joint in ((self.delimiter, "") if description else ("",))
+        ]
 
     def _shots(self, sample: Sample, least: int, most: int, after_description: bool) -> None:
         """Examples under a count of 0: LB723 at once (once per log). No example under a count above 0 is kept
@@ -165,33 +237,52 @@ class Prompts(AuditUnit):
         if self.shots == 0 and least > 0 and not self.shots_told:
             self.shots_told = True
             where = "the description" if after_description else "its start"
-            self._shots_conflict(sample.record, f"configs.{self.spec.name}.num_fewshot is 0, but the prompt of "
-                                 f"doc_id {sample.doc_id} holds {least:,} characters between {where} and the doc's "
-                                 "own text (doc_to_text): few-shot examples the file does not declare")
+            self._shots_conflict(
+                sample.record,
+                f"configs.{self.spec.name}.num_fewshot is 0, but the prompt of "
+                f"doc_id {sample.doc_id} holds {least:,} characters between {where} and the doc's "
+                "own text (doc_to_text): few-shot examples the file does not declare",
+            )
         elif self.shots > 0 and most == 0:
-            self.zero_shot = [self.zero_shot[0] + 1, self.zero_shot[1]] if self.zero_shot else [1, sample.record]
+            self.zero_shot = (
+                [self.zero_shot[0] + 1, self.zero_shot[1]] if self.zero_shot else [1, sample.record]
+            )
         elif self.shots > 0:
             self.with_examples = True
 
     def finish(self) -> None:
         if self.zero_shot and not self.with_examples and self.zero_shot[0] >= ZERO_SHOT_EVIDENCE:
-            self._shots_conflict(self.zero_shot[1], f"configs.{self.spec.name}.num_fewshot (or n-shot) is "
-                                 f"{self.shots}, but none of the {self.zero_shot[0]:,} prompts rebuilt holds an "
-                                 "example: the run was zero-shot")
+            self._shots_conflict(
+                self.zero_shot[1],
+                f"configs.{self.spec.name}.num_fewshot (or n-shot) is "
+                f"{self.shots}, but none of the {self.zero_shot[0]:,} prompts rebuilt holds an "
+                "example: the run was zero-shot",
+            )
 
     def _shots_conflict(self, record, message: str) -> None:
-        self.log.at_record("LB723", record, ("arguments",), f"{message}; n-shot and the config were edited after "
-                           "the run, or the prompts were")
+        self.log.at_record(
+            "LB723",
+            record,
+            ("arguments",),
+            f"{message}; n-shot and the config were edited after the run, or the prompts were",
+        )
 
     def _find(self, sample: Sample, message: str) -> None:
-        self.log.at_record("LB722", sample.record, ("arguments",), f"{self.spec.name} doc_id {sample.doc_id}: "
-                           f"{message}; the prompt or the doc was edited after the run, or the config was")
+        self.log.at_record(
+            "LB722",
+            sample.record,
+            ("arguments",),
+            f"{self.spec.name} doc_id {sample.doc_id}: "
+            f"{message}; the prompt or the doc was edited after the run, or the config was",
+        )
 
 
 def _why_not(unit: Prompts, config: dict, instruction) -> str | None:
     """Why this log's prompts cannot be rebuilt, as its note says; None when they can."""
     if config.get("doc_to_text") is None:
-        return "the config has no doc_to_text (every lm-eval 0.4 config writes one)" if config else ""
+        return (
+            "the config has no doc_to_text (every lm-eval 0.4 config writes one)" if config else ""
+        )
     if config.get("use_prompt") or config.get("gen_prefix") is not None:
         return f"the config's {'use_prompt' if config.get('use_prompt') else 'gen_prefix'}"
     if unit.text is None or unit.description is None or unit.delimiter is None:
@@ -205,14 +296,16 @@ def _joint(prompt: str, head: int, tail: int) -> bool:
     """Whether what lies between the head and the doc's text is whitespace: under a chat template without role
     markup, the template's joint between the system and the user message, never an example (an outside tester's
     honest 0-shot runs were LB723 for its one newline)."""
-    return not prompt[head:len(prompt) - tail].strip()
+    return not prompt[head : len(prompt) - tail].strip()
 
 
 def _other_context(contexts: list, prompt: str, mutual_info: bool) -> int | None:
     """The first request whose context is not the prompt; an empty one counts only under acc_mutual_info, and
     then as many as the others (0.4.3 interleaves them, 0.4.4 on appends them). Ten 4 KB contexts compare in
     under a microsecond."""
-    if contexts.count(prompt) == len(contexts):  # the usual sample, every context compared at C speed
+    if contexts.count(prompt) == len(
+        contexts
+    ):  # the usual sample, every context compared at C speed
         return None
     empty = 0
     for index, context in enumerate(contexts):
@@ -221,4 +314,3 @@ def _other_context(contexts: list, prompt: str, mutual_info: bool) -> int | None
         elif context != prompt:
             return index
     return None if 2 * empty in (0, len(contexts)) else len(contexts) - 1
-

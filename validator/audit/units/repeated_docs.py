@@ -43,10 +43,14 @@ class RepeatedDocs(AuditUnit):
         # hash(doc_hash) -> the doc_id it was first logged under: an int a doc, not the 64-character string.
         # Python's string hash is seeded per process, so no log can be made to collide two docs on purpose.
         self.first_doc_id: dict[int, int] = {}
-        self.repeated: set[int] = set()  # doc_ids already counted: a doc is counted once, not once per filter
+        self.repeated: set[int] = (
+            set()
+        )  # doc_ids already counted: a doc is counted once, not once per filter
         self.with_row_id = self.without_row_id = 0
         self.full = False
-        self.first_by_row_id: dict[int, int] = {}  # hash((field, value)) -> the doc_id first logged with that row id
+        self.first_by_row_id: dict[
+            int, int
+        ] = {}  # hash((field, value)) -> the doc_id first logged with that row id
         self.row_id_shared: list = []  # [count, the first sample, its row id field, the first doc_id]
         self.row_id = ROW_ID_FIELDS[0]
 
@@ -60,16 +64,28 @@ class RepeatedDocs(AuditUnit):
                 self.first_doc_id[key] = sample.doc_id
             else:
                 self.full = True
-        elif first != sample.doc_id and sample.doc_id not in self.repeated and len(self.repeated) < MAX_TRACKED:
+        elif (
+            first != sample.doc_id
+            and sample.doc_id not in self.repeated
+            and len(self.repeated) < MAX_TRACKED
+        ):
             self._repeat(sample, first)
         self._by_row_id(sample)  # after: a doc repeated whole is told above, not counted again here
 
     def _by_row_id(self, sample: Sample) -> None:
         doc = sample.data.get("doc")
-        if type(doc) is not dict or _ROW_ID_SET.isdisjoint(doc):  # in C: most docs of a log without one end here
+        if type(doc) is not dict or _ROW_ID_SET.isdisjoint(
+            doc
+        ):  # in C: most docs of a log without one end here
             return
-        row_id = self.row_id if self.row_id in doc else next(name for name in ROW_ID_FIELDS if name in doc)
-        self.row_id = row_id  # a log's docs share their fields: the next doc is asked for this one first
+        row_id = (
+            self.row_id
+            if self.row_id in doc
+            else next(name for name in ROW_ID_FIELDS if name in doc)
+        )
+        self.row_id = (
+            row_id  # a log's docs share their fields: the next doc is asked for this one first
+        )
         if type(doc[row_id]) not in _ROW_ID_VALUES:
             return
         key = hash((row_id, doc[row_id]))
@@ -85,31 +101,53 @@ class RepeatedDocs(AuditUnit):
 
     def _repeat(self, sample: Sample, first: int) -> None:
         doc = sample.data.get("doc")  # a doc_hash can be the hash of no doc ("null") or of a list
-        row_id = next((name for name in ROW_ID_FIELDS if name in doc), None) if isinstance(doc, dict) else None
+        row_id = (
+            next((name for name in ROW_ID_FIELDS if name in doc), None)
+            if isinstance(doc, dict)
+            else None
+        )
         self.repeated.add(sample.doc_id)
         if row_id is None:
             self.without_row_id += 1
             return
         self.with_row_id += 1
         if self.with_row_id <= MAX_TOLD:
-            self.log.at_record("LB725", sample.record, ("doc_id",), (
-                f"{self.spec.name} doc_id {sample.doc_id}: the same doc (its {row_id!r} and doc_hash) is logged "
-                f"under doc_id {first}; lm-eval logs each row of the split once, so one doc's sample was "
-                "replaced by a copy of another's"))
+            self.log.at_record(
+                "LB725",
+                sample.record,
+                ("doc_id",),
+                (
+                    f"{self.spec.name} doc_id {sample.doc_id}: the same doc (its {row_id!r} and doc_hash) is logged "
+                    f"under doc_id {first}; lm-eval logs each row of the split once, so one doc's sample was "
+                    "replaced by a copy of another's"
+                ),
+            )
 
     def finish(self) -> None:
         if self.row_id_shared and self.row_id_shared[0] > ROW_ID_REPEATS:
             count, sample, row_id, first = self.row_id_shared
-            self.log.at_record("LB725", sample.record, ("doc", row_id), (
-                f"{self.spec.name} doc_id {sample.doc_id}: its {row_id!r} is that of the doc under doc_id {first}, "
-                f"and {count:,} docs share a row id with another doc_id; lm-eval logs each row of the split once, "
-                "so samples were replaced by copies of others (their docs edited, their hashes redone)"))
+            self.log.at_record(
+                "LB725",
+                sample.record,
+                ("doc", row_id),
+                (
+                    f"{self.spec.name} doc_id {sample.doc_id}: its {row_id!r} is that of the doc under doc_id {first}, "
+                    f"and {count:,} docs share a row id with another doc_id; lm-eval logs each row of the split once, "
+                    "so samples were replaced by copies of others (their docs edited, their hashes redone)"
+                ),
+            )
         if self.with_row_id > MAX_TOLD:
-            self.summary.notes.append(f"{self.with_row_id:,} docs with a row id repeat under other doc_ids (LB725 "
-                                      f"reported the first {MAX_TOLD})")
+            self.summary.notes.append(
+                f"{self.with_row_id:,} docs with a row id repeat under other doc_ids (LB725 "
+                f"reported the first {MAX_TOLD})"
+            )
         if self.without_row_id:
-            self.summary.notes.append(f"{self.without_row_id:,} docs are logged again under another doc_id; they "
-                                      "carry no row id of their dataset, which may hold the same row twice, so "
-                                      "this is not reported as a finding")
+            self.summary.notes.append(
+                f"{self.without_row_id:,} docs are logged again under another doc_id; they "
+                "carry no row id of their dataset, which may hold the same row twice, so "
+                "this is not reported as a finding"
+            )
         if self.full:
-            self.summary.notes.append(f"repeated docs were looked for among the first {MAX_TRACKED:,} docs only")
+            self.summary.notes.append(
+                f"repeated docs were looked for among the first {MAX_TRACKED:,} docs only"
+            )

@@ -33,7 +33,9 @@ TAKE_FIRST = "none"  # the filter lm-eval applies when a task declares none
 MAX_STOPS = 64  # stop sequences of one request; each is searched for in every response (a harness task has few)
 # lm-eval's chat-API model classes: they send stop[:4] (or none, for some model names) and leave the reply uncut
 # (models/openai_completions.py, 0.4.9 on); the rest cut every generation themselves (postprocess_generated_text).
-CHAT_APIS = frozenset({"local-chat-completions", "openai-chat-completions", "azure-openai-chat-completions"})
+CHAT_APIS = frozenset(
+    {"local-chat-completions", "openai-chat-completions", "azure-openai-chat-completions"}
+)
 
 
 @audit_unit(order=28)  # before the units that score filtered_resps
@@ -44,14 +46,22 @@ class Responses(AuditUnit):
         super().__init__(log)
         # filter name -> how lbnorm replays it: TAKE_FIRST, its (regex, group) pipeline, or None when it does not
         self.pipelines: dict[str, str | tuple | None] = {TAKE_FIRST: TAKE_FIRST}
-        self.unreplayed: set[str] = set()  # filters whose pipeline lbnorm does not re-apply (LB716 on their numbers)
+        self.unreplayed: set[str] = (
+            set()
+        )  # filters whose pipeline lbnorm does not re-apply (LB716 on their numbers)
 
     def add(self, sample: Sample) -> None:
         firsts = _first_responses(sample.data.get("resps"))
         if firsts is None:
-            self.log.at_record("LB702", sample.record, ("resps",), (
-                f"{self.spec.name}: resps must be a list of each request's responses (non-empty lists), as "
-                "lm-eval logs them: without them the scored filtered_resps cannot be verified"))
+            self.log.at_record(
+                "LB702",
+                sample.record,
+                ("resps",),
+                (
+                    f"{self.spec.name}: resps must be a list of each request's responses (non-empty lists), as "
+                    "lm-eval logs them: without them the scored filtered_resps cannot be verified"
+                ),
+            )
             return
         pipeline = self._pipeline(sample.filter)
         if pipeline is TAKE_FIRST:
@@ -63,12 +73,20 @@ class Responses(AuditUnit):
             self._regex(sample, firsts, pipeline)
         until = sample.until()
         if until is None and self.spec.output_type == "generate_until":
-            until = self.spec.until  # a request that logs no stops was made with the config's (as DropScoring)
+            until = (
+                self.spec.until
+            )  # a request that logs no stops was made with the config's (as DropScoring)
         if until:
             if len(until) > MAX_STOPS:
-                self.log.at_record("LB702", sample.record, ("arguments",), (
-                    f"{self.spec.name}: the request has {len(until):,} stop sequences, more than the {MAX_STOPS} "
-                    "lbnorm checks each response against"))
+                self.log.at_record(
+                    "LB702",
+                    sample.record,
+                    ("arguments",),
+                    (
+                        f"{self.spec.name}: the request has {len(until):,} stop sequences, more than the {MAX_STOPS} "
+                        "lbnorm checks each response against"
+                    ),
+                )
                 return
             self._stops(sample, sample.data["resps"], until)
 
@@ -76,17 +94,24 @@ class Responses(AuditUnit):
         for key in self.spec.metric_keys():
             flt = key.partition(",")[2]
             if flt in self.unreplayed:
-                self.not_audited(key, f"its samples' filtered_resps (what was scored) cannot be replayed from resps, "
-                                 f"since the filter {flt!r} is neither take_first nor a regex the harness ships then "
-                                 "take_first")
+                self.not_audited(
+                    key,
+                    f"its samples' filtered_resps (what was scored) cannot be replayed from resps, "
+                    f"since the filter {flt!r} is neither take_first nor a regex the harness ships then "
+                    "take_first",
+                )
 
     def _pipeline(self, name: str) -> str | tuple | None:
         """How the config's filter of that name is replayed, once per log: take_first alone under any name (the
         filter 'none' renamed once let filtered_resps say anything), a harness regex then take_first, or not."""
         if name not in self.pipelines:
             steps = self.spec.filter_steps(name)
-            takes_first = type(steps) is list and len(steps) == 1 and type(steps[0]) is dict \
+            takes_first = (
+                type(steps) is list
+                and len(steps) == 1
+                and type(steps[0]) is dict
                 and steps[0].get("function") == "take_first"
+            )
             self.pipelines[name] = TAKE_FIRST if takes_first else regex_filter_of(steps)
         return self.pipelines[name]
 
@@ -95,49 +120,94 @@ class Responses(AuditUnit):
         expected = [apply_regex_filter(first, *pipeline) for first in firsts]
         filtered = sample.data.get("filtered_resps")
         if filtered != expected:
-            index = next((i for i, value in enumerate(expected)
-                          if type(filtered) is not list or i >= len(filtered) or filtered[i] != value), 0)
-            logged = shown(filtered[index], 60) if type(filtered) is list and index < len(filtered) else "missing"
-            self.log.at_record("LB719", sample.record, ("filtered_resps", index), (
-                f"{self.spec.name}: filtered_resps[{index}] is {logged}, but the filter {sample.filter!r} (the "
-                f"config's regex {pipeline[0].pattern!r}, then take_first) makes {shown(expected[index], 60)} of "
-                f"resps[{index}][0]: what was scored is not what the model answered"))
+            index = next(
+                (
+                    i
+                    for i, value in enumerate(expected)
+                    if type(filtered) is not list or i >= len(filtered) or filtered[i] != value
+                ),
+                0,
+            )
+            logged = (
+                shown(filtered[index], 60)
+                if type(filtered) is list and index < len(filtered)
+                else "missing"
+            )
+            self.log.at_record(
+                "LB719",
+                sample.record,
+                ("filtered_resps", index),
+                (
+                    f"{self.spec.name}: filtered_resps[{index}] is {logged}, but the filter {sample.filter!r} (the "
+                    f"config's regex {pipeline[0].pattern!r}, then take_first) makes {shown(expected[index], 60)} of "
+                    f"resps[{index}][0]: what was scored is not what the model answered"
+                ),
+            )
 
     def _take_first(self, sample: Sample, resps: list) -> None:
         """filtered_resps differs from each request's first response: say where."""
         filtered = sample.data.get("filtered_resps")
         if type(filtered) is list and len(filtered) == len(resps):
-            index = next(i for i, (value, responses) in enumerate(zip(filtered, resps)) if value != responses[0])
-            self.log.at_record("LB719", sample.record, ("filtered_resps", index), (
-                f"{self.spec.name}: filtered_resps[{index}] is {shown(filtered[index], 60)}, but resps[{index}][0] is "
-                f"{shown(resps[index][0], 60)}; the sample's filter {sample.filter!r} takes each request's first "
-                "response, so what was scored is not what the model answered"))
+            index = next(
+                i
+                for i, (value, responses) in enumerate(zip(filtered, resps))
+                if value != responses[0]
+            )
+            self.log.at_record(
+                "LB719",
+                sample.record,
+                ("filtered_resps", index),
+                (
+                    f"{self.spec.name}: filtered_resps[{index}] is {shown(filtered[index], 60)}, but resps[{index}][0] is "
+                    f"{shown(resps[index][0], 60)}; the sample's filter {sample.filter!r} takes each request's first "
+                    "response, so what was scored is not what the model answered"
+                ),
+            )
             return
-        self.log.at_record("LB719", sample.record, ("filtered_resps",), (
-            f"{self.spec.name}: filtered_resps is no list of one value per request ({len(resps)} in resps); the "
-            f"sample's filter {sample.filter!r} takes each request's first response"))
+        self.log.at_record(
+            "LB719",
+            sample.record,
+            ("filtered_resps",),
+            (
+                f"{self.spec.name}: filtered_resps is no list of one value per request ({len(resps)} in resps); the "
+                f"sample's filter {sample.filter!r} takes each request's first response"
+            ),
+        )
 
     def _stops(self, sample: Sample, resps: list, first_until: list[str]) -> None:
-        every_until = [first_until] if len(resps) == 1 else [_until_of(call) for call in
-                                                                 requests(sample.data.get("arguments"))]
+        every_until = (
+            [first_until]
+            if len(resps) == 1
+            else [_until_of(call) for call in requests(sample.data.get("arguments"))]
+        )
         for index, (responses, until) in enumerate(zip(resps, every_until)):
             for position, text in enumerate(responses):
                 stop = _first_stop(text, until) if type(text) is str else None
                 if stop is not None:
-                    self.log.at_record("LB720", sample.record, ("resps", index, position), (
-                        f"{self.spec.name}: the response holds its request's stop sequence {stop!r} at character "
-                        f"{text.find(stop)}: {self._why_impossible()}"))
+                    self.log.at_record(
+                        "LB720",
+                        sample.record,
+                        ("resps", index, position),
+                        (
+                            f"{self.spec.name}: the response holds its request's stop sequence {stop!r} at character "
+                            f"{text.find(stop)}: {self._why_impossible()}"
+                        ),
+                    )
                     return
 
     def _why_impossible(self) -> str:
         backend = self.spec.backend
         if isinstance(backend, str) and backend in CHAT_APIS:
-            return (f"lm-eval's {backend} sends a chat API at most four stop sequences (none to some models) and "
-                    "does not cut the reply itself, so this run's generations were not stopped as the task says and "
-                    "its scores are not the task's (a leaderboard that takes such runs lists LB720 under warn or "
-                    "ignore)")
-        return ("lm-eval cuts every generation at its first stop sequence, so the response or the stop sequences "
-                "were edited (or the backend ignored them, and the scores are not the task's)")
+            return (
+                f"lm-eval's {backend} sends a chat API at most four stop sequences (none to some models) and "
+                "does not cut the reply itself, so this run's generations were not stopped as the task says and "
+                "its scores are not the task's (a leaderboard that takes such runs lists LB720 under warn or "
+                "ignore)"
+            )
+        return (
+            "lm-eval cuts every generation at its first stop sequence, so the response or the stop sequences "
+            "were edited (or the backend ignored them, and the scores are not the task's)"
+        )
 
 
 def _first_responses(resps: Any) -> list | None:
@@ -162,4 +232,3 @@ def _first_stop(text: str, until: list[str]) -> str | None:
         if stop and stop in text:  # lm-eval passes over an empty stop (a seq2seq model's empty EOS)
             return stop
     return None
-

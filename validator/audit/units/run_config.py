@@ -27,14 +27,31 @@ class RunConfig(AuditUnit):
     def finish(self) -> None:
         spec, config = self.spec, self.spec.config
         task = spec.name
-        if spec.n_shot is not MISSING and "num_fewshot" in config and fewshot_disagrees(spec.n_shot, config):
-            self.log.at_results("LB723", ("n-shot", task), (
-                f"n-shot.{task} is {spec.n_shot!r}, but configs.{task}.num_fewshot is {config['num_fewshot']!r}; "
-                "lm-eval writes the first from the second in the same run, so the file was edited"))
+        if (
+            spec.n_shot is not MISSING
+            and "num_fewshot" in config
+            and fewshot_disagrees(spec.n_shot, config)
+        ):
+            self.log.at_results(
+                "LB723",
+                ("n-shot", task),
+                (
+                    f"n-shot.{task} is {spec.n_shot!r}, but configs.{task}.num_fewshot is {config['num_fewshot']!r}; "
+                    "lm-eval writes the first from the second in the same run, so the file was edited"
+                ),
+            )
         metadata = config.get("metadata")
         declared = metadata.get("version", MISSING) if isinstance(metadata, dict) else MISSING
-        if spec.listed_version is not MISSING and declared is not MISSING \
-                and versions_disagree(spec.listed_version, declared):
-            self.log.at_results("LB723", ("versions", task), (
-                f"versions.{task} is {spec.listed_version!r}, but configs.{task}.metadata.version is {declared!r}; "
-                "lm-eval writes both from the same task, so the file was edited"))
+        if (
+            spec.listed_version is not MISSING
+            and declared is not MISSING
+            and versions_disagree(spec.listed_version, declared)
+        ):
+            self.log.at_results(
+                "LB723",
+                ("versions", task),
+                (
+                    f"versions.{task} is {spec.listed_version!r}, but configs.{task}.metadata.version is {declared!r}; "
+                    "lm-eval writes both from the same task, so the file was edited"
+                ),
+            )

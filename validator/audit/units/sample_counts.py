@@ -31,21 +31,38 @@ class SampleCounts(AuditUnit):
         spec, task = self.spec, self.spec.name
         for key, value in spec.malformed_counts:
             if not key and value is MISSING:
-                self.log.at_results("LB706", ("n-samples",), (
-                    f"{task}: n-samples has no entry for it, but the file is lm-eval 0.4.3 or later (it has "
-                    "n-samples for other tasks, task_hashes, or says so), which writes one for every task: without "
-                    "it the end of the log is not checked; write the counts the run wrote"))
+                self.log.at_results(
+                    "LB706",
+                    ("n-samples",),
+                    (
+                        f"{task}: n-samples has no entry for it, but the file is lm-eval 0.4.3 or later (it has "
+                        "n-samples for other tasks, task_hashes, or says so), which writes one for every task: without "
+                        "it the end of the log is not checked; write the counts the run wrote"
+                    ),
+                )
                 continue
-            place = ("n-samples", task, key) if key and value is not MISSING else ("n-samples", task)
-            self.log.at_results("LB706", place, (
-                f"{task}: n-samples{'.' + key if key else ''} is {_shown(value)}, not a whole number of documents "
-                "(lm-eval writes both counts, the split's length and the documents scored); write the counts the run "
-                "wrote"))
+            place = (
+                ("n-samples", task, key) if key and value is not MISSING else ("n-samples", task)
+            )
+            self.log.at_results(
+                "LB706",
+                place,
+                (
+                    f"{task}: n-samples{'.' + key if key else ''} is {_shown(value)}, not a whole number of documents "
+                    "(lm-eval writes both counts, the split's length and the documents scored); write the counts the run "
+                    "wrote"
+                ),
+            )
         split = self.log.expected_split
         if split is not None and spec.n_original is not None and spec.n_original != split:
-            self.log.at_results("LB718", ("n-samples", task, "original"), (
-                f"{task}: n-samples.original is {_count(spec.n_original)}, but the profile's split has {split:,} "
-                "documents: another dataset, or a log shortened with its counts edited; run the leaderboard's task"))
+            self.log.at_results(
+                "LB718",
+                ("n-samples", task, "original"),
+                (
+                    f"{task}: n-samples.original is {_count(spec.n_original)}, but the profile's split has {split:,} "
+                    "documents: another dataset, or a log shortened with its counts edited; run the leaderboard's task"
+                ),
+            )
         if spec.n_effective is not None:
             self._check_effective()
 
@@ -55,15 +72,23 @@ class SampleCounts(AuditUnit):
         if allowed is None:
             return
         if spec.n_effective not in allowed:
-            gives = " or ".join(_count(count) for count in allowed[:4]) + (" or ..." if len(allowed) > 4 else "")
-            self.log.at_results("LB717", ("n-samples", spec.name, "effective"), (
-                f"{spec.name}: n-samples says {_count(spec.n_effective)} of {_count(spec.n_original)} documents "
-                f"were scored, but under config.limit {_shown(spec.limit)} lm-eval scores {gives}: documents left "
-                "out with the count edited to match, or a count from another run; rerun the task in full"))
+            gives = " or ".join(_count(count) for count in allowed[:4]) + (
+                " or ..." if len(allowed) > 4 else ""
+            )
+            self.log.at_results(
+                "LB717",
+                ("n-samples", spec.name, "effective"),
+                (
+                    f"{spec.name}: n-samples says {_count(spec.n_effective)} of {_count(spec.n_original)} documents "
+                    f"were scored, but under config.limit {_shown(spec.limit)} lm-eval scores {gives}: documents left "
+                    "out with the count edited to match, or a count from another run; rerun the task in full"
+                ),
+            )
         elif spec.n_effective < spec.n_original:
             self.summary.notes.append(
                 f"a partial run: {_count(spec.n_effective)} of {_count(spec.n_original)} documents under config.limit "
-                f"{_shown(spec.limit)}; its numbers are its logs', not the whole split's (check: LB501, LB502)")
+                f"{_shown(spec.limit)}; its numbers are its logs', not the whole split's (check: LB501, LB502)"
+            )
 
 
 def _shown(value: Any) -> str:

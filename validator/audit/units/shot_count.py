@@ -33,20 +33,32 @@ class ShotCount(AuditUnit):
         self.told = False
 
     def sees_samples(self) -> bool:
-        return self.delimiter is not None and self.expected >= 2 and self.spec.chat_template in (None, "")
+        return (
+            self.delimiter is not None
+            and self.expected >= 2
+            and self.spec.chat_template in (None, "")
+        )
 
     def add(self, sample: Sample) -> None:
         if self.told or sample.examples is None:
             return
         prompt, start, end = sample.examples
         held = prompt.count(self.delimiter, start, end)
-        if 0 < held < self.expected - 1:  # none at all is the prompts unit's (LB723 when no prompt holds any)
+        if (
+            0 < held < self.expected - 1
+        ):  # none at all is the prompts unit's (LB723 when no prompt holds any)
             self.told = True
-            self.log.at_record("LB723", sample.record, ("arguments",), (
-                f"configs.{self.spec.name}.num_fewshot is {self.spec.declared_shots}, but the prompt of doc_id "
-                f"{sample.doc_id} holds {held} few-shot delimiter{'s' if held != 1 else ''} "
-                f"({self.delimiter!r}) before the doc's own text, so at most {held} examples; n-shot and the "
-                "config were edited after the run, or the prompts were"))
+            self.log.at_record(
+                "LB723",
+                sample.record,
+                ("arguments",),
+                (
+                    f"configs.{self.spec.name}.num_fewshot is {self.spec.declared_shots}, but the prompt of doc_id "
+                    f"{sample.doc_id} holds {held} few-shot delimiter{'s' if held != 1 else ''} "
+                    f"({self.delimiter!r}) before the doc's own text, so at most {held} examples; n-shot and the "
+                    "config were edited after the run, or the prompts were"
+                ),
+            )
 
 
 def _expected(shots: int | None, fewshot_config: object) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...core.results import STDERR_MARKER
 from ...findings import ERROR, WARNING
@@ -22,7 +22,9 @@ def non_finite_number(ctx: CheckContext) -> Iterator[Hit]:
     """
     for doc, path in _non_finite(ctx):
         if not any(STDERR_MARKER in str(part) for part in path):
-            yield Hit(doc, path, f"{path[-1]} is {_value_at(doc, path)}; a score must be a finite number")
+            yield Hit(
+                doc, path, f"{path[-1]} is {_value_at(doc, path)}; a score must be a finite number"
+            )
 
 
 @rule("LB105", "non-finite-stderr", WARNING)

@@ -7,7 +7,7 @@ turns its own caveats into findings.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...findings import ERROR, WARNING
 from ...findings.registry import rule
@@ -55,7 +55,11 @@ def model_mismatch(ctx: CheckContext) -> Iterator[Hit]:
     if not (actual and _hub_id(actual)):
         return
     if isinstance(named, str) and named.casefold() != actual.casefold():
-        yield Hit(ctx.submission, ("model",), f"submission is for '{named}', but the results are for '{actual}'")
+        yield Hit(
+            ctx.submission,
+            ("model",),
+            f"submission is for '{named}', but the results are for '{actual}'",
+        )
 
 
 @rule("LB505", "stale-scorer", WARNING)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import difflib
 import math
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ...core.formulas import describe
 from ...core.normalization import plain_mean
@@ -36,8 +37,11 @@ def score_divergence(ctx: CheckContext) -> Iterator[Hit]:
     """
     for key, value, score in _diverging(ctx):
         if key not in ctx.stale():
-            yield Hit(ctx.submission, (REPORTED, key), _divergence(key, value, score.score, ctx.tolerance)
-                      + f"; {describe(score)}")
+            yield Hit(
+                ctx.submission,
+                (REPORTED, key),
+                _divergence(key, value, score.score, ctx.tolerance) + f"; {describe(score)}",
+            )
 
 
 @rule("LB606", "stale-scorer-unverifiable", ERROR)
@@ -60,13 +64,20 @@ def stale_scorer_unverifiable(ctx: CheckContext) -> Iterator[Hit]:
             continue
         bound = stale.bound(ctx.stale_scorer_bound)
         if bound is None or abs(value - score.score) > bound + FLOAT_SLACK:
-            limit = ("no stale-scorer bound is set, so an unverifiable difference is an error" if bound is None
-                     else f"the difference is more than the maintainer's stale-scorer bound {bound:g}")
-            yield Hit(ctx.submission, (REPORTED, key), _divergence(key, value, score.score, ctx.tolerance)
-                      + f" and cannot be verified: {stale.task} is task version {stale.version:g}, older than the "
-                      f"scorer of published {score.name} values; {limit}. Report the recomputed {score.score:.2f}, "
-                      f"or submit the results file and sample logs of a re-run with task versions "
-                      f"{stale.gate.describe()}; LB505 says what is known of the gap")
+            limit = (
+                "no stale-scorer bound is set, so an unverifiable difference is an error"
+                if bound is None
+                else f"the difference is more than the maintainer's stale-scorer bound {bound:g}"
+            )
+            yield Hit(
+                ctx.submission,
+                (REPORTED, key),
+                _divergence(key, value, score.score, ctx.tolerance)
+                + f" and cannot be verified: {stale.task} is task version {stale.version:g}, older than the "
+                f"scorer of published {score.name} values; {limit}. Report the recomputed {score.score:.2f}, "
+                f"or submit the results file and sample logs of a re-run with task versions "
+                f"{stale.gate.describe()}; LB505 says what is known of the gap",
+            )
 
 
 @rule("LB607", "stale-scorer-accepted", WARNING)
@@ -80,10 +91,14 @@ def stale_scorer_accepted(ctx: CheckContext) -> Iterator[Hit]:
     """
     for key, (value, score) in _accepted_stale(ctx).items():
         stale = ctx.stale()[key]
-        yield Hit(ctx.submission, (REPORTED, key), _divergence(key, value, score.score, ctx.tolerance)
-                  + f" is accepted as a stale-scorer difference within the maintainer's bound "
-                  f"{stale.bound(ctx.stale_scorer_bound):g} ({stale.task} is task version {stale.version:g}), "
-                  "not verified")
+        yield Hit(
+            ctx.submission,
+            (REPORTED, key),
+            _divergence(key, value, score.score, ctx.tolerance)
+            + f" is accepted as a stale-scorer difference within the maintainer's bound "
+            f"{stale.bound(ctx.stale_scorer_bound):g} ({stale.task} is task version {stale.version:g}), "
+            "not verified",
+        )
 
 
 @rule("LB602", "average-divergence", ERROR)
@@ -106,10 +121,17 @@ def average_divergence(ctx: CheckContext) -> Iterator[Hit]:
     averages = [plain_mean(terms) for terms in candidates]
     if all(abs(value - average) > ctx.tolerance + FLOAT_SLACK for average in averages):
         shown = " + ".join(f"{t:.4f}" for t in candidates[0])
-        other = (f", or {averages[1]:.4f} with the accepted stale-scorer values of {', '.join(accepted)}"
-                 if accepted else "")
-        yield Hit(ctx.submission, (REPORTED, AVERAGE), _divergence(AVERAGE, value, averages[0], ctx.tolerance)
-                  + f"; average = ({shown}) / {len(candidates[0])}, from unrounded scores{other}")
+        other = (
+            f", or {averages[1]:.4f} with the accepted stale-scorer values of {', '.join(accepted)}"
+            if accepted
+            else ""
+        )
+        yield Hit(
+            ctx.submission,
+            (REPORTED, AVERAGE),
+            _divergence(AVERAGE, value, averages[0], ctx.tolerance)
+            + f"; average = ({shown}) / {len(candidates[0])}, from unrounded scores{other}",
+        )
 
 
 @rule("LB603", "reported-missing", ERROR)
@@ -119,8 +141,12 @@ def reported_missing(ctx: CheckContext) -> Iterator[Hit]:
         return
     missing = [b for b in ctx.profile.average_order if b not in ctx.reported()]
     if missing:
-        yield Hit(ctx.submission, (REPORTED,), f"reported has no score for {', '.join(missing)} "
-                  f"(profile {ctx.profile.name} averages {', '.join(ctx.profile.average_order)})")
+        yield Hit(
+            ctx.submission,
+            (REPORTED,),
+            f"reported has no score for {', '.join(missing)} "
+            f"(profile {ctx.profile.name} averages {', '.join(ctx.profile.average_order)})",
+        )
 
 
 @rule("LB604", "reported-unknown", ERROR)
@@ -131,15 +157,23 @@ def reported_unknown(ctx: CheckContext) -> Iterator[Hit]:
         if key != AVERAGE and key not in ids:
             close = difflib.get_close_matches(key, ids, n=1, cutoff=0.6)
             hint = f"; did you mean '{close[0]}'?" if close else f"; known ids: {', '.join(ids)}"
-            yield Hit(ctx.submission, (REPORTED, key), f"'{key}' is not a benchmark of {ctx.profile.name}{hint}")
+            yield Hit(
+                ctx.submission,
+                (REPORTED, key),
+                f"'{key}' is not a benchmark of {ctx.profile.name}{hint}",
+            )
 
 
 def _diverging(ctx: CheckContext) -> Iterator[tuple[str, float, Any]]:
     """(id, reported, BenchmarkScore) of every benchmark off by more than the tolerance."""
     for key, value in ctx.reported().items():
         score = ctx.scores.get(key)
-        if key != AVERAGE and score is not None and _finite(value) and \
-                abs(value - score.score) > ctx.tolerance + FLOAT_SLACK:
+        if (
+            key != AVERAGE
+            and score is not None
+            and _finite(value)
+            and abs(value - score.score) > ctx.tolerance + FLOAT_SLACK
+        ):
             yield key, value, score
 
 
@@ -155,8 +189,10 @@ def _accepted_stale(ctx: CheckContext) -> dict[str, tuple[float, Any]]:
 
 
 def _divergence(key: str, reported: float, recomputed: float, tolerance: float) -> str:
-    return (f"{key}: reported {reported!r}, recomputed {recomputed:.4f} "
-            f"(|diff| {abs(reported - recomputed):.4f} > tolerance {tolerance:g})")
+    return (
+        f"{key}: reported {reported!r}, recomputed {recomputed:.4f} "
+        f"(|diff| {abs(reported - recomputed):.4f} > tolerance {tolerance:g})"
+    )
 
 
 def _finite(value: Any) -> bool:

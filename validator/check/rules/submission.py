@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterator
 from importlib import resources
-from typing import Iterator
 
 from ...findings import ERROR
 from ...findings.registry import rule
@@ -26,15 +26,20 @@ def schema(ctx: CheckContext) -> Iterator[Hit]:
     """
     if ctx.submission is None:
         return
-    for error in sorted(_validator().iter_errors(ctx.submission.data), key=lambda e: list(map(str, e.path))):
+    for error in sorted(
+        _validator().iter_errors(ctx.submission.data), key=lambda e: list(map(str, e.path))
+    ):
         path = tuple(error.absolute_path)
         if path[:1] == (REPORTED,) and error.validator in ("minimum", "maximum"):
             continue  # LB402 says it better
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             allowed = set(error.schema.get("properties", {}))
             for key in sorted(set(error.instance) - allowed):
-                yield Hit(ctx.submission, (*path, key),
-                          f"'{key}' is not a submission field (allowed: {', '.join(sorted(allowed))})")
+                yield Hit(
+                    ctx.submission,
+                    (*path, key),
+                    f"'{key}' is not a submission field (allowed: {', '.join(sorted(allowed))})",
+                )
             continue
         yield Hit(ctx.submission, path, error.message)
 
@@ -66,14 +71,19 @@ def profile_mismatch(ctx: CheckContext) -> Iterator[Hit]:
     """
     named = ctx.submission_data().get("profile")
     if isinstance(named, str) and named != ctx.profile.name:
-        yield Hit(ctx.submission, ("profile",),
-                  f"submission says profile '{named}', but it is checked with '{ctx.profile.name}'; "
-                  f"compute the numbers for '{ctx.profile.name}' or remove the field")
+        yield Hit(
+            ctx.submission,
+            ("profile",),
+            f"submission says profile '{named}', but it is checked with '{ctx.profile.name}'; "
+            f"compute the numbers for '{ctx.profile.name}' or remove the field",
+        )
 
 
 @functools.cache
 def _validator():
     import jsonschema
 
-    schema = json.loads((resources.files("validator") / "schemas" / SUBMISSION_SCHEMA).read_text("utf-8"))
+    schema = json.loads(
+        (resources.files("validator") / "schemas" / SUBMISSION_SCHEMA).read_text("utf-8")
+    )
     return jsonschema.Draft202012Validator(schema)

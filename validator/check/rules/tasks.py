@@ -7,7 +7,7 @@ import fnmatch
 import math
 import os
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from ...core.profile import MULTIPLE_CHOICE, Benchmark
 from ...findings import ERROR, WARNING
@@ -28,7 +28,10 @@ def unknown_task(ctx: CheckContext) -> Iterator[Hit]:
     """
     for name, entry in _unknown_entries(ctx):
         if not _suggestion(ctx, name) and not _family(ctx, name):
-            yield Hit(*ctx.at_results("results", entry.key), f"task '{name}' is not part of profile {ctx.profile.name}; it is ignored")
+            yield Hit(
+                *ctx.at_results("results", entry.key),
+                f"task '{name}' is not part of profile {ctx.profile.name}; it is ignored",
+            )
 
 
 @rule("LB302", "misspelled-task", ERROR)
@@ -41,8 +44,10 @@ def misspelled_task(ctx: CheckContext) -> Iterator[Hit]:
     for name, entry in _unknown_entries(ctx):
         suggestion = _suggestion(ctx, name)
         if suggestion:
-            yield Hit(*ctx.at_results("results", entry.key),
-                      f"unknown task '{name}'; did you mean '{suggestion}'?")
+            yield Hit(
+                *ctx.at_results("results", entry.key),
+                f"unknown task '{name}'; did you mean '{suggestion}'?",
+            )
 
 
 @rule("LB303", "missing-task", ERROR)
@@ -59,10 +64,14 @@ def missing_task(ctx: CheckContext) -> Iterator[Hit]:
             missing.setdefault(bench.id, []).append(task.name)
     for bench_id, names in missing.items():
         bench = ctx.profile.benchmark(bench_id)
-        shown = ", ".join(names[:MAX_NAMES]) + (f" and {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else "")
-        yield Hit(*ctx.at_results("results"),
-                  f"{bench.name}: {len(names)} of {len(bench.tasks)} tasks missing ({shown}); "
-                  f"the leaderboard uses all {len(bench.tasks)}")
+        shown = ", ".join(names[:MAX_NAMES]) + (
+            f" and {len(names) - MAX_NAMES} more" if len(names) > MAX_NAMES else ""
+        )
+        yield Hit(
+            *ctx.at_results("results"),
+            f"{bench.name}: {len(names)} of {len(bench.tasks)} tasks missing ({shown}); "
+            f"the leaderboard uses all {len(bench.tasks)}",
+        )
 
 
 @rule("LB304", "unknown-choice-count", WARNING)
@@ -76,9 +85,11 @@ def unknown_choice_count(ctx: CheckContext) -> Iterator[Hit]:
     for name, entry in _unknown_entries(ctx):
         bench = _family(ctx, name)
         if bench and not _suggestion(ctx, name):
-            yield Hit(*ctx.at_results("results", entry.key),
-                      f"'{name}' looks like a {bench.name} subtask, but profile {ctx.profile.name} has no "
-                      f"choice count for it; {bench.name} uses exactly its {len(bench.tasks)} listed tasks")
+            yield Hit(
+                *ctx.at_results("results", entry.key),
+                f"'{name}' looks like a {bench.name} subtask, but profile {ctx.profile.name} has no "
+                f"choice count for it; {bench.name} uses exactly its {len(bench.tasks)} listed tasks",
+            )
 
 
 @rule("LB305", "missing-metric", ERROR)
@@ -90,8 +101,10 @@ def missing_metric(ctx: CheckContext) -> Iterator[Hit]:
         for metric in bench.metrics:
             if (metric, bench.filter) not in entry.metrics:
                 present = ", ".join(entry.metric_keys()) or "none"
-                yield Hit(*ctx.at_results("results", entry.key),
-                          f"{entry.key} has no metric '{metric},{bench.filter}' (it has: {present})")
+                yield Hit(
+                    *ctx.at_results("results", entry.key),
+                    f"{entry.key} has no metric '{metric},{bench.filter}' (it has: {present})",
+                )
 
 
 def _unknown_entries(ctx: CheckContext):
@@ -124,10 +137,16 @@ def _unknown(ctx: CheckContext) -> dict[str, tuple]:
         known |= {b.group for b in ctx.profile.benchmarks if b.group}
         families = _family_prefixes(ctx)
         # The profile's ignore_tasks globs as one pattern: one match per name, however many globs.
-        ignored = re.compile("|".join(map(fnmatch.translate, ctx.profile.ignore_tasks))) if ctx.profile.ignore_tasks else None
+        ignored = (
+            re.compile("|".join(map(fnmatch.translate, ctx.profile.ignore_tasks)))
+            if ctx.profile.ignore_tasks
+            else None
+        )
         for name, entry in ctx.results.entries.items():
             if name not in known and not (ignored and ignored.match(name)):
-                family = next((bench for prefix, bench in families if name.startswith(prefix)), None)
+                family = next(
+                    (bench for prefix, bench in families if name.startswith(prefix)), None
+                )
                 found[name] = (entry, _closest(name, by_length), family)
     ctx.memo["unknown_tasks"] = found
     return found
@@ -140,9 +159,13 @@ def _closest(name: str, by_length: dict[int, list[str]], cutoff: float = 0.85) -
     length a can only match lengths between a*c/(2-c) and a*(2-c)/c.
     """
     size = len(name)
-    candidates = [c for length in range(math.ceil(size * cutoff / (2 - cutoff)),
-                                        math.floor(size * (2 - cutoff) / cutoff) + 1)
-                  for c in by_length.get(length, ())]
+    candidates = [
+        c
+        for length in range(
+            math.ceil(size * cutoff / (2 - cutoff)), math.floor(size * (2 - cutoff) / cutoff) + 1
+        )
+        for c in by_length.get(length, ())
+    ]
     if not candidates:
         return None
     matcher = difflib.SequenceMatcher()

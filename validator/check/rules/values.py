@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ...core.normalization import plain_mean, pooled_mean
 from ...core.profile import POOLED
@@ -13,9 +14,9 @@ from ...findings.registry import rule
 from ..context import CheckContext
 from . import Hit
 
-WHOLE_TOLERANCE = 1e-6     # |value * N - k| for a k/N value
-GROUP_TOLERANCE = 1e-12    # a group value against its pooled subtasks
-STDERR_TOLERANCE = 1e-9    # a stderr against sqrt(p(1-p)/(N-1))
+WHOLE_TOLERANCE = 1e-6  # |value * N - k| for a k/N value
+GROUP_TOLERANCE = 1e-12  # a group value against its pooled subtasks
+STDERR_TOLERANCE = 1e-9  # a stderr against sqrt(p(1-p)/(N-1))
 
 
 @rule("LB401", "invalid-raw-value", ERROR)
@@ -35,11 +36,17 @@ def invalid_raw_value(ctx: CheckContext) -> Iterator[Hit]:
             if not _is_number(value):
                 problem = f"is {value!r}, not a number"
             elif not 0.0 <= value <= 1.0:
-                problem = f"is {value!r}, outside [0, 1]" + ("; harness values are fractions, not percentages"
-                                                             if 1.0 < value <= 100.0 else "")
+                problem = f"is {value!r}, outside [0, 1]" + (
+                    "; harness values are fractions, not percentages"
+                    if 1.0 < value <= 100.0
+                    else ""
+                )
             else:
                 continue
-            yield Hit(*ctx.at_results(*entry.metric_path(metric, bench.filter)), f"{entry.key} {metric} {problem}")
+            yield Hit(
+                *ctx.at_results(*entry.metric_path(metric, bench.filter)),
+                f"{entry.key} {metric} {problem}",
+            )
 
 
 @rule("LB402", "reported-out-of-range", ERROR)
@@ -51,7 +58,9 @@ def reported_out_of_range(ctx: CheckContext) -> Iterator[Hit]:
     """
     for key, value in ctx.reported().items():
         if _is_number(value) and math.isfinite(value) and not 0.0 <= value <= 100.0:
-            yield Hit(ctx.submission, ("reported", key), f"reported {key} is {value!r}, outside [0, 100]")
+            yield Hit(
+                ctx.submission, ("reported", key), f"reported {key} is {value!r}, outside [0, 100]"
+            )
 
 
 @rule("LB403", "not-k-over-n", ERROR)
@@ -65,9 +74,11 @@ def not_k_over_n(ctx: CheckContext) -> Iterator[Hit]:
     for entry, flt, metric, value, n in _binary_values(ctx):
         correct = value * n
         if abs(correct - round(correct)) > WHOLE_TOLERANCE:
-            yield Hit(*ctx.at_results(*entry.metric_path(metric, flt)),
-                      f"{entry.key} {metric} = {value!r} is not k/{n}: {value!r} x {n} = {correct:.4f} "
-                      "is not a whole number of correct answers")
+            yield Hit(
+                *ctx.at_results(*entry.metric_path(metric, flt)),
+                f"{entry.key} {metric} = {value!r} is not k/{n}: {value!r} x {n} = {correct:.4f} "
+                "is not a whole number of correct answers",
+            )
 
 
 @rule("LB404", "group-mismatch", ERROR)
@@ -104,9 +115,11 @@ def group_mismatch(ctx: CheckContext) -> Iterator[Hit]:
             accepted = [pooled] if bench.aggregation == POOLED else [pooled, plain_mean(values)]
             reported = group.metrics[metric]
             if min(abs(a - reported) for a in accepted) > GROUP_TOLERANCE:
-                yield Hit(*ctx.at_results(*group.metric_path(*metric)),
-                          f"group {group.key} {metric[0]} is {reported!r}, but its {len(values)} subtasks pool "
-                          f"to {pooled!r} (sum(v_i * n_i) / {sum(sizes)})")
+                yield Hit(
+                    *ctx.at_results(*group.metric_path(*metric)),
+                    f"group {group.key} {metric[0]} is {reported!r}, but its {len(values)} subtasks pool "
+                    f"to {pooled!r} (sum(v_i * n_i) / {sum(sizes)})",
+                )
 
 
 @rule("LB405", "stderr-mismatch", WARNING)
@@ -123,9 +136,11 @@ def stderr_mismatch(ctx: CheckContext) -> Iterator[Hit]:
         expected = math.sqrt(value * (1 - value) / (n - 1))
         if abs(stderr - expected) > STDERR_TOLERANCE:
             raw_key = entry.raw_keys.get((metric + STDERR_MARKER, flt))
-            yield Hit(*ctx.at_results("results", entry.key, raw_key),
-                      f"{entry.key} {raw_key} is {stderr!r}, expected sqrt(p(1-p)/(N-1)) = {expected!r} "
-                      f"for p = {value!r}, N = {n}")
+            yield Hit(
+                *ctx.at_results("results", entry.key, raw_key),
+                f"{entry.key} {raw_key} is {stderr!r}, expected sqrt(p(1-p)/(N-1)) = {expected!r} "
+                f"for p = {value!r}, N = {n}",
+            )
 
 
 def _binary_values(ctx: CheckContext) -> Iterator[tuple[Any, str, str, float, int]]:
@@ -146,4 +161,3 @@ def _is_number(value: Any) -> bool:
 
 def _finite(value: Any) -> bool:
     return _is_number(value) and math.isfinite(value)
-
