@@ -110,7 +110,7 @@ def measure_in_turns(
     """
     runs: list[list[tuple[float, float, int]]] = [[] for _ in commands]
     for _ in range(repeat):
-        for command, done in zip(commands, runs):
+        for command, done in zip(commands, runs, strict=False):
             done.append(run_once(command, cwd))
     return [
         (statistics.median(s for s, _, _ in done), max(m for _, m, _ in done), done[-1][2])
@@ -216,7 +216,9 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
     )
 
     # 2. re-audit: every submission in one invocation; and a tenth of them, to show memory is flat
-    every = file_list([p for pair in zip(submissions, results) for p in pair], work, "all.txt")
+    every = file_list(
+        [p for pair in zip(submissions, results, strict=False) for p in pair], work, "all.txt"
+    )
     glob_all = f"{corpus}/submissions/**/submission.json"
     label = f"re-audit ({len(submissions)} submissions)"
     # first the command a maintainer types (its default is one worker per CPU), then a single worker
@@ -321,7 +323,7 @@ def scenarios(corpus: Path, repeat: int, jobs: int, work: Path) -> list[Measurem
     for runs in dict.fromkeys(runs for _, _, _, runs in plan):  # the repeated rows take turns
         batch = [i for i, step in enumerate(plan) if step[3] == runs]
         for i, (seconds, peak, code) in zip(
-            batch, measure_in_turns([plan[i][2] for i in batch], REPO, runs)
+            batch, measure_in_turns([plan[i][2] for i in batch], REPO, runs), strict=False
         ):
             scenario, tool = plan[i][:2]
             measured[i] = Measurement(scenario, tool, seconds, peak, runs, code)

@@ -175,7 +175,12 @@ def audit_rows(corpus: str, repeat: int) -> list[dict]:
     measured = {}
     for job in jobs:
         measured[job.path] = cpu_best_of_each(
-            [lambda: floor([job.path]), lambda: floor([job.path], READ_BUFFER), job.audit], repeat
+            [
+                lambda path=job.path: floor([path]),
+                lambda path=job.path: floor([path], READ_BUFFER),
+                job.audit,
+            ],
+            repeat,
         )
     rows = []
     for label in ("all logs", "multiple choice", "DROP", "other"):

@@ -71,7 +71,7 @@ def drop_run_task(rng: random.Random, docs: int):
     shots = "\n\n".join(
         prose(rng, 400 // 3 + (n < 400 % 3)) for n in range(3)
     )  # 400 words, as 3 examples
-    for sample, gold in zip(task.samples, golds):
+    for sample, gold in zip(task.samples, golds, strict=False):
         passage = f"{prose(rng, 125)} {gold[0][0]} {prose(rng, 125)}"
         sample["doc"]["passage"] = passage
         sample["arguments"]["gen_args_0"]["arg_0"] = (

@@ -38,7 +38,7 @@ def changelog_sections(text: str) -> dict[str, str]:
     """Released versions in CHANGELOG.md (`## [1.2.3] - 2026-01-31`) and each one's text."""
     matches = list(SECTION.finditer(text))
     ends = [m.start() for m in matches[1:]] + [len(text)]
-    return {m["version"]: text[m.end() : end].strip() for m, end in zip(matches, ends)}
+    return {m["version"]: text[m.end() : end].strip() for m, end in zip(matches, ends, strict=True)}
 
 
 def check_release(tag: str, changelog: str, action_yml: str) -> tuple[str, str, str]:

@@ -79,7 +79,7 @@ def drop_task(
         "metadata": {"version": 3.0},
     }
     task = Task("drop", config)
-    for doc_id, (prediction, answers) in enumerate(zip(predictions, golds)):
+    for doc_id, (prediction, answers) in enumerate(zip(predictions, golds, strict=True)):
         doc = {
             "section_id": f"s{doc_id}",
             "query_id": f"q{doc_id}",
@@ -137,7 +137,7 @@ def choice_task(name: str, docs: int, seed: int = 1, delimiter: str = " ") -> Ta
         lls = [-rng.uniform(0.1, 12.0) for _ in choices]
         context = f"Question {doc_id}?\nAnswer:"
         acc = 1.0 if max(range(len(lls)), key=lambda i: (lls[i], -i)) == gold else 0.0
-        normed = [ll / len(c) for ll, c in zip(lls, choices)]
+        normed = [ll / len(c) for ll, c in zip(lls, choices, strict=True)]
         acc_norm = 1.0 if max(range(len(normed)), key=lambda i: (normed[i], -i)) == gold else 0.0
         sample = {
             "doc_id": doc_id,
@@ -405,7 +405,7 @@ def function_prompt_task(
     examples = "".join(
         doc_to_text(docs[-1 - n]) + " " + choices[-1 - n][0] + "\n\n" for n in range(shots)
     )
-    for doc_id, (doc, labels) in enumerate(zip(docs, choices)):
+    for doc_id, (doc, labels) in enumerate(zip(docs, choices, strict=True)):
         gold = 0 if doc_id % 2 == 0 else 1
         doc = (
             {**doc, "answer": labels[gold]}
@@ -749,7 +749,7 @@ def truthfulqa_mc2_task(correct_mass: list[float], seed: int = 2) -> Task:
         with_hashes(sample)
         probabilities = [math.exp(ll) for ll in lls]
         sample["acc"] = sum(
-            p / sum(probabilities) for p, label in zip(probabilities, labels) if label
+            p / sum(probabilities) for p, label in zip(probabilities, labels, strict=True) if label
         )
         task.samples.append(sample)
     return task

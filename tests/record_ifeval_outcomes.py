@@ -238,7 +238,9 @@ def harness_outcome(utils, instruction: str, kwargs: dict, response: str):
         seen.add((strict, loose))
     return [
         next(iter({s for s, _ in seen})) if len({s for s, _ in seen}) == 1 else None,
-        next(iter({l for _, l in seen})) if len({l for _, l in seen}) == 1 else None,
+        next(iter({level for _, level in seen}))
+        if len({level for _, level in seen}) == 1
+        else None,
     ]
 
 

@@ -1191,7 +1191,7 @@ def ifeval_run(tmp_path: Path, outcomes: list[list[bool]], edit=None) -> dict[st
     results file is written, so its aggregates are recomputed from the tampered samples, as a careful submitter
     would."""
     task = hl.ifeval_task(outcomes)
-    for sample, listed in zip(task.samples, outcomes):
+    for sample, listed in zip(task.samples, outcomes, strict=True):
         sample["doc"]["instruction_id_list"] = [NOT_REPLAYED[0]] * len(listed)
         sample["doc"]["kwargs"] = [dict(NOT_REPLAYED[1]) for _ in listed]
         hl.with_hashes(sample)
@@ -1612,7 +1612,7 @@ def _mutual_info_task(layout: str) -> hl.Task:
         ctx = f"Which one {doc_id}?"
         if layout == "interleaved":
             calls = [pair for choice in choices for pair in ((ctx, " " + choice), ("", choice))]
-            lls = [ll for pair in zip(conditional, unconditional) for ll in pair]
+            lls = [ll for pair in zip(conditional, unconditional, strict=True) for ll in pair]
         else:
             calls = [(ctx, " " + c) for c in choices] + [("", " " + c) for c in choices]
             lls = conditional + unconditional

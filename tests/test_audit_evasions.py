@@ -110,7 +110,7 @@ def test_every_filter_the_results_report_is_held_to_the_count(tmp_path):
 def test_a_take_first_filter_under_another_name_is_replayed(tmp_path):
     task = hl.drop_task(DROP_PREDICTIONS, DROP_GOLDS)
     task.config["filter_list"] = [{"name": "x", "filter": [{"function": "take_first"}]}]
-    for sample, golds in zip(task.samples, DROP_GOLDS):
+    for sample, golds in zip(task.samples, DROP_GOLDS, strict=True):
         sample.update(filter="x", filtered_resps=[" " + golds[0][0]], em=1.0, f1=1.0)
     results = hl.results_for([task])
     results["results"]["drop"] = {
@@ -284,7 +284,7 @@ def test_winogrande_requests_swapped_with_their_log_likelihoods_are_not_scored_a
 def test_a_task_named_drop_is_held_to_the_answer_fields_whatever_its_config_says(tmp_path):
     task = hl.drop_task(DROP_PREDICTIONS, DROP_GOLDS)
     task.config.update(dataset_path="org/drop_mirror")
-    for sample, prediction in zip(task.samples, DROP_PREDICTIONS):
+    for sample, prediction in zip(task.samples, DROP_PREDICTIONS, strict=True):
         for field in ("answer", "validated_answers"):
             del sample["doc"][field]
         sample["doc"]["answers"] = [[prediction.strip()]]

@@ -64,7 +64,7 @@ def bbh_run(
         },
         **(config or {}),
     )
-    for sample, doc in zip(task.samples, docs):
+    for sample, doc in zip(task.samples, docs, strict=True):
         sample["doc"] = doc
         sample["target"] = doc[
             "target"

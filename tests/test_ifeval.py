@@ -40,7 +40,9 @@ def agrees(replayed: tuple, harness) -> bool:
     """A settled outcome is the harness's; the harness's own unsettled or raising ones settle nothing here."""
     return all(
         mine is None or (harness != "raises" and theirs is not None and mine == theirs)
-        for mine, theirs in zip(replayed, harness if harness != "raises" else (None, None))
+        for mine, theirs in zip(
+            replayed, harness if harness != "raises" else (None, None), strict=False
+        )
     )
 
 
@@ -58,7 +60,7 @@ def expected_settled(instruction: str, response: str) -> bool:
     [
         (instruction, {**dict.fromkeys(RECORDED["dataset_keys"]), **given_kwargs}, outcomes)
         for (instruction, given_kwargs), outcomes in zip(
-            REALISTIC["instructions"], REALISTIC["harness"]
+            REALISTIC["instructions"], REALISTIC["harness"], strict=True
         )
     ],
 )
@@ -66,7 +68,7 @@ def test_on_the_datasets_kwargs_the_replay_gives_the_harnesss_outcome(
     instruction, kwargs, outcomes
 ):
     wrong = []
-    for response, outcome in zip(REALISTIC["responses"], outcomes):
+    for response, outcome in zip(REALISTIC["responses"], outcomes, strict=True):
         replayed = ifeval.replay(instruction, kwargs, response)
         settled = replayed[0] is not None
         if not agrees(replayed, outcome) or settled != expected_settled(instruction, response):

@@ -67,13 +67,13 @@ def test_bbh_clips_each_subtask_before_averaging(values):
     bench = V2.benchmark("bbh")
     entries = {
         t.name: TaskEntry(t.name, t.name, {("acc_norm", "none"): v})
-        for t, v in zip(bench.tasks, values)
+        for t, v in zip(bench.tasks, values, strict=True)
     }
     score = score_benchmark(bench, HarnessResults("test", None, entries), normalize=True).score
     unclipped = (
         sum(
             (v - 1 / bench.choices_of(t)) / (1 - 1 / bench.choices_of(t)) * 100
-            for t, v in zip(bench.tasks, values)
+            for t, v in zip(bench.tasks, values, strict=True)
         )
         / 24
     )

@@ -78,7 +78,7 @@ def test_pin_changes_the_image_line_and_nothing_else(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"image=docker://{IMAGE}@{DIGEST}\n"
     before, after = BUILDS.splitlines(keepends=True), action.read_text().splitlines(keepends=True)
-    changed = [(old, new) for old, new in zip(before, after) if old != new]
+    changed = [(old, new) for old, new in zip(before, after, strict=False) if old != new]
     assert len(before) == len(after) and changed == [
         ("  image: Dockerfile\n", f"  image: docker://{IMAGE}@{DIGEST}\n")
     ]

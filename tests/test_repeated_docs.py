@@ -125,7 +125,7 @@ def test_a_doc_copied_under_two_filters_is_one_repeat(tmp_path):
     for sample in task.samples:
         sample["doc"]["id"] = f"row {sample['doc_id']}"
         harness.with_hashes(sample)
-    for index, sample in enumerate(task.samples):
+    for sample in task.samples:
         if sample["doc_id"] == 0:  # each filter's doc 0, copied over the same filter's doc 1
             over = next(
                 i

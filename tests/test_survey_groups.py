@@ -95,7 +95,9 @@ def test_how_deep_a_group_may_nest_does_not_depend_on_group_names(root):
     names = [root[0] + str(i) for i in range(10)]
     data = {
         "results": {"t": {"acc,none": 0.5}, **{name: {"acc,none": 0.5} for name in names}},
-        "group_subtasks": {name: [below] for name, below in zip(names, names[1:] + ["t"])},
+        "group_subtasks": {
+            name: [below] for name, below in zip(names, names[1:] + ["t"], strict=True)
+        },
         "n-samples": {"t": {"effective": 3}},
     }
     found = {row["task"]: row for row in group_rows("run", "results.json", "m", data)}

@@ -135,7 +135,7 @@ def isolated(cluster: Cluster, batches: list[list[int]]) -> dict:
     results = {}
     for batch, rows in isolation.isolate(cluster.run_once, batches):
         assert len(rows) == len(batch)
-        for unit, row in zip(batch, rows):
+        for unit, row in zip(batch, rows, strict=True):
             assert unit not in results, "each unit once"
             results[unit] = row
     return results

@@ -97,7 +97,7 @@ class Corrupting(LocalPool):
                 batch,
                 [
                     self.text if unit.log and "drop" in unit.log.name else rows
-                    for unit, rows in zip(batch, results)
+                    for unit, rows in zip(batch, results, strict=True)
                 ],
             )
 
@@ -379,7 +379,7 @@ class LosesDropLogs(LocalPool):
                     )
                     if unit.log and "_drop_" in unit.log.name
                     else rows
-                    for unit, rows in zip(batch, results)
+                    for unit, rows in zip(batch, results, strict=True)
                 ],
             )
 

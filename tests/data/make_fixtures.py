@@ -57,7 +57,7 @@ def v1_lighteval() -> dict:
             "acc_norm_stderr": stderr(0.8384),
         },
     }
-    for subject, value in zip(SUBJECTS, mmlu_values()):
+    for subject, value in zip(SUBJECTS, mmlu_values(), strict=True):
         results[f"harness|hendrycksTest-{subject}|5"] = {
             "acc": value,
             "acc_stderr": stderr(value),

@@ -26,7 +26,7 @@ from ..io.sample_logs import UNPLACED_LOG, SampleRecord, discover, read_records,
 from . import rules as _rules  # noqa: F401  (registers the LB7xx rules)
 from .model import AuditResult, DropAudit, MetricAudit, TaskAudit  # noqa: F401  (the audit's public model)
 from .sample_batches import Batches
-from .spec import Claims, TaskSpec
+from .spec import NO_CLAIMS, Claims, TaskSpec
 from .units import Sample, unit_classes
 
 # Means are sum/len in log order; 1e-9 absorbs only the summation order of
@@ -52,7 +52,7 @@ class LogAuditor:
         result: AuditResult,
         tolerance: float = RAW_TOLERANCE,
         results_root: tuple = (),
-        claims: Claims = Claims(),
+        claims: Claims = NO_CLAIMS,
     ):
         self.spec, self.name, self.results_doc, self.result = spec, log, results_doc, result
         self.expected_choices = claims.choice_counts.get(
@@ -193,7 +193,7 @@ def audit_logs(
     limits: Limits = DEFAULT_LIMITS,
     tolerance: float = RAW_TOLERANCE,
     results_root: tuple = (),
-    claims: Claims = Claims(),
+    claims: Claims = NO_CLAIMS,
     unlogged_tasks: bool = True,
 ) -> AuditResult:
     """Audit each log against the results file; one bad log never stops the others.
@@ -392,7 +392,7 @@ def audit_files(
     results_path: Path,
     sample_paths: list[Path] | None,
     limits: Limits = DEFAULT_LIMITS,
-    claims: Claims = Claims(),
+    claims: Claims = NO_CLAIMS,
 ) -> AuditResult:
     """`python -m validator audit`: read the results file, place the logs, audit them.
 
@@ -414,7 +414,7 @@ def _audit_files(
     sample_paths: list[Path] | None,
     limits: Limits,
     result: AuditResult,
-    claims: Claims = Claims(),
+    claims: Claims = NO_CLAIMS,
 ) -> AuditResult:
     try:
         results = confine(root, results_path)

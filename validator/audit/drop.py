@@ -134,7 +134,9 @@ def answer_to_bags(answer: str | list[str] | tuple[str, ...]) -> Bags:
         return prediction_bags(answer if isinstance(answer, str) else answer[0])
     spans = [normalize(span) for span in answer]
     bags = [frozenset(span.split()) for span in spans]
-    return Bags(spans, bags, [_numbers_in(span, bag) for span, bag in zip(spans, bags)])
+    return Bags(
+        spans, bags, [_numbers_in(span, bag) for span, bag in zip(spans, bags, strict=True)]
+    )
 
 
 def prediction_bags(prediction: str) -> Bags:
@@ -195,9 +197,9 @@ def align_bags(predicted: Bags, gold: Bags) -> list[float]:
     scores = [
         [
             _bag_f1(p, g) if _numbers_match(g_numbers, p_numbers) else 0.0
-            for p, p_numbers in zip(predicted.bags, predicted.numbers)
+            for p, p_numbers in zip(predicted.bags, predicted.numbers, strict=True)
         ]
-        for g, g_numbers in zip(gold.bags, gold.numbers)
+        for g, g_numbers in zip(gold.bags, gold.numbers, strict=True)
     ]
     per_row = [0.0] * max(len(gold.bags), len(predicted.bags))
     for row, column in max_weight_assignment(scores):

@@ -127,7 +127,7 @@ def _long_answer_loss(predicted: Bags, golds: list[GoldAnswer], f1: float) -> fl
             )  # "X and Y" is no long answer
             best = max(best or 0.0, loss)
             continue
-        for bag, numbers in zip(bags.bags, bags.numbers):
+        for bag, numbers in zip(bags.bags, bags.numbers, strict=True):
             if (
                 bag and _numbers_match(numbers, predicted_numbers) and bag < predicted_bag
             ):  # recall 1, precision < 1

@@ -84,7 +84,7 @@ def answers_of(doc: dict) -> list[tuple[str, ...]] | None:
         [first],
         {first},
     )  # a set beside the list: `in` on the list alone made 140,000 golds take minutes
-    for number, date, span in zip(numbers, dates, spans):
+    for number, date, span in zip(numbers, dates, spans, strict=False):
         parsed = _parsed_answer(number, span, date)
         if parsed is None:
             return None

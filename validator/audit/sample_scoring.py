@@ -218,14 +218,16 @@ def choice_scores(
         None
         if unconditional is None
         else 1.0
-        if _argmax([c - u for c, u in zip(lls, unconditional)]) == gold
+        if _argmax([c - u for c, u in zip(lls, unconditional, strict=False)]) == gold
         else 0.0
     )
     lengths = [float(len(choice)) for choice in choices]
     normalized = (
-        [ll / n for ll, n in zip(lls, lengths)]
+        [ll / n for ll, n in zip(lls, lengths, strict=False)]
         if 0.0 not in lengths
-        else [ll / n if n else _numpy_divided_by_zero(ll) for ll, n in zip(lls, lengths)]
+        else [
+            ll / n if n else _numpy_divided_by_zero(ll) for ll, n in zip(lls, lengths, strict=False)
+        ]
     )
     return ChoiceScores(acc, 1.0 if _argmax(normalized) == gold else 0.0, mutual)
 
@@ -274,7 +276,7 @@ def mc2_acc(filtered_resps: Any, doc: Any) -> float:
     total = sum(probabilities)
     if not total > 0:
         raise NotRecomputable("every choice's probability is 0 (lm-eval divides by their sum)")
-    return sum(p / total for p, label in zip(probabilities, labels) if label == 1)
+    return sum(p / total for p, label in zip(probabilities, labels, strict=False) if label == 1)
 
 
 def winogrande_scores(filtered_resps: Any, doc: Any, contexts: list) -> ChoiceScores | None:
@@ -305,7 +307,7 @@ def winogrande_scores(filtered_resps: Any, doc: Any, contexts: list) -> ChoiceSc
     choices = [sentence[: sentence.index("_")] + option for option in options]
     if len(contexts) != 2 or not all(
         type(context) is str and _ends_with(context, choice, other)
-        for context, choice, other in zip(contexts, choices, reversed(choices))
+        for context, choice, other in zip(contexts, choices, reversed(choices), strict=False)
     ):
         raise NotRecomputable(
             "request 0's context must end with the sentence up to its '_' and option1, request "
@@ -314,7 +316,7 @@ def winogrande_scores(filtered_resps: Any, doc: Any, contexts: list) -> ChoiceSc
     lengths = [float(len(choice)) for choice in choices]
     acc = 1.0 if _argmax(lls) == gold else 0.0
     return ChoiceScores(
-        acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths)]) == gold else 0.0
+        acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths, strict=False)]) == gold else 0.0
     )
 
 

@@ -25,6 +25,9 @@ class Claims:
         return cls(profile.choice_counts(), profile.split_sizes()) if profile is not None else cls()
 
 
+NO_CLAIMS = Claims()  # no profile: nothing for the logs to prove
+
+
 @dataclass
 class TaskSpec:
     """A leaf task as the results file describes it (lm-eval 0.4.x keys, spec A.1.2)."""

@@ -47,7 +47,7 @@ def plain_mean(values: list[float]) -> float:
 
 def pooled_mean(values: list[float], sizes: list[int]) -> float:
     """lm-eval's size-weighted group value: sum(v_i * n_i) / sum(n_i)."""
-    return ordered_sum(v * n for v, n in zip(values, sizes)) / sum(sizes)
+    return ordered_sum(v * n for v, n in zip(values, sizes, strict=True)) / sum(sizes)
 
 
 @dataclass(frozen=True)
@@ -250,7 +250,9 @@ def _pooled(
     subtasks: list[SubtaskScore],
     normalize: bool,
 ) -> BenchmarkScore:
-    sized = [_with_size(s, task, results) for s, (task, _entry) in zip(subtasks, entries)]
+    sized = [
+        _with_size(s, task, results) for s, (task, _entry) in zip(subtasks, entries, strict=True)
+    ]
     pooled = pooled_mean([s.raw for s in sized], [s.n for s in sized])
     sources = {s.n_source for s in sized}
     source = FROM_N_SAMPLES if sources == {"n-samples"} else FROM_PROFILE_SIZES

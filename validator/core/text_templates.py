@@ -87,7 +87,8 @@ def lettered_lines(options: Any) -> str | Any:
     ):
         return UNTRACEABLE
     return "".join(
-        f"{letter}. {option}\n" for letter, option in zip(string.ascii_uppercase, options)
+        f"{letter}. {option}\n"
+        for letter, option in zip(string.ascii_uppercase, options, strict=False)
     )
 
 

@@ -201,7 +201,7 @@ def _explain(bench: BenchmarkScore) -> list[str]:
         f"  {bench.name} [{bench.aggregation}, metric {', '.join(metrics)}]",
         f"    {'metric' if by_metric else 'task':<{width}}{'raw':>22}{'choices':>9}{'bound':>7}{last:>9}",
     ]
-    for label, s in zip(labels, bench.subtasks):
+    for label, s in zip(labels, bench.subtasks, strict=True):
         choices = s.num_choices if s.num_choices is not None else "-"
         last_value = f"{s.n:>9}" if bench.aggregation == POOLED else f"{s.normalized:>9.2f}"
         lines.append(

@@ -45,7 +45,7 @@ def batches(units: list[Unit], workers: int) -> list[list[Unit]]:
     grouped: list[list[Unit]] = []
     current: list[Unit] = []
     size = 0
-    for unit, cost in zip(units, costs):
+    for unit, cost in zip(units, costs, strict=True):
         if current and (size >= share or len(current) >= BATCH_UNITS or size + cost > BATCH_BYTES):
             grouped.append(current)
             current, size = [], 0

@@ -206,7 +206,7 @@ def _quiet_client_logs():
     try:
         yield
     finally:
-        for logger, level in zip(loggers, levels):
+        for logger, level in zip(loggers, levels, strict=True):
             logger.setLevel(level)
 
 
@@ -387,7 +387,7 @@ class DaskCluster:
         futures = self.client.map(
             checked, payloads, key=[f"lbnorm-survey-{run}-{batch_key(b)}" for b in batches]
         )
-        by_key = {future.key: batch for future, batch in zip(futures, batches)}
+        by_key = {future.key: batch for future, batch in zip(futures, batches, strict=True)}
         watch = _NoWorkerWatch(self.client, futures, self.workers_timeout)
         try:
             for future, value in dask_completed(futures, with_results=True, raise_errors=False):

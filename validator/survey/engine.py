@@ -25,7 +25,7 @@ from .outputs import remove_previous
 from .rows import UNJUDGED, sort_key
 from .sources import Unit, plan
 from .stores import is_local, local_path
-from .work import Settings, failed_rows, run_batch
+from .work import DEFAULT_SETTINGS, Settings, failed_rows, run_batch
 
 
 @dataclass
@@ -82,7 +82,7 @@ def survey(
     sources: list[str],
     out: Path,
     executor,
-    settings: Settings = Settings(),
+    settings: Settings = DEFAULT_SETTINGS,
     resume: bool = False,
     max_units: int = 1_000_000,
     progress: TextIO | None = None,
@@ -207,7 +207,7 @@ def _resume_notes(todo: list[Unit], done: dict[str, list[dict]]) -> list[str]:
 def _record(journal: Journal, batch: list[Unit], results: list[str]) -> None:
     """Journal a batch's rows; a unit whose rows cannot be written gets a failed row saying why, and the rest of
     its batch is kept (one file's unwritable name once lost every unit of its batch and the survey)."""
-    refused = journal.record([(unit.key, rows) for unit, rows in zip(batch, results)])
+    refused = journal.record([(unit.key, rows) for unit, rows in zip(batch, results, strict=False)])
     if not refused:
         return
     units = {unit.key: unit for unit in batch}

@@ -389,7 +389,7 @@ def _csv_entries(text: str, source: str) -> list[dict]:
                 f"{len(header)} columns; quote cells that hold commas"
             )
         if row:
-            entries.append(dict(zip(header, row + [""] * (len(header) - len(row)))))
+            entries.append(dict(zip(header, row + [""] * (len(header) - len(row)), strict=True)))
     return entries
 
 

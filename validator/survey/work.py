@@ -24,7 +24,7 @@ from ..audit.auditor import (
     unread_note,
 )
 from ..audit.model import AuditResult
-from ..audit.spec import Claims, TaskSpec
+from ..audit.spec import NO_CLAIMS, Claims, TaskSpec
 from ..core import version
 from ..findings import ERROR, make_finding
 from ..findings.selection import RuleSelection
@@ -61,7 +61,10 @@ class Settings:
     split_sizes: tuple[tuple[str, int], ...] = ()
 
 
-def run_unit(unit: Unit, settings: Settings = Settings()) -> str:
+DEFAULT_SETTINGS = Settings()
+
+
+def run_unit(unit: Unit, settings: Settings = DEFAULT_SETTINGS) -> str:
     """The unit's rows as journal text (rows_text); an unexpected error is a "failed" row that says what broke."""
     token = SELECTION.set(None if settings.selection.is_default() else settings.selection)
     try:
@@ -82,7 +85,7 @@ def run_unit(unit: Unit, settings: Settings = Settings()) -> str:
         SELECTION.reset(token)
 
 
-def run_batch(batch: list[Unit], settings: Settings = Settings()) -> list[str]:
+def run_batch(batch: list[Unit], settings: Settings = DEFAULT_SETTINGS) -> list[str]:
     """run_unit for each unit of a batch, in order (the task a worker receives).
 
     The results files parsed for the last batch are forgotten first: a worker outlives surveys, and a file's
@@ -340,7 +343,7 @@ def _claims_of(settings: Settings, task: str) -> Claims:
 
 
 def audit_local(
-    document: Document, task: str, log: FileRef, limits: Limits, claims: Claims = Claims()
+    document: Document, task: str, log: FileRef, limits: Limits, claims: Claims = NO_CLAIMS
 ) -> AuditResult:
     """The audit's own entry point, with the log confined to its source folder (no symlink out of it)."""
     try:
@@ -371,7 +374,7 @@ def _source_root(ref: FileRef) -> str:
 
 
 def audit_stream(
-    document: Document, task: str, log: FileRef, limits: Limits, claims: Claims = Claims()
+    document: Document, task: str, log: FileRef, limits: Limits, claims: Claims = NO_CLAIMS
 ) -> AuditResult:
     """audit_logs for a log read as a stream (remote): the same LogAuditor, fed record by record."""
     result = AuditResult(results_file=document.display_path)

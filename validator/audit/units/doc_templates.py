@@ -112,7 +112,7 @@ class DocTemplates(AuditUnit):
         # (under a chat template either may be lm-eval's; an outside tester saw request 0 named for request 2)
         delimiter = max(
             self.delimiters,
-            key=lambda d: sum(got == d + want for got, want in zip(logged, written)),
+            key=lambda d: sum(got == d + want for got, want in zip(logged, written, strict=False)),
         )
         expected = [delimiter + choice for choice in written]
         calls = requests(sample.data.get("arguments"))
@@ -126,7 +126,11 @@ class DocTemplates(AuditUnit):
                 f"gives {len(choices)} choices for its doc: a choice was added or taken out",
             )
             return
-        index = next(i for i, (got, wanted) in enumerate(zip(logged, expected)) if got != wanted)
+        index = next(
+            i
+            for i, (got, wanted) in enumerate(zip(logged, expected, strict=False))
+            if got != wanted
+        )
         self._find(
             sample,
             ("arguments",),
@@ -171,5 +175,5 @@ def _mutual_info_layout(
     if all(len(call) > 1 and call[0] == "" for call in calls[1::2]) and any(
         call[0] != "" for call in calls[::2]
     ):
-        return [item for pair in zip(continuations, choices) for item in pair]
+        return [item for pair in zip(continuations, choices, strict=False) for item in pair]
     return continuations * 2

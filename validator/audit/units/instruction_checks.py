@@ -106,7 +106,7 @@ class InstructionChecks(AuditUnit):
                 continue  # InstructionLevels reports it
             checked = [
                 logged if found[level] is None else float(found[level])
-                for logged, found in zip(outcomes, replayed)
+                for logged, found in zip(outcomes, replayed, strict=False)
             ]
             if blank:
                 self._blank_response(sample, inst_level, outcomes, response)
@@ -185,7 +185,7 @@ class InstructionChecks(AuditUnit):
     def _compare(
         self, sample: Sample, inst_level: str, instructions: list, outcomes: list, checked: list
     ) -> None:
-        for index, (logged, rechecked) in enumerate(zip(outcomes, checked)):
+        for index, (logged, rechecked) in enumerate(zip(outcomes, checked, strict=False)):
             if logged != rechecked and logged in (0, 1):
                 self.log.at_record(
                     "LB708",
@@ -221,7 +221,7 @@ class InstructionChecks(AuditUnit):
         loose = as_number_list(sample.data.get("inst_level_loose_acc"))
         if not strict or not loose or not len(strict) == len(loose) == len(instructions):
             return
-        for index, (passed, loosely) in enumerate(zip(strict, loose)):
+        for index, (passed, loosely) in enumerate(zip(strict, loose, strict=True)):
             if (
                 passed == 1
                 and loosely == 0

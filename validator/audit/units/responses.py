@@ -150,7 +150,7 @@ class Responses(AuditUnit):
         if type(filtered) is list and len(filtered) == len(resps):
             index = next(
                 i
-                for i, (value, responses) in enumerate(zip(filtered, resps))
+                for i, (value, responses) in enumerate(zip(filtered, resps, strict=True))
                 if value != responses[0]
             )
             self.log.at_record(
@@ -180,7 +180,7 @@ class Responses(AuditUnit):
             if len(resps) == 1
             else [_until_of(call) for call in requests(sample.data.get("arguments"))]
         )
-        for index, (responses, until) in enumerate(zip(resps, every_until)):
+        for index, (responses, until) in enumerate(zip(resps, every_until, strict=False)):
             for position, text in enumerate(responses):
                 stop = _first_stop(text, until) if type(text) is str else None
                 if stop is not None:

@@ -95,7 +95,7 @@ def unknown_choice_count(ctx: CheckContext) -> Iterator[Hit]:
 @rule("LB305", "missing-metric", ERROR)
 def missing_metric(ctx: CheckContext) -> Iterator[Hit]:
     """A task is present but lacks the metric the leaderboard reads (for example acc_norm,none)."""
-    for bench, task, entry in ctx.profile_tasks():
+    for bench, _task, entry in ctx.profile_tasks():
         if entry is None:
             continue
         for metric in bench.metrics:

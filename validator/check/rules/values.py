@@ -26,7 +26,7 @@ def invalid_raw_value(ctx: CheckContext) -> Iterator[Hit]:
     Harness values are fractions; 54.0 instead of 0.54, a string such as
     "N/A", or a boolean cannot be normalized. (Non-finite numbers: LB104.)
     """
-    for bench, task, entry in ctx.profile_tasks():
+    for bench, _task, entry in ctx.profile_tasks():
         if entry is None:
             continue
         for metric in bench.metrics:
