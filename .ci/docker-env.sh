@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sourced by .ci/action-image-test.sh and bench/image.sh: a private Docker daemon
-# with a stand-in for the Dockerfile's base image, following
-# shared/spec/container-ci.md (no registry image can be pulled here). Needs root.
+# with a local stand-in for the Dockerfile's base image, for machines that cannot
+# pull from a registry (docs/development.md). Needs root.
 # The base tarball is cached outside the clone ($LBNORM_CTR_CACHE); everything
 # else lives in $W, removed on exit. Expects REPO; sets W, BASE_TAG, DOCKER_HOST.
 CACHE=${LBNORM_CTR_CACHE:-/var/cache/lbnorm-ci}; KEY=debian-bookworm-python3-v1

@@ -9,7 +9,7 @@
 #   digest from a registry on loopback, as `image: docker://...@sha256:...` makes the
 #   runner do, versus (b) what `image: Dockerfile` costs: pull the base from the same
 #   registry, build (pip downloads the locked wheels), run.
-# Uses .ci/docker-env.sh (the base is the local stand-in of shared/spec/container-ci.md)
+# Uses .ci/docker-env.sh (a local stand-in for the base image)
 # and .ci/registry-env.sh (Debian's docker-registry).
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)

@@ -19,7 +19,7 @@ EXAMPLE = REPO / "examples" / "pythia-1b" / "results_2025-01-27T10-10-36.877664.
 V1_LIGHTEVAL = DATA / "v1" / "results_2023-09-08T17-00-44.389859.json"
 V1_LM_EVAL_03 = DATA / "v1" / "results_lm_eval_03.json"
 COMMUNITY = DATA / "community" / "results_2026-01-21T03-44-18.458309.json"
-SPEC = REPO.parent / "shared" / "spec" / "normalization.md"
+NORMALIZATION_PAGE = REPO / "docs" / "reference" / "normalization.md"
 
 # A suite started in the background (`cmd &` in a script, nohup) inherits SIGINT ignored, and lbnorm honours that (a
 # survey started ignoring Ctrl-C keeps ignoring it), so the stop tests, which are about a terminal's Ctrl-C, failed

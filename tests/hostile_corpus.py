@@ -458,7 +458,7 @@ def sample_log_100000_copies_of_one_document(ws, outside):
     (ws / MUSR_LOG).write_text(line * 100_000)
 
 
-# --- issue 13: budgets that fail the run, nesting in every shape, crashes that became findings ------
+# --- budgets that fail the run, nesting in every shape, crashes that became findings ------
 
 
 def inflated(ws: Path, folder: str = ".") -> None:

@@ -1,6 +1,6 @@
 """Read a step's output the way the GitHub runner does, to see which workflow commands it would run.
 
-Rules (shared/spec/github-action.md 6.5): output is split into lines on CR,
+Rules (docs/reference/workflow-commands.md): output is split into lines on CR,
 LF or CRLF; a line whose text after leading whitespace starts with `::` is a
 command `::name key=value,...::data`; the legacy form `##[name key=value;...]data`
 is recognised anywhere in a line. Names are case-insensitive.

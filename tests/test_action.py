@@ -1,4 +1,4 @@
-"""The action's entrypoint run as the GitHub runner runs it (shared/spec/github-action.md section 9).
+"""The action's entrypoint run as the GitHub runner runs it (docs/reference/workflow-commands.md).
 
 `python -I -m validator action` in the workspace, with INPUT_* and GITHUB_*
 variables, an outputs file, a summary file and a pull_request event.

@@ -1,4 +1,4 @@
-"""Nothing from a pull request can become a workflow command (shared/spec/github-action.md section 7.1).
+"""Nothing from a pull request can become a workflow command (docs/security.md).
 
 File names, model names, task names and values carry newlines, `::error`,
 `::stop-commands::`, `::add-mask::` and `##[`; the runner mimic must find only

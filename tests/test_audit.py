@@ -533,8 +533,8 @@ def test_choice_scores_divide_by_choice_length_without_the_delimiter():
     ],
 )
 def test_an_empty_choice_is_divided_by_zero_as_numpy_does(lls, gold, acc_norm):
-    """lm-eval's lls / completion_len warns and goes on for an empty choice, and logs acc_norm: leaving the
-    sample out of the recomputed mean made an honest run LB709 (an outside red team)."""
+    """lm-eval's lls / completion_len warns and goes on for an empty choice, and logs acc_norm: the sample
+    stays in the recomputed mean, so an honest run with an empty choice passes."""
     args = {
         f"gen_args_{i}": {"arg_0": "Q", "arg_1": " " + choice}
         for i, choice in enumerate(["", "Bob", "Carol"])
@@ -1062,7 +1062,7 @@ def test_a_two_filter_log_of_any_rank_count_is_read_filter_by_filter(tmp_path, r
 @pytest.mark.parametrize("ranks", [1, 2])
 def test_a_gsm8k_cot_log_is_rescored_with_its_own_target_and_pattern(tmp_path, ranks):
     """lm-eval's gsm8k-cot.yaml: the target is `answer.split('####')[-1].strip()` of the doc, strict-match's pattern
-    "The answer is (...)."; both are evaluated, so its exact_match is re-derived (LB716 until the 27th session)."""
+    "The answer is (...)."; both are evaluated, so its exact_match is re-derived."""
     task = hl.two_filter_task(GSM8K_CORRECT, ranks=ranks, cot=True)
     paths = hl.write_run(tmp_path, [task], hl.two_filter_results(task, GSM8K_CORRECT))
     assert rules(audit(tmp_path, paths["results"])) == []
@@ -1100,8 +1100,8 @@ def _edit_gsm8k_sample(paths, task, index: int, **fields) -> int:
 
 @pytest.mark.parametrize("named", [True, False])
 def test_a_gsm8k_answer_flipped_to_right_is_rescored(tmp_path, named):
-    """An outside tester's plant: strict-match's exact_match 0 -> 1 with the aggregate recomputed passed; lm-eval
-    scores it from the filtered answer and the target ("[invalid]" against 1 here), so it is LB708 now."""
+    """strict-match's exact_match edited 0 -> 1 with the aggregate recomputed: lm-eval scores it from the
+    filtered answer and the target ("[invalid]" against 1 here), so it is LB708."""
     task, paths = gsm8k_run(tmp_path, 1, named)
     line = _edit_gsm8k_sample(paths, task, 1, exact_match=1.0)
     assert ("LB708", paths["gsm8k"].name, line) in rules(audit(tmp_path, paths["results"]))
@@ -1310,7 +1310,7 @@ def respond(text: str, **edit) -> dict:
         ("change_case:english_lowercase", {}, {}, FLIPPED_TO_PASS),
         # a kwarg of 0 is dropped ({k: v ... if v}) and drawn at random, separately for strict and loose
         ("length_constraints:number_words", {"num_words": 0}, LOOSE_BELOW_STRICT, []),
-        # ... and so is one the doc leaves null (an outside tester's honest run made with lm-eval 0.4.9.2)
+        # ... and so is one the doc leaves null (as in honest runs of lm-eval 0.4.9.2)
         (
             "detectable_format:multiple_sections",
             {"section_spliter": "Day", "num_sections": None},
@@ -1336,7 +1336,7 @@ def respond(text: str, **edit) -> dict:
     ],
 )
 def test_ifeval_outcomes_the_harness_cannot_give(tmp_path, instruction, kwargs, edit, found):
-    """Found by outside testers on real 0.4.9.2/0.4.13 IFEval logs: a loose outcome failed beside a strict pass, a
+    """Outcomes lm-eval 0.4.9.2/0.4.13 cannot log: a loose outcome failed beside a strict pass, a
     whitespace response marked as following its instructions, and outcomes flipped to pass (a no_comma beside a
     comma), each with the aggregates redone."""
     task = hl.ifeval_task([[True, True], [True, True], [False]], loose=True)
@@ -1373,7 +1373,7 @@ def test_a_flipped_instruction_is_named_at_its_outcome(tmp_path):
 )
 def test_an_instruction_the_registry_lacks(tmp_path, ifeval_by, found, instruction):
     """Renamed to an id lm-eval does not know, an instruction is replayed by nothing; under IFEval's own task
-    (its process_results, or its name: a red team deleted the scorer's source from the config to get by) no run
+    (its process_results, or its name, even with the scorer's source deleted from the config) no run
     can log it, since the registry raises KeyError. Another task's ids are its own."""
     task = hl.ifeval_task([[True], [False], [True]], loose=True)
     task.samples[1]["doc"]["instruction_id_list"] = [instruction]
@@ -1393,8 +1393,8 @@ def test_an_instruction_the_registry_lacks(tmp_path, ifeval_by, found, instructi
 
 @pytest.mark.parametrize("response", [None, 7, ["A few words."]])
 def test_an_ifeval_response_that_is_not_text(tmp_path, response):
-    """lm-eval's IFEval checks generated text and logs it as text: a response of another type left the replay
-    nothing to settle, so a flipped outcome beside it passed (a red team)."""
+    """lm-eval's IFEval checks generated text and logs it as text: a response of another type would leave the
+    replay nothing to settle, so it is a finding of its own and a flipped outcome beside it cannot pass."""
     task = hl.ifeval_task([[True], [False], [True]], loose=True)
     task.samples[1].update(
         {
@@ -1434,8 +1434,8 @@ def test_an_ifeval_response_that_is_not_text(tmp_path, response):
     ],
 )
 def test_kwargs_the_harness_cannot_build_a_checker_from(tmp_path, kwargs, path, reason):
-    """A red team's evasion: kwargs the harness rejects (a count written as text, an unknown relation) made the
-    replay settle nothing, so a flipped outcome passed; no run can log such a doc."""
+    """Kwargs the harness rejects (a count written as text, an unknown relation) would make the replay settle
+    nothing, so a flipped outcome could pass; no run can log such a doc, so it is a finding."""
     task = hl.ifeval_task([[True], [False], [True]], loose=True)
     doc = task.samples[1]["doc"]
     if kwargs == "short":
@@ -1584,8 +1584,8 @@ def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_a_tasks_counts(
 
 
 # --- honest layouts of lm-eval the multiple-choice scorer must read as the harness does ----------------------
-# An outside tester ran the harness's own winogrande, truthfulqa_mc2 and acc_mutual_info tasks (0.4.3, 0.4.9.2,
-# 0.4.13): every one was LB708/LB709 (and LB722) on honest output before these.
+# The harness's own winogrande, truthfulqa_mc2 and acc_mutual_info tasks (0.4.3, 0.4.9.2, 0.4.13): honest
+# output of each passes.
 
 
 def _mutual_info_task(layout: str) -> hl.Task:

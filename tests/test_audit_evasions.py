@@ -1,9 +1,9 @@
-"""Fields a submitter writes must not switch a re-derivation off (an outside red team, twenty-sixth session).
+"""Fields a submitter writes must not switch a re-derivation off.
 
-Each case starts from an honest run (tests/harness_logs.py), makes the lie the
-red team made, redoes every hash and aggregate the submitter can redo, and
-names the findings the audit must give: rule, file and line. Each failed on
-the code before its fix.
+Each case starts from an honest run (tests/harness_logs.py), tells one lie a
+submitter who writes every byte could tell, redoes every hash and aggregate
+the submitter can redo, and names the findings the audit must give: rule,
+file and line.
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ def test_a_multiple_input_log_of_another_task_is_not_audited(tmp_path):
 
 
 def test_a_drop_doc_of_many_golds_keeps_each_once_in_order():
-    """Duplicates were found by scanning the list: a doc of 140,000 golds took minutes (red team)."""
+    """Duplicates are dropped in linear time: a doc of 200,000 golds must not take minutes."""
     count = 200_000
     empty = {"day": "", "month": "", "year": ""}
     doc = {
@@ -210,7 +210,7 @@ def test_a_results_file_posing_as_lm_eval_before_0_4_3_is_held_to_the_count_its_
     assert findings(tmp_path, task, results) == [("LB706", ".jsonl", 1, None)]
 
 
-# --- round two: the same red team against the fixes above ---------------------------------------------------------
+# --- lies that target the checks above ------------------------------------------------------------------------------
 
 GSM8K = {"strict-match": [True, False, True, False], "flexible-extract": [True, False, True, False]}
 
@@ -303,7 +303,7 @@ def test_a_target_of_more_digits_than_int_reads_is_a_finding_not_an_internal_err
     }
 
 
-# --- round three ----------------------------------------------------------------------------------------------------
+# --- metrics the config names ---------------------------------------------------------------------------------------
 
 
 def test_a_reported_exact_match_the_config_names_no_entry_for_is_unaudited(tmp_path):
@@ -389,7 +389,7 @@ def test_a_boolean_label_is_an_index_as_in_lm_eval(tmp_path):
     assert findings(tmp_path, rehashed(task)) == []
 
 
-# --- round four: a red team against round three's fixes --------------------------------------------------------------
+# --- metrics taken out of some samples or entries ------------------------------------------------------------------
 
 
 def test_a_metric_taken_out_of_the_failed_samples_alone_is_no_mean_of_them_all(tmp_path):

@@ -92,7 +92,7 @@ def test_a_folder_the_walk_does_not_enter_is_named_by_every_command(output_path,
 
 
 def test_a_log_no_results_file_claims_fails_the_audit_of_its_folder(output_path):
-    """Another date's log and an undated one beside a run were passed over: exit 0 (outside tester, survey)."""
+    """Another date's log and an undated one beside a run are findings, not passed over with exit 0."""
     run = output_path / "out" / "EleutherAI__pythia-1b"
     log = next(run.glob("samples_drop_*.jsonl"))
     stray = ["samples_drop_2023-01-01T00-00-00.000000.jsonl", "samples_drop.jsonl"]

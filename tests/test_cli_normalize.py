@@ -9,7 +9,7 @@ import shutil
 import pytest
 from conftest import EXAMPLE, REPO, V1_LM_EVAL_03, run_cli
 
-EXPECTED_TEXT_ROWS = [  # two decimals, spec section 8.1 rounded
+EXPECTED_TEXT_ROWS = [  # two decimals: docs/reference/normalization.md's worked example, rounded
     ("IFEval", "22.08"),
     ("BBH", "2.29"),
     ("MATH Lvl 5", "0.30"),

@@ -88,7 +88,7 @@ GSM8K_COT = "{{answer.split('####')[-1].strip() if answer is defined else target
             {"answer_index": "2"},
             True,
             2,
-        ),  # Jinja's int filter (red team's target)
+        ),  # Jinja's int filter
         ("{{answer_index | string}}", {"answer_index": 2}, True, 2),
         (
             GSM8K_COT,

@@ -113,7 +113,7 @@ def test_glued_number_records_the_part_and_whether_gold_was_lost():
 
 def test_a_decimal_written_in_full_was_not_cut_by_the_dot_stop():
     # " 1.1" holds the '.' the stop cuts at, so the stop cut nothing: the response ran past it (LB720's finding).
-    # Its final digit run "1" is the fraction, not the integer part of the gold 1.1 (an outside tester's case).
+    # Its final digit run "1" is the fraction, not the integer part of the gold 1.1 (a case from a real run).
     assert drop_flags.decimal_cut(" 1.1", [("1.1",)], ["."]) is None
     assert drop_flags.decimal_cut(" 1,012.5\n", [("1012.5",)], ["."]) is None
     full = drop_flags.flag_sample(" 1.1", [("1.1",)], ["."], 1.0)

@@ -129,7 +129,7 @@ def flipped(example: dict) -> str:
 
 CASES = [
     ("the first three, as declared", {}, []),
-    # a red team's probe and an outside tester's: an example's answer rewritten in every prompt
+    # an example's answer rewritten in every prompt
     (
         "an example's answer rewritten",
         {"prompt": lambda doc: written(EXAMPLES[:3], flipped)},
@@ -292,7 +292,7 @@ CASES = [
         },
         [("LB722", LOG, 1)],
     ),
-    # an example whose own text starts with whitespace (an outside tester's false positive)
+    # an example whose own text starts with whitespace (honest)
     (
         "an example starting with a newline",
         {

@@ -287,7 +287,7 @@ def test_the_closing_words_a_chat_prompts_examples_write(doc_to_text, closing):
 
 
 def request_removed(doc_id: int, sample: dict) -> None:
-    """The probe earlier testers could not be found by: a choice's request taken out (its log-likelihood with it),
+    """A choice's request taken out (its log-likelihood with it),
     the scores unchanged; only the doc's options, through doc_to_choice, say how many requests there were."""
     if doc_id == 3:
         last = sorted(sample["arguments"])[-1]

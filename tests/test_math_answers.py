@@ -115,7 +115,7 @@ def function_edited(task):
     "make, expected, note",
     [
         (lambda: harness.math_task(MATH, [True] * 12), [], None),
-        # a 0-shot run relabelled 4-shot: ten or more prompts without an example (the tester's zeroshot_as_4shot)
+        # a 0-shot run relabelled 4-shot: ten or more prompts without an example
         (lambda: harness.math_task(MATH, [True] * 12, shots=""), [("LB723", LOG, 1)], None),
         (
             lambda: _edited(harness.math_task(MATH, [True] * 12), problem_edited),
@@ -150,7 +150,7 @@ def _edited(task, edit):
 
 
 def stop_removed(task):
-    """The tester's math_stop_removed: 'Problem:' taken out of the config's until and every request's."""
+    """'Problem:' taken out of the config's until and every request's."""
     task.config["generation_kwargs"]["until"] = []
     for sample in task.samples:
         sample["arguments"]["gen_args_0"]["arg_1"]["until"] = []

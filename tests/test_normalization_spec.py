@@ -1,4 +1,4 @@
-"""The normative algorithm of shared/spec/normalization.md, checked on its own test vectors."""
+"""The normalization of docs/reference/normalization.md, checked on that page's worked examples."""
 
 from __future__ import annotations
 
@@ -54,17 +54,17 @@ def test_musr_toy_example_with_exact_one_third():
 
 
 def test_the_docs_0_333_bound_would_print_40_03_and_35_01():
-    """Why the profile stores choice counts, not rounded bounds (spec section 7, row 5)."""
+    """Why the profile stores choice counts, not rounded bounds (docs/reference/normalization.md, where sources disagree)."""
     wrong_team = normalize_value(0.6, 0.333)
     assert f"{wrong_team:.2f}" == "40.03"
     assert f"{(40.0 + 25.0 + wrong_team) / 3:.2f}" == "35.01"
 
 
-# --- section 8.1: EleutherAI/pythia-1b ---------------------------------------------------
-# Raw values as printed in spec section 8.1, and the expected scores computed from
-# them with the section-1 formula written out here, independently of the code.
+# --- worked example: EleutherAI/pythia-1b ---------------------------------------------------
+# Raw values as printed in docs/reference/normalization.md's worked example, and the expected scores computed from
+# them with the page's formula written out here, independently of the code.
 
-BBH_RAWS = {  # name: (raw, num_choices) from spec 8.1 and the 2.2 table
+BBH_RAWS = {  # name: (raw, num_choices) from the worked example and the BBH table
     "boolean_expressions": (0.468, 2),
     "causal_judgement": (0.5187165775401069, 2),
     "date_understanding": (0.204, 6),
@@ -177,7 +177,7 @@ def test_pooled_gpqa_and_math_equal_the_published_group_values(example_doc):
 
 
 def test_bbh_and_musr_raw_are_unweighted_means_not_the_pooled_group():
-    """Spec section 4: the Raw column of BBH and MuSR is the plain subtask mean."""
+    """The Raw column of BBH and MuSR is the plain subtask mean."""
     scores = score_results(V2, load_results(EXAMPLE))
     assert scores.benchmarks["musr"].raw == pytest.approx((0.492 + 0.265625 + 0.308) / 3, abs=1e-15)
     assert scores.benchmarks["bbh"].raw == pytest.approx(

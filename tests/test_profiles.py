@@ -1,4 +1,4 @@
-"""Profiles are data: the built-ins must say what the spec says, and bad profile files fail clearly."""
+"""Profiles are data: the built-ins must say what docs/reference/normalization.md says, and bad profile files fail clearly."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 
 import jsonschema
 import pytest
-from conftest import COMMUNITY, DATA, REPO, SPEC, run_cli
+from conftest import COMMUNITY, DATA, NORMALIZATION_PAGE, REPO, run_cli
 
 from validator.core.errors import ConfigError
 from validator.io.loaders import (
@@ -19,7 +19,7 @@ from validator.io.loaders import (
 V2 = load_builtin_profile("open-llm-leaderboard-v2")
 V1 = load_builtin_profile("open-llm-leaderboard-v1")
 
-# shared/spec/normalization.md section 2.2, transcribed: task -> (num_choices, n)
+# docs/reference/normalization.md's BBH table, transcribed: task -> (num_choices, n)
 SPEC_BBH = {
     "boolean_expressions": (2, 250),
     "causal_judgement": (2, 187),
@@ -53,23 +53,22 @@ def profile_table(bench_id: str) -> dict[str, tuple[int | None, int | None]]:
     return {t.name: (bench.choices_of(t), t.n) for t in bench.tasks}
 
 
-def test_bbh_has_the_24_choice_counts_and_sizes_of_the_spec_table():
+def test_bbh_has_the_24_choice_counts_and_sizes_of_the_reference_table():
     assert profile_table("bbh") == {f"leaderboard_bbh_{k}": v for k, v in SPEC_BBH.items()}
     assert sum(n for _, n in SPEC_BBH.values()) == 5761
 
 
-@pytest.mark.skipif(not SPEC.exists(), reason="shared/spec is not beside the repository")
-def test_bbh_table_matches_the_spec_file_itself():
+def test_bbh_table_matches_the_reference_page():
     rows = re.findall(
         r"^\| (leaderboard_bbh_\w+) \| (\d+) \| 1/\d+ \| .*? \| (\d+) \|$",
-        SPEC.read_text(),
+        NORMALIZATION_PAGE.read_text(encoding="utf-8"),
         flags=re.MULTILINE,
     )
     assert len(rows) == 24
     assert profile_table("bbh") == {task: (int(c), int(n)) for task, c, n in rows}
 
 
-def test_other_v2_facts_from_the_spec():
+def test_other_v2_facts_from_the_reference_page():
     assert profile_table("musr") == {
         "leaderboard_musr_murder_mysteries": (2, 250),
         "leaderboard_musr_object_placements": (5, 256),

@@ -88,7 +88,7 @@ CASES = [
         [("LB723", LOG, 1)],
     ),
     ("declared few-shot, prompts zero-shot", {"num_fewshot": 3}, [("LB723", LOG, 1)]),
-    # a red team cut a 25-shot ARC run's prompts to one example: each delimiter ends an example, so two is two
+    # a 25-shot ARC run's prompts cut to two examples: each delimiter ends an example, so two is two
     (
         "declared 25-shot, prompts of two examples",
         {"shots": SHOTS, "num_fewshot": 25},
@@ -250,7 +250,7 @@ def test_prompts_lbnorm_cannot_rebuild_are_noted_not_judged(tmp_path, case, argu
 
 def test_a_chat_template_the_prompts_show_no_markup_of_hides_no_few_shot_count(tmp_path):
     """A 2-shot run declared 0-shot, with a chat_template written into the results file and prompts that are the
-    plain build end to end: held to the plain rules (red team)."""
+    plain build end to end: held to the plain rules."""
     found, notes = audited(
         tmp_path, drop_run(tmp_path, shots=SHOTS, results={"chat_template": "{{ messages }}"})
     )
@@ -266,8 +266,8 @@ PLAIN_CHAT = "{% for message in messages %}{{ message['content'] }}{% if not loo
 def test_a_chat_template_without_markup_joins_its_messages_with_no_example(
     tmp_path, joint, expected
 ):
-    """An outside tester's honest 0-shot runs under a template that joins the system and user messages with a
-    newline (no role markup) were LB723: the newline was read as examples. Text between them still is."""
+    """Honest 0-shot runs under a template that joins the system and user messages with a newline (no role
+    markup) pass: the newline is no example. Text between them is."""
     instruction = "You are a helpful assistant."
     found, _ = audited(
         tmp_path,
@@ -530,8 +530,8 @@ def test_under_a_chat_template_a_number_with_choices_is_winograndes_layout(tmp_p
 
 
 def test_under_a_chat_template_the_edited_choice_is_the_request_named(tmp_path):
-    """An outside tester: a choice edited in a chat run written without delimiters was told as 'request 0 continues
-    with ..., but doc_to_choice gives " ..."' (the config's delimiter), not as the request that was edited."""
+    """A choice edited in a chat run written without delimiters is told as the request that was edited, not as
+    'request 0 continues with ..., but doc_to_choice gives " ..."' (the config's delimiter)."""
     results = chat_choice_run(tmp_path, chat=True, delimiter="", edit=_second_choice_edited)
     result = audit_files(tmp_path, results.relative_to(tmp_path), None)
     [finding] = [f for f in result.findings if f.rule == "LB722"]

@@ -1,4 +1,4 @@
-"""Each reader on a realistic file of its format (shared/spec/results-formats.md part A)."""
+"""Each reader on a realistic file of its format (docs/reference/results-formats.md)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_lm_eval_04_model_falls_back_to_model_args(tmp_path, example_doc):
 
 
 def test_v1_published_card_is_reproduced_by_both_v1_readers():
-    """Spec section 6 worked example: 63.65, 83.84, 59.36, 56.8, 77.66, 18.65 -> 59.99; DROP 20.89."""
+    """The v1 worked example of docs/reference/normalization.md: 63.65, 83.84, 59.36, 56.8, 77.66, 18.65 -> 59.99; DROP 20.89."""
     for path in (V1_LIGHTEVAL, V1_LM_EVAL_03):
         scores = score_results(V1, load_results(path))
         shown = {k: f"{v:.2f}" for k, v in scores.scores.items()}

@@ -20,7 +20,7 @@ CHOICE_LOG = f"samples_{CHOICE}_{harness.DATE}.jsonl"
 
 
 def copy_sample(source: int, over: int):
-    """Sample `over` replaced by a copy of sample `source`, keeping over's doc_id (the tester's ife_dup_doc)."""
+    """Sample `over` replaced by a copy of sample `source`, keeping over's doc_id."""
 
     def edit(task):
         replacement = copy.deepcopy(task.samples[source])
@@ -53,7 +53,7 @@ def choices_with_ids(edit=None, row_id: bool = True):
     "make, expected, note",
     [
         (lambda: ifeval(), [], None),
-        # the tester's plant: the failed doc 1 replaced by a copy of the passed doc 0, under doc_id 1
+        # the failed doc 1 replaced by a copy of the passed doc 0, under doc_id 1
         (lambda: ifeval(copy_sample(0, 1)), [("LB725", IFEVAL_LOG, 2)], None),
         (lambda: ifeval(copy_sample(2, 3)), [("LB725", IFEVAL_LOG, 4)], None),
         (
@@ -167,7 +167,7 @@ def test_the_docs_kept_are_bounded_and_later_copies_of_them_still_found(tmp_path
 
 def reordered_copies(count: int):
     """The first `count` samples replaced by copies of the last, each copy's doc keys in another order and its
-    hashes redone, so no doc_hash repeats (a red team's fourth round: ARC 0.5 -> 1.0, clean)."""
+    hashes redone, so no doc_hash repeats (ARC 0.5 -> 1.0 with every file consistent)."""
 
     def edit(task):
         for over in range(count):

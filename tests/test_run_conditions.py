@@ -475,7 +475,7 @@ def test_n_shot_is_what_lm_eval_writes_from_the_config(n_shot, config, disagrees
             "Yaml",
             1.0,
             False,
-        ),  # lm-eval 0.4.0: every YAML task's VERSION, whatever its metadata (an outside tester's run)
+        ),  # lm-eval 0.4.0: every YAML task's VERSION, whatever its metadata (as a real run writes it)
     ],
 )
 def test_versions_are_what_lm_eval_writes_from_the_config(listed, declared, disagrees):

@@ -375,7 +375,7 @@ def test_the_scale_hint_fires_only_when_every_published_score_says_the_other_sca
         and scale_hint(rows(), 1) is None
         and scale_hint(rows(0.0), 100) is None
     )
-    # a 0 is a score in either scale: two of them hid the hint on 258 percents (outside tester)
+    # a 0 is a score in either scale: two of them must not hide the hint on 258 percents
     assert scale_hint(rows(*[60.5] * 258, 0.0, 0.0), 1).startswith(
         "all 258 published scores other than 0 are"
     )
@@ -437,7 +437,7 @@ def test_csv_and_parquet_hold_the_same_rows_as_json_lines(one_go):
 
 
 def test_every_file_the_survey_writes_is_named_on_its_output(one_go):
-    """The list stopped at six, and a survey with plots writes nine (outside tester)."""
+    """The output lists every file the survey wrote, all nine of a survey with plots."""
     written = {str(path) for path in one_go.rglob("*") if path.is_file()} - {
         str(one_go / JOURNAL_NAME),
         str(one_go / SETTINGS_NAME),
@@ -512,8 +512,8 @@ def test_a_killed_survey_resumes_to_the_same_table(corpus, one_go, tmp_path):
 def test_a_survey_stopped_with_ctrl_c_or_sigterm_says_how_to_resume_and_resumes(
     corpus, one_go, tmp_path, stop, code
 ):
-    """Ctrl-C exited 2, the code of a usage error, saying only 'lbnorm: aborted'; SIGTERM (a CI job cancelled)
-    killed the survey where it stood, with a leaked-semaphore warning (outside tester)."""
+    """Ctrl-C and SIGTERM (a CI job cancelled) stop the survey cleanly: not exit 2 (a usage error) with only
+    'lbnorm: aborted', nor killed where it stands with a leaked-semaphore warning."""
     command = [
         sys.executable,
         "-m",
@@ -565,8 +565,8 @@ def _stopped_survey(tmp_path, monkeypatch, module, name, source):
 
 
 def test_a_survey_stopped_while_it_writes_its_tables_leaves_none(corpus, tmp_path, monkeypatch):
-    """Stopped while its summaries were written, a survey left a whole survey.csv beside no survey.jsonl, and said
-    only 'lbnorm: interrupted' (outside tester): a table must be a survey's whole result or not be there."""
+    """Stopped while its summaries are written, a survey leaves no survey.csv without its survey.jsonl: a table
+    must be a survey's whole result or not be there."""
     from validator.survey import summary
 
     result = _stopped_survey(tmp_path, monkeypatch, summary, "write_summaries", corpus[0])
@@ -634,8 +634,8 @@ def test_a_ctrl_c_python_swallowed_as_the_pool_forked_still_stops_the_survey(
 
 def test_a_stop_whose_exception_python_swallowed_is_raised_where_the_command_looks(monkeypatch):
     """A signal that lands in a garbage-collector callback, an at-fork handler or a __del__ has its exception
-    printed as 'Exception ignored in ...' and dropped: the survey ran to its end (outside tester: 4 SIGTERMs in
-    8). The stop is remembered and raised again, and the dropped exception is not printed; others are."""
+    printed as 'Exception ignored in ...' and dropped, and the survey would run to its end. The stop is
+    remembered and raised again, and the dropped exception is not printed; others are."""
     from validator.cli.stop_signals import Stopped, StopSignals
 
     class Dropped:
@@ -1033,8 +1033,8 @@ SPREADSHEET_MANIFESTS = {
 
 @pytest.mark.parametrize("case", sorted(SPREADSHEET_MANIFESTS))
 def test_a_manifest_a_spreadsheet_wrote_is_read_or_refused_with_the_fix(tmp_path, case):
-    """Each refusal named no fix, or a wrong one ('entry 1 has no results', Python's 'universal-newline mode');
-    spaces after commas and CR line ends are read (outside tester)."""
+    """Each refusal names its fix (not 'entry 1 has no results' or Python's 'universal-newline mode'); spaces
+    after commas and CR line ends are read."""
     text, encoding, message = SPREADSHEET_MANIFESTS[case]
     manifest, values = _one_run_manifest(tmp_path, {"drop/f1": "{f1}"})
     run = manifest.read_text(encoding="utf-8").splitlines()[1].split(",")[0]
@@ -1064,8 +1064,7 @@ def test_a_manifest_a_spreadsheet_wrote_is_read_or_refused_with_the_fix(tmp_path
 
 
 def test_a_run_folder_named_like_a_manifest_is_surveyed_as_a_folder(tmp_path):
-    """A folder named runs.csv was opened as a manifest: 'the manifest cannot be read ([Errno 21] Is a directory)'
-    (second outside tester)."""
+    """A folder named runs.csv is a folder of runs, not a manifest that cannot be read (Is a directory)."""
     make_corpus(tmp_path / "runs.csv", runs=1, seed=3, fault_rate=0)
     result = lbnorm(
         "survey", str(tmp_path / "runs.csv"), "--out", str(tmp_path / "out"), "--no-plots"
@@ -1227,7 +1226,7 @@ TREE_PLANTS = {
             ("loop", "symlink loop"),
         )
     },
-    # Logs no results file claims were passed over: no row, and exit 0 (outside tester).
+    # Logs no results file claims are rows of their own, never passed over with exit 0.
     **{
         f"a log {where}": (
             _stray_log(name),
@@ -1257,7 +1256,7 @@ TREE_PLANTS = {
 def test_what_a_submitter_plants_in_the_tree_is_a_finding_of_its_run_and_the_rest_is_surveyed(
     tmp_path, case
 ):
-    """Once these refused the whole survey (exit 2) or left no row (exit 0); outside tester."""
+    """Each is a row with its finding: neither a refusal of the whole survey (exit 2) nor no row (exit 0)."""
     plant, task, status, rules, message = TREE_PLANTS[case]
     rows, result = _planted_tree(tmp_path, plant)
     assert result.returncode == 1, result.stdout + result.stderr
@@ -1275,8 +1274,8 @@ def test_what_a_submitter_plants_in_the_tree_is_a_finding_of_its_run_and_the_res
 
 
 def test_a_run_written_with_output_path_name_json_is_surveyed_as_its_results_date_run(tmp_path):
-    """lm-eval --output_path NAME.json writes NAME_<date>.json beside samples_<task>_<date>.jsonl; its logs were
-    left unclaimed (outside tester). Found in a folder and given as a source, it is the run the same files
+    """lm-eval --output_path NAME.json writes NAME_<date>.json beside samples_<task>_<date>.jsonl; its logs are
+    claimed by it. Found in a folder and given as a source, it is the run the same files
     under results_<date>.json make."""
     usual, named = tmp_path / "usual", tmp_path / "named"
     make_corpus(usual, runs=1, seed=3, fault_rate=0)
@@ -1316,8 +1315,8 @@ def test_a_cut_off_results_file_named_by_lm_evals_output_path_is_its_runs_row_no
     "case", ["without logs", "beside results of its date", "a manifest named with a date"]
 )
 def test_a_json_file_named_as_a_source_is_read_for_what_it_is(tmp_path, case):
-    """NAME_<date>.json given as a source, where a folder's listing does not take it for a run, was read as a
-    manifest: 'a JSON manifest is a list of objects' (second outside tester). A results file named so is a run
+    """NAME_<date>.json given as a source, where a folder's listing does not take it for a run, is not read as a
+    manifest refused with 'a JSON manifest is a list of objects'. A results file named so is a run
     (without logs: LB700); a manifest whose name ends in a date is still a manifest."""
     make_corpus(tmp_path / "runs", runs=1, seed=3, fault_rate=0)
     [results] = (tmp_path / "runs").glob("*/results_*.json")
@@ -1387,8 +1386,8 @@ def test_a_json_file_ending_in_a_date_is_a_run_only_beside_logs_of_that_date():
 
 
 def test_a_log_no_results_file_claims_is_counted_apart_from_the_runs_and_kept_by_a_resume(tmp_path):
-    """It read '3 runs ... 3 runs have errors' for one run and two such logs, and every --resume ran them again
-    with a note that they were not judged (second outside tester)."""
+    """One run and two such logs read '1 run', not '3 runs ... 3 runs have errors', and --resume keeps them
+    rather than running them again."""
     rows, result = _planted_tree(
         tmp_path, _stray_log("samples_drop_2023-01-01T00-00-00.000000.jsonl")
     )
@@ -1743,7 +1742,7 @@ def _grouped_run(tmp_path: Path, edit) -> tuple[list[dict], subprocess.Completed
         "alias": "grp",
     }
     edit(data)
-    if "arc_easy" not in data["configs"]:  # hidden: its log goes too, as the tester's did
+    if "arc_easy" not in data["configs"]:  # hidden: its log goes too
         next(results.parent.glob("samples_arc_easy_*.jsonl")).unlink()
     results.write_text(json.dumps(data, indent=2), encoding="utf-8")
     result = lbnorm("survey", str(root), "--out", str(tmp_path / "out"), "--no-plots")
@@ -1796,7 +1795,7 @@ GROUP_CASES = {
 @pytest.mark.parametrize("case", sorted(GROUP_CASES))
 def test_groups_are_re_derived_from_their_subtasks_and_cannot_hide_a_task(tmp_path, case):
     """A group has no log: its value must be its subtasks' pool (LB404). Declaring a tampered task a group
-    (outside tester: exit 0, no row) makes it a task without a log, or a group its subtasks do not give."""
+    (which must not give exit 0 and no row) makes it a task without a log, or a group its subtasks do not give."""
     edit, code, expected = GROUP_CASES[case]
     rows, result = _grouped_run(tmp_path, edit)
     assert result.returncode == code, result.stdout + result.stderr
@@ -2205,8 +2204,8 @@ def test_a_row_shows_the_results_files_first_metric_when_no_usual_headline_is_th
 
 
 def test_what_the_audit_could_not_check_is_on_the_row_and_in_the_summary(tmp_path):
-    """An "ok" row whose prompts could not be rebuilt (a doc_to_text of a shape lbnorm does not evaluate) said
-    nothing of it in the table: audit's notes were dropped (outside tester)."""
+    """An "ok" row whose prompts could not be rebuilt (a doc_to_text of a shape lbnorm does not evaluate) says
+    so in the table: the audit's notes reach the row."""
     task = hl.drop_task([" 10", " 11"], [[["10"]], [["11"]]])
     task.config["doc_to_text"] = "{{passage|upper}} {{question}}"
     hl.write_run(tmp_path / "runs" / "org__model", [task])

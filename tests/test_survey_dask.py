@@ -737,8 +737,8 @@ def test_what_a_worker_must_see_is_the_local_sources_and_the_first_and_last_runs
 def test_a_survey_interrupted_on_its_local_cluster_ends_with_how_to_resume(
     corpus, tmp_path, monkeypatch, capfd
 ):
-    """Stopped with tasks running, each running task's cancellation was a WARNING from its worker, after the line
-    saying how to resume (outside tester)."""
+    """Stopped with tasks running, no running task's cancellation is a WARNING from its worker after the line
+    saying how to resume."""
     from validator.survey import engine
 
     recorded = engine._record
@@ -873,8 +873,8 @@ def test_the_url_schemes_a_worker_needs_are_those_of_the_files_the_units_read():
 def test_a_stop_sent_to_the_whole_process_group_ends_with_how_to_resume_and_nothing_after(
     corpus, tmp_path, stop, code
 ):
-    """A terminal's Ctrl-C reaches every process of its group: each Dask worker and nanny died of it and printed
-    tracebacks after the survey's line saying how to resume (outside tester)."""
+    """A terminal's Ctrl-C reaches every process of its group: no Dask worker or nanny dies of it printing
+    tracebacks after the survey's line saying how to resume."""
     big = tmp_path / "big"
     make_corpus(big, runs=400, seed=5)  # a few seconds on two workers: the signal comes mid-survey
     process = subprocess.Popen(

@@ -247,8 +247,8 @@ def test_a_published_score_of_a_group_written_without_values_is_its_pool(
 
 @pytest.mark.parametrize("pooled", [WEIGHTED, PLAIN], ids=["size-weighted", "plain over leaves"])
 def test_a_group_shows_the_pool_its_own_value_is(pooled):
-    """Found by an outside tester: an honest plain-mean group (weight_by_size: false) passed, but its row showed
-    the size-weighted pool as recomputed, so max_abs_diff was not 0 and its published score not reproduced."""
+    """An honest plain-mean group (weight_by_size: false) shows its own pool as recomputed, not the size-weighted
+    one, so max_abs_diff is 0 and its published score reproduced."""
     rows = {
         row["task"]: row
         for row in group_rows("run", "results.json", "m", hierarchy(pooled["sub"], pooled["top"]))
@@ -298,7 +298,7 @@ def test_the_groups_section_is_a_copy_of_the_groups_results():
 
 
 def test_a_group_edited_in_the_groups_section_alone_is_found():
-    """Found by an outside tester: the results entry honest, the groups section's copy raised, no finding."""
+    """The results entry honest, the groups section's copy raised: a finding."""
     data = with_groups_section(hierarchy(WEIGHTED["sub"], WEIGHTED["top"]), top={"acc,none": 0.9})
     rows = {row["task"]: row for row in group_rows("run", "results.json", "m", data)}
     assert rows["sub"]["rules"] == {} and rows["top"]["rules"] == {"LB404": 1}
@@ -382,7 +382,7 @@ def test_a_pooled_group_must_pool_the_profiles_tasks(members, found):
 
 @pytest.mark.parametrize("listed", [["sub", "c", "c", "c"], ["sub", "c", "sub"]])
 def test_a_group_naming_a_task_twice_is_not_pooled(listed):
-    """A red team listed MMLU's best subtask four times in its group: the group re-derived to the raised value.
+    """MMLU's best subtask listed four times in its group would re-derive the group to a raised value.
     lm-eval lists a group's tasks from a dict's keys, so a repeat is no output of it: LB404, saying so."""
     data = hierarchy(WEIGHTED["sub"], WEIGHTED["top"])
     data["group_subtasks"]["top"] = listed

@@ -177,7 +177,7 @@ def test_a_log_the_server_stalls_is_lb101_after_the_read_timeout(hostile, tmp_pa
 
 
 def test_a_log_the_server_trickles_is_lb101_once_its_rate_falls_below_the_floor(hostile, tmp_path):
-    """Outside tester: a byte every few seconds never tripped the read timeout, and held the survey for ever."""
+    """A byte every few seconds never trips a read timeout: the rate floor stops it holding the survey for ever."""
     started = time.monotonic()
     rows = survey(
         [f"{hostile}/trickle/"], tmp_path, LocalPool(1), Settings(limits=Limits(remote_timeout=1))

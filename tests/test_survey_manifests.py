@@ -166,7 +166,7 @@ def test_a_csv_cell_over_the_csv_field_limit_is_a_usage_error_naming_its_entry(r
 
 def test_a_published_metric_the_results_file_lacks_is_told_with_the_metrics_it_has(tmp_path):
     """gsm8k/exact_match is what a maintainer of the v1 leaderboard writes first; the harness reports it under
-    its two filters (outside tester)."""
+    its two filters."""
     correct = {"strict-match": [True, False, True], "flexible-extract": [True, True, True]}
     task = hl.two_filter_task(correct)
     paths = hl.write_run(

@@ -1,10 +1,9 @@
 """Regenerate the reader fixtures in tests/data (run from the repository root).
 
-The v1 files rebuild the worked example of shared/spec/normalization.md
-section 6: ehartford/WizardLM-33B-V1.0-Uncensored, published as ARC 63.65,
+The v1 files rebuild the v1 worked example of docs/reference/normalization.md: ehartford/WizardLM-33B-V1.0-Uncensored, published as ARC 63.65,
 HellaSwag 83.84, MMLU 59.36, TruthfulQA 56.8, Winogrande 77.66, GSM8K 18.65,
 DROP 20.89, average 59.99 (six benchmarks). The per-subject MMLU accuracies
-are invented around the published mean (they are not public in the spec);
+are invented around the published mean (they are not published);
 everything else is the published value as a fraction. The same numbers are
 written twice: as a lighteval / v1 leaderboard file and as an lm-eval 0.3
 file, so both readers must agree.

@@ -36,7 +36,7 @@ V1 = json.loads((REPO / "tests/data/v1/results_2023-09-08T17-00-44.389859.json")
 SHARED_RESULTS = "../../shared/pythia-1b.json"
 R = PYTHIA["results"]
 
-# --- independent arithmetic (spec section 1) ---------------------------------------------
+# --- independent arithmetic (docs/reference/normalization.md) -----------------------------------------
 
 BBH_CHOICES = {
     "boolean_expressions": 2,
@@ -781,7 +781,7 @@ def negatives() -> None:
     c.close()
 
 
-# --- the common wrong methods (normalization spec section 7) ----------------------------------
+# --- the common wrong methods (where the sources disagree) ----------------------------------
 
 WRONG_METHODS = {
     # name: (description, scores computed the wrong way)

@@ -3,7 +3,7 @@
 One sample at a time through every unit, each unit's code and state were
 evicted from the CPU's caches by the eighteen others before it met the next
 sample; over a batch they stay there (a fifth of the audit's time on logs of
-realistic size: docs/performance-history.md, twenty-ninth session). Every
+realistic size: docs/performance-tried.md). Every
 unit still sees every sample in log order, after the units before it
 (sample.recomputed), so a unit's add reads only its own state and what
 earlier units put on that sample. What the units find at records while a

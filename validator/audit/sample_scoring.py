@@ -234,7 +234,7 @@ def choice_scores(
 
 def _numpy_divided_by_zero(value: float) -> float:
     """numpy's value / 0.0 (lm-eval's lls / completion_len for an empty choice, a warning there, not an error):
-    -inf, inf, or NaN for 0 (an outside red team's honest run with an empty choice was LB709)."""
+    -inf, inf, or NaN for 0, so an honest run with an empty choice is re-scored as lm-eval scored it."""
     return -math.inf if value < 0 else math.inf if value > 0 else math.nan
 
 
@@ -415,7 +415,7 @@ def _gold_index(target: Any, choices: list[str], typed: bool = False) -> int:
         return choices.index(target) if target in choices else -100
     if target.isdigit() and target in choices:
         # lm-eval reads a str gold as a choice's text (task.py: choices.index): a doc_to_target naming a field keeps
-        # the doc's string, so "1" among the choices ["2", "0", "1"] is the third, not the second (red team)
+        # the doc's string, so "1" among the choices ["2", "0", "1"] is the third, not the second
         return choices.index(target)
     if target.isdigit():
         if not target.isascii():  # "²" is a digit to str.isdigit, but int() refuses it

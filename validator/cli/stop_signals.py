@@ -3,8 +3,8 @@
 Python raises KeyboardInterrupt wherever the main thread is when SIGINT
 comes. Where that is inside a garbage-collector callback, an at-fork handler
 or a `__del__`, the exception is printed ("Exception ignored in ...") and
-lost, and the command runs on to its end: an outside tester lost 4 SIGTERMs
-in 8 sent as a survey's pool forked its workers. So each signal is also
+lost, and the command runs on to its end (a survey's pool forking its
+workers can lose half the SIGTERMs sent meanwhile). So each signal is also
 remembered, and check() raises it again where the command looks: after each
 unit, and before and after writing its tables. SIGTERM (a CI job cancelled,
 `kill`) stops the command as Ctrl-C does, rather than ending it where it

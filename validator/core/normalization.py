@@ -1,4 +1,4 @@
-"""Exact leaderboard normalization (shared/spec/normalization.md section 1).
+"""Exact leaderboard normalization (docs/reference/normalization.md).
 
     norm(v, lb) = max(v - lb, 0) / (1 - lb) * 100,   lb = 1/num_choices or 0
 

@@ -1,6 +1,6 @@
 """Readers: recognise a parsed results document and turn it into HarnessResults.
 
-Formats (shared/spec/results-formats.md part A):
+Formats (docs/reference/results-formats.md):
 - lm-eval 0.4.x: results[task]["metric,filter"], optional n-shot / n-samples;
 - lm-eval 0.3:   results[task]["metric"], config.num_fewshot;
 - lighteval and Open LLM Leaderboard v1: results["suite|task|shots"]["metric"].

@@ -1,7 +1,7 @@
 """GitHub Actions formats: annotations, the job summary, step outputs.
 
 Pure formatting of a CheckResult; `action.py` decides where things go.
-Escaping follows the runner (shared/spec/github-action.md section 6.5):
+Escaping follows the runner (docs/reference/workflow-commands.md):
 message data escapes % CR LF; property values also escape : and ,. The
 runner has no escape for `#`, yet reads `##[cmd]` anywhere in a line, so
 `##[` from a pull request is broken up as in safe_text.

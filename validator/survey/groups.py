@@ -310,7 +310,7 @@ class _Leaves:
 
 
 def _repeated(names: list[str]) -> str | None:
-    """The first name listed a second time (a red team pooled MMLU's best subtask four times), or None."""
+    """The first name listed a second time (MMLU's best subtask listed four times would pool it four times), or None."""
     seen: set[str] = set()
     for name in names:
         if name in seen:

@@ -81,7 +81,7 @@ def scale_hint(rows: list[dict], scale: float) -> str | None:
     """A likely wrong --published-scale: percents read as fractions, or fractions as percents. A hint only: the
     comparisons stand as made (a leaderboard may publish a metric that is not a fraction). A score of 0 is one in
     either scale, so it tells nothing; and a leaderboard in percents may publish a few below 1 (a small model's
-    MATH), so nine in ten above 1 is enough. Two zeros once silenced the hint on 258 percents (outside tester)."""
+    MATH), so nine in ten above 1 is enough. Two zeros among 258 percents still get the hint."""
     values = [
         entry["published"]
         for row in rows

@@ -211,7 +211,7 @@ class Aggregates(AuditUnit):
     def finish(self) -> None:
         if not self.spec.entry and self.spec.config:
             # lm-eval writes an entry for every task it runs, and pools it into its groups: a task taken out of the
-            # results (its samples' values with it) also left its group's number without it (red team)
+            # results (its samples' values with it) also leaves its group's number without it
             self.log.at_results(
                 "LB709",
                 ("configs", self.spec.name),
@@ -324,7 +324,7 @@ ALWAYS_SCORED = {
 
 def _named_but_unreported(unit: Aggregates) -> None:
     """LB709 for a metric the config names that lm-eval would have scored and reported, missing from the results
-    entry (and its samples): a red team took a weak MMLU subtask's acc out of both, and the group pooled without
+    entry (and its samples): taking a weak MMLU subtask's acc out of both would let the group pool without
     it. Not for a config with its own process_results, which scores what it returns."""
     spec = unit.spec
     items = spec.config.get("metric_list")
@@ -348,8 +348,8 @@ def _named_but_unreported(unit: Aggregates) -> None:
 
 def _all_logged(unit: Aggregates, key: str, absent: list | None) -> None:
     """LB702 when some samples log the metric and others do not: lm-eval logs every metric of its task in every
-    sample (evaluator.py), so a mean over the rest has left samples out (a red team deleted the field from the
-    failed samples alone, and every score became 1.0)."""
+    sample (evaluator.py), so a mean over the rest has left samples out (the field deleted from the failed
+    samples alone makes every score 1.0)."""
     if absent:
         count, sample = absent
         unit.log.at_record(

@@ -109,7 +109,7 @@ class DocTemplates(AuditUnit):
         ):
             return
         # Told with the delimiter most continuations were written with, so the request named is the one edited
-        # (under a chat template either may be lm-eval's; an outside tester saw request 0 named for request 2)
+        # (under a chat template either may be lm-eval's; the other one names request 0 for an edit to request 2)
         delimiter = max(
             self.delimiters,
             key=lambda d: sum(got == d + want for got, want in zip(logged, written, strict=False)),

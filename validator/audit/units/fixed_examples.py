@@ -8,9 +8,9 @@ in order, each written as its doc_to_text, the target delimiter, its target
 fewshot delimiter (api/samplers.py get_context, 0.4.1 to 0.4.12; task.py
 build_qa_turn, 0.4.13). So the examples of every prompt are known from the
 config alone. An example rewritten inside every prompt (hashes redone) and a
-count declared lower than the prompts hold agreed with everything else in
-the files (outside testers' probes, and the red team's e8). Now the first
-such prompt of a log is LB722, or LB723 where it holds another number of the
+count declared lower than the prompts hold agree with everything else in
+the files; only the config's list tells them. The first such prompt of a
+log is LB722, or LB723 where it holds another number of the
 config's examples than the file declares.
 
 Accepted as honest: the eval doc among the examples, dropped from the first
@@ -145,7 +145,7 @@ class FixedExamples(AuditUnit):
         prompt, start, end = sample.examples
         held = prompt[start:end]
         # From the region's start, then past whitespace there (a system instruction's joint the prompts unit may
-        # leave before the examples): an example's own text may start with whitespace too (an outside tester's)
+        # leave before the examples): an example's own text may start with whitespace too
         starts = (0, len(held) - len(held.lstrip())) if held[:1].isspace() else (0,)
         counts = [
             self._drawn(held, way, start) if self.any_order else self._count(held, way, start)

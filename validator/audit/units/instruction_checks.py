@@ -1,8 +1,8 @@
 """IFEval: each instruction's logged outcome held to the response, where lm-eval's checker decides it alone.
 
-An outside tester flipped IFEval outcomes (a `no_comma` passed beside a
-comma in the response) with the prompt level and every aggregate redone:
-the files agreed with each other, and only the response said otherwise.
+An IFEval outcome flipped (a `no_comma` passed beside a comma in the
+response) with the prompt level and every aggregate redone leaves files
+that agree with each other: only the response says otherwise.
 core/ifeval.py replays the harness's checkers (the same code from lm-eval
 0.4.1 to 0.4.13) on the logged response and the doc's kwargs; an outcome
 they settle that differs from the log is LB708, and the prompt level is
@@ -261,9 +261,9 @@ class InstructionChecks(AuditUnit):
 
 def _deterministic(instruction: object, kwargs: object, index: int) -> bool:
     """Whether the harness checks this instruction the same way twice: none that asks langdetect, which is
-    unseeded (an outside tester saw an honest english_lowercase pass strict and fail loose), and none whose
-    checker draws a kwarg at random (one the doc leaves null or falsy: a multiple_sections without its
-    num_sections passed strict and failed loose in another tester's honest run)."""
+    unseeded (an honest english_lowercase can pass strict and fail loose), and none whose checker draws
+    a kwarg at random (one the doc leaves null or falsy: a multiple_sections without its num_sections can
+    pass strict and fail loose in an honest run)."""
     if (
         not isinstance(instruction, str)
         or instruction.startswith("language:")

@@ -294,8 +294,8 @@ def _why_not(unit: Prompts, config: dict, instruction) -> str | None:
 
 def _joint(prompt: str, head: int, tail: int) -> bool:
     """Whether what lies between the head and the doc's text is whitespace: under a chat template without role
-    markup, the template's joint between the system and the user message, never an example (an outside tester's
-    honest 0-shot runs were LB723 for its one newline)."""
+    markup, the template's joint between the system and the user message, never an example (an honest 0-shot run
+    has that one newline there)."""
     return not prompt[head : len(prompt) - tail].strip()
 
 

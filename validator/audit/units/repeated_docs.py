@@ -10,7 +10,7 @@ DROP's `query_id`, ARC's `id`...); other repeats are counted in a note.
 
 Docs are matched by their doc_hash, where the hashes unit found it to be
 the doc's own (a doc_hash that fails LB703 matches nothing). A copy edited
-with its hash redone (its keys reordered: a red team's fourth round) is
+with its hash redone (its keys reordered, say) is
 another doc by its hash, but not by its row id: so docs are matched by the
 value of their row id too. EleutherAI/drop holds one query_id twice (two
 questions that differ in their last character), so up to ROW_ID_REPEATS

@@ -5,8 +5,8 @@ followed by the config's `fewshot_delimiter` ("\\n\\n" by default), then the
 doc's own text (api/samplers.py get_context). So a prompt holds at least as
 many delimiters between its head and its doc's text as it has examples; an
 example's own text may hold more, never fewer. A run declared 25-shot whose
-prompts were cut to one example (hashes redone) agreed with everything but
-this count (a red team's fourth round). The prompts unit tells zero from
+prompts were cut to one example (hashes redone) agrees with everything but
+this count. The prompts unit tells zero from
 some (and a single prompt without examples is honest there); this one tells
 too few among prompts that hold some. One fewer is honest: a sampler that
 draws the eval doc drops it. Under a chat template the examples may be messages of their

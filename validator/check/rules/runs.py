@@ -80,7 +80,7 @@ def stale_scorer(ctx: CheckContext) -> Iterator[Hit]:
 def sample_count_mismatch(ctx: CheckContext) -> Iterator[Hit]:
     """`n-samples` gives a split size other than the leaderboard's, or more documents scored than the split has.
 
-    The sizes are the profile's (spec section 2.1). n-samples weights the
+    The sizes are the profile's (docs/reference/normalization.md). n-samples weights the
     pooled benchmarks (GPQA, MATH) when the file has no group value, so a
     count is checked before it is used. lm-eval 0.4.3 and later writes both
     counts of every task as whole numbers: a count that is none, or missing
