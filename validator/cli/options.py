@@ -122,8 +122,16 @@ def log_limit_option(command):
 
 
 def remote_limit_options(command):
-    """--remote-timeout and --listing-timeout, for the survey (the one command that reads URLs)."""
+    """--remote-timeout, --listing-timeout and --unit-timeout, for the survey (the one command that reads URLs
+    and runs units of work)."""
     seconds = click.FloatRange(min=0, min_open=True)
+    command = click.option(
+        "--unit-timeout",
+        type=seconds,
+        metavar="SECONDS",
+        help="Longest one unit of work (a log's audit) may run; its worker is then stopped and the "
+        f"unit is a failed row that --resume runs again [default: {DEFAULT_LIMITS.unit_timeout:g}].",
+    )(command)
     command = click.option(
         "--listing-timeout",
         type=seconds,

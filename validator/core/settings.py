@@ -24,8 +24,10 @@ LIMIT_KEYS = {
     "max-log-size": "max_log_bytes",
     "max-values": "max_values",
     "max-log-records": "max_log_records",
+    "unit-timeout": "unit_timeout",
 }
 SIZE_KEYS = {"max-file-size", "max-log-size"}
+SECONDS_KEYS = {"unit-timeout"}
 RULE_LIST_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "warn", "error")
 
 
@@ -145,10 +147,15 @@ def _string(value: Any, key: str, source: str) -> str:
     return value.strip()
 
 
-def _limit(value: Any, key: str, source: str) -> int | str:
-    """Sizes may be written as text ("64M"); io/config.py parses them. Counts are whole positive numbers."""
+def _limit(value: Any, key: str, source: str) -> int | float | str:
+    """Sizes may be written as text ("64M"); io/config.py parses them. Counts are whole positive numbers,
+    seconds positive numbers."""
     if isinstance(value, str) and key in SIZE_KEYS:
         return value
+    if key in SECONDS_KEYS:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e9:
+            raise ConfigError(f"{source}: '{key}' is {value!r}; use a positive number of seconds")
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigError(
             f"{source}: '{key}' is {value!r}; use a positive whole number"

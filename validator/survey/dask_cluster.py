@@ -24,6 +24,8 @@ import uuid
 from collections.abc import Callable, Iterator
 
 from ..core import version
+from ..io.limits import DEFAULT_LIMITS
+from . import deadlines
 from .isolation import Batch, ClusterLost, Outcome, Result, WorkerLost, isolate
 from .work import prepare_worker
 
@@ -104,9 +106,13 @@ def run_checked(function: Callable[[Batch], list[str]], wanted: str, batch: Batc
     return function(batch)
 
 
-def run_pickled(function: Callable[[Batch], list[str]], wanted: str, payload: bytes) -> list[str]:
-    """On a worker: run_checked on a batch the client pickled (DaskCluster.run says why it travels so)."""
-    return run_checked(function, wanted, pickle.loads(payload))
+def run_pickled(
+    function: Callable[[Batch], list[str]], wanted: str, payload: bytes, key: str = ""
+) -> list[str]:
+    """On a worker: run_checked on a batch the client pickled (DaskCluster.run says why it travels so), its
+    units' starts reported under the task's key for their deadlines (deadlines.py)."""
+    with deadlines.task(key):
+        return run_checked(function, wanted, pickle.loads(payload))
 
 
 def prepare_workers(client) -> dict[str, str]:
@@ -292,8 +298,11 @@ class DaskCluster:
         address: str | None = None,
         local_workers: int | None = None,
         workers_timeout: float = WORKERS_TIMEOUT,
+        deadline: float = DEFAULT_LIMITS.unit_timeout,
     ):
         self.workers_timeout = workers_timeout
+        self.deadline = deadline  # seconds a unit may run (deadlines.py); the survey sets its own
+        self.notes: list[str] = []
         try:
             from distributed import Client, LocalCluster
         except ImportError:
@@ -384,17 +393,20 @@ class DaskCluster:
         # serialises it. Passed as they are, the first task of the 216-run benchmark survey started 17-18 ms after
         # the map; as pickled bytes (one opaque value, written by the same pickle Dask would use), 9 ms after.
         payloads = [pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL) for batch in batches]
-        futures = self.client.map(
-            checked, payloads, key=[f"lbnorm-survey-{run}-{batch_key(b)}" for b in batches]
-        )
+        keys = [f"lbnorm-survey-{run}-{batch_key(b)}" for b in batches]
+        futures = self.client.map(checked, payloads, keys, key=keys)
         by_key = {future.key: batch for future, batch in zip(futures, batches, strict=True)}
         watch = _NoWorkerWatch(self.client, futures, self.workers_timeout)
+        late = deadlines.DaskDeadlines(self.client, futures, self.deadline)
         try:
             for future, value in dask_completed(futures, with_results=True, raise_errors=False):
-                yield by_key[future.key], self._outcome(future, value, watch)
+                overdue = late.overdue_for(future.key)
+                yield by_key[future.key], overdue or self._outcome(future, value, watch)
                 future.release()
         finally:
             watch.stop()
+            late.stop()
+            self.notes.extend(note for note in late.notes if note not in self.notes)
 
     def _outcome(self, future, value, watch: _NoWorkerWatch) -> list[str] | Exception:
         """A task's rows; WorkerLost if Dask gave it up (KilledWorker: every worker that ran it died under it);

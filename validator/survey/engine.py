@@ -102,6 +102,8 @@ def survey(
     todo = [unit for unit in units if not _kept(unit, journal.done)]
     notes = ([journal.note] if journal.note else []) + _resume_notes(todo, journal.done)
     meter = Progress(len(todo), progress)
+    if hasattr(executor, "deadline"):  # every unit's deadline (deadlines.py)
+        executor.deadline = settings.limits.unit_timeout
     try:
         remove_previous(
             out
@@ -118,6 +120,9 @@ def survey(
                     on_unit(meter.done)
     finally:
         journal.close()
+    notes += getattr(
+        executor, "notes", []
+    )  # e.g. a Dask worker past a deadline that could not restart
     return SurveyOutcome(
         table_rows(units, journal.done),
         len(units),
@@ -240,7 +245,7 @@ def bytes_of(units: list[Unit]) -> int | None:
 
 # Limits on waiting, not on what is read: a unit that was read gives the same rows under any of them, and one
 # that timed out is not judged, so a resume runs it again (_kept) under the timeouts given then.
-WAITS = frozenset({"remote_timeout", "listing_timeout"})
+WAITS = frozenset({"remote_timeout", "listing_timeout", "unit_timeout"})
 
 
 def settings_record(settings: Settings) -> dict:

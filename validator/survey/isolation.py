@@ -26,6 +26,10 @@ loses most of its batches is no evidence against any one unit, so a unit it
 lost alone goes on to the next pass with the halves instead of running
 alone: when every worker dies (a process limit, workers that cannot
 start), no unit is called the one that kills them.
+
+A unit that runs past its deadline (deadlines.py) is known by the beacon
+its worker keeps: it gets a failed row at once, and the units it travelled
+with run again in the next pass, without it.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from ..io.safe_text import one_line
+from .deadlines import Overdue
 from .journal import rows_text
 from .sources import Unit
 from .work import failed_rows
@@ -67,10 +72,13 @@ def isolate(
     """Run the batches with run_once, then the halves of the lost ones, and so on (see the module docstring)."""
     mostly_lost_before = False
     while batches:
-        lost = yield from _finished(run_once(batches))
+        again: list[
+            Batch
+        ] = []  # the units an overdue one travelled with: they run in the next pass
+        lost = yield from _finished(run_once(batches), again)
         mostly_lost = len(lost) >= FAILING_PASS and 4 * len(lost) > 3 * len(batches)
         failing, mostly_lost_before = mostly_lost and mostly_lost_before, mostly_lost
-        split, suspects = [], []
+        split, suspects = again, []
         for batch, error in lost:
             if failing:
                 yield batch, failed_batch(batch, _cluster_failing(error))
@@ -85,16 +93,21 @@ def isolate(
         for suspect in suspects:
             # Alone on the whole cluster, not only in its batch: a Dask worker may hold two tasks, and the
             # other one is lost with it (a pool lane holds one). A second loss now is the unit's own doing.
-            for batch, error in (yield from _finished(run_once([suspect]))):
+            for batch, error in (yield from _finished(run_once([suspect]), split)):
                 yield batch, failed_batch(batch, _lost_alone(error))
         batches = split
 
 
-def _finished(outcomes: Iterator[Outcome]):
-    """Yield the batches that ran as results, and those whose task raised as failed; return the lost ones."""
+def _finished(outcomes: Iterator[Outcome], again: list[Batch]):
+    """Yield the batches that ran as results, and those whose task raised as failed; return the lost ones.
+    A batch whose unit ran past its deadline yields that unit failed, and adds the others to `again`."""
     lost = []
     for batch, outcome in outcomes:
-        if isinstance(outcome, WorkerLost):
+        if isinstance(outcome, Overdue):
+            index = min(max(outcome.index, 0), len(batch) - 1)
+            yield batch[index : index + 1], failed_batch(batch[index : index + 1], outcome.reason())
+            again.extend(part for part in (batch[:index], batch[index + 1 :]) if part)
+        elif isinstance(outcome, WorkerLost):
             lost.append((batch, outcome))
         elif isinstance(outcome, Exception):
             yield (

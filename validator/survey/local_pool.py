@@ -40,6 +40,8 @@ try:
 except ImportError:  # Windows: pipes keep their size (_widen)
     fcntl = None
 
+from ..io.limits import DEFAULT_LIMITS
+from . import deadlines
 from .isolation import Batch, ClusterLost, Outcome, Result, WorkerLost, isolate
 from .work import prepare_worker
 
@@ -58,8 +60,9 @@ _SURVEY_ENDS: set[Connection] = set()
 class LocalPool:
     """Worker processes on this machine, each in a lane of its own (_Lane): a worker that dies loses one batch."""
 
-    def __init__(self, workers: int | None = None):
+    def __init__(self, workers: int | None = None, deadline: float = DEFAULT_LIMITS.unit_timeout):
         self.workers = workers or os.cpu_count() or 1
+        self.deadline = deadline  # seconds a unit may run (deadlines.py); the survey sets its own
         # The forked workers inherit the audit's modules instead of importing them in their first task, as a
         # Dask worker is prepared when the survey connects (so the two are timed alike).
         prepare_worker()
@@ -72,7 +75,7 @@ class LocalPool:
 
     def _run_once(self, function: Function, batches: list[Batch]) -> Iterator[Outcome]:
         waiting = collections.deque(batches)
-        lanes = [_Lane(function) for _ in range(min(self.workers, len(batches)))]
+        lanes = [_Lane(function, self.deadline) for _ in range(min(self.workers, len(batches)))]
         try:
             while True:
                 # A batch to each lane before a second to any: filled lane by lane, the first lane took both of a
@@ -83,15 +86,20 @@ class LocalPool:
                 watched = {handle: lane for lane in lanes for handle in lane.handles()}
                 if not watched:
                     return
-                ready = {watched[handle] for handle in wait(list(watched))}
+                # Woken at least a few times per deadline, to stop a worker whose unit ran past it.
+                ready = {watched[handle] for handle in wait(list(watched), self._tick())}
                 for lane in (
                     lanes
                 ):  # in lane order, not the set's, so the order of the outcomes is reproducible
                     if lane in ready:
                         yield from lane.finished(waiting)
+                    yield from lane.overdue(waiting)
         finally:
             for lane in lanes:
                 lane.close()
+
+    def _tick(self) -> float:
+        return min(1.0, max(self.deadline / 4, 0.05))
 
 
 class _Lane:
@@ -99,12 +107,16 @@ class _Lane:
 
     DEPTH = 2  # a second batch waits in the worker, so it never waits for the survey between two
 
-    def __init__(self, function: Function):
-        self.function = function
+    def __init__(self, function: Function, deadline: float = DEFAULT_LIMITS.unit_timeout):
+        self.function, self.deadline = function, deadline
         self.process: multiprocessing.process.BaseProcess | None = None
         self.to_worker: Connection | None = None
         self.from_worker: Connection | None = None
         self.in_flight: collections.deque[Batch] = collections.deque()
+        # The worker's beacon (deadlines.py): [batch number, unit index, start]; answered counts the batches
+        # it answered, so the oldest in flight is number answered + 1, up since `oldest_since`.
+        self.beacon = _CONTEXT.RawArray("d", 3)
+        self.answered, self.oldest_since = 0, time.monotonic()
 
     def handles(self) -> list:
         return [self.from_worker, self.process.sentinel] if self.in_flight else []
@@ -117,6 +129,8 @@ class _Lane:
             payload = pickle.dumps(
                 waiting[0], protocol=pickle.HIGHEST_PROTOCOL
             )  # before it is counted in flight
+            if not self.in_flight:
+                self.oldest_since = time.monotonic()
             self.in_flight.append(waiting.popleft())
             try:
                 self.to_worker.send_bytes(payload)
@@ -135,6 +149,8 @@ class _Lane:
                 answer = self.from_worker.recv_bytes()
             except (EOFError, OSError):  # it died writing its answer
                 break
+            self.answered += 1
+            self.oldest_since = time.monotonic()
             yield self.in_flight.popleft(), _rebuilt(answer)
         if self.in_flight and not self.process.is_alive():
             # The oldest batch is the one it ran; the others never ran, and go back to the queue.
@@ -144,13 +160,35 @@ class _Lane:
             self._stop()
             yield lost, WorkerLost("its worker process died")
 
+    def overdue(self, waiting: collections.deque[Batch]) -> Iterator[Outcome]:
+        """The oldest batch, lost, if its unit has run past the deadline (Overdue) or the worker has not even
+        started it within the deadline (it hung between units): the worker is stopped, the batches behind it
+        go back to the queue."""
+        if not self.in_flight or self.process is None:
+            return
+        number, index, since = self.beacon[:]
+        started = int(number) == self.answered + 1
+        seconds = time.monotonic() - (since if started else self.oldest_since)
+        if seconds <= self.deadline:
+            return
+        lost = self.in_flight.popleft()
+        waiting.extendleft(reversed(self.in_flight))
+        self.in_flight.clear()
+        self._stop()
+        if started:
+            yield lost, deadlines.Overdue(int(index), seconds, self.deadline)
+        else:
+            yield lost, WorkerLost("its worker process stopped answering")
+
     def _start(self) -> None:
+        self.beacon[:] = [0.0, 0.0, 0.0]
+        self.answered, self.oldest_since = 0, time.monotonic()
         batches_out, to_worker = _CONTEXT.Pipe(duplex=False)
         from_worker, rows_in = _CONTEXT.Pipe(duplex=False)
         _widen(to_worker, from_worker)
         process = _CONTEXT.Process(
             target=_work,
-            args=(self.function, batches_out, rows_in, os.getpid()),
+            args=(self.function, batches_out, rows_in, os.getpid(), self.beacon),
             name="lbnorm-survey-worker",
             daemon=True,
         )
@@ -195,7 +233,7 @@ class _Lane:
         self._stop()
 
 
-def _work(function: Function, batches: Connection, rows: Connection, parent: int) -> None:
+def _work(function: Function, batches: Connection, rows: Connection, parent: int, beacon) -> None:
     """In a worker process: run each batch the pipe brings, in order, and answer each. Ctrl-C is the survey's to
     handle (it closes its lanes); an exception is the answer, made portable (_portable)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -205,8 +243,10 @@ def _work(function: Function, batches: Connection, rows: Connection, parent: int
     for end in _SURVEY_ENDS:
         end.close()
     exit_with_parent(parent)
+    deadlines.use_beacon(beacon)
     inbox = _read_ahead(batches)
     while (payload := inbox.get()) != _STOP:
+        deadlines.batch_received()
         try:
             outcome = function(pickle.loads(payload))
         except (

@@ -35,6 +35,7 @@ from ..io.paths import PathRefused, confine
 from ..io.readers import read_results
 from ..io.safe_text import one_line
 from ..io.sample_logs import UNPLACED_LOG, task_of
+from . import deadlines
 from .groups import group_rows
 from .journal import rows_text
 from .layout import orphan_task
@@ -93,7 +94,11 @@ def run_batch(batch: list[Unit], settings: Settings = DEFAULT_SETTINGS) -> list[
     size and mtime), so a file changed between two surveys was audited against its old parse."""
     results_document.cache_clear()
     results_model.cache_clear()
-    return [run_unit(unit, settings) for unit in batch]
+    rows = []
+    for index, unit in enumerate(batch):
+        deadlines.started(index)  # the unit's deadline runs from here (deadlines.py)
+        rows.append(run_unit(unit, settings))
+    return rows
 
 
 def prepare_worker() -> str:
