@@ -84,7 +84,16 @@ from .stop_signals import Stopped, StopSignals
 @click.option(
     "--progress/--no-progress",
     default=None,
-    help="Progress bar on stderr [default: on a terminal].",
+    help="Show progress on stderr: a bar with percent, elapsed time and ETA (weighted by bytes) on a "
+    "terminal, a line every --progress-interval seconds and every 10% elsewhere [default: on].",
+)
+@click.option(
+    "--progress-interval",
+    type=click.FloatRange(min=0, min_open=True),
+    default=30.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Off a terminal (CI logs, batch jobs), seconds between two progress lines.",
 )
 @click.option(
     "--plots/--no-plots",
@@ -111,6 +120,7 @@ def survey(
     config_file: Path | None,
     isolated: bool,
     progress: bool | None,
+    progress_interval: float,
     plots: bool,
     **options,
 ) -> None:
@@ -174,7 +184,7 @@ def survey(
                 settings,
                 resume,
                 max_units,
-                progress,
+                (progress, progress_interval),
                 plots,
                 Executor(workers, scheduler, local_cluster),
                 stops,
@@ -205,7 +215,7 @@ def _survey_and_write(
     settings,
     resume: bool,
     max_units: int,
-    progress: bool | None,
+    progress: tuple[bool | None, float],
     plots: bool,
     executor_options: Executor,
     stops: StopSignals,
@@ -238,6 +248,9 @@ def _survey_and_write(
                 f"lbnorm survey: {todo:,} of {planned:,} units to run{skipped}, on {executor.describe()}",
                 err=True,
             )
+            dashboard = executor.dashboard() if hasattr(executor, "dashboard") else None
+            if dashboard:
+                click.echo(f"lbnorm survey: Dask dashboard at {dashboard}", err=True)
 
         outcome = run_survey(
             sources,
@@ -246,7 +259,8 @@ def _survey_and_write(
             settings,
             resume,
             max_units,
-            progress_stream(progress),
+            progress_stream(progress[0]),
+            progress[1],
             on_start=announce,
             on_unit=stops.check,
         )

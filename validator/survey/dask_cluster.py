@@ -62,6 +62,13 @@ def batch_key(batch: Batch) -> str:
     )
 
 
+def _has_bokeh() -> bool:
+    """On the scheduler: whether it can draw the dashboard (Dask serves it only with bokeh)."""
+    import importlib.util
+
+    return importlib.util.find_spec("bokeh") is not None
+
+
 class WorkerMismatch(RuntimeError):
     """A Dask worker lacks lbnorm or runs another version than this client: the survey must not start."""
 
@@ -372,6 +379,17 @@ class DaskCluster:
             f", started in {self.start_seconds:.2f} s" if self.start_seconds is not None else ""
         )
         return f"Dask cluster at {self.address} ({workers} workers{started})"
+
+    def dashboard(self) -> str | None:
+        """The scheduler's dashboard link, when it serves one (its HTTP server, and bokeh beside it)."""
+        try:
+            if "dashboard" not in self.client.scheduler_info().get("services", {}):
+                return None
+            if not self.client.run_on_scheduler(_has_bokeh):
+                return None
+            return self.client.dashboard_link
+        except Exception:  # noqa: BLE001 - a link is a courtesy, never a reason to stop
+            return None
 
     @property
     def workers(self) -> int:

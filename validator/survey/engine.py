@@ -22,6 +22,7 @@ from ..io.safe_text import one_line
 from .batches import batches
 from .journal import JOURNAL_NAME, Journal, rows_text
 from .outputs import remove_previous
+from .progress import Progress
 from .rows import UNJUDGED, sort_key
 from .sources import Unit, plan
 from .stores import is_local, local_path
@@ -52,32 +53,6 @@ class SurveyOutcome:
         )
 
 
-class Progress:
-    """`  412/4,500 units  37.2/s  ETA 0:01:50` on one terminal line, redrawn at most 5 times a second."""
-
-    def __init__(self, total: int, stream: TextIO | None):
-        self.total, self.stream, self.done = total, stream, 0
-        self.start = self.last = time.monotonic()
-
-    def step(self) -> None:
-        self.done += 1
-        now = time.monotonic()
-        if self.stream is None or (now - self.last < 0.2 and self.done < self.total):
-            return
-        self.last = now
-        rate = self.done / max(now - self.start, 1e-9)
-        left = (self.total - self.done) / rate if rate else 0
-        eta = (
-            time.strftime("%H:%M:%S", time.gmtime(left))
-            if left < 86400
-            else f"{left / 3600:,.0f} h"
-        )
-        self.stream.write(f"\r  {self.done:,}/{self.total:,} units  {rate:,.1f}/s  ETA {eta}  ")
-        if self.done == self.total:
-            self.stream.write("\n")
-        self.stream.flush()
-
-
 def survey(
     sources: list[str],
     out: Path,
@@ -86,12 +61,14 @@ def survey(
     resume: bool = False,
     max_units: int = 1_000_000,
     progress: TextIO | None = None,
+    progress_interval: float = 30.0,
     on_unit: Callable[[int], None] | None = None,
     on_start: Callable[[int, int], None] | None = None,
 ) -> SurveyOutcome:
     """Run the survey into `out` (units.jsonl as it goes); return the sorted rows. SourceError, JournalExists.
 
-    on_start(units planned, units to run) once the sources are read and the journal opened; on_unit(units done)."""
+    on_start(units planned, units to run) once the sources are read and the journal opened; on_unit(units done).
+    Progress goes to `progress`: a bar on a terminal, else a line every `progress_interval` seconds."""
     started = time.monotonic()
     units = plan(sources, settings.limits, max_units, exclude=out)
     if hasattr(
@@ -101,7 +78,7 @@ def survey(
     journal = Journal(out, resume, settings_record(settings))
     todo = [unit for unit in units if not _kept(unit, journal.done)]
     notes = ([journal.note] if journal.note else []) + _resume_notes(todo, journal.done)
-    meter = Progress(len(todo), progress)
+    meter = Progress(todo, progress, progress_interval)
     if hasattr(executor, "deadline"):  # every unit's deadline (deadlines.py)
         executor.deadline = settings.limits.unit_timeout
     try:
@@ -114,11 +91,12 @@ def survey(
             functools.partial(run_batch, settings=settings), batches(todo, executor.workers)
         ):
             _record(journal, batch, results)
-            for _ in batch:
-                meter.step()
+            for unit in batch:
+                meter.step(unit)
                 if on_unit is not None:
                     on_unit(meter.done)
     finally:
+        meter.close()
         journal.close()
     notes += getattr(
         executor, "notes", []
@@ -270,7 +248,5 @@ def table_rows(units: list[Unit], done: dict[str, list[dict]]) -> list[dict]:
 
 
 def progress_stream(enabled: bool | None) -> TextIO | None:
-    """stderr when it is a terminal (or when asked); None in CI logs and pipes."""
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    return sys.stderr if enabled else None
+    """stderr (a bar on a terminal, lines in CI logs and pipes), unless progress is turned off."""
+    return sys.stderr if enabled is not False else None
