@@ -12,7 +12,7 @@ FROM python:3.12-slim-bookworm AS wheel
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
 COPY requirements-build.txt /build/requirements-build.txt
 RUN pip install --no-cache-dir --require-hashes --only-binary :all: -r /build/requirements-build.txt
-COPY pyproject.toml README.md /build/src/
+COPY pyproject.toml README.md LICENSE /build/src/
 COPY schemas /build/src/schemas
 COPY validator /build/src/validator
 # The release passes the tag's version; without it (no .git in the build context)

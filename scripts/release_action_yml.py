@@ -9,6 +9,17 @@
         Rewrites action.yml in place so the release runs the prebuilt image by digest:
         `image: docker://ghcr.io/OWNER/lbnorm-action@sha256:...`. Only that line changes.
 
+    python scripts/release_action_yml.py stamp --repository OWNER/NAME --tag v1.2.3 --commit SHA
+        Fills the release's coordinates in before the sdist and the wheel are built: the
+        project URLs of pyproject.toml and validator/core/_release.py, which `lbnorm init`
+        reads to pin the workflows and hooks it writes to this release.
+    python scripts/release_action_yml.py notes --repository OWNER/NAME --tag v1.2.3 --commit SHA
+        Prints the release notes: the CHANGELOG section, then the snippets of the docs
+        with the release's coordinates filled in.
+
+Every command takes --root (default: this repository). The coordinates' placeholders
+and how they are filled live in validator/core/release.py.
+
 Exit codes: 0 done, 1 the repository is not releasable as asked, 2 usage.
 """
 
@@ -19,9 +30,15 @@ import re
 import sys
 from pathlib import Path
 
-import yaml
-
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from validator.core.release import (  # noqa: E402
+    REPOSITORY_PLACEHOLDER,
+    NotARelease,
+    Release,
+    fill,
+)
+
 TAG = re.compile(r"v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
 DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 # An OCI reference without tag or digest: registry host[:port], then lower-case path components.
@@ -74,6 +91,8 @@ def pin_image(action_yml: str, image: str, digest: str) -> str:
         raise NotReleasable(
             f"action.yml has {len(found)} `image: Dockerfile` lines; expected exactly one"
         )
+    import yaml  # only this step parses YAML: stamp and notes run on the build's tools alone
+
     reference = f"docker://{image}@{digest}"
     pinned = BUILD_LINE.sub(lambda m: f"{m[1]}{reference}", action_yml)
     before, after = yaml.safe_load(action_yml), yaml.safe_load(pinned)
@@ -83,6 +102,62 @@ def pin_image(action_yml: str, image: str, digest: str) -> str:
     if after != before:  # the regex must have changed runs.image and nothing else
         raise NotReleasable("rewriting action.yml changed more than runs.image")
     return pinned
+
+
+USE_THIS_RELEASE = """\
+## Use this release
+
+The action, pinned to this release's commit (`.github/workflows/lbnorm.yml`):
+
+```yaml
+      - uses: OWNER/lbnorm@RELEASE_SHA # vX.Y.Z
+```
+
+The pre-commit hooks (`.pre-commit-config.yaml`):
+
+```yaml
+repos:
+  - repo: https://github.com/OWNER/lbnorm
+    rev: RELEASE_SHA # frozen: vX.Y.Z
+    hooks:
+      - id: lbnorm-check
+      - id: lbnorm-recheck
+```
+
+The command line: `pip install lbnorm==X.Y.Z`. In a leaderboard repository, `lbnorm init`
+writes the workflows and the pre-commit configuration pinned to this release.
+"""
+
+
+def stamp(root: Path, release: Release) -> None:
+    """Write the release's coordinates where the sdist and the wheel take them from."""
+    pyproject = root / "pyproject.toml"
+    text = pyproject.read_text(encoding="utf-8")
+    if REPOSITORY_PLACEHOLDER not in text:
+        raise NotReleasable(
+            f"pyproject.toml has no {REPOSITORY_PLACEHOLDER} placeholder; stamp a fresh checkout"
+        )
+    pyproject.write_text(text.replace(REPOSITORY_PLACEHOLDER, release.repository), "utf-8")
+    (root / "validator" / "core" / "_release.py").write_text(
+        "# Written by the release workflow (scripts/release_action_yml.py stamp); not in git.\n"
+        f"REPOSITORY = {release.repository!r}\nTAG = {release.tag!r}\nCOMMIT = {release.commit!r}\n",
+        encoding="utf-8",
+    )
+
+
+def release_notes(changelog: str, release: Release) -> str:
+    """The CHANGELOG section of the release, then how to use it, with its coordinates filled in."""
+    notes = changelog_sections(changelog).get(release.version)
+    if not notes:
+        raise NotReleasable(f"CHANGELOG.md has no '## [{release.version}] - YYYY-MM-DD' section")
+    return f"{notes}\n\n{fill(USE_THIS_RELEASE, release)}"
+
+
+def _release(args: argparse.Namespace) -> Release:
+    try:
+        return Release(args.repository, args.tag, args.commit)
+    except NotARelease as exc:
+        raise NotReleasable(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,17 +172,34 @@ def main(argv: list[str] | None = None) -> int:
     pin.add_argument("--image", required=True)
     pin.add_argument("--digest", required=True)
     pin.add_argument("action_yml", nargs="?", type=Path, default=REPO / "action.yml")
+    for name, description in (
+        ("stamp", "write the release's coordinates into the package before it is built"),
+        ("notes", "print the release notes with the release's coordinates"),
+    ):
+        command = commands.add_parser(name, help=description)
+        command.add_argument("--repository", required=True)
+        command.add_argument("--tag", required=True)
+        command.add_argument("--commit", required=True)
+    for command in commands.choices.values():
+        command.add_argument("--root", type=Path, default=REPO)
     args = parser.parse_args(argv)
     try:
         if args.command == "check":
             version, major, notes = check_release(
                 args.tag,
-                (REPO / "CHANGELOG.md").read_text(encoding="utf-8"),
-                (REPO / "action.yml").read_text(encoding="utf-8"),
+                (args.root / "CHANGELOG.md").read_text(encoding="utf-8"),
+                (args.root / "action.yml").read_text(encoding="utf-8"),
             )
             if args.notes:
                 args.notes.write_text(notes + "\n", encoding="utf-8")
             print(f"version={version}\nmajor={major}")
+        elif args.command == "stamp":
+            release = _release(args)
+            stamp(args.root, release)
+            print(f"version={release.version}")
+        elif args.command == "notes":
+            changelog = (args.root / "CHANGELOG.md").read_text(encoding="utf-8")
+            sys.stdout.write(release_notes(changelog, _release(args)))
         else:
             text = args.action_yml.read_text(encoding="utf-8")
             args.action_yml.write_text(pin_image(text, args.image, args.digest), encoding="utf-8")

@@ -33,7 +33,7 @@ from validator.draft.profile_check import check_profile_file
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 SHELL = {"sh", "bash", "shell", "console"}
 NOT_RUN = "<!-- not run"
-RELEASE = "v1.0.0"  # the rev the pre-commit snippets pin: lbnorm's first release tag
+RELEASE = "RELEASE_SHA"  # the rev placeholder a release fills (tests/test_workflows.py fills it)
 FENCE = re.compile(r"^```(?P<lang>[\w-]*)\n(?P<body>.*?)^```", re.S | re.M)
 LINK = re.compile(r"(?<!!)\[[^\]]*\]\((?P<target>[^)\s]+)\)")
 
@@ -142,7 +142,7 @@ def test_yaml_examples_fit_what_they_configure(page, tmp_path):
         elif isinstance(data, dict) and "jobs" in data:
             for job in data["jobs"].values():
                 for step in job["steps"]:
-                    if "lbnorm-action@" in step.get("uses", ""):
+                    if "OWNER/lbnorm@" in step.get("uses", ""):
                         assert set(step.get("with", {})) <= set(inputs), (
                             f"{where}: an input action.yml lacks"
                         )
@@ -254,7 +254,7 @@ def test_the_maintainers_workflow_passes_a_submission_through_the_action_entrypo
         if lang == "yaml" and "jobs:" in body
     )
     [step] = [
-        s for s in workflow["jobs"]["lbnorm"]["steps"] if "lbnorm-action@" in s.get("uses", "")
+        s for s in workflow["jobs"]["lbnorm"]["steps"] if "OWNER/lbnorm@" in s.get("uses", "")
     ]
     digest = subprocess.run(
         ["sha256sum", step["with"]["profile_file"]],

@@ -16,7 +16,7 @@ def test_the_wheel_contains_the_whole_package(tmp_path):
     # and lbnorm.egg-info/ behind, under the feet of a running test session (and of Dask workers importing it).
     source = tmp_path / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(REPO / name, source / name)
     for name in (
         "validator",
@@ -58,3 +58,17 @@ def test_the_wheel_contains_the_whole_package(tmp_path):
     expected |= {f"validator/schemas/{p.name}" for p in (REPO / "schemas").glob("*.json")}
     assert expected - names == set()
     assert any(name.endswith("entry_points.txt") for name in names)
+    # The license travels with the wheel, and the metadata names it, its home and what it is for.
+    license_file = next(name for name in names if name.endswith(".dist-info/licenses/LICENSE"))
+    archive = zipfile.ZipFile(wheel)
+    assert archive.read(license_file) == (REPO / "LICENSE").read_bytes()
+    assert b"Apache License" in archive.read(license_file)[:200]
+    metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    for field in (
+        "License-Expression: Apache-2.0",
+        "License-File: LICENSE",
+        "Author: ",
+        "Keywords: ",
+    ):
+        assert field in metadata, field
+    assert metadata.count("Project-URL: ") >= 4 and metadata.count("Classifier: ") >= 8

@@ -21,7 +21,14 @@ WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 FULL_SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+(\.\d+){0,2}$")
 TAG = re.compile(r"v(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)")
 sys.path.insert(0, str(REPO / "scripts"))
-from release_action_yml import changelog_sections  # noqa: E402
+from release_action_yml import USE_THIS_RELEASE, Release, fill  # noqa: E402
+
+from validator.core.release import PLACEHOLDERS  # noqa: E402
+
+# Coordinates a release would fill in; every snippet must work with them.
+EXAMPLE_RELEASE = Release(
+    "example-org/lbnorm", "v1.2.3", "0123456789abcdef0123456789abcdef01234567"
+)
 
 
 def docs_workflow(tmp_path: Path) -> Path:
@@ -33,7 +40,7 @@ def docs_workflow(tmp_path: Path) -> Path:
     )
     path = tmp_path / ".github" / "workflows" / "lbnorm.yml"
     path.parent.mkdir(parents=True)
-    path.write_text(block[1], encoding="utf-8")
+    path.write_text(fill(block[1], EXAMPLE_RELEASE), encoding="utf-8")
     return path
 
 
@@ -80,29 +87,6 @@ def test_zizmor_finds_nothing_offline(tmp_path):
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    # The docs' workflow names this action by its release tag, the one line a user pins
-    # to a commit of their choosing; every other action in it must be hash-pinned.
-    config = tmp_path / "zizmor.yml"
-    config.write_text(
-        "rules:\n  unpinned-uses:\n    config:\n      policies:\n"
-        "        org/lbnorm-action: ref-pin\n        '*': hash-pin\n"
-    )
-    proc = subprocess.run(
-        [
-            zizmor,
-            "--offline",
-            "--persona",
-            "pedantic",
-            "--no-progress",
-            "--config",
-            str(config),
-            str(docs_workflow(tmp_path / "docs")),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
@@ -141,7 +125,7 @@ def test_least_privilege_bounded_runs_and_no_persisted_credentials(name, tmp_pat
         assert 0 < job["timeout-minutes"] <= 30, job_id
         granted = job.get("permissions", {})
         assert name == "release.yml" or not granted, (
-            f"{job_id}: only the release job is granted more"
+            f"{job_id}: only the release's jobs are granted more"
         )
         for step in job["steps"]:
             if step.get("uses", "").startswith("actions/checkout@"):
@@ -150,15 +134,34 @@ def test_least_privilege_bounded_runs_and_no_persisted_credentials(name, tmp_pat
                 f"{job_id}: pass expressions to run: through env"
             )
     if name == "release.yml":
-        assert workflow["jobs"]["release"]["permissions"] == {
-            "contents": "write",
-            "packages": "write",
-            "id-token": "write",
-            "attestations": "write",
-        }
         assert workflow[True]["push"]["tags"] == [
             "v[0-9]+.[0-9]+.[0-9]+"
         ]  # yaml reads `on` as True
+
+
+def test_the_release_grants_each_job_only_what_its_steps_use():
+    jobs = yaml.safe_load((REPO / ".github" / "workflows" / "release.yml").read_text())["jobs"]
+    assert {job_id: job["permissions"] for job_id, job in jobs.items()} == {
+        "check": {"contents": "read"},
+        "image": {"contents": "write", "packages": "write"},
+        "attest": {"id-token": "write", "attestations": "write", "packages": "write"},
+        "dist": {"contents": "read"},
+        "pypi": {"id-token": "write"},
+        "github-release": {"contents": "write"},
+    }
+    # The jobs that hold an OIDC token run no code of the repository: no checkout, only pinned actions.
+    for job_id in ("attest", "pypi"):
+        assert all("run" not in step for step in jobs[job_id]["steps"]), job_id
+    assert jobs["pypi"]["environment"]["name"] == "pypi"
+    publish = [s["uses"] for s in jobs["pypi"]["steps"] if "gh-action-pypi-publish" in s["uses"]]
+    assert len(publish) == 1 and re.fullmatch(
+        r"pypa/gh-action-pypi-publish@[0-9a-f]{40}", publish[0]
+    )
+    # The sdist and the wheel are built once, in one job, and the others take that artifact.
+    builds = [job_id for job_id, job in jobs.items() if "python -m build" in str(job["steps"])]
+    assert builds == ["dist"]
+    assert jobs["pypi"]["needs"] == "dist" and "dist" in jobs["github-release"]["needs"]
+    assert "dist/*" in str(jobs["github-release"]["steps"])
 
 
 def test_the_self_test_runs_the_checkout_and_reads_both_verdicts_from_outputs():
@@ -178,34 +181,62 @@ def test_the_self_test_runs_the_checkout_and_reads_both_verdicts_from_outputs():
     assert check["env"]["INFLATED_PASSED"] == "${{ steps.inflated.outputs.passed }}"
 
 
-def released_versions() -> set[str]:
-    return set(changelog_sections((REPO / "CHANGELOG.md").read_text(encoding="utf-8")))
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+SNIPPET_LINE = re.compile(
+    r"(uses: \S*lbnorm\S*@.*|repo: \S*lbnorm\S*|^\s*#?\s*rev: .*|pip install \S*lbnorm[=@ ].*)",
+    re.M,
+)
+PLACEHOLDER_LINE = re.compile(
+    r"uses: OWNER/lbnorm@RELEASE_SHA # vX\.Y\.Z( .*)?|repo: https://github\.com/OWNER/lbnorm"
+    r"|\s*rev: RELEASE_SHA # frozen: vX\.Y\.Z|pip install \"?lbnorm==X\.Y\.Z\"?"
+)
 
 
-def test_the_changelog_has_released_versions_in_tag_format():
-    versions = released_versions()
-    assert versions and all(TAG.fullmatch("v" + v) for v in versions)
-
-
-def version_snippets() -> list[tuple[str, str]]:
-    """(where, version) of every `rev:` and `uses: .../lbnorm-action@` a user copies from the docs or the hook file."""
-    found = []
-    for path in [
-        REPO / "README.md",
-        *sorted((REPO / "docs").glob("*.md")),
-        REPO / ".pre-commit-hooks.yaml",
-    ]:
+def snippet_blocks() -> list[tuple[str, str]]:
+    """(where, text) of every ```yaml block of the docs that names lbnorm's coordinates, and the release notes'."""
+    blocks = []
+    for path in DOCS:
         text = path.read_text(encoding="utf-8")
-        found += [(path.name, m) for m in re.findall(r"^\s*#?\s*rev: (\S+)", text, re.M)]
-        found += [(path.name, m) for m in re.findall(r"uses: \S+/lbnorm-action@(\S+)", text)]
-    return found
+        for block in re.findall(r"```ya?ml\n(.*?)```", text, re.S):
+            if any(placeholder in block for placeholder in PLACEHOLDERS):
+                blocks.append((path.name, block))
+    for block in re.findall(r"```yaml\n(.*?)```", USE_THIS_RELEASE, re.S):
+        blocks.append(("release notes", block))
+    return blocks
 
 
-def test_snippets_name_a_released_version_in_tag_format():
-    snippets = version_snippets()
-    assert {where for where, _ in snippets} >= {"action.md", "pre-commit.md"}
-    for where, version in snippets:
-        assert TAG.fullmatch(version), f"{where}: {version!r} is not a vX.Y.Z tag"
-        assert version[1:] in released_versions(), (
-            f"{where}: {version} is not a release in CHANGELOG.md"
-        )
+def test_every_coordinate_in_the_docs_is_the_placeholder_a_release_fills():
+    found = []
+    for path in [*DOCS, REPO / ".pre-commit-hooks.yaml"]:
+        for line in SNIPPET_LINE.findall(path.read_text(encoding="utf-8")):
+            found.append(path.name)
+            assert PLACEHOLDER_LINE.fullmatch(line.rstrip()), f"{path.name}: {line.strip()!r}"
+    assert {"README.md", "action.md", "pre-commit.md"} <= set(found)
+
+
+def test_every_snippet_filled_by_the_release_is_valid_where_it_is_pasted(tmp_path):
+    blocks = snippet_blocks()
+    assert {where for where, _ in blocks} >= {"README.md", "action.md", "release notes"}
+    workflows, configs = [], []
+    for number, (where, block) in enumerate(blocks):
+        filled = fill(block, EXAMPLE_RELEASE)
+        assert not any(placeholder in filled for placeholder in PLACEHOLDERS), where
+        data = yaml.safe_load(filled)  # every block parses, fragments (a step, a list) too
+        if isinstance(data, dict) and "jobs" in data:
+            workflows.append(tmp_path / "repo" / ".github" / "workflows" / f"snippet{number}.yml")
+            workflows[-1].parent.mkdir(parents=True, exist_ok=True)
+            workflows[-1].write_text(filled, encoding="utf-8")
+        elif isinstance(data, dict) and "repos" in data:
+            configs.append(tmp_path / f"pre-commit-config-{number}.yaml")
+            configs[-1].write_text(filled, encoding="utf-8")
+    assert workflows and configs
+    checks = [
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.github-workflows"]
+        + list(map(str, workflows)),
+        [shutil.which("zizmor"), "--offline", "--persona", "pedantic", "--no-progress"]
+        + list(map(str, workflows)),
+        [shutil.which("pre-commit"), "validate-config", *map(str, configs)],
+    ]
+    for command in checks:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr

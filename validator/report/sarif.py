@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TextIO
 from urllib.parse import quote
 
 from ..check.rules import all_rules
-from ..core.version import __version__
+from ..core.version import __version__, semantic_version
 from ..findings import ERROR, Finding, Rule
 from ..io.safe_text import neutralize_json, one_line
 from .text_style import ReportOptions
@@ -40,7 +40,7 @@ def sarif_log(findings: Iterable[Finding], options: ReportOptions) -> dict:
             "driver": {
                 "name": "lbnorm",
                 "version": __version__,
-                "semanticVersion": __version__,
+                "semanticVersion": semantic_version(__version__),
                 "rules": [_rule(r) for r in rules],
             }
         },
