@@ -54,7 +54,7 @@ class NotReleasable(Exception):
 def changelog_sections(text: str) -> dict[str, str]:
     """Released versions in CHANGELOG.md (`## [1.2.3] - 2026-01-31`) and each one's text."""
     matches = list(SECTION.finditer(text))
-    ends = [m.start() for m in matches[1:]] + [len(text)]
+    ends = [m.start() for m in matches[1:]] + [len(text)] if matches else []
     return {m["version"]: text[m.end() : end].strip() for m, end in zip(matches, ends, strict=True)}
 
 

@@ -73,7 +73,8 @@ def test_a_dated_section_makes_the_repository_releasable(tmp_path):
     proc = run("check", "--tag", "v1.2.3", "--notes", str(notes), "--root", str(root))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "version=1.2.3\nmajor=v1\n"  # lines for $GITHUB_OUTPUT
-    assert notes.read_text().startswith("### Added\n- `lbnorm check`")
+    assert notes.read_text().startswith("### Added\n- ")
+    assert "\n- `lbnorm check`: validate submissions" in notes.read_text()
 
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -120,11 +121,13 @@ def test_stamp_and_notes_refuse_coordinates_that_name_no_release(tmp_path, optio
 def test_the_notes_are_the_changelog_section_then_the_snippets_filled_in(tmp_path):
     proc = run("notes", *COORDINATES, "--root", str(release_root(tmp_path)))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.startswith("### Added\n- `lbnorm check`")
+    assert proc.stdout.startswith("### Added\n- ")
+    assert "\n- `lbnorm check`: validate submissions" in proc.stdout
     assert f"uses: example-org/lbnorm@{COMMIT} # v1.2.3" in proc.stdout
     assert f"rev: {COMMIT} # frozen: v1.2.3" in proc.stdout
     assert "pip install lbnorm==1.2.3" in proc.stdout
-    assert not any(placeholder in proc.stdout for placeholder in PLACEHOLDERS)
+    use = proc.stdout[proc.stdout.index("## Use this release") :]
+    assert not any(placeholder in use for placeholder in PLACEHOLDERS)
 
 
 @pytest.mark.parametrize(
