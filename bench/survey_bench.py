@@ -156,7 +156,7 @@ def cpu_best_of_each(functions: list, repeat: int) -> list[float]:
 
 
 def clear_caches() -> None:
-    from validator.audit import drop
+    from validator.harness import drop
 
     for cached in drop.CACHES:
         cached.clear()

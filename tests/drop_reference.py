@@ -1,6 +1,6 @@
 """The DROP scorer as lbnorm first wrote it: a line-by-line transcription of the harness, kept as the oracle.
 
-validator/audit/drop.py is the same scorer with the work rearranged for speed
+validator/harness/drop.py is the same scorer with the work rearranged for speed
 (gold answers normalized once, letters-only tokens never sent to float(),
 punctuation removed by str.translate). tests/test_fast_paths.py checks that the
 two agree on generated predictions, and tests/test_drop.py checks both against
@@ -133,7 +133,7 @@ def process_results(golds: list[Gold], prediction: str) -> tuple[float, float]:
 # --- numpy and scipy, as far as the scorer uses them ------------------------------------
 # Not rearranged for speed, so taken from drop.py rather than copied; test_drop.py checks them
 # against the harness's vectors directly.
-from validator.audit.drop import max_weight_assignment, numpy_mean, numpy_round_2  # noqa: E402,F401
+from validator.harness.drop import max_weight_assignment, numpy_mean, numpy_round_2  # noqa: E402,F401
 
 # --- the deep dive's failure modes -------------------------------------------------------
 

@@ -4,7 +4,7 @@ The writer mirrors lm_eval/evaluator.py (per-sample hashes) and
 lm_eval/loggers/evaluation_tracker.py (task_hashes, one JSONL file per task,
 json.dumps(..., ensure_ascii=False)); the hash formulas themselves are
 checked against a real 0.4.9.2 log in tests/data/samples/real_0.4.9.2.
-Per-sample DROP scores come from validator.audit.drop, which tests/test_drop.py
+Per-sample DROP scores come from validator.harness.drop, which tests/test_drop.py
 proves equal to the harness on its golden vectors.
 """
 
@@ -17,7 +17,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from validator.audit import drop
+from validator.harness import drop
 
 DATE = "2024-06-17T17-37-25.144953"
 DROP_UNTIL = ["."]

@@ -1,4 +1,4 @@
-"""Record lm-eval's own IFEval outcomes, to hold validator/core/ifeval.py to them (tests/test_ifeval.py).
+"""Record lm-eval's own IFEval outcomes, to hold validator/harness/ifeval.py to them (tests/test_ifeval.py).
 
 Not a test: it needs lm-eval's IFEval code, which the suite does not install
 (lm-eval pulls in torch). Made with lm-eval 0.4.9.2, whose checkers are

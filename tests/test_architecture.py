@@ -1,6 +1,7 @@
 """The layout is the architecture: imports only point down the layers, and no room grows too big.
 
-    entry (cli, action, __main__) -> report -> survey -> draft -> check -> audit -> findings -> io -> core
+    entry (cli, action, __main__) -> report -> survey -> draft -> check -> audit -> findings -> io
+    -> harness -> core
 
 Each package's __init__ docstring says what it may import; this test keeps that true.
 The `ast` module reads the imports, so nothing is executed.
@@ -16,6 +17,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "validator"
 LAYERS = [
     "core",
+    "harness",
     "io",
     "findings",
     "audit",

@@ -20,8 +20,8 @@ import pytest
 from conftest import DATA, REPO, run_cli
 
 from validator.audit.auditor import LogTarget, audit_files, audit_logs
-from validator.audit.sample_scoring import ChoiceScores, choice_scores
 from validator.audit.spec import Claims, TaskSpec
+from validator.harness.choice_scores import ChoiceScores, choice_scores
 from validator.io.loaders import read_document
 from validator.io.paths import confine
 
@@ -1455,7 +1455,7 @@ def test_kwargs_the_harness_cannot_build_a_checker_from(tmp_path, kwargs, path, 
 def test_ifeval_past_the_replay_bounds_is_not_audited(tmp_path, monkeypatch):
     """The submitter writes the responses' length: past the replay's budget, the levels are LB716."""
     from validator.audit.units import instruction_checks
-    from validator.core import ifeval
+    from validator.harness import ifeval
 
     one = ifeval.replay_cost(hl.ifeval_instruction(True)[1], hl.IFEVAL_RESPONSE)
     monkeypatch.setattr(instruction_checks, "REPLAY_BUDGET", 2 * one)

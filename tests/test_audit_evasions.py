@@ -14,7 +14,7 @@ from pathlib import Path
 import harness_logs as hl
 
 from validator.audit.auditor import audit_files
-from validator.audit.drop_helpers import answers_of
+from validator.harness.drop_helpers import answers_of
 
 DROP_PREDICTIONS = [" 10", " 7", " Tom Brady", " 3"]
 DROP_GOLDS = [

@@ -90,9 +90,9 @@ def test_a_check_loads_the_sample_log_audit_only_when_a_submission_lists_logs():
     """Every pull request pays for start-up imports (README, Performance); the audit is for the few with logs."""
     audit = {
         "validator.audit.auditor",
-        "validator.audit.drop",
+        "validator.harness.drop",
         "validator.io.sample_logs",
-        "validator.audit.sample_scoring",
+        "validator.harness.choice_scores",
     }
     assert not audit & _modules_loaded_by_check(
         REPO / "tests" / "examples" / "positive" / "pythia_two_decimals"

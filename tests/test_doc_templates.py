@@ -1,4 +1,4 @@
-"""lm-eval's doc_to_target, doc_to_choice and doc_to_text, for the shapes lbnorm evaluates (core/doc_templates.py, text_templates.py).
+"""lm-eval's doc_to_target, doc_to_choice and doc_to_text, for the shapes lbnorm evaluates (harness/doc_templates.py, text_templates.py).
 
 Each case is what lm-eval 0.4.3 to 0.4.13's Task.doc_to_target / doc_to_choice give for the doc (Jinja for
 the templates); None is a doc on which the harness would have failed.
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from validator.core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
-from validator.core.text_templates import (
+from validator.harness.doc_templates import UNTRACEABLE, Template, choices_of, target_of
+from validator.harness.text_templates import (
     FUNCTION_TEMPLATES,
     TOO_LONG,
     TextTemplate,

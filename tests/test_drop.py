@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from validator.audit import drop, drop_flags
+from validator.harness import drop, drop_flags
 
 VECTORS = json.loads(
     (Path(__file__).parent / "data" / "drop_golden" / "vectors.json").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""lm-eval's exact_match and regex filter with GSM8K's options (core/exact_match.py), case by case.
+"""lm-eval's exact_match and regex filter with GSM8K's options (harness/exact_match.py), case by case.
 
 Expected values are what lm-eval 0.4.13's exact_match_hf_evaluate and RegexFilter give for the same inputs
 (api/metrics.py, filters/extraction.py) with tasks/gsm8k/gsm8k.yaml's options.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from harness_logs import GSM8K_EXACT_MATCH, GSM8K_FILTER_LIST
 
-from validator.core.exact_match import (
+from validator.harness.exact_match import (
     apply_regex_filter,
     exact_match,
     regex_filter_of,

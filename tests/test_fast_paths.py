@@ -1,6 +1,6 @@
 """The audit's fast paths against their plain forms.
 
-The DROP scorer as it runs (validator/audit/drop.py) against its plain transcription (drop_reference.py).
+The DROP scorer as it runs (validator/harness/drop.py) against its plain transcription (drop_reference.py).
 
 drop.py rearranges the harness's work for speed; these properties say it
 still computes the harness's numbers, on predictions and gold answers built
@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validator.audit import drop, drop_flags, sample_scoring
-from validator.audit.sample_scoring import first_request, requests
+from validator.harness import choice_scores, drop, drop_flags, samples
+from validator.harness.samples import first_request, requests
 from validator.io.documents import DocumentError
 from validator.io.limits import DEFAULT_LIMITS, Limits
 
@@ -205,7 +205,7 @@ request_arguments = st.dictionaries(
 def test_the_choices_are_every_request_s_second_argument(arguments):
     """choice_continuations reads the second argument by its key: the same value as [call[1] for call in calls]."""
     expected = [call[1] if len(call) > 1 else None for call in requests(arguments)]
-    assert sample_scoring.choice_continuations(arguments) == expected
+    assert samples.choice_continuations(arguments) == expected
 
 
 def _plain_generation_until(arguments):
@@ -240,7 +240,7 @@ generation_arguments = st.one_of(
 @settings(max_examples=400, deadline=None)
 @given(generation_arguments)
 def test_the_stop_sequences_are_those_of_the_first_request(arguments):
-    assert sample_scoring.generation_until(arguments) == _plain_generation_until(arguments)
+    assert samples.generation_until(arguments) == _plain_generation_until(arguments)
 
 
 finite_or_not = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(
@@ -253,7 +253,7 @@ finite_or_not = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from
 def test_argmax_is_numpy_argmax(values):
     """numpy itself is the oracle (it comes with the test extra's pyarrow and dask)."""
     numpy = pytest.importorskip("numpy")
-    assert sample_scoring._argmax(values) == int(
+    assert choice_scores._argmax(values) == int(
         numpy.argmax(numpy.array(values, dtype=numpy.float64))
     )
 

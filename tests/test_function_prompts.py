@@ -1,4 +1,4 @@
-"""The leaderboard's MMLU-Pro and MuSR prompts, whose doc_to_text is a Python function (core/text_templates.py).
+"""The leaderboard's MMLU-Pro and MuSR prompts, whose doc_to_text is a Python function (harness/text_templates.py).
 
 lbnorm never runs a function from a results file. It knows these two by
 their exact source, as lm-eval 0.4.4 to 0.4.13 dump it into the config, and
@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 
 from validator.audit.auditor import audit_files
 from validator.audit.units.chat_prompts import _closing_words
-from validator.core.doc_templates import UNTRACEABLE, Template, choices_of
-from validator.core.text_templates import FUNCTION_TEMPLATES, TextTemplate, ending_of, texts_of
+from validator.harness.doc_templates import UNTRACEABLE, Template, choices_of
+from validator.harness.text_templates import FUNCTION_TEMPLATES, TextTemplate, ending_of, texts_of
 
 MMLU_PRO_LOG = f"samples_leaderboard_mmlu_pro_{hl.DATE}.jsonl"
 MUSR_LOG = f"samples_leaderboard_musr_team_allocation_{hl.DATE}.jsonl"

@@ -1,4 +1,4 @@
-"""IFEval's instruction checkers, replayed (validator/core/ifeval.py), held to lm-eval's own outcomes.
+"""IFEval's instruction checkers, replayed (validator/harness/ifeval.py), held to lm-eval's own outcomes.
 
 tests/data/ifeval/harness_outcomes.json holds what lm-eval 0.4.9.2's
 test_instruction_following_strict and _loose gave (tests/record_ifeval_outcomes.py
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validator.core import ifeval
+from validator.harness import ifeval
 
 RECORDED = json.loads(
     (Path(__file__).parent / "data" / "ifeval" / "harness_outcomes.json").read_text("utf-8")

@@ -5,7 +5,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validator.audit.indented_json import dumps_indent2
+from validator.harness.indented_json import dumps_indent2
 
 # What json.loads can return, with the characters escaping cares about.
 scalars = (
@@ -66,7 +66,7 @@ def test_long_strings_are_escaped_exactly_wherever_the_character_that_needs_it_s
 
 def test_the_written_keys_kept_for_the_next_doc_are_bounded_and_short():
     """Keys are the submitter's: a log of docs with ever new keys, or huge ones, must not grow the kept keys."""
-    from validator.audit import indented_json
+    from validator.harness import indented_json
 
     indented_json._KEY_PREFIXES.clear()
     many = {f'key {n} "quoted"\t': n for n in range(indented_json._KEY_PREFIXES_MAX + 500)}

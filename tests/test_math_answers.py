@@ -1,4 +1,4 @@
-"""The leaderboard MATH answer as lm-eval's process_docs takes it from a solution (core/math_answers.py).
+"""The leaderboard MATH answer as lm-eval's process_docs takes it from a solution (harness/math_answers.py).
 
 tests/data/math_boxed_answers.json holds what lm-eval 0.4.13's own
 remove_boxed(last_boxed_only_string(s)) gave for 420 solutions: the
@@ -16,7 +16,7 @@ import pytest
 from conftest import DATA
 
 from validator.audit.auditor import audit_files
-from validator.core.math_answers import INVALID_ANSWER, boxed_answer
+from validator.harness.math_answers import INVALID_ANSWER, boxed_answer
 
 VECTORS = json.loads((DATA / "math_boxed_answers.json").read_text(encoding="utf-8"))["vectors"]
 
@@ -96,7 +96,7 @@ def test_a_math_docs_answer_is_its_solutions(tmp_path, edit, expected):
     assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == expected
 
 
-# --- the prompts: MATH's doc_to_text is a function whose source lbnorm knows (core/text_templates.py) ----------
+# --- the prompts: MATH's doc_to_text is a function whose source lbnorm knows (harness/text_templates.py) ----------
 
 
 def problem_edited(task):

@@ -17,7 +17,7 @@ import harness_logs as hl
 import pytest
 
 from validator.audit.auditor import audit_files
-from validator.core.text_templates import TextTemplate
+from validator.harness.text_templates import TextTemplate
 
 SHOTS = "Passage A. Question A? 4\n\nPassage B. Question B? 7\n\n"  # two examples, as the sampler joins them
 LOG = f"samples_drop_{hl.DATE}.jsonl"

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from ..audit.auditor import known_tasks
-from ..audit.sample_scoring import requests
 from ..core.results import STDERR_MARKER
+from ..harness.samples import requests
 from ..io.documents import DocumentError
 from ..io.limits import Limits
 from ..io.readers import read_results

@@ -1,6 +1,6 @@
 """Regenerate vectors.json from the real lm-eval DROP scorer (not run by the tests).
 
-The tests compare validator.audit.drop with these vectors; lm-eval itself is never a
+The tests compare validator.harness.drop with these vectors; lm-eval itself is never a
 dependency. How the committed vectors were made (2026-11-21):
 
     pip download lm-eval==0.4.13 --no-deps && unzip lm_eval-0.4.13-py3-none-any.whl 'lm_eval/tasks/drop/*'

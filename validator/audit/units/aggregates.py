@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from math import isfinite, sqrt
 from typing import Any
 
+from ...harness.samples import as_number, as_number_list
 from ..model import MetricAudit
-from ..sample_scoring import as_number, as_number_list
 from .base import AuditUnit, Sample, audit_unit, shown
 
 # What lm-eval 0.4.x writes in a sample besides its metrics (evaluator.py, the logged example).

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...harness.samples import choice_continuations, generation_until
 from ...io.sample_logs import SampleRecord
-from ..sample_scoring import choice_continuations, generation_until
 
 if TYPE_CHECKING:
     from ..auditor import LogAuditor

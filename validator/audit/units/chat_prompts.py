@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import re
 
-from ...core.doc_templates import UNTRACEABLE
-from ...core.text_templates import TOO_LONG, TextTemplate, prompt_template, texts_of
-from ..sample_scoring import request_contexts
+from ...harness.doc_templates import UNTRACEABLE
+from ...harness.samples import request_contexts
+from ...harness.text_templates import TOO_LONG, TextTemplate, prompt_template, texts_of
 from .base import AuditUnit, Sample, audit_unit, shown
 from .prompts import ZERO_SHOT_EVIDENCE
 

@@ -23,8 +23,8 @@ Rule LB715; a match is written to the task's notes as the proof.
 
 from __future__ import annotations
 
+from ...harness.samples import requests
 from ...io.sample_logs import SampleRecord
-from ..sample_scoring import requests
 from .base import AuditUnit, Sample, audit_unit
 
 MAX_DISTINCT_COUNTS = 64  # distinct choice counts kept for the message; a log can hold any numbers

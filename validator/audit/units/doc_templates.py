@@ -9,7 +9,7 @@ continuation lengthened until acc_norm prefers it, agrees with every score
 and hash recomputed after the edit; the doc still says otherwise.
 
 Only the template shapes the leaderboards' tasks use are evaluated
-(core/doc_templates.py): a doc field's name, `{{ field.path }}`,
+(harness/doc_templates.py): a doc field's name, `{{ field.path }}`,
 `{{ list.index(field) }}`, `{{ field.split(s)[i].strip() }}`, a literal number
 or list. Any other template (a
 Jinja filter, a Python function) is noted and not traced. The config is
@@ -20,8 +20,9 @@ Rule LB722.
 
 from __future__ import annotations
 
-from ...core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
-from ..sample_scoring import is_multiple_input, requests
+from ...harness.choice_scores import is_multiple_input
+from ...harness.doc_templates import UNTRACEABLE, Template, choices_of, target_of
+from ...harness.samples import requests
 from .base import AuditUnit, Sample, audit_unit, shown
 
 

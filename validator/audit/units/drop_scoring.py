@@ -5,10 +5,10 @@ from __future__ import annotations
 from math import isfinite
 from typing import Any
 
-from .. import drop, drop_flags
-from ..drop_helpers import answers_of
+from ...harness import drop, drop_flags
+from ...harness.drop_helpers import answers_of
+from ...harness.samples import as_number, first_response, is_drop_sample
 from ..model import DropAudit, FlaggedSample
-from ..sample_scoring import as_number, first_response, is_drop_sample
 from .base import AuditUnit, Sample, audit_unit
 
 DROP_DATASETS = frozenset(

@@ -5,14 +5,14 @@ regex filter's number) equals the target once the config's
 `regexes_to_ignore` are removed and case is ignored. A sample flipped from 0
 to 1, with the aggregates and stderrs recomputed, agreed with everything but
 its own answer. Re-scored only where lbnorm runs the task's options exactly
-(core/exact_match.py: the patterns the harness ships, no process_results of
+(harness/exact_match.py: the patterns the harness ships, no process_results of
 the task's own, one target); otherwise a note says it is not. Recomputed
 values go to the aggregates unit (LB708, LB709).
 """
 
 from __future__ import annotations
 
-from ...core.exact_match import exact_match, scorable_options
+from ...harness.exact_match import exact_match, scorable_options
 from .base import AuditUnit, Sample, audit_unit
 from .math_answers import is_leaderboard_math
 

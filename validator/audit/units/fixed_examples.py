@@ -38,9 +38,9 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from ...core.doc_templates import UNTRACEABLE, Template, choices_of, target_of
-from ...core.text_templates import TOO_LONG, ends_in_newline, prompt_template, texts_of
-from ..sample_scoring import first_prompt
+from ...harness.doc_templates import UNTRACEABLE, Template, choices_of, target_of
+from ...harness.samples import first_prompt
+from ...harness.text_templates import TOO_LONG, ends_in_newline, prompt_template, texts_of
 from .base import AuditUnit, Sample, audit_unit, shown
 
 FIRST_N, DEFAULT = "first_n", "default"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from ..sample_scoring import HASH_FIELDS, doc_hash, first_prompt, sha256
+from ...harness.samples import HASH_FIELDS, doc_hash, first_prompt, sha256
 from .base import AuditUnit, Sample, audit_unit
 
 _WHAT = {"doc_hash": "doc", "prompt_hash": "prompt", "target_hash": "target"}

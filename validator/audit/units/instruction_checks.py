@@ -3,13 +3,13 @@
 An IFEval outcome flipped (a `no_comma` passed beside a comma in the
 response) with the prompt level and every aggregate redone leaves files
 that agree with each other: only the response says otherwise.
-core/ifeval.py replays the harness's checkers (the same code from lm-eval
+harness/ifeval.py replays the harness's checkers (the same code from lm-eval
 0.4.1 to 0.4.13) on the logged response and the doc's kwargs; an outcome
 they settle that differs from the log is LB708, and the prompt level is
 recomputed as all() of the instruction outcomes, re-checked where settled,
 so its aggregate is held to the response too (LB709).
 
-Not every outcome is settled (core/ifeval.py says which and why:
+Not every outcome is settled (harness/ifeval.py says which and why:
 langdetect, nltk's punkt data, kwargs the harness draws at random); those
 are counted in the task's notes, and two things hold of them all the same:
 an empty or whitespace response follows nothing (the harness checks
@@ -30,9 +30,9 @@ not audited, since a submitter writes the docs and the responses' length.
 
 from __future__ import annotations
 
-from ...core.ifeval import INSTRUCTIONS, replay, replay_cost
-from ...core.ifeval_kwargs import draws_at_random, rejected
-from ..sample_scoring import as_number, as_number_list, first_response
+from ...harness.ifeval import INSTRUCTIONS, replay, replay_cost
+from ...harness.ifeval_kwargs import draws_at_random, rejected
+from ...harness.samples import as_number, as_number_list, first_response
 from .base import AuditUnit, Sample, audit_unit, shown
 from .instruction_levels import LEVELS, instruction_list
 

@@ -12,7 +12,7 @@ Each outcome against the response itself is instruction_checks.py's.
 
 from __future__ import annotations
 
-from ..sample_scoring import as_number, as_number_list
+from ...harness.samples import as_number, as_number_list
 from .base import AuditUnit, Sample, audit_unit
 
 LEVELS = (

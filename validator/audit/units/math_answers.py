@@ -1,7 +1,7 @@
 """MATH answers: each doc's `answer` against what lm-eval's leaderboard MATH process_docs makes of its solution.
 
 The harness builds every MATH doc's answer from the same doc's solution
-(core/math_answers.py) and scores generations against it. A wrong answer
+(harness/math_answers.py) and scores generations against it. A wrong answer
 made right by setting `answer` (and `target`) to the model's, with the
 scores, aggregates and hashes redone, agrees with everything else in the
 files; the solution still says otherwise. The check runs when the task is a
@@ -18,7 +18,7 @@ run on into the next problem (LB714, a warning, as for DROP).
 
 from __future__ import annotations
 
-from ...core.math_answers import PROCESS_DOCS_MARK, boxed_answer
+from ...harness.math_answers import PROCESS_DOCS_MARK, boxed_answer
 from .base import AuditUnit, Sample, audit_unit, shown
 
 MATH_STOP = "Problem:"

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..sample_scoring import (
+from ...harness.choice_scores import (
     ChoiceScores,
     NotRecomputable,
     ScoredOtherwise,
     choice_scores,
     mc2_acc,
-    request_contexts,
     winogrande_scores,
 )
+from ...harness.samples import request_contexts
 from .base import AuditUnit, Sample, audit_unit
 
 CHOICE_METRICS = ("acc", "acc_norm", "acc_mutual_info")  # the metrics add() looks for

@@ -20,7 +20,7 @@ evaluates drops the eval doc from its draw, so a 1-shot prompt can have no
 example (LB723 the other way round needs ten prompts, every one without).
 
 Not rebuilt, and noted: a `doc_to_text` or description of another shape
-than core/text_templates.py evaluates, a promptsource template (`use_prompt`),
+than harness/text_templates.py evaluates, a promptsource template (`use_prompt`),
 a `gen_prefix`, a chat template (the run's `chat_template`: the template's
 markup is the model's, not the task's; chat_prompts.py holds each prompt to
 contain its doc's text instead), a chat API's messages, winogrande's
@@ -33,8 +33,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.doc_templates import UNTRACEABLE
-from ...core.text_templates import (
+from ...harness.doc_templates import UNTRACEABLE
+from ...harness.samples import request_contexts
+from ...harness.text_templates import (
     TOO_LONG,
     TextTemplate,
     ending_of,
@@ -42,7 +43,6 @@ from ...core.text_templates import (
     prompt_template,
     texts_of,
 )
-from ..sample_scoring import request_contexts
 from .base import AuditUnit, Sample, audit_unit, shown
 
 _DEFAULT_FEWSHOT_DELIMITER = "\n\n"  # lm-eval's TaskConfig default

@@ -9,7 +9,7 @@ reads `filtered_resps`, so an edit there alone changed the scores and left
   resps[i][0] (lm_eval/api/task.py builds it when a task declares no
   filter_list; the harness's own tasks never name another pipeline `none`).
   A [regex, take_first] filter with a pattern the harness ships (GSM8K's
-  strict-match and flexible-extract, core/exact_match.py) is re-applied
+  strict-match and flexible-extract, harness/exact_match.py) is re-applied
   too; other pipelines are not.
 - A generation is cut at the first occurrence of any of its request's stop
   sequences (`until`; models/utils.py postprocess_generated_text, and the
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.exact_match import apply_regex_filter, regex_filter_of
-from ..sample_scoring import requests, stop_sequences
+from ...harness.exact_match import apply_regex_filter, regex_filter_of
+from ...harness.samples import requests, stop_sequences
 from .base import AuditUnit, Sample, audit_unit, shown
 
 TAKE_FIRST = "none"  # the filter lm-eval applies when a task declares none

@@ -1,5 +1,7 @@
 """The DROP deep dive's failure modes and repairs, per sample: W, D, D' and L, and newline rescoring.
 
+The Open LLM Leaderboard's DROP deep dive (2023) scored lm-eval's DROP
+(lm_eval/tasks/drop/utils.py, harness commit b281b09) again with these repairs.
 Built on the harness scorer in drop.py (pure: strings in, numbers out). The
 flags are spec B.2.3's: W, a number glued to text by a newline or tab (the
 blog's bug); D, a decimal gold cut at its point by the '.' stop; D', a
@@ -20,13 +22,13 @@ from .drop import (
     Bags,
     Gold,
     GoldAnswer,
-    _bag_f1,
-    _best_scores,
-    _metrics,
-    _numbers_in,
-    _numbers_match,
+    bag_f1,
+    bag_metrics,
+    best_scores,
     gold_answer,
     is_number,
+    numbers_in,
+    numbers_match,
     numpy_round_2,
     prediction_bags,
     remove_punctuation,
@@ -123,13 +125,13 @@ def _long_answer_loss(predicted: Bags, golds: list[GoldAnswer], f1: float) -> fl
         ):  # every span of a multi-span gold: its words, not one span's, are the answer
             extra = predicted_bag - whole.bags[0]
             loss = (
-                _metrics(whole, bags)[1] - f1 if extra - _JOINERS else 0.0
+                bag_metrics(whole, bags)[1] - f1 if extra - _JOINERS else 0.0
             )  # "X and Y" is no long answer
             best = max(best or 0.0, loss)
             continue
         for bag, numbers in zip(bags.bags, bags.numbers, strict=True):
             if (
-                bag and _numbers_match(numbers, predicted_numbers) and bag < predicted_bag
+                bag and numbers_match(numbers, predicted_numbers) and bag < predicted_bag
             ):  # recall 1, precision < 1
                 ceiling = 1.0 / max(len(bags.bags), 1)  # one predicted span can match one gold span
                 best = max(best or 0.0, ceiling - f1)
@@ -144,7 +146,7 @@ def _cut_to_spans(gold_bags: list[frozenset[str]], predicted_bag: frozenset[str]
         return None
     words = frozenset().union(*gold_bags)
     span = " ".join(sorted(words))
-    return Bags([span], [words], [_numbers_in(span, words)])
+    return Bags([span], [words], [numbers_in(span, words)])
 
 
 def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float) -> SampleFlags:
@@ -211,7 +213,7 @@ def _rescore(
     def score(text: str) -> tuple[float, float]:
         key = text.strip(" ")
         if key not in known:
-            known[key] = _best_scores(prediction_bags(text), golds)
+            known[key] = best_scores(prediction_bags(text), golds)
         return known[key]
 
     return Rescored(
@@ -274,7 +276,7 @@ def score_sample(golds: list[Gold], prediction: str, until: list[str]) -> Sample
 
 
 def _scores_and_decimals(predicted: Bags, golds: list[GoldAnswer]) -> tuple[float, float, bool]:
-    """_best_scores and _has_decimal in one pass over the golds; a one-span gold is scored in place."""
+    """best_scores and _has_decimal in one pass over the golds; a one-span gold is scored in place."""
     (predicted_span,), (predicted_bag,), (predicted_numbers,) = predicted
     best_em, best_f1, decimal = 0.0, 0.0, False
     for gold in golds:
@@ -286,13 +288,13 @@ def _scores_and_decimals(predicted: Bags, golds: list[GoldAnswer]) -> tuple[floa
         if len(bags.spans) == 1:
             numbers = bags.numbers[0]
             f1 = (
-                numpy_round_2(_bag_f1(predicted_bag, bags.bags[0]))
+                numpy_round_2(bag_f1(predicted_bag, bags.bags[0]))
                 if not numbers or not numbers.isdisjoint(predicted_numbers)
                 else 0.0
             )
             em = 1.0 if predicted_span == bags.spans[0] else 0.0
         else:
-            em, f1 = _metrics(predicted, bags)
+            em, f1 = bag_metrics(predicted, bags)
         if em > best_em:
             best_em = em
         if f1 > best_f1:

@@ -22,7 +22,7 @@ import string
 from typing import NamedTuple
 
 from .drop_helpers import BoundedCache, decimal_spans
-from .harness_numerics import max_weight_assignment, numpy_mean, numpy_round_2  # noqa: F401  (drop.* for tests)
+from .numerics import max_weight_assignment, numpy_mean, numpy_round_2  # noqa: F401  (drop.* for tests)
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _ARTICLE_WORDS = frozenset({"a", "an", "the"})
@@ -134,19 +134,17 @@ def answer_to_bags(answer: str | list[str] | tuple[str, ...]) -> Bags:
         return prediction_bags(answer if isinstance(answer, str) else answer[0])
     spans = [normalize(span) for span in answer]
     bags = [frozenset(span.split()) for span in spans]
-    return Bags(
-        spans, bags, [_numbers_in(span, bag) for span, bag in zip(spans, bags, strict=True)]
-    )
+    return Bags(spans, bags, [numbers_in(span, bag) for span, bag in zip(spans, bags, strict=True)])
 
 
 def prediction_bags(prediction: str) -> Bags:
     """answer_to_bags of one span, as a prediction is scored."""
     span = normalize(prediction)
     bag = frozenset(span.split())
-    return Bags([span], [bag], [_numbers_in(span, bag)])
+    return Bags([span], [bag], [numbers_in(span, bag)])
 
 
-def _numbers_in(span: str, bag: frozenset[str]) -> frozenset[str]:
+def numbers_in(span: str, bag: frozenset[str]) -> frozenset[str]:
     """The words of a normalized span that float() reads."""
     if span.replace(
         " ", ""
@@ -179,11 +177,11 @@ def gold_answer(gold: Gold) -> GoldAnswer:
     return answer
 
 
-def _numbers_match(gold_numbers: frozenset[str], predicted_numbers: frozenset[str]) -> bool:
+def numbers_match(gold_numbers: frozenset[str], predicted_numbers: frozenset[str]) -> bool:
     return not gold_numbers or not gold_numbers.isdisjoint(predicted_numbers)
 
 
-def _bag_f1(predicted_bag: frozenset[str], gold_bag: frozenset[str]) -> float:
+def bag_f1(predicted_bag: frozenset[str], gold_bag: frozenset[str]) -> float:
     intersection = len(gold_bag & predicted_bag)
     precision = intersection / float(len(predicted_bag)) if predicted_bag else 1.0
     recall = intersection / float(len(gold_bag)) if gold_bag else 1.0
@@ -196,7 +194,7 @@ def align_bags(predicted: Bags, gold: Bags) -> list[float]:
     """Per gold row, the F1 of its partner in the best one-to-one alignment (zeros padded)."""
     scores = [
         [
-            _bag_f1(p, g) if _numbers_match(g_numbers, p_numbers) else 0.0
+            bag_f1(p, g) if numbers_match(g_numbers, p_numbers) else 0.0
             for p, p_numbers in zip(predicted.bags, predicted.numbers, strict=True)
         ]
         for g, g_numbers in zip(gold.bags, gold.numbers, strict=True)
@@ -211,10 +209,10 @@ def get_metrics(
     predicted: str | list[str] | tuple[str, ...], gold: str | list[str] | tuple[str, ...]
 ) -> tuple[float, float]:
     """(EM, F1) of one prediction against one gold answer, both a string or a list of spans."""
-    return _metrics(answer_to_bags(predicted), answer_to_bags(gold))
+    return bag_metrics(answer_to_bags(predicted), answer_to_bags(gold))
 
 
-def _metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
+def bag_metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
     exact = set(predicted.spans) == set(gold.spans) and len(predicted.spans) == len(gold.spans)
     return (1.0 if exact else 0.0), numpy_round_2(numpy_mean(align_bags(predicted, gold)))
 
@@ -222,10 +220,10 @@ def _metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
 def process_results(golds: list[Gold], prediction: str) -> tuple[float, float]:
     """The per-sample (em, f1): each maximised over golds whose first span is not blank."""
     # The prediction's bags once, not once per gold: golds x a long prediction was quadratic.
-    return _best_scores(prediction_bags(prediction), [gold_answer(gold) for gold in golds])
+    return best_scores(prediction_bags(prediction), [gold_answer(gold) for gold in golds])
 
 
-def _best_scores(predicted: Bags, golds: list[GoldAnswer]) -> tuple[float, float]:
+def best_scores(predicted: Bags, golds: list[GoldAnswer]) -> tuple[float, float]:
     best_em, best_f1 = 0.0, 0.0
     for gold in golds:
         if gold.scored:
@@ -238,13 +236,13 @@ def _best_scores(predicted: Bags, golds: list[GoldAnswer]) -> tuple[float, float
 
 
 def _one_span_metrics(predicted: Bags, gold: Bags) -> tuple[float, float]:
-    """_metrics of a one-span prediction; against a one-span gold (most DROP answers) there is nothing to align."""
+    """bag_metrics of a one-span prediction; against a one-span gold (most DROP answers) there is nothing to align."""
     if len(gold.spans) != 1:
-        return _metrics(predicted, gold)
+        return bag_metrics(predicted, gold)
     (predicted_span,), (predicted_bag,), (predicted_numbers,) = predicted
     f1 = (
-        _bag_f1(predicted_bag, gold.bags[0])
-        if _numbers_match(gold.numbers[0], predicted_numbers)
+        bag_f1(predicted_bag, gold.bags[0])
+        if numbers_match(gold.numbers[0], predicted_numbers)
         else 0.0
     )
     return (1.0 if predicted_span == gold.spans[0] else 0.0), numpy_round_2(

@@ -1,6 +1,7 @@
 """`json.dumps(value, indent=2, ensure_ascii=False)`, byte for byte, several times faster.
 
-lm-eval's doc_hash is the sha256 of that text, so the audit must write every
+lm-eval's doc_hash (lm_eval/evaluator.py, 0.4.3 to 0.4.13, with
+`default=handle_non_serializable`) is the sha256 of that text, so the audit must write every
 logged doc that way again. With `indent`, the standard library falls back
 from its C encoder to a generator per container and per item, which made
 re-serialising the doc the largest single cost of auditing a log. This

@@ -1,4 +1,8 @@
-"""Small helpers of the DROP scorer (audit/drop.py): a bounded cache, the trailing-number match, decimal golds."""
+"""Small helpers of the DROP scorer (harness/drop.py): a bounded cache, the trailing-number match, decimal golds.
+
+The gold answers are read as lm-eval's lm_eval/tasks/drop/utils.py reads them (harness commit b281b09
+to 0.4.13: get_answers, parse_answer); the cache and the trailing-number match serve drop_flags.py.
+"""
 
 from __future__ import annotations
 
