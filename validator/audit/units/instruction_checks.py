@@ -20,10 +20,10 @@ asks the unseeded langdetect or draws a dropped kwarg at random).
 Under IFEval's own task (its process_results in the config, or the name
 ifeval or leaderboard_ifeval), a response that is not text, and an
 instruction the harness cannot build a checker for (an id its registry
-lacks, kwargs it rejects: core/ifeval.rejected), are LB708: no run logged
+lacks, kwargs it rejects: harness/ifeval.rejected), are LB708: no run logged
 such a doc, and the replay would settle nothing for it. The replay's work is
 bounded (MAX_INSTRUCTIONS per doc; REPLAY_BUDGET characters read per log, as
-core/ifeval.replay_cost counts them, each loose variant too; at most
+harness/ifeval.replay_cost counts them, each loose variant too; at most
 MAX_WORDS keywords an instruction): outcomes past it leave the levels LB716,
 not audited, since a submitter writes the docs and the responses' length.
 """
