@@ -1,7 +1,7 @@
 """Collapse cascades: one root cause, not fifty consequences.
 
 A submission checked with the wrong profile breaks every task and score
-rule (LB204 once gave 14 errors and 44 warnings); unreadable results break
+rule (LB204 alone can bring 14 errors and 44 warnings); unreadable results break
 every rule that reads them. When a root cause is an error, the findings
 that only follow from it are dropped from that submission's findings and
 the root cause says how many there were. The verdict does not change: the

@@ -60,7 +60,7 @@ class StopSignals:
     @contextlib.contextmanager
     def deferred(self):
         """A block a stop must not cut short (closing the workers, removing half-written tables): a signal in it is
-        only remembered; check() raises it afterwards. A second Ctrl-C once left a cluster half closed."""
+        only remembered; check() raises it afterwards. A second Ctrl-C must not leave a cluster half closed."""
         self.deferring = True
         try:
             yield

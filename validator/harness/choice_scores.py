@@ -147,7 +147,7 @@ def winogrande_scores(filtered_resps: Any, doc: Any, contexts: list) -> ChoiceSc
     """acc and acc_norm of a multiple_input sample of Winogrande's layout (and XWinograd's): the gold is what its
     doc_to_text gives, {"1": 0, "2": 1}[doc.answer], and each choice is the sentence up to its "_" followed by
     option1 or option2 (preprocess_winogrande.py), which request i's context ends with (requests swapped with
-    their log-likelihoods once turned a wrong answer right). None for a doc not of that shape (another task)."""
+    their log-likelihoods would turn a wrong answer right). None for a doc not of that shape (another task)."""
     if type(doc) is not dict:
         return None
     sentence, answer, options = (

@@ -78,7 +78,7 @@ class CommandSafeWriter:
 
     def _reader_gone(self) -> None:
         """The reader stopped reading (`| head`): the rest of the report goes to the null device, and the command
-        runs on to its own exit code. A broken pipe once ended it with 0, so `check bad.json | head -1` passed."""
+        runs on to its own exit code. A broken pipe must not end it with 0, or `check bad.json | head -1` would pass."""
         try:
             null = os.open(os.devnull, os.O_WRONLY)
         except OSError:

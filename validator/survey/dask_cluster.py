@@ -150,8 +150,8 @@ def prepare_workers(client) -> dict[str, str]:
 def freeze_heap() -> None:
     """On a worker of the survey's own local cluster, once prepared: what it holds now (Dask, the audit's
     modules) is left out of every later full garbage collection. A Dask worker holds about twice the objects
-    of a pool worker, so each full collection during the survey took twice as long: on 300 small runs the
-    last task of four was 15-20 ms (12%) slower than the rest on every run, and not once frozen. Not on a
+    of a pool worker, so each full collection during the survey takes twice as long: on 300 small runs the
+    last task of four is 15-20 ms (12%) slower than the rest unfrozen, and not frozen. Not on a
     cluster the survey did not start: its workers' memory is their owner's business."""
     import gc
 
@@ -162,7 +162,7 @@ def freeze_heap() -> None:
 def prepared_and_frozen():
     """A Dask worker plugin for the survey's own local cluster: every worker, those running now and those its
     nanny starts later (in place of one over its memory limit, or killed), is prepared and then frozen before
-    it runs a task. Run once with client.run, a restarted worker was neither."""
+    it runs a task. Run once with client.run, a restarted worker would be neither."""
     from distributed.diagnostics.plugin import WorkerPlugin
 
     class PreparedAndFrozen(WorkerPlugin):
@@ -208,7 +208,7 @@ def _ctrl_c_ignored_by_its_processes():
 @contextlib.contextmanager
 def _quiet_client_logs():
     """While the survey closes its own cluster: a result still being fetched when a stop came fails on the closed
-    connection, and tornado logged it as an ERROR with its traceback (once in a few stops), ahead of the line
+    connection, and tornado logs it as an ERROR with its traceback (in one stop of a few), ahead of the line
     saying how to resume. Closing is all that is left to do with that connection."""
     import logging
 

@@ -189,7 +189,7 @@ def _resume_notes(todo: list[Unit], done: dict[str, list[dict]]) -> list[str]:
 
 def _record(journal: Journal, batch: list[Unit], results: list[str]) -> None:
     """Journal a batch's rows; a unit whose rows cannot be written gets a failed row saying why, and the rest of
-    its batch is kept (one file's unwritable name once lost every unit of its batch and the survey)."""
+    its batch is kept (one file's unwritable name must not lose every unit of its batch and the survey)."""
     refused = journal.record([(unit.key, rows) for unit, rows in zip(batch, results, strict=False)])
     if not refused:
         return

@@ -5,7 +5,7 @@ leave the earlier pass's tables in --out looking current, so they are
 removed when the survey starts, once the journal is locked. Each file is
 written under a temporary name in its own folder and moved onto its name
 with os.replace: a name that is a symbolic link is replaced, never followed
-(a link survey.csv -> ~/.bashrc once had the table written over its
+(a link survey.csv -> ~/.bashrc must not get the table written over its
 target), and a survey killed mid-write leaves the whole old file or the
 whole new one.
 """

@@ -50,7 +50,7 @@ class ExactMatch(AuditUnit):
         )
         if entry is None or self.spec.output_type != "generate_until":
             # A reported exact_match the config does not name as a generated answer's (metric_list deleted, its
-            # entry a bare string, output_type misspelt) once went unchecked: lm-eval scores it all the same.
+            # entry a bare string, output_type misspelt) is still checked: lm-eval scores it all the same.
             if any(key.partition(",")[0] == METRIC for key in self.spec.metric_keys()):
                 self.unaudited = (
                     "the config names it in no metric_list entry of a generate_until task, so what "

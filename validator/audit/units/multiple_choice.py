@@ -39,7 +39,7 @@ class MultipleChoice(AuditUnit):
 
     def add(self, sample: Sample) -> None:
         data = sample.data
-        # em and f1 beside acc do not make a sample DROP's: they once switched its log-likelihoods' scoring off
+        # em and f1 beside acc do not make a sample DROP's: they must not switch its log-likelihoods' scoring off
         if "acc" not in data and "acc_norm" not in data:
             return
         output_type, resps = self.spec.output_type, data.get("filtered_resps")
@@ -118,7 +118,7 @@ class MultipleChoice(AuditUnit):
     def _score_own(self, sample: Sample) -> None:
         """A config with its own process_results: TruthfulQA mc2's is re-derived (the true answers' share of the
         probability); any other leaves the task's numbers unaudited (LB716), since the submitter writes the
-        config and one line of it once switched the scoring off."""
+        config and one line of it could switch the scoring off."""
         doc = sample.data.get("doc")
         own = "the config scores it with its own process_results, which lbnorm does not run"
         if not (type(doc) is dict and "mc2_targets" in doc):

@@ -103,7 +103,7 @@ class Responses(AuditUnit):
 
     def _pipeline(self, name: str) -> str | tuple | None:
         """How the config's filter of that name is replayed, once per log: take_first alone under any name (the
-        filter 'none' renamed once let filtered_resps say anything), a harness regex then take_first, or not."""
+        filter 'none' renamed must not let filtered_resps say anything), a harness regex then take_first, or not."""
         if name not in self.pipelines:
             steps = self.spec.filter_steps(name)
             takes_first = (
