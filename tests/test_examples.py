@@ -84,13 +84,6 @@ def test_the_wrong_methods_table_in_the_readme_matches_the_examples():
             assert f"| `{case.name}` | {caught} |" in readme, case.name
 
 
-def test_docs_rules_md_is_generated_from_the_registry():
-    from conftest import REPO, run_cli
-
-    generated = run_cli("rules", "--output-format", "markdown").stdout
-    assert generated in (REPO / "docs" / "rules.md").read_text()
-
-
 def test_a_score_no_rule_explains_is_never_passed(monkeypatch):
     """LB600, the safety net: a benchmark that cannot be recomputed for a reason no rule reports fails the file,
     at its first line, naming the benchmark and the reason. Every known cause has a rule of its own, so one is
