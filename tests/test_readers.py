@@ -8,10 +8,10 @@ import math
 import pytest
 from conftest import COMMUNITY, EXAMPLE, V1_LIGHTEVAL, V1_LM_EVAL_03, write_json
 
-from validator.core.errors import DataError
+from validator.core.errors import DataError, FoldedKeys
 from validator.core.normalization import score_results
 from validator.io.loaders import load_builtin_profile, load_results
-from validator.io.readers import LIGHTEVAL, LM_EVAL_03, LM_EVAL_04
+from validator.io.readers import LIGHTEVAL, LM_EVAL_03, LM_EVAL_04, read_results
 
 V1 = load_builtin_profile("open-llm-leaderboard-v1")
 V2 = load_builtin_profile("open-llm-leaderboard-v2")
@@ -101,6 +101,59 @@ def test_lighteval_same_task_from_two_suites_is_ambiguous(tmp_path):
     doc["results"]["lighteval|gsm8k|5"] = {"acc": 0.9}
     with pytest.raises(DataError, match=r"two entries for task 'gsm8k'"):
         load_results(write_json(tmp_path / "r.json", doc))
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [("acc,none", "acc"), ("acc", "acc,none"), ("acc,none", "acc,"), ("acc", "acc,")],
+)
+def test_keys_that_read_as_one_metric_are_refused_naming_both(first, second):
+    doc = {"n-shot": {}, "results": {"t": {first: 0.3, "alias": "t", second: 0.9}}}
+    with pytest.raises(FoldedKeys) as caught:
+        read_results(doc)
+    assert caught.value.path == ("results", "t", second)
+    assert f"'{first}' and '{second}'" in str(caught.value)
+    assert caught.value.rule == "LB103"
+
+
+def test_a_stderr_spelled_twice_is_refused_too():
+    doc = {
+        "n-shot": {},
+        "results": {"t": {"acc,none": 0.3, "acc_stderr,none": 0.1, "acc_stderr": 0.2}},
+    }
+    with pytest.raises(FoldedKeys, match="acc_stderr under filter none"):
+        read_results(doc)
+
+
+def test_keys_of_other_filters_are_other_metrics():
+    doc = {"n-shot": {}, "results": {"t": {"acc,none": 0.3, "acc,strict": 0.9, "acc,none,x": 1}}}
+    metrics = read_results(doc).entries["t"].metrics
+    assert metrics == {("acc", "none"): 0.3, ("acc", "strict"): 0.9, ("acc", "none,x"): 1}
+
+
+def test_lighteval_task_twice_is_refused_at_the_second_key():
+    doc = json.loads(V1_LIGHTEVAL.read_text())
+    doc["results"]["arc:challenge|25"] = {"acc_norm": 0.99}
+    with pytest.raises(FoldedKeys) as caught:
+        read_results(doc)
+    assert caught.value.path == ("results", "arc:challenge|25")
+
+
+def test_one_task_under_its_name_and_its_alias_is_refused(tmp_path):
+    doc = json.loads(V1_LIGHTEVAL.read_text())
+    doc["results"]["harness|arc_challenge|25"] = {"acc_norm": 0.99}
+    results = load_results(write_json(tmp_path / "r.json", doc))
+    with pytest.raises(
+        FoldedKeys, match="'harness|arc:challenge|25' and 'harness|arc_challenge|25'"
+    ):
+        score_results(V1, results)
+
+
+def test_a_refused_fold_names_file_line_and_column(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text('{"n-shot": {},\n "results": {"t": {"acc,none": 0.3,\n  "acc": 0.9}}}')
+    with pytest.raises(FoldedKeys, match=r"r\.json:3:3: results\.t has both 'acc,none' and 'acc'"):
+        load_results(path)
 
 
 # --- lm-eval 0.4.x specifics -------------------------------------------------------------

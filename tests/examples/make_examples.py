@@ -33,6 +33,22 @@ PYTHIA = json.loads(
     (REPO / "examples/pythia-1b/results_2025-01-27T10-10-36.877664.json").read_text()
 )
 V1 = json.loads((REPO / "tests/data/v1/results_2023-09-08T17-00-44.389859.json").read_text())
+V1_SUBMISSION = {
+    "schema_version": 1,
+    "model": "ehartford/WizardLM-33B-V1.0-Uncensored",
+    "profile": "open-llm-leaderboard-v1",
+    "results": "results.json",
+    "reported": {
+        "arc": 63.65,
+        "hellaswag": 83.84,
+        "mmlu": 59.36,
+        "truthfulqa": 56.8,
+        "winogrande": 77.66,
+        "gsm8k": 18.65,
+        "drop": 20.89,
+        "average": 59.99,
+    },
+}
 SHARED_RESULTS = "../../shared/pythia-1b.json"
 R = PYTHIA["results"]
 
@@ -295,25 +311,7 @@ def positives() -> None:
         options=["--profile", "open-llm-leaderboard-v1"],
     )
     c.write("results.json", V1)
-    c.write(
-        "submission.json",
-        {
-            "schema_version": 1,
-            "model": "ehartford/WizardLM-33B-V1.0-Uncensored",
-            "profile": "open-llm-leaderboard-v1",
-            "results": "results.json",
-            "reported": {
-                "arc": 63.65,
-                "hellaswag": 83.84,
-                "mmlu": 59.36,
-                "truthfulqa": 56.8,
-                "winogrande": 77.66,
-                "gsm8k": 18.65,
-                "drop": 20.89,
-                "average": 59.99,
-            },
-        },
-    )
+    c.write("submission.json", V1_SUBMISSION)
     c.close()
 
     def unweighted(doc):
@@ -473,6 +471,34 @@ def negatives() -> None:
     )
     c.write("submission.json", text)
     c.expect("LB103", "submission.json", '"bbh": 9.99')
+    c.close()
+
+    def respelled_metric(doc):
+        doc["results"]["leaderboard_mmlu_pro"]["acc"] = 0.9
+
+    c, text = results_case(
+        "negative",
+        "LB103_metric_key_respelled",
+        "acc,none and acc (lm-eval 0.3's spelling of filter none) in one entry: one metric twice.",
+        respelled_metric,
+    )
+    c.expect("LB103", "results.json", '"acc": 0.9')
+    c.close()
+
+    v1 = copy.deepcopy(V1)
+    v1["results"]["harness|arc_challenge|25"] = {
+        **v1["results"]["harness|arc:challenge|25"],
+        "acc_norm": 0.99,
+    }
+    c = Case(
+        "negative",
+        "LB103_task_under_its_alias",
+        "ARC under its name and under its alias arc_challenge: one profile task twice.",
+        options=["--profile", "open-llm-leaderboard-v1"],
+    )
+    c.write("results.json", v1)
+    c.write("submission.json", V1_SUBMISSION)
+    c.expect("LB103", "results.json", '"harness|arc_challenge|25": {')
     c.close()
 
     c = Case("negative", "LB104_nan_reported", "A NaN reported score.")
@@ -1074,8 +1100,11 @@ def samples_case(
     log_edit=None,
     listed=None,
     options=None,
+    unlogged: str | None = "leaderboard_bbh_boolean_expressions",
 ) -> tuple[Case, dict]:
-    """pythia-1b's results with these tasks' configs, n-samples and task_hashes added, and their logs."""
+    """pythia-1b's results with these tasks' configs, n-samples and task_hashes added, and their logs.
+
+    The other tasks of pythia-1b's results have no log: LB707 names them, at `unlogged` (the first of them)."""
     doc = copy.deepcopy(PYTHIA)
     extra = harness_logs.results_for(tasks)
     for task in tasks:
@@ -1102,6 +1131,8 @@ def samples_case(
             results="results.json", samples=listed if listed is not None else sorted(logs.values())
         ),
     )
+    if unlogged:
+        case.expect("LB707", "results.json", f'"{unlogged}": {{')
     return case, logs
 
 
@@ -1126,6 +1157,7 @@ def sample_logs() -> None:
         "A listed log that is not in the repository.",
         [musr_log()],
         listed=["samples_leaderboard_musr_team_allocation_missing.jsonl"],
+        unlogged=None,
     )
     c.expect("LB700", "submission.json", '"samples_leaderboard_musr_team_allocation_missing.jsonl"')
     c.close()
@@ -1291,6 +1323,7 @@ def sample_logs() -> None:
         [musr_log(), drop_log()],
         listed=[f"samples_{MUSR_TEAM}_{harness_logs.DATE}.jsonl"],
         options=["--strict"],
+        unlogged=None,
     )
     c.expect("LB301", "results.json", '"drop": {')
     c.findings.append(

@@ -248,13 +248,18 @@ def _tasks_without_logs(
     result: AuditResult,
     results_root: tuple,
 ) -> None:
-    configs = data.get("configs")
-    if not logs or not isinstance(configs, dict):
+    """LB707 naming every task of the file with no log among `logs`: each config, and each results entry that is
+    no group (a task's config deleted, or the whole configs section, must not take its numbers out of the list)."""
+    if not logs:
         return
+    configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
+    results = data.get("results") if isinstance(data.get("results"), dict) else {}
+    groups = set(declared_groups(data)) | set(unmapped_groups(data))
+    tasks = [*configs, *(task for task in results if task not in configs and task not in groups)]
     logged = {log.task for log in logs}
-    missing = [task for task in configs if task not in logged]
+    missing = [task for task in tasks if task not in logged]
     if missing:
-        path = results_root + ("configs", missing[0])
+        path = results_root + (("configs" if missing[0] in configs else "results"), missing[0])
         line, column = results_doc.position(path)
         shown = ", ".join(missing[:5]) + (
             f" and {len(missing) - 5:,} more" if len(missing) > 5 else ""
@@ -264,7 +269,7 @@ def _tasks_without_logs(
                 "LB707",
                 results_doc.display_path,
                 (
-                    f"{len(missing):,} of {len(configs):,} tasks have no sample log, so their numbers are not audited: "
+                    f"{len(missing):,} of {len(tasks):,} tasks have no sample log, so their numbers are not audited: "
                     f"{shown}; add their samples_<task>_<date>.jsonl"
                 ),
                 format_json_path(path),

@@ -9,7 +9,13 @@ from functools import cached_property
 from math import ceil, isfinite
 from typing import Any
 
-from ..core.results import harness_version, sample_counts_evidence
+from ..core.results import (
+    ENTRY_INFO_KEYS,
+    harness_version,
+    is_stderr,
+    metric_key_parts,
+    sample_counts_evidence,
+)
 
 
 @dataclass(frozen=True)
@@ -182,11 +188,33 @@ class TaskSpec:
             dict.fromkeys(n for n in names if isinstance(n, str))
         )  # a name twice is one filter_resps key
         if not names:
-            names = sorted({key.partition(",")[2] for key in self.metric_keys()})
+            names = sorted({metric_key_parts(key)[1] for key in self.metric_keys()})
         return names or ["none"]
 
     def metric_keys(self) -> list[str]:
-        return [key for key in self.entry if "," in key and "_stderr" not in key.partition(",")[0]]
+        """Every key of the entry the score could read as a metric, as written ("acc,none", or "acc" alone, which
+        the readers take as filter none): the audit accounts for each (see metric_key_parts)."""
+        return [
+            key
+            for key in self.entry
+            if isinstance(key, str)
+            and key not in ENTRY_INFO_KEYS
+            and not is_stderr(metric_key_parts(key)[0])
+        ]
+
+    def stderr_key(self, metric: str, flt: str) -> str | None:
+        """The entry's key of the metric's standard error, however it is spelled; None when it has none."""
+        wanted = (metric + "_stderr", flt)
+        return next(
+            (
+                key
+                for key in self.entry
+                if isinstance(key, str)
+                and key not in ENTRY_INFO_KEYS
+                and metric_key_parts(key) == wanted
+            ),
+            None,
+        )
 
     def aggregation(self, metric: str) -> str:
         """ "mean", "flatten" (IFEval's agg_inst_level_acc) or the aggregation as written; where the config

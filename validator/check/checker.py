@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.errors import DataError
-from ..core.normalization import plain_mean, score_benchmark
+from ..core.errors import DataError, FoldedKeys
+from ..core.normalization import one_entry_per_task, plain_mean, score_benchmark
 from ..core.profile import Profile
 from ..findings import ERROR, Findings, format_json_path, make_finding
 from ..findings.internal import internal_error_finding
@@ -397,6 +397,11 @@ def _read_and_score(ctx: CheckContext, result: CheckResult) -> None:
         ctx.results = read_results(
             ctx.results_object() if ctx.results_root else ctx.results_doc.data
         )
+        one_entry_per_task(ctx.profile, ctx.results)
+    except FoldedKeys as exc:
+        ctx.results = None  # which of the two keys to read would be a guess: nothing is scored
+        _hit(result, exc.rule, Hit(ctx.results_doc, ctx.results_root + exc.path, str(exc)))
+        return
     except DataError as exc:
         _hit(result, "LB202", Hit(ctx.results_doc, ctx.results_root, str(exc)))
         return

@@ -11,13 +11,13 @@ import click
 
 from ..check.checker import MAX_SKIP_FINDINGS, NOT_WALKED
 from ..check.rules import all_rules
-from ..core.errors import DataError, ExitCode
+from ..core.errors import DataError, ExitCode, FoldedKeys
 from ..core.normalization import score_results
 from ..core.profile import Profile
 from ..findings.internal import internal_error_finding
 from ..io.discovery import results_files
 from ..io.limits import Limits
-from ..io.loaders import builtin_profile_names, load_builtin_profile, load_results
+from ..io.loaders import builtin_profile_names, load_builtin_profile, load_results, where
 from ..io.paths import PathRefused, confine
 from ..io.safe_text import one_line
 from ..report.normalize import REPORTERS, Outcome
@@ -155,6 +155,11 @@ def _normalize_one(root: Path, path: Path, profile: Profile, limits: Limits) -> 
         return Outcome(path=shown, scores=score_results(profile, load_results(Path(shown), limits)))
     except PathRefused as exc:
         return Outcome(path=shown, error=str(exc))
+    except FoldedKeys as exc:
+        message = str(exc)
+        if not message.startswith(shown):
+            message = f"{where(Path(shown), exc.path, limits)}: {message}"
+        return Outcome(path=shown, error=message)
     except DataError as exc:
         message = str(exc)
         if not message.startswith(shown):

@@ -33,3 +33,16 @@ class ConfigError(LbnormError):
     """A profile (built-in or --profile-file) is missing or invalid."""
 
     exit_code = ExitCode.CONFIG
+
+
+class FoldedKeys(DataError):
+    """Two keys of a submitted file that a reader takes for one (acc and acc,none; two names of one task).
+
+    Which of the two values a reader keeps would decide the score while the other one is audited, so the file is
+    refused (LB103) at `path`, the JSON path of the second key."""
+
+    rule = "LB103"
+
+    def __init__(self, message: str, path: tuple = ()):
+        super().__init__(message)
+        self.path = path

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from .conditions import Caveat, run_conditions
-from .errors import DataError
+from .errors import DataError, FoldedKeys
 from .profile import MEAN_OF_METRICS, POOLED, Benchmark, Profile, Task
 from .results import HarnessResults, TaskEntry
 
@@ -111,6 +111,21 @@ def lower_bound_of(num_choices: int | None, normalize: bool) -> float:
     return 1.0 / num_choices
 
 
+def one_entry_per_task(profile: Profile, results: HarnessResults) -> None:
+    """FoldedKeys (LB103) when two entries of the results are names of one profile task (its name and an
+    alias): the score would read one and the audit could check the other."""
+    for bench in profile.benchmarks:
+        for task in bench.tasks:
+            present = [results.entries[name] for name in task.names if name in results.entries]
+            if len(present) > 1:
+                first, second = present[0].key, present[1].key
+                raise FoldedKeys(
+                    f"results has entries '{first}' and '{second}', two names of {bench.name}'s task "
+                    f"'{task.name}' in profile {profile.name}; keep one",
+                    ("results", second),
+                )
+
+
 def score_results(profile: Profile, results: HarnessResults) -> FileScores:
     """Normalize every benchmark of the profile that the file has.
 
@@ -118,6 +133,7 @@ def score_results(profile: Profile, results: HarnessResults) -> FileScores:
     names) is listed in `missing` and the average is None; any other problem
     fails the file with every reason at once.
     """
+    one_entry_per_task(profile, results)
     caveats = tuple(run_conditions(profile, results))
     other_harness = {c.benchmark for c in caveats if c.rule == "LB509"}
     if not any(results.find(task.names) for bench in profile.benchmarks for task in bench.tasks):

@@ -7,6 +7,41 @@ from dataclasses import dataclass, field
 from typing import Any
 
 STDERR_MARKER = "_stderr"
+# Keys of an lm-eval 0.4 results entry that are no metric.
+ENTRY_INFO_KEYS = frozenset({"alias", "name", "sample_len", "sample_count", "samples"})
+
+
+def metric_key_parts(key: str) -> tuple[str, str]:
+    """(metric, filter) of a results entry's key: "acc,none" -> ("acc", "none"). A key without a filter part ("acc",
+    as lm-eval 0.3 and lighteval write it, or "acc,") is filter none. Every reader of results entries (the score,
+    the rules, the audit) parses keys with this one function, so a key means the same (metric, filter) to each."""
+    metric, _, flt = key.partition(",")
+    return metric, flt or "none"
+
+
+def is_stderr(metric: str) -> bool:
+    return STDERR_MARKER in metric
+
+
+def folded_metric_keys(keys: Any) -> tuple[str, str] | None:
+    """The first two keys of an entry that parse to the same (metric, filter) ("acc" and "acc,none"), or None."""
+    seen: dict[tuple[str, str], str] = {}
+    for key in keys:
+        if not isinstance(key, str) or key in ENTRY_INFO_KEYS:
+            continue
+        parts = metric_key_parts(key)
+        if parts in seen:
+            return seen[parts], key
+        seen[parts] = key
+    return None
+
+
+def folded_message(task: str, first: str, second: str) -> str:
+    metric, flt = metric_key_parts(second)
+    return (
+        f"results.{task} has both '{first}' and '{second}', which both mean {metric} under filter {flt}; "
+        "keep one key"
+    )
 
 
 def harness_version(text: Any) -> tuple[int, ...]:
@@ -68,7 +103,7 @@ class TaskEntry:
         return ("results", self.key, raw) if raw else ("results", self.key)
 
     def metric_keys(self) -> list[str]:
-        return [f"{m},{f}" for (m, f) in self.metrics if STDERR_MARKER not in m]
+        return [f"{m},{f}" for (m, f) in self.metrics if not is_stderr(m)]
 
 
 @dataclass

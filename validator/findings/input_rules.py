@@ -34,10 +34,15 @@ def syntax_error(ctx):
 
 @rule("LB103", "duplicate-key", ERROR, runs=False)
 def duplicate_key(ctx):
-    """An object has the same key twice.
+    """An object has the same key twice, as written or as lbnorm reads it.
 
     Which value wins depends on the parser, so a reader and the leaderboard
-    could see different numbers. Keep one.
+    could see different numbers. Keep one. Keys spelled apart that mean one
+    thing are the same key: `acc,none` and `acc` (or `acc,`) in one results
+    entry are both acc under filter none; two lighteval keys of one task
+    (`harness|arc:challenge|25` and `arc:challenge|25`); two entries that are
+    one profile task under its name and an alias. The score would read one
+    while the sample-log audit checks the other, so the file is refused.
     """
 
 

@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import ConfigError, DataError
+from ..core.errors import ConfigError, DataError, FoldedKeys
 from ..core.profile import Profile, build_profile
 from ..core.results import HarnessResults
 from .documents import Document, DocumentError, kind_of, parse_document
@@ -132,8 +132,16 @@ def load_results(path: Path, limits: Limits = DEFAULT_LIMITS) -> HarnessResults:
     doc = parse(read_text(path, limits=limits), str(path), kind_of(path), limits=limits)
     try:
         return read_results(doc)
+    except FoldedKeys as exc:
+        raise FoldedKeys(f"{where(path, exc.path, limits)}: {exc}", exc.path) from None
     except DataError as exc:
         raise DataError(f"{path}: {exc}") from None
+
+
+def where(path: Path, json_path: tuple, limits: Limits = DEFAULT_LIMITS) -> str:
+    """'file:line:column' of a JSON path in a file (read again: only a refused file asks)."""
+    line, column = read_document(path, str(path), limits).position(json_path)
+    return f"{path}:{line}:{column}" if line else str(path)
 
 
 # --- profiles ---------------------------------------------------------------------

@@ -14,15 +14,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..core.errors import DataError
-from ..core.results import HarnessResults, SampleCount, TaskEntry, sample_counts_evidence
+from ..core.errors import DataError, FoldedKeys
+from ..core.results import (
+    ENTRY_INFO_KEYS,
+    HarnessResults,
+    SampleCount,
+    TaskEntry,
+    folded_message,
+    metric_key_parts,
+    sample_counts_evidence,
+)
 
 LM_EVAL_04 = "lm-eval 0.4.x"
 LM_EVAL_03 = "lm-eval 0.3"
 LIGHTEVAL = "lighteval / Open LLM Leaderboard v1"
 
-# Non-metric keys inside an lm-eval 0.4 entry.
-_LM_EVAL_ENTRY_INFO = {"alias", "name", "sample_len", "sample_count", "samples"}
 # lm-eval 0.4 top-level keys that 0.3 never wrote.
 _LM_EVAL_04_MARKERS = ("n-shot", "n-samples", "configs", "group_subtasks", "higher_is_better")
 # lm-eval picks the model name from the first of these model_args keys.
@@ -74,11 +80,15 @@ def _read_lm_eval_04(doc: dict, results: dict) -> HarnessResults:
             raise DataError(f"results.{key} is {_kind(entry)}, expected an object of metrics")
         metrics, raw_keys = {}, {}
         for metric_key, value in entry.items():
-            if metric_key in _LM_EVAL_ENTRY_INFO:
+            if metric_key in ENTRY_INFO_KEYS:
                 continue
-            metric, _, flt = metric_key.partition(",")
-            metrics[(metric, flt or "none")] = value
-            raw_keys[(metric, flt or "none")] = metric_key
+            parts = metric_key_parts(metric_key)
+            if parts in raw_keys:
+                raise FoldedKeys(
+                    folded_message(key, raw_keys[parts], metric_key), ("results", key, metric_key)
+                )
+            metrics[parts] = value
+            raw_keys[parts] = metric_key
         shots, shots_path = _lm_eval_shots(doc, n_shot, key)
         entries[key] = TaskEntry(
             key=key,
@@ -213,9 +223,10 @@ def _read_lighteval(doc: dict, results: dict) -> HarnessResults:
             raise DataError(f"results.{key} is {_kind(entry)}, expected an object of metrics")
         name, shots = _split_lighteval_key(key)
         if name in entries:
-            raise DataError(
+            raise FoldedKeys(
                 f"results has two entries for task '{name}' ('{entries[name].key}' and '{key}'); "
-                "keep one run per task"
+                "keep one run per task",
+                ("results", key),
             )
         entries[name] = TaskEntry(
             key=key,

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from math import isfinite, sqrt
 from typing import Any
 
+from ...core.results import metric_key_parts
 from ...harness.samples import as_number, as_number_list
 from ..model import MetricAudit
 from .base import AuditUnit, Sample, audit_unit, shown
@@ -94,7 +95,7 @@ class Aggregates(AuditUnit):
         # filter -> metric -> its running mean: a sample looks its filter up once, not a (metric, filter) key each
         self.logged: dict[str, dict[str, RunningMean]] = {}
         self.recomputed: dict[str, dict[str, RunningMean]] = {}
-        self.metric_names = {key.partition(",")[0] for key in self.spec.metric_keys()}
+        self.metric_names = {metric_key_parts(key)[0] for key in self.spec.metric_keys()}
         self.sorted_metric_names = sorted(self.metric_names)
         # Metrics averaged per sample: a value that is not a number cannot just be left out of their mean.
         self.averaged = {
@@ -230,7 +231,7 @@ class Aggregates(AuditUnit):
                 "give",
             )
         for key in self.spec.metric_keys():
-            metric, _, flt = key.partition(",")
+            metric, flt = metric_key_parts(key)
             audit = MetricAudit(key, self.spec.entry.get(key))
             self.summary.metrics.append(audit)
             logged, recomputed = (
@@ -262,7 +263,7 @@ class Aggregates(AuditUnit):
             audit.recomputed = recomputed.mean() if recomputed else None
             self._compare(audit, recomputed)
             if aggregation == "mean":
-                self._compare_stderr(f"{metric}_stderr,{flt}", logged)
+                self._compare_stderr(self.spec.stderr_key(metric, flt), logged)
 
     def _compare(self, audit: MetricAudit, recomputed: RunningMean | None) -> None:
         reported = as_number(audit.reported)
@@ -294,9 +295,11 @@ class Aggregates(AuditUnit):
             + "; ".join(parts),
         )
 
-    def _compare_stderr(self, key: str, logged: RunningMean) -> None:
+    def _compare_stderr(self, key: str | None, logged: RunningMean) -> None:
         """LB709 for a standard error that is not the mean's over the logged values. lm-eval writes "N/A" for
         fewer than two samples or with bootstrap_iters 0: a string, which moves no score, is left alone."""
+        if key is None:
+            return
         reported, derived = as_number(self.spec.entry.get(key)), logged.stderr()
         if (
             reported is None
@@ -331,7 +334,7 @@ def _named_but_unreported(unit: Aggregates) -> None:
     if not spec.entry or spec.config.get("process_results") or not isinstance(items, list):
         return
     named = {item.get("metric") for item in items if isinstance(item, dict)}
-    reported = {key.partition(",")[0] for key in spec.metric_keys()}
+    reported = {metric_key_parts(key)[0] for key in spec.metric_keys()}
     for metric in ALWAYS_SCORED.get(spec.output_type, ()):
         if (
             metric in named and metric not in reported and metric not in unit.unreported
@@ -357,7 +360,7 @@ def _all_logged(unit: Aggregates, key: str, absent: list | None) -> None:
             sample.record,
             (),
             (
-                f"{unit.spec.name} {key}: {count:,} of its samples log no {key.partition(',')[0]} (this is the first, "
+                f"{unit.spec.name} {key}: {count:,} of its samples log no {metric_key_parts(key)[0]} (this is the first, "
                 f"doc_id {sample.doc_id}); lm-eval logs every metric of its task in every sample, and a mean over the "
                 "others leaves them out"
             ),

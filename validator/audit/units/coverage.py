@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...core.results import metric_key_parts
 from ...io.sample_logs import SAMPLES_NAME
 from .base import AuditUnit, Sample, audit_unit
 
@@ -182,7 +183,9 @@ class Coverage(AuditUnit):
         of: a filter the config leaves out is still one whose numbers the table shows (a log holding the 6 right
         answers of 12 under the filter the results report, and all 12 under the one the config names, was clean)."""
         named = list(self.spec.filters)
-        reported = sorted({key.partition(",")[2] for key in self.spec.metric_keys()} - set(named))
+        reported = sorted(
+            {metric_key_parts(key)[1] for key in self.spec.metric_keys()} - set(named)
+        )
         logged = [flt for flt in self.by_filter if flt not in named and flt not in reported]
         return named + reported + logged
 

@@ -12,6 +12,7 @@ values go to the aggregates unit (LB708, LB709).
 
 from __future__ import annotations
 
+from ...core.results import metric_key_parts
 from ...harness.exact_match import exact_match, scorable_options
 from .base import AuditUnit, Sample, audit_unit
 from .math_answers import is_leaderboard_math
@@ -51,7 +52,7 @@ class ExactMatch(AuditUnit):
         if entry is None or self.spec.output_type != "generate_until":
             # A reported exact_match the config does not name as a generated answer's (metric_list deleted, its
             # entry a bare string, output_type misspelt) is still checked: lm-eval scores it all the same.
-            if any(key.partition(",")[0] == METRIC for key in self.spec.metric_keys()):
+            if any(metric_key_parts(key)[0] == METRIC for key in self.spec.metric_keys()):
                 self.unaudited = (
                     "the config names it in no metric_list entry of a generate_until task, so what "
                     "the harness compared is not known"
@@ -78,7 +79,7 @@ class ExactMatch(AuditUnit):
 
     def finish(self) -> None:
         for key in self.spec.metric_keys():
-            if key.partition(",")[0] == METRIC and self.unaudited is not None:
+            if metric_key_parts(key)[0] == METRIC and self.unaudited is not None:
                 self.not_audited(key, self.unaudited)
 
     def add(self, sample: Sample) -> None:

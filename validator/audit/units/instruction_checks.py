@@ -30,6 +30,7 @@ not audited, since a submitter writes the docs and the responses' length.
 
 from __future__ import annotations
 
+from ...core.results import metric_key_parts
 from ...harness.ifeval import INSTRUCTIONS, replay, replay_cost
 from ...harness.ifeval_kwargs import draws_at_random, rejected
 from ...harness.samples import as_number, as_number_list, first_response
@@ -59,7 +60,7 @@ class InstructionChecks(AuditUnit):
 
     def __init__(self, log):
         super().__init__(log)
-        reported = {key.partition(",")[0] for key in self.spec.metric_keys()}
+        reported = {metric_key_parts(key)[0] for key in self.spec.metric_keys()}
         self.levels = [(index, pair) for index, pair in enumerate(LEVELS) if reported & set(pair)]
         source = self.spec.config.get("process_results")
         # IFEval's task by its scorer, or by its name (deleting the scorer's source from the config is no way out)
@@ -242,7 +243,7 @@ class InstructionChecks(AuditUnit):
     def finish(self) -> None:
         if self.past_bounds:
             for key in self.spec.metric_keys():
-                if any(key.partition(",")[0] in pair for _, pair in self.levels):
+                if any(metric_key_parts(key)[0] in pair for _, pair in self.levels):
                     self.not_audited(
                         key,
                         f"instruction outcomes past the audit's bounds ({MAX_INSTRUCTIONS} per "

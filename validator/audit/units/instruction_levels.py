@@ -12,6 +12,7 @@ Each outcome against the response itself is instruction_checks.py's.
 
 from __future__ import annotations
 
+from ...core.results import metric_key_parts
 from ...harness.samples import as_number, as_number_list
 from .base import AuditUnit, Sample, audit_unit
 
@@ -30,7 +31,7 @@ class InstructionLevels(AuditUnit):
 
     def __init__(self, log):
         super().__init__(log)
-        reported = {key.partition(",")[0] for key in self.spec.metric_keys()}
+        reported = {metric_key_parts(key)[0] for key in self.spec.metric_keys()}
         self.levels = [pair for pair in LEVELS if reported & set(pair)]
 
     def sees_samples(self) -> bool:

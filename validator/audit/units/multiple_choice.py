@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.results import metric_key_parts
 from ...harness.choice_scores import (
     ChoiceScores,
     NotRecomputable,
@@ -166,7 +167,7 @@ class MultipleChoice(AuditUnit):
 
     def finish(self) -> None:
         for key in self.spec.metric_keys():
-            why = self.unscored.get(key.partition(",")[0])
+            why = self.unscored.get(metric_key_parts(key)[0])
             if why is not None:
                 self.not_audited(key, why)
 

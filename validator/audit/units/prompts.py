@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.results import metric_key_parts
 from ...harness.doc_templates import UNTRACEABLE
 from ...harness.samples import request_contexts
 from ...harness.text_templates import (
@@ -76,7 +77,7 @@ class Prompts(AuditUnit):
         self.has_choices = config.get("doc_to_choice") is not None
         # acc_mutual_info adds one request without context per choice; no other metric does
         self.mutual_info = any(
-            key.partition(",")[0] == "acc_mutual_info" for key in spec.metric_keys()
+            metric_key_parts(key)[0] == "acc_mutual_info" for key in spec.metric_keys()
         )
         instruction = spec.system_instruction
         self.instruction = instruction if isinstance(instruction, str) else None

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.results import metric_key_parts
 from ...harness.exact_match import apply_regex_filter, regex_filter_of
 from ...harness.samples import requests, stop_sequences
 from .base import AuditUnit, Sample, audit_unit, shown
@@ -92,7 +93,7 @@ class Responses(AuditUnit):
 
     def finish(self) -> None:
         for key in self.spec.metric_keys():
-            flt = key.partition(",")[2]
+            flt = metric_key_parts(key)[1]
             if flt in self.unreplayed:
                 self.not_audited(
                     key,
