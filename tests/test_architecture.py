@@ -191,3 +191,98 @@ def test_every_audit_unit_is_registered_in_order():
     assert {cls.__module__.rsplit(".", 1)[1] for cls in unit_classes()} == modules_with_units
     for cls in unit_classes():
         assert cls.__doc__, f"{cls.__name__}: a unit's docstring says which rules it reports"
+
+
+def import_graph(sources: dict[str, str] | None = None) -> dict[str, set[str]]:
+    """Module -> the lbnorm modules it imports, at any depth (in functions and TYPE_CHECKING blocks too).
+
+    `from .pkg import name` points at pkg.name when that is a module, else at pkg. `sources` replaces
+    the text of the named modules (for the positive control)."""
+    paths = {".".join(dotted(p)): p for p in modules()}
+    graph = {}
+    for name, path in paths.items():
+        targets = set()
+        for _, target in imported(path, (sources or {}).get(name)):
+            for end in range(len(target), 1, -1):
+                candidate = ".".join(target[:end])
+                if candidate in paths:
+                    if candidate != name:
+                        targets.add(candidate)
+                    break
+        graph[name] = targets
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return cycles
+
+
+def test_no_import_cycles():
+    """Two modules that import each other (even inside a function) are one module in two files."""
+    assert import_cycles(import_graph()) == []
+
+
+def test_an_import_cycle_is_caught():
+    """Positive control: a lazy import back from io.paths to a module that imports it is a cycle."""
+    graph = import_graph()
+    importer = next(
+        name for name, targets in sorted(graph.items()) if "validator.io.paths" in targets
+    )
+    source = (PACKAGE / "io" / "paths.py").read_text(encoding="utf-8")
+    lazy = f"\ndef _back():\n    import {importer}\n"
+    cycles = import_cycles(import_graph({"validator.io.paths": source + lazy}))
+    assert any({"validator.io.paths", importer} <= set(cycle) for cycle in cycles)
+
+
+def test_no_module_imports_another_modules_private_names():
+    """A name with a leading underscore is its module's own: another module importing it is a split gone wrong."""
+    private = []
+    for path in modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (
+                node.level or (node.module or "").split(".")[0] == "validator"
+            ):
+                private += [
+                    f"{path.relative_to(PACKAGE)}:{node.lineno} {alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("_") and not alias.name.startswith("__")
+                ]
+    assert not private, f"private names imported from another module: {private}"

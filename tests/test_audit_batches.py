@@ -20,7 +20,7 @@ from validator.audit import sample_batches as batches
 from validator.audit.auditor import audit_files
 from validator.audit.sample_batches import Batches
 from validator.audit.units.hashes import Hashes
-from validator.findings.model import MAX_FINDINGS_PER_RULE
+from validator.findings.collection import MAX_FINDINGS_PER_RULE
 
 
 def audited(root: Path, results: Path, batch: int, monkeypatch):

@@ -398,3 +398,7 @@ def doc_logged_twice(ctx):
     one with another doc_id are reported (EleutherAI/drop holds one query_id
     twice). Logs without doc_hash (lm-eval < 0.4.3) are not checked.
     """
+
+
+def load_audit_rules() -> None:
+    """Every LB7xx rule is registered once this module is imported."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,10 +23,9 @@ from ..core.normalization import one_entry_per_task, plain_mean, score_benchmark
 from ..core.profile import Profile
 from ..findings import ERROR, Findings, format_json_path, make_finding
 from ..findings.internal import internal_error_finding
-from ..findings.selection import RuleSelection
 from ..io.discovery import SAMPLE_LOG_PASSED_TO_CHECK, is_sample_log
 from ..io.documents import Document, DocumentError
-from ..io.limits import DEFAULT_LIMITS, Limits
+from ..io.limits import Limits
 from ..io.loaders import builtin_profile_names, load_builtin_profile, read_document
 from ..io.paths import (
     ENTRIES_PER_FILE,
@@ -40,53 +38,18 @@ from ..io.paths import (
 )
 from ..io.readers import read_results
 from .cascade import collapse
-from .context import AVERAGE, CheckContext
-from .rules import Hit, all_rules
+from .context import AVERAGE, CheckContext, Hit
+from .result import DEFAULT_TOLERANCE, CheckOptions, CheckResult, FileReport  # noqa: F401 (re-exported)
+from .rules import all_rules
 from .workers import PARALLEL_MIN_FILES, Partial, run_batches, split_batches  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
-    from ..audit.auditor import TaskAudit
+    from ..audit.model import TaskAudit
 
 DEFAULT_PROFILE = "open-llm-leaderboard-v2"
-DEFAULT_TOLERANCE = 0.01
 BARE_RESULTS_NOTE = (
     "a bare results file: only the raw-file checks ran (no reported numbers to compare)"
 )
-
-
-@dataclass(frozen=True)
-class CheckOptions:
-    root: Path
-    tolerance: float = DEFAULT_TOLERANCE
-    profile: Profile | None = (
-        None  # the maintainer's; None: the submission's built-in or the default
-    )
-    limits: Limits = DEFAULT_LIMITS
-    jobs: int = 1  # worker processes for large runs (a re-audit); 1 checks in this process
-    stale_scorer_bound: float | None = (
-        None  # the maintainer's opt-in (LB607); None: stale differences fail
-    )
-    selection: RuleSelection = RuleSelection()  # the maintainer's --select/--ignore/--warn/--error
-    audit_beside: bool = (
-        False  # a bare results file also audits the sample logs lm-eval wrote beside it
-    )
-
-
-@dataclass
-class FileReport:
-    path: str
-    kind: str  # "submission" or "results"
-    profile: str | None = None
-    reported: dict[str, float] = field(default_factory=dict)
-    recomputed: dict[str, float] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    audit: list[TaskAudit] = field(default_factory=list)  # the sample logs the submission listed
-
-
-@dataclass
-class CheckResult(Findings):
-    files: list[FileReport] = field(default_factory=list)
-    suppressed: int = 0  # findings that only followed from a root cause (see cascade.py)
 
 
 def run_check(

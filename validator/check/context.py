@@ -15,6 +15,15 @@ REPORTED = "reported"
 AVERAGE = "average"
 
 
+@dataclass(frozen=True)
+class Hit:
+    """A rule's raw result: which document, where in it, and what is wrong."""
+
+    document: Any  # io.documents.Document
+    path: tuple
+    message: str
+
+
 @dataclass
 class CheckContext:
     profile: Profile

@@ -15,12 +15,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..findings.internal import worker_died_finding
-
-if TYPE_CHECKING:
-    from .checker import CheckResult
+from .result import CheckResult
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_MIN_FILES = 64
@@ -112,8 +109,6 @@ def _isolate(work: Work, paths: list[Path]) -> Iterator[Partial]:
 
 
 def _dead(path: Path) -> Partial:
-    from .checker import CheckResult
-
     result = CheckResult()
     result.findings.append(worker_died_finding(path.as_posix()))
     return Partial(result, set(), {})

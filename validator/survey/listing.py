@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, replace
 from urllib.parse import unquote, urlparse
 
-from .stores import FileRef, SourceError, SourceMissing, fingerprint_of
+from .file_refs import FileRef, SourceError, SourceMissing, fingerprint_of
 
 # lm-eval's layout is one or two folders deep, a Hub details repository three or four: deeper is a server's loop.
 MAX_LISTING_DEPTH = 32

@@ -12,12 +12,9 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
+from .layout import Run
 from .stores import FileRef, SourceError, is_local, local_path
-
-if TYPE_CHECKING:
-    from .sources import Run
 
 
 def refuse_repeated_sources(sources: list[str]) -> None:

@@ -8,13 +8,31 @@ metric puts it in `sample.recomputed` for the units after it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ...harness.samples import choice_continuations, generation_until
 from ...io.sample_logs import SampleRecord
+from ..model import TaskAudit
+from ..spec import TaskSpec
 
-if TYPE_CHECKING:
-    from ..auditor import LogAuditor
+
+class AuditedLog(Protocol):
+    """What a unit sees of the log being audited (audit/auditor.py's LogAuditor): its task, its summary,
+    the maintainer's bounds, and where findings go."""
+
+    spec: TaskSpec
+    name: str
+    summary: TaskAudit
+    tolerance: float
+    expected_choices: int | None
+    expected_split: int | None
+
+    def at_record(self, rule_id: str, record: SampleRecord, path: tuple, message: str) -> None: ...
+
+    def at_line(self, rule_id: str, line: int, message: str) -> None: ...
+
+    def at_results(self, rule_id: str, path: tuple, message: str) -> None: ...
+
 
 UNITS: list[tuple[int, type[AuditUnit]]] = []
 
@@ -78,7 +96,7 @@ class Sample:
 class AuditUnit:
     """Base class: override `add` and/or `finish`."""
 
-    def __init__(self, log: LogAuditor):
+    def __init__(self, log: AuditedLog):
         self.log = log
 
     @property

@@ -2,34 +2,36 @@
 
 A rule is a function `check(ctx) -> Iterable[Hit]` registered with
 findings.registry.rule; its docstring is its documentation (`lbnorm rules`
-prints it). Adding a rule is adding a function to the family's module (or a
-new module, imported at the bottom of this file).
+prints it). Adding a rule is adding a function to a family's module, or a new
+module to this folder: every module here is imported, and its rules register
+themselves.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+import functools
+import importlib
+import pkgutil
 
-from ...findings import ERROR, WARNING, Finding, registered_rules  # noqa: F401  (re-exported for rule modules)
-from ...findings.registry import Rule
+from ...findings.registry import Rule, registered_rules
 
 
-@dataclass(frozen=True)
-class Hit:
-    """A rule's raw result: which document, where in it, and what is wrong."""
-
-    document: Any  # io.documents.Document
-    path: tuple
-    message: str
+@functools.cache
+def load_rule_modules() -> tuple[str, ...]:
+    """Import every module of this folder (registering its rules); their names, sorted."""
+    names = tuple(sorted(module.name for module in pkgutil.iter_modules(__path__)))
+    for name in names:
+        importlib.import_module(f"{__name__}.{name}")
+    return names
 
 
 def all_rules() -> list[Rule]:
     """Every rule, the check's and the sample-log audit's, by id."""
-    from ...audit import rules as _audit_rules  # noqa: F401  (registration)
+    from ...audit.rules import load_audit_rules
 
+    load_rule_modules()
+    load_audit_rules()
     return registered_rules()
 
 
-# Registration: importing a family module registers its rules.
-from . import files, runs, scores, submission, tasks, values  # noqa: E402, F401
+load_rule_modules()

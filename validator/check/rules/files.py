@@ -8,8 +8,7 @@ from ...core.results import STDERR_MARKER
 from ...findings import ERROR, WARNING
 from ...findings.registry import rule
 from ...io.documents import non_finite_paths
-from ..context import CheckContext
-from . import Hit
+from ..context import CheckContext, Hit
 
 
 @rule("LB104", "non-finite-number", ERROR)

@@ -11,8 +11,7 @@ from collections.abc import Iterator
 
 from ...findings import ERROR, WARNING
 from ...findings.registry import rule
-from ..context import CheckContext
-from . import Hit
+from ..context import CheckContext, Hit
 
 
 def _caveats(ctx: CheckContext, rule_id: str) -> Iterator[Hit]:

@@ -11,8 +11,7 @@ from ...core.formulas import describe
 from ...core.normalization import plain_mean
 from ...findings import ERROR, WARNING
 from ...findings.registry import rule
-from ..context import AVERAGE, REPORTED, CheckContext
-from . import Hit
+from ..context import AVERAGE, REPORTED, CheckContext, Hit
 
 FLOAT_SLACK = 1e-9  # so that a difference of exactly the tolerance passes despite float noise
 

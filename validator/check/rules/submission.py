@@ -9,8 +9,7 @@ from importlib import resources
 
 from ...findings import ERROR
 from ...findings.registry import rule
-from ..context import REPORTED, CheckContext
-from . import Hit
+from ..context import REPORTED, CheckContext, Hit
 
 SUBMISSION_SCHEMA = "submission.schema.json"
 DEFAULT_PROFILE = "open-llm-leaderboard-v2"

@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from ...core.profile import MULTIPLE_CHOICE, Benchmark
 from ...findings import ERROR, WARNING
 from ...findings.registry import rule
-from ..context import CheckContext
-from . import Hit
+from ..context import CheckContext, Hit
 
 MAX_NAMES = 5
 

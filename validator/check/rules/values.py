@@ -11,8 +11,7 @@ from ...core.profile import POOLED
 from ...core.results import STDERR_MARKER
 from ...findings import ERROR, WARNING
 from ...findings.registry import rule
-from ..context import CheckContext
-from . import Hit
+from ..context import CheckContext, Hit
 
 WHOLE_TOLERANCE = 1e-6  # |value * N - k| for a k/N value
 GROUP_TOLERANCE = 1e-12  # a group value against its pooled subtasks

@@ -1,0 +1,52 @@
+"""What a check is asked (CheckOptions) and what it gives back (CheckResult, one FileReport per file)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..core.profile import Profile
+from ..findings import Findings
+from ..findings.selection import RuleSelection
+from ..io.limits import DEFAULT_LIMITS, Limits
+
+if TYPE_CHECKING:  # the audit is imported only for a submission that lists its logs
+    from ..audit.model import TaskAudit
+
+DEFAULT_TOLERANCE = 0.01
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    root: Path
+    tolerance: float = DEFAULT_TOLERANCE
+    profile: Profile | None = (
+        None  # the maintainer's; None: the submission's built-in or the default
+    )
+    limits: Limits = DEFAULT_LIMITS
+    jobs: int = 1  # worker processes for large runs (a re-audit); 1 checks in this process
+    stale_scorer_bound: float | None = (
+        None  # the maintainer's opt-in (LB607); None: stale differences fail
+    )
+    selection: RuleSelection = RuleSelection()  # the maintainer's --select/--ignore/--warn/--error
+    audit_beside: bool = (
+        False  # a bare results file also audits the sample logs lm-eval wrote beside it
+    )
+
+
+@dataclass
+class FileReport:
+    path: str
+    kind: str  # "submission" or "results"
+    profile: str | None = None
+    reported: dict[str, float] = field(default_factory=dict)
+    recomputed: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    audit: list[TaskAudit] = field(default_factory=list)  # the sample logs the submission listed
+
+
+@dataclass
+class CheckResult(Findings):
+    files: list[FileReport] = field(default_factory=list)
+    suppressed: int = 0  # findings that only followed from a root cause (see cascade.py)
