@@ -1,4 +1,4 @@
-"""Realistic-size lm-eval runs for the survey benchmarks (tests/survey_corpus.py writes the tiny seeded ones).
+"""Realistic-size lm-eval runs for the survey benchmarks (tests/support/survey_corpus.py writes the tiny seeded ones).
 
     python bench/survey_corpus.py OUT --runs 8 [--mc-docs 400] [--drop-docs 600]
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from harness_logs import choice_task, drop_task, results_for, with_hashes, write_run  # noqa: E402
+from support.harness_logs import choice_task, drop_task, results_for, with_hashes, write_run  # noqa: E402
 
 WORDS = (
     "the of and to in is was for that on as with by it from at are this be an which or have not touchdown "

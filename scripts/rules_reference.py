@@ -3,7 +3,7 @@
 Each rule's docstring is its documentation: this script asks `lbnorm rules` for
 every rule (JSON for the id, name, severity and text; the text output for the
 example finding and the settings that change it) and writes one page per rule
-family plus an index. tests/test_docs_site.py runs it with --check, so the
+family plus an index. tests/acceptance/test_docs_site.py runs it with --check, so the
 committed pages cannot drift from the code.
 
     python scripts/rules_reference.py          # rewrite the pages

@@ -25,7 +25,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-import harness_logs  # noqa: E402  (tests/harness_logs.py: logs written the way lm-eval writes them)
+from support import harness_logs  # noqa: E402  (tests/support/harness_logs.py: logs written the way lm-eval writes them)
 
 HERE = Path(__file__).parent
 REPO = HERE.parents[1]

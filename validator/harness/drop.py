@@ -36,7 +36,7 @@ Gold = tuple[str, ...]
 
 # --- the harness scorer ------------------------------------------------------------------
 # The harness runs each token through lower -> remove punctuation -> fix number -> drop articles ->
-# fix spaces. _normalize_token gets the same result with less work; tests/drop_reference.py is
+# fix spaces. _normalize_token gets the same result with less work; tests/support/drop_reference.py is
 # the harness's order, kept to check this one against.
 
 
@@ -60,7 +60,7 @@ def remove_punctuation(token: str) -> str:
 # worker, not once per run. Golds and predictions are the submitter's bytes, so only short ASCII values
 # are kept (one byte a character; normalizing makes a number at most 4.5 times longer, "1e15" ->
 # "1000000000000000.0"); others are recomputed each time, and the caches together stay under 100 MB
-# whatever the logs hold (tests/test_drop.py fills them with the largest entries they keep).
+# whatever the logs hold (tests/unit/test_drop.py fills them with the largest entries they keep).
 _CACHE_ENTRIES = 16_384
 _CACHED_LENGTH = 256  # characters of an answer
 _CACHED_GOLD_LENGTH = 64  # characters of a gold answer's spans together (DROP's are a few words)

@@ -249,7 +249,7 @@ def score_sample(golds: list[Gold], prediction: str, until: list[str]) -> Sample
 
     What the audit runs per sample: the score, the flags and the rescoring share one
     normalization of the prediction and one look-up of each gold; rescoring scores again
-    only a prediction a repair changes (tests/test_fast_paths.py holds it to the plain functions).
+    only a prediction a repair changes (tests/unit/test_fast_paths.py holds it to the plain functions).
     The usual sample (one-span golds, no whitespace but spaces, nothing glued) is scored and
     flagged here without the calls of the general functions, a fifth of a DROP sample's scoring.
     """

@@ -26,7 +26,7 @@ the harness's own answer is not settled by the doc and the response:
   replay_cost says so.
 The harness's own patterns that backtrack without bound on some texts (bullet
 lines, titles, placeholders: quadratic in a run of blank lines or brackets) are
-counted by ifeval_patterns.py in linear time; tests/test_ifeval.py holds the
+counted by ifeval_patterns.py in linear time; tests/unit/test_ifeval.py holds the
 replay to outcomes recorded from lm-eval 0.4.9.2's checkers.
 
 A character's Unicode class (`\\w`, lower case) is this Python's: a Python

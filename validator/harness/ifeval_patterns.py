@@ -4,7 +4,7 @@ The harness's bullet, placeholder and title patterns (lm-eval's
 tasks/ifeval/instructions.py) backtrack without bound on some texts: runs of
 blank lines or brackets make them quadratic, and the submitter writes the
 response. These scans give what `re` finds, in one pass;
-tests/test_ifeval.py holds them to `re` with hypothesis.
+tests/unit/test_ifeval.py holds them to `re` with hypothesis.
 """
 
 from __future__ import annotations

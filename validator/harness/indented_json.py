@@ -11,7 +11,7 @@ string escapers do the escaping.
 Only what `json.loads` can return is written here (dict with str keys,
 list, str, int, float, bool, None); anything else goes to `json.dumps`
 itself, so the result is always json.dumps's, never an approximation of it.
-tests/test_indented_json.py compares the two on generated documents.
+tests/unit/test_indented_json.py compares the two on generated documents.
 """
 
 from __future__ import annotations

@@ -159,7 +159,7 @@ def load_builtin_profile(name: str, validate: bool = False) -> Profile:
     """A profile shipped in the package.
 
     Built-in profiles are validated against the schema by the test suite
-    (tests/test_profiles.py), so a run skips the schema: compiling it costs
+    (tests/unit/test_profiles.py), so a run skips the schema: compiling it costs
     more than the rest of a one-file check. Cross-references are still checked.
     """
     if name not in builtin_profile_names():

@@ -5,7 +5,7 @@ level); each result has its rule, level, message, a location (the file
 relative to the workspace, its line and column) and a partial fingerprint
 that stays the same while the finding does: the rule, the file and the
 JSON path, not the line (lines move when a file is edited above).
-tests/test_sarif.py validates the output against the OASIS schema.
+tests/unit/test_output_formats.py validates the output against the OASIS schema.
 """
 
 from __future__ import annotations

@@ -1,0 +1,102 @@
+"""The benchmark works end to end on a tiny corpus (the numbers themselves are not tested: see README)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from support.common import REPO
+
+
+def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path):
+    corpus, out = tmp_path / "corpus", tmp_path / "results.json"
+    subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "bench" / "generate.py"),
+            "--submissions",
+            "3",
+            "--results-kb",
+            "200",
+            "--out",
+            str(corpus),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "bench" / "run.py"),
+            "--corpus",
+            str(corpus),
+            "--repeat",
+            "1",
+            "--jobs",
+            "1",
+            "--json",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    rows = {(m["scenario"], m["tool"]): m for m in report["measurements"]}
+    # the generated submissions are honest, so lbnorm passes them; every peer ran too
+    assert rows[("one pull request", "lbnorm check")]["exit_code"] == 0
+    assert rows[("re-audit (3 submissions)", "lbnorm check --jobs 1")]["exit_code"] == 0
+    assert rows[("normalize (3 results files)", "lbnorm normalize")]["exit_code"] == 0
+    assert all(
+        m["exit_code"] == 0 and m["seconds"] > 0 and m["peak_mib"] > 0
+        for m in report["measurements"]
+    )
+    assert {
+        "bare json parse",
+        "notebook-style script",
+        "python -c pass",
+        "the same imports as lbnorm check, no work",
+    } <= {tool for _, tool in rows}
+    assert "| one pull request | lbnorm check |" in proc.stdout
+
+
+LOADED_MODULES = """
+import runpy, sys
+sys.argv = ["validator", *sys.argv[1:]]
+try:
+    runpy.run_module("validator", run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+sys.stdout = sys.__stdout__
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def _modules_loaded_by_check(folder):
+    proc = subprocess.run(
+        [sys.executable, "-c", LOADED_MODULES, "check", "-q", "--root", str(folder), str(folder)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
+    return set(proc.stdout.splitlines()[-1].split())
+
+
+def test_a_check_loads_the_sample_log_audit_only_when_a_submission_lists_logs():
+    """Every pull request pays for start-up imports (README, Performance); the audit is for the few with logs."""
+    audit = {
+        "validator.audit.auditor",
+        "validator.harness.drop",
+        "validator.io.sample_logs",
+        "validator.harness.choice_scores",
+    }
+    assert not audit & _modules_loaded_by_check(
+        REPO / "tests" / "examples" / "positive" / "pythia_two_decimals"
+    )
+    assert audit <= _modules_loaded_by_check(
+        REPO / "tests" / "examples" / "positive" / "samples_honest"
+    )

@@ -1,0 +1,105 @@
+"""lm-eval's exact_match and regex filter with GSM8K's options (harness/exact_match.py), case by case.
+
+Expected values are what lm-eval 0.4.13's exact_match_hf_evaluate and RegexFilter give for the same inputs
+(api/metrics.py, filters/extraction.py) with tasks/gsm8k/gsm8k.yaml's options.
+"""
+
+from __future__ import annotations
+
+import pytest
+from support.harness_logs import GSM8K_EXACT_MATCH, GSM8K_FILTER_LIST
+
+from validator.harness.exact_match import (
+    apply_regex_filter,
+    exact_match,
+    regex_filter_of,
+    scorable_options,
+)
+
+OPTIONS = {
+    k: v
+    for k, v in GSM8K_EXACT_MATCH.items()
+    if k not in ("metric", "aggregation", "higher_is_better")
+}
+STRICT, FLEXIBLE = (regex_filter_of(entry["filter"]) for entry in GSM8K_FILTER_LIST)
+
+
+@pytest.mark.parametrize(
+    "prediction, target, score",
+    [
+        (
+            "72",
+            "Natalia sold 48/2 = 24 clips in May.\n#### 72",
+            1.0,
+        ),  # the reference loses all before '#### '
+        ("1,234", "#### 1234", 1.0),  # commas are ignored on both sides
+        ("$18", "#### 18", 1.0),
+        ("18.", "#### 18", 1.0),  # a trailing point is ignored
+        ("18.0", "#### 18", 0.0),
+        ("[invalid]", "#### 18", 0.0),
+        ("ABC", "#### abc", 1.0),  # ignore_case
+    ],
+)
+def test_gsm8k_exact_match(prediction, target, score):
+    assert exact_match(prediction, target, OPTIONS) == score
+
+
+@pytest.mark.parametrize(
+    "response, strict, flexible",
+    [
+        (" So #### 72", "72", "72"),
+        (" So #### 72, or maybe 1072", "72,", "1072"),
+        (" The answer is 5.", "[invalid]", "5."),  # one digit: the second group of the alternation
+        (" $1,200 then 300", "[invalid]", "300"),
+        ("", "[invalid]", "[invalid]"),
+    ],
+)
+def test_gsm8k_filters(response, strict, flexible):
+    assert apply_regex_filter(response, *STRICT) == strict
+    assert apply_regex_filter(response, *FLEXIBLE) == flexible
+
+
+@pytest.mark.parametrize(
+    "options, scorable",
+    [
+        (OPTIONS, True),
+        ({}, True),  # plain equality
+        (
+            {**OPTIONS, "regexes_to_ignore": ["(a+)+$"]},
+            False,
+        ),  # a pattern the harness does not ship: never run
+        ({**OPTIONS, "multiple_targets": True}, False),
+    ],
+)
+def test_only_the_harness_patterns_are_run(options, scorable):
+    assert (scorable_options(options) is None) is scorable
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [{"function": "regex", "regex_pattern": "(a+)+$"}, {"function": "take_first"}],
+        [{"function": "lowercase"}, {"function": "take_first"}],
+        [
+            {"function": "regex", "regex_pattern": "#### (\\-?[0-9\\.\\,]+)"},
+            {"function": "majority_vote"},
+        ],
+        "take_first",
+    ],
+)
+def test_other_filter_pipelines_are_not_reapplied(steps):
+    assert regex_filter_of(steps) is None
+
+
+@pytest.mark.parametrize(
+    "text", ["#### 72", "a #### 1 #### 2", "no marker", "", "####  x", "line\n#### 5\nmore"]
+)
+def test_the_marker_pattern_is_removed_as_re_removes_it(text):
+    """(?s).*#### is quadratic in Python's re on a long text without the marker (300,000 characters took 17 s);
+    lbnorm removes it in linear time, with the same result."""
+    import re
+
+    assert (
+        exact_match(text, re.sub("(?s).*#### ", "", text), {"regexes_to_ignore": ["(?s).*#### "]})
+        == 1.0
+    )

@@ -1,0 +1,245 @@
+"""IFEval's instruction checkers, replayed (validator/harness/ifeval.py), held to lm-eval's own outcomes.
+
+tests/data/ifeval/harness_outcomes.json holds what lm-eval 0.4.9.2's
+test_instruction_following_strict and _loose gave (tests/support/record_ifeval_outcomes.py
+made it): every instruction with the dataset's kwargs on a bank of responses,
+and 1,500 fuzzed cases. The replay may leave an outcome unsettled (None), never
+give another one; and on the dataset's own kwargs it settles every instruction
+but those that ask langdetect or nltk.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from validator.harness import ifeval
+
+RECORDED = json.loads(
+    (Path(__file__).parents[1] / "data" / "ifeval" / "harness_outcomes.json").read_text("utf-8")
+)
+REALISTIC = RECORDED["realistic"]
+LANGDETECT = {
+    "language:response_language",
+    "change_case:english_capital",
+    "change_case:english_lowercase",
+}
+NEEDS_PUNKT = {"length_constraints:number_sentences", "change_case:capital_word_frequency"}
+
+
+def test_the_replay_knows_the_registry_of_lm_eval():
+    assert ifeval.INSTRUCTIONS == set(RECORDED["registry"])
+
+
+def agrees(replayed: tuple, harness) -> bool:
+    """A settled outcome is the harness's; the harness's own unsettled or raising ones settle nothing here."""
+    return all(
+        mine is None or (harness != "raises" and theirs is not None and mine == theirs)
+        for mine, theirs in zip(
+            replayed, harness if harness != "raises" else (None, None), strict=False
+        )
+    )
+
+
+def expected_settled(instruction: str, response: str) -> bool:
+    """On the dataset's kwargs everything is settled but langdetect's answer, which a failed case test precedes."""
+    if instruction == "change_case:english_capital":
+        return not response.isupper()
+    if instruction == "change_case:english_lowercase":
+        return not response.islower()
+    return instruction not in LANGDETECT
+
+
+@pytest.mark.parametrize(
+    "instruction, kwargs, outcomes",
+    [
+        (instruction, {**dict.fromkeys(RECORDED["dataset_keys"]), **given_kwargs}, outcomes)
+        for (instruction, given_kwargs), outcomes in zip(
+            REALISTIC["instructions"], REALISTIC["harness"], strict=True
+        )
+    ],
+)
+def test_on_the_datasets_kwargs_the_replay_gives_the_harnesss_outcome(
+    instruction, kwargs, outcomes
+):
+    wrong = []
+    for response, outcome in zip(REALISTIC["responses"], outcomes, strict=True):
+        replayed = ifeval.replay(instruction, kwargs, response)
+        settled = replayed[0] is not None
+        if not agrees(replayed, outcome) or settled != expected_settled(instruction, response):
+            wrong.append((response, replayed, outcome))
+    assert wrong == []
+
+
+def test_fuzzed_kwargs_and_responses_never_settle_another_outcome():
+    disagreements = [
+        case for case in RECORDED["fuzzed"] if not agrees(ifeval.replay(*case[:3]), case[3])
+    ]
+    assert disagreements == []
+    settled = [case for case in RECORDED["fuzzed"] if ifeval.replay(*case[:3]) != (None, None)]
+    assert (
+        len(settled) > len(RECORDED["fuzzed"]) // 2
+    )  # the replay is not agreeing by settling nothing
+
+
+@pytest.mark.parametrize(
+    "instruction", sorted(NEEDS_PUNKT | {"language:response_language", "no:such_instruction"})
+)
+def test_what_langdetect_nltk_or_no_checker_decides_is_never_settled(instruction):
+    kwargs = {
+        "num_sentences": 2,
+        "relation": "less than",
+        "capital_frequency": 1,
+        "capital_relation": "at least",
+        "language": "en",
+    }
+    assert ifeval.replay(instruction, kwargs, "ONE SENTENCE. Two sentences.") == (None, None)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"num_words": 0, "relation": "at least"},
+        {"relation": "at least"},
+        {"num_words": -3, "relation": "at least"},
+        {"num_words": 5, "relation": None},
+        {"num_words": 5, "relation": "more than"},
+        {"num_words": "5", "relation": "at least"},
+    ],
+)
+def test_kwargs_the_harness_draws_at_random_or_rejects_settle_nothing(kwargs):
+    """{k: v ... if v} drops a falsy kwarg and the checker draws it; an unknown relation raises ValueError."""
+    assert ifeval.replay("length_constraints:number_words", kwargs, "one two three") == (None, None)
+
+
+@pytest.mark.parametrize(
+    "keyword",
+    [
+        "se(a",
+        "s+",
+        "a" * (ifeval.PLAIN_MAX + 1),
+        "(ab|cd)",
+        "(a)\\1",
+        "(?=s)",
+        "(?i:sea)",
+        "*",
+        "s?e?a?x?y?",
+        "(se)?",
+        "s*",
+    ],
+)
+def test_a_keyword_read_as_a_pattern_is_replayed_only_when_it_reads_a_bounded_run(keyword):
+    """The harness hands keywords to `re`, which has no time limit: a pattern is run here only when it has no
+    repeat, alternation, back-reference or look-around (each position then reads at most its length)."""
+    assert ifeval.replay("keywords:existence", {"keywords": [keyword]}, "the sea") == (None, None)
+
+
+@pytest.mark.parametrize(
+    "keyword, found",
+    [
+        ("s.a", True),
+        ("[abc]", True),
+        ("^the", True),
+        ("s[^e]a", False),
+        ("(sea)", True),
+        ("\\bsea\\b", True),
+        ("(e|a)", True),
+        ("s.?a", True),
+        ("t?h?e?x?", True),
+        ("x?y", False),
+    ],
+)
+def test_a_bounded_pattern_is_replayed_as_re_runs_it(keyword, found):
+    assert ifeval.replay("keywords:existence", {"keywords": [keyword]}, "the sea") == (found, found)
+
+
+LINES = st.text(alphabet=" \t\n\r*-[]<>ab\x0b\x0c\u2028\x85", max_size=60)
+
+
+@settings(max_examples=600, deadline=None)
+@given(LINES)
+def test_the_linear_scans_count_what_the_harnesss_patterns_find(text):
+    """The harness's bullet, placeholder and title patterns backtrack without bound on runs of blank lines or
+    brackets; the replay's scans count the same in linear time."""
+    bullets = len(re.findall(r"^\s*\*[^\*].*$", text, flags=re.MULTILINE)) + len(
+        re.findall(r"^\s*-.*$", text, flags=re.MULTILINE)
+    )
+    assert ifeval.bullet_count(text) == bullets
+    assert ifeval.placeholder_count(text) == len(re.findall(r"\[.*?\]", text))
+    assert ifeval.titles(text) == re.findall(r"<<[^\n]+>>", text)
+
+
+def test_a_word_list_longer_than_a_datasets_is_not_searched():
+    """Each word is one search of the response: a submitter's list of thousands would be thousands of them."""
+    within = {"forbidden_words": ["whale"] * ifeval.MAX_WORDS}
+    beyond = {"forbidden_words": ["whale"] * (ifeval.MAX_WORDS + 1)}
+    assert ifeval.replay("keywords:forbidden_words", within, "the sea") == (True, True)
+    assert ifeval.replay("keywords:forbidden_words", beyond, "the sea") == (None, None)
+    assert (
+        ifeval.replay_cost(beyond, "the sea")
+        > ifeval.replay_cost(within, "the sea")
+        > ifeval.replay_cost({}, "x")
+    )
+
+
+@pytest.mark.parametrize(
+    "instruction, kwargs, drawn",
+    [
+        (
+            "detectable_format:multiple_sections",
+            {"section_spliter": "Day", "num_sections": None},
+            True,
+        ),
+        (
+            "detectable_format:multiple_sections",
+            {"section_spliter": "Day", "num_sections": 2},
+            False,
+        ),
+        ("detectable_format:number_bullet_lists", {"num_bullets": -1}, True),
+        (
+            "length_constraints:nth_paragraph_first_word",
+            {"num_paragraphs": 2, "nth_paragraph": 3, "first_word": "a"},
+            True,
+        ),
+        (
+            "length_constraints:nth_paragraph_first_word",
+            {"num_paragraphs": 3, "nth_paragraph": 3, "first_word": "a"},
+            False,
+        ),
+        (
+            "keywords:letter_frequency",
+            {"letter": "ab", "let_frequency": 2, "let_relation": "at least"},
+            True,
+        ),
+        (
+            "keywords:letter_frequency",
+            {"letter": "q", "let_frequency": 2, "let_relation": "at least"},
+            False,
+        ),
+        ("punctuation:no_comma", {}, False),
+    ],
+)
+def test_a_checker_drawn_at_random_is_told_from_its_kwargs(instruction, kwargs, drawn):
+    """Strict and loose each build their own checker: one drawn at random may pass the one and fail the other."""
+    assert ifeval.draws_at_random(instruction, kwargs) is drawn
+
+
+def test_every_outcome_the_seeds_changed_was_drawn_at_random_or_langdetects():
+    changed = [case for case in RECORDED["fuzzed"] if case[3] != "raises" and None in case[3]]
+    assert changed and all(
+        ifeval.draws_at_random(case[0], case[1]) or case[0] in LANGDETECT for case in changed
+    )
+
+
+def test_kwargs_said_rejected_are_never_kwargs_the_harness_ran():
+    """Every fuzzed case lm-eval built and ran is not rejected; some it raised on are (a relation it does not
+    know, a count written as text, a kwarg no checker takes)."""
+    ran = [case for case in RECORDED["fuzzed"] if case[3] != "raises"]
+    assert [case for case in ran if ifeval.rejected(case[0], case[1]) is not None] == []
+    raised = [case for case in RECORDED["fuzzed"] if case[3] == "raises"]
+    assert sum(ifeval.rejected(case[0], case[1]) is not None for case in raised) > len(raised) // 2

@@ -1,0 +1,173 @@
+"""--output-format github|sarif|junit, --color, and the JSON path on text findings."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import jsonschema
+import pytest
+from support.common import DATA, REPO, line_of, run_cli
+
+SARIF_SCHEMA = json.loads((DATA / "sarif" / "sarif-schema-2.1.0.json").read_text())
+
+
+def sarif_of(cwd, *args):
+    proc = run_cli("check", "--output-format", "sarif", *args, cwd=cwd)
+    assert proc.returncode == 1, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_sarif_validates_against_the_published_schema_with_rules_locations_and_fingerprints(
+    workspace,
+):
+    log = sarif_of(workspace, "bad.json", "missing.json")
+    jsonschema.Draft4Validator(SARIF_SCHEMA, format_checker=jsonschema.FormatChecker()).validate(
+        log
+    )
+    run = log["runs"][0]
+    rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert "LB601" in rules and rules == sorted(rules)
+    divergence = next(r for r in run["results"] if r["ruleId"] == "LB601")
+    assert rules[divergence["ruleIndex"]] == "LB601" and divergence["level"] == "error"
+    location = divergence["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"] == {"uri": "bad.json", "uriBaseId": "SRCROOT"}
+    assert location["region"] == {
+        "startLine": line_of(workspace / "bad.json", '"gpqa": 1.0'),
+        "startColumn": 5,
+    }
+    assert divergence["properties"]["jsonPath"] == "$.reported.gpqa"
+    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == workspace.resolve().as_uri() + "/"
+
+
+def test_sarif_fingerprints_stay_while_lines_move(workspace):
+    before = sarif_of(workspace, "bad.json")["runs"][0]["results"]
+    text = (workspace / "bad.json").read_text()
+    (workspace / "bad.json").write_text(text.replace("{", "{\n\n\n", 1))
+    after = sarif_of(workspace, "bad.json")["runs"][0]["results"]
+    assert [r["partialFingerprints"] for r in before] == [r["partialFingerprints"] for r in after]
+    assert before[0]["locations"] != after[0]["locations"]
+
+
+def test_junit_is_read_by_a_junit_consumer(workspace):
+    junitparser = pytest.importorskip("junitparser")
+    proc = run_cli("check", "--output-format", "junit", "good.json", "bad.json", cwd=workspace)
+    assert proc.returncode == 1
+    root = ET.fromstring(proc.stdout)
+    assert root.tag == "testsuites" and root.get("tests") == "2" and root.get("failures") == "1"
+    report = junitparser.JUnitXml.fromstring(proc.stdout)
+    suites = {suite.name: suite for suite in report}
+    assert set(suites) == {"good.json", "bad.json"}
+    assert suites["good.json"].failures == 0 and suites["bad.json"].failures == 1
+    case = next(iter(suites["bad.json"]))
+    assert (
+        case.name.startswith("LB601 score-divergence ")
+        and "gpqa: reported 1.0" in case.result[0].message
+    )
+
+
+def run_in_actions(cwd, *args):
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "NO_COLOR"))
+    }
+    env |= {"PYTHONPATH": str(REPO), "GITHUB_ACTIONS": "true"}
+    return subprocess.run(
+        [sys.executable, "-m", "validator", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_github_annotations_are_the_default_inside_github_actions(workspace):
+    """As yamllint: GITHUB_ACTIONS=true picks the annotation format; --output-format still wins."""
+    proc = run_in_actions(workspace, "check", "bad.json")
+    gpqa = line_of(workspace / "bad.json", '"gpqa": 1.0')
+    assert proc.returncode == 1
+    assert proc.stdout.startswith(
+        f"::error file=bad.json,line={gpqa},col=5,title=LB601 score-divergence::gpqa:"
+    )
+    assert "failed: 1 file(s) checked, 1 error(s)" in proc.stdout
+    assert not run_in_actions(
+        workspace, "check", "--output-format", "text", "bad.json"
+    ).stdout.startswith("::")
+
+
+@pytest.mark.parametrize(
+    "color, env, painted",
+    [
+        ("always", {}, True),
+        ("never", {}, False),
+        ("always", {"NO_COLOR": "1"}, True),
+        ("auto", {}, False),
+    ],
+)
+def test_color_option(workspace, color, env, painted):
+    """auto colours only a terminal (a pipe here); always/never are explicit; NO_COLOR only affects auto."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "validator", "check", "--color", color, "bad.json"],
+        cwd=workspace,
+        env={**os.environ, "PYTHONPATH": str(REPO), **env},
+        capture_output=True,
+        text=True,
+    )
+    assert ("\x1b[31m" in proc.stdout) == painted
+
+
+def test_every_text_finding_carries_its_json_path(workspace):
+    proc = run_cli("check", "bad.json", cwd=workspace)
+    assert proc.stdout.splitlines()[1].endswith("(at $.reported.gpqa)")
+
+
+def test_the_upload_sarif_workflow_in_the_docs_passes_the_workflow_schema_and_zizmor(tmp_path):
+    """docs/cli.md's code-scanning workflow, as a user saves it, checked with the tools our own workflows pass."""
+    import re
+    import shutil
+
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(# \.github/workflows/lbnorm-sarif\.yml\n.*?)```", text, re.S)
+    assert block and "security-events: write" in block[1]
+    workflow = tmp_path / ".github" / "workflows" / "lbnorm-sarif.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text(block[1], encoding="utf-8")
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "check_jsonschema",
+            "--builtin-schema",
+            "vendor.github-workflows",
+            str(workflow),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    zizmor = shutil.which("zizmor")
+    assert zizmor, "zizmor is a test dependency: pip install '.[test]'"
+    config = tmp_path / "zizmor.yml"
+    config.write_text(
+        "rules:\n  unpinned-uses:\n    config:\n      policies:\n        '*': hash-pin\n"
+    )
+    proc = subprocess.run(
+        [
+            zizmor,
+            "--offline",
+            "--persona",
+            "pedantic",
+            "--no-progress",
+            "--config",
+            str(config),
+            str(workflow),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -1,0 +1,192 @@
+"""One doc under two doc_ids (LB725): a failed sample replaced by a copy of a passed one keeps every doc_id.
+
+Each case edits an honest run the way a submitter would (aggregates and task
+hash redone by results_for), then asserts the exact findings: rule, file, line.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+from support import harness_logs as harness
+
+from validator.audit.auditor import audit_files
+
+IFEVAL_LOG = f"samples_leaderboard_ifeval_{harness.DATE}.jsonl"
+CHOICE = "arc_like"
+CHOICE_LOG = f"samples_{CHOICE}_{harness.DATE}.jsonl"
+
+
+def copy_sample(source: int, over: int):
+    """Sample `over` replaced by a copy of sample `source`, keeping over's doc_id."""
+
+    def edit(task):
+        replacement = copy.deepcopy(task.samples[source])
+        replacement["doc_id"] = task.samples[over]["doc_id"]
+        task.samples[over] = replacement
+
+    return edit
+
+
+def ifeval(edit=None):
+    task = harness.ifeval_task([[True], [False], [True, True], [False, True]])
+    if edit:
+        edit(task)
+    return task
+
+
+def choices_with_ids(edit=None, row_id: bool = True):
+    """A multiple-choice task whose docs carry ARC's `id` (or none)."""
+    task = harness.choice_task(CHOICE, 5)
+    for sample in task.samples:
+        if row_id:
+            sample["doc"]["id"] = f"Mercury_{sample['doc_id']:04d}"
+        harness.with_hashes(sample)
+    if edit:
+        edit(task)
+    return task
+
+
+@pytest.mark.parametrize(
+    "make, expected, note",
+    [
+        (lambda: ifeval(), [], None),
+        # the failed doc 1 replaced by a copy of the passed doc 0, under doc_id 1
+        (lambda: ifeval(copy_sample(0, 1)), [("LB725", IFEVAL_LOG, 2)], None),
+        (lambda: ifeval(copy_sample(2, 3)), [("LB725", IFEVAL_LOG, 4)], None),
+        (
+            lambda: choices_with_ids(copy_sample(4, 0)),
+            [("LB725", CHOICE_LOG, 5)],
+            None,
+        ),  # at the second of the two
+        # no row id: a dataset may hold a row twice, so it is a note, not a finding
+        (
+            lambda: choices_with_ids(copy_sample(4, 0), row_id=False),
+            [],
+            "1 docs are logged again under another doc_id",
+        ),
+    ],
+    ids=["honest", "ifeval copy over 1", "ifeval copy over 3", "arc id copy", "no row id: a note"],
+)
+def test_one_doc_under_two_doc_ids(tmp_path, make, expected, note):
+    task = make()
+    paths = harness.write_run(tmp_path, [task])
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == expected
+    notes = [n for summary in result.tasks for n in summary.notes if "another doc_id" in n]
+    assert notes == (
+        []
+        if note is None
+        else [
+            note + "; they carry no row id of their dataset, which may hold the "
+            "same row twice, so this is not reported as a finding"
+        ]
+    )
+
+
+def test_filters_log_each_doc_once_per_filter_under_one_doc_id(tmp_path):
+    """gsm8k's two filters: each doc twice, under the same doc_id, is how lm-eval logs it."""
+    task = harness.two_filter_task(
+        {"strict-match": [True, False, True], "flexible-extract": [True, True, False]}
+    )
+    for sample in task.samples:
+        sample["doc"]["id"] = f"row {sample['doc_id']}"
+        harness.with_hashes(sample)
+    paths = harness.write_run(
+        tmp_path,
+        [task],
+        harness.two_filter_results(
+            task, {"strict-match": [True, False, True], "flexible-extract": [True, True, False]}
+        ),
+    )
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert [f.rule for f in result.findings if f.rule == "LB725"] == []
+
+
+def test_many_repeats_are_told_five_times_and_counted(tmp_path):
+    task = harness.ifeval_task([[True]] * 12)
+    for over in range(1, 12):
+        copy_sample(0, over)(task)
+    paths = harness.write_run(tmp_path, [task])
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert [f.line for f in result.findings if f.rule == "LB725"] == [2, 3, 4, 5, 6]
+    assert (
+        "11 docs with a row id repeat under other doc_ids (LB725 reported the first 5)"
+        in result.tasks[0].notes
+    )
+
+
+def test_a_doc_copied_under_two_filters_is_one_repeat(tmp_path):
+    """gsm8k's two filters: the copy is logged once per filter, and told once (an outside review)."""
+    outcomes = {"strict-match": [True, False, True], "flexible-extract": [True, False, False]}
+    task = harness.two_filter_task(outcomes)
+    for sample in task.samples:
+        sample["doc"]["id"] = f"row {sample['doc_id']}"
+        harness.with_hashes(sample)
+    for sample in task.samples:
+        if sample["doc_id"] == 0:  # each filter's doc 0, copied over the same filter's doc 1
+            over = next(
+                i
+                for i, s in enumerate(task.samples)
+                if s["doc_id"] == 1 and s["filter"] == sample["filter"]
+            )
+            task.samples[over] = {**copy.deepcopy(sample), "doc_id": 1}
+    paths = harness.write_run(tmp_path, [task], harness.two_filter_results(task, outcomes))
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert len([f for f in result.findings if f.rule == "LB725"]) == 1
+
+
+def test_a_doc_hash_that_is_not_the_docs_matches_nothing(tmp_path):
+    """Two different docs given one made-up doc_hash are LB703 twice, not one doc logged twice."""
+    task = harness.ifeval_task([[True], [False], [True]])
+    for sample in task.samples[:2]:
+        sample["doc_hash"] = "0" * 64
+    paths = harness.write_run(tmp_path, [task])
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == [
+        ("LB703", IFEVAL_LOG, 1),
+        ("LB703", IFEVAL_LOG, 2),
+    ]
+
+
+def test_the_docs_kept_are_bounded_and_later_copies_of_them_still_found(tmp_path, monkeypatch):
+    from validator.audit.units import repeated_docs
+
+    monkeypatch.setattr(repeated_docs, "MAX_TRACKED", 3)
+    task = harness.ifeval_task([[True]] * 8)
+    copy_sample(0, 6)(
+        task
+    )  # doc 0 is among the three kept; doc 6 is past them, and still matched against them
+    paths = harness.write_run(tmp_path, [task])
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert [(f.rule, f.line) for f in result.findings] == [("LB725", 7)]
+    assert "repeated docs were looked for among the first 3 docs only" in result.tasks[0].notes
+
+
+def reordered_copies(count: int):
+    """The first `count` samples replaced by copies of the last, each copy's doc keys in another order and its
+    hashes redone, so no doc_hash repeats (ARC 0.5 -> 1.0 with every file consistent)."""
+
+    def edit(task):
+        for over in range(count):
+            replacement = copy.deepcopy(task.samples[-1])
+            keys = list(replacement["doc"])
+            replacement["doc"] = {
+                key: replacement["doc"][key] for key in keys[over + 1 :] + keys[: over + 1]
+            }
+            replacement["doc_id"] = task.samples[over]["doc_id"]
+            task.samples[over] = harness.with_hashes(replacement)
+
+    return edit
+
+
+@pytest.mark.parametrize("count, expected", [(2, []), (3, [("LB725", CHOICE_LOG, 2)])])
+def test_copies_with_their_keys_reordered_share_a_row_id(tmp_path, count, expected):
+    """Up to two docs per log may share a row id (EleutherAI/drop holds one query_id twice); more are copies.
+    Told at the first doc whose row id another doc_id logged first."""
+    task = choices_with_ids(reordered_copies(count))
+    paths = harness.write_run(tmp_path, [task])
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == expected
