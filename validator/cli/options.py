@@ -126,6 +126,14 @@ def remote_limit_options(command):
     and runs units of work)."""
     seconds = click.FloatRange(min=0, min_open=True)
     command = click.option(
+        "--remote-retries",
+        type=click.IntRange(min=0),
+        metavar="N",
+        help="Times a remote file or folder that fails transiently (a dropped connection, 503, "
+        "429, a timeout) is asked again, with backoff, before it is LB101 "
+        f"[default: {DEFAULT_LIMITS.remote_retries}].",
+    )(command)
+    command = click.option(
         "--unit-timeout",
         type=seconds,
         metavar="SECONDS",

@@ -364,11 +364,13 @@ def _report(outcome, files: list[Path], note: str | None) -> None:
     warnings = sum(row["warnings"] for row in rows)
     unreproduced = sum(1 for row in rows if row["reproduced"] is False)
     failed = sum(1 for row in rows if row["status"] in UNJUDGED)
+    retried = sum(row.get("retries") or 0 for row in rows)
     logs = f" and {unclaimed:,} unplaced logs" if unclaimed else ""
     click.echo(
         f"{outcome.units:,} units ({outcome.skipped:,} resumed){outcome.rate()}: {runs:,} runs{logs}, "
         f"{len(rows):,} rows, {errors:,} errors, {warnings:,} warnings, {unreproduced:,} published scores "
         f"not reproduced, {failed:,} units not audited"
+        + (f", {retried:,} remote reads retried" if retried else "")
     )
     for path in files:  # tables, summaries and plots: a dozen at most
         click.echo(f"  wrote {path}")

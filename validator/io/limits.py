@@ -35,6 +35,9 @@ class Limits:
     # Remote stores (survey): seconds a connection or a read may stay silent, and to list one source's tree.
     remote_timeout: float = 60.0  # LB101; a Hub or bucket answers in well under a second
     listing_timeout: float = 600.0  # a 5,000-folder tree over HTTP lists in about a minute
+    remote_retries: int = (
+        3  # a transient remote error (reset, 503, timeout) is retried this often per file
+    )
     # Seconds one unit of survey work (a log's audit) may run; a 1 GB log audits in well under a minute.
     unit_timeout: float = 600.0
 
@@ -50,6 +53,7 @@ class Limits:
         "remote_timeout": "--remote-timeout",
         "listing_timeout": "--listing-timeout",
         "unit_timeout": "--unit-timeout",
+        "remote_retries": "--remote-retries",
     }
 
 

@@ -19,6 +19,7 @@ from typing import TextIO
 
 from ..core.version import __version__
 from ..io.safe_text import one_line
+from . import retries
 from .batches import batches
 from .journal import JOURNAL_NAME, Journal, rows_text
 from .outputs import remove_previous
@@ -70,7 +71,9 @@ def survey(
     on_start(units planned, units to run) once the sources are read and the journal opened; on_unit(units done).
     Progress goes to `progress`: a bar on a terminal, else a line every `progress_interval` seconds."""
     started = time.monotonic()
+    retries.taken()
     units = plan(sources, settings.limits, max_units, exclude=out)
+    listing_retries = retries.taken()
     if hasattr(
         executor, "check_sources"
     ):  # before the journal: a survey that cannot run writes nothing
@@ -78,6 +81,10 @@ def survey(
     journal = Journal(out, resume, settings_record(settings))
     todo = [unit for unit in units if not _kept(unit, journal.done)]
     notes = ([journal.note] if journal.note else []) + _resume_notes(todo, journal.done)
+    if listing_retries:
+        notes.append(
+            f"{listing_retries:,} requests listing the sources failed for a moment and were retried"
+        )
     meter = Progress(todo, progress, progress_interval)
     if hasattr(executor, "deadline"):  # every unit's deadline (deadlines.py)
         executor.deadline = settings.limits.unit_timeout
@@ -223,7 +230,7 @@ def bytes_of(units: list[Unit]) -> int | None:
 
 # Limits on waiting, not on what is read: a unit that was read gives the same rows under any of them, and one
 # that timed out is not judged, so a resume runs it again (_kept) under the timeouts given then.
-WAITS = frozenset({"remote_timeout", "listing_timeout", "unit_timeout"})
+WAITS = frozenset({"remote_timeout", "listing_timeout", "unit_timeout", "remote_retries"})
 
 
 def settings_record(settings: Settings) -> dict:

@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, replace
 from urllib.parse import unquote, urlparse
 
+from . import retries
 from .file_refs import FileRef, SourceError, SourceMissing, fingerprint_of
 
 # lm-eval's layout is one or two folders deep, a Hub details repository three or four: deeper is a server's loop.
@@ -30,6 +31,7 @@ class Budget:
     max_page_bytes: int  # bytes of one HTTP directory page
     seconds: float  # wall clock for the whole listing
     max_depth: int = MAX_LISTING_DEPTH
+    retries: int = 3  # of one folder that fails transiently (retries.py)
 
 
 class PageTooLarge(Exception):
@@ -56,10 +58,13 @@ def walk(url: str, filesystem, root: str, budget: Budget, recursive: bool) -> li
                 f"{_name(folder, prefix) or folder}); raise it or survey its folders one at a time"
             )
         try:
-            entries = (
-                _http_entries(filesystem, folder, budget, deadline)
-                if http
-                else _entries(filesystem, folder)
+            entries = retries.call(
+                lambda folder=folder: (
+                    _http_entries(filesystem, folder, budget, deadline)
+                    if http
+                    else _entries(filesystem, folder)
+                ),
+                budget.retries,
             )
         except SourceError:
             raise

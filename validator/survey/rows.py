@@ -58,6 +58,7 @@ COLUMNS = (
     "rules",
     "first_finding",
     "error",
+    "retries",
     "notes",
     "metrics",
 )
@@ -99,7 +100,17 @@ def _escaped(match: re.Match) -> str:
 
 def blank_row(run: str, model: str, task: str, log: str) -> dict:
     row: dict[str, Any] = dict.fromkeys(COLUMNS)
-    row.update(run=run, model=model, task=task, log=log, errors=0, warnings=0, rules={}, metrics={})
+    row.update(
+        run=run,
+        model=model,
+        task=task,
+        log=log,
+        errors=0,
+        warnings=0,
+        retries=0,
+        rules={},
+        metrics={},
+    )
     return row
 
 

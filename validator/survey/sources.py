@@ -286,7 +286,11 @@ def _manifest_entries(source: str, limits: Limits) -> list[dict]:
     ref = FileRef(source, str(local_path(source)) if is_local(source) else source, None, "")
     try:
         with open_stream(
-            ref, limits.max_file_bytes, "max_file_bytes", limits.remote_timeout
+            ref,
+            limits.max_file_bytes,
+            "max_file_bytes",
+            limits.remote_timeout,
+            limits.remote_retries,
         ) as handle:
             text = read_at_most(handle, limits.max_file_bytes + 1).decode("utf-8-sig")
     except (

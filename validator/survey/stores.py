@@ -26,6 +26,7 @@ from .file_refs import (  # noqa: F401 (re-exported: the stores' names for files
     local_fingerprint,
 )
 from .listing import Budget, walk
+from .retries import RetryingStream, is_transient
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
@@ -164,6 +165,7 @@ def _list_remote(url: str, max_files: int, recursive: bool, limits: Limits) -> l
         max_folders=max_files,
         max_page_bytes=limits.max_file_bytes,
         seconds=limits.listing_timeout,
+        retries=limits.remote_retries,
     )
     return walk(url, filesystem, root, budget, recursive)
 
@@ -178,18 +180,25 @@ def network_errors() -> tuple[type[BaseException], ...]:
     return (OSError, EOFError, ClientError)
 
 
-def read_failure(exc: BaseException, timeout: float) -> DocumentError:
+def read_failure(exc: BaseException, timeout: float, retried: int = 0) -> DocumentError:
     """LB101 for a read the store could not finish: the file's fault or the network's, either way not audited."""
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     if isinstance(exc, TimeoutError):
         detail += f"; no data for --remote-timeout {timeout:g} s, raise it if the store is slow"
+    if retried:
+        detail += f"; still failing after {retried} retries (--remote-retries)"
     return DocumentError("LB101", f"cannot be read ({detail})")
 
 
 def open_stream(
-    ref: FileRef, max_bytes: int, option: str, timeout: float = DEFAULT_LIMITS.remote_timeout
+    ref: FileRef,
+    max_bytes: int,
+    option: str,
+    timeout: float = DEFAULT_LIMITS.remote_timeout,
+    retries: int = DEFAULT_LIMITS.remote_retries,
 ) -> IO[bytes]:
-    """A binary stream on the file, refused (DocumentError LB106) when the store says it is too large."""
+    """A binary stream on the file, refused (DocumentError LB106) when the store says it is too large. A remote
+    one is opened and read again where it fails transiently, up to `retries` times (retries.py)."""
     if is_local(ref.location):
         return open_regular_file(
             local_path(ref.location),
@@ -205,16 +214,17 @@ def open_stream(
             f"the file has {size:,} bytes, more than the limit "
             f"(raise {Limits.OPTION_NAMES[option]} if it is honest)",
         )
+    # block_size=0 makes HTTP a plain stream (no range requests); object stores read by blocks.
+    options = (
+        {"block_size": 0}
+        if filesystem.protocol in ("http", "https") or "http" in filesystem.protocol
+        else {}
+    )
     try:
-        # block_size=0 makes HTTP a plain stream (no range requests); object stores read by blocks.
-        options = (
-            {"block_size": 0}
-            if filesystem.protocol in ("http", "https") or "http" in filesystem.protocol
-            else {}
-        )
-        return BoundedStream(filesystem.open(path, "rb", **options), max_bytes, option, timeout)
+        stream = RetryingStream(lambda: filesystem.open(path, "rb", **options), retries)
+        return BoundedStream(stream, max_bytes, option, timeout)
     except Exception as exc:
-        raise read_failure(exc, timeout) from None
+        raise read_failure(exc, timeout, retries if is_transient(exc) else 0) from None
 
 
 MIN_RATE = 64 * 1024  # bytes per second a remote file must average once --remote-timeout has passed
@@ -234,7 +244,7 @@ class BoundedStream:
         try:
             data = self.handle.read(want)
         except network_errors() as exc:
-            raise read_failure(exc, self.timeout) from None
+            raise read_failure(exc, self.timeout, getattr(self.handle, "attempt", 0)) from None
         self.left -= len(data)
         if self.left < 0:
             raise DocumentError(

@@ -53,9 +53,15 @@ def _overview(rows: list[dict]) -> tuple:
     logs = (
         f" and {unclaimed:,} sample logs no results file claims (unplaced log)" if unclaimed else ""
     )
+    retried = sum(row.get("retries") or 0 for row in rows)
     text = (
         f"{len(runs):,} runs{logs}, {len(rows):,} rows (one per run x task); {len(with_errors):,} runs have "
         "errors."
+        + (
+            f" Remote reads failed for a moment {retried:,} times and were retried (column `retries`)."
+            if retried
+            else ""
+        )
     )
     return "Overview", text, ["status", "rows"], lines
 

@@ -72,6 +72,7 @@ _ARROW_TYPES = {
     "drop_n": "int64",
     "errors": "int64",
     "warnings": "int64",
+    "retries": "int64",
     "reproduced": "bool_",
 }
 

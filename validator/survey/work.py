@@ -35,7 +35,7 @@ from ..io.paths import PathRefused, confine
 from ..io.readers import read_results
 from ..io.safe_text import one_line
 from ..io.sample_logs import UNPLACED_LOG, task_of
-from . import deadlines
+from . import deadlines, retries
 from .groups import group_rows
 from .journal import rows_text
 from .layout import orphan_task
@@ -70,6 +70,11 @@ def run_unit(unit: Unit, settings: Settings = DEFAULT_SETTINGS) -> str:
     token = SELECTION.set(None if settings.selection.is_default() else settings.selection)
     try:
         rows = _rows_of(unit, settings)
+        # The retries of the unit's files, on its first row only, so that a sum counts each once. A unit that
+        # writes no row (a run whose every task has its log) leaves its count to the next unit of its batch:
+        # its run's first log, which reads the same results file.
+        if rows:
+            rows[0]["retries"] = retries.taken()
         try:
             return rows_text(rows)
         except (
@@ -94,6 +99,7 @@ def run_batch(batch: list[Unit], settings: Settings = DEFAULT_SETTINGS) -> list[
     size and mtime), so a file changed between two surveys was audited against its old parse."""
     results_document.cache_clear()
     results_model.cache_clear()
+    retries.taken()  # the batch's count starts here
     rows = []
     for index, unit in enumerate(batch):
         deadlines.started(index)  # the unit's deadline runs from here (deadlines.py)
@@ -215,7 +221,9 @@ def results_document(ref: FileRef, limits: Limits) -> Document:
             confine(Path(os.path.realpath(_source_root(ref))), Path(ref.name))
         except PathRefused as exc:
             raise DocumentError("LB101", str(exc)) from None
-    with open_stream(ref, limits.max_file_bytes, "max_file_bytes", limits.remote_timeout) as handle:
+    with open_stream(
+        ref, limits.max_file_bytes, "max_file_bytes", limits.remote_timeout, limits.remote_retries
+    ) as handle:
         data = read_at_most(handle, limits.max_file_bytes + 1)
     if len(data) > limits.max_file_bytes:
         raise DocumentError(
@@ -389,7 +397,7 @@ def audit_stream(
     )
     try:
         with open_stream(
-            log, limits.max_log_bytes, "max_log_bytes", limits.remote_timeout
+            log, limits.max_log_bytes, "max_log_bytes", limits.remote_timeout, limits.remote_retries
         ) as handle:
             auditor.audit_records(stream_records(handle, limits))
     except DocumentError as exc:

@@ -1,0 +1,126 @@
+"""Bounded retries, with backoff, of what a remote store fails for a moment.
+
+A store that drops a connection, answers 503 or 429, or times out once is
+asked again, up to Limits.remote_retries times per file (and per listed
+folder), waiting 0.5 s, 1 s, 2 s... (capped at 8 s, with jitter, so that
+workers do not retry in step). A file read halfway is opened again and read
+on from where it broke (the bytes already read are skipped, not kept twice).
+Only when the retries are spent is the file LB101. An answer that will not
+change (404, 403, a refused size) is not retried. Every retry is counted:
+each unit's row says how many its files took (`retries`), and so does the
+summary.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+TRANSIENT_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
+BASE_SECONDS, MAX_SECONDS = 0.5, 8.0
+_SKIP_CHUNK = 1 << 20
+_counter = (
+    threading.local()
+)  # this thread's retries since the last taken(): a unit runs in one thread
+
+T = TypeVar("T")
+
+
+def is_transient(exc: BaseException) -> bool:
+    """A failure that asking again may not repeat: a dropped or reset connection, a timeout, a short body, an
+    HTTP status that means "later" (TRANSIENT_STATUS). Not a missing file, a refusal or a bad request."""
+    status = getattr(exc, "status", None)
+    if isinstance(status, int):
+        return status in TRANSIENT_STATUS
+    if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)):
+        return False
+    try:
+        from aiohttp import ClientError
+    except ImportError:
+        ClientError = OSError  # noqa: N806 - without aiohttp, no aiohttp error can come
+    return isinstance(exc, (OSError, EOFError, TimeoutError, ClientError))
+
+
+def pause(attempt: int) -> None:
+    """Wait before retry number `attempt` (0, 1, ...): exponential, capped, jittered."""
+    time.sleep(min(MAX_SECONDS, BASE_SECONDS * 2**attempt) * random.uniform(0.5, 1.0))
+
+
+def counted() -> None:
+    _counter.value = getattr(_counter, "value", 0) + 1
+
+
+def taken() -> int:
+    """The retries this thread made since the last call (a unit's, when called as it starts and ends)."""
+    value = getattr(_counter, "value", 0)
+    _counter.value = 0
+    return value
+
+
+def call(function: Callable[[], T], retries: int) -> T:
+    """function(), asked again up to `retries` times while it fails transiently; its last error otherwise."""
+    attempt = 0
+    while True:
+        try:
+            return function()
+        except Exception as exc:
+            if attempt >= retries or not is_transient(exc):
+                raise
+        pause(attempt)
+        attempt += 1
+        counted()
+
+
+class RetryingStream:
+    """A remote file's binary stream that opens the file again where a read broke, within a budget of retries
+    for the whole file. `opener()` opens it from the start."""
+
+    def __init__(self, opener: Callable, retries: int):
+        self.opener, self.retries, self.attempt, self.position = opener, retries, 0, 0
+        self.handle = None
+        self._open_at(0)
+
+    def _again(self, exc: Exception) -> None:
+        """Wait for the next retry, or raise `exc` when it is not transient or the budget is spent."""
+        if self.attempt >= self.retries or not is_transient(exc):
+            raise exc
+        pause(self.attempt)
+        self.attempt += 1
+        counted()
+
+    def _open_at(self, position: int) -> None:
+        while True:
+            try:
+                self.close()
+                self.handle = self.opener()
+                left = position
+                while left > 0:  # a forward-only stream: skip what was read before the break
+                    skipped = self.handle.read(min(left, _SKIP_CHUNK))
+                    if not skipped:
+                        raise EOFError(f"the file ended at {position - left:,} bytes on a retry")
+                    left -= len(skipped)
+                return
+            except Exception as exc:  # noqa: BLE001 - _again decides
+                self._again(exc)
+
+    def read(self, size: int = -1) -> bytes:
+        while True:
+            try:
+                data = self.handle.read(size)
+            except Exception as exc:  # noqa: BLE001 - _again decides
+                self._again(exc)
+                self._open_at(self.position)
+                continue
+            self.position += len(data)
+            return data
+
+    def close(self) -> None:
+        if self.handle is not None:
+            handle, self.handle = self.handle, None
+            try:
+                handle.close()
+            except Exception:  # noqa: BLE001 - a broken connection's close is not a failure
+                pass
