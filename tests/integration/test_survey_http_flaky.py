@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import functools
 import threading
-from http.server import ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 pytest.importorskip("fsspec", reason="URL sources need the `remote` extra (fsspec)")
 pytest.importorskip("aiohttp", reason="fsspec's HTTP filesystem needs the `remote` extra (aiohttp)")
 
-from survey_corpus import make_corpus  # noqa: E402
-from test_survey_http import QuietHandler  # noqa: E402
+from support.survey_corpus import make_corpus  # noqa: E402
 
 from validator.io.limits import Limits  # noqa: E402
 from validator.survey import retries  # noqa: E402
@@ -29,12 +28,15 @@ from validator.survey.summary import sections  # noqa: E402
 from validator.survey.work import Settings  # noqa: E402
 
 
-class FlakyHandler(QuietHandler):
+class FlakyHandler(SimpleHTTPRequestHandler):
     """Fails each path's first `failures` requests (a file under /down/ always), then serves it."""
 
     failures = 1
     seen: dict[str, int] = {}
     lock = threading.Lock()
+
+    def log_message(self, *args) -> None:
+        pass
 
     def do_GET(self) -> None:
         with self.lock:
