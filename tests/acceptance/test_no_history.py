@@ -14,7 +14,7 @@ import re
 import subprocess
 
 import pytest
-from conftest import REPO
+from support.common import REPO
 
 ORDINAL = (
     r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth"
@@ -49,7 +49,7 @@ FORBIDDEN = {
 }
 
 # This file holds the patterns themselves.
-EXEMPT = {"tests/test_no_history.py"}
+EXEMPT = {"tests/acceptance/test_no_history.py"}
 TEXT_SUFFIXES = {
     ".py",
     ".md",
