@@ -27,8 +27,8 @@ import pytest
 import yaml
 from support.common import REPO
 
+from validator.authoring.profile_check import check_profile_file
 from validator.cli import cli
-from validator.draft.profile_check import check_profile_file
 
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 SHELL = {"sh", "bash", "shell", "console"}

@@ -121,12 +121,12 @@ def test_dask_hashes_a_unit_by_its_key_not_by_pickling_it(corpus):
     assert len({unit.key for unit in units}) == len(units)
 
 
-def test_preparing_a_worker_imports_the_audit_units_before_the_first_task():
+def test_preparing_a_worker_imports_the_audit_checks_before_the_first_task():
     """In a fresh process: the units the first task would import (25 ms of a survey's time) come in at connect."""
     units = ("drop_scoring", "hashes", "multiple_choice", "aggregates", "coverage")
     code = (
         "import sys; from validator.survey.work import prepare_worker; prepare_worker(); "
-        f"print(sorted(m for m in {units!r} if 'validator.audit.units.' + m not in sys.modules))"
+        f"print(sorted(m for m in {units!r} if 'validator.audit.checks.' + m not in sys.modules))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
@@ -201,9 +201,9 @@ def test_a_worker_the_nanny_restarts_is_prepared_and_frozen_too():
         ).values()
         assert new_pid != pid
         assert frozen > 10_000
-        assert executor.client.run(lambda: "validator.audit.units.drop_scoring" in sys.modules) == {
-            worker: True for worker in executor.client.scheduler_info()["workers"]
-        }
+        assert executor.client.run(
+            lambda: "validator.audit.checks.drop_scoring" in sys.modules
+        ) == {worker: True for worker in executor.client.scheduler_info()["workers"]}
     finally:
         executor.close()
 

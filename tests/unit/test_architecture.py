@@ -1,6 +1,6 @@
 """The layout is the architecture: imports only point down the layers, and no room grows too big.
 
-    entry (cli, action, __main__) -> report -> survey -> draft -> check -> audit -> findings -> io
+    entry (cli, action, __main__) -> report -> survey -> authoring -> check -> audit -> findings -> io
     -> harness -> core
 
 Each package's __init__ docstring says what it may import; this test keeps that true.
@@ -22,7 +22,7 @@ LAYERS = [
     "findings",
     "audit",
     "check",
-    "draft",
+    "authoring",
     "survey",
     "report",
     "entry",
@@ -158,39 +158,22 @@ def test_no_class_does_everything():
     assert not too_long, f"classes over {MAX_CLASS_LINES} lines: {too_long}"
 
 
-def test_every_audit_unit_is_registered_in_order():
-    """Adding an audit check is adding one module to audit/units/: it is found and run in its order."""
-    from validator.audit.units import unit_classes
+def test_every_audit_check_is_found_and_ordered():
+    """Adding an audit check is adding one module to audit/checks/: it is found and run in its order.
 
-    names = [cls.__name__ for cls in unit_classes()]
-    assert names == [
-        "RunConfig",
-        "Hashes",
-        "DocTemplates",
-        "Prompts",
-        "MathAnswers",
-        "ShotCount",
-        "ChatPrompts",
-        "FixedExamples",
-        "Coverage",
-        "RepeatedDocs",
-        "SampleCounts",
-        "Responses",
-        "MultipleChoice",
-        "ExactMatch",
-        "DropScoring",
-        "InstructionLevels",
-        "InstructionChecks",
-        "ChoiceCounts",
-        "Aggregates",
-    ]
-    modules_with_units = {p.stem for p in (PACKAGE / "audit" / "units").glob("*.py")} - {
-        "__init__",
-        "base",
-    }
-    assert {cls.__module__.rsplit(".", 1)[1] for cls in unit_classes()} == modules_with_units
-    for cls in unit_classes():
-        assert cls.__doc__, f"{cls.__name__}: a unit's docstring says which rules it reports"
+    Nothing lists the checks by name: every module of the folder but base.py registers at least one,
+    no two share an order (so the order never depends on file names), and each documents its rules."""
+    from validator.audit.checks import check_classes
+    from validator.audit.checks.base import CHECKS
+
+    folder = PACKAGE / "audit" / "checks"
+    modules_with_checks = {p.stem for p in folder.glob("*.py")} - {"__init__", "base"}
+    assert {cls.__module__.rsplit(".", 1)[1] for cls in check_classes()} == modules_with_checks
+    orders = [order for order, _ in CHECKS]
+    assert len(orders) == len(set(orders)), f"two audit checks share an order: {sorted(orders)}"
+    assert [cls for _, cls in sorted(CHECKS, key=lambda item: item[0])] == list(check_classes())
+    for cls in check_classes():
+        assert cls.__doc__, f"{cls.__name__}: a check's docstring says which rules it reports"
 
 
 def import_graph(sources: dict[str, str] | None = None) -> dict[str, set[str]]:

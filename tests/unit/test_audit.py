@@ -388,7 +388,7 @@ def test_a_standard_error_is_the_means_over_the_logged_samples(tmp_path, scale, 
 
 def test_the_stderr_keeps_its_digits_when_the_mean_dwarfs_the_spread():
     """100,000 values near 10,000 (a length, a score): plain sums of squares cancel every digit of the spread."""
-    from validator.audit.units.aggregates import RunningMean
+    from validator.audit.checks.aggregates import RunningMean
 
     rng = random.Random(7)
     values = [1e4 + rng.gauss(0, 1) for _ in range(100_000)]
@@ -410,7 +410,7 @@ def test_a_first_value_far_from_the_rest_widens_the_stderrs_tolerance_by_its_rou
 ):
     """A first value of 1e6 before 100,000 values in [0, 1] (the shift is far from the mean): lm-eval's own
     stderr is within rounding; one moved by a millionth is not."""
-    from validator.audit.units.aggregates import RunningMean
+    from validator.audit.checks.aggregates import RunningMean
 
     rng = random.Random(3)
     values = [1e6] + [rng.random() for _ in range(100_000)]
@@ -1454,7 +1454,7 @@ def test_kwargs_the_harness_cannot_build_a_checker_from(tmp_path, kwargs, path, 
 
 def test_ifeval_past_the_replay_bounds_is_not_audited(tmp_path, monkeypatch):
     """The submitter writes the responses' length: past the replay's budget, the levels are LB716."""
-    from validator.audit.units import instruction_checks
+    from validator.audit.checks import instruction_checks
     from validator.harness import ifeval
 
     one = ifeval.replay_cost(hl.ifeval_instruction(True)[1], hl.IFEVAL_RESPONSE)

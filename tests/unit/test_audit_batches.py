@@ -18,8 +18,8 @@ from support import harness_logs as hl
 
 from validator.audit import sample_batches as batches
 from validator.audit.auditor import audit_files
+from validator.audit.checks.hashes import Hashes
 from validator.audit.sample_batches import Batches
-from validator.audit.units.hashes import Hashes
 from validator.findings.collection import MAX_FINDINGS_PER_RULE
 
 
@@ -192,14 +192,14 @@ def test_a_unit_that_fails_leaves_the_findings_one_sample_at_a_time_leaves(
     tmp_path, monkeypatch, failing
 ):
     """Units before it ran past the failure in the batch, units after it had not reached the samples before it."""
-    from validator.audit.units import unit_classes
+    from validator.audit.checks import check_classes
 
     task = hl.choice_task("arc_easy", 40)
     for sample in task.samples:
         sample["target_hash"] = "0" * 64  # LB703 on every sample (Hashes)
         sample["acc"] = 1.0 - sample["acc"]  # LB708 on every sample (Aggregates)
     paths = hl.write_run(tmp_path, [task])
-    unit = next(cls for cls in unit_classes() if cls.__name__ == failing)
+    unit = next(cls for cls in check_classes() if cls.__name__ == failing)
     add = unit.add
 
     def fails_at_doc_20(self, sample):

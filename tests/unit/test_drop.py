@@ -311,8 +311,8 @@ def test_a_flagged_sample_keeps_only_the_start_of_each_long_text():
     gold span and glued number is cut short, and so are the lists of them (a gold of many spans, many golds)."""
     from types import SimpleNamespace
 
+    from validator.audit.checks.drop_scoring import _flagged
     from validator.audit.model import DropAudit
-    from validator.audit.units.drop_scoring import _flagged
 
     long = "9" * 10_000
     report = DropAudit()

@@ -1,4 +1,4 @@
-"""Few-shot examples a config lists (audit/units/fixed_examples.py): LB722 and LB723.
+"""Few-shot examples a config lists (audit/checks/fixed_examples.py): LB722 and LB723.
 
 A first_n task whose fewshot_config lists its samples (the leaderboard's BBH)
 writes the same examples into every prompt: the first num_fewshot, each as

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from support import harness_logs as hl
 
 from validator.audit.auditor import audit_files
-from validator.audit.units.chat_prompts import _closing_words
+from validator.audit.checks.chat_prompts import _closing_words
 from validator.harness.doc_templates import UNTRACEABLE, Template, choices_of
 from validator.harness.text_templates import FUNCTION_TEMPLATES, TextTemplate, ending_of, texts_of
 

@@ -1,4 +1,4 @@
-"""Each prompt against what its config builds from its doc (audit/units/prompts.py): LB722 and LB723.
+"""Each prompt against what its config builds from its doc (audit/checks/prompts.py): LB722 and LB723.
 
 Without a chat template lm-eval 0.4.0 to 0.4.13 build a prompt as: system
 instruction, description, num_fewshot examples (each ending in
@@ -336,7 +336,7 @@ def llama3_chat(doc_id: int, text: str) -> str:
 )
 def test_under_a_chat_template_each_prompt_holds_its_docs_text(tmp_path, case, arguments, expected):
     """A claimed chat template stops the prompt from being rebuilt, but not from being held to its doc: the
-    doc's text is the last user message, as it is or trimmed (audit/units/chat_prompts.py)."""
+    doc's text is the last user message, as it is or trimmed (audit/checks/chat_prompts.py)."""
     found, notes = audited(
         tmp_path, drop_run(tmp_path, results={"chat_template": LLAMA3}, **arguments)
     )

@@ -152,7 +152,7 @@ def test_a_doc_hash_that_is_not_the_docs_matches_nothing(tmp_path):
 
 
 def test_the_docs_kept_are_bounded_and_later_copies_of_them_still_found(tmp_path, monkeypatch):
-    from validator.audit.units import repeated_docs
+    from validator.audit.checks import repeated_docs
 
     monkeypatch.setattr(repeated_docs, "MAX_TRACKED", 3)
     task = harness.ifeval_task([[True]] * 8)

@@ -1,10 +1,10 @@
 """Sample-log audit: re-derive a results file's raw numbers from its per-sample logs.
 
 Each log is streamed once (io/sample_logs.py). A LogAuditor takes one record
-at a time, checks its shape, and hands it to every audit unit, a batch of
-samples at a time (sample_batches.py; units/: hashes,
+at a time, checks its shape, and hands it to every audit check, a batch of
+samples at a time (sample_batches.py; checks/: hashes,
 coverage, multiple choice, DROP, aggregates), which keep only counters, so
-memory does not grow with the log. At the end of the log each unit compares
+memory does not grow with the log. At the end of the log each check compares
 what it saw with the results file. Findings use the LB7xx rules (rules.py);
 nothing here prints.
 """
@@ -24,10 +24,10 @@ from ..io.loaders import read_document
 from ..io.paths import PathRefused, Target, confine, display_path
 from ..io.sample_logs import UNPLACED_LOG, SampleRecord, discover, read_records, task_of
 from . import rules as _rules  # noqa: F401  (registers the LB7xx rules)
+from .checks import Sample, check_classes
 from .model import AuditResult, DropAudit, MetricAudit, TaskAudit  # noqa: F401  (the audit's public model)
 from .sample_batches import Batches
 from .spec import NO_CLAIMS, Claims, TaskSpec
-from .units import Sample, unit_classes
 
 # Means are sum/len in log order; 1e-9 absorbs only the summation order of
 # multi-rank runs (and Python 3.12's compensated sum()).
@@ -41,7 +41,7 @@ class LogTarget:
 
 
 class LogAuditor:
-    """Audits one task's log record by record with every unit (in batches: sample_batches.py), then against the
+    """Audits one task's log record by record with every check (in batches: sample_batches.py), then against the
     results file."""
 
     def __init__(
@@ -66,19 +66,19 @@ class LogAuditor:
         )
         self.tolerance = tolerance
         self.summary = TaskAudit(spec.name, log, expected=spec.n_effective)
-        self.units = [unit(self) for unit in unit_classes()]
-        # Each unit's bound add, looked up once: every sample goes through each (every unit still finishes).
-        self.adders = [unit.add for unit in self.units if unit.sees_samples()]
+        self.checks = [check(self) for check in check_classes()]
+        # Each check's bound add, looked up once: every sample goes through each (every check still finishes).
+        self.adders = [check.add for check in self.checks if check.sees_samples()]
         self._scanned: tuple[SampleRecord, Document] | None = None
         self._unnamed_filters: UnnamedFilters | None = None
         self.batches = Batches(self.adders, self._at_record_now)
 
     def audit_records(self, records: Iterable[SampleRecord]) -> None:
-        """Every record of the log through sample_of and the units (see sample_batches.py)."""
+        """Every record of the log through sample_of and the checks (see sample_batches.py)."""
         self.batches.audit(records, self.sample_of)
 
     def sample_of(self, record: SampleRecord) -> Sample | None:
-        """The record's shape checked and counted: its Sample, for the units, or None when it is not one."""
+        """The record's shape checked and counted: its Sample, for the checks, or None when it is not one."""
         data = record.data
         if type(data) is not dict:  # JSON makes no subclass of dict, and a bool's type is not int
             self.at_record("LB702", record, (), "a sample must be a JSON object")
@@ -103,11 +103,11 @@ class LogAuditor:
         return unnamed.filters[0] if unnamed.single else unnamed.of(doc_id)
 
     def finish(self) -> TaskAudit:
-        for unit in self.units:
-            unit.finish()
+        for check in self.checks:
+            check.finish()
         return self.summary
 
-    # --- findings, for the units ---------------------------------------------------------
+    # --- findings, for the checks ---------------------------------------------------------
     def at_record(self, rule_id: str, record: SampleRecord, path: tuple, message: str) -> None:
         """A finding at the value at `path` inside one record of the log (held while a batch runs)."""
         if not self.batches.hold(rule_id, record, path, message):

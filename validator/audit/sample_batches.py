@@ -1,14 +1,14 @@
-"""The audit units over a log's samples in batches: each unit runs over a batch before the next unit does.
+"""The audit checks over a log's samples in batches: each check runs over a batch before the next check does.
 
-One sample at a time through every unit, each unit's code and state were
+One sample at a time through every check, each check's code and state were
 evicted from the CPU's caches by the eighteen others before it met the next
 sample; over a batch they stay there (a fifth of the audit's time on logs of
 realistic size: docs/performance-tried.md). Every
-unit still sees every sample in log order, after the units before it
-(sample.recomputed), so a unit's add reads only its own state and what
-earlier units put on that sample. What the units find at records while a
+check still sees every sample in log order, after the checks before it
+(sample.recomputed), so a check's add reads only its own state and what
+earlier checks put on that sample. What the checks find at records while a
 batch runs is held, then released in the order one sample at a time made it
-(sample, then unit): the per-rule caps keep the same findings.
+(sample, then check): the per-rule caps keep the same findings.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ..io.sample_logs import SampleRecord
-from .units import Sample
+from .checks import Sample
 
 BATCH_RECORDS = 16  # records a batch holds (8 to 32 measured alike; 2 and 128 slower)
 BATCH_TEXT = (
@@ -27,30 +27,30 @@ Report = Callable[[str, SampleRecord, tuple, str], None]  # at_record's finding,
 
 
 class Batches:
-    """Runs the units' adds over batches of a log's samples, holding their findings at records meanwhile."""
+    """Runs the checks' adds over batches of a log's samples, holding their findings at records meanwhile."""
 
     def __init__(self, adders: list[Callable[[Sample], None]], report: Report):
         self.adders, self.report = adders, report
         self.held: list | None = (
-            None  # (record index, unit index, rule, record, path, message), while a log runs
+            None  # (record index, check index, rule, record, path, message), while a log runs
         )
-        self.unit_index = (
+        self.check_index = (
             -1
-        )  # the unit running over the batch (-1: the record's own checks, before any unit)
+        )  # the check running over the batch (-1: the record's own checks, before any check)
 
     def hold(self, rule_id: str, record: SampleRecord, path: tuple, message: str) -> bool:
         """Hold a finding at a record while a log runs (True), or leave it to be made now (False)."""
         if self.held is None:
             return False
-        self.held.append((record.index, self.unit_index, rule_id, record, path, message))
+        self.held.append((record.index, self.check_index, rule_id, record, path, message))
         return True
 
     def audit(
         self, records: Iterable[SampleRecord], sample_of: Callable[[SampleRecord], Sample | None]
     ) -> None:
-        """Every record through the units. A record that is no sample counts toward the batch too (its finding
+        """Every record through the checks. A record that is no sample counts toward the batch too (its finding
         is held with it). A record the reader cannot give (a broken line, a limit) stops the log; the samples
-        before it are audited first, as they were when each went through every unit on its own."""
+        before it are audited first, as they were when each went through every check on its own."""
         self.held = []
         batch: list[Sample] = []
         records_in_batch = text = 0
@@ -72,23 +72,23 @@ class Batches:
             self.release(holding=False)
 
     def run(self, batch: list[Sample]) -> None:
-        """Each unit over the whole batch, in unit order; then the findings held, in sample order."""
+        """Each check over the whole batch, in check order; then the findings held, in sample order."""
         samples = batch[:]
-        batch.clear()  # run once: after a unit's failure, audit() does not run the batch again
+        batch.clear()  # run once: after a check's failure, audit() does not run the batch again
         try:
-            self._units_over(samples, 0)
+            self._checks_over(samples, 0)
         finally:
-            self.unit_index = -1
+            self.check_index = -1
             self.release(holding=True)
 
-    def _units_over(self, samples: list[Sample], first_unit: int) -> None:
-        """The units from `first_unit` on, each over all the samples. When one fails at a sample, the findings
-        are those one sample at a time made before that failure: the later units still see the samples before
-        it, and what the earlier units found after it is dropped. (Their counters, and the log's sample count,
+    def _checks_over(self, samples: list[Sample], first_check: int) -> None:
+        """The checks from `first_check` on, each over all the samples. When one fails at a sample, the findings
+        are those one sample at a time made before that failure: the later checks still see the samples before
+        it, and what the earlier checks found after it is dropped. (Their counters, and the log's sample count,
         may include the rest of the batch: the log is LB110 all the same.)"""
         adders = self.adders
-        for index in range(first_unit, len(adders)):
-            self.unit_index, add = index, adders[index]
+        for index in range(first_check, len(adders)):
+            self.check_index, add = index, adders[index]
             try:
                 for sample in samples:
                     add(sample)
@@ -97,21 +97,21 @@ class Batches:
                 self.held = [
                     held
                     for held in self.held or ()
-                    if _sample_then_unit(held) <= (sample.record.index, index)
+                    if _sample_then_check(held) <= (sample.record.index, index)
                 ]
-                self._units_over(
+                self._checks_over(
                     samples[:failed], index + 1
                 )  # may fail earlier in the log: that failure wins
                 raise
 
     def release(self, holding: bool) -> None:
-        """Make the findings held, in the order one sample at a time through every unit made them (a stable sort
-        keeps each unit's findings at one record in their order); then hold the next batch's, or stop."""
+        """Make the findings held, in the order one sample at a time through every check made them (a stable sort
+        keeps each check's findings at one record in their order); then hold the next batch's, or stop."""
         held, self.held = self.held, None
-        for _, _, rule_id, record, path, message in sorted(held or (), key=_sample_then_unit):
+        for _, _, rule_id, record, path, message in sorted(held or (), key=_sample_then_check):
             self.report(rule_id, record, path, message)
         self.held = [] if holding else None
 
 
-def _sample_then_unit(held: tuple) -> tuple[int, int]:
+def _sample_then_check(held: tuple) -> tuple[int, int]:
     return held[0], held[1]

@@ -41,7 +41,7 @@ def profile() -> None:
 @_FORCE
 def init(builtin: str, name: str | None, output: Path, force: bool) -> None:
     """Write a built-in profile as an editable starting point, with comments."""
-    from ..draft.profile_init import builtin_profile_text  # lazy: drafts load the audit
+    from ..authoring.profile_init import builtin_profile_text  # lazy: authoring loads the audit
 
     _write(builtin_profile_text(builtin, str(output), name), output, force)
     click.echo(f"wrote {output} (from the built-in profile {builtin})")
@@ -81,10 +81,10 @@ def derive(
     Without SAMPLES, the logs beside RESULTS are read. Every value the run
     cannot tell is written as "FILL IN: ..." and fails `profile check`.
     """
-    from ..draft.profile_derive import (
-        derive_profile_text,  # lazy: drafts load the audit
+    from ..authoring.profile_derive import (
+        derive_profile_text,  # lazy: authoring loads the audit
     )
-    from ..draft.run_evidence import read_run
+    from ..authoring.run_evidence import read_run
 
     limit = limits_from(**limits)
     try:
@@ -134,7 +134,7 @@ def _builtin_covering(tasks) -> str | None:
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def check(file: Path) -> None:
     """Validate a profile: every problem, with its line. Exit 0 when it can be used, 1 when not."""
-    from ..draft.profile_check import check_profile_file  # lazy: drafts load the audit
+    from ..authoring.profile_check import check_profile_file  # lazy: authoring loads the audit
 
     problems = check_profile_file(file)
     for problem in problems:
@@ -146,7 +146,7 @@ def check(file: Path) -> None:
 
 
 def _write(text: str, output: Path, force: bool) -> None:
-    from ..draft.submission import write_draft  # lazy: drafts load the audit
+    from ..authoring.submission import write_draft  # lazy: authoring loads the audit
 
     try:
         write_draft(text, output, force)

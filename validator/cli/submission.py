@@ -57,8 +57,8 @@ def init(
     profile; the results file and the sample logs beside it are referenced by
     paths relative to the submission. Nothing is overwritten without --force.
     """
-    from ..draft.run_files import find_results_file  # lazy: drafts load the audit
-    from ..draft.submission import draft_submission, write_draft
+    from ..authoring.run_files import find_results_file  # lazy: authoring loads the audit
+    from ..authoring.submission import draft_submission, write_draft
 
     if model is not None and (not model or any(c.isspace() for c in model)):
         raise click.BadParameter(
@@ -164,7 +164,7 @@ def recheck(
     results files are checked too; with none referenced and none changed,
     there is nothing to do (exit 0).
     """
-    from ..draft.run_files import submissions_referencing  # lazy: drafts load the audit
+    from ..authoring.run_files import submissions_referencing  # lazy: authoring loads the audit
 
     if not root.is_dir():
         raise click.UsageError(f"--root {root} is not a directory")

@@ -111,9 +111,9 @@ def prepare_worker() -> str:
     """In a worker, before its first task: import the audit's units (imported on first use, about 25 ms) and say
     which lbnorm it runs. A Dask worker does this when the survey connects; the local pool does it once in the
     survey's own process, before it forks its workers, so the two are timed alike."""
-    from ..audit.units import unit_classes
+    from ..audit.checks import check_classes
 
-    unit_classes()
+    check_classes()
     return version.__version__
 
 

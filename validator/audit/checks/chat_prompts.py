@@ -28,12 +28,12 @@ import re
 from ...harness.doc_templates import UNTRACEABLE
 from ...harness.samples import request_contexts
 from ...harness.text_templates import TOO_LONG, TextTemplate, prompt_template, texts_of
-from .base import AuditUnit, Sample, audit_unit, shown
+from .base import AuditCheck, Sample, audit_check, shown
 from .prompts import ZERO_SHOT_EVIDENCE
 
 
-@audit_unit(order=18)
-class ChatPrompts(AuditUnit):
+@audit_check(order=19)
+class ChatPrompts(AuditCheck):
     """LB722 under a chat template: the prompt does not contain what doc_to_text gives for its doc."""
 
     def __init__(self, log):

@@ -1,8 +1,8 @@
-"""The audit unit: one concern of the sample-log audit, registered like a rule.
+"""The audit check: one concern of the sample-log audit, registered like a rule.
 
-A unit sees every sample of one log (`add`), then reports against the
-results file (`finish`). Units run in `order`; a unit that recomputes a
-metric puts it in `sample.recomputed` for the units after it.
+A check sees every sample of one log (`add`), then reports against the
+results file (`finish`). Checks run in `order`; a check that recomputes a
+metric puts it in `sample.recomputed` for the checks after it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..spec import TaskSpec
 
 
 class AuditedLog(Protocol):
-    """What a unit sees of the log being audited (audit/auditor.py's LogAuditor): its task, its summary,
+    """What a check sees of the log being audited (audit/auditor.py's LogAuditor): its task, its summary,
     the maintainer's bounds, and where findings go."""
 
     spec: TaskSpec
@@ -34,16 +34,19 @@ class AuditedLog(Protocol):
     def at_results(self, rule_id: str, path: tuple, message: str) -> None: ...
 
 
-UNITS: list[tuple[int, type[AuditUnit]]] = []
+CHECKS: list[tuple[int, type[AuditCheck]]] = []
 
 
-def audit_unit(order: int):
-    """Register a unit class; lower `order` runs first on each sample."""
+def audit_check(order: int):
+    """Register a check class; lower `order` runs first on each sample (each order is one check's)."""
 
-    def register(cls: type[AuditUnit]) -> type[AuditUnit]:
-        if any(registered is cls for _, registered in UNITS):
-            raise ValueError(f"audit unit {cls.__name__} registered twice")
-        UNITS.append((order, cls))
+    def register(cls: type[AuditCheck]) -> type[AuditCheck]:
+        if any(registered is cls for _, registered in CHECKS):
+            raise ValueError(f"audit check {cls.__name__} registered twice")
+        taken = [registered.__name__ for taken, registered in CHECKS if taken == order]
+        if taken:
+            raise ValueError(f"audit check {cls.__name__}: order {order} is {taken[0]}'s")
+        CHECKS.append((order, cls))
         return cls
 
     return register
@@ -64,7 +67,7 @@ class Sample:
         ""  # how, for messages: "its log-likelihoods give", "the DROP scorer gives"
     )
     doc_hash_ok: bool = (
-        False  # the logged doc_hash is the doc's own (the hashes unit, which runs first)
+        False  # the logged doc_hash is the doc's own (the hashes check, which runs first)
     )
     target_traced: bool = (
         False  # its target was held to what the config's doc_to_target gives (doc_templates)
@@ -93,7 +96,7 @@ class Sample:
         return self._until
 
 
-class AuditUnit:
+class AuditCheck:
     """Base class: override `add` and/or `finish`."""
 
     def __init__(self, log: AuditedLog):
@@ -108,7 +111,7 @@ class AuditUnit:
         return self.log.summary
 
     def sees_samples(self) -> bool:
-        """Whether `add` can do anything for this log (asked once, before its first sample): a unit that
+        """Whether `add` can do anything for this log (asked once, before its first sample): a check that
         cannot is not called per sample, where a call is a measurable share of a small sample's audit."""
         return True
 

@@ -41,7 +41,7 @@ from typing import Any
 from ...harness.doc_templates import UNTRACEABLE, Template, choices_of, target_of
 from ...harness.samples import first_prompt
 from ...harness.text_templates import TOO_LONG, ends_in_newline, prompt_template, texts_of
-from .base import AuditUnit, Sample, audit_unit, shown
+from .base import AuditCheck, Sample, audit_check, shown
 
 FIRST_N, DEFAULT = "first_n", "default"
 SAMPLERS = (
@@ -58,8 +58,8 @@ MAX_EXAMPLE = (
 )  # characters of one rendered example (BBH's: a few hundred); a longer one is not built
 
 
-@audit_unit(order=18)  # after the prompts unit, which finds where each prompt's examples lie
-class FixedExamples(AuditUnit):
+@audit_check(order=20)  # after the prompts check, which finds where each prompt's examples lie
+class FixedExamples(AuditCheck):
     """LB722: a prompt's examples are not the ones the config lists; LB723: it holds another number of them."""
 
     def __init__(self, log):
@@ -144,7 +144,7 @@ class FixedExamples(AuditUnit):
             return
         prompt, start, end = sample.examples
         held = prompt[start:end]
-        # From the region's start, then past whitespace there (a system instruction's joint the prompts unit may
+        # From the region's start, then past whitespace there (a system instruction's joint the prompts check may
         # leave before the examples): an example's own text may start with whitespace too
         starts = (0, len(held) - len(held.lstrip())) if held[:1].isspace() else (0,)
         counts = [
@@ -242,25 +242,25 @@ class FixedExamples(AuditUnit):
 
 
 def _tell(
-    unit: FixedExamples, sample: Sample, count: int | None, which: str = "the first "
+    check: FixedExamples, sample: Sample, count: int | None, which: str = "the first "
 ) -> None:
     """LB723 where the prompt holds another number of the listed examples, LB722 where it holds others."""
-    unit.told = True
-    task = unit.spec.name
+    check.told = True
+    task = check.spec.name
     if count is not None:
-        unit.log.at_record(
+        check.log.at_record(
             "LB723",
             sample.record,
             ("arguments",),
             (
-                f"configs.{task}.num_fewshot is {unit.spec.declared_shots}, but the prompt of doc_id {sample.doc_id} "
-                f"holds {which}{count} of the {len(unit.samples)} examples its fewshot_config lists; "
+                f"configs.{task}.num_fewshot is {check.spec.declared_shots}, but the prompt of doc_id {sample.doc_id} "
+                f"holds {which}{count} of the {len(check.samples)} examples its fewshot_config lists; "
                 "n-shot and the config were edited after the run, or the prompts were"
             ),
         )
     else:
-        drawn = f"{unit.shots} drawn from" if unit.any_order else f"the first {unit.shots} of"
-        unit.log.at_record(
+        drawn = f"{check.shots} drawn from" if check.any_order else f"the first {check.shots} of"
+        check.log.at_record(
             "LB722",
             sample.record,
             ("arguments",),
@@ -340,7 +340,7 @@ def _effective(config: dict, fewshot: dict) -> dict | str:
 
 
 def _holds(held: str, block: str) -> bool:
-    """The examples region is the block, but for whitespace the prompts unit may leave at its start (as _count)."""
+    """The examples region is the block, but for whitespace the prompts check may leave at its start (as _count)."""
     return held == block or (held.endswith(block) and not held[: len(held) - len(block)].strip())
 
 

@@ -28,7 +28,7 @@ from typing import Any
 from ...core.results import metric_key_parts
 from ...harness.exact_match import apply_regex_filter, regex_filter_of
 from ...harness.samples import requests, stop_sequences
-from .base import AuditUnit, Sample, audit_unit, shown
+from .base import AuditCheck, Sample, audit_check, shown
 
 TAKE_FIRST = "none"  # the filter lm-eval applies when a task declares none
 MAX_STOPS = 64  # stop sequences of one request; each is searched for in every response (a harness task has few)
@@ -39,8 +39,8 @@ CHAT_APIS = frozenset(
 )
 
 
-@audit_unit(order=28)  # before the units that score filtered_resps
-class Responses(AuditUnit):
+@audit_check(order=28)  # before the checks that score filtered_resps
+class Responses(AuditCheck):
     """LB719: filtered_resps is not what the sample's filter makes of resps; LB720: a generation runs past a stop."""
 
     def __init__(self, log):

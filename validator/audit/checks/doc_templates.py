@@ -23,11 +23,11 @@ from __future__ import annotations
 from ...harness.choice_scores import is_multiple_input
 from ...harness.doc_templates import UNTRACEABLE, Template, choices_of, target_of
 from ...harness.samples import requests
-from .base import AuditUnit, Sample, audit_unit, shown
+from .base import AuditCheck, Sample, audit_check, shown
 
 
-@audit_unit(order=15)
-class DocTemplates(AuditUnit):
+@audit_check(order=15)
+class DocTemplates(AuditCheck):
     """LB722: a sample's target or a choice's continuation is not what the config's templates give for its doc."""
 
     def __init__(self, log):

@@ -44,7 +44,7 @@ from ...harness.text_templates import (
     prompt_template,
     texts_of,
 )
-from .base import AuditUnit, Sample, audit_unit, shown
+from .base import AuditCheck, Sample, audit_check, shown
 
 _DEFAULT_FEWSHOT_DELIMITER = "\n\n"  # lm-eval's TaskConfig default
 # Under a chat template chat_prompts.py holds each prompt to its doc's text instead.
@@ -58,8 +58,8 @@ ZERO_SHOT_EVIDENCE = (
 )
 
 
-@audit_unit(order=16)
-class Prompts(AuditUnit):
+@audit_check(order=16)
+class Prompts(AuditCheck):
     """LB722: a prompt is not built from its doc; LB723: the prompts show another few-shot count than the file."""
 
     def __init__(self, log):
@@ -278,7 +278,7 @@ class Prompts(AuditUnit):
         )
 
 
-def _why_not(unit: Prompts, config: dict, instruction) -> str | None:
+def _why_not(check: Prompts, config: dict, instruction) -> str | None:
     """Why this log's prompts cannot be rebuilt, as its note says; None when they can."""
     if config.get("doc_to_text") is None:
         return (
@@ -286,9 +286,9 @@ def _why_not(unit: Prompts, config: dict, instruction) -> str | None:
         )
     if config.get("use_prompt") or config.get("gen_prefix") is not None:
         return f"the config's {'use_prompt' if config.get('use_prompt') else 'gen_prefix'}"
-    if unit.text is None or unit.description is None or unit.delimiter is None:
+    if check.text is None or check.description is None or check.delimiter is None:
         return "a doc_to_text or description of a template shape lbnorm does not evaluate (it is not run)"
-    if instruction is not None and unit.instruction is None:
+    if instruction is not None and check.instruction is None:
         return "a system_instruction that is not text"
     return None
 

@@ -1,12 +1,12 @@
 """Sample counts: what n-samples says of a task must be what lm-eval can write for it.
 
-Coverage holds a log to n-samples.effective; this unit holds n-samples itself,
+Coverage holds a log to n-samples.effective; this check holds n-samples itself,
 which the submitter writes like everything else. lm-eval writes both counts
 with len(): a count that is no whole number (250.0, "250") is LB706, never
 "no count" (that would take coverage's count away). effective must follow from
 the run's config.limit (LB717), and with a profile, original must be the
 split the leaderboard scores (LB718). A log shortened with effective, its
-aggregates and its task hash edited to agree passes every other unit; the
+aggregates and its task hash edited to agree passes every other check; the
 first two rules see it, and the third sees it with original edited too.
 An honest `--limit` run passes: it is noted, and `check` refuses it (LB501).
 """
@@ -16,11 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..spec import MISSING
-from .base import AuditUnit, audit_unit, shown
+from .base import AuditCheck, audit_check, shown
 
 
-@audit_unit(order=25)
-class SampleCounts(AuditUnit):
+@audit_check(order=25)
+class SampleCounts(AuditCheck):
     """LB706 (a count that is no whole number), LB717 (effective against config.limit), LB718 (original
     against the profile's split)."""
 

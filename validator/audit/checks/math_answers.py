@@ -19,7 +19,7 @@ run on into the next problem (LB714, a warning, as for DROP).
 from __future__ import annotations
 
 from ...harness.math_answers import PROCESS_DOCS_MARK, boxed_answer
-from .base import AuditUnit, Sample, audit_unit, shown
+from .base import AuditCheck, Sample, audit_check, shown
 
 MATH_STOP = "Problem:"
 MATH_TASKS = "leaderboard_math_"  # the leaderboard's subtasks; minerva_math shares the process_docs but normalizes
@@ -33,8 +33,8 @@ def is_leaderboard_math(spec) -> bool:
     )
 
 
-@audit_unit(order=17)
-class MathAnswers(AuditUnit):
+@audit_check(order=17)
+class MathAnswers(AuditCheck):
     """LB724: a MATH doc's answer is not what process_docs gives for its solution; LB714: its stop is gone."""
 
     def __init__(self, log):

@@ -5,13 +5,13 @@ from __future__ import annotations
 import hashlib
 
 from ...harness.samples import HASH_FIELDS, doc_hash, first_prompt, sha256
-from .base import AuditUnit, Sample, audit_unit
+from .base import AuditCheck, Sample, audit_check
 
 _WHAT = {"doc_hash": "doc", "prompt_hash": "prompt", "target_hash": "target"}
 
 
-@audit_unit(order=10)
-class Hashes(AuditUnit):
+@audit_check(order=10)
+class Hashes(AuditCheck):
     """LB702 (hashes missing), LB703 (a sample's hash is not that of its content), LB704 (task hash)."""
 
     def __init__(self, log):

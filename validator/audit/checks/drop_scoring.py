@@ -9,7 +9,7 @@ from ...harness import drop, drop_flags
 from ...harness.drop_helpers import answers_of
 from ...harness.samples import as_number, first_response, is_drop_sample
 from ..model import DropAudit, FlaggedSample
-from .base import AuditUnit, Sample, audit_unit
+from .base import AuditCheck, Sample, audit_check
 
 DROP_DATASETS = frozenset(
     {"EleutherAI/drop", "drop", "ucinlp/drop"}
@@ -24,8 +24,8 @@ SHOWN_CHARACTERS, SHOWN_ITEMS = 300, 5
 MAX_UNTIL_VARIANTS = 10
 
 
-@audit_unit(order=40)
-class DropScoring(AuditUnit):
+@audit_check(order=40)
+class DropScoring(AuditCheck):
     """Recomputes em/f1 (LB708, LB709); LB710-LB712 (W, D, L flags), LB713 ('.' stop), LB714 (stop mismatch);
     LB721: doc.answers is not what lm-eval's process_docs makes of the doc's own answer fields."""
 
@@ -278,16 +278,16 @@ def _new_report(spec) -> DropAudit:
 _NONE = object()  # no answers to score a sample against
 
 
-def _answers_in_place_of(unit: DropScoring, sample: Sample, doc: dict) -> Any:
+def _answers_in_place_of(check: DropScoring, sample: Sample, doc: dict) -> Any:
     """A DROP doc without answers (LB721: lm-eval's DROP process_docs adds them to every doc): the golds it makes
     of the doc's answer and validated_answers, or _NONE when the doc lacks those too."""
     derived = answers_of(doc)
-    unit.log.at_record(
+    check.log.at_record(
         "LB721",
         sample.record,
         ("doc",),
         (
-            f"{unit.spec.name} doc_id {sample.doc_id}: the doc has no answers, which lm-eval's DROP process_docs adds "
+            f"{check.spec.name} doc_id {sample.doc_id}: the doc has no answers, which lm-eval's DROP process_docs adds "
             "to every doc from its answer and validated_answers"
             + ("; the sample is scored against those" if derived else ", which it lacks too")
         ),

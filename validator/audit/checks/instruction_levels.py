@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ...core.results import metric_key_parts
 from ...harness.samples import as_number, as_number_list
-from .base import AuditUnit, Sample, audit_unit
+from .base import AuditCheck, Sample, audit_check
 
 LEVELS = (
     ("prompt_level_strict_acc", "inst_level_strict_acc"),
@@ -22,10 +22,10 @@ LEVELS = (
 )
 
 
-@audit_unit(
+@audit_check(
     order=45
 )  # before the aggregates, which compare sample.recomputed with the logged values
-class InstructionLevels(AuditUnit):
+class InstructionLevels(AuditCheck):
     """LB708: prompt_level_*_acc is not all() of inst_level_*_acc, or that list has not one pass or fail
     per instruction of the doc (a doc without its instruction_id_list cannot be held to it)."""
 

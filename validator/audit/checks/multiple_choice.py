@@ -14,14 +14,14 @@ from ...harness.choice_scores import (
     winogrande_scores,
 )
 from ...harness.samples import request_contexts
-from .base import AuditUnit, Sample, audit_unit
+from .base import AuditCheck, Sample, audit_check
 
 CHOICE_METRICS = ("acc", "acc_norm", "acc_mutual_info")  # the metrics add() looks for
 
 
-@audit_unit(order=30)
-class MultipleChoice(AuditUnit):
-    """Recomputes acc/acc_norm for the aggregates unit (LB708, LB709); LB702 when they cannot be.
+@audit_check(order=30)
+class MultipleChoice(AuditCheck):
+    """Recomputes acc/acc_norm for the aggregates check (LB708, LB709); LB702 when they cannot be.
 
     What a sample holds decides, not only the config's output_type, which the
     submitter writes: a sample with a log-likelihood per choice is scored as

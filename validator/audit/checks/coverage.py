@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...core.results import metric_key_parts
 from ...io.sample_logs import SAMPLES_NAME
-from .base import AuditUnit, Sample, audit_unit
+from .base import AuditCheck, Sample, audit_check
 
 # n-samples.effective is the submitter's number: memory follows the doc_ids actually logged,
 # never it. A bitmap grows (doubling) to the highest doc_id seen, up to this many; rarer,
@@ -83,8 +83,8 @@ class DocIds:
         return absent, first
 
 
-@audit_unit(order=20)
-class Coverage(AuditUnit):
+@audit_check(order=21)
+class Coverage(AuditCheck):
     """LB705 (a doc_id twice, out of range, or missing), LB706 (sample count against n-samples.effective, or
     without n-samples against the profile's split)."""
 

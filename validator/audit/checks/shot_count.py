@@ -6,7 +6,7 @@ doc's own text (api/samplers.py get_context). So a prompt holds at least as
 many delimiters between its head and its doc's text as it has examples; an
 example's own text may hold more, never fewer. A run declared 25-shot whose
 prompts were cut to one example (hashes redone) agrees with everything but
-this count. The prompts unit tells zero from
+this count. The prompts check tells zero from
 some (and a single prompt without examples is honest there); this one tells
 too few among prompts that hold some. One fewer is honest: a sampler that
 draws the eval doc drops it. Under a chat template the examples may be messages of their
@@ -15,13 +15,13 @@ own (fewshot_as_multiturn), so nothing is counted there. Rule LB723.
 
 from __future__ import annotations
 
-from .base import AuditUnit, Sample, audit_unit
+from .base import AuditCheck, Sample, audit_check
 
 _DEFAULT_FEWSHOT_DELIMITER = "\n\n"  # lm-eval's TaskConfig default
 
 
-@audit_unit(order=17)  # after the prompts unit, which finds where each prompt's examples lie
-class ShotCount(AuditUnit):
+@audit_check(order=18)  # after the prompts check, which finds where each prompt's examples lie
+class ShotCount(AuditCheck):
     """LB723: the prompts hold fewer few-shot examples than the file declares."""
 
     def __init__(self, log):
@@ -46,7 +46,7 @@ class ShotCount(AuditUnit):
         held = prompt.count(self.delimiter, start, end)
         if (
             0 < held < self.expected - 1
-        ):  # none at all is the prompts unit's (LB723 when no prompt holds any)
+        ):  # none at all is the prompts check's (LB723 when no prompt holds any)
             self.told = True
             self.log.at_record(
                 "LB723",

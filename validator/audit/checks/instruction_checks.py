@@ -34,7 +34,7 @@ from ...core.results import metric_key_parts
 from ...harness.ifeval import INSTRUCTIONS, replay, replay_cost
 from ...harness.ifeval_kwargs import draws_at_random, rejected
 from ...harness.samples import as_number, as_number_list, first_response
-from .base import AuditUnit, Sample, audit_unit, shown
+from .base import AuditCheck, Sample, audit_check, shown
 from .instruction_levels import LEVELS, instruction_list
 
 IFEVAL_MARK = (
@@ -51,10 +51,10 @@ NOT_SETTLED = (None, None)
 LANGDETECT = frozenset({"change_case:english_capital", "change_case:english_lowercase"})
 
 
-@audit_unit(
+@audit_check(
     order=46
 )  # after InstructionLevels, which recomputes the prompt levels from the logged outcomes
-class InstructionChecks(AuditUnit):
+class InstructionChecks(AuditCheck):
     """LB708: an instruction's logged outcome is not what IFEval's checker gives on the response, or its id is
     none the harness knows; LB716: outcomes past the replay's bounds."""
 

@@ -7,14 +7,14 @@ to 1, with the aggregates and stderrs recomputed, agreed with everything but
 its own answer. Re-scored only where lbnorm runs the task's options exactly
 (harness/exact_match.py: the patterns the harness ships, no process_results of
 the task's own, one target); otherwise a note says it is not. Recomputed
-values go to the aggregates unit (LB708, LB709).
+values go to the aggregates check (LB708, LB709).
 """
 
 from __future__ import annotations
 
 from ...core.results import metric_key_parts
 from ...harness.exact_match import exact_match, scorable_options
-from .base import AuditUnit, Sample, audit_unit
+from .base import AuditCheck, Sample, audit_check
 from .math_answers import is_leaderboard_math
 
 METRIC = "exact_match"
@@ -23,9 +23,9 @@ METRIC_KEYS = frozenset(
 )  # the rest are the metric's options
 
 
-@audit_unit(order=35)
-class ExactMatch(AuditUnit):
-    """Recomputes exact_match of generate_until tasks for the aggregates unit (LB708, LB709)."""
+@audit_check(order=35)
+class ExactMatch(AuditCheck):
+    """Recomputes exact_match of generate_until tasks for the aggregates check (LB708, LB709)."""
 
     def __init__(self, log):
         super().__init__(log)

@@ -8,7 +8,7 @@ up twice. Some datasets hold the same row twice, so a repeat is a finding
 only where the doc carries the dataset's own id for its row (IFEval's `key`,
 DROP's `query_id`, ARC's `id`...); other repeats are counted in a note.
 
-Docs are matched by their doc_hash, where the hashes unit found it to be
+Docs are matched by their doc_hash, where the hashes check found it to be
 the doc's own (a doc_hash that fails LB703 matches nothing). A copy edited
 with its hash redone (its keys reordered, say) is
 another doc by its hash, but not by its row id: so docs are matched by the
@@ -19,7 +19,7 @@ such docs per log are honest; more are LB725. Rule LB725.
 
 from __future__ import annotations
 
-from .base import AuditUnit, Sample, audit_unit
+from .base import AuditCheck, Sample, audit_check
 
 # Fields that name a dataset's row, unique within its split: IFEval key, DROP query_id, ARC/OpenBookQA/
 # CommonsenseQA id, HellaSwag ind, MMLU-Pro question_id, GPQA Record ID, SuperGLUE idx, HumanEval task_id.
@@ -34,8 +34,8 @@ _ROW_ID_VALUES = (str, int)
 _ROW_ID_SET = frozenset(ROW_ID_FIELDS)
 
 
-@audit_unit(order=22)
-class RepeatedDocs(AuditUnit):
+@audit_check(order=22)
+class RepeatedDocs(AuditCheck):
     """LB725: one doc, with its dataset's row id, under two doc_ids."""
 
     def __init__(self, log):

@@ -9,7 +9,7 @@ from typing import Any
 from ...core.results import metric_key_parts
 from ...harness.samples import as_number, as_number_list
 from ..model import MetricAudit
-from .base import AuditUnit, Sample, audit_unit, shown
+from .base import AuditCheck, Sample, audit_check, shown
 
 # What lm-eval 0.4.x writes in a sample besides its metrics (evaluator.py, the logged example).
 SAMPLE_FIELDS = frozenset(
@@ -85,8 +85,8 @@ class RunningMean:
         return sqrt(deviations / (self.count - 1)) / sqrt(self.count)
 
 
-@audit_unit(order=90)  # last: it compares what the recomputing units put in sample.recomputed
-class Aggregates(AuditUnit):
+@audit_check(order=90)  # last: it compares what the recomputing checks put in sample.recomputed
+class Aggregates(AuditCheck):
     """LB702 (a metric that is not a number), LB708 (one sample's score), LB709 (an aggregate), LB716 (an
     aggregate that cannot be re-derived)."""
 
@@ -325,11 +325,11 @@ ALWAYS_SCORED = {
 }
 
 
-def _named_but_unreported(unit: Aggregates) -> None:
+def _named_but_unreported(check: Aggregates) -> None:
     """LB709 for a metric the config names that lm-eval would have scored and reported, missing from the results
     entry (and its samples): taking a weak MMLU subtask's acc out of both would let the group pool without
     it. Not for a config with its own process_results, which scores what it returns."""
-    spec = unit.spec
+    spec = check.spec
     items = spec.config.get("metric_list")
     if not spec.entry or spec.config.get("process_results") or not isinstance(items, list):
         return
@@ -337,9 +337,9 @@ def _named_but_unreported(unit: Aggregates) -> None:
     reported = {metric_key_parts(key)[0] for key in spec.metric_keys()}
     for metric in ALWAYS_SCORED.get(spec.output_type, ()):
         if (
-            metric in named and metric not in reported and metric not in unit.unreported
+            metric in named and metric not in reported and metric not in check.unreported
         ):  # else told below
-            unit.log.at_results(
+            check.log.at_results(
                 "LB709",
                 ("results", spec.name),
                 (
@@ -349,18 +349,18 @@ def _named_but_unreported(unit: Aggregates) -> None:
             )
 
 
-def _all_logged(unit: Aggregates, key: str, absent: list | None) -> None:
+def _all_logged(check: Aggregates, key: str, absent: list | None) -> None:
     """LB702 when some samples log the metric and others do not: lm-eval logs every metric of its task in every
     sample (evaluator.py), so a mean over the rest has left samples out (the field deleted from the failed
     samples alone makes every score 1.0)."""
     if absent:
         count, sample = absent
-        unit.log.at_record(
+        check.log.at_record(
             "LB702",
             sample.record,
             (),
             (
-                f"{unit.spec.name} {key}: {count:,} of its samples log no {metric_key_parts(key)[0]} (this is the first, "
+                f"{check.spec.name} {key}: {count:,} of its samples log no {metric_key_parts(key)[0]} (this is the first, "
                 f"doc_id {sample.doc_id}); lm-eval logs every metric of its task in every sample, and a mean over the "
                 "others leaves them out"
             ),

@@ -7,7 +7,7 @@ baseline 1/num_choices; when no doc of the log has that many choices, or
 some doc has more, the baseline is not the task's and every normalized
 score built on it is wrong. The spec's example is BBH object_counting:
 about.md says it "should be 18", the task scores 19 ("0" to "18"), and with
-1/18 a published BBH comes out one unit off in the second decimal.
+1/18 a published BBH comes out one check off in the second decimal.
 
 Compared with the largest count per doc, not every doc: MuSR
 object_placements builds its choices per document (some have fewer than 5)
@@ -25,13 +25,13 @@ from __future__ import annotations
 
 from ...harness.samples import requests
 from ...io.sample_logs import SampleRecord
-from .base import AuditUnit, Sample, audit_unit
+from .base import AuditCheck, Sample, audit_check
 
 MAX_DISTINCT_COUNTS = 64  # distinct choice counts kept for the message; a log can hold any numbers
 
 
-@audit_unit(order=50)
-class ChoiceCounts(AuditUnit):
+@audit_check(order=50)
+class ChoiceCounts(AuditCheck):
     """LB715: the profile's choice count is not the number of choices scored per doc in the log."""
 
     def __init__(self, log):
@@ -47,7 +47,7 @@ class ChoiceCounts(AuditUnit):
     def add(self, sample: Sample) -> None:
         count = len(requests(sample.data.get("arguments")))
         if count == 0:
-            return  # no requests logged: nothing to prove with (other units report the sample's shape)
+            return  # no requests logged: nothing to prove with (other checks report the sample's shape)
         if count in self.docs_by_count or len(self.docs_by_count) < MAX_DISTINCT_COUNTS:
             self.docs_by_count[count] = self.docs_by_count.get(count, 0) + 1
         if self.first is None:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from ...core.conditions import fewshot_disagrees, versions_disagree
 from ..spec import MISSING
-from .base import AuditUnit, audit_unit
+from .base import AuditCheck, audit_check
 
 
-@audit_unit(order=5)
-class RunConfig(AuditUnit):
+@audit_check(order=5)
+class RunConfig(AuditCheck):
     """LB723: n-shot or versions disagrees with the task's config in the same file."""
 
     def sees_samples(self) -> bool:
