@@ -549,6 +549,35 @@ def negatives() -> None:
     c.expect("LB202", "results.json", "{")
     c.close()
 
+    c = Case(
+        "negative",
+        "LB202_results_file_is_a_submission",
+        "The honest submission's results file also carries reported numbers of its own.",
+        args=["submission.json", "results.json"],
+    )
+    both = copy.deepcopy(PYTHIA)
+    both["reported"] = {**rounded(TRUE), "average": 65.0}
+    c.write("results.json", both)
+    c.write("submission.json", submission(results="results.json"))
+    c.expect("LB202", "results.json", '"reported": {')
+    c.expect("LB202", "submission.json", '"results"')
+    c.close()
+
+    c = Case(
+        "negative",
+        "LB202_results_names_a_submission",
+        "A submission names another submission as its results file; the other is still checked.",
+        args=["submission.json", "other.json"],
+    )
+    c.write("results.json", PYTHIA)
+    c.write(
+        "other.json", submission(results="results.json", reported={**rounded(TRUE), "bbh": 9.99})
+    )
+    c.write("submission.json", submission(results="other.json"))
+    c.expect("LB202", "submission.json", '"results"')
+    c.expect("LB601", "other.json", '"bbh": 9.99')
+    c.close()
+
     c = Case("negative", "LB203_results_escapes", "A results path that leaves the repository.")
     c.write("submission.json", submission(results="../../../../../../etc/passwd"))
     c.expect("LB203", "submission.json", '"results"')

@@ -182,3 +182,38 @@ def test_ctrl_c_exits_130_not_as_a_usage_error(monkeypatch, capsys):
         entry._main()
     assert stopped.value.code == 130
     assert capsys.readouterr().err == "lbnorm: interrupted\n"
+
+
+@pytest.mark.parametrize("padded", ["naming.json", "inflated.json"])
+def test_a_submission_named_as_results_is_still_checked_as_a_submission(tmp_path, padded):
+    """Files are visited smallest first: in either order, the submission that another names as its results
+    is judged as a submission (its reported numbers compared), and the one naming it is refused."""
+    submission = json.loads((EXAMPLE.parent / "submission.json").read_text())
+    (tmp_path / "results.json").write_text(EXAMPLE.read_text())
+    inflated = submission | {"results": "results.json"}
+    inflated["reported"] = inflated["reported"] | {"bbh": 9.99}
+    files = {"inflated.json": inflated, "naming.json": submission | {"results": "inflated.json"}}
+    for name, data in files.items():
+        (tmp_path / name).write_text(json.dumps(data, indent=2) + " " * 5000 * (name == padded))
+    proc = run_cli("check", "--output-format", "json", "naming.json", "inflated.json", cwd=tmp_path)
+    findings = {(f["rule"], f["file"]) for f in json.loads(proc.stdout)["findings"]}
+    assert proc.returncode == 1
+    assert ("LB601", "inflated.json") in findings
+    assert ("LB202", "naming.json") in findings
+
+
+def test_a_results_file_that_carries_a_submission_field_is_refused_in_both_roles(tmp_path):
+    submission = json.loads((EXAMPLE.parent / "submission.json").read_text())
+    results = json.loads(EXAMPLE.read_text()) | {"samples": []}
+    (tmp_path / "results.json").write_text(json.dumps(results, indent=2))
+    (tmp_path / "submission.json").write_text(
+        json.dumps(submission | {"results": "results.json"}, indent=2)
+    )
+    proc = run_cli("check", "--output-format", "json", "*.json", cwd=tmp_path)
+    findings = [(f["rule"], f["file"], f["message"]) for f in json.loads(proc.stdout)["findings"]]
+    assert proc.returncode == 1
+    assert [(rule, file) for rule, file, _ in findings] == [
+        ("LB202", "results.json"),
+        ("LB202", "submission.json"),
+    ]
+    assert "both a submission (it has 'samples') and a results file" in findings[0][2]

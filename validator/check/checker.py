@@ -40,6 +40,14 @@ from ..io.readers import read_results
 from .cascade import collapse
 from .context import AVERAGE, CheckContext, Hit
 from .result import DEFAULT_TOLERANCE, CheckOptions, CheckResult, FileReport  # noqa: F401 (re-exported)
+from .roles import (
+    RESULTS,
+    both_roles,
+    both_roles_message,
+    not_results_message,
+    role_of,
+    submission_field,
+)
 from .rules import all_rules
 from .workers import PARALLEL_MIN_FILES, Partial, run_batches, split_batches  # noqa: F401 (re-exported)
 
@@ -154,7 +162,11 @@ def _check_one(root: Path, path: Path, options: CheckOptions, part: Partial) -> 
     document = _parse(target, options.limits, part.result)
     if document is None:
         return
-    if _is_bare_results(document):
+    conflict = both_roles(document.data)
+    if conflict:
+        _hit(part.result, "LB202", Hit(document, (conflict[0],), both_roles_message(conflict)))
+        return
+    if role_of(document.data) == RESULTS:
         # Checked now (one document in memory at a time); reported only
         # if no submission checks it as its results file.
         part.bare[target.path] = CheckResult()
@@ -182,16 +194,6 @@ def _parse(target: Target, limits: Limits, result: CheckResult) -> Document | No
         return None
 
 
-def _is_bare_results(document: Document) -> bool:
-    data = document.data
-    return (
-        isinstance(data, dict)
-        and "results" in data
-        and "reported" not in data
-        and "schema_version" not in data
-    )
-
-
 # --- one submission ---------------------------------------------------------------------
 
 
@@ -216,10 +218,27 @@ def _check_submission(
         except PathRefused as exc:
             _hit(result, "LB203", Hit(document, ("results",), str(exc)))
         else:
-            used.add(results_target.path)
             ctx.results_doc = _parse(results_target, options.limits, result)
+            claimed = submission_field(ctx.results_doc.data) if ctx.results_doc else None
+            if claimed:  # judged as what it claims to be, on its own: never read as results
+                _hit(
+                    result,
+                    "LB202",
+                    Hit(document, ("results",), not_results_message(results_value, claimed)),
+                )
+                ctx.results_doc = None
+            else:
+                used.add(results_target.path)
     elif isinstance(results_value, dict):
-        ctx.results_doc, ctx.results_root = document, ("results",)
+        claimed = submission_field(results_value)
+        if claimed:
+            _hit(
+                result,
+                "LB202",
+                Hit(document, ("results", claimed), not_results_message("results", claimed)),
+            )
+        else:
+            ctx.results_doc, ctx.results_root = document, ("results",)
     _read_and_score(ctx, result)
     _run_rules(ctx, result)
     report.audit = _audit_listed_logs(root, target, document, ctx, options, result)
