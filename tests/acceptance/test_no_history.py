@@ -43,7 +43,8 @@ FORBIDDEN = {
         re.I,
     ),
     "a specification outside the repository": re.compile(
-        r"shared/(?:spec|seeds|style)\b|/work/|\bspec(?:ification)? section\b",
+        r"shared/(?:spec|seeds|style)\b|/work/|\bspec(?:ification)? section\b"
+        r"|\bspec (?:[AB]\.)?\d+(?:\.\d+)*\b|\bthe spec's\b",
         re.I,
     ),
 }
@@ -111,6 +112,8 @@ def test_no_tracked_file_tells_history_or_cites_outside(kind):
         ("a change's history", "a gap, fixed the same day"),
         ("a specification outside the repository", "shared/spec/normalization.md section 1"),
         ("a specification outside the repository", "the sizes of spec section 2.1"),
+        ("a specification outside the repository", "the deep dive's flags (spec B.2.3)"),
+        ("a specification outside the repository", "The spec's DROP run"),
     ],
 )
 def test_each_pattern_catches_what_it_names(kind, line):
@@ -128,6 +131,8 @@ def test_each_pattern_catches_what_it_names(kind, line):
         "install s3fs for s3:// sources",
         "tests/examples/shared/pythia-1b.json",
         "the test session's temporary folder",
+        "module = importlib.util.module_from_spec(spec)",
+        "spec.name, spec.n_effective",
     ],
 )
 def test_ordinary_words_pass(line):

@@ -1414,7 +1414,7 @@ def sample_logs() -> None:
     c, logs = samples_case(
         "negative",
         "LB710_LB713_drop_deep_dive",
-        "The spec's DROP run (B.2.6): a glued number, a cut decimal, a long answer, and the '.' "
+        "The DROP run of docs/reference/drop.md: a glued number, a cut decimal, a long answer, and the '.' "
         "stop with a decimal gold; warnings, so --strict fails.",
         [spec_run],
         options=["--strict"],
@@ -1639,7 +1639,7 @@ def sample_logs() -> None:
     c.findings.append({"rule": "LB725", "file": logs["arc_like"], "line": 5})
     c.close()
 
-    # The spec's object_counting trap, from the other side: a run of an 18-choice variant ("1" to "18")
+    # The object_counting trap (docs/reference/normalization.md), from the other side: a run of an 18-choice variant ("1" to "18")
     # under the leaderboard's 19; pythia's 0.072 = 18/250 is what its log aggregates to.
     counting = "leaderboard_bbh_object_counting"
     variant = with_examples(

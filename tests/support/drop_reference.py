@@ -140,7 +140,7 @@ from validator.harness.drop import max_weight_assignment, numpy_mean, numpy_roun
 
 @dataclass
 class SampleFlags:
-    """What one DROP prediction shows (spec B.2.3): W, D, D' and L, with the evidence."""
+    """What one DROP prediction shows (docs/reference/drop.md): W, D, D' and L, with the evidence."""
 
     glued: list[str] = field(default_factory=list)  # W: numbers glued to text by \n, \t...
     glued_lost_gold: bool = False  # W-impacting: one of them was a gold number
@@ -182,7 +182,7 @@ def _trailing_number(text: str) -> str | None:
 
 def _after_a_point(prediction: str) -> bool:
     """The final digit run follows a '.' (" 1.1"): a decimal written in full, so the '.' stop cut nothing (a
-    departure from spec B.2.3's D, which reads the final digit run alone; docs/audit.md says why)."""
+    departure from the deep dive's D, which reads the final digit run alone; docs/audit.md says why)."""
     match = re.search(r"\.[\d,]*\d\n?\Z", prediction)
     return match is not None
 
@@ -252,7 +252,7 @@ def flag_sample(prediction: str, golds: list[Gold], until: list[str], f1: float)
 
 @dataclass(frozen=True)
 class Rescored:
-    """The scores a prediction would get under the deep dive's repairs (spec B.2.4)."""
+    """The scores a prediction would get under the deep dive's repairs (split at the first newline, whitespace as spaces)."""
 
     newline: tuple[float, float]  # split at the first "\n", literally (blog)
     newline_lstrip: tuple[float, float]  # leading whitespace stripped first

@@ -697,7 +697,7 @@ def write_legacy_run(folder: Path, tasks: list[Task]) -> dict[str, Path]:
     return paths
 
 
-# The DROP run of spec B.2.6 ("End to end on a 0.4.13 run"): four canned generations
+# The end-to-end DROP run of docs/reference/drop.md: four canned generations
 # after the harness cut them at the first '.'.
 SPEC_RUN_PREDICTIONS = [
     "10\n\nPassage: The 2011 census recorded a population of 1,001,360",

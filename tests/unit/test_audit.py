@@ -1,4 +1,4 @@
-"""`audit`: a results file against its per-sample logs (spec A.2.4 and B.2).
+"""`audit`: a results file against its per-sample logs (docs/reference/results-formats.md and docs/reference/drop.md).
 
 Logs are written the way lm-eval writes them (tests/support/harness_logs.py); the
 hash formulas are first proven on a real 0.4.9.2 log.
@@ -98,7 +98,7 @@ def test_an_edited_real_document_breaks_its_doc_hash(tmp_path):
     )  # where the key starts, as for every finding
 
 
-# --- the spec's DROP run (B.2.6, end to end) ---------------------------------------------------
+# --- the DROP run of docs/reference/drop.md (end to end) ---------------------------------------------------
 
 
 def test_spec_drop_run_numbers(tmp_path):

@@ -1,4 +1,4 @@
-"""The DROP scorer against the real harness, and the deep dive's failure modes (spec B.2.3-B.2.6)."""
+"""The DROP scorer against the real harness, and the deep dive's failure modes (docs/reference/drop.md)."""
 
 import json
 from pathlib import Path
@@ -37,8 +37,8 @@ def test_vectors_cover_matches_and_misses():
     assert outcomes == {(1.0, True), (0.0, True), (0.0, False)}
 
 
-# Spec B.2.6: pred, gold, harness EM/F1, split@\n EM/F1, ws->space F1, flags under until=["."].
-# D' (optional in the spec) marks any prediction ending in a digit under a '.' stop.
+# docs/reference/drop.md's worked examples: pred, gold, harness EM/F1, split@\n EM/F1, ws->space F1, flags under until=["."].
+# D' marks any prediction ending in a digit under a '.' stop.
 WORKED = [
     (
         "E1",

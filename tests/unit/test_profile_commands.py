@@ -163,7 +163,7 @@ def test_a_config_and_a_log_that_disagree_leave_the_count_to_a_person(tmp_path):
 
 
 def test_derive_from_the_v2_example_reads_19_choices_for_object_counting(tmp_path):
-    """The spec's trap: about.md says 'should be 18', the task scores 19; a literal list proves 19."""
+    """The object_counting trap: about.md says 'should be 18', the task scores 19; a literal list proves 19."""
     doc = json.loads(EXAMPLE.read_text())
     doc["configs"] = {
         task: {"output_type": "multiple_choice"}

@@ -47,7 +47,7 @@ class FlaggedSample(NamedTuple):
 
 @dataclass
 class DropAudit:
-    """The submission-level DROP report of spec B.2.5."""
+    """The submission-level DROP report: counts, rates and rescorings of the deep dive."""
 
     n: int = 0
     n_expected: int | None = None

@@ -36,7 +36,7 @@ NO_CLAIMS = Claims()  # no profile: nothing for the logs to prove
 
 @dataclass
 class TaskSpec:
-    """A leaf task as the results file describes it (lm-eval 0.4.x keys, spec A.1.2)."""
+    """A leaf task as the results file describes it (lm-eval 0.4.x keys, docs/reference/results-formats.md)."""
 
     name: str
     entry: dict

@@ -2,7 +2,7 @@
 
 Pure: strings in, numbers out. The scorer follows lm-eval's
 `lm_eval/tasks/drop/utils.py`, unchanged from harness commit b281b09 (the
-Open LLM Leaderboard v1 run, 2023) to 0.4.13 (spec B.1.5), down to its
+Open LLM Leaderboard v1 run, 2023) to 0.4.13 (docs/reference/drop.md), down to its
 quirks, because the point is to reproduce what a submission was scored with:
 
 - tokens split only on U+0020 and "-", so "10\\n\\nPassage:" stays one token

@@ -3,10 +3,10 @@
 The Open LLM Leaderboard's DROP deep dive (2023) scored lm-eval's DROP
 (lm_eval/tasks/drop/utils.py, harness commit b281b09) again with these repairs.
 Built on the harness scorer in drop.py (pure: strings in, numbers out). The
-flags are spec B.2.3's: W, a number glued to text by a newline or tab (the
+flags are those of docs/reference/drop.md: W, a number glued to text by a newline or tab (the
 blog's bug); D, a decimal gold cut at its point by the '.' stop; D', a
 prediction ending in a digit under that stop; L, a gold answer inside a
-longer one. The rescoring is B.2.4's: split at the first newline (the blog's
+longer one. The rescoring is the deep dive's: split at the first newline (the blog's
 literal rule, and after stripping leading whitespace), and every whitespace
 character made a space. score_sample does all of it for one sample, sharing
 the work.
@@ -46,7 +46,7 @@ _JOINERS = frozenset(
 
 @dataclass(slots=True)
 class SampleFlags:
-    """What one DROP prediction shows (spec B.2.3): W, D, D' and L, with the evidence."""
+    """What one DROP prediction shows (docs/reference/drop.md): W, D, D' and L, with the evidence."""
 
     glued: list[str] = field(default_factory=list)  # W: numbers glued to text by \n, \t...
     glued_lost_gold: bool = False  # W-impacting: one of them was a gold number
@@ -183,7 +183,7 @@ def _flags(
 
 
 class Rescored(NamedTuple):
-    """The scores a prediction would get under the deep dive's repairs (spec B.2.4).
+    """The scores a prediction would get under the deep dive's repairs (split at the first newline, whitespace as spaces).
 
     A tuple: one is built for every sample, and a frozen dataclass costs 2 us to build.
     """

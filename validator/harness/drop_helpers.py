@@ -49,7 +49,7 @@ def trailing_number(text: str) -> str | None:
 def ends_in_a_fraction(text: str) -> bool:
     """Whether the digits (and commas) text ends with follow a '.': the fraction of a decimal written in full
     (" 1.1"). The '.' stop leaves no '.' in a prediction, so such a number was not cut by it: a prediction
-    that holds one ran past its stop, which LB720 reports. The spec's D reads only the final digit run, and
+    that holds one ran past its stop, which LB720 reports. The deep dive's D reads only the final digit run, and
     would take the "1" of " 1.1" for the integer part of the gold 1.1."""
     trailing = trailing_number(text)
     return trailing is not None and text.removesuffix("\n")[: -len(trailing)].endswith(".")

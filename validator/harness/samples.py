@@ -3,7 +3,7 @@
 Mirrors lm-evaluation-harness 0.4.0 to 0.4.13: lm_eval/evaluator.py and
 lm_eval/loggers/evaluation_tracker.py write each sample's arguments, resps,
 filtered_resps and hashes; lm_eval/api/task.py computes the metrics from them.
-Formulas are lm-eval's (spec A.2.4):
+Formulas are lm-eval's (docs/reference/results-formats.md):
 - doc_hash = sha256(json.dumps(doc, indent=2, ensure_ascii=False)) (written by indented_json.py),
   prompt_hash = sha256(first request's prompt), target_hash = sha256(str(target));
 - task_hashes[task] = sha256 of every doc_hash + prompt_hash + target_hash, in file order;

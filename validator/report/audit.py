@@ -5,7 +5,7 @@ JSON contract (stable; keys are only ever added):
      "findings": [{"rule", "name", "severity", "file", "line", "column", "json_path", "message"}],
      "tasks": {task: {"log", "samples", "filters", "expected", "hashes_checked", "hash_mismatches",
                       "task_hash", "metrics": {key: {"reported", "from_samples", "recomputed", "samples", "note"}},
-                      "drop": null | {spec B.2.5 fields, "counts", "variant", "flagged_samples"}, "notes"}},
+                      "drop": null | {the DROP report's fields, "counts", "variant", "flagged_samples"}, "notes"}},
      "lbnorm_version": str}
 """
 

@@ -9,7 +9,7 @@ dependency. How the committed vectors were made (2026-11-21):
 
 utils.py is loaded from its file, so the rest of lm-eval (torch, datasets...)
 is not needed. The scoring functions are identical from harness commit
-b281b09 (leaderboard v1, 2023) to 0.4.13 (spec B.1.5).
+b281b09 (leaderboard v1, 2023) to 0.4.13 (docs/reference/drop.md).
 """
 
 import importlib.util
@@ -17,7 +17,7 @@ import json
 import random
 import sys
 
-# The spec's worked examples (results-formats.md B.2.6), then edge cases.
+# The worked examples of docs/reference/drop.md, then edge cases.
 NAMED = [
     ("E1", "10\n\nPassage: The 2011 census recorded a population of 1,001,360", [["10"]]),
     ("E2", "10\n", [["10"]]),

@@ -5,7 +5,7 @@ so the number of requests logged for a doc is the number of choices the
 model was scored on. The profile's num_choices sets the random-guess
 baseline 1/num_choices; when no doc of the log has that many choices, or
 some doc has more, the baseline is not the task's and every normalized
-score built on it is wrong. The spec's example is BBH object_counting:
+score built on it is wrong. The known example is BBH object_counting:
 about.md says it "should be 18", the task scores 19 ("0" to "18"), and with
 1/18 a published BBH comes out one check off in the second decimal.
 
