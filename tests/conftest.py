@@ -8,7 +8,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from support.common import EXAMPLE, REPO
+from support.common import EXAMPLE, REPO, assert_report_follows_its_schema
 
 INTEGRATION = Path(__file__).resolve().parent / "integration"
 # A suite started in the background (`cmd &` in a script, nohup) inherits SIGINT ignored, and lbnorm honours that (a
@@ -34,6 +34,23 @@ def workspace(tmp_path):
     submission["reported"]["gpqa"] = 1.0
     (tmp_path / "bad.json").write_text(json.dumps(submission, indent=2))
     return tmp_path
+
+
+@pytest.fixture(autouse=True, scope="session")
+def every_json_report_follows_its_schema():
+    """Every check and audit report the tests make in this process is validated against its schema as it is written."""
+    from validator.report import json_report
+
+    write = json_report.write_report
+
+    def validated(doc: dict, out) -> None:
+        kind = "check" if "files_checked" in doc else "audit"
+        assert_report_follows_its_schema(json.loads(json.dumps(doc)), kind)
+        write(doc, out)
+
+    json_report.write_report = validated
+    yield
+    json_report.write_report = write
 
 
 def pytest_collection_modifyitems(items):

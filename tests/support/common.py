@@ -43,16 +43,41 @@ def write_json(path: Path, doc: dict) -> Path:
 
 
 def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    """Run `python -m validator` as a user would, from a clean environment."""
+    """Run `python -m validator` as a user would, from a clean environment; a JSON report it prints must follow its schema."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
     env["PYTHONPATH"] = str(REPO)
-    return subprocess.run(
+    proc = subprocess.run(
         [sys.executable, "-m", "validator", *args],
         cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
         timeout=60,
+    )
+    wants_json = any(option in args for option in ("--output-format=json", "-ojson")) or any(
+        a in ("--output-format", "-o") and b == "json" for a, b in zip(args, args[1:], strict=False)
+    )
+    if args[:1] in (("check",), ("audit",)) and wants_json and proc.stdout.lstrip().startswith("{"):
+        assert_report_follows_its_schema(json.loads(proc.stdout), args[0])
+    return proc
+
+
+_REPORT_VALIDATORS: dict = {}
+
+
+def assert_report_follows_its_schema(doc: dict, kind: str) -> None:
+    """The JSON report of `check` (and the Action) or `audit` is valid against the schema the package publishes."""
+    import jsonschema
+
+    from validator.report.json_report import report_schema
+
+    if kind not in _REPORT_VALIDATORS:
+        schema = report_schema(kind)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        _REPORT_VALIDATORS[kind] = jsonschema.Draft202012Validator(schema)
+    errors = sorted(_REPORT_VALIDATORS[kind].iter_errors(doc), key=lambda e: list(e.path))
+    assert not errors, f"the {kind} report breaks its schema: " + "; ".join(
+        f"{'/'.join(map(str, e.path)) or '(top)'}: {e.message[:300]}" for e in errors[:5]
     )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -171,3 +172,110 @@ def test_the_upload_sarif_workflow_in_the_docs_passes_the_workflow_schema_and_zi
         timeout=120,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def sarif_results(cwd, *args, env=None):
+    proc = subprocess.run(
+        [sys.executable, "-m", "validator", "check", "--output-format", "sarif", *args],
+        cwd=cwd,
+        env=env or clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    log = json.loads(proc.stdout)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    return log["runs"][0]["results"]
+
+
+def clean_env(**extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
+    return env | {"PYTHONPATH": str(REPO)} | extra
+
+
+def test_every_sarif_result_has_a_location_with_a_region(workspace):
+    (workspace / "broken.json").write_text("{")
+    results = sarif_results(workspace, "bad.json", "broken.json", "missing/*.json")
+    assert {r["ruleId"] for r in results} >= {"LB601", "LB100"}
+    for result in results:
+        region = result["locations"][0]["physicalLocation"]["region"]
+        assert region["startLine"] >= 1 and region["startColumn"] >= 1, result
+
+
+def test_a_glob_that_matched_nothing_points_at_the_workflow_line_that_names_it(workspace):
+    workflow = workspace / ".github" / "workflows" / "lbnorm.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text(
+        "on: pull_request\njobs:\n  x:\n    steps:\n      - run: lbnorm check 'missing/*.json'\n"
+    )
+    env = clean_env(GITHUB_WORKFLOW_REF="org/board/.github/workflows/lbnorm.yml@refs/pull/7/merge")
+    (nothing,) = [r for r in sarif_results(workspace, "missing/*.json", env=env)]
+    assert nothing["ruleId"] == "LB100"
+    location = nothing["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == ".github/workflows/lbnorm.yml"
+    assert location["region"] == {"startLine": 5, "startColumn": 1}
+    # Outside a workflow (or a workflow that is not in the workspace): the glob itself, line 1.
+    (nothing,) = sarif_results(workspace, "missing/*.json")
+    location = nothing["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == "missing/%2A.json"
+    assert location["region"] == {"startLine": 1, "startColumn": 1}
+
+
+def test_sarif_lists_what_code_scanning_shows_errors_first_and_says_how_many_are_left_out():
+    from validator.findings import ERROR, WARNING, Finding
+    from validator.report.sarif import MAX_RESULTS, sarif_log
+    from validator.report.text_style import ReportOptions
+
+    warnings = [
+        Finding("LB105", "non-finite-stderr", WARNING, "a.json", f"w{i}", f"$.w{i}", i + 1, 1)
+        for i in range(MAX_RESULTS)
+    ]
+    errors = [
+        Finding("LB601", "score-divergence", ERROR, "a.json", f"e{i}", f"$.e{i}", i + 1, 1)
+        for i in range(3)
+    ]
+    log = sarif_log(warnings + errors, ReportOptions())
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
+    run = log["runs"][0]
+    assert len(run["results"]) == MAX_RESULTS == 5000
+    assert [r["message"]["text"] for r in run["results"][:3]] == [
+        "e0 (at $.e0)",
+        "e1 (at $.e1)",
+        "e2 (at $.e2)",
+    ]
+    (note,) = run["invocations"][0]["toolExecutionNotifications"]
+    assert note["message"]["text"].startswith("3 more finding(s) are not listed")
+    assert "invocations" not in sarif_log(errors, ReportOptions())["runs"][0]
+
+
+JUNIT_XSD = DATA / "junit" / "junit-10.xsd"
+
+
+def junit_of(cwd, *args):
+    proc = run_cli("check", "--output-format", "junit", *args, cwd=cwd)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.stdout
+
+
+def test_junit_is_valid_against_the_schema_pytest_validates_its_own_output_against(workspace):
+    xmlschema = pytest.importorskip("xmlschema")
+    schema = xmlschema.XMLSchema(str(JUNIT_XSD))
+    (workspace / "broken.json").write_text("{")
+    report = junit_of(workspace, "good.json", "bad.json", "broken.json", "missing/*.json")
+    schema.validate(report)
+    names = [case.get("name") for case in ET.fromstring(report).iter("testcase")]
+    assert "LB601 score-divergence at $.reported.gpqa" in names
+    assert not any(re.search(r"\d+:\d+", name) for name in names), names
+    assert len(names) >= 4
+
+
+def test_junit_names_stay_while_lines_move(workspace):
+    def names():
+        return [
+            c.get("name") for c in ET.fromstring(junit_of(workspace, "bad.json")).iter("testcase")
+        ]
+
+    before = names()
+    text = (workspace / "bad.json").read_text()
+    (workspace / "bad.json").write_text(text.replace("{", "{\n\n\n", 1))
+    assert names() == before and before

@@ -13,7 +13,8 @@ from ..check.checker import MAX_SKIP_FINDINGS, NOT_WALKED
 from ..core.errors import ExitCode
 from ..findings import Findings, make_finding
 from ..io.discovery import results_files, split_logs, unclaimed_logs
-from ..io.safe_text import neutralize_json, one_line
+from ..io.safe_text import one_line
+from ..report import json_report
 from ..report.audit import report_json as audit_json
 from ..report.audit import report_text as audit_text
 from ..report.check import ReportOptions, use_color
@@ -174,7 +175,7 @@ def _run_json(run: AuditRun, out, options: ReportOptions) -> None:
         "findings": [f.as_dict() for f in run.loose],
         "lbnorm_version": __version__,
     }
-    out.write(neutralize_json(json.dumps(doc, indent=2, ensure_ascii=True)) + "\n")
+    json_report.write_report(doc, out)
 
 
 AUDIT_RUN_REPORTERS = reporters(_run_text, _run_json)

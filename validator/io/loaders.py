@@ -193,6 +193,11 @@ def _profile_from_text(text: str, origin: str, kind: str) -> Profile:
 
 
 @functools.cache
+def package_schema(name: str) -> dict:
+    """A JSON Schema the package ships (the repository's schemas/ folder)."""
+    return json.loads((resources.files("validator") / "schemas" / name).read_text(encoding="utf-8"))
+
+
 def _profile_validator():
     import jsonschema
 

@@ -1,6 +1,6 @@
 """Reporters for `audit`. A reporter only formats an AuditResult; it decides nothing.
 
-JSON contract (stable; keys are only ever added):
+JSON contract (stable; keys are only ever added), schemas/audit-report.schema.json:
     {"ok": bool, "results_file": str, "logs_audited": int,
      "findings": [{"rule", "name", "severity", "file", "line", "column", "json_path", "message"}],
      "tasks": {task: {"log", "samples", "filters", "expected", "hashes_checked", "hash_mismatches",
@@ -11,14 +11,14 @@ JSON contract (stable; keys are only ever added):
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.version import __version__
 from ..findings import ERROR, WARNING
-from ..io.safe_text import neutralize_json, one_line
+from ..io.safe_text import one_line
+from . import json_report
 from .text_style import Painter, ReportOptions, finding_line
 
 if (
@@ -36,7 +36,7 @@ def report_json(result: AuditResult, out: TextIO, options: ReportOptions) -> Non
         "tasks": {task.task: task.as_dict() for task in result.tasks},
         "lbnorm_version": __version__,
     }
-    out.write(neutralize_json(json.dumps(doc, indent=2, ensure_ascii=True, allow_nan=False)) + "\n")
+    json_report.write_report(doc, out)
 
 
 def report_text(result: AuditResult, out: TextIO, options: ReportOptions) -> None:

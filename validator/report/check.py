@@ -1,6 +1,6 @@
 """Reporters for `check`. A reporter only formats a CheckResult; it decides nothing.
 
-JSON contract (stable; keys are only ever added):
+JSON contract (stable; keys are only ever added), schemas/report.schema.json:
     {"ok": bool, "files_checked": int,
      "findings": [{"rule", "name", "severity", "file", "line", "column", "json_path", "message"}],
      "scores": {file: {"reported": {id: float}, "recomputed": {id: float}}},
@@ -12,7 +12,6 @@ JSON contract (stable; keys are only ever added):
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from typing import TextIO
@@ -20,7 +19,8 @@ from typing import TextIO
 from ..check.checker import CheckResult, FileReport
 from ..core.version import __version__
 from ..findings import ERROR, WARNING, Finding
-from ..io.safe_text import neutralize_json, one_line
+from ..io.safe_text import one_line
+from . import json_report
 from .audit import task_text
 from .formats import reporters
 from .text_style import Painter, ReportOptions, finding_line, use_color  # noqa: F401  (re-exported for the CLI)
@@ -42,7 +42,7 @@ def report_json(result: CheckResult, out: TextIO, options: ReportOptions) -> Non
         "suppressed_findings": result.suppressed,
         "lbnorm_version": __version__,
     }
-    out.write(neutralize_json(json.dumps(doc, indent=2, ensure_ascii=True, allow_nan=False)) + "\n")
+    json_report.write_report(doc, out)
 
 
 def _finite(scores: dict[str, float]) -> dict[str, float | None]:

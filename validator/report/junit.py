@@ -4,6 +4,13 @@ As ruff's junit output: each finding is a test case; a file without
 findings is one passing case, so the report counts every file checked.
 Errors are failures; a warning is a failure only with --strict, otherwise
 a passing case that carries its message in system-out.
+
+A test case is named by the rule and the JSON path (`LB601 score-divergence
+at $.reported.gpqa`), never the line: CI systems track a test by its name
+across runs, and lines move when a file is edited above. The output is
+valid against the JUnit schema pytest's own output is tested against
+(junit-10.xsd), which has no attribute for a line: the failure's text
+starts with `file:line:column`.
 """
 
 from __future__ import annotations
@@ -30,7 +37,8 @@ def junit_tree(
     total = failed = 0
     for path in sorted(by_file):
         suite = ET.SubElement(suites, "testsuite", name=_text(path))
-        cases = [_case(suite, path, f, options.strict) for f in by_file[path]] or [
+        names: dict[str, int] = {}
+        cases = [_case(suite, path, f, options.strict, names) for f in by_file[path]] or [
             _passing(suite, path)
         ]
         failures = sum(cases)
@@ -55,18 +63,18 @@ def report_junit(
     out.write(ET.tostring(tree.getroot(), encoding="unicode") + "\n")
 
 
-def _case(suite: ET.Element, path: str, finding: Finding, strict: bool) -> bool:
+def _case(
+    suite: ET.Element, path: str, finding: Finding, strict: bool, names: dict[str, int]
+) -> bool:
     """One finding as a test case; True when it fails."""
     where = f"{finding.line}:{finding.column}" if finding.line else "-"
-    case = ET.SubElement(
-        suite,
-        "testcase",
-        classname=_text(path),
-        name=_text(f"{finding.rule} {finding.name} {where}"),
-    )
-    if finding.line:
-        case.set("file", _text(path))
-        case.set("line", str(finding.line))
+    name = f"{finding.rule} {finding.name}"
+    if finding.json_path:
+        name += f" at {finding.json_path}"
+    names[name] = names.get(name, 0) + 1
+    if names[name] > 1:  # the same rule twice at one place: numbered in the order found
+        name += f" ({names[name]})"
+    case = ET.SubElement(suite, "testcase", classname=_text(path), name=_text(name))
     message = _text(
         one_line(finding.message, 2000)
         + (f" (at {finding.json_path})" if finding.json_path else "")
