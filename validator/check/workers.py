@@ -9,15 +9,16 @@ worker is alone, and that file becomes an LB110 finding. The run always ends.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..findings.internal import worker_died_finding
 from .result import CheckResult
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 # Below this many files, starting worker processes costs more than it saves.
 PARALLEL_MIN_FILES = 64
@@ -72,6 +73,10 @@ def run_batches(
         if progress:
             progress(total, total)
         return
+    # Worker processes are for large re-audits: one pull request's check never imports them.
+    from concurrent.futures import as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
     lost: list[list[Path]] = []
     with _pool(jobs) as pool:
         futures = {pool.submit(work, batch): batch for batch in batches}
@@ -94,6 +99,8 @@ def run_batches(
 
 def _isolate(work: Work, paths: list[Path]) -> Iterator[Partial]:
     """Run a batch whose worker died again in a fresh worker, halving it until the culprit is alone."""
+    from concurrent.futures.process import BrokenProcessPool
+
     try:
         with _pool(1) as pool:
             part = pool.submit(work, paths).result()
@@ -115,6 +122,9 @@ def _dead(path: Path) -> Partial:
 
 
 def _pool(jobs: int) -> ProcessPoolExecutor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     return ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context)

@@ -7,6 +7,7 @@ or internal error. May import every other package.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
@@ -15,17 +16,35 @@ import click
 from ..core.errors import ConfigError, ExitCode, LbnormError
 from ..core.version import __version__
 from ..io.safe_text import CommandSafeWriter, one_line
-from .audit import audit
-from .check import check
-from .config import config
-from .normalize import normalize
-from .profile import profile
-from .rules import rules
-from .submission import submission
-from .survey import survey
+
+# Each command's module is imported when that command runs (or --help lists them all), so a check
+# never loads the audit or the survey, and --version loads none of them.
+COMMANDS = {
+    "normalize": "normalize",
+    "check": "check",
+    "audit": "audit",
+    "rules": "rules",
+    "config": "config",
+    "submission": "submission",  # lbnorm submission init
+    "profile": "profile",  # lbnorm profile init|derive|check
+    "survey": "survey",  # lbnorm survey
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose commands are imported by name, on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS and cmd_name not in self.commands:
+            module = importlib.import_module(f"{__name__}.{COMMANDS[cmd_name]}")
+            self.add_command(getattr(module, cmd_name))
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="lbnorm")
 def cli() -> None:
     """lbnorm: recompute leaderboard normalized scores from harness results."""
@@ -40,11 +59,7 @@ def action(ignored: tuple[str, ...]) -> None:
     sys.exit(action_main())
 
 
-for command in (normalize, check, audit, rules, config, action):
-    cli.add_command(command)
-cli.add_command(submission)  # lbnorm submission init
-cli.add_command(profile)  # lbnorm profile init|derive|check
-cli.add_command(survey)  # lbnorm survey
+cli.add_command(action)
 
 
 def main() -> None:
