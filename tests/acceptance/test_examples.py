@@ -7,6 +7,7 @@ with tests/examples/make_examples.py.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -38,9 +39,10 @@ def run_case(case: Path):
         "--output-format",
         "json",
         *config["options"],
-        *(str(EXAMPLES / prefix) + "/" + a for a in config["args"]),
-    ]  # arguments are relative to cwd
-    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+        *(prefix + a for a in config["args"]),
+    ]  # arguments are relative to cwd, and so are the paths findings name
+    with contextlib.chdir(EXAMPLES):
+        result = CliRunner().invoke(cli, args, catch_exceptions=False)
     report = json.loads(result.output)
     found = sorted(
         (f["rule"], f["file"].removeprefix(prefix), f["line"]) for f in report["findings"]

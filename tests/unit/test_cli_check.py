@@ -124,7 +124,7 @@ def test_usage_and_configuration_errors(args, code):
 def test_a_file_outside_the_root_is_refused(workspace):
     proc = run_cli("check", "--root", str(workspace), str(EXAMPLE))
     assert proc.returncode == 1 and f"is outside the workspace {workspace} (--root)" in proc.stdout
-    assert "pass --root with a folder that contains the file" in proc.stdout
+    assert "pass a --root that contains the file" in proc.stdout
 
 
 def test_rules_lists_every_rule_with_its_documentation():

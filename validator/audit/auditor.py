@@ -21,7 +21,7 @@ from ..findings.internal import internal_error_finding
 from ..io.documents import Document, DocumentError
 from ..io.limits import DEFAULT_LIMITS, Limits
 from ..io.loaders import read_document
-from ..io.paths import PathRefused, Target, confine, display_path
+from ..io.paths import PathRefused, Target, below, confine, display_path
 from ..io.sample_logs import UNPLACED_LOG, SampleRecord, discover, read_records, task_of
 from . import rules as _rules  # noqa: F401  (registers the LB7xx rules)
 from .checks import Sample, check_classes
@@ -349,9 +349,18 @@ def declared_groups(data: Any) -> dict[str, list[str]]:
 
 
 def place_logs(
-    root: Path, results: Target, data: Any, named: list[Path] | None, result: AuditResult
+    root: Path,
+    results: Target,
+    data: Any,
+    named: list[Path] | None,
+    result: AuditResult,
+    boundaries: dict[Path, Path] | None = None,
 ) -> list[LogTarget]:
-    """The logs to audit: those named (paths relative to root), or those found beside the results file."""
+    """The logs to audit: those named (paths relative to root), or those found beside the results file.
+
+    `boundaries` maps each path to the folder it must resolve inside (None or a missing path: the root).
+    """
+    boundaries = boundaries or {}
     tasks = known_tasks(data)
     if named is None:
         found, problems = discover(results.path, tasks)
@@ -368,10 +377,11 @@ def place_logs(
                     ),
                 )
             )
-        named = [log.path.relative_to(root) for log in found]
+        named = [below(root, log.path) for log in found]
+        boundaries = {path: boundaries.get(results.path, root) for path in named}
     logs: list[LogTarget] = []
     for path in named:
-        target = _confined(root, path, result)
+        target = _confined(root, path, result, boundaries.get(path))
         if target is None:
             continue
         task = task_of(target.path.name, tasks)
@@ -382,9 +392,11 @@ def place_logs(
     return logs
 
 
-def _confined(root: Path, path: Path, result: AuditResult) -> Target | None:
+def _confined(
+    root: Path, path: Path, result: AuditResult, boundary: Path | None = None
+) -> Target | None:
     try:
-        return confine(root, path)
+        return confine(root, path, boundary)
     except PathRefused as exc:
         result.findings.append(
             make_finding("LB700", display_path(root, path), f"{exc} (--root sets the workspace)")
@@ -398,15 +410,21 @@ def audit_files(
     sample_paths: list[Path] | None,
     limits: Limits = DEFAULT_LIMITS,
     claims: Claims = NO_CLAIMS,
+    boundaries: dict[Path, Path] | None = None,
 ) -> AuditResult:
     """`python -m validator audit`: read the results file, place the logs, audit them.
+
+    `boundaries` maps the results file and named logs to the folder each must resolve inside (default: root);
+    logs found beside the results file keep to its boundary.
 
     Whatever goes wrong that no rule foresaw is LB110 for the results file: the report is still complete.
     """
     root = root.resolve()
     result = AuditResult(results_file=display_path(root, results_path))
     try:
-        return _audit_files(root, results_path, sample_paths, limits, result, claims)
+        return _audit_files(
+            root, results_path, sample_paths, limits, result, claims, boundaries or {}
+        )
     except Exception as exc:  # noqa: BLE001
         result.findings.append(internal_error_finding(result.results_file, exc))
         result.close()
@@ -420,9 +438,11 @@ def _audit_files(
     limits: Limits,
     result: AuditResult,
     claims: Claims = NO_CLAIMS,
+    boundaries: dict[Path, Path] | None = None,
 ) -> AuditResult:
+    boundaries = boundaries or {}
     try:
-        results = confine(root, results_path)
+        results = confine(root, results_path, boundaries.get(results_path))
         document = read_document(results.path, results.display, limits)
     except PathRefused as exc:
         result.findings.append(make_finding("LB101", result.results_file, str(exc)))
@@ -445,7 +465,8 @@ def _audit_files(
             )
         )
         return result
-    logs = place_logs(root, results, document.data, sample_paths, result)
+    fences = {**boundaries, results.path: boundaries.get(results_path, root)}
+    logs = place_logs(root, results, document.data, sample_paths, result, fences)
     audited = audit_logs(document, logs, limits, claims=claims)
     result.merge(audited)
     result.tasks = audited.tasks

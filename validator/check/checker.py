@@ -31,6 +31,7 @@ from ..io.paths import (
     ENTRIES_PER_FILE,
     PathRefused,
     Target,
+    below,
     confine,
     display_path,
     expand,
@@ -148,7 +149,7 @@ def _check_batch(root: Path, paths: list[Path], options: CheckOptions) -> Partia
 
 def _check_one(root: Path, path: Path, options: CheckOptions, part: Partial) -> None:
     try:
-        target = confine(root, path)
+        target = confine(root, path, options.boundary)
     except PathRefused as exc:
         part.result.findings.append(make_finding("LB101", str(path), str(exc)))
         return
@@ -214,7 +215,7 @@ def _check_submission(
     results_value = document.data.get("results") if isinstance(document.data, dict) else None
     if isinstance(results_value, str):
         try:
-            results_target = relative_reference(root, target.path, results_value)
+            results_target = relative_reference(root, target.path, results_value, options.boundary)
         except PathRefused as exc:
             _hit(result, "LB203", Hit(document, ("results",), str(exc)))
         else:
@@ -294,7 +295,7 @@ def _audit_listed_logs(
         if not isinstance(entry, str):
             continue  # LB201 reports it
         try:
-            log = relative_reference(root, target.path, entry)
+            log = relative_reference(root, target.path, entry, options.boundary)
         except PathRefused as exc:
             _hit(result, "LB700", Hit(document, ("samples", index), str(exc)))
             continue
@@ -362,7 +363,7 @@ def _audit_logs_beside(
     logs = []
     for log in found:
         try:
-            logs.append(LogTarget(log.task, confine(root, log.path.relative_to(root))))
+            logs.append(LogTarget(log.task, confine(root, below(root, log.path), options.boundary)))
         except (PathRefused, ValueError) as exc:
             result.findings.append(make_finding("LB700", target.display, str(exc)))
     if not logs:

@@ -19,7 +19,7 @@ DEFAULT_TOLERANCE = 0.01
 
 @dataclass(frozen=True)
 class CheckOptions:
-    root: Path
+    root: Path  # paths are relative to it and shown relative to it (the current directory)
     tolerance: float = DEFAULT_TOLERANCE
     profile: Profile | None = (
         None  # the maintainer's; None: the submission's built-in or the default
@@ -33,6 +33,7 @@ class CheckOptions:
     audit_beside: bool = (
         False  # a bare results file also audits the sample logs lm-eval wrote beside it
     )
+    boundary: Path | None = None  # what files name or link to stays inside it (None: the root)
 
 
 @dataclass

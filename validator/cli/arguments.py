@@ -1,4 +1,4 @@
-"""Command-line path arguments: relative to the current directory, expanded inside the workspace."""
+"""Command-line path arguments: relative to the current directory, each with the boundary its files keep to."""
 
 from __future__ import annotations
 
@@ -8,44 +8,59 @@ from pathlib import Path
 
 from ..io.discovery import named_literally
 from ..io.paths import expand
-from ..io.workspace import Workspace, inside_workspace, outside_message
+from ..io.workspace import Workspace, boundary_of, outside_message, typed_path
 
 
 @dataclass
 class Expanded:
-    paths: list[Path] = field(default_factory=list)  # relative to the workspace root
+    paths: list[Path] = field(
+        default_factory=list
+    )  # relative to the current directory (or absolute)
     literal: set[Path] = field(default_factory=set)  # the files named as such (not found by a walk)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (argument, message)
     skipped: list[Path] = field(
         default_factory=list
     )  # hidden entries and symlinked folders a walk did not enter
     too_many: bool = False
-    logs: list[Path] = field(
-        default_factory=list
-    )  # samples_*.jsonl a folder's walk passed, relative to the root
+    logs: list[Path] = field(default_factory=list)  # samples_*.jsonl a folder's walk passed
+    boundary: dict[Path, Path] = field(default_factory=dict)  # each path's boundary
+
+
+def scoped_arguments(
+    workspace: Workspace, arguments: tuple[str, ...], cwd: Path
+) -> tuple[dict[Path, list[str]], list[str]]:
+    """The arguments (as typed, `~` expanded) grouped by boundary, and those outside an explicit --root."""
+    scopes: dict[Path, list[str]] = {}
+    outside: list[str] = []
+    for argument in arguments:
+        boundary = boundary_of(workspace, argument, cwd)
+        if boundary is None:
+            outside.append(argument)
+        else:
+            scopes.setdefault(boundary, []).append(typed_path(argument))
+    return scopes, outside
 
 
 def expand_arguments(workspace: Workspace, arguments: tuple[str, ...], max_files: int) -> Expanded:
-    """Files the arguments name or match; an argument outside the workspace or matching nothing is a problem."""
+    """Files the arguments name or match; an argument outside --root or matching nothing is a problem."""
     cwd = Path(os.getcwd())
-    expanded, patterns = Expanded(), []
-    for argument in arguments:
-        relative = inside_workspace(workspace, argument, cwd)
-        if relative is None:
-            expanded.problems.append((argument, outside_message(workspace, argument)))
-            continue
-        patterns.append(relative)
-        if named_literally(argument) and not (workspace.root / relative).is_dir():
-            expanded.literal.add(Path(relative))
-    matched = expand(workspace.root, patterns, max_files)
-    expanded.paths, expanded.skipped, expanded.too_many = (
-        matched.paths,
-        matched.skipped,
-        matched.too_many,
-    )
-    expanded.logs = matched.logs
-    expanded.problems += [
-        (pattern, f"'{pattern}' matched no file; check the path or glob")
-        for pattern in matched.unmatched
-    ]
+    expanded = Expanded()
+    scopes, outside = scoped_arguments(workspace, arguments, cwd)
+    expanded.problems += [(argument, outside_message(workspace, argument)) for argument in outside]
+    for boundary, patterns in scopes.items():
+        for pattern in patterns:
+            if named_literally(pattern) and not (cwd / pattern).is_dir():
+                expanded.literal.add(Path(pattern))
+        matched = expand(cwd, patterns, max_files)
+        for path in matched.paths:
+            if path not in expanded.boundary:
+                expanded.boundary[path] = boundary
+                expanded.paths.append(path)
+        expanded.skipped += matched.skipped
+        expanded.too_many |= matched.too_many or len(expanded.paths) > max_files
+        expanded.logs += matched.logs
+        expanded.problems += [
+            (pattern, f"'{pattern}' matched no file; check the path or glob")
+            for pattern in matched.unmatched
+        ]
     return expanded

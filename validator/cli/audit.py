@@ -84,7 +84,8 @@ def audit(
     )  # a maintainer's (option or configuration file), or none
     found = expand_arguments(run.workspace, paths, run.limits.max_files)
     others, logs = split_logs(found.paths)
-    results = results_files(others, found.literal, run.workspace.root)
+    cwd = Path(os.getcwd())
+    results = results_files(others, found.literal, cwd)
     if logs and len(results) != 1:
         raise click.UsageError(
             "to audit chosen sample logs, name exactly one results file before them "
@@ -102,14 +103,14 @@ def audit(
     ):  # a log a folder holds must not pass unseen
         combined.add_loose(make_finding("LB700", path.as_posix(), why))
     for path in results:
-        audited = audit_files(run.workspace.root, path, logs or None, run.limits, claims)
+        audited = audit_files(cwd, path, logs or None, run.limits, claims, found.boundary)
         audited.findings = selection.apply(audited.findings)
         combined.add(audited)
     report = ReportOptions(
         strict=run.strict,
         verbosity=verbose - quiet,
         color=use_color(sys.stdout, color),
-        root=str(run.workspace.root),
+        root=str(cwd),
     )
     fmt = default_format(output_format, os.environ)
     if fmt in ("text", "json") and len(combined.audits) == 1 and not combined.loose:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -12,10 +13,11 @@ from ..check.checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_ch
 from ..core.errors import ExitCode
 from ..findings import make_finding
 from ..io.loaders import builtin_profile_names
-from ..io.workspace import inside_workspace, outside_message
+from ..io.workspace import outside_message
 from ..report.check import REPORTERS as CHECK_REPORTERS
 from ..report.check import ReportOptions, use_color
 from ..report.formats import default_format
+from .arguments import scoped_arguments
 from .options import (
     DEFAULT_PROFILE,
     command_line_settings,
@@ -118,12 +120,10 @@ def check(
         root,
     )
     settings, workspace = run.settings, run.workspace
-    inside, outside = [], []
-    for argument in paths:
-        relative = inside_workspace(workspace, argument, Path(os.getcwd()))
-        (inside if relative is not None else outside).append(relative or argument)
+    cwd = Path(os.getcwd())
+    scopes, outside = scoped_arguments(workspace, paths, cwd)
     check_options = CheckOptions(
-        root=workspace.root,
+        root=cwd,
         tolerance=settings.tolerance if settings.tolerance is not None else DEFAULT_TOLERANCE,
         profile=run.profile(),
         limits=run.limits,
@@ -132,27 +132,31 @@ def check(
         audit_beside=settings.audit_samples is not False,
         stale_scorer_bound=stale_scorer_bound,
     )
-    result = run_check(
-        inside, check_options, _progress_line if sys.stderr.isatty() and quiet == 0 else None
-    )
+    progress = _progress_line if sys.stderr.isatty() and quiet == 0 else None
+    result = CheckResult()
+    for boundary, patterns in scopes.items():
+        part = run_check(patterns, replace(check_options, boundary=boundary), progress)
+        result.merge(part)
+        result.files.extend(part.files)
+        result.suppressed += part.suppressed
     _refuse_outside(result, outside, workspace)
+    result.close()
+    result.files.sort(key=lambda f: f.path)
     report = ReportOptions(
         strict=run.strict,
         verbosity=verbose - quiet,
         color=use_color(sys.stdout, color),
-        root=str(workspace.root),
+        root=str(cwd),
     )
     CHECK_REPORTERS[default_format(output_format, os.environ)](result, sys.stdout, report)
     sys.exit(ExitCode.OK if result.ok(run.strict) else ExitCode.DATA)
 
 
 def _refuse_outside(result: CheckResult, outside: list[str], workspace) -> None:
-    if outside:
-        result.findings.extend(
-            make_finding("LB101", argument, outside_message(workspace, argument))
-            for argument in outside
-        )
-        result.close()
+    result.findings.extend(
+        make_finding("LB101", argument, outside_message(workspace, argument))
+        for argument in outside
+    )
 
 
 def _progress_line(done: int, total: int) -> None:

@@ -18,7 +18,7 @@ from ..findings.internal import internal_error_finding
 from ..io.discovery import results_files
 from ..io.limits import Limits
 from ..io.loaders import builtin_profile_names, load_builtin_profile, load_results, where
-from ..io.paths import PathRefused, confine
+from ..io.paths import PathRefused, confine, display_path
 from ..io.safe_text import one_line
 from ..report.normalize import REPORTERS, Outcome
 from .arguments import expand_arguments
@@ -109,8 +109,9 @@ def normalize(
         for argument, message in found.problems:  # outside the workspace, or matched nothing
             failed.append(message)
             yield Outcome(path=argument, error=message)
-        for path in results_files(found.paths, found.literal, run.workspace.root):
-            outcome = _normalize_one(run.workspace.root, path, profile, run.limits)
+        cwd = Path(os.getcwd())
+        for path in results_files(found.paths, found.literal, cwd):
+            outcome = _normalize_one(cwd, path, found.boundary.get(path), profile, run.limits)
             if outcome.error:
                 failed.append(outcome.error)
             elif why := _incomplete(outcome):
@@ -147,11 +148,13 @@ def _incomplete(outcome: Outcome) -> str:
     return "; ".join(reasons)
 
 
-def _normalize_one(root: Path, path: Path, profile: Profile, limits: Limits) -> Outcome:
-    """Scores of one results file, named as the user would type it: relative to the current directory."""
-    shown = os.path.relpath(root / path)
+def _normalize_one(
+    root: Path, path: Path, boundary: Path | None, profile: Profile, limits: Limits
+) -> Outcome:
+    """Scores of one results file, named as the user typed it: relative to the current directory."""
+    shown = display_path(root, path)
     try:
-        confine(root, path)
+        confine(root, path, boundary)
         return Outcome(path=shown, scores=score_results(profile, load_results(Path(shown), limits)))
     except PathRefused as exc:
         return Outcome(path=shown, error=str(exc))

@@ -281,6 +281,7 @@ class Effective:
             warn=s.warn,
             error=s.error,
             per_file_ignores=tuple(s.per_file_ignores.items()),
+            shown_from=_cwd_in(self.workspace),
         )
         try:
             return selection.validate()
@@ -297,6 +298,12 @@ class Effective:
         if self.settings.profile_file:
             return load_profile_file(Path(self.settings.profile_file))
         return load_builtin_profile(self.settings.profile) if self.settings.profile else None
+
+
+def _cwd_in(workspace: Workspace) -> str:
+    """The current directory relative to the workspace ('' at its top or outside it)."""
+    relative = os.path.relpath(os.getcwd(), workspace.root)
+    return "" if relative == "." or relative.startswith(os.pardir) else Path(relative).as_posix()
 
 
 def effective(

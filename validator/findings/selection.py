@@ -14,6 +14,7 @@ usage error; a prefix such as LB1 simply leaves them in place.
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -52,7 +53,10 @@ class RuleSelection:
     error: tuple[str, ...] = ()
     per_file_ignores: tuple[
         tuple[str, tuple[str, ...]], ...
-    ] = ()  # (glob on the reported path, codes)
+    ] = ()  # (glob on the path relative to the workspace, codes)
+    shown_from: str = (
+        ""  # the current directory relative to the workspace: reported paths start there
+    )
 
     def validate(self) -> RuleSelection:
         """Raise SelectionError for a code that matches no rule, or an exact id that must always be reported."""
@@ -77,11 +81,16 @@ class RuleSelection:
                 )
         return self
 
+    def _in_workspace(self, file: str) -> str:
+        if not self.shown_from or not file or posixpath.isabs(file):
+            return file
+        return posixpath.normpath(posixpath.join(self.shown_from, file))
+
     def enabled(self, rule_id: str, file: str = "") -> bool:
         if rule_id in ALWAYS_REPORTED:
             return True
         if any(
-            _matches(file, glob) and _best(rule_id, codes) is not None
+            _matches(self._in_workspace(file), glob) and _best(rule_id, codes) is not None
             for glob, codes in self.per_file_ignores
         ):
             return False

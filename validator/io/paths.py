@@ -1,8 +1,10 @@
-"""Finding files to check and keeping every path inside the workspace.
+"""Finding files to check and keeping what untrusted files lead to inside a boundary.
 
-Whoever opens a pull request controls file names and symlinks, so a path is
-used only after it resolves (symlinks followed) inside the workspace root and
-turns out to be a regular file.
+Paths are relative to a root (the current directory on the command line) and
+shown relative to it, or as given when they lie outside it. Whoever opens a
+pull request controls file names, symlinks and the paths a submission names,
+so a path is used only after it resolves (symlinks followed) inside the
+boundary (by default the root itself) and turns out to be a regular file.
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ class PathRefused(Exception):
 
 @dataclass(frozen=True)
 class Target:
-    display: str  # as shown in findings: relative to the root, forward slashes
-    path: Path  # resolved, inside the root, a regular file
+    display: (
+        str  # as shown in findings: relative to the root (or as given outside it), forward slashes
+    )
+    path: Path  # resolved, inside the boundary, a regular file
 
 
 def display_path(root: Path, path: Path) -> str:
@@ -49,8 +53,8 @@ def display_path(root: Path, path: Path) -> str:
     )
 
 
-def confine(root: Path, path: Path) -> Target:
-    """Resolve `path` (relative to root) and refuse anything but a regular file inside root.
+def confine(root: Path, path: Path, boundary: Path | None = None) -> Target:
+    """Resolve `path` (relative to root) and refuse anything but a regular file inside the boundary.
 
     Strings and os.path, not pathlib: a survey confines every log it reads, and
     pathlib's objects cost it twice the time (22 against 10 microseconds a log).
@@ -69,9 +73,11 @@ def confine(root: Path, path: Path) -> Target:
         if isinstance(exc, RuntimeError) or exc.errno == errno.ELOOP:
             raise PathRefused(f"{shown} is a symlink loop; it is not read") from None
         raise PathRefused(f"{shown}: cannot be read ({exc.strerror})") from None
-    if resolved != os.fspath(root) and _inside(resolved, os.fspath(root)) is None:
+    fence = os.fspath(root if boundary is None else boundary)
+    if resolved != fence and _inside(resolved, fence) is None:
         raise PathRefused(
-            f"{shown} resolves outside the workspace ({root}); only files in the repository are read"
+            f"{shown} resolves outside the workspace ({fence}); what a file names or links to is read "
+            "only inside it"
         )
     if stat.S_ISDIR(mode):
         raise PathRefused(f"{shown} is a directory, expected a file")
@@ -88,8 +94,10 @@ def _inside(path: str, root: str) -> str | None:
     return path[len(prefix) :] if path.startswith(prefix) else None
 
 
-def relative_reference(root: Path, base_file: Path, reference: str) -> Target:
-    """A path written inside a submission, relative to that submission's folder."""
+def relative_reference(
+    root: Path, base_file: Path, reference: str, boundary: Path | None = None
+) -> Target:
+    """A path written inside a submission, relative to that submission's folder, inside the boundary."""
     if "\x00" in reference:
         raise PathRefused("the path contains a NUL character")
     if (
@@ -98,7 +106,13 @@ def relative_reference(root: Path, base_file: Path, reference: str) -> Target:
         or (len(reference) > 1 and reference[1] == ":")
     ):
         raise PathRefused(f"'{reference}' is absolute; write it relative to the submission file")
-    return confine(root, base_file.parent.relative_to(root) / reference)
+    return confine(root, below(root, base_file.parent) / reference, boundary)
+
+
+def below(root: Path, path: Path) -> Path:
+    """`path` relative to root when it lies below it, else as it is (shown as given)."""
+    inside = _inside(os.fspath(path), os.fspath(root))
+    return Path(inside) if inside is not None else Path(os.fspath(path))
 
 
 @dataclass
@@ -138,11 +152,7 @@ def expand(root: Path, patterns: list[str], max_files: int) -> Expansion:
     walk = _Walk(root, max_files, max_files * ENTRIES_PER_FILE)
     for pattern in patterns:
         if GLOB_CHARS & set(pattern):
-            parts = _glob_parts(root, pattern)
-            if parts is None:
-                matches = [Path(pattern)]  # absolute, outside the root: confine() refuses it
-            else:
-                matches = walk.run(Path(), parts)
+            matches = walk.run(Path(), _glob_parts(root, pattern))
         elif (root / pattern).is_dir() and not (root / pattern).is_symlink():
             matches = walk.run(Path(pattern), ["**", "*"])
         else:
@@ -167,12 +177,10 @@ def is_checkable(path: Path) -> bool:
     return path.suffix.lower() in CHECKABLE_SUFFIXES
 
 
-def _glob_parts(root: Path, pattern: str) -> list[str] | None:
-    """The pattern's path segments relative to root (None: an absolute pattern outside it)."""
+def _glob_parts(root: Path, pattern: str) -> list[str]:
+    """The pattern's path segments relative to root (an absolute pattern outside it starts with its anchor)."""
     path = Path(pattern)
-    if path.is_absolute():
-        if not path.is_relative_to(root):
-            return None
+    if path.is_absolute() and path.is_relative_to(root):
         path = path.relative_to(root)
     parts: list[str] = []
     for part in path.parts:
