@@ -11,7 +11,7 @@ import os
 import shutil
 
 import pytest
-from conftest import EXAMPLE, REPO, run_cli
+from support.common import EXAMPLE, REPO, run_cli
 
 RUN = REPO / "examples" / "lm-eval-output"
 BOARD_PROFILE = REPO / "examples" / "reading-board.yaml"
