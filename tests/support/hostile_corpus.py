@@ -626,6 +626,75 @@ def n_samples_effective_near_the_float_maximum(ws, outside):
     _musr_with_config(ws, {}, MC_RECORD, n_effective=10**300)
 
 
+# --- patterns a submitter writes, run over text a submitter writes ------------------------------
+
+HOSTILE_KEYWORD = "a?" * 4 + "a" * 190  # `re` tries 16 ways per position, each reading up to 190
+HOSTILE_RESPONSE = ("a" * 189 + "b") * 10_600  # 2 MB on which no way succeeds
+
+
+IFEVAL_LOG = "samples_leaderboard_ifeval_2024-06-17T17-37-25.144953.jsonl"
+
+
+def _ifeval_run(ws: Path, instructions: list[tuple[str, dict]], response: str, lie: bool) -> None:
+    """The honest submission, listing an IFEval log of one doc with these instructions, their outcomes as the
+    harness gives them on the response (or, with `lie`, the first one flipped to a pass)."""
+    from support import harness_logs as hl
+    from validator.harness.ifeval import replay
+
+    task = hl.ifeval_task([[False] * len(instructions)], loose=True)
+    sample = task.samples[0]
+    sample["doc"]["instruction_id_list"] = [name for name, _ in instructions]
+    sample["doc"]["kwargs"] = [kwargs for _, kwargs in instructions]
+    sample["resps"], sample["filtered_resps"] = [[response]], [response]
+    hl.with_hashes(sample)
+    for level in (0, 1):
+        outcomes = [bool(replay(name, kwargs, response)[level]) for name, kwargs in instructions]
+        outcomes[0] = outcomes[0] or lie
+        kind = ("strict", "loose")[level]
+        sample[f"inst_level_{kind}_acc"], sample[f"prompt_level_{kind}_acc"] = (
+            outcomes,
+            all(outcomes),
+        )
+    results = json.loads(json.dumps(RESULTS))
+    results["configs"] = {"leaderboard_ifeval": task.config}
+    honest(ws, results=results, samples=[IFEVAL_LOG])
+    (ws / IFEVAL_LOG).write_text(json.dumps(sample, ensure_ascii=False) + "\n")
+
+
+# The log holds one doc of the 541 the results file counts: LB705, LB706 and LB709 say so each time
+@case("LB705", "LB706", "LB708", "LB709", args=("submission.json",))
+def ifeval_keyword_that_backtracks_over_two_megabytes(ws, outside):
+    """A keyword `re` reads thousands of characters per position with, over a 2 MB response, its failed
+    outcome flipped: RE2 reads the response once per keyword, and the flip is found."""
+    keywords = [HOSTILE_KEYWORD] + [f"{HOSTILE_KEYWORD}{n}" for n in range(15)]
+    _ifeval_run(ws, [("keywords:existence", {"keywords": keywords})], HOSTILE_RESPONSE, lie=True)
+
+
+@case("LB705", "LB706", "LB708", "LB709", "LB716", args=("submission.json",))
+def ifeval_frequency_marker_and_splitter_that_backtrack(ws, outside):
+    """The same through keyword frequency, a postscript marker and a section splitter (nested repeats): the
+    flip is found; the splitter's repeated empty group, which RE2 keeps apart from `re`, is LB716."""
+    _ifeval_run(
+        ws,
+        [
+            ("keywords:frequency", {"keyword": "(a|aa)+c", "frequency": 1, "relation": "at least"}),
+            ("detectable_content:postscript", {"postscript_marker": "(a+)+c"}),
+            (
+                "detectable_format:multiple_sections",
+                {"section_spliter": "(a*)*c", "num_sections": 1},
+            ),
+        ],
+        "a" * 1_000_000,
+        lie=True,
+    )
+
+
+@case("LB705", "LB706", "LB709", "LB716", args=("submission.json",))
+def ifeval_keyword_with_a_back_reference(ws, outside):
+    """A back-reference RE2 cannot run: the outcome is not re-checked, and the run says why (LB716)."""
+    _ifeval_run(ws, [("keywords:existence", {"keywords": ["(a)\\1"]})], "a b", lie=True)
+
+
 def outside_folder(root: Path) -> Path:
     """The folder next to the workspace: a canary file and a FIFO nobody may open."""
     outside = root / "outside"

@@ -1452,14 +1452,27 @@ def test_kwargs_the_harness_cannot_build_a_checker_from(tmp_path, kwargs, path, 
     assert reason in finding.message and finding.message.endswith("so no run logged this doc")
 
 
-def test_ifeval_past_the_replay_bounds_is_not_audited(tmp_path, monkeypatch):
-    """The submitter writes the responses' length: past the replay's budget, the levels are LB716."""
-    from validator.audit.checks import instruction_checks
+def replay_reads(sample: dict) -> int:
+    """The characters replaying one sample's instructions reads, as the replay asks its budget for them."""
     from validator.harness import ifeval
 
-    one = ifeval.replay_cost(hl.ifeval_instruction(True)[1], hl.IFEVAL_RESPONSE)
-    monkeypatch.setattr(instruction_checks, "REPLAY_BUDGET", 2 * one)
+    asked: list[int] = []
+    for instruction, kwargs in zip(
+        sample["doc"]["instruction_id_list"], sample["doc"]["kwargs"], strict=True
+    ):
+        ifeval.replay_explained(
+            instruction, kwargs, sample["filtered_resps"][0], lambda n: asked.append(n) or True
+        )
+    return sum(asked)
+
+
+def test_ifeval_past_the_replay_bounds_is_not_audited(tmp_path, monkeypatch):
+    """The submitter writes the responses' length: past the replay's budget, the levels are LB716."""
+    from validator.audit import work_budget
+
     task = hl.ifeval_task([[True], [False], [True]], loose=True)
+    first_two = sum(replay_reads(sample) for sample in task.samples[:2])
+    monkeypatch.setattr(work_budget, "REPLAY_BUDGET", first_two)
     paths = hl.write_run(tmp_path, [task])
     result = audit(tmp_path, paths["results"])
     assert sorted((f.rule, f.json_path) for f in result.findings) == [
@@ -1471,7 +1484,26 @@ def test_ifeval_past_the_replay_bounds_is_not_audited(tmp_path, monkeypatch):
             "prompt_level_strict_acc",
         )
     ]
-    assert "were not re-checked on their responses: 1;" in result.findings[0].message
+    assert "IFEval: 1 instruction outcome(s) past the replay's bounds" in result.findings[0].message
+
+
+def test_the_replay_budget_is_the_runs_so_more_logs_share_it(tmp_path, monkeypatch):
+    """A second log adds nothing to the work a run may do: its replays draw on what the first left."""
+    from validator.audit import work_budget
+
+    first = hl.ifeval_task([[True], [False], [True]])
+    one_log = sum(replay_reads(sample) for sample in first.samples)
+    monkeypatch.setattr(work_budget, "REPLAY_BUDGET", one_log + replay_reads(first.samples[0]))
+    second = hl.ifeval_task([[True], [False], [True]])
+    second.name = second.config["task"] = "ifeval"
+    paths = hl.write_run(tmp_path, [first, second])
+    findings = audit(tmp_path, paths["results"]).findings
+    [task] = {f.json_path.split("[")[0] for f in findings}  # the log audited second
+    assert sorted((f.rule, f.json_path) for f in findings) == [
+        ("LB716", f"{task}['{metric},none']")
+        for metric in ("inst_level_strict_acc", "prompt_level_strict_acc")
+    ]
+    assert "IFEval: 2 instruction outcome(s) past the replay's bounds" in findings[0].message
 
 
 @pytest.mark.parametrize(

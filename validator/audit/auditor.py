@@ -28,6 +28,7 @@ from .checks import Sample, check_classes
 from .model import AuditResult, DropAudit, MetricAudit, TaskAudit  # noqa: F401  (the audit's public model)
 from .sample_batches import Batches
 from .spec import NO_CLAIMS, Claims, TaskSpec
+from .work_budget import start_run
 
 # Means are sum/len in log order; 1e-9 absorbs only the summation order of
 # multi-rank runs (and Python 3.12's compensated sum()).
@@ -420,6 +421,7 @@ def audit_files(
     Whatever goes wrong that no rule foresaw is LB110 for the results file: the report is still complete.
     """
     root = root.resolve()
+    start_run()  # every log of the run shares one replay budget
     result = AuditResult(results_file=display_path(root, results_path))
     try:
         return _audit_files(

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..audit.work_budget import start_run
 from ..core.errors import DataError, FoldedKeys
 from ..core.normalization import one_entry_per_task, plain_mean, score_benchmark
 from ..core.profile import Profile
@@ -66,6 +67,7 @@ def run_check(
 ) -> CheckResult:
     """Check every file the patterns match; `progress(done, total)` is called as batches finish."""
     all_rules()  # register the rule modules
+    start_run()  # every log the run audits shares one replay budget
     result = CheckResult()
     root = options.root.resolve()
     matched = expand(root, patterns, options.limits.max_files)

@@ -18,12 +18,15 @@ the harness's own answer is not settled by the doc and the response:
   a failed case test settles them) or nltk's punkt data
   (length_constraints:number_sentences, change_case:capital_word_frequency);
 - a kwarg the harness reads as a regular expression (keywords, a section
-  splitter, a postscript marker) is longer than PLAIN_MAX or holds a repeat (but a few `?`),
-  an alternation, a back-reference or a look-around (`re` has no time limit,
-  and the submitter writes the doc; a pattern without them reads at most its
-  length from each position), or one that does not compile (the harness
-  raised on it). A list of more than MAX_WORDS words is not replayed at all:
-  replay_cost says so.
+  splitter, a postscript marker) is longer than PATTERN_MAX, does not compile
+  (the harness raised on it), or holds what RE2 cannot run as `re` does (a
+  back-reference, a look-around: linear_regex.NotLinear names it, and
+  unsettled_by says so). Every such pattern runs under RE2 (linear_regex.py),
+  in time linear in the response, whatever the submitter wrote. A list of more
+  than MAX_WORDS words is not replayed at all.
+A caller bounds the work with `spend`, told of every read of a response before
+it is done (the checker's own, each pattern's, each loose variant's), in
+characters; past what it grants, the outcome is unsettled, for PAST_BUDGET.
 The harness's own patterns that backtrack without bound on some texts (bullet
 lines, titles, placeholders: quadratic in a run of blank lines or brackets) are
 counted by ifeval_patterns.py in linear time; tests/unit/test_ifeval.py holds the
@@ -37,25 +40,25 @@ from __future__ import annotations
 
 import json
 import re
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 from .ifeval_kwargs import RELATIONS, draws_at_random, rejected  # noqa: F401 (callers take them from here)
-from .ifeval_patterns import bounded, bullet_count, placeholder_count, titles
+from .ifeval_patterns import bullet_count, placeholder_count, titles
+from .ifeval_reads import PAST_BUDGET, PATTERN_MAX, spending, unbounded  # noqa: F401 (callers take them from here)
+from .ifeval_reads import Unsettled as _Unsettled
+from .ifeval_reads import pattern as _pattern
+from .ifeval_reads import read as _read
+from .ifeval_reads import run as _run
+from .linear_regex import LinearPattern, compile_linear
 
 CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
-PLAIN_MAX = 200  # longest keyword, splitter or marker replayed (a dataset's are words)
 MAX_WORDS = 16  # keywords or forbidden words replayed per instruction (a dataset's list a few)
-LOOSE_READS = (
-    9  # the response, then its eight loose variants (the first of them the response again)
-)
-_NOT_PLAIN = re.compile(r"[\\^$*+?{}\[\]|()]")
 _WORD = re.compile(r"\w+")
 _HIGHLIGHT = re.compile(r"\*[^\n\*]*\*")
 _DOUBLE_HIGHLIGHT = re.compile(r"\*\*[^\n\*]*\*\*")
 _PARAGRAPH_DIVIDER = re.compile(r"\s?\*\*\*\s?")
-_POSTSCRIPTS = {"P.P.S": re.compile(r"p\.\s?p\.\s?s"), "P.S.": re.compile(r"p\.\s?s\.")}
+_POSTSCRIPTS = {"P.P.S": r"\s*p\.\s?p\.\s?s.*$", "P.S.": r"\s*p\.\s?s\..*$"}
 
 Check = Callable[[dict, str], Any]
 
@@ -63,48 +66,51 @@ Check = Callable[[dict, str], Any]
 def replay(instruction: str, kwargs: Any, response: str) -> tuple[bool | None, bool | None]:
     """(strict, loose) outcome of one instruction, as the harness's test_instruction_following_* give them, each
     None where it is not settled (see the module's docstring)."""
+    return replay_explained(instruction, kwargs, response)[0]
+
+
+def replay_explained(
+    instruction: str, kwargs: Any, response: str, spend: Callable[[int], bool] = unbounded
+) -> tuple[tuple[bool | None, bool | None], str | None]:
+    """replay's outcomes, and why one is unsettled where the reason is the replay's own: the feature RE2
+    cannot run (linear_regex.NotLinear), or PAST_BUDGET where `spend` refused a read."""
     check = CHECKS.get(instruction) if isinstance(instruction, str) else None
     if check is None or not isinstance(kwargs, dict) or not isinstance(response, str):
-        return None, None
+        return (None, None), None
     given = {key: value for key, value in kwargs.items() if value}
-    with (
-        warnings.catch_warnings()
-    ):  # `re`'s "possible nested set" on a submitter's pattern: the harness's too
-        warnings.simplefilter("ignore", FutureWarning)
-        strict = _strict(check, given, response)
-        return strict, True if strict else _loose(check, given, response, strict)
+    reasons: list[str] = []
+    with spending(spend):
+        strict = _strict(check, given, response, reasons)
+        loose = True if strict else _loose(check, given, response, strict, reasons)
+    return (strict, loose), PAST_BUDGET if PAST_BUDGET in reasons else next(iter(reasons), None)
 
 
-def _loose(check: Check, given: dict, response: str, strict: bool | None) -> bool | None:
+def _loose(
+    check: Check, given: dict, response: str, strict: bool | None, reasons: list[str]
+) -> bool | None:
     """Whether any of the eight loose responses follows (the first is the response itself, checked already)."""
     unsettled = strict is None
+    try:
+        _read(response, 8)  # the eight variants, made before any is checked
+    except _Unsettled as past:
+        reasons.extend(past.args)
+        return None
     for variant in _loose_variants(response)[1:]:
-        followed = _strict(check, given, variant)
+        followed = _strict(check, given, variant, reasons)
         if followed:
             return True
         unsettled = unsettled or followed is None
     return None if unsettled else False
 
 
-def replay_cost(kwargs: Any, response: str) -> int:
-    """What one replay reads, in characters: the response once per pattern its kwargs give (a list of words is
-    searched word by word), for a caller that bounds the work a submitter's docs and responses can ask for."""
-    lists = (
-        [value for value in kwargs.values() if isinstance(value, list)]
-        if isinstance(kwargs, dict)
-        else []
-    )
-    if any(len(words) > MAX_WORDS for words in lists):
-        return float("inf")  # more words than a dataset's: not replayed, and the caller says so
-    return LOOSE_READS * (len(response) + 1) * (1 + sum(len(words) for words in lists))
-
-
-def _strict(check: Check, given: dict, response: str) -> bool | None:
+def _strict(check: Check, given: dict, response: str, reasons: list[str]) -> bool | None:
     try:
+        _read(response)  # the checker's own reads: a few scans of the response, each linear
         followed = check(
             given, response
         )  # first, as the harness builds the checker before it reads the response
-    except _Unsettled:
+    except _Unsettled as unsettled:
+        reasons.extend(unsettled.args[:1])
         return None
     return followed if response.strip() else False
 
@@ -125,11 +131,6 @@ def _loose_variants(response: str) -> list[str]:
     ]
 
 
-class _Unsettled(Exception):
-    """The harness's outcome is not settled by the doc and the response: it would draw at random, raise, or ask
-    langdetect or nltk."""
-
-
 def _count(given: dict, key: str) -> int | float:
     value = given.get(key)  # a falsy one was dropped: the harness draws it at random
     if type(value) not in (int, float, bool) or value < 0:
@@ -142,16 +143,6 @@ def _text(given: dict, key: str) -> str:
     if not isinstance(value, str):
         raise _Unsettled
     return value
-
-
-def _plain(pattern: Any) -> str:
-    """A kwarg the harness puts into a regular expression, when it is plain enough to run here: what
-    ifeval_patterns.bounded accepts (no alternation, back-reference or look-around, no repeat but a few `?`)."""
-    if not isinstance(pattern, str) or len(pattern) > PLAIN_MAX:
-        raise _Unsettled
-    if _NOT_PLAIN.search(pattern) and not bounded(pattern):
-        raise _Unsettled
-    return pattern
 
 
 def _relation(given: dict, key: str = "relation") -> str:
@@ -167,9 +158,13 @@ def _compare(actual: int, relation: str, threshold: int | float) -> bool:
 
 def _words(given: dict, key: str) -> list[str]:
     words = given.get(key)
-    if not isinstance(words, list) or len(words) > MAX_WORDS:
+    if (
+        not isinstance(words, list)
+        or len(words) > MAX_WORDS
+        or not all(isinstance(w, str) for w in words)
+    ):
         raise _Unsettled
-    return [_plain(word) for word in words]
+    return sorted(set(words))  # the harness's order (sorted, the forbidden words deduplicated)
 
 
 # --- the checkers, in instructions.py's order; each takes the kept kwargs and one response --------------
@@ -200,11 +195,9 @@ def _number_highlighted_sections(given: dict, value: str) -> bool:
 
 
 def _multiple_sections(given: dict, value: str) -> bool:
-    splitter, wanted = (
-        _plain(_text(given, "section_spliter").strip()),
-        _count(given, "num_sections"),
-    )
-    return len(re.split(r"\s?" + splitter + r"\s?\d+\s?", value)) - 1 >= wanted
+    splitter = _pattern(_text(given, "section_spliter").strip(), r"\s?", r"\s?\d+\s?")
+    wanted = _count(given, "num_sections")
+    return _run(splitter, LinearPattern.split_count, value) - 1 >= wanted
 
 
 def _number_paragraphs(given: dict, value: str) -> bool:
@@ -222,21 +215,28 @@ def _number_paragraphs(given: dict, value: str) -> bool:
 
 def _postscript(given: dict, value: str) -> bool:
     marker = _text(given, "postscript_marker").strip()
-    pattern = _POSTSCRIPTS.get(marker) or re.compile(_plain(marker.lower()))
-    # The harness's r"\s*" + marker + r".*$" finds something exactly where the marker's own pattern does.
-    return pattern.search(value.lower()) is not None
+    known = _POSTSCRIPTS.get(marker)
+    pattern = (
+        compile_linear(known, re.MULTILINE)
+        if known
+        else _pattern(marker.lower(), r"\s*", r".*$", re.MULTILINE)
+    )
+    return _run(
+        pattern, LinearPattern.search, value.lower()
+    )  # re.findall's list is empty where search finds none
 
 
 def _keywords_existence(given: dict, value: str) -> bool:
-    return all(
-        re.search(keyword, value, flags=re.IGNORECASE) for keyword in _words(given, "keywords")
+    return all(  # one keyword at a time, as the harness compiles and searches them
+        _run(_pattern(word, flags=re.IGNORECASE), LinearPattern.search, value)
+        for word in _words(given, "keywords")
     )
 
 
 def _keyword_frequency(given: dict, value: str) -> bool:
-    keyword = _plain(_text(given, "keyword").strip())
+    keyword = _pattern(_text(given, "keyword").strip(), flags=re.IGNORECASE)
     threshold, relation = _count(given, "frequency"), _relation(given)
-    return _compare(len(re.findall(keyword, value, flags=re.IGNORECASE)), relation, threshold)
+    return _compare(_run(keyword, LinearPattern.count, value), relation, threshold)
 
 
 def _number_words(given: dict, value: str) -> bool:
@@ -279,8 +279,8 @@ def _nth_paragraph_first_word(given: dict, value: str) -> bool:
 
 
 def _forbidden_words(given: dict, value: str) -> bool:
-    return not any(
-        re.search(r"\b" + word + r"\b", value, flags=re.IGNORECASE)
+    return not any(  # one word at a time, as the harness compiles and searches them
+        _run(_pattern(word, r"\b", r"\b", re.IGNORECASE), LinearPattern.search, value)
         for word in _words(given, "forbidden_words")
     )
 

@@ -1,4 +1,4 @@
-"""IFEval's backtracking patterns counted in linear time; a submitter's patterns held to a bounded run. Pure.
+"""IFEval's backtracking patterns counted in linear time. Pure.
 
 The harness's bullet, placeholder and title patterns (lm-eval's
 tasks/ifeval/instructions.py) backtrack without bound on some texts: runs of
@@ -10,18 +10,9 @@ tests/unit/test_ifeval.py holds them to `re` with hypothesis.
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Callable
-from re import _constants, _parser  # type: ignore[attr-defined]  # the parser `re` itself runs (3.11 on)
 
 _SPACES = re.compile(r"\s*")
-# Pattern nodes that match a bounded run of characters, one way: a literal, a class, an anchor
-MAX_OPTIONAL = (
-    4  # single optional characters (`?`) a submitter's pattern may hold and still be replayed
-)
-_FIXED_WIDTH = frozenset(
-    {_constants.LITERAL, _constants.NOT_LITERAL, _constants.ANY, _constants.IN, _constants.AT}
-)
 
 
 def bullet_count(value: str) -> int:
@@ -89,40 +80,3 @@ def titles(value: str) -> list[str]:
         if opening >= 0 and (closing := line.rfind(">>", opening + 3)) >= 0:
             found.append(line[opening : closing + 2])
     return found
-
-
-def bounded(pattern: str) -> bool:
-    """Whether `re` reads at most the pattern's length from each position, one way or a few: it compiles, and has
-    no alternation, back-reference, look-around or repeat, but for up to MAX_OPTIONAL single optional characters
-    (`P.?S.`: each doubles the ways at most). A class, or a group of one character, is one position."""
-    try:
-        with warnings.catch_warnings():  # "possible nested set": the harness's `re` warned it too
-            warnings.simplefilter("ignore")
-            parsed = _parser.parse(pattern, re.IGNORECASE)
-    except (re.error, RecursionError, OverflowError):
-        return False  # the harness's own re.error: it failed on this doc
-    optional = _optional_count(parsed)
-    return optional is not None and optional <= MAX_OPTIONAL
-
-
-def _optional_count(parsed) -> int | None:
-    """How many single optional characters the pattern holds, or None where it holds what is not bounded."""
-    count = 0
-    for op, argument in parsed:
-        if op is _constants.SUBPATTERN:
-            inner = (
-                None if argument[1] or argument[2] else _optional_count(argument[3])
-            )  # no flags set inside
-        elif (
-            op is _constants.MAX_REPEAT
-            and argument[:2] == (0, 1)
-            and len(argument[2]) == 1
-            and argument[2][0][0] in _FIXED_WIDTH
-        ):
-            inner = 1
-        else:
-            inner = 0 if op in _FIXED_WIDTH else None
-        if inner is None:
-            return None
-        count += inner
-    return count

@@ -25,6 +25,7 @@ from ..audit.auditor import (
 )
 from ..audit.model import AuditResult
 from ..audit.spec import NO_CLAIMS, Claims, TaskSpec
+from ..audit.work_budget import start_run
 from ..core import version
 from ..findings import ERROR, make_finding
 from ..findings.selection import RuleSelection
@@ -68,6 +69,7 @@ DEFAULT_SETTINGS = Settings()
 def run_unit(unit: Unit, settings: Settings = DEFAULT_SETTINGS) -> str:
     """The unit's rows as journal text (rows_text); an unexpected error is a "failed" row that says what broke."""
     token = SELECTION.set(None if settings.selection.is_default() else settings.selection)
+    start_run()  # each unit is one run's work: its replays share one budget
     try:
         rows = _rows_of(unit, settings)
         # The retries of the unit's files, on its first row only, so that a sum counts each once. A unit that

@@ -21,19 +21,25 @@ Under IFEval's own task (its process_results in the config, or the name
 ifeval or leaderboard_ifeval), a response that is not text, and an
 instruction the harness cannot build a checker for (an id its registry
 lacks, kwargs it rejects: harness/ifeval.rejected), are LB708: no run logged
-such a doc, and the replay would settle nothing for it. The replay's work is
-bounded (MAX_INSTRUCTIONS per doc; REPLAY_BUDGET characters read per log, as
-harness/ifeval.replay_cost counts them, each loose variant too; at most
-MAX_WORDS keywords an instruction): outcomes past it leave the levels LB716,
-not audited, since a submitter writes the docs and the responses' length.
+such a doc, and the replay would settle nothing for it. Every pattern a doc
+gives runs under RE2, in time linear in the response (harness/linear_regex.py);
+one that RE2 cannot run as `re` does (a back-reference, a look-around) leaves
+the levels LB716, naming the feature. The replay's work is bounded
+(MAX_INSTRUCTIONS per doc; the run's budget of characters read, shared by
+every log of the run: audit/work_budget.py, counted read by read as the
+replay does them, each loose variant too; at most MAX_WORDS keywords an
+instruction):
+outcomes past it leave the levels LB716, not audited, since a submitter
+writes the docs and the responses' length.
 """
 
 from __future__ import annotations
 
 from ...core.results import metric_key_parts
-from ...harness.ifeval import INSTRUCTIONS, replay, replay_cost
+from ...harness.ifeval import INSTRUCTIONS, PAST_BUDGET, replay_explained
 from ...harness.ifeval_kwargs import draws_at_random, rejected
 from ...harness.samples import as_number, as_number_list, first_response
+from ..work_budget import run_budget
 from .base import AuditCheck, Sample, audit_check, shown
 from .instruction_levels import LEVELS, instruction_list
 
@@ -41,9 +47,6 @@ IFEVAL_MARK = (
     "test_instruction_following_strict"  # in the source lm-eval writes of IFEval's process_results
 )
 IFEVAL_TASKS = frozenset({"ifeval", "leaderboard_ifeval"})  # lm-eval's own (0.4.1 to 0.4.13)
-REPLAY_BUDGET = (
-    400_000_000  # characters replay_cost reads per log (an honest IFEval log: under 10 million)
-)
 MAX_INSTRUCTIONS = 64  # per doc (the dataset's docs list at most a handful)
 MAX_NAMED = 64  # instruction ids counted in the note: the submitter writes them
 NOT_SETTLED = (None, None)
@@ -67,8 +70,9 @@ class InstructionChecks(AuditCheck):
         self.ifeval_config = (
             isinstance(source, str) and IFEVAL_MARK in source or self.spec.name in IFEVAL_TASKS
         )
-        self.budget = REPLAY_BUDGET
+        self.budget = run_budget()
         self.past_bounds = 0
+        self.not_linear: dict[str, int] = {}  # what RE2 cannot run -> outcomes it left unsettled
         self.unsettled: dict[str, int] = {}  # instruction id -> outcomes the replay did not settle
 
     def sees_samples(self) -> bool:
@@ -168,12 +172,13 @@ class InstructionChecks(AuditCheck):
 
     def _replay_one(self, instruction, given, response: str) -> tuple | None:
         """(strict, loose) as replayed, or None past the budget."""
-        cost = replay_cost(given, response)
-        if cost > self.budget:
+        found, feature = replay_explained(instruction, given, response, self.budget.spend)
+        if feature == PAST_BUDGET:
             return None
-        self.budget -= cost
-        found = replay(instruction, given, response)
-        self._count(instruction, found)
+        if feature is not None and len(self.not_linear) < MAX_NAMED:
+            self.not_linear[feature] = self.not_linear.get(feature, 0) + 1
+        elif feature is None:
+            self._count(instruction, found)
         return found
 
     def _count(self, instruction, found: tuple) -> None:
@@ -241,15 +246,19 @@ class InstructionChecks(AuditCheck):
                 return
 
     def finish(self) -> None:
+        whys = []
         if self.past_bounds:
+            whys.append(
+                f"{self.past_bounds:,} instruction outcome(s) past the replay's bounds ({MAX_INSTRUCTIONS} per "
+                f"doc, {self.budget.total:,} characters read per run)"
+            )
+        if self.not_linear:
+            feature, count = sorted(self.not_linear.items())[0]
+            whys.append(f"{count:,} outcome(s) whose pattern holds {feature}, which RE2 cannot run")
+        for why in whys:
             for key in self.spec.metric_keys():
                 if any(metric_key_parts(key)[0] in pair for _, pair in self.levels):
-                    self.not_audited(
-                        key,
-                        f"instruction outcomes past the audit's bounds ({MAX_INSTRUCTIONS} per "
-                        f"doc, {REPLAY_BUDGET:,} characters of response per log) were not "
-                        f"re-checked on their responses: {self.past_bounds:,}",
-                    )
+                    self.not_audited(key, f"IFEval: {why}")
         if self.unsettled:
             named = ", ".join(
                 f"{name} ({count:,})" for name, count in sorted(self.unsettled.items())[:8]

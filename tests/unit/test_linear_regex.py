@@ -1,0 +1,165 @@
+"""Patterns run under RE2 (validator.harness.linear_regex.py), held to Python's `re`, and to a time bound on hostile text.
+
+The results must be `re`'s wherever RE2 runs a pattern: hypothesis draws
+patterns from `re`'s syntax (classes, Unicode categories, case folding,
+anchors, word boundaries, groups, alternation, repeats) and texts beyond
+ASCII, and compares search, findall and split. The time bound is the point
+of the second half: a loose guard (seconds, on texts of megabytes) that fails
+only where a pattern's work grows faster than the text.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from validator.harness.ifeval import replay
+from validator.harness.linear_regex import NotLinear, compile_linear
+
+ALPHABET = "aAbB kK\u212as\u017fİı_1٣é-\n.(\u2028"
+ATOMS = st.sampled_from(
+    [
+        "a",
+        "b",
+        "k",
+        "s",
+        "i",
+        "é",
+        " ",
+        "\\n",
+        ".",
+        "\\w",
+        "\\W",
+        "\\d",
+        "\\s",
+        "\\S",
+        "[a-c]",
+        "[^ab]",
+        "[\\w-]",
+        "[^\\W\\d]",
+        "\\(",
+        "\\b",
+        "^",
+        "$",
+        "\\A",
+        "\\Z",
+    ]
+)
+
+
+@st.composite
+def patterns(draw, depth: int = 2) -> str:
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        if depth and draw(st.booleans()):
+            inner = draw(patterns(depth - 1))
+            kind = draw(st.sampled_from(["({})", "(?:{})", "(?:{}|{})", "(?i:{})"]))
+            part = kind.format(inner, draw(patterns(depth - 1)))
+        else:
+            part = draw(ATOMS)
+        if not part.startswith(("\\b", "^", "$", "\\A", "\\Z")):
+            part += draw(st.sampled_from(["", "", "*", "+", "?", "{1,2}", "*?", "+?", "??"]))
+        parts.append(part)
+    return "".join(parts)
+
+
+FLAGS = st.sampled_from([0, re.IGNORECASE, re.MULTILINE, re.DOTALL, re.IGNORECASE | re.MULTILINE])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(patterns(), st.text(alphabet=ALPHABET, max_size=30), FLAGS)
+def test_what_re2_runs_finds_what_re_finds(pattern, text, flags):
+    try:
+        linear = compile_linear(pattern, flags)
+        found = linear.search(text)
+    except NotLinear as why:
+        assert why.feature  # told, never guessed: see the next test for which features
+        return
+    assert found == (re.search(pattern, text, flags) is not None)
+    if linear.nullable:
+        with pytest.raises(NotLinear, match="matches empty text"):
+            linear.findall(text)
+        return
+    assert linear.findall(text) == re.findall(pattern, text, flags)
+    assert linear.split_count(text) == len(re.split(pattern, text, flags=flags))
+
+
+@pytest.mark.parametrize(
+    "pattern, text, feature",
+    [
+        ("(a)\\1", "aa", "a back-reference"),
+        ("a(?=b)", "ab", "a look-around"),
+        ("(?<=a)b", "ab", "a look-around"),
+        ("(a)?(?(1)b|c)", "ab", "a conditional group"),
+        ("(?>a+)b", "ab", "an atomic group"),
+        ("a++b", "ab", "a possessive repeat"),
+        ("a{2000}", "a", "a repeat count over 1000"),
+        ("\\Ba", "éa", "\\B in a text beyond ASCII"),
+        ("a$", "a\n", "a `$` (not multiline) in a text ending in a newline"),
+    ],
+)
+def test_what_re2_cannot_run_as_re_does_is_named(pattern, text, feature):
+    with pytest.raises(NotLinear) as raised:
+        compile_linear(pattern).search(text)
+    assert raised.value.feature == feature
+
+
+def test_a_word_boundary_beyond_ascii_is_res():
+    """`re`'s \\b is Unicode: no boundary between 'f' and 'é'; RE2's alone would find one."""
+    word = compile_linear(r"\bcaf\b", re.IGNORECASE)
+    assert word.search("un CAF noir") and not word.search("un café noir")
+    assert compile_linear(r"\bcafé\b").findall("café, cafés, café") == ["café", "café"]
+
+
+def test_case_folding_is_res():
+    """`re` folds the Kelvin sign with k and the long s with s; RE2's own folding differs elsewhere."""
+    assert compile_linear("k", re.IGNORECASE).findall("kK\u212a") == ["k", "K", "\u212a"]
+    assert compile_linear("[a-z]+", re.IGNORECASE).findall("İstanbul") == re.findall(
+        "[a-z]+", "İstanbul", re.IGNORECASE
+    )
+
+
+# --- hostile texts: a loose time bound is the point here ---------------------------------------
+
+HOSTILE = [  # (pattern, flags, text): each backtracks in `re` for minutes or more on these texts
+    ("a?" * 4 + "a" * 190, re.IGNORECASE, ("a" * 189 + "b") * 10_600),
+    ("(a+)+$", 0, "a" * 2_000_000 + "b"),
+    ("(x|xx)+y", 0, "x" * 2_000_000),
+    (r"\b(\w+\s?)*\b\.", re.IGNORECASE, "word " * 400_000),
+    (r"\s*" + "p" * 150 + r".*$", re.MULTILINE, ("p" * 149 + "\n") * 13_000),
+]
+
+
+@pytest.mark.parametrize("pattern, flags, text", HOSTILE)
+def test_a_hostile_pattern_on_two_megabytes_ends_in_seconds(pattern, flags, text):
+    """Under 5 s for about 2 MB, on a machine shared with other tests: `re` takes hours on most of these. The
+    bound is loose on purpose; it fails only where the work grows faster than the text."""
+    started = time.perf_counter()
+    linear = compile_linear(pattern, flags)
+    linear.search(text)
+    if not linear.nullable:
+        linear.count(text)
+    assert time.perf_counter() - started < 5
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.text(alphabet="a?*+()|.\\bws", min_size=1, max_size=40),
+    st.text(alphabet="ab \n", min_size=1, max_size=8),
+)
+def test_no_drawn_keyword_makes_the_replay_slow(keyword, unit):
+    """A search for slow inputs: any keyword a submitter writes, over a response of about 200 KB made of a
+    repeated unit, is replayed (9 reads of the response each) in well under the bound."""
+    response = unit * (200_000 // len(unit))
+    started = time.perf_counter()
+    for instruction, kwargs in (
+        ("keywords:existence", {"keywords": [keyword]}),
+        ("keywords:frequency", {"keyword": keyword, "frequency": 2, "relation": "at least"}),
+        ("keywords:forbidden_words", {"forbidden_words": [keyword]}),
+    ):
+        replay(instruction, kwargs, response)
+    assert time.perf_counter() - started < 5

@@ -1,0 +1,75 @@
+"""What one IFEval replay reads, asked of the caller first; and the kwargs the harness reads as patterns. Pure.
+
+Every read of a response (a checker's pass, each pattern's, the loose
+variants') is asked of the caller's `spend`, in characters, before it is made;
+a refusal leaves the outcome unsettled for PAST_BUDGET. A kwarg the harness
+puts into a regular expression is compiled as the harness builds it, for RE2
+(linear_regex.py), so each run of it reads the text once.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from .linear_regex import LinearPattern, NotLinear, compile_linear
+
+PATTERN_MAX = 200  # longest keyword, splitter or marker replayed (a dataset's are words)
+PAST_BUDGET = (
+    "reads past the caller's budget"  # the reason an outcome is unsettled when `spend` said no
+)
+
+
+class Unsettled(Exception):
+    """The harness's outcome is not settled by the doc and the response: it would draw at random, raise, or ask
+    langdetect or nltk; or the replay cannot run it (its reason, if any, names why)."""
+
+
+def unbounded(characters: int) -> bool:
+    return True
+
+
+_SPEND: ContextVar[Callable[[int], bool]] = ContextVar("spend", default=unbounded)
+
+
+@contextmanager
+def spending(spend: Callable[[int], bool]) -> Iterator[None]:
+    """Every read inside is asked of `spend`."""
+    token = _SPEND.set(spend)
+    try:
+        yield
+    finally:
+        _SPEND.reset(token)
+
+
+def read(text: str, times: int = 1) -> None:
+    """Ask the caller for `times` reads of the text, before they are made."""
+    if not _SPEND.get()(times * (len(text) + 1)):
+        raise Unsettled(PAST_BUDGET)
+
+
+def pattern(kwarg: Any, before: str = "", after: str = "", flags: int = 0) -> LinearPattern:
+    """A kwarg the harness puts into a regular expression, compiled as the harness builds it, for RE2."""
+    if not isinstance(kwarg, str) or len(kwarg) > PATTERN_MAX:
+        raise Unsettled
+    try:
+        return compile_linear(before + kwarg + after, flags)
+    except (re.error, RecursionError, OverflowError):
+        raise Unsettled from None  # the harness's own re.error: it failed on this doc
+    except NotLinear as error:
+        raise Unsettled(error.feature) from None
+
+
+def run(compiled: LinearPattern, how: Callable[[LinearPattern, str], Any], value: str) -> Any:
+    """how(compiled, value), its reads asked for first."""
+    marked = (
+        compiled.bounded_by_words and not value.isascii()
+    )  # a \b beyond ASCII: the text is marked first
+    read(value, 3 if marked else 1)
+    try:
+        return how(compiled, value)
+    except NotLinear as error:
+        raise Unsettled(error.feature) from None

@@ -1,0 +1,296 @@
+"""Python regular expressions run by RE2, in time linear in the text, with the results Python's `re` gives. Pure.
+
+A submitter writes both the text and, through a task's config or an IFEval doc,
+some of the patterns the audit replays; Python's `re` backtracks, so one
+pattern and one text can take hours. RE2 (google-re2) never backtracks, but its
+syntax and classes differ from `re`'s: `\\w`, `\\d`, `\\s`, `\\b` and case folding
+are ASCII or differ in Unicode, `$` ends only the text, and it has no
+back-reference or look-around. So a pattern is parsed by `re`'s own parser and
+rewritten for RE2 node by node: every one-character node (a literal, a class,
+`.`) becomes the explicit set of code points `re` itself matches with it under
+the flags in force (regex_classes.py); a
+Unicode `\\b` in a text beyond ASCII is written into the text as a marker
+character where `re` finds a boundary, and the rewritten pattern steps over the
+markers. What RE2 cannot follow exactly raises NotLinear naming the feature:
+back-references, look-around, conditional, atomic and possessive groups, a
+repeat over RE2's 1000, a repeated group that can match empty text (`re` keeps
+the empty pass's groups), `\\B` or a `\\b` inside a group in a text beyond ASCII,
+a non-multiline `$` in a text ending in a newline, and counting the matches of
+a pattern that matches empty text. Where both engines run, leftmost-first matching makes their
+matches and groups the same (tests/unit/test_linear_regex.py holds them to `re` with
+hypothesis).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from functools import lru_cache
+from re import _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
+
+import re2
+
+from .regex_classes import NotLinear, Ranges, members
+
+_C = _constants
+MAX_RE2_REPEAT = 1000  # RE2's largest counted repeat
+_RE2_MEMORY = 64 << 20  # bytes RE2 may give one compiled pattern
+_ATOMS = frozenset({_C.LITERAL, _C.NOT_LITERAL, _C.ANY, _C.IN})
+_ATOM_FLAGS = re.IGNORECASE | re.ASCII | re.DOTALL | re.UNICODE
+_NOT_RE2 = {
+    _C.GROUPREF: "a back-reference",
+    _C.GROUPREF_EXISTS: "a conditional group",
+    _C.ASSERT: "a look-around",
+    _C.ASSERT_NOT: "a look-around",
+    _C.ATOMIC_GROUP: "an atomic group",
+    _C.POSSESSIVE_REPEAT: "a possessive repeat",
+}
+_MARKERS = ("\U0010fffd", "\U000ffffd", "\U0010fffc")  # noncharacters no honest text holds
+_BOUNDARY = re.compile(r"\b")
+_ANCHOR_ORDER = {
+    _C.AT_BEGINNING_STRING: 0,
+    _C.AT_BEGINNING: 0,
+    _C.AT_BOUNDARY: 1,
+    _C.AT_NON_BOUNDARY: 1,
+    _C.AT_END: 2,
+    _C.AT_END_STRING: 2,
+}
+
+
+def _class(ranges: Ranges, marker: str | None) -> str:
+    if marker is not None:
+        point = ord(marker)
+        ranges = tuple(
+            part
+            for low, high in ranges
+            for part in ((low, min(high, point - 1)), (max(low, point + 1), high))
+            if part[0] <= part[1]
+        )
+    if not ranges:
+        return r"[^\x00-\x{10ffff}]"  # matches nothing, as an empty class in `re`
+    body = "".join(
+        f"\\x{{{low:x}}}" if low == high else f"\\x{{{low:x}}}-\\x{{{high:x}}}"
+        for low, high in ranges
+    )
+    return f"[{body}]"
+
+
+class _Writer:
+    """One pattern in RE2's syntax, for texts that are ASCII (no marker) or that carry boundary markers."""
+
+    def __init__(self, marker: str | None):
+        self.marker = marker
+        self.skip = f"\\x{{{ord(marker):x}}}?" if marker else ""
+
+    def sequence(self, items, flags: int) -> str:
+        written, anchors = [], []
+        for op, argument in [*items, (None, None)]:
+            if op is _C.AT:
+                anchors.append(argument)
+                continue
+            # Anchors side by side hold at one place, in any order. A marker stands between the two places a
+            # boundary's position has in the marked text: begin anchors hold before it, end anchors after it.
+            for at in sorted(set(anchors), key=_ANCHOR_ORDER.get):
+                written.append(self.anchor(at, flags))
+            anchors = []
+            if op is not None:
+                written.append(self.node(op, argument, flags))
+        return "".join(written)
+
+    def node(self, op, argument, flags: int) -> str:
+        if op in _NOT_RE2:
+            raise NotLinear(_NOT_RE2[op])
+        if op in _ATOMS:
+            return self.skip + _class(members((op, argument), flags & _ATOM_FLAGS), self.marker)
+        if op is _C.SUBPATTERN:
+            group, add, remove, items = argument
+            inner = self.sequence(items, (flags | add) & ~remove)
+            return f"({inner})" if group else f"(?:{inner})"
+        if op is _C.BRANCH:
+            return "(?:" + "|".join(self.sequence(items, flags) for items in argument[1]) + ")"
+        if op in (_C.MAX_REPEAT, _C.MIN_REPEAT):
+            return self.repeat(op, argument, flags)
+        if op is _C.AT:
+            return self.anchor(argument, flags)
+        raise NotLinear(f"the node {op}")  # no other node comes out of `re`'s parser (3.11 to 3.13)
+
+    def repeat(self, op, argument, flags: int) -> str:
+        low, high, items = argument
+        if items.getwidth()[0] == 0 and _holds_group(items):
+            # `re` ends a loop on an empty pass and keeps that pass's groups; RE2 keeps the last non-empty one
+            raise NotLinear("a repeated group that can match empty text")
+        if self.marker is not None and _holds(items, {_C.AT_BOUNDARY}):
+            raise NotLinear(
+                r"a repeated \b in a text beyond ASCII"
+            )  # its marker makes a pass non-empty
+        if low > MAX_RE2_REPEAT or (high != _C.MAXREPEAT and high > MAX_RE2_REPEAT):
+            raise NotLinear(f"a repeat count over {MAX_RE2_REPEAT}")
+        if high == _C.MAXREPEAT:
+            count = {0: "*", 1: "+"}.get(low, f"{{{low},}}")
+        else:
+            count = "?" if (low, high) == (0, 1) else f"{{{low},{high}}}"
+        lazy = "?" if op is _C.MIN_REPEAT else ""
+        return f"(?:{self.sequence(items, flags)}){count}{lazy}"
+
+    def anchor(self, at, flags: int) -> str:
+        multiline = flags & re.MULTILINE
+        if at is _C.AT_BEGINNING:
+            return "(?m:^)" if multiline else r"\A"
+        if at is _C.AT_BEGINNING_STRING:
+            return r"\A"
+        if at is _C.AT_END:
+            return self.skip + ("(?m:$)" if multiline else r"\z")
+        if at is _C.AT_END_STRING:
+            return self.skip + r"\z"
+        if self.marker is None:  # an ASCII text: RE2's ASCII \b is `re`'s
+            return r"\b" if at is _C.AT_BOUNDARY else r"\B"
+        if at is _C.AT_BOUNDARY and not flags & re.ASCII:
+            return f"\\x{{{ord(self.marker):x}}}"
+        raise NotLinear(
+            r"\B in a text beyond ASCII"
+            if at is _C.AT_NON_BOUNDARY
+            else r"an ASCII-only \b in a text beyond ASCII"
+        )
+
+
+class LinearPattern:
+    """A compiled pattern: search, findall, count and split as `re` gives them, run by RE2."""
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self.pattern = pattern
+        with (
+            warnings.catch_warnings()
+        ):  # "possible nested set": `re` warns the harness the same way
+            warnings.simplefilter("ignore", FutureWarning)
+            self.parsed = _parser.parse(pattern, flags)  # re.error where `re` refuses it
+        self.flags = self.parsed.state.flags
+        self.groups = self.parsed.state.groups - 1
+        self.nullable = self.parsed.getwidth()[0] == 0
+        self.bounded_by_words = _holds(self.parsed, {_C.AT_BOUNDARY, _C.AT_NON_BOUNDARY})
+        self.ends_at_dollar = not self.flags & re.MULTILINE and _holds(self.parsed, {_C.AT_END})
+        self._compiled: dict[str | None, re2._Regexp] = {}
+        self._engine(None)  # what RE2 cannot follow is raised here, before any text
+
+    def _engine(self, marker: str | None):
+        engine = self._compiled.get(marker)
+        if engine is None:
+            if marker is not None and not _markers_placed(self.parsed):
+                raise NotLinear(
+                    r"a \b inside a group or beside what can match empty, in a text beyond ASCII"
+                )
+            source = _Writer(marker).sequence(self.parsed, self.flags)
+            options = re2.Options()
+            options.max_mem = _RE2_MEMORY
+            try:
+                engine = re2.compile(source, options)
+            except re2.error as error:
+                raise NotLinear("a pattern larger than RE2's memory bound") from error
+            self._compiled[marker] = engine
+        return engine
+
+    def _prepared(self, text: str):
+        if self.ends_at_dollar and text.endswith("\n"):
+            raise NotLinear("a `$` (not multiline) in a text ending in a newline")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise NotLinear("a lone surrogate in the text") from error
+        if not self.bounded_by_words or text.isascii():
+            return self._engine(None), text, None
+        marker = next((m for m in _MARKERS if m not in text), None)
+        if marker is None:
+            raise NotLinear("a text holding every boundary marker")
+        return self._engine(marker), _BOUNDARY.sub(marker, text), marker
+
+    def search(self, text: str) -> bool:
+        """Whether re.search finds a match."""
+        engine, prepared, _ = self._prepared(text)
+        return engine.search(prepared) is not None
+
+    def findall(self, text: str) -> list:
+        """re.findall: the whole matches, the one group's text, or a tuple of the groups' texts."""
+        if self.nullable:
+            raise NotLinear("counting the matches of a pattern that matches empty text")
+        engine, prepared, marker = self._prepared(text)
+        found = engine.findall(prepared)
+        if marker is None:
+            return found
+        return [
+            tuple(part.replace(marker, "") for part in item)
+            if isinstance(item, tuple)
+            else item.replace(marker, "")
+            for item in found
+        ]
+
+    def count(self, text: str) -> int:
+        """len(re.findall(pattern, text))."""
+        return len(self.findall(text))
+
+    def split_count(self, text: str) -> int:
+        """len(re.split(pattern, text)): each match splits once and adds its groups."""
+        return 1 + self.count(text) * (1 + self.groups)
+
+
+def _markers_placed(items) -> bool:
+    """Whether each \b stands where its marker is consumed once: in the pattern's own sequence (or one of its
+    alternatives), each neighbour an edge, an anchor or a node that matches at least one character. Two \b
+    at one place (`(\b)\b`, `\b a* \b`) would each ask for a marker of their own."""
+    if len(items) == 1 and items[0][0] is _C.BRANCH:
+        return all(_markers_placed(alternative) for alternative in items[0][1][1])
+    nodes = [
+        (op, argument)
+        for op, argument in items
+        if not (op is _C.AT and argument is not _C.AT_BOUNDARY)
+    ]
+    for index, (op, argument) in enumerate(nodes):
+        if op is _C.AT:
+            beside = nodes[index - 1 : index] + nodes[index + 1 : index + 2]
+            if any(_width(node)[0] == 0 for node in beside if node[0] is not _C.AT):
+                return False
+        elif _holds([(op, argument)], {_C.AT_BOUNDARY}):
+            return False
+    return True
+
+
+def _width(node) -> tuple[int, int]:
+    state = _parser.State()
+    return _parser.SubPattern(state, [node]).getwidth()
+
+
+def _holds_group(items) -> bool:
+    """Whether the parsed pattern holds a capturing group."""
+    return any(
+        op is _C.SUBPATTERN
+        and (argument[0] is not None or _holds_group(argument[3]))
+        or op is _C.BRANCH
+        and any(_holds_group(part) for part in argument[1])
+        or op in (_C.MAX_REPEAT, _C.MIN_REPEAT)
+        and _holds_group(argument[2])
+        for op, argument in items
+    )
+
+
+def _holds(items, anchors: set) -> bool:
+    """Whether the parsed pattern holds one of these anchors anywhere."""
+    for op, argument in items:
+        if op is _C.AT and argument in anchors:
+            return True
+        if op is _C.SUBPATTERN:
+            inner = [argument[3]]
+        elif op is _C.BRANCH:
+            inner = argument[1]
+        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT):
+            inner = [argument[2]]
+        elif op in (_C.ASSERT, _C.ASSERT_NOT):
+            inner = [argument[1]]
+        else:
+            inner = []
+        if any(_holds(part, anchors) for part in inner):
+            return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def compile_linear(pattern: str, flags: int = 0) -> LinearPattern:
+    """The pattern for RE2; re.error where `re` refuses it, NotLinear where RE2 cannot run it as `re` would."""
+    return LinearPattern(pattern, flags)

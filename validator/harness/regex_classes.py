@@ -1,0 +1,133 @@
+"""Which code points one character node of a Python pattern matches, as `re` itself decides it. Pure.
+
+linear_regex.py writes each literal, class and `.` for RE2 as an explicit set of
+code points, so that `\\w`, `\\d`, `\\s` and case folding mean what they mean to
+`re` (RE2's own differ beyond ASCII). Where the set is not plain (case folding,
+a Unicode category), `re` is asked over every code point once, and the answer kept.
+"""
+
+from __future__ import annotations
+
+import _sre  # type: ignore[import-not-found]  # `re`'s engine: which characters have a case
+import re
+from array import array
+from functools import cache
+from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
+
+_C = _constants
+
+
+class NotLinear(ValueError):
+    """A pattern, or a pattern on this text, that RE2 cannot run as `re` does; `feature` names what."""
+
+    def __init__(self, feature: str):
+        super().__init__(feature)
+        self.feature = feature
+
+
+@cache
+def _every_code_point() -> str:
+    """Every code point but the surrogates (no UTF-8 text holds them), in order."""
+    points = array("I", range(0xD800))
+    points.extend(range(0xE000, 0x110000))
+    return points.tobytes().decode("utf-32-le" if points.itemsize == 4 else "utf-32")
+
+
+def _code_point(index: int) -> int:
+    return index if index < 0xD800 else index + 0x800
+
+
+MAX_SCANS = 64  # classes a run asks of `re` over every code point (each some 15 ms); a dataset's patterns: none
+_MEMBERS: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
+_SCANS = [0]  # classes asked of `re` over every code point so far in this process
+_EVERYTHING = ((0, 0xD7FF), (0xE000, 0x10FFFF))
+Ranges = tuple[tuple[int, int], ...]
+
+
+def members(node: tuple, flags: int) -> Ranges:
+    """The code point ranges `re` matches with this one-character node under these flags."""
+    op, argument = node
+    folds = bool(flags & re.IGNORECASE)
+    if op in (_C.LITERAL, _C.NOT_LITERAL) and not (folds and _sre.unicode_iscased(argument)):
+        point = ((argument, argument),)
+        return point if op is _C.LITERAL else _complement(point)
+    if op is _C.ANY:
+        return _EVERYTHING if flags & re.DOTALL else _complement(((10, 10),))
+    if (
+        op is _C.IN
+        and not folds
+        and all(item in (_C.LITERAL, _C.RANGE) for item, _ in argument[1:])
+    ):
+        negated = argument[0][0] is _C.NEGATE
+        if negated or argument[0][0] in (_C.LITERAL, _C.RANGE):
+            items = argument[1:] if negated else argument
+            ranges = _union(
+                (value, value) if item is _C.LITERAL else value for item, value in items
+            )
+            return _complement(ranges) if negated else ranges
+    key = (repr(node), flags)
+    known = _MEMBERS.get(key)
+    if known is None:
+        cased_literal = op is _C.LITERAL
+        if not cased_literal:
+            if _SCANS[0] >= MAX_SCANS:
+                raise NotLinear(
+                    f"more than {MAX_SCANS} distinct case-folded or Unicode classes in a run"
+                )
+            _SCANS[0] += 1
+        known = _MEMBERS[key] = _asked_of_re(node, flags, _cased() if cased_literal else None)
+    return known
+
+
+def _union(ranges) -> Ranges:
+    merged: list[list[int]] = []
+    for low, high in sorted(ranges):
+        if merged and low <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], high)
+        else:
+            merged.append([low, high])
+    return tuple((low, high) for low, high in merged)
+
+
+def _complement(ranges: Ranges) -> Ranges:
+    gaps, start = [], 0
+    for low, high in _union(ranges):
+        if low > start:
+            gaps.append((start, low - 1))
+        start = high + 1
+    if start <= 0x10FFFF:
+        gaps.append((start, 0x10FFFF))
+    return _union(
+        part
+        for low, high in gaps
+        for part in ((low, min(high, 0xD7FF)), (max(low, 0xE000), high))
+        if part[0] <= part[1]
+    )
+
+
+@cache
+def _cased() -> str:
+    """Every code point with a case, in order: all a case-insensitive literal can match besides itself."""
+    return "".join(filter(lambda c: _sre.unicode_iscased(ord(c)), _every_code_point()))
+
+
+def _asked_of_re(node: tuple, flags: int, among: str | None) -> Ranges:
+    """Ask `re` itself which code points the node matches: every one, or `among` (with the literal itself)."""
+    state = _parser.State()
+    state.flags = flags
+    one = _parser.SubPattern(state, [node])
+    runs = _compiler.compile(
+        _parser.SubPattern(state, [(_C.MAX_REPEAT, (1, _C.MAXREPEAT, one))]), flags
+    )
+    if among is not None:
+        points = {ord(c) for c in runs.findall(among) for c in c} | {node[1]}
+        return _union((point, point) for point in points)
+    ranges = []
+    for match in runs.finditer(_every_code_point()):
+        start, end = match.span()
+        first, last = _code_point(start), _code_point(end - 1)
+        if first < 0xD800 <= last:  # a run across the surrogates: two ranges
+            ranges += [(first, 0xD7FF), (0xE000, last)]
+        else:
+            ranges.append((first, last))
+    return tuple(ranges)
