@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 import shlex
 import sys
 from collections.abc import Mapping
@@ -38,7 +39,15 @@ from .io.paths import PathRefused, confine
 from .io.report_file import ReportFile, ReportRefused
 from .io.safe_text import CommandSafeWriter, one_line
 from .report.check import ReportOptions, report_json, report_text
-from .report.github import annotation_lines, escape_data, output_block, summary_markdown
+from .report.github import (
+    annotation_lines,
+    escape_data,
+    failure_annotation,
+    failure_outputs,
+    failure_summary,
+    output_block,
+    summary_markdown,
+)
 
 TRUE_VALUES, FALSE_VALUES = ("true", "True", "TRUE"), ("false", "False", "FALSE")
 DEFAULT_REPORT = "lbnorm-report.json"
@@ -277,6 +286,13 @@ def run_action(env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
         return _configuration_error(env, out, err, exc, ExitCode.USAGE)
     try:
         return _run(env, workspace, report_file, out, err)
+    except Exception as exc:  # noqa: BLE001 - lbnorm broke: the summary and outputs must still say so
+        failure = RuntimeError(
+            f"internal error: {type(exc).__name__}: {one_line(exc)}; please report it with the workflow run"
+        )
+        return _configuration_error(
+            env, out, err, failure, ExitCode.CONFIG, "lbnorm internal error"
+        )
     finally:
         if report_file is not None:
             report_file.close()
@@ -292,9 +308,9 @@ def _run(
     try:
         inputs, profile, selection = maintainer_config(read_inputs(env), workspace)
     except InputError as exc:
-        return _configuration_error(env, out, err, exc, ExitCode.USAGE)
+        return _configuration_error(env, out, err, exc, ExitCode.USAGE, workspace=workspace)
     except ConfigError as exc:
-        return _configuration_error(env, out, err, exc, ExitCode.CONFIG)
+        return _configuration_error(env, out, err, exc, ExitCode.CONFIG, workspace=workspace)
     result = run_check(
         inputs.files,
         CheckOptions(
@@ -371,17 +387,31 @@ def _configuration_error(
     exc: Exception,
     code: int,
     title: str = "lbnorm configuration",
+    workspace: Path | None = None,
 ) -> int:
-    """The run cannot start (or lbnorm broke): one ::error, and outputs that say it did not pass."""
-    out.write(f"::error title={title}::{_data(exc)}\n")
-    _append(
-        env.get("GITHUB_OUTPUT"),
-        output_block(
-            {"passed": "false", "files_checked": "0", "errors": "0", "warnings": "0", "report": ""}
-        ),
-        err,
-    )
+    """The run cannot start (or lbnorm broke): one ::error (on the pinned file to blame, if one is), a job
+    summary that states the error in one line, and outputs that count it: never errors=0 beside passed=false."""
+    message = one_line(exc, 2000)
+    if workspace is not None:
+        message = message.replace(f"{workspace}/", "")
+    out.write(failure_annotation(title, message, *_blamed_file(env, message)) + "\n")
+    _append(env.get("GITHUB_STEP_SUMMARY"), failure_summary(title, message, code), err)
+    _append(env.get("GITHUB_OUTPUT"), output_block(failure_outputs()), err)
     return code
+
+
+def _blamed_file(env: Mapping[str, str], message: str) -> tuple[str | None, int | None]:
+    """The pinned profile or configuration file a message is about, with the line it names ('file:3:1: ...'),
+    or (None, None)."""
+    for name in ("profile_file", "config_file"):
+        try:
+            value = _input(env, name).strip()
+        except InputError:
+            continue  # the inputs disagree: the workflow is to blame, not a file
+        if value and (message.startswith(name) or value in message):
+            where = re.match(re.escape(value) + r":(\d+):", message)
+            return value, int(where[1]) if where else None
+    return None, None
 
 
 def _prepare_report(workspace: Path, name: str, out: TextIO) -> ReportFile | None:

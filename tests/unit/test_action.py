@@ -7,6 +7,7 @@ variables, an outputs file, a summary file and a pull_request event.
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import shutil
 
@@ -217,3 +218,83 @@ def test_the_report_is_never_written_through_a_symlink(tmp_path):
     assert target.read_text() == "keep me"
     assert "::warning title=lbnorm report::the report path is a symlink" in proc.stdout
     assert parse_outputs(outputs)["report"] == ""
+
+
+def run_in_process(ws, inputs: dict[str, str]) -> tuple[int, str, str, dict[str, str]]:
+    """The entrypoint called as `python -m validator action` calls it: exit code, stdout, summary, outputs."""
+    import io
+
+    from validator.action import run_action as entrypoint
+
+    files = ws.parent / "runner"
+    files.mkdir(exist_ok=True)
+    summary, outputs = files / "summary.md", files / "output"
+    summary.write_text("")
+    outputs.write_text("")
+    env = {
+        "GITHUB_WORKSPACE": str(ws),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_OUTPUT": str(outputs),
+        **{f"INPUT_{name.upper()}": value for name, value in inputs.items()},
+    }
+    out = io.StringIO()
+    code = entrypoint(env, out, io.StringIO())
+    return code, out.getvalue(), summary.read_text(), parse_outputs(outputs.read_text())
+
+
+FAILED_OUTPUTS = {
+    "passed": "false",
+    "files_checked": "0",
+    "errors": "1",
+    "warnings": "0",
+    "report": "",
+}
+
+
+@pytest.mark.parametrize(
+    "inputs, code, message",
+    [
+        ({"files": "a.json", "tolerance": "lots"}, 2, "input 'tolerance' is 'lots', not a number"),
+        ({"files": "a.json", "profile": "v3"}, 2, "input 'profile' is 'v3'; built-in profiles"),
+        ({"files": ""}, 2, "input 'files' is empty"),
+    ],
+)
+def test_a_configuration_error_shows_in_the_summary_and_counts_in_the_outputs(
+    tmp_path, inputs, code, message
+):
+    exit_code, _, summary, outputs = run_in_process(make_workspace(tmp_path), inputs)
+    assert exit_code == code
+    lines = summary.splitlines()
+    assert lines[0] == f"## ❌ lbnorm failed: configuration error (exit {code})"
+    assert message in html.unescape(lines[2])
+    assert outputs == FAILED_OUTPUTS
+
+
+def test_a_pinned_file_to_blame_is_annotated_on_its_line_without_the_workspace_path(tmp_path):
+    ws = make_workspace(tmp_path)
+    (ws / "lbnorm-profile.yaml").write_text("name: [unclosed\n")
+    digest = hashlib.sha256((ws / "lbnorm-profile.yaml").read_bytes()).hexdigest()
+    inputs = {"files": "submissions", "profile_file": "lbnorm-profile.yaml"}
+    code, out, summary, outputs = run_in_process(ws, inputs | {"profile_sha256": digest})
+    assert code == 3
+    (error,) = [c for c in commands(out) if c.name == "error"]
+    assert (error.properties["file"], error.properties["line"]) == ("lbnorm-profile.yaml", "2")
+    assert str(ws) not in summary and "lbnorm-profile.yaml:2:1:" in summary.splitlines()[2]
+    assert outputs == FAILED_OUTPUTS
+    code, out, _, _ = run_in_process(ws, inputs | {"profile_sha256": "0" * 64})
+    (error,) = [c for c in commands(out) if c.name == "error"]
+    assert code == 3 and error.properties["file"] == "lbnorm-profile.yaml"
+
+
+def test_an_internal_error_still_writes_a_summary_and_failing_outputs(tmp_path, monkeypatch):
+    from validator import action
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("float division by zero")
+
+    monkeypatch.setattr(action, "run_check", broken)
+    code, out, summary, outputs = run_in_process(make_workspace(tmp_path), {"files": "submissions"})
+    assert code == 3
+    assert "::error title=lbnorm internal error::internal error: ZeroDivisionError" in out
+    assert summary.startswith("## ❌ lbnorm failed: internal error (exit 3)")
+    assert outputs == FAILED_OUTPUTS

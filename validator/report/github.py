@@ -222,6 +222,34 @@ def _fmt(value: object, decimals: int) -> str:
 # --- step outputs -------------------------------------------------------------------------
 
 
+def failure_annotation(
+    title: str, message: str, file: str | None = None, line: int | None = None
+) -> str:
+    """The one ::error of a run that could not start (or broke), on the file to blame when there is one."""
+    props = [f"title={escape_property(title)}"]
+    if file:
+        props.append(f"file={escape_property(file)}")
+        if line:
+            props.append(f"line={line}")
+    return f"::error {','.join(props)}::{escape_data(message)}"
+
+
+def failure_summary(title: str, message: str, code: int) -> str:
+    """The job summary of a run that could not start or broke: the error in one line, and that nothing passed."""
+    heading = title.removeprefix("lbnorm ")
+    heading += "" if heading.endswith("error") else " error"
+    return (
+        f"## ❌ lbnorm failed: {_md(heading)} (exit {code})\n\n"
+        f"{_md(message)}\n\n"
+        "No file was judged, so nothing passed; fix the cause above and run again.\n"
+    )
+
+
+def failure_outputs() -> dict[str, str]:
+    """Step outputs of such a run: the failure is counted, never errors=0 beside passed=false."""
+    return {"passed": "false", "files_checked": "0", "errors": "1", "warnings": "0", "report": ""}
+
+
 def output_block(outputs: dict[str, str]) -> str:
     """The $GITHUB_OUTPUT format; multi-line values use a heredoc with a random delimiter."""
     text = []
