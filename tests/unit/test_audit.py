@@ -20,7 +20,7 @@ from support import harness_logs as hl
 from support.common import DATA, REPO, run_cli
 
 from validator.audit.auditor import LogTarget, audit_files, audit_logs
-from validator.audit.spec import Claims, TaskSpec
+from validator.audit.spec import ProfileExpectations, TaskSpec
 from validator.harness.choice_scores import ChoiceScores, choice_scores
 from validator.io.loaders import read_document
 from validator.io.paths import confine
@@ -354,8 +354,10 @@ def test_a_profile_holds_a_log_to_its_split(tmp_path, n_samples, limit, split, e
             del results[key]
     results["config"]["limit"] = limit
     paths["results"].write_text(json.dumps(results, indent=2), encoding="utf-8")
-    claims = Claims(split_sizes={"toy_mc": split})
-    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None, claims=claims)
+    expectations = ProfileExpectations(split_sizes={"toy_mc": split})
+    result = audit_files(
+        tmp_path, paths["results"].relative_to(tmp_path), None, expectations=expectations
+    )
     found = sorted({(f.rule, f.json_path if f.rule != "LB705" else None) for f in result.findings})
     assert found == expected
     if expected and expected[0][0] == "LB718":
@@ -1554,7 +1556,7 @@ def test_a_fraction_without_n_samples_fixes_no_count_under_a_profile(tmp_path):
         tmp_path,
         paths["results"].relative_to(tmp_path),
         None,
-        claims=Claims(split_sizes={"toy_mc": 1172}),
+        expectations=ProfileExpectations(split_sizes={"toy_mc": 1172}),
     )
     assert [f.rule for f in result.findings] == []
 

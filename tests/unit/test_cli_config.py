@@ -1,4 +1,4 @@
-"""Configuration files found as ruff finds them, rule selection, cascades, `lbnorm config` and `rules CODE`."""
+"""Configuration files found as ruff finds them, rule selection, root causes, `lbnorm config` and `rules CODE`."""
 
 from __future__ import annotations
 
@@ -145,7 +145,7 @@ def test_selection_on_the_command_line(workspace):
     assert proc.returncode == 2 and "LB101 cannot be ignored" in proc.stderr
 
 
-# --- cascades --------------------------------------------------------------------------------------
+# --- root causes -----------------------------------------------------------------------------------
 
 
 def test_a_wrong_profile_is_reported_once_with_the_count_of_its_consequences(workspace):

@@ -27,7 +27,7 @@ from . import rules as _rules  # noqa: F401  (registers the LB7xx rules)
 from .checks import Sample, check_classes
 from .model import AuditResult, DropAudit, MetricAudit, TaskAudit  # noqa: F401  (the audit's public model)
 from .sample_batches import Batches
-from .spec import NO_CLAIMS, Claims, TaskSpec
+from .spec import NO_EXPECTATIONS, ProfileExpectations, TaskSpec
 from .work_budget import start_run
 
 # Means are sum/len in log order; 1e-9 absorbs only the summation order of
@@ -53,13 +53,13 @@ class LogAuditor:
         result: AuditResult,
         tolerance: float = RAW_TOLERANCE,
         results_root: tuple = (),
-        claims: Claims = NO_CLAIMS,
+        expectations: ProfileExpectations = NO_EXPECTATIONS,
     ):
         self.spec, self.name, self.results_doc, self.result = spec, log, results_doc, result
-        self.expected_choices = claims.choice_counts.get(
+        self.expected_choices = expectations.choice_counts.get(
             spec.name
         )  # the profile's num_choices (LB715)
-        self.expected_split = claims.split_sizes.get(
+        self.expected_split = expectations.split_sizes.get(
             spec.name
         )  # the profile's split size (LB718, coverage)
         self.results_root = (
@@ -194,12 +194,12 @@ def audit_logs(
     limits: Limits = DEFAULT_LIMITS,
     tolerance: float = RAW_TOLERANCE,
     results_root: tuple = (),
-    claims: Claims = NO_CLAIMS,
+    expectations: ProfileExpectations = NO_EXPECTATIONS,
     unlogged_tasks: bool = True,
 ) -> AuditResult:
     """Audit each log against the results file; one bad log never stops the others.
 
-    `claims` (a maintainer's profile's num_choices and split sizes) are for the logs to prove (LB715, LB718).
+    `expectations` (a maintainer's profile's num_choices and split sizes) are for the logs to prove (LB715, LB718).
     `unlogged_tasks=False` leaves out LB707 (tasks with no log among `logs`): a survey audits
     one log at a time and reports the tasks without a log once per run.
     """
@@ -216,7 +216,7 @@ def audit_logs(
             result,
             tolerance,
             results_root,
-            claims,
+            expectations,
         )
         try:
             auditor.audit_records(read_records(log.target.path, limits))
@@ -410,7 +410,7 @@ def audit_files(
     results_path: Path,
     sample_paths: list[Path] | None,
     limits: Limits = DEFAULT_LIMITS,
-    claims: Claims = NO_CLAIMS,
+    expectations: ProfileExpectations = NO_EXPECTATIONS,
     boundaries: dict[Path, Path] | None = None,
 ) -> AuditResult:
     """`python -m validator audit`: read the results file, place the logs, audit them.
@@ -425,7 +425,7 @@ def audit_files(
     result = AuditResult(results_file=display_path(root, results_path))
     try:
         return _audit_files(
-            root, results_path, sample_paths, limits, result, claims, boundaries or {}
+            root, results_path, sample_paths, limits, result, expectations, boundaries or {}
         )
     except Exception as exc:  # noqa: BLE001
         result.findings.append(internal_error_finding(result.results_file, exc))
@@ -439,7 +439,7 @@ def _audit_files(
     sample_paths: list[Path] | None,
     limits: Limits,
     result: AuditResult,
-    claims: Claims = NO_CLAIMS,
+    expectations: ProfileExpectations = NO_EXPECTATIONS,
     boundaries: dict[Path, Path] | None = None,
 ) -> AuditResult:
     boundaries = boundaries or {}
@@ -469,7 +469,7 @@ def _audit_files(
         return result
     fences = {**boundaries, results.path: boundaries.get(results_path, root)}
     logs = place_logs(root, results, document.data, sample_paths, result, fences)
-    audited = audit_logs(document, logs, limits, claims=claims)
+    audited = audit_logs(document, logs, limits, expectations=expectations)
     result.merge(audited)
     result.tasks = audited.tasks
     result.close()

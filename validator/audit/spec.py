@@ -19,7 +19,7 @@ from ..core.results import (
 
 
 @dataclass(frozen=True)
-class Claims:
+class ProfileExpectations:
     """What a maintainer's profile says of tasks, for their logs to prove: each task's num_choices (LB715) and
     the size of its split (LB718). Without a profile there is nothing to prove."""
 
@@ -27,11 +27,11 @@ class Claims:
     split_sizes: Mapping[str, int] = field(default_factory=dict)
 
     @classmethod
-    def of_profile(cls, profile: Any) -> Claims:
+    def of_profile(cls, profile: Any) -> ProfileExpectations:
         return cls(profile.choice_counts(), profile.split_sizes()) if profile is not None else cls()
 
 
-NO_CLAIMS = Claims()  # no profile: nothing for the logs to prove
+NO_EXPECTATIONS = ProfileExpectations()  # no profile: nothing for the logs to prove
 
 
 @dataclass

@@ -39,7 +39,6 @@ from ..io.paths import (
     relative_reference,
 )
 from ..io.readers import read_results
-from .cascade import collapse
 from .context import AVERAGE, CheckContext, Hit
 from .result import DEFAULT_TOLERANCE, CheckOptions, CheckResult, FileReport  # noqa: F401 (re-exported)
 from .roles import (
@@ -50,6 +49,7 @@ from .roles import (
     role_of,
     submission_field,
 )
+from .root_causes import collapse
 from .rules import all_rules
 from .workers import PARALLEL_MIN_FILES, Partial, run_batches, split_batches  # noqa: F401 (re-exported)
 
@@ -253,7 +253,7 @@ def _check_submission(
 
 
 def _collapse_since(before: int, options: CheckOptions, result: CheckResult) -> None:
-    """Apply the rule selection to one file's findings, then collapse its cascades (a root cause the
+    """Apply the rule selection to one file's findings, then keep only its root causes (a root cause the
     maintainer ignored cannot hide its consequences)."""
     kept, suppressed = collapse(options.selection.apply(result.findings[before:]))
     result.findings[before:] = kept
@@ -274,7 +274,7 @@ def _audit_listed_logs(
         return []
     # Loaded here, not at start-up: most submissions list no logs, and every pull request pays for imports.
     from ..audit.auditor import LogTarget, audit_logs, known_tasks
-    from ..audit.spec import Claims
+    from ..audit.spec import ProfileExpectations
     from ..io.sample_logs import UNPLACED_LOG, task_of
 
     if len(listed) > options.limits.max_files:
@@ -314,7 +314,7 @@ def _audit_listed_logs(
         logs,
         options.limits,
         results_root=ctx.results_root,
-        claims=Claims.of_profile(ctx.profile),
+        expectations=ProfileExpectations.of_profile(ctx.profile),
     )
     result.merge(audited)
     return audited.tasks

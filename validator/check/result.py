@@ -50,4 +50,4 @@ class FileReport:
 @dataclass
 class CheckResult(Findings):
     files: list[FileReport] = field(default_factory=list)
-    suppressed: int = 0  # findings that only followed from a root cause (see cascade.py)
+    suppressed: int = 0  # findings that only followed from a root cause (see root_causes.py)

@@ -69,7 +69,7 @@ def audit(
     1: errors (or warnings with --strict); 2: usage; 3: internal error.
     """
     from ..audit.auditor import audit_files
-    from ..audit.spec import Claims
+    from ..audit.spec import ProfileExpectations
 
     run = effective(
         command_line_settings(
@@ -79,7 +79,7 @@ def audit(
         isolated,
         root,
     )
-    claims = Claims.of_profile(
+    expectations = ProfileExpectations.of_profile(
         run.profile()
     )  # a maintainer's (option or configuration file), or none
     found = expand_arguments(run.workspace, paths, run.limits.max_files)
@@ -103,7 +103,7 @@ def audit(
     ):  # a log a folder holds must not pass unseen
         combined.add_loose(make_finding("LB700", path.as_posix(), why))
     for path in results:
-        audited = audit_files(cwd, path, logs or None, run.limits, claims, found.boundary)
+        audited = audit_files(cwd, path, logs or None, run.limits, expectations, found.boundary)
         audited.findings = selection.apply(audited.findings)
         combined.add(audited)
     report = ReportOptions(

@@ -6,7 +6,7 @@ JSON contract (stable; keys are only ever added), schemas/report.schema.json:
      "scores": {file: {"reported": {id: float}, "recomputed": {id: float}}},
      "notes": [{"file": str, "message": str}],
      "audits": {file: {task: the task entry of `audit`'s JSON report}},  # listed `samples`, logs beside results
-     "suppressed_findings": int,  # consequences of a root cause, not listed (see check/cascade.py)
+     "suppressed_findings": int,  # consequences of a root cause, not listed (see check/root_causes.py)
      "lbnorm_version": str}
 """
 

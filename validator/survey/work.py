@@ -24,7 +24,7 @@ from ..audit.auditor import (
     unread_note,
 )
 from ..audit.model import AuditResult
-from ..audit.spec import NO_CLAIMS, Claims, TaskSpec
+from ..audit.spec import NO_EXPECTATIONS, ProfileExpectations, TaskSpec
 from ..audit.work_budget import start_run
 from ..core import version
 from ..findings import ERROR, make_finding
@@ -189,7 +189,7 @@ def _rows_of(unit: Unit, settings: Settings) -> list[dict]:
 
 def _stand_in_row(unit: Unit) -> dict:
     ref = unit.run.results
-    if unit.run.orphan:  # a sample log no results file claims: the log's row, unaudited
+    if unit.run.orphan:  # a sample log no results file expectations: the log's row, unaudited
         finding = make_finding("LB700", ref.name, ref.problem)
         return finding_row(
             unit.run.run, "", orphan_task(ref.name), ref.name, "unplaced log", [finding]
@@ -337,11 +337,11 @@ def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> 
         return finding_row(
             run.run, model, _task_from_name(log), log.name, "unplaced log", [finding]
         )
-    claims = _claims_of(settings, task)
+    expectations = _expectations_of(settings, task)
     result = (
-        audit_local(document, task, log, settings.limits, claims)
+        audit_local(document, task, log, settings.limits, expectations)
         if is_local(log.location)
-        else audit_stream(document, task, log, settings.limits, claims)
+        else audit_stream(document, task, log, settings.limits, expectations)
     )
     row = task_row(
         run.run, model, task, log.name, result.tasks[0] if result.tasks else None, result.findings
@@ -349,16 +349,20 @@ def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> 
     return _with_published(row, run, task, settings)
 
 
-def _claims_of(settings: Settings, task: str) -> Claims:
-    """The profile's claims about this task (its num_choices, its split's size), for its log to prove."""
+def _expectations_of(settings: Settings, task: str) -> ProfileExpectations:
+    """What the profile expects of this task (its num_choices, its split's size), for its log to prove."""
     choices, split = dict(settings.choice_counts).get(task), dict(settings.split_sizes).get(task)
-    return Claims(
+    return ProfileExpectations(
         {task: choices} if choices is not None else {}, {task: split} if split is not None else {}
     )
 
 
 def audit_local(
-    document: Document, task: str, log: FileRef, limits: Limits, claims: Claims = NO_CLAIMS
+    document: Document,
+    task: str,
+    log: FileRef,
+    limits: Limits,
+    expectations: ProfileExpectations = NO_EXPECTATIONS,
 ) -> AuditResult:
     """The audit's own entry point, with the log confined to its source folder (no symlink out of it)."""
     try:
@@ -370,7 +374,7 @@ def audit_local(
         result.findings.append(make_finding("LB700", log.name, str(exc)))
         return result
     result = audit_logs(
-        document, [LogTarget(task, target)], limits, claims=claims, unlogged_tasks=False
+        document, [LogTarget(task, target)], limits, expectations=expectations, unlogged_tasks=False
     )
     result.close()
     return result
@@ -389,13 +393,17 @@ def _source_root(ref: FileRef) -> str:
 
 
 def audit_stream(
-    document: Document, task: str, log: FileRef, limits: Limits, claims: Claims = NO_CLAIMS
+    document: Document,
+    task: str,
+    log: FileRef,
+    limits: Limits,
+    expectations: ProfileExpectations = NO_EXPECTATIONS,
 ) -> AuditResult:
     """audit_logs for a log read as a stream (remote): the same LogAuditor, fed record by record."""
     result = AuditResult(results_file=document.display_path)
     data = document.data if isinstance(document.data, dict) else {}
     auditor = LogAuditor(
-        TaskSpec.from_results(data, task), log.name, document, result, claims=claims
+        TaskSpec.from_results(data, task), log.name, document, result, expectations=expectations
     )
     try:
         with open_stream(

@@ -1,4 +1,4 @@
-"""Collapse cascades: one root cause, not fifty consequences.
+"""Root causes: one finding for the cause, not fifty for its consequences.
 
 A submission checked with the wrong profile breaks every task and score
 rule (LB204 alone can bring 14 errors and 44 warnings); unreadable results break
