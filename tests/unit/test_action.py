@@ -124,8 +124,8 @@ def test_a_hyphenated_input_and_a_pinned_profile_file(tmp_path):
     )
     assert proc.returncode == 3
     assert (
-        "::error title=lbnorm configuration::profile_file .github/lbnorm-profile.yaml has sha256"
-        in proc.stdout
+        "::error title=lbnorm configuration,file=.github/lbnorm-profile.yaml::"
+        "profile_file .github/lbnorm-profile.yaml has sha256" in proc.stdout
     )
 
 
