@@ -454,7 +454,11 @@ def test_the_summary_is_written_in_markdown_and_html(one_go):
         "Units not audited",
     ):
         assert f"## {title}" in markdown and f"<h2>{title}</h2>" in page
-    assert "| LB710 |" in markdown
+    assert "| [LB710](https://github.com/" in markdown  # the id links to the rule's documentation
+    assert "sample-log-checks.md#lb710-drop-glued-number) | drop-glued-number |" in markdown
+    assert (
+        "<script>" in page and "<script src" not in page
+    )  # sortable and filterable, self-contained
     if (one_go / "plots").is_dir():
         assert (
             page.count("data:image/png;base64,") == len(list((one_go / "plots").glob("*.png"))) >= 3

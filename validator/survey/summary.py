@@ -8,7 +8,6 @@ units that failed. Plots come from plots.py when matplotlib is installed.
 
 from __future__ import annotations
 
-import html
 from collections import Counter
 from pathlib import Path
 
@@ -16,8 +15,13 @@ from ..io.safe_text import markdown_cell
 from .outputs import replaced
 from .plots import draw_plots
 from .rows import NOTES_SEPARATOR, is_unclaimed_log
+from .rule_links import rule_name, rule_url
+from .summary_html import Link, natural_key, page
 
-MAX_LISTED = 50  # rows per section; the table has them all
+MAX_LISTED = (
+    50  # rows per section in summary.md, read on GitHub; the HTML page has far more, filterable
+)
+_WHOLE = "summary.html lists more (sortable, filterable), and survey.csv every row."
 DIFF_BUCKETS = (
     (0.0, "0 (exact)"),
     (1e-9, "≤ 1e-9"),
@@ -72,11 +76,15 @@ def _by_rule(rows: list[dict]) -> tuple:
         for rule, count in row["rules"].items():
             rows_with[rule] += 1
             total[rule] += count
-    lines = [[rule, f"{rows_with[rule]:,}", f"{total[rule]:,}"] for rule in sorted(total)]
+    lines = [
+        [Link(rule, rule_url(rule)), rule_name(rule), f"{rows_with[rule]:,}", f"{total[rule]:,}"]
+        for rule in sorted(total)
+    ]
     return (
         "Findings by rule",
-        "How many rows (run x task) each rule fired in.",
-        ["rule", "rows", "findings"],
+        "How many rows (run x task) each rule fired in; each id links to the rule's documentation "
+        "(`lbnorm rules ID` prints it too).",
+        ["rule", "name", "rows", "findings"],
         lines,
     )
 
@@ -103,12 +111,9 @@ def _unreproduced(rows: list[dict]) -> tuple:
             ),
             _num(entry["published_diff"]),
         ]
-        for row, key, entry in bad[:MAX_LISTED]
+        for row, key, entry in sorted(bad, key=lambda item: natural_key(item[0]["run"]))
     ]
-    text = (
-        f"{len(bad):,} published numbers are not reproduced by their logs"
-        f"{' (first ' + str(MAX_LISTED) + ' listed)' if len(bad) > MAX_LISTED else ''}."
-    )
+    text = f"{len(bad):,} published numbers are not reproduced by their logs."
     return (
         "Published numbers the logs do not reproduce",
         text,
@@ -151,7 +156,7 @@ def _differences(rows: list[dict]) -> tuple:
 def _drop(rows: list[dict]) -> tuple:
     drop = sorted(
         (row for row in rows if row["drop_n"]),
-        key=lambda r: -((r["f1_nl"] or 0) - (r["reported"] or 0)),
+        key=lambda r: (-((r["f1_nl"] or 0) - (r["reported"] or 0)), natural_key(r["run"])),
     )
     lines = [
         [
@@ -165,7 +170,7 @@ def _drop(rows: list[dict]) -> tuple:
             _pct(row["rate_D"]),
             _pct(row["rate_L"]),
         ]
-        for row in drop[:MAX_LISTED]
+        for row in drop
     ]
     text = (
         f"{len(drop):,} DROP runs, the ones newline rescoring helps most first. W: a number glued to text by "
@@ -190,8 +195,11 @@ def _drop(rows: list[dict]) -> tuple:
 
 
 def _failed(rows: list[dict]) -> tuple:
-    failed = [row for row in rows if row["status"] in ("failed", "not audited")]
-    lines = [[row["run"], row["log"], row["error"] or ""] for row in failed[:MAX_LISTED]]
+    failed = sorted(
+        (row for row in rows if row["status"] in ("failed", "not audited")),
+        key=lambda row: (natural_key(row["run"]), natural_key(row["log"] or "")),
+    )
+    lines = [[row["run"], row["log"], row["error"] or ""] for row in failed]
     return (
         "Units not audited",
         f"{len(failed):,} units could not be audited.",
@@ -205,7 +213,7 @@ def _not_checked(rows: list[dict]) -> tuple:
     counts = Counter(
         note for row in rows if row["notes"] for note in row["notes"].split(NOTES_SEPARATOR)
     )
-    lines = [[note, f"{count:,}"] for note, count in counts.most_common(MAX_LISTED)]
+    lines = [[note, f"{count:,}"] for note, count in counts.most_common()]
     with_notes = sum(1 for row in rows if row["notes"])
     return (
         "Checks not made",
@@ -227,11 +235,11 @@ def _pct(value) -> str:
 def write_summaries(rows: list[dict], out: Path, plots: bool = True) -> list[Path]:
     plots = draw_plots(rows, out) if plots else {}  # {title: png path}; empty without matplotlib
     parts = sections(rows)
-    markdown, page = out / "summary.md", out / "summary.html"
-    for path, text in ((markdown, _markdown(parts, plots, out)), (page, _html(parts, plots))):
+    markdown, html_file = out / "summary.md", out / "summary.html"
+    for path, text in ((markdown, _markdown(parts, plots, out)), (html_file, page(parts, plots))):
         with replaced(path) as handle:
             handle.write(text)
-    return [markdown, page, *plots.values()]
+    return [markdown, html_file, *plots.values()]
 
 
 def _markdown(parts: list[tuple], plots: dict[str, Path], out: Path) -> str:
@@ -241,9 +249,11 @@ def _markdown(parts: list[tuple], plots: dict[str, Path], out: Path) -> str:
         if lines:
             text += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
             text += [
-                "| " + " | ".join(markdown_cell(v, MAX_CELL) for v in line) + " |" for line in lines
+                "| " + " | ".join(_md_cell(v) for v in line) + " |" for line in lines[:MAX_LISTED]
             ]
             text.append("")
+            if len(lines) > MAX_LISTED:
+                text += [f"{MAX_LISTED:,} of {len(lines):,} rows listed; {_WHOLE}", ""]
     text += ["## Plots", ""]
     if plots:
         text += [f"![{title}]({path.relative_to(out).as_posix()})" for title, path in plots.items()]
@@ -254,37 +264,9 @@ def _markdown(parts: list[tuple], plots: dict[str, Path], out: Path) -> str:
     return "\n".join(text) + "\n"
 
 
-def _html(parts: list[tuple], plots: dict[str, Path]) -> str:
-    import base64
-
-    body = ["<h1>Leaderboard survey</h1>"]
-    for title, intro, header, lines in parts:
-        body += [f"<h2>{html.escape(title)}</h2>", f"<p>{html.escape(intro)}</p>"]
-        if lines:
-            body.append(
-                "<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>"
-            )
-            body += [
-                "<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in line) + "</tr>"
-                for line in lines
-            ]
-            body.append("</table>")
-    body.append("<h2>Plots</h2>")
-    for title, path in plots.items():
-        data = base64.b64encode(path.read_bytes()).decode("ascii")
-        body.append(
-            f'<figure><img alt="{html.escape(title)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{html.escape(title)}</figcaption></figure>"
-        )
-    if not plots:
-        body.append(
-            "<p>No plots: they need lbnorm[survey] (matplotlib) and are left out by --no-plots.</p>"
-        )
-    style = (
-        "body{font-family:sans-serif;max-width:70em;margin:auto}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:2px 6px;text-align:left}img{max-width:100%}"
-    )
-    return (
-        f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>Leaderboard survey</title>'
-        f"<style>{style}</style></head><body>{''.join(body)}</body></html>\n"
-    )
+def _md_cell(value) -> str:
+    """A cell made inert on GitHub; a link the summary makes itself (a rule's documentation) stays one."""
+    if isinstance(value, Link):
+        text = markdown_cell(value.text, MAX_CELL)
+        return f"[{text}]({value.url})" if value.url else text
+    return markdown_cell(value, MAX_CELL)
