@@ -590,7 +590,7 @@ MC_RECORD = {
 }
 
 
-@case("LB705", "LB706", "LB709", "LB716", args=("submission.json",))
+@case("LB705", "LB706", "LB707", "LB709", "LB716", args=("submission.json",))
 def configs_with_wrong_types(ws, outside):
     """filter_list, metric_list and aggregation of the wrong type crashed the audit."""
     _musr_with_config(
@@ -661,8 +661,8 @@ def _ifeval_run(ws: Path, instructions: list[tuple[str, dict]], response: str, l
     (ws / IFEVAL_LOG).write_text(json.dumps(sample, ensure_ascii=False) + "\n")
 
 
-# The log holds one doc of the 541 the results file counts: LB705, LB706 and LB709 say so each time
-@case("LB705", "LB706", "LB708", "LB709", args=("submission.json",))
+# The log holds one doc of the 541 the results file counts (LB705, LB706, LB709), and 38 tasks have no log (LB707)
+@case("LB705", "LB706", "LB707", "LB708", "LB709", args=("submission.json",))
 def ifeval_keyword_that_backtracks_over_two_megabytes(ws, outside):
     """A keyword `re` reads thousands of characters per position with, over a 2 MB response, its failed
     outcome flipped: RE2 reads the response once per keyword, and the flip is found."""
@@ -670,7 +670,7 @@ def ifeval_keyword_that_backtracks_over_two_megabytes(ws, outside):
     _ifeval_run(ws, [("keywords:existence", {"keywords": keywords})], HOSTILE_RESPONSE, lie=True)
 
 
-@case("LB705", "LB706", "LB708", "LB709", "LB716", args=("submission.json",))
+@case("LB705", "LB706", "LB707", "LB708", "LB709", "LB716", args=("submission.json",))
 def ifeval_frequency_marker_and_splitter_that_backtrack(ws, outside):
     """The same through keyword frequency, a postscript marker and a section splitter (nested repeats): the
     flip is found; the splitter's repeated empty group, which RE2 keeps apart from `re`, is LB716."""
@@ -689,7 +689,7 @@ def ifeval_frequency_marker_and_splitter_that_backtrack(ws, outside):
     )
 
 
-@case("LB705", "LB706", "LB709", "LB716", args=("submission.json",))
+@case("LB705", "LB706", "LB707", "LB709", "LB716", args=("submission.json",))
 def ifeval_keyword_with_a_back_reference(ws, outside):
     """A back-reference RE2 cannot run: the outcome is not re-checked, and the run says why (LB716)."""
     _ifeval_run(ws, [("keywords:existence", {"keywords": ["(a)\\1"]})], "a b", lie=True)
