@@ -149,3 +149,19 @@ def test_every_source_key_a_profile_cites_is_on_the_reference_page():
         assert set(profile.get("sources", {})) <= listed, path.name
         cited = re.findall(r"\[(S\d+\w?)[,\]]", page)
         assert set(cited) <= listed
+
+
+def test_every_page_the_product_cites_is_in_the_repository():
+    """Code, profiles, messages and tests cite pages under docs/ by path: each must exist in a plain clone."""
+    cited = re.compile(r"(?<![\w/])docs/[\w/.-]+?\.md")
+    missing = []
+    for name in tracked_text_files():
+        if not name.startswith(
+            ("validator/", "tests/", "scripts/", "bench/", "examples/", ".github/")
+        ):
+            continue
+        text = (REPO / name).read_text(encoding="utf-8", errors="replace")
+        missing += [
+            f"{name}: {page}" for page in cited.findall(text) if not (REPO / page).is_file()
+        ]
+    assert not missing, "\n".join(missing)
