@@ -423,6 +423,20 @@ def limits() -> None:
 
     c = Case(
         "negative",
+        "LB113_sample_log_named_alone",
+        "A sample log named to check without the results file it belongs to: it is not audited, "
+        "and the finding says how to audit it.",
+        args=["samples_drop_2024-06-17T17-37-25.144953.jsonl"],
+    )
+    c.write("submission.json", submission())
+    c.write("samples_drop_2024-06-17T17-37-25.144953.jsonl", '{"doc_id": 0}\n')
+    c.findings.append(
+        {"rule": "LB113", "file": "samples_drop_2024-06-17T17-37-25.144953.jsonl", "line": None}
+    )
+    c.close()
+
+    c = Case(
+        "negative",
         "LB102_yaml_integer_key",
         "A YAML submission whose mapping key is a number, not a string.",
         args=["submission.yaml"],

@@ -63,7 +63,7 @@ def test_normalize_and_audit_take_the_same_folder_and_globs(output_path):
 def test_a_sample_log_given_to_check_is_pointed_to_audit(output_path):
     proc = run_cli("check", f"out/EleutherAI__pythia-1b/samples_drop_{DATE}.jsonl", cwd=output_path)
     assert proc.returncode == 1
-    assert "this is a sample log (--log_samples)" in proc.stdout and "lbnorm audit" in proc.stdout
+    assert "LB113 not-for-check" in proc.stdout and "lbnorm audit" in proc.stdout
 
 
 def test_arguments_are_relative_to_the_cwd_and_shown_as_typed(output_path):

@@ -24,7 +24,12 @@ from ..core.normalization import one_entry_per_task, plain_mean, score_benchmark
 from ..core.profile import Profile
 from ..findings import ERROR, Findings, format_json_path, make_finding
 from ..findings.internal import internal_error_finding
-from ..io.discovery import SAMPLE_LOG_PASSED_TO_CHECK, is_sample_log
+from ..io.discovery import (
+    SAMPLE_LOG_PASSED_TO_CHECK,
+    is_sample_log,
+    named_literally,
+    only_logs_message,
+)
 from ..io.documents import Document, DocumentError
 from ..io.limits import Limits
 from ..io.loaders import builtin_profile_names, load_builtin_profile, read_document
@@ -40,6 +45,7 @@ from ..io.paths import (
 )
 from ..io.readers import read_results
 from .context import AVERAGE, CheckContext, Hit
+from .own_files import own_file_kind, own_file_message
 from .result import DEFAULT_TOLERANCE, CheckOptions, CheckResult, FileReport  # noqa: F401 (re-exported)
 from .roles import (
     RESULTS,
@@ -75,6 +81,8 @@ def run_check(
         result.findings.append(
             make_finding("LB100", pattern, f"'{pattern}' matched no file; check the path or glob")
         )
+    for pattern in matched.only_logs:
+        result.findings.append(make_finding("LB100", pattern, only_logs_message(pattern)))
     _report_skipped(matched.skipped, result)
     if matched.too_many:
         result.findings.append(
@@ -93,7 +101,8 @@ def run_check(
     batches = split_batches(matched.paths, options.jobs)
     checked_with_submission: set[Path] = set()
     bare: dict[Path, CheckResult] = {}
-    work = functools.partial(_check_batch, root, options=options)
+    named = frozenset(Path(p) for p in patterns if named_literally(p))
+    work = functools.partial(_check_batch, root, options=options, named=named)
     for part in run_batches(work, batches, options.jobs, progress):
         result.merge(part.result)
         result.files.extend(part.result.files)
@@ -105,6 +114,10 @@ def run_check(
             result.merge(outcome)
             result.files.extend(outcome.files)
             result.suppressed += outcome.suppressed
+    audited = {task.log for report in result.files for task in report.audit}
+    result.findings = [  # a log named beside its results file was audited with it
+        f for f in result.findings if not (f.rule == "LB113" and f.file in audited)
+    ]
     result.close()
     result.findings = options.selection.apply(result.findings)
     result.files.sort(key=lambda f: f.path)
@@ -136,20 +149,24 @@ NOT_WALKED = (
 )
 
 
-def _check_batch(root: Path, paths: list[Path], options: CheckOptions) -> Partial:
+def _check_batch(
+    root: Path, paths: list[Path], options: CheckOptions, named: frozenset[Path] = frozenset()
+) -> Partial:
     """Check files smallest first: submissions come before the results files they use."""
     all_rules()
     part = Partial(CheckResult(), set(), {})
     for path in sorted(paths, key=lambda p: (_size(root / p), p.as_posix())):
         try:
-            _check_one(root, path, options, part)
+            _check_one(root, path, options, part, path in named)
         except Exception as exc:  # noqa: BLE001 - whatever breaks in one file fails that file, not the run
             part.result.findings.append(internal_error_finding(display_path(root, path), exc))
     part.result.shown.clear()
     return part
 
 
-def _check_one(root: Path, path: Path, options: CheckOptions, part: Partial) -> None:
+def _check_one(
+    root: Path, path: Path, options: CheckOptions, part: Partial, named: bool = False
+) -> None:
     try:
         target = confine(root, path, options.boundary)
     except PathRefused as exc:
@@ -159,11 +176,20 @@ def _check_one(root: Path, path: Path, options: CheckOptions, part: Partial) -> 
         return
     if is_sample_log(target.path):
         part.result.findings.append(
-            make_finding("LB102", target.display, SAMPLE_LOG_PASSED_TO_CHECK)
+            make_finding("LB113", target.display, SAMPLE_LOG_PASSED_TO_CHECK)
         )
         return
     document = _parse(target, options.limits, part.result)
     if document is None:
+        return
+    kind = own_file_kind(document.data)
+    if (
+        kind is not None
+    ):  # met in a folder: passed over quietly, as ruff passes over what is not Python
+        if named:
+            part.result.findings.append(
+                make_finding("LB113", target.display, own_file_message(kind))
+            )
         return
     conflict = both_roles(document.data)
     if conflict:

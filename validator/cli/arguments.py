@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..io.discovery import named_literally
+from ..io.discovery import named_literally, only_logs_message
 from ..io.paths import expand
 from ..io.workspace import Workspace, boundary_of, outside_message, typed_path
 
@@ -62,5 +62,8 @@ def expand_arguments(workspace: Workspace, arguments: tuple[str, ...], max_files
         expanded.problems += [
             (pattern, f"'{pattern}' matched no file; check the path or glob")
             for pattern in matched.unmatched
+        ]
+        expanded.problems += [
+            (pattern, only_logs_message(pattern)) for pattern in matched.only_logs
         ]
     return expanded

@@ -99,3 +99,17 @@ def too_many_values(ctx):
     64 MB file could otherwise take gigabytes. An lm-eval results file holds
     about 20,000 values.
     """
+
+
+@rule("LB113", "not-for-check", ERROR, runs=False)
+def not_for_check(ctx):
+    """A file named to `check` that check does not take, so it was not checked.
+
+    A sample log (`.jsonl`) is audited with the results file it belongs to:
+    name that results file or its run folder in the same run (its logs are
+    then audited and this finding goes away), run `lbnorm audit RESULTS_FILE
+    LOG`, or list the log under `samples` in the submission. lbnorm's own
+    files (its JSON report, a profile, a pre-commit or CI file) are inputs of
+    other commands (`lbnorm profile check` for a profile). When a folder or
+    glob meets these files, they are passed over without a finding.
+    """

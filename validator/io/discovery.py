@@ -20,10 +20,16 @@ _RESULTS_NAME = re.compile(
 )  # results_<date>.json, results.json, results_lm_eval_03.json
 
 SAMPLE_LOG_PASSED_TO_CHECK = (
-    "this is a sample log (--log_samples), not a results file or a submission: "
-    "audit it with `lbnorm audit RESULTS_FILE LOG`, or list it under `samples` "
-    "in the submission"
+    "a sample log is audited with its results file, and none in this run takes it: "
+    "pass the run folder, or run `lbnorm audit RESULTS_FILE LOG`"
 )
+
+
+def only_logs_message(pattern: str) -> str:
+    return (
+        f"'{pattern}' matched only sample logs (.jsonl); audit them with their results file: "
+        "`lbnorm audit RUN_FOLDER` or `lbnorm audit RESULTS_FILE LOG...`"
+    )
 
 
 def is_sample_log(path: Path | str) -> bool:

@@ -128,13 +128,24 @@ class Expansion:
     logs: list[Path] = field(
         default_factory=list
     )  # samples_*.jsonl a folder's walk passed (not checkable)
+    only_logs: list[str] = field(default_factory=list)  # patterns that matched sample logs alone
 
 
 # Walking costs time for every entry, checkable or not: past this many entries
 # per allowed file the walk stops and the run fails (LB107), never truncates.
 ENTRIES_PER_FILE = 50
-# VCS metadata is never a submission; skipping it is not worth a warning.
-SILENT_SKIPS = {".git", ".hg", ".svn"}
+# VCS metadata and the hidden files lbnorm itself reads or writes (configuration, pinned profile, pre-commit
+# and CI files) are never submissions; skipping them is not worth a warning.
+SILENT_SKIPS = {
+    ".git",
+    ".hg",
+    ".svn",
+    ".github",
+    ".lbnorm",
+    ".lbnorm.toml",
+    ".pre-commit-config.yaml",
+    ".pre-commit-hooks.yaml",
+}
 
 
 def expand(root: Path, patterns: list[str], max_files: int) -> Expansion:
@@ -151,6 +162,7 @@ def expand(root: Path, patterns: list[str], max_files: int) -> Expansion:
     found: dict[Path, None] = {}
     walk = _Walk(root, max_files, max_files * ENTRIES_PER_FILE)
     for pattern in patterns:
+        logs_before = walk.jsonl_seen
         if GLOB_CHARS & set(pattern):
             matches = walk.run(Path(), _glob_parts(root, pattern))
         elif (root / pattern).is_dir() and not (root / pattern).is_symlink():
@@ -161,7 +173,7 @@ def expand(root: Path, patterns: list[str], max_files: int) -> Expansion:
             out.too_many = True
             break
         if not matches:
-            out.unmatched.append(pattern)
+            (out.only_logs if walk.jsonl_seen > logs_before else out.unmatched).append(pattern)
         for match in matches:
             found[match] = None
         if len(found) > max_files:
@@ -199,6 +211,7 @@ class _Walk:
             set()
         )  # so that audit can tell a log no results file claims (ORPHAN_LOG)
         self.exhausted = False
+        self.jsonl_seen = 0  # .jsonl files the patterns reached (sample logs, not checkable)
 
     def run(self, here: Path, parts: list[str]) -> list[Path]:
         """Checkable files (and symlinks to them, judged later) below root/here matching the segments, sorted."""
@@ -217,8 +230,10 @@ class _Walk:
                     self.files_left -= 1
                     self.exhausted = self.files_left < 0
                     yield where
-                elif where.name.startswith("samples_") and where.suffix == ".jsonl":
-                    self.logs.add(where)
+                elif where.suffix == ".jsonl":
+                    self.jsonl_seen += 1
+                    if where.name.startswith("samples_"):
+                        self.logs.add(where)
                 continue
             head, tail = rest[0], rest[1:]
             if head == "**":
