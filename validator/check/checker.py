@@ -258,6 +258,7 @@ def _check_submission(
                 ctx.results_doc = None
             else:
                 used.add(results_target.path)
+                report.results = results_target.display
     elif isinstance(results_value, dict):
         claimed = submission_field(results_value)
         if claimed:
@@ -268,6 +269,9 @@ def _check_submission(
             )
         else:
             ctx.results_doc, ctx.results_root = document, ("results",)
+            report.results = target.display
+    model = document.data.get("model") if isinstance(document.data, dict) else None
+    report.model = model if isinstance(model, str) else None
     _read_and_score(ctx, result)
     _run_rules(ctx, result)
     report.audit = _audit_listed_logs(root, target, document, ctx, options, result)

@@ -45,6 +45,10 @@ class FileReport:
     recomputed: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     audit: list[TaskAudit] = field(default_factory=list)  # the sample logs the submission listed
+    # A submission's: the model it names, and the file its results were read from (the submission itself
+    # when it embeds them), as shown in findings; None when it names none.
+    model: str | None = None
+    results: str | None = None
 
 
 @dataclass

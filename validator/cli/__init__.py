@@ -29,6 +29,7 @@ COMMANDS = {
     "submission": "submission",  # lbnorm submission init
     "profile": "profile",  # lbnorm profile init|derive|check
     "survey": "survey",  # lbnorm survey
+    "leaderboard": "leaderboard",  # lbnorm leaderboard
 }
 
 

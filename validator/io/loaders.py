@@ -9,6 +9,7 @@ must pass schemas/profile.schema.json before they are used.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import stat
@@ -75,6 +76,15 @@ def read_at_most(handle, limit: int) -> bytes:
         chunks.append(chunk)
         total += len(chunk)
     return b"".join(chunks)
+
+
+def sha256_of(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
+    """The SHA-256 of a regular file within max_file_bytes (DocumentError otherwise), read by chunks."""
+    digest = hashlib.sha256()
+    with open_regular_file(path, limits.max_file_bytes) as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def read_untrusted(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:

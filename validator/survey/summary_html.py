@@ -105,7 +105,7 @@ def _cell(value) -> str:
     return f"<td{kind}>{html.escape(text)}</td>"
 
 
-def _table(header: list[str], lines: list[list]) -> str:
+def table(header: list[str], lines: list[list]) -> str:
     listed = lines[:MAX_ROWS]
     more = (
         f"<p>{len(listed):,} of {len(lines):,} rows listed; survey.csv has every row.</p>"
@@ -131,7 +131,7 @@ def page(parts: list[tuple], plots: dict[str, Path]) -> str:
     for title, intro, header, lines in parts:
         section = [f"<h2>{html.escape(title)}</h2>", f"<p>{html.escape(intro)}</p>"]
         if lines:
-            section.append(_table(header, lines))
+            section.append(table(header, lines))
         body.append(f"<section>{''.join(section)}</section>")
     body.append("<h2>Plots</h2>")
     for title, path in plots.items():
