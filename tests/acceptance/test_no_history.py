@@ -38,7 +38,9 @@ FORBIDDEN = {
         re.I,
     ),
     "an issue number": re.compile(
-        r"\bissues? #?\d+\b|\b(?:PR|pull request|closes|fixes|fixed|see)\s+#\d+\b|\(#\d+\)", re.I
+        r"\bissues? #?\d+\b|\b(?:PR|pull request|closes|fixes|fixed|see)\s+#\d+\b|\(#\d+\)"
+        r"|\bthe issue's\b|\bthe issue names\b",
+        re.I,
     ),
     "a change's history": re.compile(
         r"\bwas fixed\b|\bfixed the same day\b|\bpreviously\b|\bnow (?:told|a finding|findings)\b",

@@ -267,7 +267,7 @@ def yaml_python_name_tag(ws, outside):
 
 @case("LB203", args=("submission.json",))
 def results_symlink_to_a_file_outside(ws, outside):
-    """The issue's case: `results` points at a symlink whose target is outside the workspace."""
+    """`results` points at a symlink whose target is outside the workspace."""
     honest(ws)
     (ws / "results.json").unlink()
     os.symlink(outside / "canary.json", ws / "results.json")
@@ -362,7 +362,7 @@ def symlinked_folders_make_a_glob_loop(ws, outside):
 
 @case("LB102", args=("*.json",))
 def file_name_with_newline_and_error_command(ws, outside):
-    """The issue's case: a file named with a newline and `::error`, and broken content to report."""
+    """A file named with a newline and `::error`, and broken content to report."""
     (ws / f"sub{FORGED.replace('/', '_')}.json").write_text('{"a": ')
 
 

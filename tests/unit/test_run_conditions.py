@@ -263,7 +263,7 @@ def test_the_shipped_examples_get_the_verdicts_examples_readme_gives(
     assert f"`{submission}`" in readme
 
 
-def test_the_submitter_fields_page_covers_every_field_the_issue_names_and_every_run_rule():
+def test_the_submitter_fields_page_covers_every_field_that_changes_a_check_and_every_run_rule():
     page = (EXAMPLES.parents[1] / "docs" / "submitter-fields.md").read_text()
     for field in (
         "`versions.<task>`",
