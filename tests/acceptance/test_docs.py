@@ -204,8 +204,11 @@ def link_problems(page: Path, repo: Path = REPO) -> list[str]:
             continue
         path, _, anchor = target.partition("#")
         resolved = (page.parent / path).resolve() if path else page
+        docs = repo / "docs"
         if not (resolved.is_relative_to(repo) and resolved.exists()):
             problems.append(f"{page.name}: {target} does not exist")
+        elif page.is_relative_to(docs) and not resolved.is_relative_to(docs):
+            problems.append(f"{page.name}: {target} leaves the docs site; write the path as code")
         elif anchor and resolved.suffix == ".md" and anchor not in anchors(resolved):
             problems.append(f"{page.name}: no heading #{anchor} in {path or page.name}")
     return problems
@@ -231,6 +234,13 @@ def test_the_link_check_catches_what_it_is_for(tmp_path):
         "page.md: nowhere.md does not exist",
         "page.md: no heading #missing in other.md",
         "page.md: ../outside.md does not exist",
+    ]
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "examples").mkdir()
+    inside = tmp_path / "docs" / "page.md"
+    inside.write_text("[f](../examples/) [g](page.md)\n")
+    assert link_problems(inside, repo=tmp_path) == [
+        "page.md: ../examples/ leaves the docs site; write the path as code"
     ]
 
 
