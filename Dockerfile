@@ -14,6 +14,7 @@ COPY requirements-build.txt /build/requirements-build.txt
 RUN pip install --no-cache-dir --require-hashes --only-binary :all: -r /build/requirements-build.txt
 COPY pyproject.toml README.md LICENSE /build/src/
 COPY schemas /build/src/schemas
+COPY examples/workflows /build/src/examples/workflows
 COPY validator /build/src/validator
 # The release passes the tag's version; without it (no .git in the build context)
 # setuptools-scm falls back to pyproject's fallback_version.

@@ -21,6 +21,7 @@ def test_the_wheel_contains_the_whole_package(tmp_path):
     for name in (
         "validator",
         "schemas",
+        "examples/workflows",
     ):  # validator/schemas is a relative symlink to ../schemas: kept as one
         shutil.copytree(
             REPO / name,
@@ -56,6 +57,10 @@ def test_the_wheel_contains_the_whole_package(tmp_path):
         f"validator/profiles/{p.name}" for p in (REPO / "validator" / "profiles").glob("*.yaml")
     }
     expected |= {f"validator/schemas/{p.name}" for p in (REPO / "schemas").glob("*.json")}
+    expected |= {  # what `lbnorm init` writes
+        f"validator/authoring/templates/{p.name}"
+        for p in (REPO / "examples" / "workflows").glob("*.y*ml")
+    }
     assert expected - names == set()
     assert any(name.endswith("entry_points.txt") for name in names)
     # The license travels with the wheel, and the metadata names it, its home and what it is for.

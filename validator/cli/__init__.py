@@ -23,6 +23,7 @@ COMMANDS = {
     "normalize": "normalize",
     "check": "check",
     "comment": "comment",  # lbnorm comment REPORT: the pull request comment
+    "init": "init",  # lbnorm init: the workflows and pre-commit configuration of a repository
     "audit": "audit",
     "rules": "rules",
     "config": "config",
