@@ -32,7 +32,7 @@ def test_the_example_run_gives_the_shipped_submission(tmp_path):
     assert (
         "still yours to decide:" in proc.stdout and "model: 'EleutherAI/pythia-1b'" in proc.stdout
     )
-    assert "next: lbnorm check pythia-1b/submission.json" in proc.stdout
+    assert "checked: lbnorm check pythia-1b/submission.json passes" in proc.stdout
     check = run_cli("check", "pythia-1b/submission.json", cwd=tmp_path)
     assert check.returncode == 0, check.stdout
 
@@ -77,7 +77,8 @@ def test_an_output_folder_with_logs_and_a_custom_profile_passes_check_as_written
     assert "listed 2 sample log(s)" in proc.stdout
     assert "check with --profile-file" in proc.stdout
     assert (
-        f"next: lbnorm check --profile-file {profile} out/org__model/submission.json" in proc.stdout
+        f"checked: lbnorm check --profile-file {profile} out/org__model/submission.json passes"
+        in proc.stdout
     )
     check = run_cli(
         "check", "--profile-file", str(profile), "out/org__model/submission.json", cwd=tmp_path
@@ -137,8 +138,9 @@ def test_nothing_is_overwritten_without_force(tmp_path):
     forced = run_cli(
         "submission", "init", "--force", "--model", "me/renamed", str(run), cwd=tmp_path
     )
-    assert forced.returncode == 0
     assert json.loads((run / "submission.json").read_text())["model"] == "me/renamed"
+    # written, and told as check tells it: the results are another model's
+    assert forced.returncode == 1 and "LB504" in forced.stdout, forced.stdout
 
 
 def test_a_folder_with_two_runs_asks_which_one(tmp_path):
@@ -230,3 +232,80 @@ def test_a_partial_run_has_no_average_and_writes_nothing(tmp_path):
         "open-llm-leaderboard-v2, so there is no average to submit (missing: BBH ("
     )
     assert proc.stderr.count("\n") == 1 and not (tmp_path / "submission.json").exists()
+
+
+def test_init_reads_the_configuration_check_reads(tmp_path):
+    out, paths = lm_eval_output(tmp_path)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "board.yaml").write_text(STORY_PROFILE)
+    (tmp_path / ".lbnorm.toml").write_text('profile-file = "board.yaml"\n')
+    proc = run_cli("submission", "init", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "with profile story-board" in proc.stdout
+    assert "checked: lbnorm check out/org__model/submission.json passes" in proc.stdout
+    assert (
+        run_cli("check", "--strict", "out/org__model/submission.json", cwd=tmp_path).returncode == 0
+    )
+    isolated = run_cli("submission", "init", "--isolated", "--force", str(out), cwd=tmp_path)
+    assert (
+        isolated.returncode == 1 and "no task of profile open-llm-leaderboard-v2" in isolated.stderr
+    )
+    (tmp_path / "elsewhere.toml").write_text('profile-file = "board.yaml"\n')
+    (tmp_path / ".lbnorm.toml").unlink()
+    proc = run_cli(
+        "submission", "init", "--config", "elsewhere.toml", "--force", str(out), cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (
+        "checked: lbnorm check --config elsewhere.toml out/org__model/submission.json passes"
+        in proc.stdout
+    )
+
+
+def test_a_limit_run_is_written_and_refused_as_check_refuses_it(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    doc = json.loads(EXAMPLE.read_text())
+    doc.setdefault("config", {})["limit"] = 10
+    (run / EXAMPLE.name).write_text(json.dumps(doc, indent=2))
+    proc = run_cli("submission", "init", "run", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "checked: lbnorm check run/submission.json fails" in proc.stdout
+    assert "LB501 partial-run-limit" in proc.stdout
+    assert run_cli("check", "run/submission.json", cwd=tmp_path).returncode == 1
+
+
+def test_a_named_output_run_is_found_as_check_finds_it(tmp_path):
+    """lm-eval's --output_path NAME.json writes NAME_<date>.json beside its logs."""
+    out, paths = lm_eval_output(tmp_path)
+    folder = out / "org__model"
+    paths["results"].rename(folder / f"mine_{harness.DATE}.json")
+    (tmp_path / "board.yaml").write_text(STORY_PROFILE)
+    proc = run_cli("submission", "init", "--profile-file", "board.yaml", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    written = json.loads((folder / "submission.json").read_text())
+    assert written["results"] == f"mine_{harness.DATE}.json" and len(written["samples"]) == 2
+
+
+def test_a_submission_written_away_from_its_run_says_check_refuses_it(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(EXAMPLE, run)
+    proc = run_cli("submission", "init", "-o", "elsewhere/s.json", "run", cwd=tmp_path)
+    written = json.loads((tmp_path / "elsewhere" / "s.json").read_text())
+    assert written["results"] == f"../run/{EXAMPLE.name}"  # relative to the submission
+    assert proc.returncode == 0, proc.stdout  # inside the folder it runs in: check reads it
+    home = tmp_path / "home"
+    home.mkdir()
+    proc = run_cli(
+        "submission",
+        "init",
+        "--force",
+        "-o",
+        str(tmp_path / "elsewhere" / "s.json"),
+        str(run),
+        cwd=home,
+    )
+    assert (
+        proc.returncode == 1 and "LB203" in proc.stdout
+    )  # the results leave the submission's folder

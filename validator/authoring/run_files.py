@@ -8,6 +8,7 @@ output path above it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from ..core.errors import DataError
 from ..io.documents import DocumentError, kind_of, parse_document
 from ..io.limits import DEFAULT_LIMITS
 from ..io.loaders import read_untrusted
+from ..io.sample_logs import named_results_beside_logs
 
 MAX_LISTED = 8  # names shown when a folder holds several results files
 
@@ -39,7 +41,7 @@ def find_results_file(run: Path) -> Path:
         return found[0]
     if not found:
         raise DataError(
-            f"{run}: no results_<date>.json or results.json here or one folder down; "
+            f"{run}: no results_<date>.json, NAME_<date>.json or results.json here or one folder down; "
             "pass the results file lm-eval wrote"
         )
     shown = ", ".join(str(p) for p in found[:MAX_LISTED]) + (
@@ -49,9 +51,17 @@ def find_results_file(run: Path) -> Path:
 
 
 def _results_in(folder: Path) -> list[Path]:
-    names = sorted(p for p in folder.glob("results_*.json") if p.is_file())
+    """results_<date>.json, NAME_<date>.json beside logs of its date (--output_path NAME.json), results.json:
+    the results files check and normalize find in a folder."""
+    names = sorted(os.listdir(folder))
+    found = [
+        folder / name
+        for name in names
+        if (name.startswith("results_") and name.endswith(".json"))
+        or named_results_beside_logs(name, names)
+    ]
     legacy = folder / "results.json"
-    return names + ([legacy] if legacy.is_file() else [])
+    return [p for p in found if p.is_file()] + ([legacy] if legacy.is_file() else [])
 
 
 # --- which submissions a changed results file or log touches (the pre-commit re-check) ----

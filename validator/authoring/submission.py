@@ -73,8 +73,7 @@ def draft_submission(
                 "pretrained= in model_args); pass --model ORG/NAME"
             )
         decisions.append(
-            f"model: '{model}' is the id the run recorded; use the id the leaderboard lists "
-            "if it differs (--model)"
+            f"model: '{model}' is the id the run recorded; check holds the submission to it"
         )
     logs = _sample_logs(results, limits)
     data: dict[str, Any] = {

@@ -20,6 +20,7 @@ from ..report.formats import default_format
 from .arguments import scoped_arguments
 from .options import (
     DEFAULT_PROFILE,
+    Effective,
     command_line_settings,
     config_options,
     effective,
@@ -119,20 +120,42 @@ def check(
         isolated,
         root,
     )
-    settings, workspace = run.settings, run.workspace
     cwd = Path(os.getcwd())
+    progress = _progress_line if sys.stderr.isatty() and quiet == 0 else None
+    result = check_arguments(
+        run, paths, cwd, jobs or os.cpu_count() or 1, stale_scorer_bound, progress
+    )
+    report = ReportOptions(
+        strict=run.strict,
+        verbosity=verbose - quiet,
+        color=use_color(sys.stdout, color),
+        root=str(cwd),
+    )
+    CHECK_REPORTERS[default_format(output_format, os.environ)](result, sys.stdout, report)
+    sys.exit(ExitCode.OK if result.ok(run.strict) else ExitCode.DATA)
+
+
+def check_arguments(
+    run: Effective,
+    paths: tuple[str, ...],
+    cwd: Path,
+    jobs: int = 1,
+    stale_scorer_bound: float | None = None,
+    progress=None,
+) -> CheckResult:
+    """What `lbnorm check PATHS` finds under these settings (submission init runs it on what it wrote)."""
+    settings, workspace = run.settings, run.workspace
     scopes, outside = scoped_arguments(workspace, paths, cwd)
     check_options = CheckOptions(
         root=cwd,
         tolerance=settings.tolerance if settings.tolerance is not None else DEFAULT_TOLERANCE,
         profile=run.profile(),
         limits=run.limits,
-        jobs=jobs or os.cpu_count() or 1,
+        jobs=jobs,
         selection=run.selection(),
         audit_beside=settings.audit_samples is not False,
         stale_scorer_bound=stale_scorer_bound,
     )
-    progress = _progress_line if sys.stderr.isatty() and quiet == 0 else None
     result = CheckResult()
     for boundary, patterns in scopes.items():
         part = run_check(patterns, replace(check_options, boundary=boundary), progress)
@@ -142,14 +165,7 @@ def check(
     _refuse_outside(result, outside, workspace)
     result.close()
     result.files.sort(key=lambda f: f.path)
-    report = ReportOptions(
-        strict=run.strict,
-        verbosity=verbose - quiet,
-        color=use_color(sys.stdout, color),
-        root=str(cwd),
-    )
-    CHECK_REPORTERS[default_format(output_format, os.environ)](result, sys.stdout, report)
-    sys.exit(ExitCode.OK if result.ok(run.strict) else ExitCode.DATA)
+    return result
 
 
 def _refuse_outside(result: CheckResult, outside: list[str], workspace) -> None:

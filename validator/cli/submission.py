@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -10,9 +11,17 @@ import click
 from ..core.errors import DataError, ExitCode
 from ..io.limits import DEFAULT_LIMITS
 from ..io.loaders import builtin_profile_names, load_builtin_profile
-from ..io.paths import expand
-from .check import check
-from .options import DEFAULT_PROFILE, limit_options, limits_from, profile_for_options
+from ..io.paths import display_path, expand
+from ..report.check import REPORTERS as CHECK_REPORTERS
+from ..report.check import ReportOptions
+from .check import check, check_arguments
+from .options import (
+    DEFAULT_PROFILE,
+    command_line_settings,
+    config_file_options,
+    effective,
+    limit_options,
+)
 
 
 @click.group()
@@ -32,15 +41,16 @@ def submission() -> None:
     "--profile",
     "profile_name",
     type=click.Choice(builtin_profile_names()),
-    help=f"Built-in leaderboard profile [default: {DEFAULT_PROFILE}].",
+    help=f"Built-in leaderboard profile [default: the configuration's, else {DEFAULT_PROFILE}].",
 )
 @click.option(
     "--profile-file",
     type=click.Path(path_type=Path),
-    help="The leaderboard's own profile (YAML or JSON).",
+    help="The leaderboard's own profile (YAML or JSON) [default: the configuration's].",
 )
 @click.option("--model", help="Model id to submit under [default: the one the run recorded].")
 @click.option("--force", is_flag=True, help="Overwrite an existing submission.")
+@config_file_options
 @limit_options
 def init(
     run: Path,
@@ -49,13 +59,18 @@ def init(
     profile_file: Path | None,
     model: str | None,
     force: bool,
+    config_file: Path | None,
+    isolated: bool,
     **limits: int,
 ) -> None:
-    """Write a submission for RUN: an lm-eval results file or its output folder.
+    """Write a submission for RUN: an lm-eval results file or its output folder, then check it.
 
     The scores are recomputed from the results file with the leaderboard's
-    profile; the results file and the sample logs beside it are referenced by
-    paths relative to the submission. Nothing is overwritten without --force.
+    profile (the option, else the configuration file's, as `check` reads it);
+    the results file and the sample logs beside it are referenced by paths
+    relative to the submission. The written file is then checked as `lbnorm
+    check` would: exit 0 when it passes, 1 with the findings when it does not.
+    Nothing is overwritten without --force.
     """
     from ..authoring.run_files import find_results_file  # lazy: authoring loads the audit
     from ..authoring.submission import draft_submission, write_draft
@@ -64,13 +79,22 @@ def init(
         raise click.BadParameter(
             "a model id has no spaces, e.g. EleutherAI/pythia-1b", param_hint="--model"
         )
-    profile = profile_for_options(profile_name, profile_file) or load_builtin_profile(
-        DEFAULT_PROFILE
+    settings = effective(
+        command_line_settings(profile=profile_name, profile_file=profile_file, **limits),
+        config_file,
+        isolated,
+        None,
     )
+    profile = settings.profile() or load_builtin_profile(DEFAULT_PROFILE)
     try:
         results = find_results_file(run)
         draft = draft_submission(
-            results, output, profile, profile_file is None, model, limits_from(**limits)
+            results,
+            output,
+            profile,
+            profile_file is None,  # a profile the configuration names, check reads too
+            model,
+            settings.limits,
         )
         write_draft(draft.text(), draft.path, force)
     except FileExistsError as exc:
@@ -81,17 +105,41 @@ def init(
         sys.exit(ExitCode.DATA)
     except DataError as exc:
         hint = ""
-        if "no task of profile" in str(exc) and profile_file is None:
+        if "no task of profile" in str(exc) and settings.settings.profile_file is None:
             hint = (
                 "; for a leaderboard with its own tasks pass --profile-file with its profile "
                 "(`lbnorm profile derive` drafts one from this run)"
             )
         click.echo(f"lbnorm: error: {exc}{hint}", err=True)
         sys.exit(ExitCode.DATA)
-    _report(draft, f"--profile-file {profile_file} " if profile_file else "")
+    command = _check_command(draft.path, profile_name, profile_file, config_file, isolated)
+    _report(draft)
+    _check_what_was_written(settings, draft.path, command)
 
 
-def _report(draft, profile_option: str) -> None:
+def _check_command(path: Path, profile_name, profile_file, config_file, isolated) -> str:
+    """The `lbnorm check` that judges the written file under the same settings."""
+    options = [f"--profile {profile_name}"] if profile_name else []
+    options += [f"--profile-file {profile_file}"] if profile_file else []
+    options += [f"--config {config_file}"] if config_file else []
+    options += ["--isolated"] if isolated else []
+    return " ".join(["lbnorm check", *options, display_path(Path(os.getcwd()), path)])
+
+
+def _check_what_was_written(settings, path: Path, command: str) -> None:
+    cwd = Path(os.getcwd())
+    result = check_arguments(settings, (str(path),), cwd)
+    if result.ok(settings.strict):
+        click.echo(f"checked: {command} passes")
+        return
+    click.echo(f"checked: {command} fails; the submission as written would be refused:")
+    CHECK_REPORTERS["text"](
+        result, sys.stdout, ReportOptions(strict=settings.strict, root=str(cwd))
+    )
+    sys.exit(ExitCode.DATA)
+
+
+def _report(draft) -> None:
     scores = draft.scores
     click.echo(f"wrote {draft.path}")
     click.echo(
@@ -109,15 +157,6 @@ def _report(draft, profile_option: str) -> None:
     click.echo("still yours to decide:")
     for decision in draft.decisions:
         click.echo(f"  - {decision}")
-    root = Path.cwd()
-    click.echo(f"next: lbnorm check {profile_option}{_shown(draft.path, root)}")
-
-
-def _shown(path: Path, root: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(root.resolve()))
-    except ValueError:
-        return f"--root {path.parent} {path}"
 
 
 @submission.command("recheck")

@@ -49,7 +49,7 @@ def display_path(root: Path, path: Path) -> str:
         if absolute == base
         else inside.replace(os.sep, "/")
         if inside is not None
-        else str(path)
+        else os.path.normpath(path)
     )
 
 
