@@ -1,8 +1,10 @@
-"""Sample-log rules (LB7xx): the per-sample logs behind a results file.
+"""Sample-log rules (LB7xx) that belong to no single audit check.
 
-They run in `python -m validator audit RESULTS [SAMPLES...]`, and in `check`
-for a submission that lists its logs under `samples`. The audit streams each
-log once (audit.py); these entries are the rules' documentation and ids.
+The audit's own (a log missing or unreadable, a sample malformed, a task
+without its log, a number not audited) and those several checks report. A rule
+one check reports is declared in that check's module, beside its code;
+load_audit_rules registers both kinds. The audit runs in `lbnorm audit` and in
+`check` for a submission that lists its logs under `samples`.
 """
 
 from __future__ import annotations
@@ -43,39 +45,6 @@ def sample_record_shape(ctx):
     the results file has `task_hashes`. The sample is skipped; the others are
     still audited. (A DROP doc of lm-eval's DROP config also keeps the
     dataset's `answer` and `validated_answers`: LB721.)
-    """
-
-
-@rule("LB703", "sample-hash-mismatch", ERROR, runs=False)
-def sample_hash_mismatch(ctx):
-    """A sample's doc_hash, prompt_hash or target_hash is not the hash of what the sample holds.
-
-    lm-eval >= 0.4.3 logs sha256 of json.dumps(doc, indent=2,
-    ensure_ascii=False), of the first request's prompt and of str(target). A
-    mismatch means the document, prompt or target was edited after the run.
-    """
-
-
-@rule("LB704", "task-hash-mismatch", ERROR, runs=False)
-def task_hash_mismatch(ctx):
-    """The results file's task_hashes entry is not the hash of the log's samples, in file order.
-
-    task_hashes[task] is sha256 of every sample's doc_hash + prompt_hash +
-    target_hash concatenated. A mismatch means the log is not the one the
-    results were written with: samples added, removed, reordered or edited.
-    """
-
-
-@rule("LB705", "sample-coverage", ERROR, runs=False)
-def sample_coverage(ctx):
-    """The samples of a filter do not cover doc_id 0..N-1 exactly once (N = n-samples.effective).
-
-    Reports doc_ids logged twice, doc_ids outside the split, and how many
-    documents have no sample. Logs from several ranks are not sorted; the
-    check does not depend on order. Without n-samples (lm-eval before 0.4.3
-    wrote none) N is unknown, but lm-eval still logs doc_ids 0, 1, 2, ...:
-    a doc_id below the highest one logged with no sample is reported, at the
-    line of that highest doc_id.
     """
 
 
@@ -122,23 +91,6 @@ def sample_score_mismatch(ctx):
     `target` with the config's options, when they are the harness's own
     patterns; IFEval's outcomes by its checkers, where they decide alone
     (docs/audit.md). Tolerance 1e-9.
-    """
-
-
-@rule("LB709", "aggregate-mismatch", ERROR, runs=False)
-def aggregate_mismatch(ctx):
-    """A task's metric in the results file is not the aggregate of its logged samples.
-
-    Means are sum/len in log order, as the harness computes them; IFEval's
-    instruction-level metrics flatten the per-prompt lists first. Where the
-    samples can be recomputed (multiple choice, DROP), the recomputed mean is
-    compared too, and the message names the first doc_id that differs.
-    A mean's standard error must be lm-eval's mean_stderr of the same
-    values (their sample standard deviation over sqrt(n)); "N/A" is left
-    alone. Tolerance 1e-9: exact up to the summation order of multi-rank runs.
-    A task whose config and sample log the file holds but which has no
-    results entry is this rule too: lm-eval reports every task it runs (and
-    pools it into its groups), so its numbers were taken out.
     """
 
 
@@ -203,19 +155,6 @@ def stop_sequence_mismatch(ctx):
     """
 
 
-@rule("LB715", "choice-count-evidence", ERROR, runs=False)
-def choice_count_evidence(ctx):
-    """The profile's num_choices is not the number of choices the sample log scored per doc.
-
-    A multiple-choice task makes one log-likelihood request per choice, so a
-    log proves how many choices each doc had. The profile's count (the
-    baseline 1/num_choices) must be the largest of them: BBH object_counting
-    scores 19 choices although its documentation says "should be 18", and
-    1/18 shifts BBH. Runs in `check` for submissions that list their logs;
-    fix the profile, or run the task the leaderboard runs.
-    """
-
-
 @rule("LB716", "aggregate-not-audited", ERROR, runs=False)
 def aggregate_not_audited(ctx):
     """A metric the results file reports for a logged task could not be re-derived from its log.
@@ -231,69 +170,6 @@ def aggregate_not_audited(ctx):
     All are the submitter's, so none may leave a number unaudited in
     silence. A leaderboard whose tasks aggregate otherwise (a perplexity, a
     corpus BLEU) lists this rule under `warn` or `ignore` in its configuration.
-    """
-
-
-@rule("LB717", "sample-count-unexplained", ERROR, runs=False)
-def sample_count_unexplained(ctx):
-    """n-samples.effective is not the number of documents the run's `config.limit` lets lm-eval score.
-
-    lm-eval (0.4.3 and later) scores min(limit, split) documents of each
-    task, and the whole split without a limit. A smaller count with no limit
-    to explain it is the signature of documents dropped from the end of a
-    log with the count, the aggregates and the task hash edited to match:
-    every other check agrees with such a log. An honest `--limit` run is not
-    this rule's (`check` reports it as LB501 and LB502); a run of chosen
-    documents (`--samples`: lm-eval 0.4.12 and later write how many, which is
-    this rule's; 0.4.9 to 0.4.11 write the whole split, which is LB705's and
-    LB706's) is, and no leaderboard takes one.
-    """
-
-
-@rule("LB718", "split-size-evidence", ERROR, runs=False)
-def split_size_evidence(ctx):
-    """With a profile, a logged task's n-samples.original is not the size of the split the leaderboard scores.
-
-    A log shortened with both n-samples counts, its aggregates and its task
-    hash edited agrees with itself and with every count; only the split's
-    size, which the profile gives (`n`), tells. Without n-samples (lm-eval
-    before 0.4.3) the log itself is held to that size, or to an integer
-    `config.limit` below it (LB705, LB706); those versions rounded a
-    fractional limit their own way, so it leaves only coverage's holes.
-    Runs only with a profile: the check's, or the one given to
-    `lbnorm audit` or `lbnorm survey`.
-    """
-
-
-@rule("LB719", "filtered-response-mismatch", ERROR, runs=False)
-def filtered_response_mismatch(ctx):
-    """A sample's filtered_resps is not what its filter makes of its resps.
-
-    lm-eval's default filter, `none`, takes each request's first response:
-    filtered_resps[i] is resps[i][0]. A regex filter followed by take_first
-    with a pattern the harness ships (GSM8K's and GSM8K-CoT's strict-match,
-    flexible-extract) is re-applied the same way, and so is a filter of any
-    name whose pipeline is take_first alone; other pipelines are not.
-    Every score is computed from filtered_resps, so one edited there changes
-    the score while resps still holds what the model answered.
-    """
-
-
-@rule("LB720", "response-past-stop", ERROR, runs=False)
-def response_past_stop(ctx):
-    """A logged generation holds one of its request's stop sequences (`until`).
-
-    lm-eval cuts every generation at the first occurrence of any stop
-    sequence, so no logged response holds one. One that does was edited, or
-    its stop sequences were (a DROP run's '.' stop rewritten to hide the
-    deep dive's decimal cuts), or the backend ignored them; in every case the
-    scores are not the task's. lm-eval's chat-API models send at most four
-    stops (none to some model names) and do not cut the reply, so an honest
-    API run can hold one: the message says so, and a leaderboard that takes
-    such runs lists this rule under `warn` or `ignore` (a submitter's
-    `config.model` cannot soften it). A request that logs no stops is held
-    to the config's `generation_kwargs.until`; one of more than 64 stops is
-    LB702.
     """
 
 
@@ -367,38 +243,8 @@ def run_config_conflict(ctx):
     """
 
 
-@rule("LB724", "math-answer-unexplained", ERROR, runs=False)
-def math_answer_unexplained(ctx):
-    """A leaderboard MATH doc's `answer` is not what lm-eval's process_docs takes from the doc's `solution`.
-
-    The leaderboard's MATH tasks (lm_eval/tasks/leaderboard/math, 0.4.9 to
-    0.4.13) build each doc's answer as
-    remove_boxed(last_boxed_only_string(solution)) and score generations
-    against it, so a wrong answer made right by rewriting `answer` (and
-    `target`), with every score and hash redone, still contradicts its own
-    solution. Checked when the task's config carries that process_docs; a
-    doc without its solution or answer is reported too. The functions are
-    ported with their quirks and held to the harness's output on 420 cases.
-    """
-
-
-@rule("LB725", "doc-logged-twice", ERROR, runs=False)
-def doc_logged_twice(ctx):
-    """The same doc, with its dataset's own row id, is logged under two doc_ids.
-
-    lm-eval logs each row of the split once (once per filter) under its own
-    doc_id. A sample that scored badly, replaced by a copy of one that scored
-    well under the bad one's doc_id, with aggregates and the task hash
-    redone, leaves every doc_id present and every number consistent: only
-    the doc repeats. A repeat (by its logged doc_hash) is reported when the
-    doc carries a row id its dataset does not repeat (`key`, `query_id`,
-    `id`, `ind`, `question_id`, `Record ID`, `idx`, `task_id`); other
-    repeats are counted in a note. A copy edited, its hash redone, is
-    matched by the value of its row id: more than two docs per log sharing
-    one with another doc_id are reported (EleutherAI/drop holds one query_id
-    twice). Logs without doc_hash (lm-eval < 0.4.3) are not checked.
-    """
-
-
 def load_audit_rules() -> None:
-    """Every LB7xx rule is registered once this module is imported."""
+    """Register every LB7xx rule: these, and each audit check's own (declared beside its code)."""
+    from .checks import check_classes
+
+    check_classes()

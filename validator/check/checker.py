@@ -32,7 +32,7 @@ from ..io.discovery import (
 )
 from ..io.documents import Document, DocumentError
 from ..io.limits import Limits
-from ..io.loaders import builtin_profile_names, load_builtin_profile, read_document
+from ..io.loaders import DEFAULT_PROFILE, builtin_profile_names, load_builtin_profile, read_document
 from ..io.paths import (
     ENTRIES_PER_FILE,
     PathRefused,
@@ -62,7 +62,6 @@ from .workers import PARALLEL_MIN_FILES, Partial, run_batches, split_batches  # 
 if TYPE_CHECKING:
     from ..audit.model import TaskAudit
 
-DEFAULT_PROFILE = "open-llm-leaderboard-v2"
 BARE_RESULTS_NOTE = (
     "a bare results file: only the raw-file checks ran (no reported numbers to compare)"
 )

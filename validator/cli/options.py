@@ -26,12 +26,15 @@ from ..io.limits import (
     describe_size,
     parse_size,
 )
-from ..io.loaders import builtin_profile_names, load_builtin_profile, load_profile_file
+from ..io.loaders import (  # noqa: F401 (DEFAULT_PROFILE: re-exported for the commands)
+    DEFAULT_PROFILE,
+    builtin_profile_names,
+    load_builtin_profile,
+    load_profile_file,
+)
 from ..io.workspace import Workspace, choose_workspace
 from ..report.formats import FORMATS
 from ..report.text_style import COLOR_CHOICES
-
-DEFAULT_PROFILE = "open-llm-leaderboard-v2"
 
 
 class SizeType(click.ParamType):

@@ -157,6 +157,11 @@ def where(path: Path, json_path: tuple, limits: Limits = DEFAULT_LIMITS) -> str:
 # --- profiles ---------------------------------------------------------------------
 
 
+# The built-in profile a submission is checked with when neither it nor the maintainer names one:
+# the one place this name is set (the command line's help takes it from here).
+DEFAULT_PROFILE = "open-llm-leaderboard-v2"
+
+
 def builtin_profile_names() -> list[str]:
     folder = resources.files("validator") / "profiles"
     return sorted(

@@ -7,6 +7,8 @@ from math import isfinite, sqrt
 from typing import Any
 
 from ...core.results import metric_key_parts
+from ...findings import ERROR
+from ...findings.registry import rule
 from ...harness.samples import as_number, as_number_list
 from ..model import MetricAudit
 from .base import AuditCheck, Sample, audit_check, shown
@@ -83,6 +85,23 @@ class RunningMean:
             return None
         deviations = max(self.squares - self.shifted * self.shifted / self.count, 0.0)
         return sqrt(deviations / (self.count - 1)) / sqrt(self.count)
+
+
+@rule("LB709", "aggregate-mismatch", ERROR, runs=False)
+def aggregate_mismatch(ctx):
+    """A task's metric in the results file is not the aggregate of its logged samples.
+
+    Means are sum/len in log order, as the harness computes them; IFEval's
+    instruction-level metrics flatten the per-prompt lists first. Where the
+    samples can be recomputed (multiple choice, DROP), the recomputed mean is
+    compared too, and the message names the first doc_id that differs.
+    A mean's standard error must be lm-eval's mean_stderr of the same
+    values (their sample standard deviation over sqrt(n)); "N/A" is left
+    alone. Tolerance 1e-9: exact up to the summation order of multi-rank runs.
+    A task whose config and sample log the file holds but which has no
+    results entry is this rule too: lm-eval reports every task it runs (and
+    pools it into its groups), so its numbers were taken out.
+    """
 
 
 @audit_check(order=90)  # last: it compares what the recomputing checks put in sample.recomputed

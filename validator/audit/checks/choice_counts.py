@@ -23,11 +23,26 @@ Rule LB715; a match is written to the task's notes as the proof.
 
 from __future__ import annotations
 
+from ...findings import ERROR
+from ...findings.registry import rule
 from ...harness.samples import requests
 from ...io.sample_logs import SampleRecord
 from .base import AuditCheck, Sample, audit_check
 
 MAX_DISTINCT_COUNTS = 64  # distinct choice counts kept for the message; a log can hold any numbers
+
+
+@rule("LB715", "choice-count-evidence", ERROR, runs=False)
+def choice_count_evidence(ctx):
+    """The profile's num_choices is not the number of choices the sample log scored per doc.
+
+    A multiple-choice task makes one log-likelihood request per choice, so a
+    log proves how many choices each doc had. The profile's count (the
+    baseline 1/num_choices) must be the largest of them: BBH object_counting
+    scores 19 choices although its documentation says "should be 18", and
+    1/18 shifts BBH. Runs in `check` for submissions that list their logs;
+    fix the profile, or run the task the leaderboard runs.
+    """
 
 
 @audit_check(order=50)

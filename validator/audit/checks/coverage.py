@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ...core.results import metric_key_parts
+from ...findings import ERROR
+from ...findings.registry import rule
 from ...io.sample_logs import SAMPLES_NAME
 from .base import AuditCheck, Sample, audit_check
 
@@ -81,6 +83,19 @@ class DocIds:
                 first.append(candidate)
             candidate += 1
         return absent, first
+
+
+@rule("LB705", "sample-coverage", ERROR, runs=False)
+def sample_coverage(ctx):
+    """The samples of a filter do not cover doc_id 0..N-1 exactly once (N = n-samples.effective).
+
+    Reports doc_ids logged twice, doc_ids outside the split, and how many
+    documents have no sample. Logs from several ranks are not sorted; the
+    check does not depend on order. Without n-samples (lm-eval before 0.4.3
+    wrote none) N is unknown, but lm-eval still logs doc_ids 0, 1, 2, ...:
+    a doc_id below the highest one logged with no sample is reported, at the
+    line of that highest doc_id.
+    """
 
 
 @audit_check(order=21)

@@ -4,10 +4,32 @@ from __future__ import annotations
 
 import hashlib
 
+from ...findings import ERROR
+from ...findings.registry import rule
 from ...harness.samples import HASH_FIELDS, doc_hash, first_prompt, sha256
 from .base import AuditCheck, Sample, audit_check
 
 _WHAT = {"doc_hash": "doc", "prompt_hash": "prompt", "target_hash": "target"}
+
+
+@rule("LB703", "sample-hash-mismatch", ERROR, runs=False)
+def sample_hash_mismatch(ctx):
+    """A sample's doc_hash, prompt_hash or target_hash is not the hash of what the sample holds.
+
+    lm-eval >= 0.4.3 logs sha256 of json.dumps(doc, indent=2,
+    ensure_ascii=False), of the first request's prompt and of str(target). A
+    mismatch means the document, prompt or target was edited after the run.
+    """
+
+
+@rule("LB704", "task-hash-mismatch", ERROR, runs=False)
+def task_hash_mismatch(ctx):
+    """The results file's task_hashes entry is not the hash of the log's samples, in file order.
+
+    task_hashes[task] is sha256 of every sample's doc_hash + prompt_hash +
+    target_hash concatenated. A mismatch means the log is not the one the
+    results were written with: samples added, removed, reordered or edited.
+    """
 
 
 @audit_check(order=10)

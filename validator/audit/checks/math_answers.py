@@ -18,6 +18,8 @@ run on into the next problem (LB714, a warning, as for DROP).
 
 from __future__ import annotations
 
+from ...findings import ERROR
+from ...findings.registry import rule
 from ...harness.math_answers import PROCESS_DOCS_MARK, boxed_answer
 from .base import AuditCheck, Sample, audit_check, shown
 
@@ -31,6 +33,21 @@ def is_leaderboard_math(spec) -> bool:
     return (
         spec.name.startswith(MATH_TASKS) and isinstance(source, str) and PROCESS_DOCS_MARK in source
     )
+
+
+@rule("LB724", "math-answer-unexplained", ERROR, runs=False)
+def math_answer_unexplained(ctx):
+    """A leaderboard MATH doc's `answer` is not what lm-eval's process_docs takes from the doc's `solution`.
+
+    The leaderboard's MATH tasks (lm_eval/tasks/leaderboard/math, 0.4.9 to
+    0.4.13) build each doc's answer as
+    remove_boxed(last_boxed_only_string(solution)) and score generations
+    against it, so a wrong answer made right by rewriting `answer` (and
+    `target`), with every score and hash redone, still contradicts its own
+    solution. Checked when the task's config carries that process_docs; a
+    doc without its solution or answer is reported too. The functions are
+    ported with their quirks and held to the harness's output on 420 cases.
+    """
 
 
 @audit_check(order=17)

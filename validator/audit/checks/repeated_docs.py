@@ -19,6 +19,8 @@ such docs per log are honest; more are LB725. Rule LB725.
 
 from __future__ import annotations
 
+from ...findings import ERROR
+from ...findings.registry import rule
 from .base import AuditCheck, Sample, audit_check
 
 # Fields that name a dataset's row, unique within its split: IFEval key, DROP query_id, ARC/OpenBookQA/
@@ -32,6 +34,24 @@ MAX_TRACKED = 1 << 17
 ROW_ID_REPEATS = 2  # docs per log that may share a row id with another doc (EleutherAI/drop's one query_id twice)
 _ROW_ID_VALUES = (str, int)
 _ROW_ID_SET = frozenset(ROW_ID_FIELDS)
+
+
+@rule("LB725", "doc-logged-twice", ERROR, runs=False)
+def doc_logged_twice(ctx):
+    """The same doc, with its dataset's own row id, is logged under two doc_ids.
+
+    lm-eval logs each row of the split once (once per filter) under its own
+    doc_id. A sample that scored badly, replaced by a copy of one that scored
+    well under the bad one's doc_id, with aggregates and the task hash
+    redone, leaves every doc_id present and every number consistent: only
+    the doc repeats. A repeat (by its logged doc_hash) is reported when the
+    doc carries a row id its dataset does not repeat (`key`, `query_id`,
+    `id`, `ind`, `question_id`, `Record ID`, `idx`, `task_id`); other
+    repeats are counted in a note. A copy edited, its hash redone, is
+    matched by the value of its row id: more than two docs per log sharing
+    one with another doc_id are reported (EleutherAI/drop holds one query_id
+    twice). Logs without doc_hash (lm-eval < 0.4.3) are not checked.
+    """
 
 
 @audit_check(order=22)

@@ -26,6 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.results import metric_key_parts
+from ...findings import ERROR
+from ...findings.registry import rule
 from ...harness.exact_match import apply_regex_filter, regex_filter_of
 from ...harness.samples import requests, stop_sequences
 from .base import AuditCheck, Sample, audit_check, shown
@@ -37,6 +39,38 @@ MAX_STOPS = 64  # stop sequences of one request; each is searched for in every r
 CHAT_APIS = frozenset(
     {"local-chat-completions", "openai-chat-completions", "azure-openai-chat-completions"}
 )
+
+
+@rule("LB719", "filtered-response-mismatch", ERROR, runs=False)
+def filtered_response_mismatch(ctx):
+    """A sample's filtered_resps is not what its filter makes of its resps.
+
+    lm-eval's default filter, `none`, takes each request's first response:
+    filtered_resps[i] is resps[i][0]. A regex filter followed by take_first
+    with a pattern the harness ships (GSM8K's and GSM8K-CoT's strict-match,
+    flexible-extract) is re-applied the same way, and so is a filter of any
+    name whose pipeline is take_first alone; other pipelines are not.
+    Every score is computed from filtered_resps, so one edited there changes
+    the score while resps still holds what the model answered.
+    """
+
+
+@rule("LB720", "response-past-stop", ERROR, runs=False)
+def response_past_stop(ctx):
+    """A logged generation holds one of its request's stop sequences (`until`).
+
+    lm-eval cuts every generation at the first occurrence of any stop
+    sequence, so no logged response holds one. One that does was edited, or
+    its stop sequences were (a DROP run's '.' stop rewritten to hide the
+    deep dive's decimal cuts), or the backend ignored them; in every case the
+    scores are not the task's. lm-eval's chat-API models send at most four
+    stops (none to some model names) and do not cut the reply, so an honest
+    API run can hold one: the message says so, and a leaderboard that takes
+    such runs lists this rule under `warn` or `ignore` (a submitter's
+    `config.model` cannot soften it). A request that logs no stops is held
+    to the config's `generation_kwargs.until`; one of more than 64 stops is
+    LB702.
+    """
 
 
 @audit_check(order=28)  # before the checks that score filtered_resps

@@ -15,8 +15,41 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...findings import ERROR
+from ...findings.registry import rule
 from ..spec import MISSING
 from .base import AuditCheck, audit_check, shown
+
+
+@rule("LB717", "sample-count-unexplained", ERROR, runs=False)
+def sample_count_unexplained(ctx):
+    """n-samples.effective is not the number of documents the run's `config.limit` lets lm-eval score.
+
+    lm-eval (0.4.3 and later) scores min(limit, split) documents of each
+    task, and the whole split without a limit. A smaller count with no limit
+    to explain it is the signature of documents dropped from the end of a
+    log with the count, the aggregates and the task hash edited to match:
+    every other check agrees with such a log. An honest `--limit` run is not
+    this rule's (`check` reports it as LB501 and LB502); a run of chosen
+    documents (`--samples`: lm-eval 0.4.12 and later write how many, which is
+    this rule's; 0.4.9 to 0.4.11 write the whole split, which is LB705's and
+    LB706's) is, and no leaderboard takes one.
+    """
+
+
+@rule("LB718", "split-size-evidence", ERROR, runs=False)
+def split_size_evidence(ctx):
+    """With a profile, a logged task's n-samples.original is not the size of the split the leaderboard scores.
+
+    A log shortened with both n-samples counts, its aggregates and its task
+    hash edited agrees with itself and with every count; only the split's
+    size, which the profile gives (`n`), tells. Without n-samples (lm-eval
+    before 0.4.3) the log itself is held to that size, or to an integer
+    `config.limit` below it (LB705, LB706); those versions rounded a
+    fractional limit their own way, so it leaves only coverage's holes.
+    Runs only with a profile: the check's, or the one given to
+    `lbnorm audit` or `lbnorm survey`.
+    """
 
 
 @audit_check(order=25)

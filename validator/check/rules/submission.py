@@ -13,7 +13,6 @@ from ...io.schema_subset import certainly_valid
 from ..context import REPORTED, CheckContext, Hit
 
 SUBMISSION_SCHEMA = "submission.schema.json"
-DEFAULT_PROFILE = "open-llm-leaderboard-v2"
 
 
 @rule("LB201", "schema", ERROR)
