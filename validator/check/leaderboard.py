@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.natural import natural_key
 from ..core.profile import Profile
 from ..findings import ERROR, WARNING
 from ..io.documents import DocumentError
@@ -57,7 +58,8 @@ def build(
             finding.file
             for finding in result.findings
             if finding.severity == ERROR or (strict and finding.severity == WARNING)
-        }
+        },
+        key=natural_key,
     )
     if failing:
         shown = ", ".join(failing[:5]) + (
@@ -73,7 +75,7 @@ def build(
         rows.append(_row(report, profile, root, limits))
     if not rows:
         raise Refused("no submission was given; name submission files (JSON with `results`)")
-    rows.sort(key=lambda row: (-row[0], row[1], row[3]))
+    rows.sort(key=lambda row: (-row[0], natural_key(row[1]), natural_key(row[3])))
     entries, rank = [], 0
     for position, (average, model, scores, submission, results, digest) in enumerate(rows, 1):
         rank = rank if entries and average == entries[-1].average else position

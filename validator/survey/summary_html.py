@@ -17,10 +17,10 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
+from ..core.natural import natural_key  # noqa: F401 (re-exported: the summary sorts runs by it)
+
 MAX_ROWS = 5_000  # rows per table on the page; survey.csv has them all
 FILTERED_FROM = 10  # a table of more rows than this gets a filter box
-
-_DIGITS = re.compile(r"(\d+)")
 
 
 class Link(NamedTuple):
@@ -31,15 +31,6 @@ class Link(NamedTuple):
 
     def __str__(self) -> str:
         return self.text
-
-
-def natural_key(text: str) -> tuple:
-    """org2 before org10: runs of digits compare as numbers."""
-    return tuple(
-        (0, int(part), "") if part.isdigit() else (1, 0, part.lower())
-        for part in _DIGITS.split(text)
-        if part
-    )
 
 
 STYLE = """
