@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from itertools import repeat
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from .samples import choice_continuations, log_likelihoods, request_contexts
 
@@ -48,9 +48,10 @@ def choice_scores(
     when the caller has them. `typed`: the target is doc_to_target's value, not the log's str() of it."""
     if not isinstance(filtered_resps, list) or not filtered_resps:
         raise NotRecomputable("filtered_resps is not a list of [log-likelihood, is_greedy] pairs")
-    lls = log_likelihoods(filtered_resps)
-    if None in lls:
+    logged = log_likelihoods(filtered_resps)
+    if None in logged:
         raise NotRecomputable("a log-likelihood in filtered_resps is not a number")
+    lls = cast("list[float]", logged)
     if continuations is None:
         continuations = choice_continuations(arguments)
     if len(continuations) != len(lls) or not all(map(isinstance, continuations, repeat(str))):
@@ -129,11 +130,12 @@ def mc2_acc(filtered_resps: Any, doc: Any) -> float:
         raise NotRecomputable(
             "doc.mc2_targets.labels is not a list of 0s and 1s (TruthfulQA mc2's)"
         )
-    lls = log_likelihoods(filtered_resps) if type(filtered_resps) is list else [None]
-    if None in lls or len(lls) != len(labels):
+    logged = log_likelihoods(filtered_resps) if type(filtered_resps) is list else [None]
+    if None in logged or len(logged) != len(labels):
         raise NotRecomputable(
             f"filtered_resps holds no log-likelihood for each of the {len(labels)} labels"
         )
+    lls = cast("list[float]", logged)
     if max(lls) > 700:  # exp() overflows past 709; a log-likelihood is at most 0
         raise NotRecomputable("a log-likelihood is above 700, which no model gives")
     probabilities = [math.exp(ll) for ll in lls]
@@ -162,13 +164,14 @@ def winogrande_scores(filtered_resps: Any, doc: Any, contexts: list) -> ChoiceSc
         or not all(type(option) is str for option in options)
     ):
         return None
-    lls = log_likelihoods(filtered_resps) if type(filtered_resps) is list else [None]
-    if None in lls or len(lls) != 2:
+    logged = log_likelihoods(filtered_resps) if type(filtered_resps) is list else [None]
+    if None in logged or len(logged) != 2:
         raise NotRecomputable(
             "filtered_resps holds no log-likelihood for each of the doc's two options"
         )
+    lls = cast("list[float]", logged)
     gold = int(answer) - 1
-    choices = [sentence[: sentence.index("_")] + option for option in options]
+    choices = [sentence[: sentence.index("_")] + cast(str, option) for option in options]
     if len(contexts) != 2 or not all(
         type(context) is str and _ends_with(context, choice, other)
         for context, choice, other in zip(contexts, choices, reversed(choices), strict=False)

@@ -204,7 +204,9 @@ def _part_from_end(value: str, separator: str, back: int) -> str | None:
     """value.split(separator)[-back], or None where there is no such part, keeping only the last separators.
     Not rsplit: separators that can overlap ("##" in "###") are found from the left by split, from the right
     by rsplit, which then cuts other parts (a property test found it)."""
-    last = collections.deque(maxlen=back)  # where the last `back` separators start
+    last: collections.deque[int] = collections.deque(
+        maxlen=back
+    )  # where the last `back` separators start
     found, at = 0, value.find(separator)
     while at >= 0:
         last.append(at)
@@ -354,7 +356,7 @@ def _plain_list(value: Any) -> bool:
 @functools.lru_cache(
     maxsize=4096
 )  # MuSR keeps its choices as a string; every model meets the same docs
-def _literal_list(text: str) -> tuple | None:
+def _literal_list(text: str) -> tuple | Any:
     """ast.literal_eval of a rendered list of choices; None when it is none (the harness would have failed)."""
     try:
         value = ast.literal_eval(text)

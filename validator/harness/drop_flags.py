@@ -66,7 +66,7 @@ def glued_numbers(prediction: str, other_whitespace: bool | None = None) -> list
         other_whitespace = _WHITESPACE_NOT_SPACE.search(prediction) is not None
     if not other_whitespace:  # nothing can be glued: most predictions
         return []
-    glued = []
+    glued: list[str] = []
     for token in prediction.replace("-", " ").split(" "):
         if is_number(token) or not _WHITESPACE_NOT_SPACE.search(token):
             continue

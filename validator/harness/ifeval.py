@@ -133,7 +133,7 @@ def _loose_variants(response: str) -> list[str]:
 
 def _count(given: dict, key: str) -> int | float:
     value = given.get(key)  # a falsy one was dropped: the harness draws it at random
-    if type(value) not in (int, float, bool) or value < 0:
+    if not isinstance(value, (int, float)) or value < 0:  # bool is an int, kept as 1
         raise _Unsettled  # a negative one is drawn at random too; a string would raise (True is kept, as 1)
     return value
 

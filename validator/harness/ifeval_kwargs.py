@@ -101,7 +101,7 @@ def draws_at_random(instruction: str, kwargs: Any) -> bool:
         if key in _TEXT_KWARGS:
             if not isinstance(value, (str, list)):
                 return True
-        elif type(value) not in (int, float, bool) or value < 0:
+        elif not isinstance(value, (int, float)) or value < 0:  # bool is an int
             return True
     if instruction == "length_constraints:nth_paragraph_first_word":
         return not 0 < given["nth_paragraph"] <= given["num_paragraphs"]

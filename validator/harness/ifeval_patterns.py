@@ -36,7 +36,7 @@ def _line_heads(value: str, head: Callable[[str, int], int]) -> int:
     resumes at the first line start past it (re tries each, each time re-reading the whitespace)."""
     count, start, size = 0, 0, len(value)
     while start <= size:
-        after_spaces = _SPACES.match(value, start).end()
+        after_spaces = _SPACES.match(value, start).end()  # type: ignore[union-attr]  # \s* matches anywhere
         body = head(value, after_spaces)
         if body >= 0:
             count += 1

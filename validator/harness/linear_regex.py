@@ -90,7 +90,7 @@ class _Writer:
                 continue
             # Anchors side by side hold at one place, in any order. A marker stands between the two places a
             # boundary's position has in the marked text: begin anchors hold before it, end anchors after it.
-            for at in sorted(set(anchors), key=_ANCHOR_ORDER.get):
+            for at in sorted(set(anchors), key=_ANCHOR_ORDER.__getitem__):
                 written.append(self.anchor(at, flags))
             anchors = []
             if op is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Any
+from typing import Any, cast
 
 from .indented_json import dumps_indent2
 
@@ -128,7 +128,7 @@ def as_number_list(value: Any) -> list[float | int] | None:
     if not isinstance(value, list):
         return None
     numbers = [as_number(item) for item in value]
-    return None if any(n is None for n in numbers) else numbers
+    return None if any(n is None for n in numbers) else cast("list[float | int]", numbers)
 
 
 def _float(value: Any) -> float | None:

@@ -156,7 +156,8 @@ class TextTemplate:
             if same is None:
                 return None
             return cls(
-                value, cls.parse(same).parts if type(same) is str else same
+                value,
+                cls.parse(same).parts if type(same) is str else same,  # type: ignore[union-attr, arg-type]  # a listed template parses
             )  # shown as the function it is
         if "{%" in value or "{#" in value or _OBJECT_REPR.fullmatch(value):
             return None
@@ -168,7 +169,7 @@ class TextTemplate:
             if expression is None:  # never closed, or not a path: not evaluated
                 return None
             written = expression[1]
-            first = BARE.match(written)[0]
+            first = BARE.match(written)[0]  # type: ignore[index]  # _EXPRESSION starts with a name
             path = (first,) + tuple(
                 name or int(index) for name, index in _STEP.findall(written, len(first))
             )
@@ -264,7 +265,7 @@ def _text_of(template: TextTemplate, doc: dict, limit: int) -> str | Any:
 
 def _printed(doc: dict, block: tuple | ItemLines) -> str | Any:
     """What Jinja prints for one block, ((path...), strip), or UNTRACEABLE; an ItemLines part, what it writes."""
-    if type(block) is ItemLines:
+    if isinstance(block, ItemLines):
         return block.render(doc)
     path, strip = block
     if len(path) == 1:  # {{ field }}: most blocks, looked up without the walk
