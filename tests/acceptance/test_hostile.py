@@ -22,6 +22,8 @@ from support.common import REPO
 from support.hostile_corpus import CANARY, CASES, HostileCase, Snapshot, outside_folder
 from support.runner_mimic import commands
 
+from validator.io.safe_text import table_cell
+
 AUDITED = REPO / "tests" / "support" / "audited_run.py"
 TIME_LIMIT_S = 60
 MEMORY_LIMIT = 2 * 1024**3
@@ -116,14 +118,22 @@ def test_action_entrypoint(hostile: HostileCase, tmp_path):
     assert_only_our_commands(log)
     for annotation in (c for c in commands(log) if c.name in ("error", "warning")):
         # The real name, escaped, so GitHub can place it; `##[` must be broken up (the runner
-        # has no escape for '#'), and a name that is not UTF-8 cannot be placed at all.
+        # has no escape for '#'); a name that is not UTF-8, or that holds a control character, is
+        # shown with its characters escaped as text, and cannot be placed.
         named = annotation.properties.get("file")
         assert (
             named is None
             or os.path.lexists(ws / named.replace("##\\[", "##["))
             or "\\udc" in named
+            or named
+            in {
+                table_cell(os.path.relpath(os.path.join(folder, name), ws))
+                for folder, _, names in os.walk(ws)
+                for name in names
+            }
             or named.startswith("/")
         ), named
+        assert named is None or named.isprintable(), named
     report = json.loads((ws / REPORT).read_text())
     assert {f["rule"] for f in report["findings"]} == hostile.rules
     assert [

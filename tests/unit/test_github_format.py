@@ -11,6 +11,7 @@ from support.runner_mimic import commands
 
 from validator.check.checker import CheckResult, FileReport
 from validator.findings.model import Finding
+from validator.io.safe_text import table_cell
 from validator.report.github import (
     SUMMARY_LIMIT,
     annotation,
@@ -31,9 +32,11 @@ def test_any_message_and_file_name_make_exactly_one_annotation(message, file):
     line = annotation(Finding("LB201", "schema", "error", file, message, "$.reported.bbh", 3, 5))
     found = commands(line)
     assert len(found) == 1 and found[0].name == "error"
-    assert found[0].data == message.replace("##[", "##\\[")
+    # control characters arrive as visible escapes; line breaks in the message stay line breaks
+    shown = "".join(char if char in "\r\n" else table_cell(char) for char in message)
+    assert found[0].data == shown.replace("##[", "##\\[")
     assert found[0].properties == {
-        "file": file.replace("##[", "##\\["),
+        "file": table_cell(file).replace("##[", "##\\["),
         "line": "3",
         "col": "5",
         "title": "LB201 schema",

@@ -187,7 +187,8 @@ def test_a_submitters_model_name_is_inert_in_the_csv_and_the_summary(tmp_path):
         result.stdout
     )
     rows = read_jsonl(tmp_path / "out" / "survey.jsonl")
-    assert {row["model"] for row in rows} == {HOSTILE_MODEL} and HOSTILE_TASK in {
+    # the carriage return is shown as text in every table (safe_text.table_cell), the formula kept inert
+    assert {row["model"] for row in rows} == {HOSTILE_MODEL} and "t\\r=1+2" in {
         row["task"] for row in rows
     }
     with open(tmp_path / "out" / "survey.csv", encoding="utf-8", newline="") as handle:

@@ -3,10 +3,14 @@
 File names, model names and values come from whoever opened the pull
 request. Printed raw, a newline could start a forged log line, a control
 character could rewrite the terminal, and on GitHub Actions a line starting
-with `::` or containing `##[` anywhere is a workflow command. Everything that
-reaches a log goes through `one_line` (or `neutralize_json` for JSON text);
-every Markdown table cell through `markdown_cell`; every text cell of a CSV
-table through `spreadsheet_cell`.
+with `::` or containing `##[` anywhere is a workflow command. One neutraliser
+per channel, each escaping every control character (C0, DEL, C1, the line and
+paragraph separators, bidi controls, lone surrogates) as visible text:
+terminal text and XML text through `one_line`; JSON through `neutralize_json`
+(after json.dumps with ensure_ascii); GitHub annotations through
+`annotation_data` (the message) and `annotation_property` (file=, title=);
+every Markdown table cell through `markdown_cell`; every text cell of the
+survey's tables through `table_cell`, and of a CSV also `spreadsheet_cell`.
 """
 
 from __future__ import annotations
@@ -149,6 +153,40 @@ def spreadsheet_cell(text: str) -> str:
     if _FORMULA_START.match(text):
         return "'" + text
     return text
+
+
+def annotation_data(text: str) -> str:
+    """A workflow command's message: every control character escaped as text, but line breaks, which the runner
+    reads as %0D and %0A; `%` itself as %25, and `##[` broken up."""
+    escaped = (
+        "".join(ch if ch in "\r\n" else _escape(ch) for ch in text)
+        if not text.isprintable()
+        else text
+    )
+    return (
+        escaped.replace("%", "%25")
+        .replace("\r", "%0D")
+        .replace("\n", "%0A")
+        .replace("##[", "##\\[")
+    )
+
+
+def annotation_property(text: str) -> str:
+    """A workflow command's property (file=, title=): every control character escaped as text, line breaks
+    too, then `%`, `:` and `,` as the runner decodes them."""
+    return annotation_data(_escaped(text)).replace(":", "%3A").replace(",", "%2C")
+
+
+def table_cell(text: str) -> str:
+    """A text cell of a table (CSV, JSON Lines, Parquet): every control character escaped as text, the rest kept
+    as it is (spaces of every kind, letters of every script)."""
+    return _escaped(text)
+
+
+def _escaped(text: str) -> str:
+    if text.isprintable():
+        return text
+    return "".join(ch if unicodedata.category(ch) == "Zs" else _escape(ch) for ch in text)
 
 
 def _escape(ch: str) -> str:

@@ -14,6 +14,7 @@ import secrets
 
 from ..check.checker import CheckResult, FileReport
 from ..findings import ERROR, WARNING, Finding
+from ..io.safe_text import annotation_data, annotation_property
 from ..io.safe_text import markdown_cell as _md
 
 ANNOTATIONS_PER_SEVERITY = 10  # what GitHub shows per step, per severity
@@ -29,15 +30,13 @@ ANNOTATION_CHARS = 300
 
 
 def escape_data(text: str) -> str:
-    # A file name that is not UTF-8 carries surrogates; write them as \udcff, not as raw bytes.
-    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return (
-        text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace("##[", "##\\[")
-    )
+    """A message: safe_text.annotation_data (a file name that is not UTF-8 carries surrogates: shown as \\udcff)."""
+    return annotation_data(text)
 
 
 def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    """file= and title=: safe_text.annotation_property."""
+    return annotation_property(text)
 
 
 # --- annotations ------------------------------------------------------------------------

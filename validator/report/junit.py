@@ -81,7 +81,7 @@ def _case(
     )
     if finding.severity == ERROR or strict:
         failure = ET.SubElement(case, "failure", message=message, type=finding.severity)
-        failure.text = f"{path}:{where}: {finding.rule} {message}"
+        failure.text = f"{_text(path)}:{where}: {finding.rule} {message}"
         return True
     ET.SubElement(case, "system-out").text = f"warning: {message}"
     return False

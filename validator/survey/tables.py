@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..io.safe_text import spreadsheet_cell
+from ..io.safe_text import spreadsheet_cell, table_cell
 from .outputs import replaced
 from .rows import COLUMNS, NESTED
 
@@ -29,8 +29,20 @@ def write_tables(rows: list[dict], out: Path) -> tuple[list[Path], str | None]:
 
 
 def _cell(column: str, value: Any) -> Any:
+    """A cell as every table holds it: a submitter's text with its control characters escaped (table_cell)."""
     if column in NESTED:
-        return json.dumps(value, sort_keys=True, allow_nan=False)
+        return json.dumps(_neutral(value), sort_keys=True, allow_nan=False)
+    return _neutral(value)
+
+
+def _neutral(value: Any) -> Any:
+    """table_cell for every text in a value, nested ones too."""
+    if isinstance(value, str):
+        return table_cell(value)
+    if isinstance(value, dict):
+        return {_neutral(key): _neutral(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_neutral(item) for item in value]
     return value
 
 
@@ -59,7 +71,12 @@ def write_jsonl(rows: list[dict], path: Path) -> Path:
     with replaced(path) as handle:
         for row in rows:
             handle.write(
-                json.dumps({c: row[c] for c in COLUMNS}, ensure_ascii=False, allow_nan=False) + "\n"
+                json.dumps(
+                    {c: _cell(c, row[c]) if c not in NESTED else row[c] for c in COLUMNS},
+                    ensure_ascii=False,
+                    allow_nan=False,
+                )
+                + "\n"
             )
     return path
 
