@@ -158,11 +158,7 @@ def spreadsheet_cell(text: str) -> str:
 def annotation_data(text: str) -> str:
     """A workflow command's message: every control character escaped as text, but line breaks, which the runner
     reads as %0D and %0A; `%` itself as %25, and `##[` broken up."""
-    escaped = (
-        "".join(ch if ch in "\r\n" else _escape(ch) for ch in text)
-        if not text.isprintable()
-        else text
-    )
+    escaped = "".join(ch if ch in "\r\n" else _escaped(ch) for ch in text)
     return (
         escaped.replace("%", "%25")
         .replace("\r", "%0D")
