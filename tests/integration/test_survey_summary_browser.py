@@ -118,16 +118,16 @@ def summary(tmp_path_factory):
 
 
 COLUMN = """(function(title, column){{
-  var section=[...document.querySelectorAll('section')].find(s=>s.querySelector('h2').textContent===title);
+  var section=[...document.querySelectorAll('section')].find(s=>s.querySelector('h1,h2').textContent===title);
   return [...section.querySelectorAll('tbody tr')].filter(r=>!r.hidden).map(r=>r.cells[column].textContent);
 }})({title!r}, {column})"""
 CLICK = """(function(title, column){{
-  var section=[...document.querySelectorAll('section')].find(s=>s.querySelector('h2').textContent===title);
+  var section=[...document.querySelectorAll('section')].find(s=>s.querySelector('h1,h2').textContent===title);
   section.querySelectorAll('th')[column].click();
   return section.querySelectorAll('th')[column].getAttribute('aria-sort');
 }})({title!r}, {column})"""
 FILTER = """(function(title, text){{
-  var section=[...document.querySelectorAll('section')].find(s=>s.querySelector('h2').textContent===title);
+  var section=[...document.querySelectorAll('section')].find(s=>s.querySelector('h1,h2').textContent===title);
   var box=section.querySelector('input'); box.value=text; box.dispatchEvent(new Event('input'));
   return section.querySelector('.shown').textContent;
 }})({title!r}, {text!r})"""
@@ -140,7 +140,7 @@ def test_the_summary_sorts_filters_and_names_rules_in_a_real_browser(summary, tm
     async def script(page):
         seen = {"title": await page.run("document.title")}
         seen["rules"] = await page.run(
-            "[...document.querySelectorAll('section')].find(s=>s.querySelector('h2').textContent"
+            "[...document.querySelectorAll('section')].find(s=>s.querySelector('h1,h2').textContent"
             "==='Findings by rule').querySelector('tbody tr').innerText"
         )
         seen["link"] = await page.run("document.querySelector('section a').getAttribute('href')")
@@ -175,3 +175,38 @@ def test_the_summary_sorts_filters_and_names_rules_in_a_real_browser(summary, tm
     org1 = [run for run in drop_runs if run.split("__")[0] == "org1"]
     assert seen["shown"] == f"{len(org1)} of {len(drop_runs)} rows shown"
     assert seen["filtered"] and all(model.startswith("org1/") for model in seen["filtered"])
+
+
+def test_the_leaderboard_page_sorts_and_filters_in_a_real_browser(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+    from support.leaderboard_runs import write_run
+
+    from validator.cli import cli
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".git").mkdir()  # the workspace
+    for number, score in enumerate(
+        (0.5, 0.62, 0.58, 0.7, 0.66, 0.52, 0.612, 0.572, 0.548, 0.6, 0.64)
+    ):
+        write_run(tmp_path / f"org{number}", f"org{number}/model", score)
+        assert CliRunner().invoke(cli, ["submission", "init", f"org{number}"]).exit_code == 0
+    folders = [f"org{number}" for number in range(11)]
+    assert CliRunner().invoke(cli, ["leaderboard", *folders, "--out", "board"]).exit_code == 0
+    table = json.loads((tmp_path / "board" / "leaderboard.json").read_text(encoding="utf-8"))
+
+    async def script(page):
+        seen = {"ranked": await page.run(COLUMN.format(title="Leaderboard", column=1))}
+        await page.run(CLICK.format(title="Leaderboard", column=1))
+        seen["by model"] = await page.run(COLUMN.format(title="Leaderboard", column=1))
+        await page.run(CLICK.format(title="Leaderboard", column=2))
+        await page.run(CLICK.format(title="Leaderboard", column=2))
+        seen["by average, down"] = await page.run(COLUMN.format(title="Leaderboard", column=2))
+        seen["shown"] = await page.run(FILTER.format(title="Leaderboard", text="org1/"))
+        seen["filtered"] = await page.run(COLUMN.format(title="Leaderboard", column=1))
+        return seen
+
+    seen = browse((tmp_path / "board" / "leaderboard.html").as_uri(), tmp_path / "profile", script)
+    assert seen["ranked"] == [entry["model"] for entry in table["entries"]]
+    assert seen["by model"] == [f"org{number}/model" for number in range(11)], "natural order"
+    assert seen["by average, down"] == [f"{e['average']:.2f}" for e in table["entries"]]
+    assert seen["shown"] == "1 of 11 rows shown" and seen["filtered"] == ["org1/model"]

@@ -13,37 +13,20 @@ import csv
 import hashlib
 import io
 import json
-import math
 import shutil
 
 import pytest
 from click.testing import CliRunner
-from support.common import REPO
+from support.leaderboard_runs import EXAMPLE, write_run
 
 from validator.cli import cli
 
-EXAMPLE = REPO / "examples" / "pythia-1b" / "results_2025-01-27T10-10-36.877664.json"
 MURDER_MYSTERIES = {"org0": 0.50, "org1": 0.62, "org2": 0.58, "org3": 0.50}  # org3 ties org0
 FILES = ("leaderboard.csv", "leaderboard.json", "leaderboard.md", "leaderboard.html")
 
 
 def lbnorm(*args: str):
     return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
-def write_run(folder, model: str, murder_mysteries: float) -> None:
-    results = json.loads(EXAMPLE.read_text(encoding="utf-8"))
-    task = results["results"]["leaderboard_musr_murder_mysteries"]
-    results["results"]["leaderboard_musr"]["acc_norm,none"] += (
-        (murder_mysteries - task["acc_norm,none"]) * 250 / 756
-    )  # the group pools its 756 docs, 250 of them this task's
-    task["acc_norm,none"] = murder_mysteries
-    task["acc_norm_stderr,none"] = math.sqrt(murder_mysteries * (1 - murder_mysteries) / 249)
-    results["model_name"] = model
-    results["model_name_sanitized"] = model.replace("/", "__")
-    results["config"]["model_args"] = f"pretrained={model},trust_remote_code=False"
-    folder.mkdir(parents=True)
-    (folder / EXAMPLE.name).write_text(json.dumps(results, indent=2), encoding="utf-8")
 
 
 @pytest.fixture
