@@ -190,3 +190,73 @@ def test_copies_with_their_keys_reordered_share_a_row_id(tmp_path, count, expect
     paths = harness.write_run(tmp_path, [task])
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
     assert sorted((f.rule, Path(f.file).name, f.line) for f in result.findings) == expected
+
+
+def copies_under_new_ids(count: int, field: str | None = "id", edit_other: bool = False):
+    """The first `count` docs replaced by copies of the last, each given the replaced doc's row id (`field`;
+    None: a dataset without one) and doc_id (and, with `edit_other`, a field that is neither question nor
+    choices changed too), hashes redone."""
+
+    def edit(task):
+        for over in range(count):
+            replacement = copy.deepcopy(task.samples[-1])
+            if field is not None:
+                replacement["doc"][field] = task.samples[over]["doc"][field]
+            if edit_other:
+                replacement["doc"]["source"] = f"copy {over}"
+            replacement["doc_id"] = task.samples[over]["doc_id"]
+            task.samples[over] = harness.with_hashes(replacement)
+
+    return edit
+
+
+def many_choices(edit=None, docs: int = 40):
+    task = harness.choice_task(CHOICE, docs)
+    for sample in task.samples:
+        sample["doc"]["id"] = f"Mercury_{sample['doc_id']:04d}"
+        sample["doc"]["question"] = f"Question {sample['doc_id']}?"
+        harness.with_hashes(sample)
+    if edit:
+        edit(task)
+    return task
+
+
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (lambda: many_choices(), []),
+        # a split may repeat a question under two ids: two of forty docs are within what it explains
+        (lambda: many_choices(copies_under_new_ids(2)), []),
+        (lambda: many_choices(copies_under_new_ids(3)), [("LB725", CHOICE_LOG, 2)]),
+        (
+            lambda: many_choices(copies_under_new_ids(3, edit_other=True)),
+            [("LB725", CHOICE_LOG, 2)],
+        ),
+        (lambda: ifeval_many(copies_under_new_ids(6, "key")), [("LB725", IFEVAL_LOG, 2)]),
+        # no row id at all (GSM8K, MATH, BBH): the whole doc repeats, under its new doc_id
+        (lambda: no_row_ids(copies_under_new_ids(3, None)), [("LB725", CHOICE_LOG, 2)]),
+    ],
+    ids=["honest", "two: a split's", "three", "three, another field edited", "ifeval", "no row id"],
+)
+def test_copies_under_new_ids_are_found_by_their_content(tmp_path, make, expected):
+    """Failed samples replaced by copies of a passed one, each given the replaced doc's row id and doc_id with
+    its hashes redone: no doc_hash and no row id repeats, but the question and choices do."""
+    task = make()
+    paths = harness.write_run(tmp_path, [task])
+    result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    found = sorted((f.rule, Path(f.file).name, f.line) for f in result.findings)
+    assert [f for f in found if f[0] == "LB725"] == expected
+
+
+def ifeval_many(edit=None):
+    task = harness.ifeval_task([[True], [False]] * 10)
+    if edit:
+        edit(task)
+    return task
+
+
+def no_row_ids(edit=None):
+    task = harness.choice_task(CHOICE, 40)
+    if edit:
+        edit(task)
+    return task

@@ -14,10 +14,17 @@ with its hash redone (its keys reordered, say) is
 another doc by its hash, but not by its row id: so docs are matched by the
 value of their row id too. EleutherAI/drop holds one query_id twice (two
 questions that differ in their last character), so up to ROW_ID_REPEATS
-such docs per log are honest; more are LB725. Rule LB725.
+such docs per log are honest; more are LB725. A copy given the replaced doc's
+row id and doc_id, its hashes redone, is matched by its content: the doc apart
+from its id fields, and its question and choices (QUESTION_FIELDS,
+CHOICE_FIELDS). A split may repeat a question under two ids, but rarely: more
+such docs than CONTENT_REPEATS (or one in CONTENT_SHARE of the log's docs) are
+LB725. Rule LB725.
 """
 
 from __future__ import annotations
+
+import json
 
 from ...findings import ERROR
 from ...findings.registry import rule
@@ -32,6 +39,39 @@ MAX_TOLD = 5  # repeated docs reported per log; the note counts them all
 # and 13 MB whatever a log holds. A doc past them is still matched against them, not kept.
 MAX_TRACKED = 1 << 17
 ROW_ID_REPEATS = 2  # docs per log that may share a row id with another doc (EleutherAI/drop's one query_id twice)
+# A doc's content is matched without these: what a copy given another row's identity changes
+ID_FIELDS = frozenset((*ROW_ID_FIELDS, "doc_id", "source_id", "example_id"))
+# The question and its choices, by the datasets' field names (ARC, HellaSwag, MMLU(-Pro), GPQA, MuSR, BBH,
+# GSM8K, MATH, IFEval, DROP, Winogrande, PIQA, TruthfulQA, CommonsenseQA)
+QUESTION_FIELDS = (
+    "question",
+    "Question",
+    "query",
+    "problem",
+    "prompt",
+    "ctx",
+    "goal",
+    "sentence",
+    "input",
+    "narrative",
+    "passage",
+    "stem",
+)
+CHOICE_FIELDS = (
+    "choices",
+    "options",
+    "endings",
+    "mc1_targets",
+    "mc2_targets",
+    "sol1",
+    "option1",
+    "Correct Answer",
+    "answers",
+)
+CONTENT_REPEATS = (
+    2  # docs per log whose content repeats another doc's under another id, honest in a split
+)
+CONTENT_SHARE = 100  # ...or one in this many of the log's docs, whichever is more
 _ROW_ID_VALUES = (str, int)
 _ROW_ID_SET = frozenset(ROW_ID_FIELDS)
 
@@ -50,7 +90,11 @@ def doc_logged_twice(ctx):
     repeats are counted in a note. A copy edited, its hash redone, is
     matched by the value of its row id: more than two docs per log sharing
     one with another doc_id are reported (EleutherAI/drop holds one query_id
-    twice). Logs without doc_hash (lm-eval < 0.4.3) are not checked.
+    twice). A copy given the replaced doc's row id too is matched by its
+    content: the doc apart from its id fields, or its question and choices.
+    More such docs than a split explains (2, or one in 100 of the log's docs)
+    are reported at the first, whether or not the docs carry a row id.
+    Logs without doc_hash (lm-eval < 0.4.3) are not checked.
     """
 
 
@@ -73,6 +117,14 @@ class RepeatedDocs(AuditCheck):
         ] = {}  # hash((field, value)) -> the doc_id first logged with that row id
         self.row_id_shared: list = []  # [count, the first sample, its row id field, the first doc_id]
         self.row_id = ROW_ID_FIELDS[0]
+        self.first_by_content: dict[
+            int, int
+        ] = {}  # hash of the doc without its ids, or of its question
+        self.content_repeats: dict[
+            int, tuple
+        ] = {}  # doc_id -> (the sample, the first doc_id, what matched)
+        self.docs_seen: set[int] = set()
+        self.told: set[int] = set()  # doc_ids told as repeats by their row id and doc_hash
 
     def add(self, sample: Sample) -> None:
         if not sample.doc_hash_ok:
@@ -91,6 +143,30 @@ class RepeatedDocs(AuditCheck):
         ):
             self._repeat(sample, first)
         self._by_row_id(sample)  # after: a doc repeated whole is told above, not counted again here
+        self._by_content(sample)
+
+    def _by_content(self, sample: Sample) -> None:
+        doc = sample.data.get("doc")
+        if type(doc) is not dict or len(self.docs_seen) >= MAX_TRACKED:
+            return
+        self.docs_seen.add(sample.doc_id)
+        if sample.doc_id in self.told:
+            return  # told already, by its row id and doc_hash
+        keys = []
+        if not ID_FIELDS.isdisjoint(doc):
+            rest = {name: value for name, value in doc.items() if name not in ID_FIELDS}
+            keys.append(("the doc apart from its id fields", _hash(rest)))
+        else:
+            keys.append(("the doc", hash(sample.data["doc_hash"])))
+        question = [doc[name] for name in QUESTION_FIELDS if name in doc]
+        if question:
+            choices = [doc[name] for name in CHOICE_FIELDS if name in doc]
+            keys.append(("the question and choices", _hash([question, choices])))
+        for what, key in keys:
+            first = self.first_by_content.setdefault(key, sample.doc_id)
+            if first != sample.doc_id and sample.doc_id not in self.content_repeats:
+                self.content_repeats[sample.doc_id] = (sample, first, what)
+                return
 
     def _by_row_id(self, sample: Sample) -> None:
         doc = sample.data.get("doc")
@@ -131,6 +207,7 @@ class RepeatedDocs(AuditCheck):
             self.without_row_id += 1
             return
         self.with_row_id += 1
+        self.told.add(sample.doc_id)
         if self.with_row_id <= MAX_TOLD:
             self.log.at_record(
                 "LB725",
@@ -144,6 +221,23 @@ class RepeatedDocs(AuditCheck):
             )
 
     def finish(self) -> None:
+        explained = max(CONTENT_REPEATS, len(self.docs_seen) // CONTENT_SHARE)
+        shared_row_ids = self.row_id_shared and self.row_id_shared[0] > ROW_ID_REPEATS
+        if (
+            len(self.content_repeats) > explained and not shared_row_ids
+        ):  # one finding for one cause
+            sample, first, what = next(iter(self.content_repeats.values()))
+            self.without_row_id = 0  # told here, not as a note
+            self.log.at_record(
+                "LB725",
+                sample.record,
+                ("doc",),
+                (
+                    f"{self.spec.name} doc_id {sample.doc_id}: {what} repeat doc_id {first}'s, as do "
+                    f"{len(self.content_repeats):,} docs (a split explains {explained}): samples were replaced "
+                    "by copies of others under new ids"
+                ),
+            )
         if self.row_id_shared and self.row_id_shared[0] > ROW_ID_REPEATS:
             count, sample, row_id, first = self.row_id_shared
             self.log.at_record(
@@ -171,3 +265,8 @@ class RepeatedDocs(AuditCheck):
             self.summary.notes.append(
                 f"repeated docs were looked for among the first {MAX_TRACKED:,} docs only"
             )
+
+
+def _hash(value) -> int:
+    """A doc's content as one number: its JSON, keys sorted (a copy may reorder them), hashed per process."""
+    return hash(json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr))
