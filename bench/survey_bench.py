@@ -55,7 +55,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from validator.audit.auditor import known_tasks  # noqa: E402
+from validator.audit.reported_tasks import known_tasks  # noqa: E402
 from validator.audit.spec import TaskSpec  # noqa: E402
 from validator.io.limits import DEFAULT_LIMITS  # noqa: E402
 from validator.io.loaders import READ_BUFFER  # noqa: E402

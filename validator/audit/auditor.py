@@ -26,8 +26,10 @@ from ..io.sample_logs import UNPLACED_LOG, SampleRecord, discover, read_records,
 from . import rules as _rules  # noqa: F401  (registers the LB7xx rules)
 from .checks import Sample, check_classes
 from .model import AuditResult, DropAudit, MetricAudit, TaskAudit  # noqa: F401  (the audit's public model)
+from .reported_tasks import declared_groups, known_tasks, unmapped_groups
 from .sample_batches import Batches
 from .spec import NO_EXPECTATIONS, ProfileExpectations, TaskSpec
+from .unnamed_filters import UnnamedFilters
 from .work_budget import start_run
 
 # Means are sum/len in log order; 1e-9 absorbs only the summation order of
@@ -146,37 +148,6 @@ class LogAuditor:
             )
 
 
-class UnnamedFilters:
-    """The filter of a sample logged without a `filter` field (lm-eval before 0.4.7): its doc_id's k-th sample
-    is the k-th filter's.
-
-    Each rank logged its documents filter by filter, and a multi-GPU run joined the ranks' logs one after the
-    other (lm_eval/evaluator.py, v0.4.0 to v0.4.6): on two ranks strict-match's even doc_ids, flexible-extract's
-    even ones, then both filters' odd ones. So position in the file does not tell the filter, but every
-    filter logs each document once, in filter order. A doc_id logged more often than there are filters goes
-    to the last filter, whose coverage then reports it twice (LB705). Counts are bytes up to the highest
-    doc_id seen (as coverage's bitmap, never the submitter's n-samples); above that a doc_id is the first
-    filter's, and coverage reports it out of any real split.
-    """
-
-    CAP = 1 << 22
-
-    def __init__(self, filters: list[str]):
-        self.filters, self.single = filters, len(filters) == 1
-        self.seen = bytearray()
-
-    def of(self, doc_id: int) -> str:
-        if self.single or doc_id >= self.CAP:
-            return self.filters[0]
-        if doc_id >= len(self.seen):
-            self.seen.extend(
-                bytes(min(self.CAP, max(2 * len(self.seen), doc_id + 1)) - len(self.seen))
-            )
-        count = self.seen[doc_id]
-        self.seen[doc_id] = min(count + 1, 255)
-        return self.filters[min(count, len(self.filters) - 1)]
-
-
 def record_position(record: SampleRecord, path: tuple, document: Document) -> tuple[int, int]:
     """Line and column in the log of the value at `path` inside one record (`document`: the record's text)."""
     line, column = document.position(path)
@@ -286,67 +257,6 @@ def _tasks_without_logs(
 def unread_note(why: str) -> str:
     """The note of a log that stopped being read (local or streamed alike: the survey's table shows it)."""
     return f"the log could not be read to the end ({why}); its counts, hashes and aggregates were not compared"
-
-
-def known_tasks(data: Any) -> set[str]:
-    """Leaf tasks a log can belong to: configs keys (lm-eval 0.4.x writes one log per config), else results keys."""
-    if not isinstance(data, dict):
-        return set()
-    for key in ("configs", "results"):
-        table = data.get(key)
-        if isinstance(table, dict) and table:
-            return set(table)
-    return set()
-
-
-def reported_tasks(data: Any) -> set[str]:
-    """known_tasks, and every results entry that is not a declared group (declared_groups).
-
-    The submitter writes configs and group_subtasks too: deleting a task's config (and its log), or naming
-    it a group, must not take its numbers out of a survey, which reports each task without a log (LB707)
-    and re-derives each group from its subtasks. A file without configs cannot tell its leaf tasks from
-    its groups, so there it is known_tasks."""
-    tasks = known_tasks(data)
-    if (
-        not isinstance(data, dict)
-        or not isinstance(data.get("configs"), dict)
-        or not data["configs"]
-    ):
-        return tasks
-    results = data.get("results") if isinstance(data.get("results"), dict) else {}
-    return tasks | (set(results) - set(declared_groups(data)) - set(unmapped_groups(data)))
-
-
-def unmapped_groups(data: Any) -> list[str]:
-    """Groups of a file that records no group membership (lm-eval before 0.4.2 writes `groups` but no
-    `group_subtasks`): entries of its `groups` table without a config. They cannot be re-derived (LB404)."""
-    if (
-        not isinstance(data, dict)
-        or "group_subtasks" in data
-        or not isinstance(data.get("groups"), dict)
-    ):
-        return []
-    configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
-    return sorted(group for group in data["groups"] if group not in configs)
-
-
-def declared_groups(data: Any) -> dict[str, list[str]]:
-    """group -> its subtasks, for each group_subtasks entry naming subtasks the file holds (not itself)."""
-    if not isinstance(data, dict) or not isinstance(data.get("group_subtasks"), dict):
-        return {}
-    tables = [data.get(key) for key in ("configs", "results")]
-    held = {task for table in tables if isinstance(table, dict) for task in table}
-    groups = {}
-    for group, subtasks in data["group_subtasks"].items():
-        if (
-            isinstance(subtasks, list)
-            and subtasks
-            and all(isinstance(task, str) for task in subtasks)
-            and group not in subtasks
-            and set(subtasks) <= held
-        ):
-            groups[group] = subtasks
-    return groups
 
 
 def place_logs(

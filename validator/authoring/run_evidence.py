@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..audit.auditor import known_tasks
+from ..audit.reported_tasks import known_tasks
 from ..core.results import STDERR_MARKER
 from ..harness.samples import requests
 from ..io.documents import DocumentError

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..audit.auditor import known_tasks
+from ..audit.reported_tasks import known_tasks
 from ..core.errors import DataError
 from ..core.normalization import FileScores, score_results
 from ..core.profile import Profile

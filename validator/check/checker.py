@@ -22,7 +22,7 @@ from ..audit.work_budget import start_run
 from ..core.errors import DataError, FoldedKeys
 from ..core.normalization import one_entry_per_task, plain_mean, score_benchmark
 from ..core.profile import Profile
-from ..findings import ERROR, Findings, format_json_path, make_finding
+from ..findings import ERROR, make_finding
 from ..findings.internal import internal_error_finding
 from ..io.discovery import (
     SAMPLE_LOG_PASSED_TO_CHECK,
@@ -37,7 +37,6 @@ from ..io.paths import (
     ENTRIES_PER_FILE,
     PathRefused,
     Target,
-    below,
     confine,
     display_path,
     expand,
@@ -45,6 +44,7 @@ from ..io.paths import (
 )
 from ..io.readers import read_results
 from .context import AVERAGE, CheckContext, Hit
+from .listed_logs import add_hit, audit_listed_logs, audit_logs_beside
 from .own_files import own_file_kind, own_file_message
 from .result import DEFAULT_TOLERANCE, CheckOptions, CheckResult, FileReport  # noqa: F401 (re-exported)
 from .roles import (
@@ -60,7 +60,7 @@ from .rules import all_rules
 from .workers import PARALLEL_MIN_FILES, Partial, run_batches, split_batches  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
-    from ..audit.model import TaskAudit
+    pass
 
 BARE_RESULTS_NOTE = (
     "a bare results file: only the raw-file checks ran (no reported numbers to compare)"
@@ -192,7 +192,7 @@ def _check_one(
         return
     conflict = both_roles(document.data)
     if conflict:
-        _hit(part.result, "LB202", Hit(document, (conflict[0],), both_roles_message(conflict)))
+        add_hit(part.result, "LB202", Hit(document, (conflict[0],), both_roles_message(conflict)))
         return
     if role_of(document.data) == RESULTS:
         # Checked now (one document in memory at a time); reported only
@@ -244,12 +244,12 @@ def _check_submission(
         try:
             results_target = relative_reference(root, target.path, results_value, options.boundary)
         except PathRefused as exc:
-            _hit(result, "LB203", Hit(document, ("results",), str(exc)))
+            add_hit(result, "LB203", Hit(document, ("results",), str(exc)))
         else:
             ctx.results_doc = _parse(results_target, options.limits, result)
             claimed = submission_field(ctx.results_doc.data) if ctx.results_doc else None
             if claimed:  # judged as what it claims to be, on its own: never read as results
-                _hit(
+                add_hit(
                     result,
                     "LB202",
                     Hit(document, ("results",), not_results_message(results_value, claimed)),
@@ -261,7 +261,7 @@ def _check_submission(
     elif isinstance(results_value, dict):
         claimed = submission_field(results_value)
         if claimed:
-            _hit(
+            add_hit(
                 result,
                 "LB202",
                 Hit(document, ("results", claimed), not_results_message("results", claimed)),
@@ -273,7 +273,7 @@ def _check_submission(
     report.model = model if isinstance(model, str) else None
     _read_and_score(ctx, result)
     _run_rules(ctx, result)
-    report.audit = _audit_listed_logs(root, target, document, ctx, options, result)
+    report.audit = audit_listed_logs(root, target, document, ctx, options, result)
     report.reported = {k: v for k, v in ctx.reported().items() if isinstance(v, (int, float))}
     report.recomputed = _recomputed(ctx)
     result.files.append(report)
@@ -287,66 +287,6 @@ def _collapse_since(before: int, options: CheckOptions, result: CheckResult) -> 
     kept, suppressed = collapse(options.selection.apply(result.findings[before:]))
     result.findings[before:] = kept
     result.suppressed += suppressed
-
-
-def _audit_listed_logs(
-    root: Path,
-    target: Target,
-    document: Document,
-    ctx: CheckContext,
-    options: CheckOptions,
-    result: CheckResult,
-) -> list[TaskAudit]:
-    """Audit the sample logs a submission lists under `samples` against its results (LB7xx)."""
-    listed = document.data.get("samples") if isinstance(document.data, dict) else None
-    if not isinstance(listed, list) or not listed or ctx.results_doc is None:
-        return []
-    # Loaded here, not at start-up: most submissions list no logs, and every pull request pays for imports.
-    from ..audit.auditor import LogTarget, audit_logs, known_tasks
-    from ..audit.spec import ProfileExpectations
-    from ..io.sample_logs import UNPLACED_LOG, task_of
-
-    if len(listed) > options.limits.max_files:
-        _hit(
-            result,
-            "LB700",
-            Hit(
-                document,
-                ("samples",),
-                (
-                    f"lists {len(listed):,} sample logs, more than {options.limits.max_files:,}; none was audited "
-                    f"(raise {Limits.OPTION_NAMES['max_files']} if this submission is honest)"
-                ),
-            ),
-        )
-        return []
-    tasks = known_tasks(ctx.results_object() if ctx.results_root else ctx.results_doc.data)
-    logs, seen = [], set()
-    for index, entry in enumerate(listed):
-        if not isinstance(entry, str):
-            continue  # LB201 reports it
-        try:
-            log = relative_reference(root, target.path, entry, options.boundary)
-        except PathRefused as exc:
-            _hit(result, "LB700", Hit(document, ("samples", index), str(exc)))
-            continue
-        if log.path in seen:
-            continue  # listed twice: audited once (a log listed 500 times must not cost 500 audits)
-        seen.add(log.path)
-        task = task_of(log.path.name, tasks)
-        if task is None:
-            _hit(result, "LB700", Hit(document, ("samples", index), UNPLACED_LOG))
-            continue
-        logs.append(LogTarget(task, log))
-    audited = audit_logs(
-        ctx.results_doc,
-        logs,
-        options.limits,
-        results_root=ctx.results_root,
-        expectations=ProfileExpectations.of_profile(ctx.profile),
-    )
-    result.merge(audited)
-    return audited.tasks
 
 
 def _submission_profile(document: Document) -> Profile:
@@ -373,35 +313,9 @@ def _check_bare_results(
         notes=[BARE_RESULTS_NOTE],
     )
     if options.audit_beside:
-        report.audit = _audit_logs_beside(root, target, document, options, result)
+        report.audit = audit_logs_beside(root, target, document, options, result)
     result.files.append(report)
     _collapse_since(0, options, result)
-
-
-def _audit_logs_beside(
-    root: Path, target: Target, document: Document, options: CheckOptions, result: CheckResult
-) -> list[TaskAudit]:
-    """The sample logs lm-eval wrote beside a results file (an --output_path run folder), audited."""
-    from ..audit.auditor import LogTarget, audit_logs, known_tasks
-    from ..io.sample_logs import discover
-
-    tasks = known_tasks(document.data)
-    if not tasks:
-        return []
-    found, problems = discover(target.path, tasks)
-    for problem in problems:
-        result.findings.append(make_finding("LB700", target.display, problem))
-    logs = []
-    for log in found:
-        try:
-            logs.append(LogTarget(log.task, confine(root, below(root, log.path), options.boundary)))
-        except (PathRefused, ValueError) as exc:
-            result.findings.append(make_finding("LB700", target.display, str(exc)))
-    if not logs:
-        return []
-    audited = audit_logs(document, logs, options.limits)
-    result.merge(audited)
-    return audited.tasks
 
 
 def _read_and_score(ctx: CheckContext, result: CheckResult) -> None:
@@ -414,10 +328,10 @@ def _read_and_score(ctx: CheckContext, result: CheckResult) -> None:
         one_entry_per_task(ctx.profile, ctx.results)
     except FoldedKeys as exc:
         ctx.results = None  # which of the two keys to read would be a guess: nothing is scored
-        _hit(result, exc.rule, Hit(ctx.results_doc, ctx.results_root + exc.path, str(exc)))
+        add_hit(result, exc.rule, Hit(ctx.results_doc, ctx.results_root + exc.path, str(exc)))
         return
     except DataError as exc:
-        _hit(result, "LB202", Hit(ctx.results_doc, ctx.results_root, str(exc)))
+        add_hit(result, "LB202", Hit(ctx.results_doc, ctx.results_root, str(exc)))
         return
     for bench in ctx.profile.benchmarks:
         if bench.retired and not any(ctx.results.find(t.names) for t in bench.tasks):
@@ -435,12 +349,12 @@ def _run_rules(ctx: CheckContext, result: CheckResult) -> None:
     for rule in all_rules():
         if rule.check is not None:
             for hit in rule.check(ctx):
-                _hit(result, rule.id, hit)
+                add_hit(result, rule.id, hit)
     # Safety net: a number we could not recompute is never silently accepted.
     explained = any(f.severity == ERROR for f in result.findings[before:])
     if ctx.results is not None and ctx.unscored and not explained:
         for bench_id, reason in ctx.unscored.items():
-            _hit(
+            add_hit(
                 result,
                 "LB600",
                 Hit(
@@ -457,19 +371,3 @@ def _recomputed(ctx: CheckContext) -> dict[str, float]:
 
 
 # --- findings ----------------------------------------------------------------------------
-
-
-def _hit(result: Findings, rule_id: str, hit: Hit) -> None:
-    if not result.has_room(hit.document.display_path, rule_id):
-        return
-    line, column = hit.document.position(hit.path)
-    result.findings.append(
-        make_finding(
-            rule_id,
-            hit.document.display_path,
-            hit.message,
-            json_path=format_json_path(hit.path),
-            line=line,
-            column=column,
-        )
-    )

@@ -6,14 +6,14 @@ metric must be its subtasks' pooled mean, sum(v_i * n_i) / sum(n_i), or their pl
 weight_by_size: false), to 1e-12, over the subtasks that have the metric (as lm-eval pools them); otherwise,
 or when none has it or one lacks a sample count, LB404.
 Only a group with subtasks the file holds counts as one: a results entry declared a group without them is
-a task (audit.auditor.reported_tasks), so declaring a tampered task a group cannot hide it.
+a task (audit.reported_tasks.reported_tasks), so declaring a tampered task a group cannot hide it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..audit.auditor import declared_groups, unmapped_groups
+from ..audit.reported_tasks import declared_groups, unmapped_groups
 from ..core.normalization import plain_mean, pooled_mean
 from ..findings import make_finding
 from .rows import finding_row, number, with_metrics

@@ -15,15 +15,9 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..audit.auditor import (
-    LogAuditor,
-    LogTarget,
-    audit_logs,
-    known_tasks,
-    reported_tasks,
-    unread_note,
-)
+from ..audit.auditor import LogAuditor, LogTarget, audit_logs, unread_note
 from ..audit.model import AuditResult
+from ..audit.reported_tasks import known_tasks, reported_tasks
 from ..audit.spec import NO_EXPECTATIONS, ProfileExpectations, TaskSpec
 from ..audit.work_budget import start_run
 from ..core import version
