@@ -15,7 +15,6 @@ survey's tables through `table_cell`, and of a CSV also `spreadsheet_cell`.
 
 from __future__ import annotations
 
-import html
 import os
 import re
 import unicodedata
@@ -121,6 +120,8 @@ def neutralize_json(text: str) -> str:
 
 def markdown_cell(text: object, limit: int = MAX_CHARS) -> str:
     """Text from a pull request, inert in GitHub Markdown: no HTML, links, images, table breaks, pings."""
+    import html  # its entity table is for Markdown output only, not for every start of lbnorm
+
     escaped = html.escape(one_line(text, limit), quote=True)
     for char in "\\`*_[]|!~":
         escaped = escaped.replace(char, "\\" + char)
