@@ -54,7 +54,7 @@ def every_json_report_follows_its_schema():
 
 
 def pytest_collection_modifyitems(items):
-    """Integration tests (real images, servers and Dask clusters) are `slow`: `-m "not slow"` leaves them out."""
+    """Integration tests (real images, servers, Dask clusters, process pools) are `slow`: `-m "not slow"` leaves them out."""
     for item in items:
         if INTEGRATION in item.path.parents:
             item.add_marker(pytest.mark.slow)

@@ -25,12 +25,16 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.hostile_corpus import CANARY, MUSR_LOG, RESULTS, SUBMISSION, outside_folder
 from support.runner_mimic import commands
 from test_hostile import REPORT, audited
+
+# Hundreds of generated files through every entry point in subprocesses: `slow`.
+pytestmark = pytest.mark.slow
 
 EXAMPLES = int(os.environ.get("LBNORM_FUZZ_EXAMPLES", "6"))
 FUZZ = settings(

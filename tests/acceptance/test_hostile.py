@@ -24,6 +24,9 @@ from support.runner_mimic import commands
 
 from validator.io.safe_text import table_cell
 
+# Every case runs the CLI and the Action in subprocesses under an audit hook: minutes, so `slow`.
+pytestmark = pytest.mark.slow
+
 AUDITED = REPO / "tests" / "support" / "audited_run.py"
 TIME_LIMIT_S = 60
 MEMORY_LIMIT = 2 * 1024**3

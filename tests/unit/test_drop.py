@@ -268,6 +268,7 @@ LARGEST_GOLDS = {
 }
 
 
+@pytest.mark.slow  # fills every cache to its bound: tens of seconds a shape
 @pytest.mark.parametrize("shape", LARGEST_GOLDS)
 def test_the_caches_stay_under_100_mb_full_of_the_largest_entries_they_keep(shape):
     """What a hostile log can make a survey worker hold: every cache full, every entry as large as it may be."""
