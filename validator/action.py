@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TextIO
 
 from .check.checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_check
-from .check.rules import all_rules
+from .check.rules import all_rules, check_rules
 from .core.errors import ConfigError, ExitCode
 from .core.profile import Profile
 from .findings import ERROR, WARNING
@@ -270,11 +270,15 @@ def maintainer_config(
         error=settings.error,
         per_file_ignores=tuple(settings.per_file_ignores.items()),
     )
-    all_rules()
+    check_rules()
     try:
         selection.validate()
-    except SelectionError as exc:
-        raise ConfigError(f"{settings.source}: {exc}") from None
+    except SelectionError:
+        all_rules()  # a code no check rule matches may name an audit rule: loaded only then
+        try:
+            selection.validate()
+        except SelectionError as exc:
+            raise ConfigError(f"{settings.source}: {exc}") from None
     return inputs, maintainer_profile(inputs, workspace), selection
 
 

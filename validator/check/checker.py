@@ -56,7 +56,7 @@ from .roles import (
     submission_field,
 )
 from .root_causes import collapse
-from .rules import all_rules
+from .rules import check_rules
 from .workers import PARALLEL_MIN_FILES, Partial, run_batches, split_batches  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def run_check(
     patterns: list[str], options: CheckOptions, progress: Callable[[int, int], None] | None = None
 ) -> CheckResult:
     """Check every file the patterns match; `progress(done, total)` is called as batches finish."""
-    all_rules()  # register the rule modules
+    check_rules()  # register the rule modules
     start_run()  # every log the run audits shares one replay budget
     result = CheckResult()
     root = options.root.resolve()
@@ -152,7 +152,7 @@ def _check_batch(
     root: Path, paths: list[Path], options: CheckOptions, named: frozenset[Path] = frozenset()
 ) -> Partial:
     """Check files smallest first: submissions come before the results files they use."""
-    all_rules()
+    check_rules()
     part = Partial(CheckResult(), set(), {})
     for path in sorted(paths, key=lambda p: (_size(root / p), p.as_posix())):
         try:
@@ -346,7 +346,7 @@ def _read_and_score(ctx: CheckContext, result: CheckResult) -> None:
 
 def _run_rules(ctx: CheckContext, result: CheckResult) -> None:
     before = len(result.findings)
-    for rule in all_rules():
+    for rule in check_rules():
         if rule.check is not None:
             for hit in rule.check(ctx):
                 add_hit(result, rule.id, hit)

@@ -274,9 +274,9 @@ class Effective:
         return bool(self.settings.strict)
 
     def selection(self) -> RuleSelection:
-        from ..check.rules import all_rules
+        from ..check.rules import all_rules, check_rules
 
-        all_rules()  # codes are checked against every rule, the audit's too
+        check_rules()
         s = self.settings
         selection = RuleSelection(
             select=s.selected(),
@@ -286,6 +286,11 @@ class Effective:
             per_file_ignores=tuple(s.per_file_ignores.items()),
             shown_from=_cwd_in(self.workspace),
         )
+        try:
+            return selection.validate()
+        except SelectionError:
+            pass
+        all_rules()  # a code no check rule matches may name an audit rule: loaded only then
         try:
             return selection.validate()
         except SelectionError as exc:

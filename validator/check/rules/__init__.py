@@ -25,6 +25,13 @@ def load_rule_modules() -> tuple[str, ...]:
     return names
 
 
+def check_rules() -> list[Rule]:
+    """The rules a check runs, registered; the audit's (which run in the audit, not here) are left unloaded
+    unless the audit loaded them, so a pull request's check never imports every audit check."""
+    load_rule_modules()
+    return registered_rules()
+
+
 def all_rules() -> list[Rule]:
     """Every rule, the check's and the sample-log audit's, by id."""
     from ...audit.rules import load_audit_rules
