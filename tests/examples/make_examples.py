@@ -515,6 +515,20 @@ def negatives() -> None:
     c.expect("LB103", "results.json", '"harness|arc_challenge|25": {')
     c.close()
 
+    v1 = copy.deepcopy(V1)
+    for key in [k for k in v1["results"] if "|drop|" in k]:
+        del v1["results"][key]
+    c = Case(
+        "negative",
+        "LB600_reported_retired_benchmark_without_results",
+        "DROP (retired, so a run may leave it out) reported, but the results hold none of its tasks.",
+        options=["--profile", "open-llm-leaderboard-v1"],
+    )
+    c.write("results.json", v1)
+    c.write("submission.json", V1_SUBMISSION)
+    c.expect("LB600", "submission.json", '"drop": 20.89')
+    c.close()
+
     c = Case("negative", "LB104_nan_reported", "A NaN reported score.")
     c.write(
         "submission.json", json.dumps(submission(), indent=2).replace('"musr": 2.73', '"musr": NaN')

@@ -361,6 +361,11 @@ def _run_rules(ctx: CheckContext, result: CheckResult) -> None:
                     ctx.results_doc, ctx.results_root, f"{bench_id} cannot be recomputed: {reason}"
                 ),
             )
+    ids = {bench.id for bench in ctx.profile.benchmarks}
+    for key in ctx.reported() if ctx.results is not None else ():
+        if key in ids and key not in ctx.scores and key not in ctx.unscored:
+            message = f"reported {key} cannot be recomputed: the results hold none of its tasks"
+            _hit(result, "LB600", Hit(ctx.submission, ("reported", key), message))
 
 
 def _recomputed(ctx: CheckContext) -> dict[str, float]:

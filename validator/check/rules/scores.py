@@ -21,7 +21,8 @@ def not_recomputable(ctx):
     """A benchmark could not be recomputed and no other finding says why.
 
     Reported by the checker as a safety net: a number lbnorm cannot recompute
-    is never treated as verified.
+    is never treated as verified. A reported score of a benchmark the results
+    hold no task of (a retired one, which a run may leave out) is one too.
     """
 
 
