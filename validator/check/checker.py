@@ -365,7 +365,7 @@ def _run_rules(ctx: CheckContext, result: CheckResult) -> None:
     for key in ctx.reported() if ctx.results is not None else ():
         if key in ids and key not in ctx.scores and key not in ctx.unscored:
             message = f"reported {key} cannot be recomputed: the results hold none of its tasks"
-            _hit(result, "LB600", Hit(ctx.submission, ("reported", key), message))
+            add_hit(result, "LB600", Hit(ctx.submission, ("reported", key), message))
 
 
 def _recomputed(ctx: CheckContext) -> dict[str, float]:
