@@ -277,7 +277,7 @@ json_texts = st.tuples(
 @settings(max_examples=600, deadline=None)
 @given(json_texts)
 def test_a_log_line_parses_as_json_loads_parses_it(text):
-    from validator.io.sample_logs import parse_json
+    from validator.io.log_lines import parse_json
 
     try:
         expected = json.loads(text)
@@ -296,7 +296,8 @@ def test_a_log_line_parses_as_json_loads_parses_it(text):
 )
 def test_a_log_line_reads_as_decode_line_and_load_record_read_it(text, cut, limits):
     """The reader's one call per line (_line_value) gives load_record's value, or its finding, for any line."""
-    from validator.io.sample_logs import _line_value, load_record
+    from validator.io.log_lines import load_record
+    from validator.io.sample_logs import _line_value
 
     raw = text.encode("utf-8")
     try:

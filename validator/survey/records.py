@@ -14,13 +14,8 @@ from typing import IO
 
 from ..io.documents import DocumentError
 from ..io.limits import Limits, describe_size
-from ..io.sample_logs import (
-    SampleRecord,
-    check_blank_lines,
-    check_record_count,
-    decode_line,
-    load_record,
-)
+from ..io.log_lines import decode_line, load_record
+from ..io.sample_logs import SampleRecord, check_blank_lines, check_record_count
 
 CHUNK = 1 << 20
 _BOM = b"\xef\xbb\xbf"
