@@ -443,14 +443,14 @@ def sample_log_symlink_to_a_fifo_outside(ws, outside):
     os.symlink(outside / "fifo", ws / MUSR_LOG)
 
 
-@case("LB108", args=("submission.json",))
+@case("LB108", "LB707", args=("submission.json",))
 def sample_log_nested_100000_deep(ws, outside):
     """A log line nested 100,000 levels deep."""
     honest(ws, samples=[MUSR_LOG])
     (ws / MUSR_LOG).write_text('{"doc_id": 0, "doc": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
 
 
-@case("LB702", "LB705", "LB706", "LB709", args=("submission.json",))
+@case("LB702", "LB705", "LB706", "LB707", "LB709", args=("submission.json",))
 def sample_log_100000_copies_of_one_document(ws, outside):
     """100,000 lines claiming doc_id 0: findings are capped, memory stays flat."""
     honest(ws, samples=[MUSR_LOG])
@@ -542,14 +542,14 @@ def json_of_five_million_empty_objects(ws, outside):
     (ws / "submission.json").write_text("[" + "{}," * 5_000_000 + "{}]")
 
 
-@case("LB108", args=("submission.json",))
+@case("LB108", "LB707", args=("submission.json",))
 def sample_log_record_nested_800_deep(ws, outside):
     """Below Python's recursion limit, so json.loads accepts it; json.dumps on 3.12 would not."""
     honest(ws, samples=[MUSR_LOG])
     (ws / MUSR_LOG).write_text('{"doc_id": 0, "doc": ' + "[" * 800 + "]" * 800 + "}\n")
 
 
-@case("LB201", "LB702", "LB705", "LB706", "LB709", args=("submission.json",))
+@case("LB201", "LB702", "LB705", "LB706", "LB707", "LB709", args=("submission.json",))
 def samples_lists_one_log_4000_times(ws, outside):
     """Two spellings of one log, 2,000 times each: LB201 says so, and the log is audited once."""
     honest(ws, samples=[MUSR_LOG] * 2000 + ["./" + MUSR_LOG] * 2000)
@@ -598,7 +598,7 @@ def configs_with_wrong_types(ws, outside):
     )
 
 
-@case("LB702", "LB705", "LB706", "LB708", "LB709", "LB716", args=("submission.json",))
+@case("LB702", "LB705", "LB706", "LB707", "LB708", "LB709", "LB716", args=("submission.json",))
 def multiple_choice_target_superscript_two(ws, outside):
     """ "²" is a digit to str.isdigit, but int() refuses it; a 5,000-digit target too."""
     _musr_with_config(ws, {}, MC_RECORD | {"target": "²"})
@@ -616,6 +616,7 @@ def multiple_choice_target_superscript_two(ws, outside):
     "LB506",
     "LB705",
     "LB706",
+    "LB707",
     "LB709",
     "LB716",
     "LB718",
