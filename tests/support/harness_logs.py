@@ -408,7 +408,11 @@ def function_prompt_task(
     for doc_id, (doc, labels) in enumerate(zip(docs, choices, strict=True)):
         gold = 0 if doc_id % 2 == 0 else 1
         doc = (
-            {**doc, "answer": labels[gold]}
+            {
+                **doc,
+                "answer": labels[gold],
+                "answer_index": gold,
+            }  # as TIGER-Lab/MMLU-Pro's docs hold both
             if doc_to_choice
             else {**doc, "labels": labels, "gold": gold}
         )
@@ -467,6 +471,7 @@ def musr_function_task(docs: int = 6) -> Task:
             "narrative": f"Story {n}.\nSomeone took the {n}th cake.",
             "question": f"Who took cake {n}?",
             "choices": repr(people[n % 3]),
+            "answer_index": 0,
             "answer_choice": people[n % 3][0],
         }
         for n in range(docs)

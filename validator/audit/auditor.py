@@ -61,6 +61,7 @@ class LogAuditor:
         self.expected_choices = expectations.choice_counts.get(
             spec.name
         )  # the profile's num_choices (LB715)
+        self.doc_agreements = expectations.doc_agreements.get(spec.name)  # LB726's fields
         self.expected_split = expectations.split_sizes.get(
             spec.name
         )  # the profile's split size (LB718, coverage)

@@ -25,10 +25,15 @@ class ProfileExpectations:
 
     choice_counts: Mapping[str, int] = field(default_factory=dict)
     split_sizes: Mapping[str, int] = field(default_factory=dict)
+    doc_agreements: Mapping[str, tuple] = field(
+        default_factory=dict
+    )  # the fields of a doc that agree (LB726)
 
     @classmethod
     def of_profile(cls, profile: Any) -> ProfileExpectations:
-        return cls(profile.choice_counts(), profile.split_sizes()) if profile is not None else cls()
+        if profile is None:
+            return cls()
+        return cls(profile.choice_counts(), profile.split_sizes(), profile.doc_agreements())
 
 
 NO_EXPECTATIONS = ProfileExpectations()  # no profile: nothing for the logs to prove

@@ -93,6 +93,8 @@ class Benchmark:
     sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
     binary: bool = False
     version_gate: VersionGate | None = None
+    # (relation, fields): fields of one doc that encode the same gold, choices or id (harness/doc_agreement.py)
+    doc_fields_agree: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def choices_of(self, task: Task) -> int | None:
         """The choice count that sets this task's baseline (task overrides benchmark)."""
@@ -142,6 +144,14 @@ class Profile:
         """Every task name and alias -> the size of the split the leaderboard scores, where the profile knows it."""
         return {
             name: task.n for name, (_bench, task) in self.task_index().items() if task.n is not None
+        }
+
+    def doc_agreements(self) -> dict[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+        """Every task name and alias -> the fields its docs must agree on (doc_fields_agree)."""
+        return {
+            name: bench.doc_fields_agree
+            for name, (bench, _task) in self.task_index().items()
+            if bench.doc_fields_agree
         }
 
     def choice_counts(self) -> dict[str, int]:
@@ -227,6 +237,10 @@ def _build_benchmark(data: dict[str, Any]) -> Benchmark:
         sources={k: tuple(v) for k, v in data.get("sources", {}).items()},
         binary=data.get("binary", False),
         version_gate=_version_gate(data),
+        doc_fields_agree=tuple(
+            (entry["relation"], tuple(entry["fields"]))
+            for entry in data.get("doc_fields_agree", ())
+        ),
     )
 
 
