@@ -31,11 +31,10 @@ def test_all_files_are_checked_and_the_results_file_is_not_checked_twice(workspa
 
 def test_text_output_and_quiet_and_no_color(workspace):
     proc = run_cli("check", "bad.json", cwd=workspace)
-    assert proc.stdout.splitlines()[0] == "bad.json"
     needle = '"gpqa": 1.0'
-    where = f"{line_of(workspace / 'bad.json', needle)}:5"
-    assert proc.stdout.splitlines()[1].startswith(
-        f"  {where:<8} error   LB601 score-divergence  gpqa: reported 1.0, recomputed 0.8949"
+    where = f"bad.json:{line_of(workspace / 'bad.json', needle)}:5"
+    assert proc.stdout.splitlines()[0].startswith(
+        f"{where}: LB601 score-divergence [error] gpqa: reported 1.0, recomputed 0.8949"
     )
     assert "\x1b[" not in proc.stdout  # not a terminal
     assert (

@@ -75,7 +75,7 @@ def test_arguments_are_relative_to_the_cwd_and_shown_as_typed(output_path):
     assert json.loads(proc.stdout)["scores"].keys() == {f"results_{DATE}.json"}
     proc = run_cli("check", "../../../elsewhere.json", cwd=run)
     assert proc.returncode == 1
-    assert "../../../elsewhere.json: no such file" in proc.stdout
+    assert "../../../elsewhere.json: LB101 unreadable-file [error] no such file" in proc.stdout
 
 
 @pytest.mark.parametrize("command", ["normalize", "audit"])

@@ -74,28 +74,37 @@ def test_one_bad_file_never_hides_a_good_one(tmp_path):
     assert doc["errors"] == [
         {
             "path": "broken.json",
+            "rule": "LB102",
             "message": "broken.json:1:2: not valid JSON: Expecting property "
             "name enclosed in double quotes",
         }
     ]
-    assert proc.stderr.splitlines() == [f"lbnorm: error: {doc['errors'][0]['message']}"]
+    text = run_cli("normalize", "broken.json", "good.json", cwd=tmp_path)
+    assert text.returncode == 1 and text.stderr == ""
+    assert text.stdout.splitlines()[0] == (
+        "broken.json:1:2: LB102 syntax-error [error] not valid JSON: Expecting property "
+        "name enclosed in double quotes"
+    )
 
 
-def test_a_missing_file_is_a_data_error_naming_it(tmp_path):
-    proc = run_cli("normalize", "nope.json", cwd=tmp_path)
-    assert proc.returncode == 1
-    assert proc.stderr.strip() == "lbnorm: error: nope.json: no such file"
+def test_a_missing_file_is_the_same_finding_in_every_command(tmp_path):
+    line = "nope.json: LB101 unreadable-file [error] no such file"
+    for command in (["normalize"], ["check"], ["audit"], ["profile", "check"]):
+        proc = run_cli(*command, "nope.json", cwd=tmp_path)
+        assert proc.returncode == 1, command
+        assert proc.stdout.splitlines()[0] == line, (command, proc.stdout)
+        assert "no such file" not in proc.stderr, command
 
 
 def test_a_file_of_another_leaderboard_gets_a_hint():
     proc = run_cli("normalize", str(V1_LM_EVAL_03))
     assert proc.returncode == 1
-    assert "no task of profile open-llm-leaderboard-v2 is in the file" in proc.stderr
-    assert "try --profile open-llm-leaderboard-v1" in proc.stderr
-    assert (
-        run_cli("normalize", "--profile", "open-llm-leaderboard-v1", str(V1_LM_EVAL_03)).returncode
-        == 0
-    )
+    assert "LB202 results-format [error] no task of profile open-llm-leaderboard-v2" in proc.stdout
+    assert "try --profile open-llm-leaderboard-v1" in proc.stdout
+    fits = run_cli("normalize", "--profile", "open-llm-leaderboard-v1", str(V1_LM_EVAL_03))
+    assert "no task of profile" not in fits.stdout and "MMLU" in fits.stdout
+    # scored, and the run conditions it breaks are errors, as check reports them: never exit 0
+    assert fits.returncode == 1 and "error LB503" in fits.stdout
 
 
 def test_control_characters_in_a_file_name_cannot_forge_a_line(tmp_path):
@@ -103,7 +112,7 @@ def test_control_characters_in_a_file_name_cannot_forge_a_line(tmp_path):
     path.write_text("[]")
     proc = run_cli("normalize", str(path))
     assert proc.returncode == 1
-    assert len(proc.stderr.splitlines()) == 1 and "evil\\n::error::forged.json" in proc.stderr
+    assert len(proc.stdout.splitlines()) == 1 and "evil\\n::error::forged.json" in proc.stdout
 
 
 @pytest.mark.parametrize(

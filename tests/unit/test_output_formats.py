@@ -122,7 +122,7 @@ def test_color_option(workspace, color, env, painted):
 
 def test_every_text_finding_carries_its_json_path(workspace):
     proc = run_cli("check", "bad.json", cwd=workspace)
-    assert proc.stdout.splitlines()[1].endswith("(at $.reported.gpqa)")
+    assert proc.stdout.splitlines()[0].endswith("(at $.reported.gpqa)")
 
 
 def test_the_upload_sarif_workflow_in_the_docs_passes_the_workflow_schema_and_zizmor(tmp_path):

@@ -60,17 +60,19 @@ benchmarks:
     proc = run_cli("profile", "check", str(profile))
     assert proc.returncode == 1
     assert proc.stdout.splitlines() == [
-        f"{profile}:12:25: benchmarks[0].tasks[0].num_choices: 1 is less than the minimum of 2",
-        f"{profile}:13:25: benchmarks[0].tasks[1].num_choices: 'three' is not of type 'integer'",
+        f"{profile}:12:25: [error] benchmarks[0].tasks[0].num_choices: 1 is less than the minimum of 2",
+        f"{profile}:13:25: [error] benchmarks[0].tasks[1].num_choices: 'three' is not of type 'integer'",
     ]
     profile.write_text(profile.read_text().replace("1}", "2}").replace('"three"', "3"))
     proc = run_cli("profile", "check", str(profile))
     assert proc.stdout.splitlines() == [
-        f"{profile}:4:11: average.order names 'missing', which is not a benchmark id (stories)"
+        f"{profile}:4:11: [error] average.order names 'missing', which is not a benchmark id (stories)"
     ]
     profile.write_text("profile_format: 1\nname: [unclosed\n")
     proc = run_cli("profile", "check", str(profile))
-    assert proc.returncode == 1 and proc.stdout.startswith(f"{profile}:3:1: not valid YAML")
+    assert proc.returncode == 1 and proc.stdout.startswith(
+        f"{profile}:3:1: LB102 syntax-error [error] not valid YAML"
+    )
 
 
 def story_run(tmp_path, literal_a=True):
@@ -264,5 +266,5 @@ def test_check_names_a_placeholder_the_schema_would_accept(tmp_path):
     proc = run_cli("profile", "check", str(profile))
     assert proc.returncode == 1
     assert proc.stdout.splitlines() == [
-        f"{profile}:7:1: placeholder to fill in at title: FILL IN: the title"
+        f"{profile}:7:1: [error] placeholder to fill in at title: FILL IN: the title"
     ]

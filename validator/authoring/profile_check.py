@@ -29,10 +29,20 @@ class ProfileProblem:
     line: int | None
     column: int | None
     message: str
+    rule: str = ""  # the LB1xx rule of a file that cannot be read ('' for a profile's own problems)
 
     def shown(self, path: str) -> str:
+        """The finding line every command prints: `path:line:col: RULE name [error] message`."""
         where = f"{path}:{self.line}:{self.column}" if self.line else path
-        return f"{where}: {self.message}"
+        rule = f"{self.rule} {_rule_name(self.rule)} " if self.rule else ""
+        message = self.message.removeprefix(f"{path}: ")
+        return f"{where}: {rule}[error] {message}"
+
+
+def _rule_name(rule_id: str) -> str:
+    from ..findings.registry import RULES
+
+    return RULES[rule_id].name if rule_id in RULES else ""
 
 
 def check_profile_file(path: Path) -> list[ProfileProblem]:
@@ -40,7 +50,7 @@ def check_profile_file(path: Path) -> list[ProfileProblem]:
     try:
         document = parse_document(read_untrusted(path), str(path), kind_of_profile(path))
     except DocumentError as exc:
-        return [ProfileProblem(exc.line, exc.column, exc.message)]
+        return [ProfileProblem(exc.line, exc.column, exc.message, exc.rule)]
     problems = placeholder_problems(document.data, document) + schema_problems(document)
     if not problems:
         problems = cross_reference_problems(document)

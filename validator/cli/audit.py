@@ -13,12 +13,12 @@ from ..check.checker import MAX_SKIP_FINDINGS, NOT_WALKED
 from ..core.errors import ExitCode
 from ..findings import Findings, make_finding
 from ..io.discovery import results_files, split_logs, unclaimed_logs
-from ..io.safe_text import one_line
 from ..report import json_report
 from ..report.audit import report_json as audit_json
 from ..report.audit import report_text as audit_text
 from ..report.check import ReportOptions, use_color
 from ..report.formats import default_format, reporters
+from ..report.text_style import Painter, finding_line
 from .arguments import expand_arguments
 from .options import (
     command_line_settings,
@@ -150,10 +150,9 @@ class AuditRun(Findings):
 def _run_text(run: AuditRun, out, options: ReportOptions) -> None:
     for audited in run.audits:
         audit_text(audited, out, options)
+    paint = Painter(options.color)
     for finding in run.loose:
-        out.write(
-            f"{one_line(finding.file)}: {finding.severity} {finding.rule} {finding.message}\n"
-        )
+        out.write(finding_line(finding, paint))
     if len(run.audits) != 1 or run.loose:
         verdict = "ok" if run.ok(options.strict) and run.audits else "failed"
         out.write(f"{verdict}: {len(run.audits)} results file(s) audited\n")

@@ -20,6 +20,7 @@ from ..report.formats import default_format
 from .arguments import scoped_arguments
 from .options import (
     DEFAULT_PROFILE,
+    OWN_TASKS_HINT,
     Effective,
     command_line_settings,
     config_options,
@@ -132,6 +133,8 @@ def check(
         root=str(cwd),
     )
     CHECK_REPORTERS[default_format(output_format, os.environ)](result, sys.stdout, report)
+    if run.profile() is None and _all_tasks_unknown(result):
+        click.echo(f"lbnorm: hint: {OWN_TASKS_HINT}", err=True)
     sys.exit(ExitCode.OK if result.ok(run.strict) else ExitCode.DATA)
 
 
@@ -166,6 +169,14 @@ def check_arguments(
     result.close()
     result.files.sort(key=lambda f: f.path)
     return result
+
+
+def _all_tasks_unknown(result: CheckResult) -> bool:
+    """A file whose every profile task is missing while it holds tasks the profile does not know."""
+    rules_by_file: dict[str, set[str]] = {}
+    for finding in result.findings:
+        rules_by_file.setdefault(finding.file, set()).add(finding.rule)
+    return any({"LB301", "LB303"} <= rules for rules in rules_by_file.values())
 
 
 def _refuse_outside(result: CheckResult, outside: list[str], workspace) -> None:

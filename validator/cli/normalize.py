@@ -20,10 +20,11 @@ from ..io.limits import Limits
 from ..io.loaders import builtin_profile_names, load_builtin_profile, load_results, where
 from ..io.paths import PathRefused, confine, display_path
 from ..io.safe_text import one_line
-from ..report.normalize import REPORTERS, Outcome
+from ..report.normalize import REPORTERS, Outcome, is_blocking
 from .arguments import expand_arguments
 from .options import (
     DEFAULT_PROFILE,
+    OWN_TASKS_HINT,
     command_line_settings,
     config_options,
     effective,
@@ -106,14 +107,18 @@ def normalize(
     warned: list[str] = []
 
     def scored():  # one file at a time: memory stays flat over thousands of files
-        for argument, message in found.problems:  # outside the workspace, or matched nothing
+        for argument, message in found.problems:  # outside --root, or matched nothing
             failed.append(message)
-            yield Outcome(path=argument, error=message)
+            yield Outcome(
+                path=argument, error=message, rule="LB101" if "outside" in message else "LB100"
+            )
         cwd = Path(os.getcwd())
         for path in results_files(found.paths, found.literal, cwd):
             outcome = _normalize_one(cwd, path, found.boundary.get(path), profile, run.limits)
             if outcome.error:
                 failed.append(outcome.error)
+            elif blocking := [c.rule for c in outcome.scores.caveats if is_blocking(c)]:
+                failed.append(f"{outcome.path}: {', '.join(sorted(set(blocking)))}")
             elif why := _incomplete(outcome):
                 if require_complete:
                     failed.append(f"{outcome.path}: {why} (--require-complete)")
@@ -125,8 +130,6 @@ def normalize(
     warned += [f"{path.as_posix()}: {NOT_WALKED}" for path in found.skipped[:MAX_SKIP_FINDINGS]]
     for message in warned:
         click.echo(f"lbnorm: warning: {one_line(message, 2000)}", err=True)
-    for message in failed:
-        click.echo(f"lbnorm: error: {one_line(message, 2000)}", err=True)
     sys.exit(ExitCode.DATA if failed else ExitCode.OK)
 
 
@@ -157,21 +160,23 @@ def _normalize_one(
         confine(root, path, boundary)
         return Outcome(path=shown, scores=score_results(profile, load_results(Path(shown), limits)))
     except PathRefused as exc:
-        return Outcome(path=shown, error=str(exc))
+        return Outcome(path=shown, error=str(exc), rule="LB101")
     except FoldedKeys as exc:
         message = str(exc)
         if not message.startswith(shown):
             message = f"{where(Path(shown), exc.path, limits)}: {message}"
-        return Outcome(path=shown, error=message)
+        return Outcome(path=shown, error=message, rule="LB103")
     except DataError as exc:
         message = str(exc)
         if not message.startswith(shown):
             message = f"{shown}: {message}"
-        return Outcome(path=shown, error=message + _profile_hint(root / path, profile, message))
-    except Exception as exc:  # noqa: BLE001 - one file's failure fails that file; the report is still complete
         return Outcome(
-            path=shown, error=f"{shown}: LB110 {internal_error_finding(shown, exc).message}"
+            path=shown,
+            error=message + _profile_hint(root / path, profile, message),
+            rule=getattr(exc, "rule", "LB202"),
         )
+    except Exception as exc:  # noqa: BLE001 - one file's failure fails that file; the report is still complete
+        return Outcome(path=shown, error=internal_error_finding(shown, exc).message, rule="LB110")
 
 
 def _profile_hint(path: Path, profile: Profile, message: str) -> str:
@@ -186,4 +191,4 @@ def _profile_hint(path: Path, profile: Profile, message: str) -> str:
         except Exception:  # noqa: BLE001 - only a hint: any failure means "no"
             continue
         return f" (the file fits profile '{name}': try --profile {name})"
-    return ""
+    return f"; {OWN_TASKS_HINT}"

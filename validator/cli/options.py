@@ -314,6 +314,12 @@ def _cwd_in(workspace: Workspace) -> str:
     return "" if relative == "." or relative.startswith(os.pardir) else Path(relative).as_posix()
 
 
+OWN_TASKS_HINT = (
+    "for a leaderboard with its own tasks pass --profile-file with its profile "
+    "(`lbnorm profile derive RESULTS_FILE` drafts one from a run)"
+)
+
+
 def effective(
     options: Settings, config_file: Path | None, isolated: bool, root: Path | None
 ) -> Effective:

@@ -20,10 +20,12 @@ def rules(codes: tuple[str, ...], output_format: str) -> None:
     from ..check.rules import all_rules
 
     wanted = tuple(code.strip().upper() for code in codes)
-    listed = [r for r in all_rules() if not wanted or r.id.startswith(wanted)]
+    everything = sorted(all_rules(), key=lambda r: r.id)
+    listed = [r for r in everything if not wanted or r.id.startswith(wanted)]
     if not listed:
         raise click.UsageError(
-            f"no rule matches {' '.join(codes)}; `lbnorm rules` lists them all (LB100-LB714)"
+            f"no rule matches {' '.join(codes)}; `lbnorm rules` lists them all "
+            f"({everything[0].id}-{everything[-1].id})"
         )
     if output_format == "json":
         click.echo(

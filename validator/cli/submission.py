@@ -17,6 +17,7 @@ from ..report.check import ReportOptions
 from .check import check, check_arguments
 from .options import (
     DEFAULT_PROFILE,
+    OWN_TASKS_HINT,
     command_line_settings,
     config_file_options,
     effective,
@@ -106,10 +107,7 @@ def init(
     except DataError as exc:
         hint = ""
         if "no task of profile" in str(exc) and settings.settings.profile_file is None:
-            hint = (
-                "; for a leaderboard with its own tasks pass --profile-file with its profile "
-                "(`lbnorm profile derive` drafts one from this run)"
-            )
+            hint = f"; {OWN_TASKS_HINT}"
         click.echo(f"lbnorm: error: {exc}{hint}", err=True)
         sys.exit(ExitCode.DATA)
     command = _check_command(draft.path, profile_name, profile_file, config_file, isolated)

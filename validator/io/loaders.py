@@ -120,7 +120,7 @@ def read_text(
     try:
         return read_untrusted(path, limits)
     except DocumentError as exc:
-        raise error(f"{path}: {exc.message}") from None
+        raise _with_rule(error(f"{path}: {exc.message}"), exc.rule) from None
 
 
 def parse(
@@ -135,7 +135,13 @@ def parse(
         return parse_document(text, origin, kind, limits).data
     except DocumentError as exc:
         where = f":{exc.line}:{exc.column}" if exc.line else ""
-        raise error(f"{origin}{where}: {exc.message}") from None
+        raise _with_rule(error(f"{origin}{where}: {exc.message}"), exc.rule) from None
+
+
+def _with_rule(error: Exception, rule: str) -> Exception:
+    """The error, carrying the LB1xx rule the file breaks (normalize reports it as check does)."""
+    error.rule = rule  # type: ignore[attr-defined]
+    return error
 
 
 def load_results(path: Path, limits: Limits = DEFAULT_LIMITS) -> HarnessResults:

@@ -41,15 +41,13 @@ def report_json(result: AuditResult, out: TextIO, options: ReportOptions) -> Non
 
 def report_text(result: AuditResult, out: TextIO, options: ReportOptions) -> None:
     paint = Painter(options.color)
-    if options.verbosity >= 0:
+    if options.verbosity >= 0 and result.tasks:
         out.write(paint.bold(one_line(result.results_file)) + "\n")
         for task in result.tasks:
             out.write(task_text(task, details=options.verbosity > 0))
     shown = [f for f in result.findings if options.verbosity >= 0 or f.severity == ERROR]
-    for file in sorted({f.file for f in shown}):
-        out.write(paint.bold(one_line(file)) + "\n")
-        for finding in (f for f in shown if f.file == file):
-            out.write(finding_line(finding, paint))
+    for finding in shown:
+        out.write(finding_line(finding, paint))
     verdict = "ok" if result.ok(options.strict) else "failed"
     out.write(
         f"{paint.verdict(verdict)}: {len(result.tasks)} log(s) audited, {result.count(ERROR)} error(s), "

@@ -18,7 +18,7 @@ from typing import TextIO
 
 from ..check.checker import CheckResult, FileReport
 from ..core.version import __version__
-from ..findings import ERROR, WARNING, Finding
+from ..findings import ERROR, WARNING
 from ..io.safe_text import one_line
 from . import json_report
 from .audit import task_text
@@ -52,17 +52,13 @@ def _finite(scores: dict[str, float]) -> dict[str, float | None]:
 def report_text(result: CheckResult, out: TextIO, options: ReportOptions) -> None:
     paint = Painter(options.color)
     shown = [f for f in result.findings if options.verbosity >= 0 or f.severity == ERROR]
-    by_file: dict[str, list[Finding]] = {}
     for finding in shown:
-        by_file.setdefault(finding.file, []).append(finding)
-    files = {f.path: f for f in result.files}
-    for path in sorted(set(by_file) | (set(files) if options.verbosity > 0 else set())):
-        out.write(paint.bold(one_line(path)) + "\n")
-        for finding in by_file.get(path, []):
-            out.write(finding_line(finding, paint))
-        if options.verbosity > 0 and path in files:
-            out.write(_score_table(files[path]))
-            out.write("".join(task_text(task) for task in files[path].audit))
+        out.write(finding_line(finding, paint))
+    if options.verbosity > 0:
+        for report in sorted(result.files, key=lambda f: f.path):
+            out.write(paint.bold(one_line(report.path)) + "\n")
+            out.write(_score_table(report))
+            out.write("".join(task_text(task) for task in report.audit))
     errors, warnings = result.count(ERROR), result.count(WARNING)
     verdict = "ok" if result.ok(options.strict) else "failed"
     suppressed = (

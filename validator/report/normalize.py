@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from ..core.profile import MEAN_OF_METRICS, POOLED
 from ..core.version import __version__
 from ..findings import ERROR, format_json_path
 from ..io.safe_text import neutralize_json, one_line
+from .text_style import Painter, finding_line
 
 CAVEATS_SHOWN = 3  # per rule, in text
 
@@ -40,6 +42,7 @@ class Outcome:
     path: str
     scores: FileScores | None = None
     error: str | None = None
+    rule: str = "LB202"  # the rule the error breaks, as check would report it
 
 
 # --- JSON ---------------------------------------------------------------------------
@@ -56,7 +59,7 @@ def report_json(outcomes: Iterable[Outcome], out: TextIO, explain: bool = False)
     separator = "\n"
     for outcome in outcomes:
         if outcome.error:
-            errors.append({"path": outcome.path, "message": outcome.error})
+            errors.append({"path": outcome.path, "rule": outcome.rule, "message": outcome.error})
         if outcome.scores:
             out.write(separator + _indented(_file_json(outcome.path, outcome.scores), 4))
             separator = ",\n"
@@ -121,11 +124,25 @@ def report_text(outcomes: Iterable[Outcome], out: TextIO, explain: bool = False)
     first = True
     for outcome in outcomes:
         if outcome.scores is None:
-            continue  # errors go to stderr, one line each (see cli)
+            if outcome.error:  # the finding line every command prints
+                out.write(finding_line(_as_finding(outcome), Painter(False)))
+            continue
         if not first:
             out.write("\n")
         first = False
         out.write(_file_text(outcome.path, outcome.scores, explain))
+
+
+def _as_finding(outcome: Outcome):
+    from ..findings import make_finding
+
+    message = outcome.error or ""
+    line = column = None
+    match = re.match(rf"{re.escape(outcome.path)}:(\d+):(\d+): ", message)
+    if match:
+        line, column = int(match[1]), int(match[2])
+        message = message[match.end() :]
+    return make_finding(outcome.rule, outcome.path, message, line=line, column=column)
 
 
 def _file_text(path: str, fs: FileScores, explain: bool) -> str:

@@ -19,16 +19,20 @@ class ReportOptions:
 
 
 def finding_line(finding: Finding, paint: Painter) -> str:
-    """`  line:col  severity  id name  message (at $.json.path)`; the JSON path finds the value in any editor."""
-    where = f"{finding.line}:{finding.column}" if finding.line else "-"
+    """`path:line:col: RULE name [severity] message (at $.json.path)`: the same line in every command, the
+    location clickable in a terminal or editor; a finding about a whole file has no line and column."""
+    where = one_line(finding.file) + (
+        f":{finding.line}:{finding.column or 1}" if finding.line else ""
+    )
     at = (
         f" (at {one_line(finding.json_path, 300)})"
         if finding.json_path and finding.json_path != "$"
         else ""
     )
+    message = finding.message.removeprefix(f"{finding.file}: ")  # the path is already in front
     return (
-        f"  {where:<8} {paint.severity(finding.severity)} {finding.rule} {finding.name}  "
-        f"{one_line(finding.message, 2000)}{at}\n"
+        f"{paint.bold(where)}: {finding.rule} {finding.name} [{paint.severity(finding.severity)}] "
+        f"{one_line(message, 2000)}{at}\n"
     )
 
 
@@ -42,7 +46,7 @@ class Painter:
         return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
 
     def severity(self, severity: str) -> str:
-        return self._wrap(self.COLORS[severity], f"{severity:<7}")
+        return self._wrap(self.COLORS[severity], severity)
 
     def verdict(self, verdict: str) -> str:
         return self._wrap(self.COLORS[verdict], verdict)
