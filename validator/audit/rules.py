@@ -166,7 +166,11 @@ def aggregate_not_audited(ctx):
     leaderboard MATH's), a `multiple_input` layout of docs not Winogrande's,
     exact_match options lbnorm does not run, a filter it does not replay, or
     a gold that is the sample's own `target` (a `doc_to_target` it does not
-    evaluate), and IFEval's levels past the bounds of its checkers' replay.
+    evaluate; a Python function, which no log replays: write it as a
+    template of the doc's fields, or keep this rule a warning for the task),
+    a pattern RE2 cannot run as Python's `re` does (a back-reference, a
+    look-around: the message names it), and IFEval's levels past the bounds
+    of its checkers' replay.
     All are the submitter's, so none may leave a number unaudited in
     silence. A leaderboard whose tasks aggregate otherwise (a perplexity, a
     corpus BLEU) lists this rule under `warn` or `ignore` in its configuration.

@@ -142,3 +142,24 @@ def shown(value: Any, limit: int = 40) -> str:
     """A submitter's value as a message shows it: its repr, cut to `limit` characters."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+UNTRACED_TEMPLATE = (
+    "each sample's gold is its own target, which the config's "
+    "doc_to_target (a template lbnorm does not evaluate for this doc) does not tie to its doc"
+)
+UNTRACED_FUNCTION = (
+    "doc_to_target is a Python function, which no log replays: write it as a template of the doc's "
+    "fields, or keep the rule a warning for this task (--warn LB716)"
+)
+
+
+def untraced_target(config: Any) -> str:
+    """Why a sample's gold is its own word: the task's doc_to_target is a function (lm-eval writes its source,
+    or its repr), or a template lbnorm does not evaluate."""
+    source = config.get("doc_to_target") if isinstance(config, dict) else None
+    if isinstance(source, str) and source.lstrip().startswith(
+        ("def ", "<function", "functools.partial")
+    ):
+        return UNTRACED_FUNCTION
+    return UNTRACED_TEMPLATE

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ...core.results import metric_key_parts
 from ...harness.exact_match import exact_match, scorable_options
-from .base import AuditCheck, Sample, audit_check
+from .base import AuditCheck, Sample, audit_check, untraced_target
 from .math_answers import is_leaderboard_math
 
 METRIC = "exact_match"
@@ -90,11 +90,7 @@ class ExactMatch(AuditCheck):
         if (
             not sample.target_traced
         ):  # the gold would be the sample's own word (a target moved to the answer)
-            self.unaudited = self.unaudited or (
-                "each sample's gold is its own target, which the config's "
-                "doc_to_target (a template lbnorm does not evaluate for this doc) does "
-                "not tie to its doc"
-            )
+            self.unaudited = self.unaudited or untraced_target(self.spec.config)
             return
         if (
             type(sample.traced_target) is list

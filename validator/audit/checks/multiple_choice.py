@@ -14,7 +14,7 @@ from ...harness.choice_scores import (
     winogrande_scores,
 )
 from ...harness.samples import request_contexts
-from .base import AuditCheck, Sample, audit_check
+from .base import AuditCheck, Sample, audit_check, untraced_target
 
 CHOICE_METRICS = ("acc", "acc_norm", "acc_mutual_info")  # the metrics add() looks for
 
@@ -93,11 +93,7 @@ class MultipleChoice(AuditCheck):
             if (
                 not sample.target_traced
             ):  # the gold is then the sample's own word: a target moved to the pick passed
-                self._unscored(
-                    CHOICE_METRICS,
-                    "each sample's gold is its own target, which the config's "
-                    "doc_to_target (a template lbnorm does not evaluate for this doc) does not tie to its doc",
-                )
+                self._unscored(CHOICE_METRICS, untraced_target(self.spec.config))
         self._recomputed(sample, scores)
 
     def _recomputed(self, sample: Sample, scores: ChoiceScores) -> None:

@@ -8,9 +8,10 @@ reads `filtered_resps`, so an edit there alone changed the scores and left
 - The default filter, `none`, is `take_first`: filtered_resps[i] is
   resps[i][0] (lm_eval/api/task.py builds it when a task declares no
   filter_list; the harness's own tasks never name another pipeline `none`).
-  A [regex, take_first] filter with a pattern the harness ships (GSM8K's
-  strict-match and flexible-extract, harness/exact_match.py) is re-applied
-  too; other pipelines are not.
+  A pipeline of regex (any pattern, under RE2), remove_whitespace,
+  lowercase, uppercase and map steps with take_first is re-applied too
+  (harness/filters.py); other pipelines are not, and their numbers are
+  LB716 with the reason.
 - A generation is cut at the first occurrence of any of its request's stop
   sequences (`until`; models/utils.py postprocess_generated_text, and the
   HF backend's loop before it, 0.4.0 on): no logged generation holds one.
@@ -28,7 +29,8 @@ from typing import Any
 from ...core.results import metric_key_parts
 from ...findings import ERROR
 from ...findings.registry import rule
-from ...harness.exact_match import apply_regex_filter, regex_filter_of
+from ...harness.filters import Pipeline, pipeline_of
+from ...harness.linear_regex import NotLinear
 from ...harness.samples import requests, stop_sequences
 from .base import AuditCheck, Sample, audit_check, shown
 
@@ -46,10 +48,12 @@ def filtered_response_mismatch(ctx):
     """A sample's filtered_resps is not what its filter makes of its resps.
 
     lm-eval's default filter, `none`, takes each request's first response:
-    filtered_resps[i] is resps[i][0]. A regex filter followed by take_first
-    with a pattern the harness ships (GSM8K's and GSM8K-CoT's strict-match,
-    flexible-extract) is re-applied the same way, and so is a filter of any
-    name whose pipeline is take_first alone; other pipelines are not.
+    filtered_resps[i] is resps[i][0]. A pipeline of lm-eval's regex (any
+    pattern, run under RE2 with Python's results), remove_whitespace,
+    lowercase, uppercase and map filters with take_first is re-applied the
+    same way, and so is a filter of any name whose pipeline is take_first
+    alone; other pipelines (multi_choice_regex, majority_vote) are not, and
+    their numbers are LB716 with the reason.
     Every score is computed from filtered_resps, so one edited there changes
     the score while resps still holds what the model answered.
     """
@@ -79,11 +83,10 @@ class Responses(AuditCheck):
 
     def __init__(self, log):
         super().__init__(log)
-        # filter name -> how lbnorm replays it: TAKE_FIRST, its (regex, group) pipeline, or None when it does not
-        self.pipelines: dict[str, str | tuple | None] = {TAKE_FIRST: TAKE_FIRST}
-        self.unreplayed: set[str] = (
-            set()
-        )  # filters whose pipeline lbnorm does not re-apply (LB716 on their numbers)
+        # filter name -> how lbnorm replays it: TAKE_FIRST, its Pipeline, or why it does not (a phrase)
+        self.pipelines: dict[str, str | Pipeline] = {TAKE_FIRST: TAKE_FIRST}
+        # filters whose pipeline lbnorm does not re-apply -> why (LB716 on their numbers)
+        self.unreplayed: dict[str, str] = {}
 
     def add(self, sample: Sample) -> None:
         firsts = _first_responses(sample.data.get("resps"))
@@ -102,10 +105,15 @@ class Responses(AuditCheck):
         if pipeline is TAKE_FIRST:
             if sample.data.get("filtered_resps") != firsts:
                 self._take_first(sample, sample.data["resps"])
-        elif pipeline is None:  # not re-applied, so what was scored is the log's own word
-            self.unreplayed.add(sample.filter)
+        elif isinstance(pipeline, str):  # not re-applied, so what was scored is the log's own word
+            self.unreplayed.setdefault(sample.filter, pipeline)
         else:
-            self._regex(sample, firsts, pipeline)
+            try:
+                self._regex(sample, firsts, pipeline)
+            except NotLinear as error:
+                self.unreplayed.setdefault(
+                    sample.filter, f"its regex holds {error.feature}, which RE2 cannot run"
+                )
         until = sample.until()
         if until is None and self.spec.output_type == "generate_until":
             until = (
@@ -131,14 +139,13 @@ class Responses(AuditCheck):
             if flt in self.unreplayed:
                 self.not_audited(
                     key,
-                    f"its samples' filtered_resps (what was scored) cannot be replayed from resps, "
-                    f"since the filter {flt!r} is neither take_first nor a regex the harness ships then "
-                    "take_first",
+                    f"the filter {flt!r} is not replayed from resps: {self.unreplayed[flt]}",
                 )
 
     def _pipeline(self, name: str) -> str | tuple | None:
         """How the config's filter of that name is replayed, once per log: take_first alone under any name (the
-        filter 'none' renamed must not let filtered_resps say anything), a harness regex then take_first, or not."""
+        filter 'none' renamed must not let filtered_resps say anything), a pipeline harness/filters.py replays,
+        or why not."""
         if name not in self.pipelines:
             steps = self.spec.filter_steps(name)
             takes_first = (
@@ -147,12 +154,12 @@ class Responses(AuditCheck):
                 and type(steps[0]) is dict
                 and steps[0].get("function") == "take_first"
             )
-            self.pipelines[name] = TAKE_FIRST if takes_first else regex_filter_of(steps)
+            self.pipelines[name] = TAKE_FIRST if takes_first else pipeline_of(steps)
         return self.pipelines[name]
 
-    def _regex(self, sample: Sample, firsts: list, pipeline: tuple) -> None:
-        """A [regex, take_first] filter with a harness pattern (GSM8K's strict-match, flexible-extract)."""
-        expected = [apply_regex_filter(first, *pipeline) for first in firsts]
+    def _regex(self, sample: Sample, firsts: list, pipeline: Pipeline) -> None:
+        """A pipeline of regex, remove_whitespace, lowercase, uppercase or map steps with take_first."""
+        expected = [pipeline.apply(first) for first in firsts]
         filtered = sample.data.get("filtered_resps")
         if filtered != expected:
             index = next(
@@ -173,9 +180,9 @@ class Responses(AuditCheck):
                 sample.record,
                 ("filtered_resps", index),
                 (
-                    f"{self.spec.name}: filtered_resps[{index}] is {logged}, but the filter {sample.filter!r} (the "
-                    f"config's regex {pipeline[0].pattern!r}, then take_first) makes {shown(expected[index], 60)} of "
-                    f"resps[{index}][0]: what was scored is not what the model answered"
+                    f"{self.spec.name}: filtered_resps[{index}] is {logged}, but the filter {sample.filter!r} "
+                    f"({shown(pipeline.text, 80)}) makes {shown(expected[index], 60)} of resps[{index}][0]: what "
+                    "was scored is not what the model answered"
                 ),
             )
 
