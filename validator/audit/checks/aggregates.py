@@ -133,7 +133,7 @@ class Aggregates(AuditCheck):
         self.absent: dict[tuple[str, str], list] = {}
 
     def add(self, sample: Sample) -> None:
-        logged = self._logged_values(sample)
+        logged = _logged_values(self, sample)
         if (
             not self.expected_fields.issuperset(sample.data)
             and len(self.unreported) < MAX_UNREPORTED
@@ -167,66 +167,6 @@ class Aggregates(AuditCheck):
                     f"{self.spec.name} doc_id {sample.doc_id}: "
                     f"{metric} is logged as {logged[metric]!r}, but {sample.recomputed_by} {value!r}",
                 )
-
-    def _logged_values(self, sample: Sample) -> dict[str, float]:
-        data, flt = sample.data, sample.filter
-        scalars = {}
-        means = self.logged.setdefault(flt, {})
-        # The results file's metrics, not the sample's own "metrics" list: the submitter writes that list, and
-        # an empty one hid every logged value from the comparison.
-        for name in self.sorted_metric_names:
-            raw = data.get(name, _ABSENT)
-            if raw is _ABSENT:
-                if name in self.averaged:
-                    absent = self.absent.setdefault((flt, name), [0, sample])
-                    absent[0] += 1
-                continue
-            kind = type(raw)
-            # as_number's answer for the usual plain int or finite float, without the call (this runs per metric)
-            value = (
-                raw
-                if (kind is int and -(2**53) <= raw <= 2**53) or (kind is float and isfinite(raw))
-                else as_number(raw)
-            )
-            items = as_number_list(raw) if value is None and name not in self.means else None
-            if value is None and items is None:
-                if (
-                    name in self.averaged
-                    or raw is not None
-                    and not isinstance(raw, (dict, list, str))
-                ):
-                    shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:37] + "..."
-                    self.log.at_record(
-                        "LB702",
-                        sample.record,
-                        (name,),
-                        f"{name} is {shown}, not a number; a mean cannot leave a sample out",
-                    )
-                continue  # tuples and dicts feed corpus-level aggregations (LB716): not averaged here
-            total = means.get(name)
-            if total is None:
-                total = means[name] = RunningMean(
-                    shift=value if items is None else items[0] if items else 0
-                )
-            if items is None:
-                if name in RATES and not 0 <= value <= 1:
-                    self.log.at_record(
-                        "LB708",
-                        sample.record,
-                        (name,),
-                        f"{self.spec.name} doc_id {sample.doc_id}: "
-                        f"{name} is logged as {value!r}, but lm-eval scores a sample's {name} from "
-                        "0 (fail) to 1 (pass)",
-                    )
-                deviation = value - total.shift
-                total.total += value
-                total.shifted += deviation
-                total.squares += deviation * deviation
-                total.count += 1
-                scalars[name] = value
-            else:
-                total.add(items)
-        return scalars
 
     def finish(self) -> None:
         if not self.spec.entry and self.spec.config:
@@ -280,39 +220,9 @@ class Aggregates(AuditCheck):
             _all_logged(self, audit.key, self.absent.get((flt, metric)))
             audit.samples, audit.from_samples = logged.count, logged.mean()
             audit.recomputed = recomputed.mean() if recomputed else None
-            self._compare(audit, recomputed)
+            _compare(self, audit, recomputed)
             if aggregation == "mean":
                 self._compare_stderr(self.spec.stderr_key(metric, flt), logged)
-
-    def _compare(self, audit: MetricAudit, recomputed: RunningMean | None) -> None:
-        reported = as_number(audit.reported)
-        if reported is None or not isfinite(reported):
-            audit.note = "the results value is not a number"
-            self.not_audited(
-                audit.key, f"the results file gives {shown(audit.reported)}, not a finite number"
-            )
-            return
-        off = [
-            value
-            for value in (audit.from_samples, audit.recomputed)
-            if value is not None and abs(value - reported) > self.log.tolerance
-        ]
-        if not off:
-            return
-        parts = [f"the {audit.samples:,} logged samples give {audit.from_samples!r}"]
-        if audit.recomputed is not None:
-            parts.append(f"recomputed from their own fields {audit.recomputed!r}")
-        first = recomputed.first_difference if recomputed else None
-        if first:
-            parts.append(
-                f"first differing sample: doc_id {first[0]} (logged {first[1]!r}, recomputed {first[2]!r})"
-            )
-        self.log.at_results(
-            "LB709",
-            ("results", self.spec.name, audit.key),
-            f"{self.spec.name} {audit.key}: the results file says {reported!r}, "
-            + "; ".join(parts),
-        )
 
     def _compare_stderr(self, key: str | None, logged: RunningMean) -> None:
         """LB709 for a standard error that is not the mean's over the logged values. lm-eval writes "N/A" for
@@ -396,3 +306,90 @@ def _aggregation_path(spec: Any, metric: str) -> tuple:
         if isinstance(item, dict) and item.get("metric") == metric:
             return ("configs", spec.name, "metric_list", index, "aggregation")
     return ("configs", spec.name, "metric_list")
+
+
+def _logged_values(check: Aggregates, sample: Sample) -> dict[str, float]:
+    data, flt = sample.data, sample.filter
+    scalars = {}
+    means = check.logged.setdefault(flt, {})
+    # The results file's metrics, not the sample's own "metrics" list: the submitter writes that list, and
+    # an empty one hid every logged value from the comparison.
+    for name in check.sorted_metric_names:
+        raw = data.get(name, _ABSENT)
+        if raw is _ABSENT:
+            if name in check.averaged:
+                absent = check.absent.setdefault((flt, name), [0, sample])
+                absent[0] += 1
+            continue
+        kind = type(raw)
+        # as_number's answer for the usual plain int or finite float, without the call (this runs per metric)
+        value = (
+            raw
+            if (kind is int and -(2**53) <= raw <= 2**53) or (kind is float and isfinite(raw))
+            else as_number(raw)
+        )
+        items = as_number_list(raw) if value is None and name not in check.means else None
+        if value is None and items is None:
+            if name in check.averaged or raw is not None and not isinstance(raw, (dict, list, str)):
+                shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:37] + "..."
+                check.log.at_record(
+                    "LB702",
+                    sample.record,
+                    (name,),
+                    f"{name} is {shown}, not a number; a mean cannot leave a sample out",
+                )
+            continue  # tuples and dicts feed corpus-level aggregations (LB716): not averaged here
+        total = means.get(name)
+        if total is None:
+            total = means[name] = RunningMean(
+                shift=value if items is None else items[0] if items else 0
+            )
+        if items is None:
+            if name in RATES and not 0 <= value <= 1:
+                check.log.at_record(
+                    "LB708",
+                    sample.record,
+                    (name,),
+                    f"{check.spec.name} doc_id {sample.doc_id}: "
+                    f"{name} is logged as {value!r}, but lm-eval scores a sample's {name} from "
+                    "0 (fail) to 1 (pass)",
+                )
+            deviation = value - total.shift
+            total.total += value
+            total.shifted += deviation
+            total.squares += deviation * deviation
+            total.count += 1
+            scalars[name] = value
+        else:
+            total.add(items)
+    return scalars
+
+
+def _compare(check: Aggregates, audit: MetricAudit, recomputed: RunningMean | None) -> None:
+    reported = as_number(audit.reported)
+    if reported is None or not isfinite(reported):
+        audit.note = "the results value is not a number"
+        check.not_audited(
+            audit.key, f"the results file gives {shown(audit.reported)}, not a finite number"
+        )
+        return
+    off = [
+        value
+        for value in (audit.from_samples, audit.recomputed)
+        if value is not None and abs(value - reported) > check.log.tolerance
+    ]
+    if not off:
+        return
+    parts = [f"the {audit.samples:,} logged samples give {audit.from_samples!r}"]
+    if audit.recomputed is not None:
+        parts.append(f"recomputed from their own fields {audit.recomputed!r}")
+    first = recomputed.first_difference if recomputed else None
+    if first:
+        parts.append(
+            f"first differing sample: doc_id {first[0]} (logged {first[1]!r}, recomputed {first[2]!r})"
+        )
+    check.log.at_results(
+        "LB709",
+        ("results", check.spec.name, audit.key),
+        f"{check.spec.name} {audit.key}: the results file says {reported!r}, " + "; ".join(parts),
+    )

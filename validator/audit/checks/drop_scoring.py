@@ -79,33 +79,12 @@ class DropScoring(AuditCheck):
                 "DROP needs doc.answers as lists of strings and filtered_resps[0] as a string",
             )
             return
-        self._gold_source(sample, golds)
+        _gold_source(self, sample, golds)
         report = self._report()
         score = drop_flags.score_sample(golds, prediction, self._until(report, sample.until()))
-        self._count(report, sample, prediction, golds, score)
+        _count(self, report, sample, prediction, golds, score)
         sample.recomputed["em"], sample.recomputed["f1"] = score.em, score.f1
         sample.recomputed_by = "the DROP scorer gives"
-
-    def _gold_source(self, sample: Sample, golds: list[drop.Gold]) -> None:
-        """lm-eval's DROP builds doc.answers from doc.answer and doc.validated_answers, which the log keeps (the
-        dataset's columns): golds edited to a model's predictions, with the doc hash recomputed, contradict them."""
-        derived = answers_of(sample.data["doc"])
-        if derived is None:
-            if self.underived is None:
-                self.underived = sample
-            return
-        self.derived += 1
-        if derived != golds:
-            self.log.at_record(
-                "LB721",
-                sample.record,
-                ("doc", "answers"),
-                (
-                    f"{self.spec.name} doc_id {sample.doc_id}: doc.answers is {_show_golds(golds)}, but the doc's answer "
-                    f"and validated_answers give {_show_golds(derived)} (lm-eval's DROP process_docs): the gold "
-                    "answers were edited"
-                ),
-            )
 
     def _until(self, report: DropAudit, until: list[str] | None) -> list[str]:
         """The sample's stop sequences (the config's when it logged none); a new variant is kept for LB714."""
@@ -119,40 +98,6 @@ class DropScoring(AuditCheck):
         if self.summary.drop is None:
             self.summary.drop = _new_report(self.spec)
         return self.summary.drop
-
-    def _count(
-        self,
-        report: DropAudit,
-        sample: Sample,
-        prediction: str,
-        golds: list[drop.Gold],
-        score: drop_flags.SampleScore,
-    ) -> None:
-        em, f1, flags, rescored, decimal_gold = score
-        report.n += 1
-        report.em_recomputed_sum += em
-        report.f1_recomputed_sum += f1
-        logged_em, logged_f1 = (
-            _logged_number(sample.data.get("em")),
-            _logged_number(sample.data.get("f1")),
-        )
-        tolerance = self.log.tolerance
-        if (
-            logged_em is None
-            or logged_f1 is None
-            or abs(logged_em - em) > tolerance
-            or abs(logged_f1 - f1) > tolerance
-        ):
-            report.n_mismatch += 1
-        report.decimal_golds += decimal_gold
-        sums = report.sums
-        sums["em_nl"] += rescored.newline[0]
-        sums["f1_nl"] += rescored.newline[1]
-        sums["em_nl_lstrip"] += rescored.newline_lstrip[0]
-        sums["f1_nl_lstrip"] += rescored.newline_lstrip[1]
-        sums["f1_ws"] += rescored.whitespace[1]
-        if flags.any():
-            _flagged(report, sample, prediction, golds, em, f1, flags, rescored)
 
     def finish(self) -> None:
         report = self.summary.drop
@@ -207,34 +152,7 @@ class DropScoring(AuditCheck):
                 f"at the first newline, {_mean(report.sums['f1_nl_lstrip'], n)} after stripping "
                 "leading whitespace first",
             )
-        self._finish_stops(report)
-
-    def _finish_stops(self, report: DropAudit) -> None:
-        task, path = self.spec.name, ("configs", self.spec.name, "generation_kwargs", "until")
-        untils = [u for u in [report.until_config, *report.until_samples] if u is not None]
-        # Where the '.' stop cut a prediction (LB711): the config, not the model, lost those questions. A run
-        # whose predictions never reached a decimal lost nothing to it, and flagging every such DROP log of a
-        # leaderboard (most of them, under lm-eval's own config) buried the runs it did cost.
-        if report.decimal_cut and report.decimal_golds and any("." in u for u in untils):
-            self.log.at_results(
-                "LB713",
-                path,
-                f"{task}: the stop sequences {_show(untils[0])} include '.', and "
-                f"{report.decimal_golds:,} of {report.n:,} questions have a decimal gold answer; "
-                f"every decimal is cut at its point, as {report.decimal_cut:,} predictions of this "
-                "log show (LB711; DROP deep dive)",
-            )
-        if report.until_config is not None and any(
-            u != report.until_config for u in report.until_samples
-        ):
-            other = next(u for u in report.until_samples if u != report.until_config)
-            self.log.at_results(
-                "LB714",
-                path,
-                f"{task}: configs say until {_show(report.until_config)}, but samples "
-                f"in {self.log.name} were generated with {_show(other)}; this is a different task "
-                "variant",
-            )
+        _finish_stops(self, report)
 
 
 def _logged_number(value: Any) -> float | int | None:
@@ -364,3 +282,88 @@ def _mean(total: float, count: int) -> str:
 
 def _show(until: list[str]) -> str:
     return "[" + ", ".join(repr(u) for u in until[:8]) + (", ...]" if len(until) > 8 else "]")
+
+
+def _gold_source(check: DropScoring, sample: Sample, golds: list[drop.Gold]) -> None:
+    """lm-eval's DROP builds doc.answers from doc.answer and doc.validated_answers, which the log keeps (the
+    dataset's columns): golds edited to a model's predictions, with the doc hash recomputed, contradict them."""
+    derived = answers_of(sample.data["doc"])
+    if derived is None:
+        if check.underived is None:
+            check.underived = sample
+        return
+    check.derived += 1
+    if derived != golds:
+        check.log.at_record(
+            "LB721",
+            sample.record,
+            ("doc", "answers"),
+            (
+                f"{check.spec.name} doc_id {sample.doc_id}: doc.answers is {_show_golds(golds)}, but the doc's answer "
+                f"and validated_answers give {_show_golds(derived)} (lm-eval's DROP process_docs): the gold "
+                "answers were edited"
+            ),
+        )
+
+
+def _count(
+    check,
+    report: DropAudit,
+    sample: Sample,
+    prediction: str,
+    golds: list[drop.Gold],
+    score: drop_flags.SampleScore,
+) -> None:
+    em, f1, flags, rescored, decimal_gold = score
+    report.n += 1
+    report.em_recomputed_sum += em
+    report.f1_recomputed_sum += f1
+    logged_em, logged_f1 = (
+        _logged_number(sample.data.get("em")),
+        _logged_number(sample.data.get("f1")),
+    )
+    tolerance = check.log.tolerance
+    if (
+        logged_em is None
+        or logged_f1 is None
+        or abs(logged_em - em) > tolerance
+        or abs(logged_f1 - f1) > tolerance
+    ):
+        report.n_mismatch += 1
+    report.decimal_golds += decimal_gold
+    sums = report.sums
+    sums["em_nl"] += rescored.newline[0]
+    sums["f1_nl"] += rescored.newline[1]
+    sums["em_nl_lstrip"] += rescored.newline_lstrip[0]
+    sums["f1_nl_lstrip"] += rescored.newline_lstrip[1]
+    sums["f1_ws"] += rescored.whitespace[1]
+    if flags.any():
+        _flagged(report, sample, prediction, golds, em, f1, flags, rescored)
+
+
+def _finish_stops(check: DropScoring, report: DropAudit) -> None:
+    task, path = check.spec.name, ("configs", check.spec.name, "generation_kwargs", "until")
+    untils = [u for u in [report.until_config, *report.until_samples] if u is not None]
+    # Where the '.' stop cut a prediction (LB711): the config, not the model, lost those questions. A run
+    # whose predictions never reached a decimal lost nothing to it, and flagging every such DROP log of a
+    # leaderboard (most of them, under lm-eval's own config) buried the runs it did cost.
+    if report.decimal_cut and report.decimal_golds and any("." in u for u in untils):
+        check.log.at_results(
+            "LB713",
+            path,
+            f"{task}: the stop sequences {_show(untils[0])} include '.', and "
+            f"{report.decimal_golds:,} of {report.n:,} questions have a decimal gold answer; "
+            f"every decimal is cut at its point, as {report.decimal_cut:,} predictions of this "
+            "log show (LB711; DROP deep dive)",
+        )
+    if report.until_config is not None and any(
+        u != report.until_config for u in report.until_samples
+    ):
+        other = next(u for u in report.until_samples if u != report.until_config)
+        check.log.at_results(
+            "LB714",
+            path,
+            f"{task}: configs say until {_show(report.until_config)}, but samples "
+            f"in {check.log.name} were generated with {_show(other)}; this is a different task "
+            "variant",
+        )

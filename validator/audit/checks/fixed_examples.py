@@ -38,9 +38,10 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from ...harness.doc_templates import UNTRACEABLE, Template, choices_of, target_of
+from ...harness.doc_templates import Template
+from ...harness.fewshot import ExampleRenderer
 from ...harness.samples import first_prompt
-from ...harness.text_templates import TOO_LONG, ends_in_newline, prompt_template, texts_of
+from ...harness.text_templates import ends_in_newline, prompt_template, texts_of
 from .base import AuditCheck, Sample, audit_check, shown
 
 FIRST_N, DEFAULT = "first_n", "default"
@@ -53,9 +54,6 @@ MAX_ANY_ORDER = 64  # listed examples a random draw is matched against (BBH list
 # task's inherited), else the task's. Delimiters are the task's up to 0.4.12, the fewshot_config's in 0.4.13.
 TEMPLATES = ("doc_to_text", "doc_to_target", "doc_to_choice")
 DELIMITERS = (("target_delimiter", " "), ("fewshot_delimiter", "\n\n"))
-MAX_EXAMPLE = (
-    1 << 20
-)  # characters of one rendered example (BBH's: a few hundred); a longer one is not built
 
 
 @audit_check(order=20)  # after the prompts check, which finds where each prompt's examples lie
@@ -74,58 +72,10 @@ class FixedExamples(AuditCheck):
         self.any_order = False  # the default sampler draws the examples at random from the list
         self.renderings = (0,)
         self.unknown_sampler: Any = None
-        self.why_not = self._plan()
-        self.told = False
-
-    def _plan(self) -> str | None:
-        """Set the examples up, or say why they are not checked (None too where the task lists none)."""
-        spec, config = self.spec, self.spec.config
-        fewshot = config.get("fewshot_config")
-        samples = fewshot.get("samples") if isinstance(fewshot, dict) else None
-        shots = spec.declared_shots
-        if samples is None or not shots:
-            return None
-        sampler = fewshot.get("sampler", DEFAULT)
-        if sampler not in SAMPLERS:
-            self.unknown_sampler = sampler
-            return None
-        if config.get("fewshot_split") is not None or fewshot.get("split") is not None:
-            return "they come from a dataset split (fewshot_split), which takes precedence over the list"
-        if not isinstance(samples, list):
-            return "its fewshot_config's samples are a function (its source or name in the config), not run here"
-        self.any_order = sampler == DEFAULT
-        if self.any_order and (self.chat or len(samples) > MAX_ANY_ORDER):
-            return f"a sampler that draws at random from {len(samples):,} listed examples" + (
-                " under a chat template" if self.chat else ""
-            )
-        templates = _effective(config, fewshot)
-        if isinstance(templates, str):
-            return templates
-        drawn = (
-            samples if self.any_order else samples[:shots]
-        )  # first_n reads no further (but for the eval doc)
-        if not all(isinstance(item, dict) for item in drawn):
-            return "its fewshot_config's samples are not all docs"
-        text, target = (
-            prompt_template(templates["doc_to_text"]),
-            Template.of(templates["doc_to_target"]),
+        self.why_not = _plan(
+            self,
         )
-        if text is None or target is None:
-            return "its doc_to_text or doc_to_target is of a shape whose examples lbnorm does not render"
-        # A doc_to_text ending in a newline renders with it (0.4.5 on) or without it: every example alike
-        self.renderings = (0, 1) if ends_in_newline(text) else (0,)
-        delimiters = templates["target_delimiter"], templates["fewshot_delimiter"]
-        if not all(isinstance(delimiter, str) for delimiter in delimiters):
-            return "its delimiters are not text"
-        self.samples, self.shots = samples, min(shots, len(samples))
-        self.renders = [
-            _Renderer(text, target, templates["doc_to_choice"], *delimiters, way) for way in (0, 1)
-        ]
-        self.render = self.renders[0]
-        if self._example(self.shots - 1) is None:
-            self.shots = 0
-            return 'an example whose doc_to_text or target lbnorm does not render (or whose target is "")'
-        return None
+        self.told = False
 
     def sees_samples(self) -> bool:
         if self.why_not:
@@ -344,54 +294,59 @@ def _holds(held: str, block: str) -> bool:
     return held == block or (held.endswith(block) and not held[: len(held) - len(block)].strip())
 
 
-class _Renderer:
-    """One example as the harness writes it into a prompt, or None where lbnorm cannot say."""
-
-    def __init__(
-        self,
-        text,
-        target: Template,
-        doc_to_choice: Any,
-        target_delimiter: str,
-        fewshot_delimiter: str,
-        way: int = 0,
-    ):
-        self.text, self.target, self.way = (
-            text,
-            target,
-            way,
-        )  # way 1: a last newline dropped, as 0.4.0-0.4.3
-        self.choices = Template.of(doc_to_choice) if doc_to_choice is not None else None
-        self.has_choices = doc_to_choice is not None
-        self.target_delimiter, self.fewshot_delimiter = target_delimiter, fewshot_delimiter
-
-    def __call__(self, example: dict) -> str | None:
-        parts = self.parts(example)
+def _plan(check: FixedExamples) -> str | None:
+    """Set the examples up, or say why they are not checked (None too where the task lists none)."""
+    spec, config = check.spec, check.spec.config
+    fewshot = config.get("fewshot_config")
+    samples = fewshot.get("samples") if isinstance(fewshot, dict) else None
+    shots = spec.declared_shots
+    if samples is None or not shots:
+        return None
+    sampler = fewshot.get("sampler", DEFAULT)
+    if sampler not in SAMPLERS:
+        check.unknown_sampler = sampler
+        return None
+    if config.get("fewshot_split") is not None or fewshot.get("split") is not None:
         return (
-            None
-            if parts is None
-            else parts[0] + self.target_delimiter + parts[1] + self.fewshot_delimiter
+            "they come from a dataset split (fewshot_split), which takes precedence over the list"
         )
-
-    def parts(self, example: dict) -> tuple[str, str] | None:
-        """(its doc_to_text, its answer): what a chat template writes as a user's and an assistant's message."""
-        if not isinstance(example, dict):
-            return None
-        texts = texts_of(self.text, example, MAX_EXAMPLE)
-        answer = self._answer(example)
-        if texts is UNTRACEABLE or texts is TOO_LONG or answer is None:
-            return None
-        return texts[min(self.way, len(texts) - 1)], answer
-
-    def _answer(self, example: dict) -> str | None:
-        target = target_of(self.target, example, self.has_choices)
-        if type(target) is list:
-            return str(target[0]) if target else None
-        if type(target) is int and self.has_choices:
-            choices = choices_of(self.choices, example) if self.choices is not None else None
-            return (
-                str(choices[target])
-                if type(choices) is list and 0 <= target < len(choices)
-                else None
-            )
-        return target if type(target) is str and target != "" else None
+    if not isinstance(samples, list):
+        return "its fewshot_config's samples are a function (its source or name in the config), not run here"
+    check.any_order = sampler == DEFAULT
+    if check.any_order and (check.chat or len(samples) > MAX_ANY_ORDER):
+        return f"a sampler that draws at random from {len(samples):,} listed examples" + (
+            " under a chat template" if check.chat else ""
+        )
+    templates = _effective(config, fewshot)
+    if isinstance(templates, str):
+        return templates
+    drawn = (
+        samples if check.any_order else samples[:shots]
+    )  # first_n reads no further (but for the eval doc)
+    if not all(isinstance(item, dict) for item in drawn):
+        return "its fewshot_config's samples are not all docs"
+    text, target = (
+        prompt_template(templates["doc_to_text"]),
+        Template.of(templates["doc_to_target"]),
+    )
+    if text is None or target is None:
+        return (
+            "its doc_to_text or doc_to_target is of a shape whose examples lbnorm does not render"
+        )
+    # A doc_to_text ending in a newline renders with it (0.4.5 on) or without it: every example alike
+    check.renderings = (0, 1) if ends_in_newline(text) else (0,)
+    delimiters = templates["target_delimiter"], templates["fewshot_delimiter"]
+    if not all(isinstance(delimiter, str) for delimiter in delimiters):
+        return "its delimiters are not text"
+    check.samples, check.shots = samples, min(shots, len(samples))
+    check.renders = [
+        ExampleRenderer(text, target, templates["doc_to_choice"], *delimiters, way)
+        for way in (0, 1)
+    ]
+    check.render = check.renders[0]
+    if check._example(check.shots - 1) is None:
+        check.shots = 0
+        return (
+            'an example whose doc_to_text or target lbnorm does not render (or whose target is "")'
+        )
+    return None

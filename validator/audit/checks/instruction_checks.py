@@ -98,12 +98,12 @@ class InstructionChecks(AuditCheck):
             return
         kwargs = doc.get("kwargs")
         if self.ifeval_config:
-            self._unbuildable(sample, instructions, kwargs)
+            _unbuildable(self, sample, instructions, kwargs)
         blank = (
             not response or response.isspace()
         )  # the harness's `not response.strip()`, without the copy
-        replayed = self._replay(
-            sample, instructions, kwargs if isinstance(kwargs, list) else [], response, blank
+        replayed = _replay(
+            self, sample, instructions, kwargs if isinstance(kwargs, list) else [], response, blank
         )
         for level, (prompt_level, inst_level) in self.levels:
             outcomes = as_number_list(data.get(inst_level))
@@ -123,52 +123,7 @@ class InstructionChecks(AuditCheck):
                     "all() of its instruction outcomes, re-checked on the response, gives"
                 )
         if len(self.levels) == 2 and not blank:
-            self._loose_below_strict(sample, instructions, kwargs, replayed)
-
-    def _unbuildable(self, sample: Sample, instructions: list, kwargs) -> None:
-        """LB708 for each instruction IFEval's harness cannot build (an id its registry lacks, kwargs it rejects):
-        no run logged such a doc, and the replay would settle nothing for it."""
-        for index, instruction in enumerate(instructions[:MAX_INSTRUCTIONS]):
-            if not (isinstance(instruction, str) and instruction in INSTRUCTIONS):
-                where, why = (
-                    ("instruction_id_list", index),
-                    f"is {shown(instruction, 50)}, which IFEval's registry lacks",
-                )
-            elif not isinstance(kwargs, list) or index >= len(kwargs):
-                where, why = ("kwargs",), "has no kwargs entry (the harness reads kwargs[index])"
-            elif (reason := rejected(instruction, kwargs[index])) is not None:
-                where, why = ("kwargs", index), f"({instruction}): {reason}"
-            else:
-                continue
-            self.log.at_record(
-                "LB708",
-                sample.record,
-                ("doc",) + where,
-                (
-                    f"{self.spec.name} doc_id {sample.doc_id}: instruction {index} {why}; the harness fails to build "
-                    "its checker, so no run logged this doc"
-                ),
-            )
-
-    def _replay(
-        self, sample: Sample, instructions: list, kwargs: list, response: str, blank: bool
-    ) -> list[tuple]:
-        replayed = []
-        for index, instruction in enumerate(instructions):
-            if blank:
-                found = (False, False)  # before any checker: `if response.strip() and ...`
-            else:
-                given = kwargs[index] if index < len(kwargs) else None
-                found = (
-                    self._replay_one(instruction, given, response)
-                    if index < MAX_INSTRUCTIONS
-                    else None
-                )
-                if found is None:
-                    self.past_bounds += 1
-                    found = NOT_SETTLED
-            replayed.append(found)
-        return replayed
+            _loose_below_strict(self, sample, instructions, kwargs, replayed)
 
     def _replay_one(self, instruction, given, response: str) -> tuple | None:
         """(strict, loose) as replayed, or None past the budget."""
@@ -218,33 +173,6 @@ class InstructionChecks(AuditCheck):
                 ),
             )
 
-    def _loose_below_strict(
-        self, sample: Sample, instructions: list, kwargs, replayed: list
-    ) -> None:
-        """Where the replay settled neither level: loose also tries the response as it is, so it passes what
-        strict passes, unless the checker is not the same twice."""
-        strict = as_number_list(sample.data.get("inst_level_strict_acc"))
-        loose = as_number_list(sample.data.get("inst_level_loose_acc"))
-        if not strict or not loose or not len(strict) == len(loose) == len(instructions):
-            return
-        for index, (passed, loosely) in enumerate(zip(strict, loose, strict=True)):
-            if (
-                passed == 1
-                and loosely == 0
-                and replayed[index] == NOT_SETTLED
-                and _deterministic(instructions[index], kwargs, index)
-            ):
-                self.log.at_record(
-                    "LB708",
-                    sample.record,
-                    ("inst_level_loose_acc",),
-                    (
-                        f"{self.spec.name} doc_id {sample.doc_id}: instruction {index} ({shown(instructions[index], 50)}) "
-                        "passes strict but fails loose; loose also tries the response as it is, so it cannot"
-                    ),
-                )
-                return
-
     def finish(self) -> None:
         whys = []
         if self.past_bounds:
@@ -282,3 +210,76 @@ def _deterministic(instruction: object, kwargs: object, index: int) -> bool:
         return False
     given = kwargs[index] if isinstance(kwargs, list) and index < len(kwargs) else None
     return isinstance(given, dict) and not draws_at_random(instruction, given)
+
+
+def _unbuildable(check: InstructionChecks, sample: Sample, instructions: list, kwargs) -> None:
+    """LB708 for each instruction IFEval's harness cannot build (an id its registry lacks, kwargs it rejects):
+    no run logged such a doc, and the replay would settle nothing for it."""
+    for index, instruction in enumerate(instructions[:MAX_INSTRUCTIONS]):
+        if not (isinstance(instruction, str) and instruction in INSTRUCTIONS):
+            where, why = (
+                ("instruction_id_list", index),
+                f"is {shown(instruction, 50)}, which IFEval's registry lacks",
+            )
+        elif not isinstance(kwargs, list) or index >= len(kwargs):
+            where, why = ("kwargs",), "has no kwargs entry (the harness reads kwargs[index])"
+        elif (reason := rejected(instruction, kwargs[index])) is not None:
+            where, why = ("kwargs", index), f"({instruction}): {reason}"
+        else:
+            continue
+        check.log.at_record(
+            "LB708",
+            sample.record,
+            ("doc",) + where,
+            (
+                f"{check.spec.name} doc_id {sample.doc_id}: instruction {index} {why}; the harness fails to build "
+                "its checker, so no run logged this doc"
+            ),
+        )
+
+
+def _replay(
+    check, sample: Sample, instructions: list, kwargs: list, response: str, blank: bool
+) -> list[tuple]:
+    replayed = []
+    for index, instruction in enumerate(instructions):
+        if blank:
+            found = (False, False)  # before any checker: `if response.strip() and ...`
+        else:
+            given = kwargs[index] if index < len(kwargs) else None
+            found = (
+                check._replay_one(instruction, given, response)
+                if index < MAX_INSTRUCTIONS
+                else None
+            )
+            if found is None:
+                check.past_bounds += 1
+                found = NOT_SETTLED
+        replayed.append(found)
+    return replayed
+
+
+def _loose_below_strict(check, sample: Sample, instructions: list, kwargs, replayed: list) -> None:
+    """Where the replay settled neither level: loose also tries the response as it is, so it passes what
+    strict passes, unless the checker is not the same twice."""
+    strict = as_number_list(sample.data.get("inst_level_strict_acc"))
+    loose = as_number_list(sample.data.get("inst_level_loose_acc"))
+    if not strict or not loose or not len(strict) == len(loose) == len(instructions):
+        return
+    for index, (passed, loosely) in enumerate(zip(strict, loose, strict=True)):
+        if (
+            passed == 1
+            and loosely == 0
+            and replayed[index] == NOT_SETTLED
+            and _deterministic(instructions[index], kwargs, index)
+        ):
+            check.log.at_record(
+                "LB708",
+                sample.record,
+                ("inst_level_loose_acc",),
+                (
+                    f"{check.spec.name} doc_id {sample.doc_id}: instruction {index} ({shown(instructions[index], 50)}) "
+                    "passes strict but fails loose; loose also tries the response as it is, so it cannot"
+                ),
+            )
+            return

@@ -45,7 +45,7 @@ class MultipleChoice(AuditCheck):
             return
         output_type, resps = self.spec.output_type, data.get("filtered_resps")
         if output_type == "multiple_choice":
-            self._score_choices(sample)
+            _score_choices(self, sample)
         elif _one_pair_per_choice(resps):
             self.log.at_record(
                 "LB702",
@@ -57,44 +57,9 @@ class MultipleChoice(AuditCheck):
                     "multiple choice"
                 ),
             )
-            self._score_choices(sample)
+            _score_choices(self, sample)
         elif output_type == "loglikelihood" and "acc" in data:
             self._score_greedy(sample, resps)
-
-    def _score_choices(self, sample: Sample) -> None:
-        data = sample.data
-        if self.own_scorer:
-            self._score_own(sample)
-            return
-        try:
-            continuations = sample.continuations()
-            target = sample.traced_target if sample.target_traced else data.get("target")
-            if target is None and sample.target_traced:
-                return  # the harness gives this doc no target, and would have failed: LB722 says so
-            scores = choice_scores(
-                data.get("filtered_resps"),
-                data.get("arguments"),
-                target,
-                self.delimiters[0] if len(self.delimiters) == 1 else self._delimiter(continuations),
-                "acc_mutual_info" in data,
-                continuations,
-                sample.target_traced,
-            )
-        except ScoredOtherwise as exc:
-            scores = self._score_multiple_input(sample, str(exc))
-            if scores is None:
-                return
-        except NotRecomputable as exc:
-            self.log.at_record(
-                "LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}"
-            )
-            return
-        else:
-            if (
-                not sample.target_traced
-            ):  # the gold is then the sample's own word: a target moved to the pick passed
-                self._unscored(CHOICE_METRICS, untraced_target(self.spec.config))
-        self._recomputed(sample, scores)
 
     def _recomputed(self, sample: Sample, scores: ChoiceScores) -> None:
         data = sample.data
@@ -208,3 +173,39 @@ def _is_greedy(pair: Any) -> bool | None:
     if isinstance(flag, bool):
         return flag
     return {"True": True, "False": False}.get(flag) if isinstance(flag, str) else None
+
+
+def _score_choices(check: MultipleChoice, sample: Sample) -> None:
+    data = sample.data
+    if check.own_scorer:
+        check._score_own(sample)
+        return
+    try:
+        continuations = sample.continuations()
+        target = sample.traced_target if sample.target_traced else data.get("target")
+        if target is None and sample.target_traced:
+            return  # the harness gives this doc no target, and would have failed: LB722 says so
+        scores = choice_scores(
+            data.get("filtered_resps"),
+            data.get("arguments"),
+            target,
+            check.delimiters[0] if len(check.delimiters) == 1 else check._delimiter(continuations),
+            "acc_mutual_info" in data,
+            continuations,
+            sample.target_traced,
+        )
+    except ScoredOtherwise as exc:
+        scores = check._score_multiple_input(sample, str(exc))
+        if scores is None:
+            return
+    except NotRecomputable as exc:
+        check.log.at_record(
+            "LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}"
+        )
+        return
+    else:
+        if (
+            not sample.target_traced
+        ):  # the gold is then the sample's own word: a target moved to the pick passed
+            check._unscored(CHOICE_METRICS, untraced_target(check.spec.config))
+    check._recomputed(sample, scores)

@@ -94,7 +94,7 @@ class Prompts(AuditCheck):
             and self.description.field is None
             and all(type(part) is str for part in self.description.parts)
         )
-        self.fixed_heads = self._heads({}, float("inf")) if fixed else None
+        self.fixed_heads = _heads(self, {}, float("inf")) if fixed else None
         # The usual log: one head, and a doc_to_text with one text, whose end is compared in place (ending_of).
         self.one_way = (
             self.fixed_heads is not None
@@ -122,14 +122,14 @@ class Prompts(AuditCheck):
             if type(prompt) is list:
                 self.note_once("prompts not rebuilt from the docs: a chat API's messages")
             return  # the record's shape is LB702's
-        if self.one_way and self._as_usual(sample, contexts, prompt, doc):
+        if self.one_way and _as_usual(self, sample, contexts, prompt, doc):
             return
         questions = texts_of(self.text, doc, len(prompt))
         if questions is UNTRACEABLE or (
             questions is not TOO_LONG and questions[0].isdigit() and self.has_choices
         ):
             return  # a value Jinja prints otherwise, or winogrande's choice number: not rebuilt
-        heads = self.fixed_heads if self.fixed_heads is not None else self._heads(doc, len(prompt))
+        heads = self.fixed_heads if self.fixed_heads is not None else _heads(self, doc, len(prompt))
         if heads is UNTRACEABLE:
             return
         starts = [len(head) for head in heads if prompt.startswith(head)]
@@ -179,94 +179,17 @@ class Prompts(AuditCheck):
             )
         elif self.shots is not None:
             sample.examples = (prompt, min(starts), len(prompt) - min(tails))
-            self._shots(sample, min(between), max(between), bool(max(starts)))
-
-    def _as_usual(self, sample: Sample, contexts: list, prompt: str, doc: dict) -> bool:
-        """The usual sample, checked without building its text: True when it is settled (as add() would settle
-        it), False when add() must look again (a mismatch, to be told; winogrande's number)."""
-        head = self.fixed_heads[0]
-        tail = ending_of(self.text, doc, prompt)
-        # Anything else goes to add()'s general path, which words findings and settles the rest the same way
-        # (a text of digits with choices is winogrande's number; an untraceable block, wherever it lies).
-        if (
-            tail is None
-            or tail is UNTRACEABLE
-            or not prompt.startswith(head)
-            or len(head) + tail > len(prompt)
-            or (
-                self.has_choices
-                and prompt[-1:].isdigit()
-                and prompt[len(prompt) - tail :].isdigit()
-            )
-        ):
-            return False
-        if len(contexts) > 1 and _other_context(contexts, prompt, self.mutual_info):
-            return False
-        shots = self.shots
-        if shots is not None:
-            between = (
-                0
-                if self.claimed_chat and _joint(prompt, len(head), tail)
-                else len(prompt) - len(head) - tail
-            )
-            sample.examples = (prompt, len(head), len(prompt) - tail)
-            if (shots == 0) != (between == 0) or (
-                shots and not self.with_examples
-            ):  # agreement needs no call
-                self._shots(sample, between, between, bool(head))
-        return True
-
-    def _heads(self, doc: dict, limit: int) -> list[str] | Any:
-        """What a prompt may start with before its examples: the system instruction and the description, rendered
-        or (0.4.0-0.4.1) as written. lm-eval 0.4.13 leaves the delimiter out between a system instruction and a
-        description when either has whitespace there."""
-        rendered = texts_of(self.description, doc, limit)
-        if rendered is UNTRACEABLE:
-            return UNTRACEABLE
-        descriptions = {self.raw_description, *(() if rendered is TOO_LONG else rendered)}
-        if self.instruction is None:
-            return list(descriptions)
-        return [
-            self.instruction + joint + description
-            for description in descriptions
-            for joint in ((self.delimiter, "") if description else ("",))
-        ]
-
-    def _shots(self, sample: Sample, least: int, most: int, after_description: bool) -> None:
-        """Examples under a count of 0: LB723 at once (once per log). No example under a count above 0 is kept
-        for finish(): a sampler that draws the eval doc drops it, so one such prompt is honest."""
-        if self.shots == 0 and least > 0 and not self.shots_told:
-            self.shots_told = True
-            where = "the description" if after_description else "its start"
-            self._shots_conflict(
-                sample.record,
-                f"configs.{self.spec.name}.num_fewshot is 0, but the prompt of "
-                f"doc_id {sample.doc_id} holds {least:,} characters between {where} and the doc's "
-                "own text (doc_to_text): few-shot examples the file does not declare",
-            )
-        elif self.shots > 0 and most == 0:
-            self.zero_shot = (
-                [self.zero_shot[0] + 1, self.zero_shot[1]] if self.zero_shot else [1, sample.record]
-            )
-        elif self.shots > 0:
-            self.with_examples = True
+            _shots(self, sample, min(between), max(between), bool(max(starts)))
 
     def finish(self) -> None:
         if self.zero_shot and not self.with_examples and self.zero_shot[0] >= ZERO_SHOT_EVIDENCE:
-            self._shots_conflict(
+            _shots_conflict(
+                self,
                 self.zero_shot[1],
                 f"configs.{self.spec.name}.num_fewshot (or n-shot) is "
                 f"{self.shots}, but none of the {self.zero_shot[0]:,} prompts rebuilt holds an "
                 "example: the run was zero-shot",
             )
-
-    def _shots_conflict(self, record, message: str) -> None:
-        self.log.at_record(
-            "LB723",
-            record,
-            ("arguments",),
-            f"{message}; n-shot and the config were edited after the run, or the prompts were",
-        )
 
     def _find(self, sample: Sample, message: str) -> None:
         self.log.at_record(
@@ -315,3 +238,82 @@ def _other_context(contexts: list, prompt: str, mutual_info: bool) -> int | None
         elif context != prompt:
             return index
     return None if 2 * empty in (0, len(contexts)) else len(contexts) - 1
+
+
+def _as_usual(check: Prompts, sample: Sample, contexts: list, prompt: str, doc: dict) -> bool:
+    """The usual sample, checked without building its text: True when it is settled (as add() would settle
+    it), False when add() must look again (a mismatch, to be told; winogrande's number)."""
+    head = check.fixed_heads[0]
+    tail = ending_of(check.text, doc, prompt)
+    # Anything else goes to add()'s general path, which words findings and settles the rest the same way
+    # (a text of digits with choices is winogrande's number; an untraceable block, wherever it lies).
+    if (
+        tail is None
+        or tail is UNTRACEABLE
+        or not prompt.startswith(head)
+        or len(head) + tail > len(prompt)
+        or (check.has_choices and prompt[-1:].isdigit() and prompt[len(prompt) - tail :].isdigit())
+    ):
+        return False
+    if len(contexts) > 1 and _other_context(contexts, prompt, check.mutual_info):
+        return False
+    shots = check.shots
+    if shots is not None:
+        between = (
+            0
+            if check.claimed_chat and _joint(prompt, len(head), tail)
+            else len(prompt) - len(head) - tail
+        )
+        sample.examples = (prompt, len(head), len(prompt) - tail)
+        if (shots == 0) != (between == 0) or (
+            shots and not check.with_examples
+        ):  # agreement needs no call
+            _shots(check, sample, between, between, bool(head))
+    return True
+
+
+def _heads(check: Prompts, doc: dict, limit: int) -> list[str] | Any:
+    """What a prompt may start with before its examples: the system instruction and the description, rendered
+    or (0.4.0-0.4.1) as written. lm-eval 0.4.13 leaves the delimiter out between a system instruction and a
+    description when either has whitespace there."""
+    rendered = texts_of(check.description, doc, limit)
+    if rendered is UNTRACEABLE:
+        return UNTRACEABLE
+    descriptions = {check.raw_description, *(() if rendered is TOO_LONG else rendered)}
+    if check.instruction is None:
+        return list(descriptions)
+    return [
+        check.instruction + joint + description
+        for description in descriptions
+        for joint in ((check.delimiter, "") if description else ("",))
+    ]
+
+
+def _shots(check: Prompts, sample: Sample, least: int, most: int, after_description: bool) -> None:
+    """Examples under a count of 0: LB723 at once (once per log). No example under a count above 0 is kept
+    for finish(): a sampler that draws the eval doc drops it, so one such prompt is honest."""
+    if check.shots == 0 and least > 0 and not check.shots_told:
+        check.shots_told = True
+        where = "the description" if after_description else "its start"
+        _shots_conflict(
+            check,
+            sample.record,
+            f"configs.{check.spec.name}.num_fewshot is 0, but the prompt of "
+            f"doc_id {sample.doc_id} holds {least:,} characters between {where} and the doc's "
+            "own text (doc_to_text): few-shot examples the file does not declare",
+        )
+    elif check.shots > 0 and most == 0:
+        check.zero_shot = (
+            [check.zero_shot[0] + 1, check.zero_shot[1]] if check.zero_shot else [1, sample.record]
+        )
+    elif check.shots > 0:
+        check.with_examples = True
+
+
+def _shots_conflict(check: Prompts, record, message: str) -> None:
+    check.log.at_record(
+        "LB723",
+        record,
+        ("arguments",),
+        f"{message}; n-shot and the config were edited after the run, or the prompts were",
+    )

@@ -142,7 +142,9 @@ class RepeatedDocs(AuditCheck):
             and len(self.repeated) < MAX_TRACKED
         ):
             self._repeat(sample, first)
-        self._by_row_id(sample)  # after: a doc repeated whole is told above, not counted again here
+        _by_row_id(
+            self, sample
+        )  # after: a doc repeated whole is told above, not counted again here
         self._by_content(sample)
 
     def _by_content(self, sample: Sample) -> None:
@@ -167,33 +169,6 @@ class RepeatedDocs(AuditCheck):
             if first != sample.doc_id and sample.doc_id not in self.content_repeats:
                 self.content_repeats[sample.doc_id] = (sample, first, what)
                 return
-
-    def _by_row_id(self, sample: Sample) -> None:
-        doc = sample.data.get("doc")
-        if type(doc) is not dict or _ROW_ID_SET.isdisjoint(
-            doc
-        ):  # in C: most docs of a log without one end here
-            return
-        row_id = (
-            self.row_id
-            if self.row_id in doc
-            else next(name for name in ROW_ID_FIELDS if name in doc)
-        )
-        self.row_id = (
-            row_id  # a log's docs share their fields: the next doc is asked for this one first
-        )
-        if type(doc[row_id]) not in _ROW_ID_VALUES:
-            return
-        key = hash((row_id, doc[row_id]))
-        first = self.first_by_row_id.get(key)
-        if first is None:
-            if len(self.first_by_row_id) < MAX_TRACKED:
-                self.first_by_row_id[key] = sample.doc_id
-        elif first != sample.doc_id and sample.doc_id not in self.repeated:
-            if self.row_id_shared:
-                self.row_id_shared[0] += 1
-            else:
-                self.row_id_shared = [1, sample, row_id, first]
 
     def _repeat(self, sample: Sample, first: int) -> None:
         doc = sample.data.get("doc")  # a doc_hash can be the hash of no doc ("null") or of a list
@@ -270,3 +245,29 @@ class RepeatedDocs(AuditCheck):
 def _hash(value) -> int:
     """A doc's content as one number: its JSON, keys sorted (a copy may reorder them), hashed per process."""
     return hash(json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr))
+
+
+def _by_row_id(check: RepeatedDocs, sample: Sample) -> None:
+    doc = sample.data.get("doc")
+    if type(doc) is not dict or _ROW_ID_SET.isdisjoint(
+        doc
+    ):  # in C: most docs of a log without one end here
+        return
+    row_id = (
+        check.row_id if check.row_id in doc else next(name for name in ROW_ID_FIELDS if name in doc)
+    )
+    check.row_id = (
+        row_id  # a log's docs share their fields: the next doc is asked for this one first
+    )
+    if type(doc[row_id]) not in _ROW_ID_VALUES:
+        return
+    key = hash((row_id, doc[row_id]))
+    first = check.first_by_row_id.get(key)
+    if first is None:
+        if len(check.first_by_row_id) < MAX_TRACKED:
+            check.first_by_row_id[key] = sample.doc_id
+    elif first != sample.doc_id and sample.doc_id not in check.repeated:
+        if check.row_id_shared:
+            check.row_id_shared[0] += 1
+        else:
+            check.row_id_shared = [1, sample, row_id, first]

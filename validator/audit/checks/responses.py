@@ -104,7 +104,7 @@ class Responses(AuditCheck):
         pipeline = self._pipeline(sample.filter)
         if pipeline is TAKE_FIRST:
             if sample.data.get("filtered_resps") != firsts:
-                self._take_first(sample, sample.data["resps"])
+                _take_first(self, sample, sample.data["resps"])
         elif isinstance(pipeline, str):  # not re-applied, so what was scored is the log's own word
             self.unreplayed.setdefault(sample.filter, pipeline)
         else:
@@ -186,36 +186,6 @@ class Responses(AuditCheck):
                 ),
             )
 
-    def _take_first(self, sample: Sample, resps: list) -> None:
-        """filtered_resps differs from each request's first response: say where."""
-        filtered = sample.data.get("filtered_resps")
-        if type(filtered) is list and len(filtered) == len(resps):
-            index = next(
-                i
-                for i, (value, responses) in enumerate(zip(filtered, resps, strict=True))
-                if value != responses[0]
-            )
-            self.log.at_record(
-                "LB719",
-                sample.record,
-                ("filtered_resps", index),
-                (
-                    f"{self.spec.name}: filtered_resps[{index}] is {shown(filtered[index], 60)}, but resps[{index}][0] is "
-                    f"{shown(resps[index][0], 60)}; the sample's filter {sample.filter!r} takes each request's first "
-                    "response, so what was scored is not what the model answered"
-                ),
-            )
-            return
-        self.log.at_record(
-            "LB719",
-            sample.record,
-            ("filtered_resps",),
-            (
-                f"{self.spec.name}: filtered_resps is no list of one value per request ({len(resps)} in resps); the "
-                f"sample's filter {sample.filter!r} takes each request's first response"
-            ),
-        )
-
     def _stops(self, sample: Sample, resps: list, first_until: list[str]) -> None:
         every_until = (
             [first_until]
@@ -274,3 +244,34 @@ def _first_stop(text: str, until: list[str]) -> str | None:
         if stop and stop in text:  # lm-eval passes over an empty stop (a seq2seq model's empty EOS)
             return stop
     return None
+
+
+def _take_first(check: Responses, sample: Sample, resps: list) -> None:
+    """filtered_resps differs from each request's first response: say where."""
+    filtered = sample.data.get("filtered_resps")
+    if type(filtered) is list and len(filtered) == len(resps):
+        index = next(
+            i
+            for i, (value, responses) in enumerate(zip(filtered, resps, strict=True))
+            if value != responses[0]
+        )
+        check.log.at_record(
+            "LB719",
+            sample.record,
+            ("filtered_resps", index),
+            (
+                f"{check.spec.name}: filtered_resps[{index}] is {shown(filtered[index], 60)}, but resps[{index}][0] is "
+                f"{shown(resps[index][0], 60)}; the sample's filter {sample.filter!r} takes each request's first "
+                "response, so what was scored is not what the model answered"
+            ),
+        )
+        return
+    check.log.at_record(
+        "LB719",
+        sample.record,
+        ("filtered_resps",),
+        (
+            f"{check.spec.name}: filtered_resps is no list of one value per request ({len(resps)} in resps); the "
+            f"sample's filter {sample.filter!r} takes each request's first response"
+        ),
+    )
