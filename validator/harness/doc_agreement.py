@@ -12,6 +12,7 @@ of RELATIONS); `disagreement` says how two of them differ, or None.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -115,7 +116,8 @@ def _choice_of_letter(letter: Any, value: Any, *choices: Any) -> bool:
     return choices[LETTERS.index(bare)] == gpqa_text(value)
 
 
-RELATIONS = {
+# relation -> (how many fields it relates, whether they agree, how a message says they do not)
+RELATIONS: dict[str, tuple[int, Callable[..., bool], str]] = {
     "letter-of-index": (2, _letter_of_index, "is not the letter of"),
     "same-number": (2, _same_number, "is not the number of"),
     "index-within": (2, _index_within, "is no index into"),

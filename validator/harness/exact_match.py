@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import string
-from typing import Any
+from typing import Any, Protocol
 
 HARNESS_PATTERNS = frozenset(
     {
@@ -116,7 +116,13 @@ def regex_filter_of(steps: Any) -> tuple[re.Pattern, int, str] | None:
     return _COMPILED[pattern], group, fallback
 
 
-def apply_regex_filter(response: Any, pattern: re.Pattern, group: int, fallback: str) -> str | None:
+class FindsAll(Protocol):
+    """A compiled pattern: `re`'s, or linear_regex.LinearPattern (RE2 for a submitter's pattern)."""
+
+    def findall(self, string: str) -> list[Any]: ...
+
+
+def apply_regex_filter(response: Any, pattern: FindsAll, group: int, fallback: str) -> str | None:
     """What lm-eval's RegexFilter makes of one response; None where the harness would have failed (a
     group_select past the matches), which no honest log holds."""
     found = pattern.findall(response if isinstance(response, str) else "")
