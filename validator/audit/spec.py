@@ -67,48 +67,8 @@ class TaskSpec:
 
     @classmethod
     def from_results(cls, data: dict, task: str) -> TaskSpec:
-        def table(key: str) -> dict:
-            value = data.get(key)
-            return value if isinstance(value, dict) else {}
-
-        written = table("n-samples").get(task)
-        counts = written if isinstance(written, dict) else {}
-        task_hash = table("task_hashes").get(task)
-        entry, config = table("results").get(task), table("configs").get(task)
-        limit = table("config").get("limit")
-        n_samples, per_task = None, False
-        if _is_fraction(limit):
-            n_samples = table("n-samples")
-            # A file of more tasks than any harness run has is held to 0.4.5's rule: each task its own ceil.
-            per_task = (
-                harness_version(data.get("lm_eval_version")) >= (0, 4, 5)
-                or len(n_samples) > MAX_SHARED_TASKS
-            )
-        # lm-eval 0.4.3 on writes an entry for every task, and task_hashes with it (0.4.9 on says its version too):
-        # in such a file a task without one had its counts taken away, and the end of its log is unchecked.
-        counted = (
-            sample_counts_evidence(
-                data.get("n-samples"), data.get("task_hashes"), data.get("lm_eval_version")
-            )
-            is not None
-        )
-        return cls(
-            task,
-            entry if isinstance(entry, dict) else {},
-            config if isinstance(config, dict) else {},
-            _count(counts.get("effective")),
-            _count(counts.get("original")),
-            task_hash if isinstance(task_hash, str) and task_hash else None,
-            limit,
-            _malformed_counts(written, counted),
-            n_samples,
-            per_task,
-            table("n-shot").get(task, MISSING),
-            table("versions").get(task, MISSING),
-            table("config").get("model"),
-            data.get("system_instruction"),
-            data.get("chat_template"),
-        )
+        """The task as the parsed results file `data` describes it."""
+        return _spec_from_results(data, task)
 
     def fractional_limit(self) -> bool:
         return _is_fraction(self.limit)
@@ -124,20 +84,7 @@ class TaskSpec:
         unless the file says it comes from 0.4.5 or later. Anything else (a string, true, a negative) lm-eval never writes, and is no
         limit.
         """
-        split, limit = split if split is not None else self.n_original, self.limit
-        if split is None:
-            return None
-        if not _positive_number(limit):
-            return (split,)
-        if limit >= 1:
-            return (min(int(limit), split),)
-        own = _ceil_fraction(split, limit)
-        if self.per_task_fractions or self.n_samples_table is None or own == self.n_effective:
-            return (own,)
-        shared = {min(first, split) for first in shared_limits(self.n_samples_table, limit)}
-        return tuple(
-            sorted({own} | (shared if len(shared) == 1 else set()))
-        )  # a tie names no task: all suspect
+        return _scored_under_limit(self, split)
 
     @property
     def output_type(self) -> Any:
@@ -250,6 +197,68 @@ DEFAULT_AGGREGATIONS = {
     "brier_score": "brier_score",
     "bypass": "bypass",
 }
+
+
+def _spec_from_results(data: dict, task: str) -> TaskSpec:
+    def table(key: str) -> dict:
+        value = data.get(key)
+        return value if isinstance(value, dict) else {}
+
+    written = table("n-samples").get(task)
+    counts = written if isinstance(written, dict) else {}
+    task_hash = table("task_hashes").get(task)
+    entry, config = table("results").get(task), table("configs").get(task)
+    limit = table("config").get("limit")
+    n_samples, per_task = None, False
+    if _is_fraction(limit):
+        n_samples = table("n-samples")
+        # A file of more tasks than any harness run has is held to 0.4.5's rule: each task its own ceil.
+        per_task = (
+            harness_version(data.get("lm_eval_version")) >= (0, 4, 5)
+            or len(n_samples) > MAX_SHARED_TASKS
+        )
+    # lm-eval 0.4.3 on writes an entry for every task, and task_hashes with it (0.4.9 on says its version too):
+    # in such a file a task without one had its counts taken away, and the end of its log is unchecked.
+    counted = (
+        sample_counts_evidence(
+            data.get("n-samples"), data.get("task_hashes"), data.get("lm_eval_version")
+        )
+        is not None
+    )
+    return TaskSpec(
+        task,
+        entry if isinstance(entry, dict) else {},
+        config if isinstance(config, dict) else {},
+        _count(counts.get("effective")),
+        _count(counts.get("original")),
+        task_hash if isinstance(task_hash, str) and task_hash else None,
+        limit,
+        _malformed_counts(written, counted),
+        n_samples,
+        per_task,
+        table("n-shot").get(task, MISSING),
+        table("versions").get(task, MISSING),
+        table("config").get("model"),
+        data.get("system_instruction"),
+        data.get("chat_template"),
+    )
+
+
+def _scored_under_limit(spec: TaskSpec, split: int | None) -> tuple[int, ...] | None:
+    split, limit = split if split is not None else spec.n_original, spec.limit
+    if split is None:
+        return None
+    if not _positive_number(limit):
+        return (split,)
+    if limit >= 1:
+        return (min(int(limit), split),)
+    own = _ceil_fraction(split, limit)
+    if spec.per_task_fractions or spec.n_samples_table is None or own == spec.n_effective:
+        return (own,)
+    shared = {min(first, split) for first in shared_limits(spec.n_samples_table, limit)}
+    return tuple(
+        sorted({own} | (shared if len(shared) == 1 else set()))
+    )  # a tie names no task: all suspect
 
 
 def _list(value: Any) -> list:
