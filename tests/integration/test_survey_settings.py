@@ -210,7 +210,7 @@ def test_a_pull_request_workflow_reads_no_configuration_it_did_not_name(run_with
     """As check and audit: the checkout is the pull request's, and so would be its configuration."""
     (run_without_a_log / ".lbnorm.toml").write_text("max-log-records = 2\n", encoding="utf-8")
     result = survey_in(run_without_a_log, env={"GITHUB_EVENT_NAME": "pull_request_target"})
-    assert "is not read in a pull-request workflow" in result.stderr
+    assert "is not read in a GitHub Actions workflow" in result.stderr
     assert drop_row(run_without_a_log)["rules"] == {}
 
 

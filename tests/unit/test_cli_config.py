@@ -227,15 +227,25 @@ def test_a_profile_ignores_extra_tasks_by_glob(tmp_path):
     )
 
 
-def test_a_pull_request_workflow_does_not_discover_the_configuration(workspace):
-    """In CI on a pull request the checkout, and any .lbnorm.toml in it, is the submitter's."""
+@pytest.mark.parametrize(
+    "github",
+    [
+        {"GITHUB_EVENT_NAME": "pull_request"},
+        {"GITHUB_EVENT_NAME": "pull_request_target"},
+        {"GITHUB_EVENT_NAME": "merge_group"},
+        {"GITHUB_EVENT_NAME": "push"},
+        {"GITHUB_ACTIONS": "true"},
+    ],
+)
+def test_a_github_actions_workflow_does_not_discover_the_configuration(workspace, github):
+    """In CI the checkout, and any .lbnorm.toml in it, may be the change under test's."""
     import os
     import subprocess
     import sys
 
-    (workspace / ".lbnorm.toml").write_text('ignore = ["LB6"]\n')
+    (workspace / ".lbnorm.toml").write_text('ignore = ["LB6"]\ntolerance = 100\n')
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
-    env |= {"PYTHONPATH": str(REPO), "GITHUB_EVENT_NAME": "pull_request"}
+    env |= {"PYTHONPATH": str(REPO), **github}
     proc = subprocess.run(
         [sys.executable, "-m", "validator", "check", "bad.json"],
         cwd=workspace,
@@ -244,7 +254,7 @@ def test_a_pull_request_workflow_does_not_discover_the_configuration(workspace):
         text=True,
         timeout=60,
     )
-    assert proc.returncode == 1 and "is not read in a pull-request workflow" in proc.stderr
+    assert proc.returncode == 1 and "is not read in a GitHub Actions workflow" in proc.stderr
     proc = subprocess.run(
         [sys.executable, "-m", "validator", "check", "--config", ".lbnorm.toml", "bad.json"],
         cwd=workspace,

@@ -343,17 +343,21 @@ def effective(
 
 
 def _discovered_config(cwd: Path) -> Path | None:
-    """The configuration found upward from cwd, except in a pull-request workflow.
+    """The configuration found upward from cwd, except in a GitHub Actions workflow.
 
-    There the checkout is the pull request's, and so is any configuration file in
-    it: a pull request must not choose the rules it is judged by. --config reads
-    one deliberately (the Action reads one only when the workflow pins its sha256).
+    There the checkout may be the change under test (a pull request, a merge queue's
+    candidate, a pushed branch), and so may any configuration file in it: a change
+    must not choose the rules it is judged by. --config reads one deliberately (the
+    Action reads one only when the workflow pins its sha256).
     """
     found = find_config(cwd)
-    if found is not None and os.environ.get("GITHUB_EVENT_NAME", "").startswith("pull_request"):
+    # Every event (pull_request, merge_group, push, ...) checks out a tree a change may have written.
+    if found is not None and (
+        os.environ.get("GITHUB_ACTIONS") or os.environ.get("GITHUB_EVENT_NAME")
+    ):
         click.echo(
-            f"lbnorm: {found} is not read in a pull-request workflow (the pull request could edit it); "
-            "pass --config to read it deliberately",
+            f"lbnorm: {found} is not read in a GitHub Actions workflow (the change under test "
+            "could edit it); pass --config to read it deliberately",
             err=True,
         )
         return None
