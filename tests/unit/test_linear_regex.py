@@ -163,3 +163,62 @@ def test_no_drawn_keyword_makes_the_replay_slow(keyword, unit):
     ):
         replay(instruction, kwargs, response)
     assert time.perf_counter() - started < 5
+
+
+# --- the harness's own patterns, run by Python's `re` over submitted text --------------------------
+
+HARNESS_TEXTS = [
+    "1" * 2_000_000,
+    "-" * 2_000_000,
+    "#### " * 400_000,
+    "The answer is " * 150_000,
+    "$,." * 700_000,
+    "The final answer is -" * 100_000,
+    " a the an" * 200_000,
+]
+
+
+@pytest.mark.parametrize("text", HARNESS_TEXTS, ids=lambda t: repr(t[:12]))
+def test_the_harnesss_own_patterns_stay_linear_on_hostile_text(text):
+    """GSM8K's filters and regexes_to_ignore and DROP's article pattern run under `re`: each is a fixed
+    pattern whose repeats cannot overlap, so every position is read a bounded number of times. A loose bound
+    on 2 MB of the text each finds hardest (runs of its own characters) guards that."""
+    from validator.harness import drop, exact_match
+
+    started = time.perf_counter()
+    for pattern in exact_match.HARNESS_PATTERNS:
+        if (
+            pattern == "(?s).*#### "
+        ):  # quadratic under `re`: removed by a scan (exact_match._up_to_last_marker)
+            exact_match.exact_match(text, "1", {"regexes_to_ignore": [pattern]})
+            continue
+        compiled = re.compile(pattern)
+        exact_match.apply_regex_filter(text, compiled, 0, "[invalid]")
+        compiled.sub("", text)
+    drop._ARTICLES.sub(" ", text)
+    assert time.perf_counter() - started < 5
+
+
+def test_the_survey_audits_a_hostile_ifeval_log_in_seconds(tmp_path):
+    """The same 2 MB log `re` would read for minutes, through `lbnorm survey` (one unit, one budget): the row
+    says findings, and the table is written."""
+    import json
+
+    from support.common import run_cli
+    from support.hostile_corpus import HOSTILE_KEYWORD, HOSTILE_RESPONSE, _ifeval_run
+
+    run = tmp_path / "run"
+    run.mkdir()
+    instruction = ("keywords:existence", {"keywords": [HOSTILE_KEYWORD]})
+    _ifeval_run(run, [instruction], HOSTILE_RESPONSE, lie=True)
+    started = time.perf_counter()
+    proc = run_cli("survey", "run", "--out", "out", "--no-plots", cwd=tmp_path)
+    assert time.perf_counter() - started < 30, (
+        "a loose guard: the audit of this log takes about a second"
+    )
+    assert proc.returncode == 1, proc.stderr
+    rows = [
+        json.loads(line) for line in (tmp_path / "out" / "survey.jsonl").read_text().splitlines()
+    ]
+    [row] = [row for row in rows if row["task"] == "leaderboard_ifeval"]
+    assert row["status"] == "findings" and row["errors"] >= 1
