@@ -674,7 +674,7 @@ def ifeval_keyword_that_backtracks_over_two_megabytes(ws, outside):
 @case("LB705", "LB706", "LB707", "LB708", "LB709", "LB716", args=("submission.json",))
 def ifeval_frequency_marker_and_splitter_that_backtrack(ws, outside):
     """The same through keyword frequency, a postscript marker and a section splitter (nested repeats): the
-    flip is found; the splitter's repeated empty group, which RE2 keeps apart from `re`, is LB716."""
+    flip is found; the splitter repeats what can match empty text, which RE2 cannot run as `re` does: LB716."""
     _ifeval_run(
         ws,
         [

@@ -13,8 +13,8 @@ Unicode `\\b` in a text beyond ASCII is written into the text as a marker
 character where `re` finds a boundary, and the rewritten pattern steps over the
 markers. What RE2 cannot follow exactly raises NotLinear naming the feature:
 back-references, look-around, conditional, atomic and possessive groups, a
-repeat over RE2's 1000, a repeated group that can match empty text (`re` keeps
-the empty pass's groups), `\\B` or a `\\b` inside a group in a text beyond ASCII,
+repeat over RE2's 1000, a repeat of what can match empty text (`re` ends the
+loop on an empty pass, RE2 does not), `\\B` or a `\\b` inside a group in a text beyond ASCII,
 a non-multiline `$` in a text ending in a newline, and counting the matches of
 a pattern that matches empty text. Where both engines run, leftmost-first matching makes their
 matches and groups the same (tests/unit/test_linear_regex.py holds them to `re` with
@@ -116,9 +116,10 @@ class _Writer:
 
     def repeat(self, op, argument, flags: int) -> str:
         low, high, items = argument
-        if items.getwidth()[0] == 0 and _holds_group(items):
-            # `re` ends a loop on an empty pass and keeps that pass's groups; RE2 keeps the last non-empty one
-            raise NotLinear("a repeated group that can match empty text")
+        if items.getwidth()[0] == 0 and (high > 1 or _holds_group(items)):
+            # `re` ends a loop on an empty pass (keeping that pass's groups), RE2 does not: the two part where a
+            # loop's body can match empty text
+            raise NotLinear("a repeat of what can match empty text")
         if self.marker is not None and _holds(items, {_C.AT_BOUNDARY}):
             raise NotLinear(
                 r"a repeated \b in a text beyond ASCII"
