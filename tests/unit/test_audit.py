@@ -1489,6 +1489,46 @@ def test_ifeval_past_the_replay_bounds_is_not_audited(tmp_path, monkeypatch):
     assert "IFEval: 1 instruction outcome(s) past the replay's bounds" in result.findings[0].message
 
 
+@pytest.mark.parametrize(
+    "keywords, found, message",
+    [
+        (
+            ["z" * 201],
+            [("LB716", "results")] * 2,
+            "IFEval: 1 outcome(s) with a pattern over 200 characters",
+        ),
+        (
+            [f"z{n}" for n in range(17)],
+            [("LB716", "results")] * 2,
+            "IFEval: 1 outcome(s) with a list of over 16 words",
+        ),
+        (
+            ["(unclosed"],
+            [("LB708", 2)],
+            "instruction 0 ('keywords:existence') has a pattern Python's re does not compile",
+        ),
+    ],
+    ids=["a keyword over 200 characters", "17 keywords", "a keyword re does not compile"],
+)
+def test_a_flipped_keyword_outcome_past_the_replay_is_never_a_note(
+    tmp_path, keywords, found, message
+):
+    """A keywords:existence outcome flipped to pass, the levels and aggregates redone: where the replay cannot
+    settle it for its own bounds the levels are not audited; where the harness would raise, no run logged it."""
+    task = hl.ifeval_task([[True], [True]])
+    for sample, words in zip(task.samples, (["words"], keywords), strict=True):
+        sample["doc"]["instruction_id_list"] = ["keywords:existence"]
+        sample["doc"]["kwargs"] = [{"keywords": words, "num_words": None, "relation": None}]
+        sample.update({"resps": [["A few words."]], "filtered_resps": ["A few words."]})
+        for key in ("doc_hash", "prompt_hash", "target_hash"):
+            sample.pop(key)
+        hl.with_hashes(sample)
+    paths = hl.write_run(tmp_path, [task])
+    result = audit(tmp_path, paths["results"])
+    assert where(result) == found
+    assert message in result.findings[0].message
+
+
 def test_the_replay_budget_is_the_runs_so_more_logs_share_it(tmp_path, monkeypatch):
     """A second log adds nothing to the work a run may do: its replays draw on what the first left."""
     from validator.audit import work_budget

@@ -18,12 +18,14 @@ the harness's own answer is not settled by the doc and the response:
   a failed case test settles them) or nltk's punkt data
   (length_constraints:number_sentences, change_case:capital_word_frequency);
 - a kwarg the harness reads as a regular expression (keywords, a section
-  splitter, a postscript marker) is longer than PATTERN_MAX, does not compile
-  (the harness raised on it), or holds what RE2 cannot run as `re` does (a
-  back-reference, a look-around: linear_regex.NotLinear names it, and
-  unsettled_by says so). Every such pattern runs under RE2 (linear_regex.py),
-  in time linear in the response, whatever the submitter wrote. A list of more
-  than MAX_WORDS words is not replayed at all.
+  splitter, a postscript marker) is longer than PATTERN_MAX (PAST_LENGTH), does
+  not compile (HARNESS_RAISES: the harness raised on it, so no run logged the
+  outcome), or holds what RE2 cannot run as `re` does (a back-reference, a
+  look-around: linear_regex.NotLinear names it). Every such pattern runs under
+  RE2 (linear_regex.py), in time linear in the response, whatever the
+  submitter wrote. A list of more than MAX_WORDS words is not replayed at all
+  (PAST_WORDS). replay_explained gives each of these reasons; the others
+  (langdetect, punkt, a kwarg drawn at random) come without one.
 A caller bounds the work with `spend`, told of every read of a response before
 it is done (the checker's own, each pattern's, each loose variant's), in
 characters; past what it grants, the outcome is unsettled, for PAST_BUDGET.
@@ -45,7 +47,14 @@ from typing import Any
 
 from .ifeval_kwargs import RELATIONS, draws_at_random, rejected  # noqa: F401 (callers take them from here)
 from .ifeval_patterns import bullet_count, placeholder_count, titles
-from .ifeval_reads import PAST_BUDGET, PATTERN_MAX, spending, unbounded  # noqa: F401 (callers take them from here)
+from .ifeval_reads import (  # noqa: F401 (callers take them from here)
+    HARNESS_RAISES,
+    PAST_BUDGET,
+    PAST_LENGTH,
+    PATTERN_MAX,
+    spending,
+    unbounded,
+)
 from .ifeval_reads import Unsettled as _Unsettled
 from .ifeval_reads import pattern as _pattern
 from .ifeval_reads import read as _read
@@ -54,6 +63,8 @@ from .linear_regex import LinearPattern, compile_linear
 
 CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
 MAX_WORDS = 16  # keywords or forbidden words replayed per instruction (a dataset's list a few)
+PAST_WORDS = f"a list of over {MAX_WORDS} words, more than the replay searches"
+BEYOND_BOUNDS = frozenset({PAST_LENGTH, PAST_WORDS})  # the replay's own limits, not the harness's
 _WORD = re.compile(r"\w+")
 _HIGHLIGHT = re.compile(r"\*[^\n\*]*\*")
 _DOUBLE_HIGHLIGHT = re.compile(r"\*\*[^\n\*]*\*\*")
@@ -158,12 +169,10 @@ def _compare(actual: int, relation: str, threshold: int | float) -> bool:
 
 def _words(given: dict, key: str) -> list[str]:
     words = given.get(key)
-    if (
-        not isinstance(words, list)
-        or len(words) > MAX_WORDS
-        or not all(isinstance(w, str) for w in words)
-    ):
+    if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
         raise _Unsettled
+    if len(words) > MAX_WORDS:
+        raise _Unsettled(PAST_WORDS)
     return sorted(set(words))  # the harness's order (sorted, the forbidden words deduplicated)
 
 

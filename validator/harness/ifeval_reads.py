@@ -21,6 +21,8 @@ PATTERN_MAX = 200  # longest keyword, splitter or marker replayed (a dataset's a
 PAST_BUDGET = (
     "reads past the caller's budget"  # the reason an outcome is unsettled when `spend` said no
 )
+PAST_LENGTH = f"a pattern over {PATTERN_MAX} characters, longer than the replay runs"
+HARNESS_RAISES = "a pattern Python's re does not compile, on which the harness raises"
 
 
 class Unsettled(Exception):
@@ -53,12 +55,16 @@ def read(text: str, times: int = 1) -> None:
 
 def pattern(kwarg: Any, before: str = "", after: str = "", flags: int = 0) -> LinearPattern:
     """A kwarg the harness puts into a regular expression, compiled as the harness builds it, for RE2."""
-    if not isinstance(kwarg, str) or len(kwarg) > PATTERN_MAX:
+    if not isinstance(kwarg, str):
         raise Unsettled
+    if len(kwarg) > PATTERN_MAX:
+        raise Unsettled(PAST_LENGTH)
     try:
         return compile_linear(before + kwarg + after, flags)
     except (re.error, RecursionError, OverflowError):
-        raise Unsettled from None  # the harness's own re.error: it failed on this doc
+        raise Unsettled(
+            HARNESS_RAISES
+        ) from None  # the run stopped on this doc: none logs its outcome
     except NotLinear as error:
         raise Unsettled(error.feature) from None
 

@@ -24,7 +24,9 @@ lacks, kwargs it rejects: harness/ifeval.rejected), are LB708: no run logged
 such a doc, and the replay would settle nothing for it. Every pattern a doc
 gives runs under RE2, in time linear in the response (harness/linear_regex.py);
 one that RE2 cannot run as `re` does (a back-reference, a look-around) leaves
-the levels LB716, naming the feature. The replay's work is bounded
+the levels LB716, naming the feature; one Python's `re` does not compile, where
+the checker reaches it, is LB708 (the harness raised: no run logged the doc),
+and one over PATTERN_MAX characters leaves the levels LB716. The replay's work is bounded
 (MAX_INSTRUCTIONS per doc; the run's budget of characters read, shared by
 every log of the run: audit/work_budget.py, counted read by read as the
 replay does them, each loose variant too; at most MAX_WORDS keywords an
@@ -36,7 +38,13 @@ writes the docs and the responses' length.
 from __future__ import annotations
 
 from ...core.results import metric_key_parts
-from ...harness.ifeval import INSTRUCTIONS, PAST_BUDGET, replay_explained
+from ...harness.ifeval import (
+    BEYOND_BOUNDS,
+    HARNESS_RAISES,
+    INSTRUCTIONS,
+    PAST_BUDGET,
+    replay_explained,
+)
 from ...harness.ifeval_kwargs import draws_at_random, rejected
 from ...harness.samples import as_number, as_number_list, first_response
 from ..work_budget import run_budget
@@ -73,6 +81,7 @@ class InstructionChecks(AuditCheck):
         self.budget = run_budget()
         self.past_bounds = 0
         self.not_linear: dict[str, int] = {}  # what RE2 cannot run -> outcomes it left unsettled
+        self.beyond: dict[str, int] = {}  # a kwarg past the replay's bounds -> outcomes it left
         self.unsettled: dict[str, int] = {}  # instruction id -> outcomes the replay did not settle
 
     def sees_samples(self) -> bool:
@@ -125,12 +134,16 @@ class InstructionChecks(AuditCheck):
         if len(self.levels) == 2 and not blank:
             _loose_below_strict(self, sample, instructions, kwargs, replayed)
 
-    def _replay_one(self, instruction, given, response: str) -> tuple | None:
+    def _replay_one(self, sample: Sample, index: int, instruction, given, response: str):
         """(strict, loose) as replayed, or None past the budget."""
         found, feature = replay_explained(instruction, given, response, self.budget.spend)
         if feature == PAST_BUDGET:
             return None
-        if feature is not None and len(self.not_linear) < MAX_NAMED:
+        if feature == HARNESS_RAISES and self.ifeval_config:
+            _harness_raises(self, sample, index, instruction)
+        elif feature in BEYOND_BOUNDS or feature == HARNESS_RAISES:
+            self.beyond[feature] = self.beyond.get(feature, 0) + 1
+        elif feature is not None and len(self.not_linear) < MAX_NAMED:
             self.not_linear[feature] = self.not_linear.get(feature, 0) + 1
         elif feature is None:
             self._count(instruction, found)
@@ -183,6 +196,9 @@ class InstructionChecks(AuditCheck):
         if self.not_linear:
             feature, count = sorted(self.not_linear.items())[0]
             whys.append(f"{count:,} outcome(s) whose pattern holds {feature}, which RE2 cannot run")
+        whys.extend(
+            f"{count:,} outcome(s) with {why}" for why, count in sorted(self.beyond.items())
+        )
         for why in whys:
             for key in self.spec.metric_keys():
                 if any(metric_key_parts(key)[0] in pair for _, pair in self.levels):
@@ -238,6 +254,18 @@ def _unbuildable(check: InstructionChecks, sample: Sample, instructions: list, k
         )
 
 
+def _harness_raises(check: InstructionChecks, sample: Sample, index: int, instruction) -> None:
+    check.log.at_record(
+        "LB708",
+        sample.record,
+        ("doc", "kwargs", index),
+        (
+            f"{check.spec.name} doc_id {sample.doc_id}: instruction {index} ({shown(instruction, 50)}) has "
+            "a pattern Python's re does not compile; the harness raises on it, so no run logged this doc"
+        ),
+    )
+
+
 def _replay(
     check, sample: Sample, instructions: list, kwargs: list, response: str, blank: bool
 ) -> list[tuple]:
@@ -248,7 +276,7 @@ def _replay(
         else:
             given = kwargs[index] if index < len(kwargs) else None
             found = (
-                check._replay_one(instruction, given, response)
+                check._replay_one(sample, index, instruction, given, response)
                 if index < MAX_INSTRUCTIONS
                 else None
             )
