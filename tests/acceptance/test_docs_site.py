@@ -48,6 +48,7 @@ def test_no_page_is_longer_than_a_person_reads():
     assert {page: words for page, words in long.items() if words > 3_200} == {}
 
 
+@pytest.mark.slow  # a whole MkDocs build
 def test_the_site_builds_strictly(tmp_path):
     pytest.importorskip("mkdocs", reason="the docs extra (pip install '.[docs]') builds the site")
     pytest.importorskip("material", reason="the docs extra installs the Material theme")

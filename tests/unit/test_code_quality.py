@@ -44,6 +44,7 @@ def test_the_code_is_formatted():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow  # a whole type check of the package: CI's lint job runs it too
 def test_mypy_finds_nothing():
     """mypy's own incremental cache keeps a repeated run to a few seconds."""
     proc = run_tool("mypy")

@@ -146,6 +146,7 @@ def test_a_hostile_pattern_on_two_megabytes_ends_in_seconds(pattern, flags, text
     assert time.perf_counter() - started < 5
 
 
+@pytest.mark.slow  # replays drawn keywords over megabytes of text
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.text(alphabet="a?*+()|.\\bws", min_size=1, max_size=40),
