@@ -36,8 +36,16 @@ AUDIT = {
     "validator.io.sample_logs",
     "validator.harness.choice_scores",
 }
-# Worker processes (re-audits of many files) and jsonschema (only to explain an invalid submission).
-HEAVY = {"multiprocessing", "concurrent.futures", "jsonschema"}
+# Worker processes (re-audits of many files), jsonschema (only to explain an invalid submission), the
+# reporters of formats not asked for.
+HEAVY = {
+    "multiprocessing",
+    "concurrent.futures",
+    "jsonschema",
+    "xml.etree",
+    "validator.report.junit",
+    "validator.report.sarif",
+}
 
 
 def loaded_by(*args: str) -> set[str]:

@@ -13,9 +13,6 @@ from dataclasses import replace
 from typing import Any, TextIO
 
 from ..io.safe_text import command_stream
-from .github import annotation_lines
-from .junit import report_junit
-from .sarif import report_sarif
 from .text_style import ReportOptions
 
 Reporter = Callable[[Any, TextIO, ReportOptions], None]
@@ -28,6 +25,8 @@ GITHUB_DETAILS = (
 def reporters(text: Reporter, json: Reporter) -> dict[str, Reporter]:
     def github(result: Any, out: TextIO, options: ReportOptions) -> None:
         """Workflow-command annotations (GitHub shows 10 per severity), then the plain text report."""
+        from .github import annotation_lines
+
         commands = command_stream(
             out
         )  # our own ::error lines (their text escaped), past the stdout guard
@@ -35,13 +34,18 @@ def reporters(text: Reporter, json: Reporter) -> dict[str, Reporter]:
             commands.write(line + "\n")
         text(result, out, replace(options, color=False))
 
-    return {
-        "text": text,
-        "json": json,
-        "github": github,
-        "sarif": report_sarif,
-        "junit": report_junit,
-    }
+    # SARIF and JUnit load (and with them hashlib and an XML library) only when asked for.
+    def sarif(result: Any, out: TextIO, options: ReportOptions) -> None:
+        from .sarif import report_sarif
+
+        report_sarif(result, out, options)
+
+    def junit(result: Any, out: TextIO, options: ReportOptions) -> None:
+        from .junit import report_junit
+
+        report_junit(result, out, options)
+
+    return {"text": text, "json": json, "github": github, "sarif": sarif, "junit": junit}
 
 
 def default_format(chosen: str | None, env: Mapping[str, str]) -> str:
