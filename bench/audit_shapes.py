@@ -1,0 +1,226 @@
+"""The audit on every realistic shape of sample log, against its parse-and-hash floor; memory as logs grow.
+
+    python bench/audit_shapes.py [--scale 1.0] [--repeat 3] [--seed 11] [--keep DIR] [--json OUT]
+
+Each shape is generated from the seed (logs written as lm-eval writes them, honest, so the audit
+reads every line), then measured as bench/survey_bench.py measures a corpus: per log, the audit's
+CPU (the call a survey's work item makes) and the floor's (a bare loop that parses each line and
+computes the three sha256 hashes), taking turns, best of --repeat.
+
+- multiple choice: 12,000 docs of 4 to 10 choices, short prompts (one request per choice);
+- generative: DROP (passages of about 1.5 kB, three-shot) and GSM8K (two filters, five-shot);
+- long few-shot prompts: MMLU-Pro-like, a five-shot prompt of about 4 kB repeated in every request;
+- a few samples per log: 300 runs whose logs hold 5 samples each (per-log fixed costs dominate).
+
+The memory rows run `lbnorm audit` and `lbnorm survey` in fresh processes on the multiple-choice
+shape at 1× and 10× its size and report each one's peak resident memory (the largest process).
+--scale shrinks or grows every shape (0.1 for a quick look).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path[:0] = [str(REPO), str(REPO / "tests"), str(BENCH)]
+
+from support import harness_logs as hl  # noqa: E402
+from survey_bench import audit_rows  # noqa: E402
+from survey_corpus import drop_run_task, mc_task, prose  # noqa: E402
+
+# Started from a minimal interpreter: the child's peak resident memory is then its own (Linux keeps
+# the forking process's high-water mark across exec).
+PEAK_RSS = (
+    "import resource, subprocess, sys\n"
+    "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+
+
+def many_choices_task(rng: random.Random, name: str, docs: int) -> hl.Task:
+    """Multiple choice with 4 to 10 choices per doc and a short prompt, scored from log-likelihoods."""
+    config = {
+        "task": name,
+        "output_type": "multiple_choice",
+        "target_delimiter": " ",
+        "doc_to_text": "{{question}}\nAnswer:",
+        "doc_to_target": "label",
+        "doc_to_choice": "choices",
+        "metric_list": [
+            {"metric": "acc", "aggregation": "mean", "higher_is_better": True},
+            {"metric": "acc_norm", "aggregation": "mean", "higher_is_better": True},
+        ],
+    }
+    task = hl.Task(name, config)
+    for doc_id in range(docs):
+        question = prose(rng, rng.randint(20, 60)) + "?"
+        choices = [prose(rng, rng.randint(2, 12)) for _ in range(rng.randint(4, 10))]
+        gold = rng.randrange(len(choices))
+        lls = [-rng.uniform(0.1, 40.0) for _ in choices]
+        context = f"{question}\nAnswer:"
+        acc = 1.0 if max(range(len(lls)), key=lambda i: (lls[i], -i)) == gold else 0.0
+        normed = [ll / len(c) for ll, c in zip(lls, choices, strict=True)]
+        acc_norm = 1.0 if max(range(len(normed)), key=lambda i: (normed[i], -i)) == gold else 0.0
+        sample = {
+            "doc_id": doc_id,
+            "doc": {"question": question, "choices": choices, "label": gold},
+            "target": str(gold),
+            "arguments": {
+                f"gen_args_{i}": {"arg_0": context, "arg_1": " " + c} for i, c in enumerate(choices)
+            },
+            "resps": [[[str(ll), "False"]] for ll in lls],
+            "filtered_resps": [[str(ll), "False"] for ll in lls],
+            "filter": "none",
+            "metrics": ["acc", "acc_norm"],
+        }
+        hl.with_hashes(sample)
+        sample.update({"acc": acc, "acc_norm": acc_norm})
+        task.samples.append(sample)
+    return task
+
+
+def gsm8k_task(rng: random.Random, docs: int) -> hl.Task:
+    """GSM8K as the harness logs it: each doc under both filters, a five-shot prompt."""
+    strict = [rng.random() < 0.4 for _ in range(docs)]
+    flexible = [s or rng.random() < 0.3 for s in strict]
+    task = hl.two_filter_task({"strict-match": strict, "flexible-extract": flexible})
+    shots = "\n\n".join(
+        f"Question: {prose(rng, 40)}?\nAnswer: {prose(rng, 50)}\n#### {n}" for n in range(5)
+    )
+    task.config["num_fewshot"] = 5
+    task.config["fewshot_delimiter"] = "\n\n"
+    for sample in task.samples:
+        arguments = sample["arguments"]["gen_args_0"]
+        arguments["arg_0"] = f"{shots}\n\n{arguments['arg_0']}"
+        hl.with_hashes(sample)
+    return task
+
+
+def gsm8k_results(task: hl.Task) -> dict:
+    correct = {
+        name: [s["exact_match"] == 1.0 for s in task.samples if s["filter"] == name]
+        for name in hl.GSM8K_FILTERS
+    }
+    return hl.two_filter_results(task, correct)
+
+
+def write_shapes(out: Path, seed: int, scale: float) -> dict[str, Path]:
+    """Each shape in a folder of its own, as `lbnorm survey` and `lbnorm audit` take it."""
+    rng = random.Random(seed)
+    n = lambda docs: max(1, round(docs * scale))  # noqa: E731
+    shapes = {name: out / name for name in SHAPES}
+    mc = many_choices_task(rng, "many_choices", n(12_000))
+    hl.write_run(shapes["multiple choice, 4-10 choices"] / "org__model", [mc])
+    drop = drop_run_task(rng, n(2_000))
+    hl.write_run(shapes["generative: DROP"] / "org__model", [drop])
+    gsm8k = gsm8k_task(rng, n(1_319))
+    hl.write_run(shapes["generative: GSM8K"] / "org__model", [gsm8k], gsm8k_results(gsm8k))
+    long = mc_task(rng, n(1_000), seed)
+    hl.write_run(shapes["long few-shot prompts"] / "org__model", [long])
+    for run in range(max(1, round(300 * min(scale, 1.0)))):
+        few = many_choices_task(rng, "few_samples", 5)
+        hl.write_run(shapes["a few samples per log"] / f"org__model-{run:03d}", [few])
+    return shapes
+
+
+SHAPES = (
+    "multiple choice, 4-10 choices",
+    "generative: DROP",
+    "generative: GSM8K",
+    "long few-shot prompts",
+    "a few samples per log",
+)
+
+
+def peak_rss_mib(argv: list[str], cwd: Path) -> float:
+    """The peak resident memory of the largest process of the command, run in `cwd` (its workspace)."""
+    env = os.environ | {"PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK_RSS, *argv], capture_output=True, text=True, env=env, cwd=cwd
+    )
+    return int(done.stdout.strip()) / 1024
+
+
+def memory_rows(out: Path, seed: int, scale: float) -> list[dict]:
+    """Peak memory of `lbnorm audit` and `lbnorm survey` on the multiple-choice shape at 1x and 10x."""
+    rows = []
+    for factor in (1, 10):
+        folder = out / f"memory-{factor}x" / "org__model"
+        task = many_choices_task(
+            random.Random(seed), "many_choices", round(12_000 * scale * factor)
+        )
+        paths = hl.write_run(folder, [task])
+        size = paths["many_choices"].stat().st_size / 1e6
+        audit = peak_rss_mib(
+            [sys.executable, "-m", "validator", "audit", folder.name], folder.parent
+        )
+        survey = peak_rss_mib(
+            [
+                *(sys.executable, "-m", "validator", "survey", "."),
+                *("--out", str(out / f"survey-{factor}x"), "--workers", "1", "--no-plots"),
+            ],
+            folder.parent,
+        )
+        rows.append({"factor": factor, "log_MB": size, "audit_MiB": audit, "survey_MiB": survey})
+        shutil.rmtree(folder.parent)
+    return rows
+
+
+def markdown(shapes: dict[str, list[dict]], memory: list[dict]) -> str:
+    lines = [
+        "| shape | logs | MB | floor CPU s | audit CPU s | audit / floor | target |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for name, rows in shapes.items():
+        row = rows[0]  # all the shape's logs
+        lines.append(
+            f"| {name} | {row['files']} | {row['MB']:.1f} | {row['floor_cpu_s']:.3f} | "
+            f"{row['audit_cpu_s']:.3f} | {row['ratio']:.2f} | ≤ 1.5 |"
+        )
+    lines += [
+        "",
+        "| multiple-choice log | MB | lbnorm audit peak MiB | lbnorm survey peak MiB |",
+        "|---|---:|---:|---:|",
+    ]
+    for row in memory:
+        lines.append(
+            f"| {row['factor']}× | {row['log_MB']:.0f} | {row['audit_MiB']:.0f} | "
+            f"{row['survey_MiB']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--keep", type=Path, help="write the shapes here and keep them")
+    parser.add_argument("--no-memory", action="store_true", help="leave out the memory rows")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    out = args.keep or Path(tempfile.mkdtemp(prefix="audit-shapes-"))
+    try:
+        folders = write_shapes(out, args.seed, args.scale)
+        shapes = {name: audit_rows(str(folder), args.repeat) for name, folder in folders.items()}
+        memory = [] if args.no_memory else memory_rows(out, args.seed, args.scale)
+    finally:
+        if not args.keep:
+            shutil.rmtree(out, ignore_errors=True)
+    print(markdown(shapes, memory))
+    print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    if args.json:
+        args.json.write_text(json.dumps({"shapes": shapes, "memory": memory}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
