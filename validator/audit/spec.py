@@ -133,11 +133,11 @@ class TaskSpec:
 
     @cached_property  # asked for every record
     def filters(self) -> list[str]:
-        names = [
+        written = [
             f.get("name") for f in _list(self.config.get("filter_list")) if isinstance(f, dict)
         ]
         names = list(
-            dict.fromkeys(n for n in names if isinstance(n, str))
+            dict.fromkeys(n for n in written if isinstance(n, str))
         )  # a name twice is one filter_resps key
         if not names:
             names = sorted({metric_key_parts(key)[1] for key in self.metric_keys()})

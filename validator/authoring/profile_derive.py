@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .profile_check import PLACEHOLDER
 from .run_evidence import RunFacts, TaskFacts
@@ -135,7 +135,7 @@ def _benchmark_lines(bench: DraftBenchmark) -> list[str]:
 def _output_type(tasks: list[TaskFacts]) -> str:
     kinds = {t.output_type for t in tasks}
     if kinds == {MULTIPLE_CHOICE} or kinds == {GENERATIVE}:
-        return kinds.pop()
+        return cast(str, kinds.pop())
     seen = ", ".join(sorted(str(k) for k in kinds))
     return placeholder(
         f"multiple_choice (baseline 1/num_choices) or generate_until (baseline 0); the run says {seen}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ..core.conditions import Caveat, StaleScorer, run_conditions, stale_scorers
 from ..core.normalization import BenchmarkScore
@@ -55,7 +55,8 @@ class CheckContext:
         return data if isinstance(data, dict) else {}
 
     def at_results(self, *path: str | int) -> tuple[Document, JsonPath]:
-        return self.results_doc, self.results_root + tuple(path)
+        # Only rules that read the results ask, and they run only when the results were read.
+        return cast(Document, self.results_doc), self.results_root + tuple(path)
 
     def conditions(self) -> list[Caveat]:
         """The run-condition caveats (core.conditions), shared with `normalize`; [] without results."""

@@ -76,7 +76,8 @@ def build(
     if not rows:
         raise Refused("no submission was given; name submission files (JSON with `results`)")
     rows.sort(key=lambda row: (-row[0], natural_key(row[1]), natural_key(row[3])))
-    entries, rank = [], 0
+    entries: list[Entry] = []
+    rank = 0
     for position, (average, model, scores, submission, results, digest) in enumerate(rows, 1):
         rank = rank if entries and average == entries[-1].average else position
         entries.append(Entry(rank, model, average, scores, results, digest, submission))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 from .conditions import Caveat, run_conditions
 from .errors import DataError, FoldedKeys
@@ -269,7 +270,9 @@ def _pooled(
     sized = [
         _with_size(s, task, results) for s, (task, _entry) in zip(subtasks, entries, strict=True)
     ]
-    pooled = pooled_mean([s.raw for s in sized], [s.n for s in sized])
+    pooled = pooled_mean(
+        [s.raw for s in sized], [cast(int, s.n) for s in sized]
+    )  # _with_size sets n
     sources = {s.n_source for s in sized}
     source = FROM_N_SAMPLES if sources == {"n-samples"} else FROM_PROFILE_SIZES
     raw, group_key = pooled, None

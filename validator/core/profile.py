@@ -323,7 +323,8 @@ def _benchmark_problems(profile: Profile, bench: Benchmark) -> list[str]:
         )
     if (
         gate
-        and None not in (gate.min_version, gate.max_version)
+        and gate.min_version is not None
+        and gate.max_version is not None
         and gate.min_version > gate.max_version
     ):
         problems.append(

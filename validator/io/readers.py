@@ -73,12 +73,14 @@ def _is_lm_eval_04(doc: dict, results: dict) -> bool:
 
 
 def _read_lm_eval_04(doc: dict, results: dict) -> HarnessResults:
-    n_shot = doc.get("n-shot") if isinstance(doc.get("n-shot"), dict) else {}
+    n_shot = doc.get("n-shot")
+    n_shot = n_shot if isinstance(n_shot, dict) else {}
     entries = {}
     for key, entry in results.items():
         if not isinstance(entry, dict):
             raise DataError(f"results.{key} is {_kind(entry)}, expected an object of metrics")
-        metrics, raw_keys = {}, {}
+        metrics: dict[tuple[str, str], Any] = {}
+        raw_keys: dict[tuple[str, str], str] = {}
         for metric_key, value in entry.items():
             if metric_key in ENTRY_INFO_KEYS:
                 continue

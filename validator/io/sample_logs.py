@@ -85,7 +85,7 @@ def claims(results_name: str, log_name: str) -> bool:
     date = RESULTS_NAME.match(results_name) or NAMED_RESULTS.match(results_name)
     sample = SAMPLES_NAME.match(log_name)
     if date:
-        return bool(sample) and sample["date"] == date["date"]
+        return sample is not None and sample["date"] == date["date"]
     return results_name == LEGACY_RESULTS or bool(sample)
 
 
