@@ -103,7 +103,7 @@ def test_a_submission_that_check_fails_is_refused_and_nothing_is_written(board):
         cli, ["leaderboard", "org0", "org1", "org2", "--out", "board"], catch_exceptions=False
     )
     assert result.exit_code == 1
-    assert "LB601 score-divergence  musr: reported" in result.stderr  # check's own report
+    assert "LB601 score-divergence [error] musr: reported" in result.stderr  # check's own report
     assert "1 file fails `lbnorm check` (org2/submission.json)" in result.stderr
     assert "nothing was written" in result.stderr
     assert not (board / "board").exists()
@@ -116,3 +116,39 @@ def test_a_bare_results_file_is_not_a_submission(board):
     )
     assert result.exit_code == 1
     assert f"org0/{EXAMPLE.name}: a results file, not a submission" in result.stderr
+
+
+def test_one_run_named_by_two_submissions_is_refused(board):
+    shutil.copytree(board / "org1", board / "copy")
+    result = lbnorm("leaderboard", "org0", "org1", "copy", "--out", "board")
+    assert result.exit_code == 1
+    [line] = result.stderr.splitlines()
+    assert line.startswith(
+        "lbnorm leaderboard: copy/submission.json and org1/submission.json name the same results file"
+    )
+    assert not (board / "board").exists()
+
+
+def test_one_model_ranked_twice_is_refused(board):
+    write_run(
+        board / "again", "ORG1/model", 0.7
+    )  # another run of org1's model: hub ids ignore case
+    assert lbnorm("submission", "init", "again").exit_code == 0
+    result = lbnorm("leaderboard", "org0", "org1", "again", "--out", "board")
+    assert result.exit_code == 1
+    [line] = result.stderr.splitlines()
+    assert line == (
+        "lbnorm leaderboard: again/submission.json and org1/submission.json both rank model "
+        "'org1/model'; a leaderboard ranks each model once: leave one out; nothing was written"
+    )
+    assert not (board / "board").exists()
+
+
+def test_runs_of_the_same_tasks_share_task_hashes_and_are_ranked(board):
+    """task_hashes hash the docs, prompts and targets: every honest run of the same tasks has the same."""
+    hashes = {
+        json.dumps(json.loads((board / org / EXAMPLE.name).read_text())["task_hashes"])
+        for org in MURDER_MYSTERIES
+    }
+    assert len(hashes) == 1
+    assert lbnorm("leaderboard", *MURDER_MYSTERIES, "--out", "board").exit_code == 0

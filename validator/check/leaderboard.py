@@ -7,6 +7,12 @@ the results file it was computed from and that file's SHA-256, so anyone
 can recompute it. Rows are ranked by average (equal averages share a rank,
 the next rank skips), ties listed by model then path, so the table is the
 same whatever order the submissions were given in.
+
+Each run is ranked once, and each model once: two submissions whose results
+files have the same SHA-256, or that name the same model (compared without
+case, as model hub ids are), are refused. A results file's `task_hashes` are
+not compared: they hash the task's docs, prompts and targets, not the
+model's answers, so every honest run of the same tasks shares them.
 """
 
 from __future__ import annotations
@@ -75,6 +81,7 @@ def build(
         rows.append(_row(report, profile, root, limits))
     if not rows:
         raise Refused("no submission was given; name submission files (JSON with `results`)")
+    _refuse_repeats(rows)
     rows.sort(key=lambda row: (-row[0], natural_key(row[1]), natural_key(row[3])))
     entries: list[Entry] = []
     rank = 0
@@ -112,3 +119,21 @@ def _row(report, profile: Profile, root: Path, limits: Limits) -> tuple:
     scores = {bench: report.recomputed[bench] for bench in profile.average_order}
     model = report.model or Path(report.path).stem
     return average, model, scores, report.path, report.results, digest
+
+
+def _refuse_repeats(rows: list[tuple]) -> None:
+    """Refused where two submissions rank the same results file (by SHA-256) or the same model."""
+    by_digest: dict[str, str] = {}
+    by_model: dict[str, str] = {}
+    for _, model, _, submission, _, digest in sorted(rows, key=lambda row: natural_key(row[3])):
+        if digest in by_digest:
+            raise Refused(
+                f"{by_digest[digest]} and {submission} name the same results file "
+                f"(SHA-256 {digest[:12]}...); a leaderboard ranks each run once: leave one out"
+            )
+        if model.casefold() in by_model:
+            raise Refused(
+                f"{by_model[model.casefold()]} and {submission} both rank model {model!r}; "
+                "a leaderboard ranks each model once: leave one out"
+            )
+        by_digest[digest] = by_model[model.casefold()] = submission
