@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from support import harness_logs as hl
 
 from validator.audit.auditor import audit_files
@@ -248,16 +249,35 @@ def test_a_generated_answers_gold_untraced_to_its_doc_leaves_exact_match_unaudit
     assert [f[0] for f in gsm8k_findings(tmp_path, untraced)] == ["LB716", "LB716"]
 
 
-def test_a_filter_pipeline_lbnorm_does_not_replay_leaves_its_numbers_unaudited(tmp_path):
-    def other_pattern(task):
+@pytest.mark.parametrize(
+    "step",
+    [
+        {"function": "multi_choice_regex", "regex_pattern": "#### (\\-?[0-9\\.\\,]+)"},
+        {"function": "regex", "regex_pattern": "#### (\\-?[0-9\\.\\,]+)(?=\\s)"},  # a look-ahead
+    ],
+    ids=["a filter lbnorm does not replay", "a pattern RE2 cannot run"],
+)
+def test_a_filter_pipeline_lbnorm_does_not_replay_leaves_its_numbers_unaudited(tmp_path, step):
+    def other_pipeline(task):
         task.config["filter_list"] = json.loads(
             json.dumps(task.config["filter_list"])
         )  # not the shared one
-        task.config["filter_list"][0]["filter"][0]["regex_pattern"] += r"\s*"
+        task.config["filter_list"][0]["filter"][0] = step
 
-    assert gsm8k_findings(tmp_path, other_pattern) == [
+    assert gsm8k_findings(tmp_path, other_pipeline) == [
         ("LB716", ".json", 5, "$.results.gsm8k['exact_match,strict-match']")
     ]
+
+
+def test_a_filter_with_a_pattern_of_its_own_is_replayed(tmp_path):
+    """Any pattern runs under RE2: a filter edited to its own pattern (trailing blanks allowed) is replayed,
+    and the honest log's filtered_resps are what it makes of resps."""
+
+    def other_pattern(task):
+        task.config["filter_list"] = json.loads(json.dumps(task.config["filter_list"]))
+        task.config["filter_list"][0]["filter"][0]["regex_pattern"] += r"\s*"
+
+    assert gsm8k_findings(tmp_path, other_pattern) == []
 
 
 def test_truthfulqa_mc2s_scorer_vouches_for_acc_alone(tmp_path):
