@@ -61,3 +61,42 @@ def test_the_benchmark_runs_on_a_tiny_corpus(tmp_path):
         "the same imports as lbnorm check, no work",
     } <= {tool for _, tool in rows}
     assert "| one pull request | lbnorm check |" in proc.stdout
+
+
+def test_the_start_up_benchmark_times_every_row(tmp_path):
+    out = tmp_path / "startup.json"
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "startup.py"), "--repeat", "1", "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr
+    medians = json.loads(out.read_text())
+    assert {
+        "lbnorm --version",
+        "lbnorm check (one submission)",
+        "Action entrypoint (one submission)",
+    } <= set(medians)
+    assert all(seconds > 0 for seconds in medians.values())
+    assert "| lbnorm check (one submission) |" in proc.stdout
+
+
+def test_the_audit_shapes_benchmark_measures_every_shape(tmp_path):
+    """Every shape is measured, and the audit reads each of its logs whole (none is left out)."""
+    out = tmp_path / "shapes.json"
+    proc = subprocess.run(
+        [
+            *(sys.executable, str(REPO / "bench" / "audit_shapes.py")),
+            *("--scale", "0.01", "--repeat", "1", "--json", str(out)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(out.read_text())
+    assert len(report["shapes"]) == 5
+    for rows in report["shapes"].values():
+        assert rows[0]["files"] >= 1 and not rows[0].get("left_out")
+    assert [row["factor"] for row in report["memory"]] == [1, 10]
