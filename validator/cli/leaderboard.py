@@ -71,7 +71,8 @@ def leaderboard(
     if any fails, nothing is written and the command exits 1. Every score is
     recomputed from the submission's results file, never copied from its
     `reported`; rows are ranked by average and traced to their results file's
-    path and SHA-256. The output is byte-for-byte the same for the same
+    path and SHA-256. Two submissions of the same results file or the same
+    model are refused. The output is byte-for-byte the same for the same
     submissions.
     """
     run = effective(
