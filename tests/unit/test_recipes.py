@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -187,16 +188,12 @@ def test_a_report_format_is_a_module_and_two_lines_in_formats(package):
     report = package / "validator" / "report"
     (report / "lines.py").write_text(REPORTER)
     formats = (report / "formats.py").read_text()
+    formats = re.sub(r"FORMATS = \(([^)]*)\)", r'FORMATS = (\1, "lines")', formats, count=1)
+    formats = formats.replace("    return {", '    return {"lines": report_lines, ', 1)
     formats = formats.replace(
-        'FORMATS = ("text", "json", "github", "sarif", "junit")',
-        'FORMATS = ("text", "json", "github", "sarif", "junit", "lines")',
-    ).replace(
-        '        "junit": report_junit,\n',
-        '        "junit": report_junit,\n        "lines": report_lines,\n',
-    )
-    formats = formats.replace(
-        "from .junit import report_junit\n",
-        "from .junit import report_junit\nfrom .lines import report_lines\n",
+        "from .text_style import ReportOptions\n",
+        "from .lines import report_lines\nfrom .text_style import ReportOptions\n",
+        1,
     )
     (report / "formats.py").write_text(formats)
     assert changed(before, tree(package)) == [
