@@ -225,18 +225,18 @@ def many_choices(edit=None, docs: int = 40):
     "make, expected",
     [
         (lambda: many_choices(), []),
-        # a split may repeat a question under two ids: two of forty docs are within what it explains
-        (lambda: many_choices(copies_under_new_ids(2)), []),
-        (lambda: many_choices(copies_under_new_ids(3)), [("LB725", CHOICE_LOG, 2)]),
+        # a split may repeat a question under two ids: five of forty docs are within what it explains
+        (lambda: many_choices(copies_under_new_ids(5)), []),
+        (lambda: many_choices(copies_under_new_ids(6)), [("LB725", CHOICE_LOG, 2)]),
         (
-            lambda: many_choices(copies_under_new_ids(3, edit_other=True)),
+            lambda: many_choices(copies_under_new_ids(6, edit_other=True)),
             [("LB725", CHOICE_LOG, 2)],
         ),
         (lambda: ifeval_many(copies_under_new_ids(6, "key")), [("LB725", IFEVAL_LOG, 2)]),
         # no row id at all (GSM8K, MATH, BBH): the whole doc repeats, under its new doc_id
-        (lambda: no_row_ids(copies_under_new_ids(3, None)), [("LB725", CHOICE_LOG, 2)]),
+        (lambda: no_row_ids(copies_under_new_ids(6, None)), [("LB725", CHOICE_LOG, 2)]),
     ],
-    ids=["honest", "two: a split's", "three", "three, another field edited", "ifeval", "no row id"],
+    ids=["honest", "five: a split's", "six", "six, another field edited", "ifeval", "no row id"],
 )
 def test_copies_under_new_ids_are_found_by_their_content(tmp_path, make, expected):
     """Failed samples replaced by copies of a passed one, each given the replaced doc's row id and doc_id with

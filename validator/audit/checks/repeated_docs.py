@@ -68,10 +68,10 @@ CHOICE_FIELDS = (
     "Correct Answer",
     "answers",
 )
-CONTENT_REPEATS = (
-    2  # docs per log whose content repeats another doc's under another id, honest in a split
-)
-CONTENT_SHARE = 100  # ...or one in this many of the log's docs, whichever is more
+# Docs per log whose content repeats another doc's under another id that a split may hold honestly (BBH's
+# generated inputs, a question asked twice in GSM8K or MMLU)
+CONTENT_REPEATS = 5
+CONTENT_SHARE = 50  # ...or one in this many of the log's docs, whichever is more (BBH's 250: 5)
 _ROW_ID_VALUES = (str, int)
 _ROW_ID_SET = frozenset(ROW_ID_FIELDS)
 
@@ -92,7 +92,7 @@ def doc_logged_twice(ctx):
     one with another doc_id are reported (EleutherAI/drop holds one query_id
     twice). A copy given the replaced doc's row id too is matched by its
     content: the doc apart from its id fields, or its question and choices.
-    More such docs than a split explains (2, or one in 100 of the log's docs)
+    More such docs than a split explains (5, or one in 50 of the log's docs)
     are reported at the first, whether or not the docs carry a row id.
     Logs without doc_hash (lm-eval < 0.4.3) are not checked.
     """
