@@ -30,7 +30,11 @@ def survey_in(
     folder: Path, *args: str, source: str = "runs", env: dict | None = None
 ) -> subprocess.CompletedProcess:
     """`lbnorm survey SOURCE --out out ARGS` run from `folder` (where a configuration file may sit)."""
-    environment = {name: value for name, value in os.environ.items() if name != "GITHUB_EVENT_NAME"}
+    environment = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("GITHUB_EVENT_NAME", "GITHUB_ACTIONS")
+    }
     environment.update(PYTHONPATH=str(REPO), **(env or {}))
     return subprocess.run(
         [
