@@ -325,6 +325,7 @@ def _run(
             jobs=os.cpu_count() or 1,
             stale_scorer_bound=inputs.stale_scorer_bound,
             selection=selection,
+            audit_beside=True,  # the logs lm-eval wrote beside a results file are audited, listed or not
         ),
     )
     report_path = _write_report(report_file, result, inputs.strict, out)

@@ -239,6 +239,7 @@ def _check_submission(
     )
     report = FileReport(path=target.display, kind="submission", profile=profile.name)
     used: set[Path] = set()
+    results_target: Target | None = None
     results_value = document.data.get("results") if isinstance(document.data, dict) else None
     if isinstance(results_value, str):
         try:
@@ -255,6 +256,7 @@ def _check_submission(
                     Hit(document, ("results",), not_results_message(results_value, claimed)),
                 )
                 ctx.results_doc = None
+                results_target = None
             else:
                 used.add(results_target.path)
                 report.results = results_target.display
@@ -273,7 +275,9 @@ def _check_submission(
     report.model = model if isinstance(model, str) else None
     _read_and_score(ctx, result)
     _run_rules(ctx, result)
-    report.audit = audit_listed_logs(root, target, document, ctx, options, result)
+    report.audit = audit_listed_logs(
+        root, target, document, ctx, options, result, results_target
+    )
     report.reported = {k: v for k, v in ctx.reported().items() if isinstance(v, (int, float))}
     report.recomputed = _recomputed(ctx)
     result.files.append(report)

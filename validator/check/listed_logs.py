@@ -1,4 +1,5 @@
-"""A submission's sample logs, audited: those it lists under `samples`, or those beside a bare results file.
+"""A submission's sample logs, audited: those it lists under `samples` and those lm-eval wrote beside its
+results file, or those beside a bare results file.
 
 The audit is imported only here, inside the functions: most submissions list no logs, and every
 pull request pays for start-up imports.
@@ -17,6 +18,7 @@ from .context import CheckContext, Hit
 from .result import CheckOptions, CheckResult
 
 if TYPE_CHECKING:
+    from ..audit.auditor import LogTarget
     from ..audit.model import TaskAudit
 
 
@@ -27,16 +29,19 @@ def audit_listed_logs(
     ctx: CheckContext,
     options: CheckOptions,
     result: CheckResult,
+    results_target: Target | None = None,
 ) -> list[TaskAudit]:
-    """Audit the sample logs a submission lists under `samples` against its results (LB7xx)."""
-    listed = document.data.get("samples") if isinstance(document.data, dict) else None
-    if not isinstance(listed, list) or not listed or ctx.results_doc is None:
+    """Audit a submission's sample logs against its results (LB7xx): those it lists under `samples`, and
+    (with `audit_beside`) those lm-eval wrote beside its results file, listed or not: leaving `samples` out,
+    or listing only some logs, must not take a log that is there out of the audit."""
+    if ctx.results_doc is None:
         return []
+    listed = document.data.get("samples") if isinstance(document.data, dict) else None
+    listed = listed if isinstance(listed, list) else []
     # Loaded here, not at start-up: most submissions list no logs, and every pull request pays for imports.
-    from ..audit.auditor import LogTarget, audit_logs
+    from ..audit.auditor import audit_logs
     from ..audit.reported_tasks import known_tasks
     from ..audit.spec import ProfileExpectations
-    from ..io.sample_logs import UNPLACED_LOG, task_of
 
     if len(listed) > options.limits.max_files:
         add_hit(
@@ -53,6 +58,40 @@ def audit_listed_logs(
         )
         return []
     tasks = known_tasks(ctx.results_object() if ctx.results_root else ctx.results_doc.data)
+    logs = _listed(root, target, document, listed, tasks, options, result)
+    if options.audit_beside and results_target is not None and tasks:
+        seen = {log.target.path for log in logs}
+        covered = {log.task for log in logs}
+        for log in _beside(root, results_target, tasks, options, result, covered):
+            # A log of a task the results lack scores none of their numbers: the submission did not use it.
+            if log.target.path not in seen and log.task in tasks and log.task not in covered:
+                logs.append(log)
+    if not logs:
+        return []
+    audited = audit_logs(
+        ctx.results_doc,
+        logs,
+        options.limits,
+        results_root=ctx.results_root,
+        expectations=ProfileExpectations.of_profile(ctx.profile),
+    )
+    result.merge(audited)
+    return audited.tasks
+
+
+def _listed(
+    root: Path,
+    target: Target,
+    document: Document,
+    listed: list,
+    tasks: set[str],
+    options: CheckOptions,
+    result: CheckResult,
+) -> list[LogTarget]:
+    """The logs named under `samples`, each once, placed on its task."""
+    from ..audit.auditor import LogTarget
+    from ..io.sample_logs import UNPLACED_LOG, task_of
+
     logs, seen = [], set()
     for index, entry in enumerate(listed):
         if not isinstance(entry, str):
@@ -70,37 +109,46 @@ def audit_listed_logs(
             add_hit(result, "LB700", Hit(document, ("samples", index), UNPLACED_LOG))
             continue
         logs.append(LogTarget(task, log))
-    audited = audit_logs(
-        ctx.results_doc,
-        logs,
-        options.limits,
-        results_root=ctx.results_root,
-        expectations=ProfileExpectations.of_profile(ctx.profile),
-    )
-    result.merge(audited)
-    return audited.tasks
+    return logs
+
+
+def _beside(
+    root: Path,
+    results: Target,
+    tasks: set[str],
+    options: CheckOptions,
+    result: CheckResult,
+    covered: frozenset[str] | set[str] = frozenset(),
+) -> list[LogTarget]:
+    """The logs lm-eval wrote beside a results file; two logs for one task are LB700 unless the
+    submission lists the one it means (`covered`)."""
+    from ..audit.auditor import LogTarget
+    from ..io.sample_logs import discover
+
+    found, problems = discover(results.path, tasks)
+    for problem in problems:
+        if not any(f" for task {task} (" in problem for task in covered):
+            result.findings.append(make_finding("LB700", results.display, problem))
+    logs = []
+    for log in found:
+        try:
+            logs.append(LogTarget(log.task, confine(root, below(root, log.path), options.boundary)))
+        except (PathRefused, ValueError) as exc:
+            result.findings.append(make_finding("LB700", results.display, str(exc)))
+    return logs
 
 
 def audit_logs_beside(
     root: Path, target: Target, document: Document, options: CheckOptions, result: CheckResult
 ) -> list[TaskAudit]:
     """The sample logs lm-eval wrote beside a results file (an --output_path run folder), audited."""
-    from ..audit.auditor import LogTarget, audit_logs
+    from ..audit.auditor import audit_logs
     from ..audit.reported_tasks import known_tasks
-    from ..io.sample_logs import discover
 
     tasks = known_tasks(document.data)
     if not tasks:
         return []
-    found, problems = discover(target.path, tasks)
-    for problem in problems:
-        result.findings.append(make_finding("LB700", target.display, problem))
-    logs = []
-    for log in found:
-        try:
-            logs.append(LogTarget(log.task, confine(root, below(root, log.path), options.boundary)))
-        except (PathRefused, ValueError) as exc:
-            result.findings.append(make_finding("LB700", target.display, str(exc)))
+    logs = _beside(root, target, tasks, options, result)
     if not logs:
         return []
     audited = audit_logs(document, logs, options.limits)
