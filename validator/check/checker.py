@@ -275,9 +275,7 @@ def _check_submission(
     report.model = model if isinstance(model, str) else None
     _read_and_score(ctx, result)
     _run_rules(ctx, result)
-    report.audit = audit_listed_logs(
-        root, target, document, ctx, options, result, results_target
-    )
+    report.audit = audit_listed_logs(root, target, document, ctx, options, result, results_target)
     report.reported = {k: v for k, v in ctx.reported().items() if isinstance(v, (int, float))}
     report.recomputed = _recomputed(ctx)
     result.files.append(report)
