@@ -1532,7 +1532,7 @@ def test_a_manifest_at_the_root_finds_results_at_the_root(monkeypatch):
     from validator.survey import sources
 
     listed = []
-    monkeypatch.setattr(sources, "_manifest_entries", lambda *args: [{"results": "results.json"}])
+    monkeypatch.setattr(sources, "manifest_entries", lambda *args: [{"results": "results.json"}])
     monkeypatch.setattr(
         sources, "list_files", lambda root, *args, **kwargs: listed.append(root) or []
     )
