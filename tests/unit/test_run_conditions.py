@@ -61,10 +61,10 @@ def limited_run(doc: dict) -> dict:
     return doc
 
 
-def test_a_limited_run_says_so_in_text_and_json_and_fails_only_when_asked(tmp_path, example_doc):
+def test_a_limited_run_says_so_in_text_and_json_and_fails(tmp_path, example_doc):
     path = write_json(tmp_path / "results.json", limited_run(example_doc))
     code, text = invoke("normalize", path.name, cwd=tmp_path)
-    assert code == 0
+    assert code == 1  # it prints errors (LB501...), as check reports them
     assert (
         "error LB501: the run used a sample limit (1); leaderboard numbers need full runs" in text
     )
@@ -82,12 +82,14 @@ def test_a_limited_run_says_so_in_text_and_json_and_fails_only_when_asked(tmp_pa
 def test_normalize_caveats_are_exactly_the_findings_check_reports(tmp_path, example_doc):
     path = write_json(tmp_path / "results.json", limited_run(example_doc))
     _, doc = normalize_json(path)
-    caveats = sorted((c["rule"], c["path"], c["message"]) for c in doc["files"][0]["caveats"])
+    caveats = sorted(
+        (c["rule"], c["path"], c["message"], c.get("details")) for c in doc["files"][0]["caveats"]
+    )
     _, output = invoke(
         "check", "--output-format", "json", "results.json", cwd=tmp_path, stdout_only=True
     )
     findings = sorted(
-        (f["rule"], f["json_path"], f["message"])
+        (f["rule"], f["json_path"], f["message"], f.get("details"))
         for f in json.loads(output)["findings"]
         if f["rule"].startswith("LB5")
     )
@@ -117,12 +119,13 @@ def test_a_subset_of_benchmarks_gives_their_scores_and_no_average(tmp_path, exam
 def test_lm_eval_04_names_of_v1_benchmarks_say_which_harness_differs():
     code, doc = normalize_json(V1_OTHER_HARNESS, "--profile", "open-llm-leaderboard-v1")
     entry = doc["files"][0]
-    assert code == 0 and entry["average"] is None
+    assert code == 1 and entry["average"] is None  # LB509 is an error, as in check
     assert set(entry["missing"]) == {"mmlu", "truthfulqa", "gsm8k"}
-    messages = [c["message"] for c in entry["caveats"] if c["rule"] == "LB509"]
+    messages = [
+        f"{c['message']} {c.get('details', '')}" for c in entry["caveats"] if c["rule"] == "LB509"
+    ]
     assert len(messages) == 3 and messages[0].startswith(
-        "MMLU cannot be scored from mmlu, mmlu_abstract_algebra, mmlu_anatomy: "
-        "these are lm-eval 0.4 MMLU tasks, a different harness"
+        "MMLU cannot be scored from mmlu, mmlu_abstract_algebra, mmlu_anatomy"
     )
 
 
@@ -131,7 +134,14 @@ def test_only_another_harness_tasks_is_refused_with_the_reason(tmp_path):
     doc["results"] = {k: v for k, v in doc["results"].items() if k.startswith("mmlu")}
     write_json(tmp_path / "r.json", doc)
     code, output = invoke(
-        "normalize", "--profile", "open-llm-leaderboard-v1", "r.json", cwd=tmp_path
+        "normalize",
+        "--profile",
+        "open-llm-leaderboard-v1",
+        "--output-format",
+        "json",
+        "r.json",
+        cwd=tmp_path,
+        stdout_only=True,
     )
     assert code == 1 and "no task of profile open-llm-leaderboard-v1 is in the file" in output
     assert "a different harness than the v1 leaderboard's" in output
@@ -143,7 +153,7 @@ def test_old_mmlu_is_refused_by_the_v1_version_gate():
     )
     gate = [c for c in doc["files"][0]["caveats"] if c["rule"] == "LB507"]
     assert code == 1 and len(gate) == 1 and gate[0]["severity"] == "error"
-    assert gate[0]["message"].startswith(
+    assert (gate[0]["message"] + "; " + gate[0].get("details", "")).startswith(
         "harness|hendrycksTest-abstract_algebra|5 is task version 0 "
         "(57 of MMLU's tasks); open-llm-leaderboard-v1 accepts MMLU task versions "
         "1 or newer. The v1 leaderboard skipped"

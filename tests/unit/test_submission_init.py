@@ -120,7 +120,7 @@ def test_a_run_the_profile_does_not_know_writes_nothing(tmp_path):
         f"lbnorm: error: {paths['results']}: no task of profile open-llm-leaderboard-v2"
     )
     assert (
-        "pass --profile-file with its profile (`lbnorm profile derive RESULTS_FILE` drafts one"
+        "for your own tasks pass --profile-file (`lbnorm profile derive RESULTS_FILE` drafts one)"
         in proc.stderr
     )
     assert not (out / "org__model" / "submission.json").exists()

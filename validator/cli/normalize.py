@@ -170,11 +170,11 @@ def _normalize_one(
         message = str(exc)
         if not message.startswith(shown):
             message = f"{shown}: {message}"
-        return Outcome(
-            path=shown,
-            error=message + _profile_hint(root / path, profile, message),
-            rule=getattr(exc, "rule", "LB202"),
-        )
+        hint = _profile_hint(root / path, profile, message)
+        if hint:  # what is wrong first, the way out last; the tasks the file has in between
+            found = message.removeprefix(f"{shown}: ")
+            message = f"{shown}: no task of profile {profile.name} is in the file; {found}{hint}"
+        return Outcome(path=shown, error=message, rule=getattr(exc, "rule", "LB202"))
     except Exception as exc:  # noqa: BLE001 - one file's failure fails that file; the report is still complete
         return Outcome(path=shown, error=internal_error_finding(shown, exc).message, rule="LB110")
 
@@ -190,5 +190,5 @@ def _profile_hint(path: Path, profile: Profile, message: str) -> str:
             score_results(load_builtin_profile(name), load_results(path))
         except Exception:  # noqa: BLE001 - only a hint: any failure means "no"
             continue
-        return f" (the file fits profile '{name}': try --profile {name})"
+        return f"; the file fits profile '{name}': try --profile {name}"
     return f"; {OWN_TASKS_HINT}"

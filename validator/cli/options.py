@@ -315,8 +315,7 @@ def _cwd_in(workspace: Workspace) -> str:
 
 
 OWN_TASKS_HINT = (
-    "for a leaderboard with its own tasks pass --profile-file with its profile "
-    "(`lbnorm profile derive RESULTS_FILE` drafts one from a run)"
+    "for your own tasks pass --profile-file (`lbnorm profile derive RESULTS_FILE` drafts one)"
 )
 
 

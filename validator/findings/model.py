@@ -22,6 +22,7 @@ class Finding:
     json_path: str | None = None
     line: int | None = None
     column: int | None = None
+    details: str | None = None  # what a long message had beyond its short line (JSON, SARIF, -v)
 
     def sort_key(self) -> tuple:
         """File, line, column, rule, then the rest: a total order, so reports diff cleanly run to run."""
@@ -45,6 +46,7 @@ class Finding:
             "column": self.column,
             "json_path": self.json_path,
             "message": self.message,
+            **({"details": self.details} if self.details else {}),
         }
 
 

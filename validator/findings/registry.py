@@ -8,6 +8,7 @@ analysis rather than by a check function are registered with runs=False.
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -66,13 +67,47 @@ def make_finding(
     rule_ = RULES[
         rule_id
     ]  # a KeyError here is a programming error: the rule's module was not imported
+    short, details = split_message(one_line(message, MAX_MESSAGE_CHARS))
     return Finding(
         rule=rule_id,
         name=rule_.name,
         severity=rule_.severity,
         file=file,
-        message=one_line(message, MAX_MESSAGE_CHARS),
+        message=short,
         json_path=json_path,
         line=line,
         column=column,
+        details=details,
     )
+
+
+# A finding's message is read in a glance: what is wrong and the fix. Anything longer (a formula, a list of
+# subtasks, the reasons behind a rule) goes to the finding's details, which the JSON report and SARIF carry.
+SHORT_MESSAGE_CHARS = 200
+
+
+_PATH = re.compile(r"\S*/(\S+)")
+
+
+def read_length(text: str) -> int:
+    """Characters a reader reads: a path counts as its last part (the folders are where, not what)."""
+    return len(_PATH.sub(lambda m: m[1].rsplit("/", 1)[-1], text))
+
+
+def split_message(message: str) -> tuple[str, str | None]:
+    """(the short line, the rest or None). Clauses are kept whole: the first (what is wrong), the last (the
+    fix) when both fit, else the first alone; a first clause too long is cut at a word."""
+    if read_length(message) <= SHORT_MESSAGE_CHARS:
+        return message, None
+    clauses = message.split("; ")
+    first, last = clauses[0], clauses[-1]
+    if len(clauses) > 2 and len(first) + 2 + len(last) <= SHORT_MESSAGE_CHARS:
+        return f"{first}; {last}", "; ".join(clauses[1:-1])
+    if len(clauses) > 1 and len(first) <= SHORT_MESSAGE_CHARS:
+        return first, "; ".join(clauses[1:])
+    more = " (more in the details)"
+    for separator in (": ", ". ", ", ", " "):
+        cut = first.rfind(separator, 40, SHORT_MESSAGE_CHARS - len(more))
+        if cut > 0:
+            return first[:cut].rstrip(",.:") + more, message  # the details: all of it
+    return message[: SHORT_MESSAGE_CHARS - 1] + "…", message

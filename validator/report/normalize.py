@@ -31,6 +31,7 @@ from ..core.normalization import FROM_GROUP, BenchmarkScore, FileScores, Subtask
 from ..core.profile import MEAN_OF_METRICS, POOLED
 from ..core.version import __version__
 from ..findings import ERROR, format_json_path
+from ..findings.registry import split_message
 from ..io.safe_text import neutralize_json, one_line
 from .text_style import Painter, finding_line
 
@@ -87,15 +88,7 @@ def _file_json(path: str, fs: FileScores) -> dict:
         "average": fs.average,
         "complete": fs.complete,
         "missing": {bench_id: why for bench_id, (_name, why) in fs.missing.items()},
-        "caveats": [
-            {
-                "rule": c.rule,
-                "severity": severity(c),
-                "path": format_json_path(c.path),
-                "message": c.message,
-            }
-            for c in fs.caveats
-        ],
+        "caveats": [_caveat_json(c) for c in fs.caveats],
         "raw": {b.id: b.raw for b in in_average},
         "raw_sources": {b.id: b.raw_source for b in in_average if b.raw_source},
         "retired": {b.id: b.score for b in fs.benchmarks.values() if b.retired},
@@ -136,7 +129,7 @@ def report_text(outcomes: Iterable[Outcome], out: TextIO, explain: bool = False)
 def _as_finding(outcome: Outcome):
     from ..findings import make_finding
 
-    message = outcome.error or ""
+    message = (outcome.error or "").removeprefix(f"{outcome.path}: ")
     line = column = None
     match = re.match(rf"{re.escape(outcome.path)}:(\d+):(\d+): ", message)
     if match:
@@ -178,13 +171,26 @@ def _file_text(path: str, fs: FileScores, explain: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _caveat_json(caveat: Caveat) -> dict:
+    """A caveat as check reports the same finding: the short message, and the rest as details."""
+    message, details = split_message(one_line(caveat.message, 2000))
+    entry = {
+        "rule": caveat.rule,
+        "severity": severity(caveat),
+        "path": format_json_path(caveat.path),
+        "message": message,
+    }
+    return {**entry, "details": details} if details else entry
+
+
 def _caveat_lines(caveats: tuple[Caveat, ...]) -> list[str]:
     """Each caveat on its line, at most CAVEATS_SHOWN per rule in text (JSON has them all)."""
     lines, shown = [], Counter()
     for caveat in caveats:
         shown[caveat.rule] += 1
         if shown[caveat.rule] <= CAVEATS_SHOWN:
-            lines.append(f"  {severity(caveat)} {caveat.rule}: {one_line(caveat.message, 2000)}")
+            message = split_message(one_line(caveat.message, 2000))[0]
+            lines.append(f"  {severity(caveat)} {caveat.rule}: {message}")
     for rule, count in shown.items():
         if count > CAVEATS_SHOWN:
             lines.append(

@@ -158,6 +158,8 @@ def _result(
     result["locations"] = [_location(finding, options, workflow)]
     if finding.json_path:
         result["properties"] = {"jsonPath": finding.json_path}
+    if finding.details:  # the rest of a long message; the rule's help text explains the rule
+        result.setdefault("properties", {})["details"] = one_line(finding.details, 4000)
     return result
 
 
