@@ -19,7 +19,7 @@ from validator.findings.registry import (
 )
 
 CITATIONS = re.compile(
-    r"\bS\d+(\.\d+)*\b|\bissue\s*#?\d+|(^|\s)#\d+\b|\bdocs/|\bspec/|\.md\b|shared/spec|\bsession\b",
+    r"\bS\d+(\.\d+)*\b|\bissue\s*#?\d+|(^|\s)#\d+\b|\bdocs/|\bspec/|\.md\b|\bspec(ification)? section\b|\bsession\b",
     re.IGNORECASE,
 )
 
