@@ -80,6 +80,16 @@ def board(tmp_path):
         proc = run_cli(*args, cwd=tmp_path)
         assert proc.returncode == 0, proc.stdout
         (tmp_path / name).write_text(proc.stdout)
+    proc = run_cli(
+        "survey",
+        "--profile-file",
+        ".lbnorm/profile.yaml",
+        "--out",
+        "survey",
+        "submissions",
+        cwd=tmp_path,
+    )
+    assert (tmp_path / "survey" / "settings.json").is_file(), proc.stderr
     return tmp_path
 
 

@@ -1,4 +1,5 @@
-"""lbnorm's own files in a leaderboard repository: its reports, profiles, pre-commit and CI files.
+"""lbnorm's own files in a leaderboard repository: its reports, a survey's settings, profiles, pre-commit and
+CI files.
 
 A folder check meets them beside the submissions. They are recognised by what they hold, never by
 name alone, and only when they hold no field of a submission or a results file: a submission named
@@ -21,6 +22,8 @@ def own_file_kind(data: Any) -> str | None:
         return None
     if "lbnorm_version" in keys and keys & {"findings", "audits", "tasks"}:
         return "lbnorm's JSON report"
+    if "lbnorm" in keys and any(isinstance(key, str) and key.startswith("limits.") for key in keys):
+        return "a survey's settings (settings.json beside its units.jsonl)"
     if "profile_format" in keys or {"benchmarks", "normalize"} <= keys:
         return "an lbnorm profile"
     if isinstance(data.get("repos"), list):
