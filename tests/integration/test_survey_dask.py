@@ -918,7 +918,7 @@ def _state_machine_level() -> int:
 def _lost_scheduler_filtered() -> bool:
     import logging
 
-    from validator.survey.dask_cluster import scheduler_still_there
+    from validator.survey.dask_workers import scheduler_still_there
 
     return scheduler_still_there in logging.getLogger("distributed.worker").filters
 
@@ -972,7 +972,7 @@ def test_closing_the_own_cluster_asks_nothing_of_a_worker_that_cannot_answer(tmp
 def test_the_own_clusters_workers_keep_a_lost_scheduler_quiet_and_every_other_error():
     import logging
 
-    from validator.survey.dask_cluster import scheduler_still_there
+    from validator.survey.dask_workers import scheduler_still_there
 
     def record(message: str) -> logging.LogRecord:
         return logging.LogRecord(

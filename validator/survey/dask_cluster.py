@@ -15,9 +15,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import os
 import pickle
-import signal
 import threading
 import time
 import uuid
@@ -26,8 +24,16 @@ from collections.abc import Callable, Iterator
 from ..core import version
 from ..io.limits import DEFAULT_LIMITS
 from . import deadlines
+from .dask_workers import (
+    WorkerMismatch,
+    ctrl_c_ignored_by_its_processes,
+    prepare_workers,
+    prepared_and_frozen,
+    quiet_client_logs,
+    run_pickled,
+    unreadable,
+)
 from .isolation import Batch, ClusterLost, Outcome, Result, WorkerLost, isolate
-from .work import prepare_worker
 
 # --local-cluster's Dask settings (DaskCluster below): the background work a dashboard or a long-lived shared
 # cluster needs, on a cluster that has neither and whose scheduler and nannies share this machine's cores
@@ -69,176 +75,8 @@ def _has_bokeh() -> bool:
     return importlib.util.find_spec("bokeh") is not None
 
 
-class WorkerMismatch(RuntimeError):
-    """A Dask worker lacks lbnorm or runs another version than this client: the survey must not start."""
-
-
 class SourcesUnseen(RuntimeError):
     """A worker of a cluster the survey did not start cannot read a source: every unit of it would fail there."""
-
-
-def unreadable(paths: list[str], protocols: list[str]) -> list[str]:
-    """On a worker: what it cannot read of the survey's sources: local paths it cannot see, and URL schemes
-    it has no file system for (fsspec, or the extra a scheme needs, not installed)."""
-    problems = [f"cannot see {path}" for path in paths if not os.path.exists(path)]
-    for protocol in protocols:
-        try:
-            import fsspec
-
-            fsspec.get_filesystem_class(
-                protocol
-            )  # imports its backend: aiohttp, s3fs, gcsfs, huggingface_hub
-        except (
-            Exception
-        ) as exc:  # ImportError, or fsspec's ValueError for a scheme it does not know
-            problems.append(
-                f"cannot read {protocol}:// sources ({type(exc).__name__}: {str(exc)[:200]})"
-            )
-    return problems
-
-
-def run_checked(function: Callable[[Batch], list[str]], wanted: str, batch: Batch) -> list[str]:
-    """On a worker: run the batch, unless this worker runs another lbnorm than the client.
-
-    prepare_workers checks the workers connected when the survey starts; this
-    checks the ones that join later (started afterwards, or restarted by a nanny).
-    """
-    if version.__version__ != wanted:
-        from distributed import get_worker
-
-        raise WorkerMismatch(
-            f"Dask worker {get_worker().address} runs lbnorm {version.__version__}, this client "
-            f"runs lbnorm {wanted}: install lbnorm=={wanted} on every worker"
-        )
-    return function(batch)
-
-
-def run_pickled(
-    function: Callable[[Batch], list[str]], wanted: str, payload: bytes, key: str = ""
-) -> list[str]:
-    """On a worker: run_checked on a batch the client pickled (DaskCluster.run says why it travels so), its
-    units' starts reported under the task's key for their deadlines (deadlines.py)."""
-    with deadlines.task(key):
-        return run_checked(function, wanted, pickle.loads(payload))
-
-
-def prepare_workers(client) -> dict[str, str]:
-    """Prepare every worker connected now; {address: lbnorm version}. WorkerMismatch if one differs.
-
-    A worker with another scorer version would write rows that differ from
-    the ones this client's version writes, and nothing in the table would
-    show it; so a survey refuses to start rather than mix them. Workers that
-    join the cluster later are checked by every task they run (run_checked).
-    """
-    wanted = version.__version__
-    fix = f"install lbnorm=={wanted} on every worker"
-    answers = client.run(prepare_worker, on_error="return")
-    for address, answer in sorted(answers.items()):
-        if isinstance(answer, BaseException):
-            raise WorkerMismatch(
-                f"Dask worker {address} cannot run lbnorm ({type(answer).__name__}: "
-                f"{str(answer)[:200]}); this client runs lbnorm {wanted}: {fix}"
-            )
-        if answer != wanted:
-            raise WorkerMismatch(
-                f"Dask worker {address} runs lbnorm {answer}, this client runs lbnorm {wanted}: "
-                f"{fix}"
-            )
-    return answers
-
-
-def freeze_heap() -> None:
-    """On a worker of the survey's own local cluster, once prepared: what it holds now (Dask, the audit's
-    modules) is left out of every later full garbage collection. A Dask worker holds about twice the objects
-    of a pool worker, so each full collection during the survey takes twice as long: on 300 small runs the
-    last task of four is 15-20 ms (12%) slower than the rest unfrozen, and not frozen. Not on a
-    cluster the survey did not start: its workers' memory is their owner's business."""
-    import gc
-
-    gc.collect()  # garbage now is not kept for ever
-    gc.freeze()
-
-
-def prepared_and_frozen():
-    """A Dask worker plugin for the survey's own local cluster: every worker, those running now and those its
-    nanny starts later (in place of one over its memory limit, or killed), is prepared and then frozen before
-    it runs a task. Run once with client.run, a restarted worker would be neither."""
-    from distributed.diagnostics.plugin import WorkerPlugin
-
-    class PreparedAndFrozen(WorkerPlugin):
-        name = "lbnorm-prepared-and-frozen"
-
-        def setup(self, worker) -> None:
-            prepare_worker()
-            freeze_heap()
-            ignore_stops()
-            quiet_cancellations()
-
-    return PreparedAndFrozen()
-
-
-def ignore_stops() -> None:
-    """On a worker of the survey's own cluster: a Ctrl-C at the terminal reaches every process of its group, and
-    is the survey's to handle; it stops its workers. A worker started with the cluster has ignored it from its
-    start (_ctrl_c_ignored_by_its_processes); one its nanny starts later, from its setup on. SIGTERM keeps its default:
-    the nanny stops a worker over its memory limit with it."""
-    with contextlib.suppress(
-        ValueError
-    ):  # a worker whose plugins run off its main thread keeps its handlers
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-@contextlib.contextmanager
-def _ctrl_c_ignored_by_its_processes():
-    """While the local cluster starts, SIGINT is ignored, so its processes inherit that (a handler would not pass
-    to them: it is reset in a new program). A Ctrl-C at that moment is therefore not seen by the survey either;
-    the survey holds a SIGTERM until the cluster is up (cli/survey.py)."""
-    if (
-        threading.current_thread() is not threading.main_thread()
-    ):  # only the main thread may set handlers
-        yield
-        return
-    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, handler)
-
-
-@contextlib.contextmanager
-def _quiet_client_logs():
-    """While the survey closes its own cluster: a result still being fetched when a stop came fails on the closed
-    connection, and tornado logs it as an ERROR with its traceback (in one stop of a few), ahead of the line
-    saying how to resume. Closing is all that is left to do with that connection."""
-    import logging
-
-    loggers = [logging.getLogger(name) for name in ("tornado.application", "distributed.client")]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        for logger, level in zip(loggers, levels, strict=True):
-            logger.setLevel(level)
-
-
-def quiet_cancellations() -> None:
-    """On a worker of the survey's own cluster, from its start: a task is cancelled only when the survey stops, and
-    each one running logged a WARNING with its key after the survey had said it was interrupted and how to resume,
-    burying that line (the logger warns of nothing else). Set at the start, not asked of every worker as the survey
-    closes: a worker that a SIGTERM to the whole group had killed held that question, and the exit, 30 s."""
-    import logging
-
-    logging.getLogger("distributed.worker.state_machine").setLevel(logging.ERROR)
-    logging.getLogger("distributed.worker").addFilter(scheduler_still_there)
-
-
-def scheduler_still_there(record) -> bool:
-    """A logging filter for the own cluster's workers: their scheduler runs in the survey's process, so when a
-    stop ends the survey a worker's next heartbeat fails, and it logged that ERROR with two tracebacks around the
-    line saying how to resume (about one stop in ten). The survey says itself what stopped it."""
-    return not str(record.msg).startswith("Failed to communicate with scheduler during heartbeat")
 
 
 # How long a survey waits for an existing cluster's first worker: tasks sent to a scheduler without one wait
@@ -325,7 +163,7 @@ class DaskCluster:
                 # Loopback only: the cluster is this machine's, not the network's. The nannies pass
                 # LOCAL_CLUSTER_CONFIG on to the workers they spawn. No dashboard; the scheduler's HTTP server
                 # (health, metrics) still starts, on a free port: on 8787 it warned whenever another Dask had it.
-                with dask.config.set(LOCAL_CLUSTER_CONFIG), _ctrl_c_ignored_by_its_processes():
+                with dask.config.set(LOCAL_CLUSTER_CONFIG), ctrl_c_ignored_by_its_processes():
                     self.cluster = LocalCluster(
                         n_workers=local_workers,
                         threads_per_worker=1,
@@ -419,39 +257,40 @@ class DaskCluster:
         try:
             for future, value in dask_completed(futures, with_results=True, raise_errors=False):
                 overdue = late.overdue_for(future.key)
-                yield by_key[future.key], overdue or self._outcome(future, value, watch)
+                yield by_key[future.key], overdue or _outcome(self, future, value, watch)
                 future.release()
         finally:
             watch.stop()
             late.stop()
             self.notes.extend(note for note in late.notes if note not in self.notes)
 
-    def _outcome(self, future, value, watch: _NoWorkerWatch) -> list[str] | Exception:
-        """A task's rows; WorkerLost if Dask gave it up (KilledWorker: every worker that ran it died under it);
-        its error if it raised. Raises what stops the survey: a worker on another lbnorm, a cluster lost."""
-        from distributed.scheduler import KilledWorker
-
-        if (
-            future.status == "cancelled"
-        ):  # by the watch below, or by a scheduler that restarted or was lost
-            raise ClusterLost(watch.reason(self.address))
-        if (
-            future.status == "error"
-        ):  # as_completed hands a task's error over as (type, exception, traceback)
-            value = future.exception()
-        if isinstance(value, WorkerMismatch):
-            raise value  # the survey stops, as at connect; the journal keeps the rows finished so far
-        if isinstance(value, KilledWorker):
-            return WorkerLost("the Dask workers that ran its task died")
-        if isinstance(value, BaseException) and not isinstance(value, Exception):
-            return RuntimeError(f"{type(value).__name__}: {value}")
-        return value
-
     def close(self) -> None:
-        with _quiet_client_logs() if self.cluster is not None else contextlib.nullcontext():
+        with quiet_client_logs() if self.cluster is not None else contextlib.nullcontext():
             try:
                 if getattr(self, "client", None) is not None:
                     self.client.close()
             finally:  # whatever happened to the client, the cluster's processes are stopped
                 if self.cluster is not None:
                     self.cluster.close()
+
+
+def _outcome(check: DaskCluster, future, value, watch: _NoWorkerWatch) -> list[str] | Exception:
+    """A task's rows; WorkerLost if Dask gave it up (KilledWorker: every worker that ran it died under it);
+    its error if it raised. Raises what stops the survey: a worker on another lbnorm, a cluster lost."""
+    from distributed.scheduler import KilledWorker
+
+    if (
+        future.status == "cancelled"
+    ):  # by the watch below, or by a scheduler that restarted or was lost
+        raise ClusterLost(watch.reason(check.address))
+    if (
+        future.status == "error"
+    ):  # as_completed hands a task's error over as (type, exception, traceback)
+        value = future.exception()
+    if isinstance(value, WorkerMismatch):
+        raise value  # the survey stops, as at connect; the journal keeps the rows finished so far
+    if isinstance(value, KilledWorker):
+        return WorkerLost("the Dask workers that ran its task died")
+    if isinstance(value, BaseException) and not isinstance(value, Exception):
+        return RuntimeError(f"{type(value).__name__}: {value}")
+    return value
