@@ -347,7 +347,7 @@ def _run(
         output_block(
             {
                 "passed": "true" if result.ok(inputs.strict) else "false",
-                "files_checked": str(files_checked(result)),
+                "files_checked": str(result.files_checked()),
                 "errors": str(result.count(ERROR)),
                 "warnings": str(result.count(WARNING)),
                 "report": report_path or "",
@@ -356,17 +356,6 @@ def _run(
         err,
     )
     return ExitCode.OK if result.ok(inputs.strict) else ExitCode.DATA
-
-
-def files_checked(result: CheckResult) -> int:
-    """The `files_checked` output: each submission (with the results file it names), each
-    results file no submission named, and each file that could not be read (an LB1xx
-    finding; LB100 and LB107 name globs, not files; LB111 names what was not walked)."""
-    not_files = ("LB100", "LB107", "LB111")
-    unreadable = {
-        f.file for f in result.findings if f.rule.startswith("LB1") and f.rule not in not_files
-    }
-    return len({report.path for report in result.files} | unreadable)
 
 
 def workspace_of(env: Mapping[str, str]) -> Path:

@@ -74,6 +74,19 @@ def test_files_checked_counts_submissions_bare_results_and_unreadable_files(tmp_
     assert parse_outputs(outputs)["files_checked"] == "4"
 
 
+def test_the_outputs_the_summary_and_the_report_count_the_same_files(tmp_path):
+    """A file that was read and found bad (invalid JSON, a duplicate key) counts as checked everywhere."""
+    ws = make_workspace(tmp_path)
+    (ws / "b.json").write_text('{"schema_version": 1,')
+    (ws / "d.json").write_text('{"schema_version": 1, "schema_version": 1}')
+    proc, outputs, summary = run_action(ws, {"files": "b.json d.json"})
+    assert proc.returncode == 1, proc.stderr
+    assert parse_outputs(outputs)["files_checked"] == "2"
+    assert "lbnorm failed: 2 file(s), 2 error(s)" in summary
+    assert json.loads((ws / "lbnorm-report.json").read_text())["files_checked"] == 2
+    assert "failed: 2 file(s) checked, 2 error(s)" in proc.stdout
+
+
 def test_honest_submissions_pass(tmp_path):
     ws = make_workspace(tmp_path)
     (ws / "submissions/pythia/inflated.json").unlink()

@@ -55,3 +55,14 @@ class FileReport:
 class CheckResult(Findings):
     files: list[FileReport] = field(default_factory=list)
     suppressed: int = 0  # findings that only followed from a root cause (see root_causes.py)
+
+    def files_checked(self) -> int:
+        """Files checked, one definition for every report and output: each submission (with the results
+        file it names), each results file no submission named, and each file that was read (or refused)
+        and found bad, an LB1xx finding (LB100 and LB107 name globs, not files; LB111 names what was not
+        walked)."""
+        not_files = ("LB100", "LB107", "LB111")
+        unreadable = {
+            f.file for f in self.findings if f.rule.startswith("LB1") and f.rule not in not_files
+        }
+        return len({report.path for report in self.files} | unreadable)

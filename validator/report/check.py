@@ -29,7 +29,7 @@ from .text_style import Painter, ReportOptions, finding_line, use_color  # noqa:
 def report_json(result: CheckResult, out: TextIO, options: ReportOptions) -> None:
     doc = {
         "ok": result.ok(options.strict),
-        "files_checked": len(result.files),
+        "files_checked": result.files_checked(),
         "findings": [f.as_dict() for f in result.findings],
         "scores": {
             f.path: {"reported": _finite(f.reported), "recomputed": _finite(f.recomputed)}
@@ -67,7 +67,7 @@ def report_text(result: CheckResult, out: TextIO, options: ReportOptions) -> Non
         else ""
     )
     out.write(
-        f"{paint.verdict(verdict)}: {len(result.files)} file(s) checked, "
+        f"{paint.verdict(verdict)}: {result.files_checked()} file(s) checked, "
         f"{errors} error(s), {warnings} warning(s){suppressed}"
         + (" (--strict: warnings fail)" if options.strict else "")
         + "\n"

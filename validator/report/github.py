@@ -113,7 +113,7 @@ def summary_markdown(result: CheckResult, strict: bool, tolerance: float) -> str
     verdict = "passed" if result.ok(strict) else "failed"
     icon = "✅" if verdict == "passed" else "❌"
     parts = [
-        f"## {icon} lbnorm {verdict}: {len(result.files)} file(s), {errors} error(s), {warnings} warning(s)\n",
+        f"## {icon} lbnorm {verdict}: {result.files_checked()} file(s), {errors} error(s), {warnings} warning(s)\n",
         f"Tolerance {tolerance:g} normalized points"
         + (", warnings fail (strict)" if strict else "")
         + ".\n",
