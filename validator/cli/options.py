@@ -182,8 +182,10 @@ def config_options(command):
         click.option(
             "--root",
             type=click.Path(file_okay=False, path_type=Path),
-            help="Workspace: no file outside it is read, including files a submission names "
-            "[default: the enclosing git repository, else the current directory].",
+            help="The boundary for what files name or link to (a submission's results and samples, "
+            "symlinks in a folder); with it, every path argument must lie inside it too "
+            "[default: the enclosing git repository, else the current directory; for an argument "
+            "outside it, that argument's repository or folder].",
         )(command)
     )
 
