@@ -60,9 +60,10 @@ from validator.audit.spec import TaskSpec  # noqa: E402
 from validator.io.limits import DEFAULT_LIMITS  # noqa: E402
 from validator.io.loaders import READ_BUFFER  # noqa: E402
 from validator.io.sample_logs import task_of  # noqa: E402
+from validator.survey.log_audit import audit_local  # noqa: E402
 from validator.survey.sources import plan  # noqa: E402
 from validator.survey.stores import is_local  # noqa: E402
-from validator.survey.work import audit_local, results_document  # noqa: E402
+from validator.survey.work import results_document  # noqa: E402
 
 LEADERBOARD_RUNS, RUN_BYTES = 4_500, 1_000_000_000
 

@@ -15,10 +15,8 @@ import traceback
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..audit.auditor import LogAuditor, LogTarget, audit_logs, unread_note
-from ..audit.model import AuditResult
 from ..audit.reported_tasks import known_tasks, reported_tasks
-from ..audit.spec import NO_EXPECTATIONS, ProfileExpectations, TaskSpec
+from ..audit.spec import ProfileExpectations
 from ..audit.work_budget import start_run
 from ..core import version
 from ..findings import ERROR, make_finding
@@ -34,8 +32,8 @@ from . import deadlines, retries
 from .groups import group_rows
 from .journal import rows_text
 from .layout import orphan_task
+from .log_audit import audit_local, audit_stream, source_root
 from .published import compare, unlisted_task_rows
-from .records import stream_records
 from .rows import SELECTION, blank_row, finding_row, plain, task_row
 from .sources import Unit
 from .stores import NOT_WALKED, FileRef, is_local, open_stream
@@ -214,7 +212,7 @@ def results_document(ref: FileRef, limits: Limits) -> Document:
     are: a link out of the tree is not read."""
     if is_local(ref.location):
         try:
-            confine(Path(os.path.realpath(_source_root(ref))), Path(ref.name))
+            confine(Path(os.path.realpath(source_root(ref))), Path(ref.name))
         except PathRefused as exc:
             raise DocumentError("LB101", str(exc)) from None
     with open_stream(
@@ -349,72 +347,6 @@ def _expectations_of(settings: Settings, task: str) -> ProfileExpectations:
     return ProfileExpectations(
         {task: choices} if choices is not None else {}, {task: split} if split is not None else {}
     )
-
-
-def audit_local(
-    document: Document,
-    task: str,
-    log: FileRef,
-    limits: Limits,
-    expectations: ProfileExpectations = NO_EXPECTATIONS,
-) -> AuditResult:
-    """The audit's own entry point, with the log confined to its source folder (no symlink out of it)."""
-    try:
-        # Resolved for every log, not cached: a worker outlives surveys, and a source folder may be a symlink
-        # re-pointed between two of them (current -> v1, then v2).
-        target = confine(Path(os.path.realpath(_source_root(log))), Path(log.name))
-    except PathRefused as exc:
-        result = AuditResult(results_file=document.display_path)
-        result.findings.append(make_finding("LB700", log.name, str(exc)))
-        return result
-    result = audit_logs(
-        document, [LogTarget(task, target)], limits, expectations=expectations, unlogged_tasks=False
-    )
-    result.close()
-    return result
-
-
-def _source_root(ref: FileRef) -> str:
-    """The local folder the file was listed under (its name is relative to it)."""
-    location = ref.location.removeprefix(
-        "file://"
-    )  # a string, not local_path's Path: this runs for every log
-    return (
-        location[: len(location) - len(ref.name)]
-        if location.endswith(ref.name)
-        else posixpath.dirname(location)
-    )
-
-
-def audit_stream(
-    document: Document,
-    task: str,
-    log: FileRef,
-    limits: Limits,
-    expectations: ProfileExpectations = NO_EXPECTATIONS,
-) -> AuditResult:
-    """audit_logs for a log read as a stream (remote): the same LogAuditor, fed record by record."""
-    result = AuditResult(results_file=document.display_path)
-    data = document.data if isinstance(document.data, dict) else {}
-    auditor = LogAuditor(
-        TaskSpec.from_results(data, task), log.name, document, result, expectations=expectations
-    )
-    try:
-        with open_stream(
-            log, limits.max_log_bytes, "max_log_bytes", limits.remote_timeout, limits.remote_retries
-        ) as handle:
-            auditor.audit_records(stream_records(handle, limits))
-    except DocumentError as exc:
-        result.findings.append(
-            make_finding(exc.rule, log.name, exc.message, line=exc.line, column=exc.column)
-        )
-        auditor.summary.notes.append(unread_note(exc.message))
-        result.tasks.append(auditor.summary)
-        result.close()
-        return result
-    result.tasks.append(auditor.finish())
-    result.close()
-    return result
 
 
 def _with_published(row: dict, run, task: str, settings: Settings) -> dict:
