@@ -65,4 +65,6 @@ class CheckResult(Findings):
         unreadable = {
             f.file for f in self.findings if f.rule.startswith("LB1") and f.rule not in not_files
         }
-        return len({report.path for report in self.files} | unreadable)
+        # A finding on the results file a submission names, or on a log it audited, is that submission's.
+        used = {r.results for r in self.files} | {t.log for r in self.files for t in r.audit}
+        return len({report.path for report in self.files} | (unreadable - used))

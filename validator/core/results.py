@@ -14,9 +14,17 @@ ENTRY_INFO_KEYS = frozenset({"alias", "name", "sample_len", "sample_count", "sam
 def metric_key_parts(key: str) -> tuple[str, str]:
     """(metric, filter) of a results entry's key: "acc,none" -> ("acc", "none"). A key without a filter part ("acc",
     as lm-eval 0.3 and lighteval write it, or "acc,") is filter none. Every reader of results entries (the score,
-    the rules, the audit) parses keys with this one function, so a key means the same (metric, filter) to each."""
+    the rules, the audit) parses keys with this one function, so a key means the same (metric, filter) to each.
+    Blanks around either part are no part of a name ("acc_norm, none" is acc_norm under filter none), so a
+    re-spelled key folds onto the key it copies (LB103) and is named where it stands alone (LB305)."""
     metric, _, flt = key.partition(",")
-    return metric, flt or "none"
+    return metric.strip(), flt.strip() or "none"
+
+
+def is_respelled(key: str) -> bool:
+    """A metric key lm-eval never writes: blanks around its metric or filter part ("acc_norm, none")."""
+    metric, _, flt = key.partition(",")
+    return metric != metric.strip() or flt != flt.strip()
 
 
 def is_stderr(metric: str) -> bool:

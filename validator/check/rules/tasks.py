@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 
 from ...core.profile import MULTIPLE_CHOICE, Benchmark
+from ...core.results import is_respelled
 from ...findings import ERROR, WARNING
 from ...findings.registry import rule
 from ..context import CheckContext, Hit
@@ -93,16 +94,27 @@ def unknown_choice_count(ctx: CheckContext) -> Iterator[Hit]:
 
 @rule("LB305", "missing-metric", ERROR)
 def missing_metric(ctx: CheckContext) -> Iterator[Hit]:
-    """A task is present but lacks the metric the leaderboard reads (for example acc_norm,none)."""
+    """A task is present but lacks the metric the leaderboard reads (for example acc_norm,none).
+
+    A key lm-eval never writes is no such metric either: `acc_norm, none` (blanks around a part)
+    is named here where it stands alone, and is LB103 beside the `acc_norm,none` it copies.
+    """
     for bench, _task, entry in ctx.profile_tasks():
         if entry is None:
             continue
         for metric in bench.metrics:
+            written = entry.raw_keys.get((metric, bench.filter))
             if (metric, bench.filter) not in entry.metrics:
                 present = ", ".join(entry.metric_keys()) or "none"
                 yield Hit(
                     *ctx.at_results("results", entry.key),
                     f"{entry.key} has no metric '{metric},{bench.filter}' (it has: {present})",
+                )
+            elif written is not None and is_respelled(written):
+                yield Hit(
+                    *ctx.at_results("results", entry.key, written),
+                    f"{entry.key} has no metric '{metric},{bench.filter}': '{written}' is not a key "
+                    f"lm-eval writes (blanks around a part); write '{metric},{bench.filter}'",
                 )
 
 
