@@ -7,6 +7,7 @@ pull request pays for start-up imports.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,9 @@ def audit_listed_logs(
         return []
     listed = document.data.get("samples") if isinstance(document.data, dict) else None
     listed = listed if isinstance(listed, list) else []
+    beside = options.audit_beside and results_target is not None and _has_logs(results_target)
+    if not listed and not beside:
+        return []
     # Loaded here, not at start-up: most submissions list no logs, and every pull request pays for imports.
     from ..audit.auditor import audit_logs
     from ..audit.reported_tasks import known_tasks
@@ -59,7 +63,7 @@ def audit_listed_logs(
         return []
     tasks = known_tasks(ctx.results_object() if ctx.results_root else ctx.results_doc.data)
     logs = _listed(root, target, document, listed, tasks, options, result)
-    if options.audit_beside and results_target is not None and tasks:
+    if beside and results_target is not None and tasks:
         seen = {log.target.path for log in logs}
         covered = {log.task for log in logs}
         for log in _beside(root, results_target, tasks, options, result, covered):
@@ -77,6 +81,17 @@ def audit_listed_logs(
     )
     result.merge(audited)
     return audited.tasks
+
+
+def _has_logs(results: Target) -> bool:
+    """Whether any log could lie beside the results file (a cheap look before the audit is imported)."""
+    try:
+        with os.scandir(results.path.parent) as entries:
+            return any(
+                entry.name.endswith(".jsonl") for entry in entries
+            )  # as io.sample_logs.claims
+    except OSError:
+        return False
 
 
 def _listed(
