@@ -119,7 +119,7 @@ def test_mutated_submissions_end_in_a_clean_finding(mutations):
             catch_exceptions=False,
         )
         assert result.exit_code in (0, 1), result.output
-        report = json.loads(result.output)
+        report = json.loads(result.stdout)  # hints go to stderr
         assert report["ok"] == (result.exit_code == 0)
         assert all(
             "\n" not in f["message"] and "\r" not in f["message"] for f in report["findings"]

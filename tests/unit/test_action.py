@@ -59,7 +59,7 @@ def test_a_dishonest_submission_fails_with_an_annotation_on_its_line(tmp_path):
     assert "| bbh | 2.29 | 2.2940 | -0.0040 | ✅ |" in summary
     report = json.loads((ws / "lbnorm-report.json").read_text())
     assert report["ok"] is False and report["findings"][0]["line"] == line
-    assert "BBH = mean over 24 subtasks" in report["findings"][0]["message"]
+    assert "BBH = mean over 24 subtasks" in report["findings"][0]["details"]
     assert "BBH = mean over 24 subtasks" in summary
     assert {c.name for c in commands(proc.stdout + proc.stderr)} <= OUR_COMMANDS
 

@@ -20,10 +20,9 @@ from ..report.check import ReportOptions, use_color
 from ..report.formats import default_format, reporters
 from ..report.text_style import Painter, finding_line
 from .arguments import expand_arguments
+from .configuration import command_line_settings, effective
 from .options import (
-    command_line_settings,
     config_options,
-    effective,
     limit_options,
     log_limit_option,
     proving_profile_options,

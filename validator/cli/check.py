@@ -18,13 +18,10 @@ from ..report.check import REPORTERS as CHECK_REPORTERS
 from ..report.check import ReportOptions, use_color
 from ..report.formats import default_format
 from .arguments import scoped_arguments
+from .configuration import OWN_TASKS_HINT, Effective, command_line_settings, effective
 from .options import (
     DEFAULT_PROFILE,
-    OWN_TASKS_HINT,
-    Effective,
-    command_line_settings,
     config_options,
-    effective,
     limit_options,
     log_limit_option,
     report_options,

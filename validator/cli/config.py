@@ -10,7 +10,8 @@ import click
 from ..check.checker import DEFAULT_TOLERANCE
 from ..core.settings import LIMIT_KEYS, Settings
 from ..io.limits import describe_size
-from .options import DEFAULT_PROFILE, config_options, effective
+from .configuration import effective
+from .options import DEFAULT_PROFILE, config_options
 
 
 @click.command("config")

@@ -16,13 +16,8 @@ from ..io.loaders import builtin_profile_names, load_builtin_profile
 from ..report.check import REPORTERS as CHECK_REPORTERS
 from ..report.check import ReportOptions
 from .arguments import scoped_arguments
-from .options import (
-    DEFAULT_PROFILE,
-    command_line_settings,
-    config_options,
-    effective,
-    limit_options,
-)
+from .configuration import command_line_settings, effective
+from .options import DEFAULT_PROFILE, config_options, limit_options
 
 
 @click.command()

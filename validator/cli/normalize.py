@@ -22,14 +22,8 @@ from ..io.paths import PathRefused, confine, display_path
 from ..io.safe_text import one_line
 from ..report.normalize import REPORTERS, Outcome, is_blocking
 from .arguments import expand_arguments
-from .options import (
-    DEFAULT_PROFILE,
-    OWN_TASKS_HINT,
-    command_line_settings,
-    config_options,
-    effective,
-    limit_options,
-)
+from .configuration import OWN_TASKS_HINT, command_line_settings, effective
+from .options import DEFAULT_PROFILE, config_options, limit_options
 
 
 @click.command()

@@ -10,7 +10,8 @@ import click
 from ..core.errors import DataError, ExitCode
 from ..io.documents import kind_of
 from ..io.loaders import builtin_profile_names, load_builtin_profile, parse, read_text
-from .options import limit_options, limits_from, log_limit_option
+from .configuration import limits_from
+from .options import limit_options, log_limit_option
 
 _OUTPUT = click.option(
     "-o",

@@ -15,14 +15,8 @@ from ..io.paths import display_path, expand
 from ..report.check import REPORTERS as CHECK_REPORTERS
 from ..report.check import ReportOptions
 from .check import check, check_arguments
-from .options import (
-    DEFAULT_PROFILE,
-    OWN_TASKS_HINT,
-    command_line_settings,
-    config_file_options,
-    effective,
-    limit_options,
-)
+from .configuration import OWN_TASKS_HINT, command_line_settings, effective
+from .options import DEFAULT_PROFILE, config_file_options, limit_options
 
 
 @click.group()

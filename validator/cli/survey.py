@@ -11,11 +11,9 @@ import click
 
 from ..core.errors import ExitCode
 from ..findings.selection import RuleSelection
+from .configuration import Effective, command_line_settings, effective
 from .options import (
-    Effective,
-    command_line_settings,
     config_file_options,
-    effective,
     limit_options,
     log_limit_option,
     proving_profile_options,

@@ -1,6 +1,6 @@
 """GitHub Actions formats: annotations, the job summary, step outputs.
 
-Pure formatting of a CheckResult; `action.py` decides where things go.
+Pure formatting of a CheckResult; `validator/action/` decides where things go.
 Escaping follows the runner (docs/reference/workflow-commands.md):
 message data escapes % CR LF; property values also escape : and ,. The
 runner has no escape for `#`, yet reads `##[cmd]` anywhere in a line, so
@@ -195,9 +195,11 @@ def _findings_block(findings: list[Finding]) -> str:
     size = 0
     for index, finding in enumerate(findings):
         where = f"{finding.file}:{finding.line}" if finding.line else finding.file
+        # the annotation sends readers here for the formula: a finding's details follow its message
+        details = f"<br>{_md(finding.details, 1500)}" if finding.details else ""
         row = (
             f"| {_md(where)} | {finding.severity} | {finding.rule} {finding.name} | "
-            f"{_md(finding.message, 1000)} |"
+            f"{_md(finding.message, 1000)}{details} |"
         )
         size += len(row.encode()) + 1
         if size > SUMMARY_BUDGET // 2:

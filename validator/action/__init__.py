@@ -5,6 +5,8 @@ INPUT_PROFILE-FILE is accepted as well as INPUT_PROFILE_FILE). The workspace
 is $GITHUB_WORKSPACE: every file read must be inside it. Rules never come
 from the pull request: built-in profiles live in the image, and a
 maintainer's profile file must match the sha256 given in the workflow.
+
+An entry module: it may import every layer below it.
 """
 
 from __future__ import annotations
@@ -13,33 +15,32 @@ import hashlib
 import io
 import os
 import re
-import shlex
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
-from .check.checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_check
-from .check.rules import all_rules, check_rules
-from .core.errors import ConfigError, ExitCode
-from .core.profile import Profile
-from .findings import ERROR, WARNING
-from .findings.selection import RuleSelection, SelectionError
-from .io.config import limits_of, read_config
-from .io.documents import DocumentError
-from .io.limits import DEFAULT_LIMITS, MAX_DEPTH_CEILING, Limits, parse_size
-from .io.loaders import (
+from ..check.checker import CheckOptions, CheckResult, run_check
+from ..check.rules import all_rules, check_rules
+from ..core.errors import ConfigError, ExitCode
+from ..core.profile import Profile
+from ..findings import ERROR, WARNING
+from ..findings.selection import RuleSelection, SelectionError
+from ..io.config import limits_of, read_config
+from ..io.documents import DocumentError
+from ..io.limits import DEFAULT_LIMITS, Limits
+from ..io.loaders import (
     builtin_profile_names,
     load_builtin_profile,
     load_profile_file,
     open_regular_file,
 )
-from .io.paths import PathRefused, confine
-from .io.report_file import ReportFile, ReportRefused
-from .io.safe_text import CommandSafeWriter, one_line
-from .report.check import ReportOptions, report_json, report_text
-from .report.github import (
+from ..io.paths import PathRefused, confine
+from ..io.report_file import ReportFile, ReportRefused
+from ..io.safe_text import CommandSafeWriter, one_line
+from ..report.check import ReportOptions, report_json, report_text
+from ..report.github import (
     annotation_lines,
     escape_data,
     failure_annotation,
@@ -48,143 +49,7 @@ from .report.github import (
     output_block,
     summary_markdown,
 )
-
-TRUE_VALUES, FALSE_VALUES = ("true", "True", "TRUE"), ("false", "False", "FALSE")
-DEFAULT_REPORT = "lbnorm-report.json"
-
-
-class InputError(Exception):
-    """A workflow input is wrong: the maintainer's configuration, exit 2."""
-
-
-@dataclass(frozen=True)
-class ActionInputs:
-    files: list[str]
-    profile: str
-    profile_file: str
-    profile_sha256: str
-    tolerance: float
-    strict: bool
-    report: str
-    limits: Limits = DEFAULT_LIMITS
-    stale_scorer_bound: float | None = None  # the maintainer's opt-in (LB607); empty input: none
-    config_file: str = (
-        ""  # a .lbnorm.toml / pyproject.toml in the repository, read only when pinned
-    )
-    config_sha256: str = ""
-    tolerance_set: bool = (
-        True  # False: the input was empty, so a pinned configuration file may set it
-    )
-    strict_set: bool = True
-    limits_set: frozenset[str] = (
-        frozenset()
-    )  # the Limits fields whose input the workflow set (those win)
-
-
-def read_inputs(env: Mapping[str, str]) -> ActionInputs:
-    files = _files(_input(env, "files"))
-    if not files:
-        raise InputError("input 'files' is empty: list the submission files or globs to check")
-    return ActionInputs(
-        files=files,
-        profile=_input(env, "profile").strip(),
-        profile_file=_input(env, "profile_file").strip(),
-        profile_sha256=_input(env, "profile_sha256").strip().lower(),
-        tolerance=_tolerance(_input(env, "tolerance").strip() or str(DEFAULT_TOLERANCE)),
-        strict=_boolean(_input(env, "strict").strip() or "false", "strict"),
-        report=_input(env, "report", DEFAULT_REPORT).strip(),
-        limits=Limits(**_limits(env)),
-        stale_scorer_bound=_points(_input(env, "stale_scorer_bound").strip(), "stale_scorer_bound"),
-        config_file=_input(env, "config_file").strip(),
-        config_sha256=_input(env, "config_sha256").strip().lower(),
-        tolerance_set=bool(_input(env, "tolerance").strip()),
-        strict_set=bool(_input(env, "strict").strip()),
-        limits_set=frozenset(_limits(env)),
-    )
-
-
-def _limits(env: Mapping[str, str]) -> dict[str, int]:
-    """The Limits fields the inputs set: max_file_size, max_log_size (64M, 10MB, bytes), max_files, max_depth,
-    max_string_length, max_values, max_log_records; an empty input is not set (the default)."""
-    values = {}
-    sizes = ("max_file_bytes", "max_log_bytes")
-    for field, name in (
-        ("max_file_bytes", "max_file_size"),
-        ("max_files", "max_files"),
-        ("max_depth", "max_depth"),
-        ("max_string_length", "max_string_length"),
-        ("max_log_bytes", "max_log_size"),
-        ("max_values", "max_values"),
-        ("max_log_records", "max_log_records"),
-    ):
-        text = _input(env, name).strip()
-        if not text:
-            continue
-        try:
-            values[field] = parse_size(text) if field in sizes else int(text)
-        except ValueError:
-            raise InputError(
-                f"input '{name}' is {text!r}; use a whole number"
-                + (" of bytes, or K, M or G (e.g. 64M)" if field in sizes else "")
-            ) from None
-        if values[field] < 1:
-            raise InputError(f"input '{name}' is {text!r}; use a positive number")
-        if field == "max_depth" and values[field] > MAX_DEPTH_CEILING:
-            raise InputError(
-                f"input 'max_depth' is {text}; the most lbnorm allows is {MAX_DEPTH_CEILING}"
-            )
-    return values
-
-
-def _input(env: Mapping[str, str], name: str, default: str = "") -> str:
-    """INPUT_NAME, or INPUT_NA-ME when the workflow used a hyphen; both set and different is an error."""
-    values = {
-        key: env[key]
-        for key in (f"INPUT_{name.upper()}", f"INPUT_{name.upper().replace('_', '-')}")
-        if key in env
-    }
-    if len(set(values.values())) > 1:
-        raise InputError(f"inputs {' and '.join(values)} disagree; set only {name}")
-    return next(iter(values.values()), default)
-
-
-def _files(value: str) -> list[str]:
-    """One glob per line; a single line may hold several, separated by spaces (quote names with spaces)."""
-    lines = [line.strip() for line in value.splitlines() if line.strip()]
-    if len(lines) == 1:
-        try:
-            return shlex.split(lines[0])
-        except ValueError as exc:
-            raise InputError(f"input 'files' cannot be split: {exc}") from None
-    return lines
-
-
-def _boolean(value: str, name: str) -> bool:
-    # The same rule as @actions/core getBooleanInput (YAML 1.2 core schema).
-    if value in TRUE_VALUES:
-        return True
-    if value in FALSE_VALUES:
-        return False
-    raise InputError(f"input '{name}' is {value!r}; use true or false")
-
-
-def _tolerance(value: str) -> float:
-    return _points(value, "tolerance")
-
-
-def _points(value: str, name: str) -> float | None:
-    """A number of normalized points between 0 and 100; an empty input is None."""
-    if not value:
-        return None
-    try:
-        points = float(value)
-    except ValueError:
-        raise InputError(f"input '{name}' is {value!r}, not a number") from None
-    if not 0.0 <= points <= 100.0:
-        raise InputError(
-            f"input '{name}' is {value}; use a number of normalized points between 0 and 100"
-        )
-    return points
+from .inputs import DEFAULT_REPORT, ActionInputs, InputError, input_value, read_inputs
 
 
 def maintainer_profile(inputs: ActionInputs, workspace: Path) -> Profile | None:
@@ -257,12 +122,11 @@ def maintainer_config(
         inputs = replace(inputs, profile=settings.profile)
     # An input set in the workflow wins, even one set to the default (a loosening of the pinned file's bound).
     explicit = {k: v for k, v in vars(inputs.limits).items() if k in inputs.limits_set}
-    changes = {"limits": Limits(**{**vars(limits_of(settings)), **explicit})}
+    inputs = replace(inputs, limits=Limits(**{**vars(limits_of(settings)), **explicit}))
     if not inputs.tolerance_set and settings.tolerance is not None:
-        changes["tolerance"] = settings.tolerance
+        inputs = replace(inputs, tolerance=settings.tolerance)
     if not inputs.strict_set and settings.strict is not None:
-        changes["strict"] = settings.strict
-    inputs = replace(inputs, **changes)
+        inputs = replace(inputs, strict=settings.strict)
     selection = RuleSelection(
         select=settings.selected(),
         ignore=settings.ignored(),
@@ -285,7 +149,9 @@ def maintainer_config(
 def run_action(env: Mapping[str, str], out: TextIO, err: TextIO) -> int:
     try:
         workspace = workspace_of(env)
-        report_file = _prepare_report(workspace, _input(env, "report", DEFAULT_REPORT).strip(), out)
+        report_file = _prepare_report(
+            workspace, input_value(env, "report", DEFAULT_REPORT).strip(), out
+        )
     except InputError as exc:
         return _configuration_error(env, out, err, exc, ExitCode.USAGE)
     try:
@@ -334,7 +200,8 @@ def _run(
         out.write(line + "\n")
     out.write("::group::lbnorm report\n")
     guarded = CommandSafeWriter(out)
-    report_text(result, guarded, ReportOptions(strict=inputs.strict, verbosity=1))
+    # the reporter only writes and flushes, which the guard offers
+    report_text(result, cast(TextIO, guarded), ReportOptions(strict=inputs.strict, verbosity=1))
     guarded.flush()
     out.write("::endgroup::\n")
     _append(
@@ -399,7 +266,7 @@ def _blamed_file(env: Mapping[str, str], message: str) -> tuple[str | None, int 
     or (None, None)."""
     for name in ("profile_file", "config_file"):
         try:
-            value = _input(env, name).strip()
+            value = input_value(env, name).strip()
         except InputError:
             continue  # the inputs disagree: the workflow is to blame, not a file
         if value and (message.startswith(name) or value in message):
@@ -451,8 +318,8 @@ def _append(path: str | None, text: str, err: TextIO) -> None:
         err.write(f"lbnorm: cannot write {one_line(path)} ({exc.strerror})\n")
 
 
-def _data(exc: Exception) -> str:
-    return escape_data(str(exc))
+def _data(problem: Exception | str) -> str:
+    return escape_data(str(problem))
 
 
 def main(env: Mapping[str, str] | None = None) -> int:
