@@ -124,6 +124,9 @@ def test_case_folding_is_res():
 
 
 # --- hostile texts: a loose time bound is the point here ---------------------------------------
+# Backtracking on these texts takes minutes to hours; linear work takes about a second. The bound sits
+# far from both, so a loaded CI machine does not trip it and a super-linear engine always does.
+HOSTILE_SECONDS = 20
 
 HOSTILE = [  # (pattern, flags, text): each backtracks in `re` for minutes or more on these texts
     ("a?" * 4 + "a" * 190, re.IGNORECASE, ("a" * 189 + "b") * 10_600),
@@ -136,14 +139,14 @@ HOSTILE = [  # (pattern, flags, text): each backtracks in `re` for minutes or mo
 
 @pytest.mark.parametrize("pattern, flags, text", HOSTILE)
 def test_a_hostile_pattern_on_two_megabytes_ends_in_seconds(pattern, flags, text):
-    """Under 5 s for about 2 MB, on a machine shared with other tests: `re` takes hours on most of these. The
-    bound is loose on purpose; it fails only where the work grows faster than the text."""
+    """Within the loose bound for about 2 MB, on a machine shared with other tests: `re` takes hours on most
+    of these. The bound fails only where the work grows faster than the text."""
     started = time.perf_counter()
     linear = compile_linear(pattern, flags)
     linear.search(text)
     if not linear.nullable:
         linear.count(text)
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < HOSTILE_SECONDS
 
 
 @pytest.mark.slow  # replays drawn keywords over megabytes of text
@@ -163,7 +166,7 @@ def test_no_drawn_keyword_makes_the_replay_slow(keyword, unit):
         ("keywords:forbidden_words", {"forbidden_words": [keyword]}),
     ):
         replay(instruction, kwargs, response)
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < HOSTILE_SECONDS
 
 
 # --- the harness's own patterns, run by Python's `re` over submitted text --------------------------
@@ -197,7 +200,7 @@ def test_the_harnesss_own_patterns_stay_linear_on_hostile_text(text):
         exact_match.apply_regex_filter(text, compiled, 0, "[invalid]")
         compiled.sub("", text)
     drop._ARTICLES.sub(" ", text)
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < HOSTILE_SECONDS
 
 
 def test_the_survey_audits_a_hostile_ifeval_log_in_seconds(tmp_path):
