@@ -98,6 +98,7 @@ def workspace(tmp_path: Path) -> tuple[Path, dict]:
     return tmp_path, env
 
 
+@pytest.mark.slow  # runs every shell example of every page as a process
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(REPO).as_posix())
 def test_every_shell_example_runs_as_written(page, tmp_path):
     folder, env = workspace(tmp_path)
@@ -254,6 +255,7 @@ def test_the_docs_index_lists_every_page():
     assert pages - {"index.md"} - family_pages <= linked
 
 
+@pytest.mark.slow  # the maintainers' workflow end to end through the Action entrypoint
 def test_the_maintainers_workflow_passes_a_submission_through_the_action_entrypoint(tmp_path):
     """docs/maintainers.md end to end: its commands, then its workflow's inputs, as the runner hands them over."""
     folder, env = workspace(tmp_path)

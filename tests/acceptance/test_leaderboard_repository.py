@@ -12,6 +12,9 @@ import shutil
 import pytest
 from support.common import REPO, run_cli
 
+# Each test builds a leaderboard repository and runs lbnorm over all of it.
+pytestmark = pytest.mark.slow
+
 RUN = REPO / "examples" / "lm-eval-output" / "example-org__tiny-model"
 WORKFLOW = """name: lbnorm
 on:

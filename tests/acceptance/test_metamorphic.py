@@ -23,6 +23,9 @@ from validator.check.checker import CheckOptions, run_check
 from validator.findings import ERROR
 from validator.io.loaders import load_builtin_profile
 
+# Drawn edits of whole runs, each checked in full: whole-suite runs take them.
+pytestmark = pytest.mark.slow
+
 RUNS = {
     "pythia": REPO / "examples" / "pythia-1b",
     "with-logs": REPO / "tests" / "examples" / "positive" / "samples_honest",

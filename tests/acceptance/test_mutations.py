@@ -16,6 +16,7 @@ import math
 import tempfile
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -107,6 +108,7 @@ def write_workspace(ws: Path, mutations) -> None:
         (ws / f"{target}.json").write_text(text, encoding="utf-8", errors="surrogatepass")
 
 
+@pytest.mark.slow  # a whole check of each drawn mutation
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(MUTATION, min_size=1, max_size=4))
 def test_mutated_submissions_end_in_a_clean_finding(mutations):

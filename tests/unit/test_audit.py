@@ -741,6 +741,7 @@ def test_cli_json_report_and_exit_codes(tmp_path):
     assert missing.returncode == 1 and "LB101" in missing.stdout
 
 
+@pytest.mark.slow  # runs the command as a process five times
 def test_cli_paths_from_anywhere_and_the_default_workspace(tmp_path):
     """Arguments are relative to the current directory; the workspace is a boundary (default: cwd or git top)."""
     paths = spec_run(tmp_path / "run")
@@ -833,6 +834,7 @@ def _big_log_run(folder: Path, docs: int) -> Path:
     return hl.write_run(folder, [task])["results"]
 
 
+@pytest.mark.slow  # a stress test over a large log
 def test_a_large_log_is_streamed_with_flat_memory(tmp_path):
     small = _big_log_run(tmp_path / "small", 100)
     large = _big_log_run(tmp_path / "large", 4000)

@@ -137,6 +137,7 @@ def test_rules_lists_every_rule_with_its_documentation():
     assert [r["id"] for r in rules] == sorted(r["id"] for r in rules)
 
 
+@pytest.mark.slow  # starts a pool of worker processes
 def test_worker_processes_give_the_same_report_as_one_process(tmp_path):
     """A re-audit over many folders: --jobs 2 must find exactly what one process finds."""
     from validator.check.checker import PARALLEL_MIN_FILES

@@ -283,6 +283,7 @@ _BLOCK_TEXT = st.sampled_from(
 )
 
 
+@pytest.mark.slow  # hundreds of drawn templates, each rendered by jinja
 @settings(max_examples=300, deadline=None)
 @given(
     st.text(alphabet="ab# (\n", max_size=12),
@@ -309,6 +310,7 @@ def test_a_split_target_is_what_jinja_renders(text, separator, index, strip, con
     assert target_of(Template.of(template), doc, False) == expected
 
 
+@pytest.mark.slow  # hundreds of drawn templates, each rendered by jinja
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(_LITERAL, _BLOCK_TEXT), max_size=4), _LITERAL)
 @example(

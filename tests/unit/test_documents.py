@@ -115,6 +115,7 @@ BILLION_LAUGHS = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
 )
 
 
+@pytest.mark.slow  # a stress test of the alias budget
 def test_a_yaml_alias_bomb_fails_fast_with_a_clear_error():
     import time
 
@@ -175,6 +176,7 @@ nested_values = st.recursive(
 )
 
 
+@pytest.mark.slow  # hundreds of drawn nested documents
 @settings(max_examples=500, deadline=None)
 @given(nested_values, st.integers(min_value=0, max_value=8), st.sampled_from([None, 2]))
 def test_the_depth_budget_is_the_parsed_depth(value, max_depth, indent):

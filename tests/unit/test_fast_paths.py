@@ -22,6 +22,9 @@ from validator.harness.samples import first_request, requests
 from validator.io.documents import DocumentError
 from validator.io.limits import DEFAULT_LIMITS, Limits
 
+# Property tests of hundreds of drawn samples each: whole-suite runs take them.
+pytestmark = pytest.mark.slow
+
 PIECES = [
     "10",
     "1,001",

@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,6 +29,7 @@ documents = st.recursive(
 )
 
 
+@pytest.mark.slow  # hundreds of drawn documents
 @settings(max_examples=500, deadline=None)
 @given(documents)
 def test_the_text_is_json_dumps_text(document):

@@ -70,6 +70,7 @@ def patterns(draw, depth: int = 2) -> str:
 FLAGS = st.sampled_from([0, re.IGNORECASE, re.MULTILINE, re.DOTALL, re.IGNORECASE | re.MULTILINE])
 
 
+@pytest.mark.slow  # hundreds of drawn patterns, each run by both engines
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(patterns(), st.text(alphabet=ALPHABET, max_size=30), FLAGS)
 def test_what_re2_runs_finds_what_re_finds(pattern, text, flags):

@@ -54,6 +54,7 @@ def submissions(draw) -> dict:
     return doc
 
 
+@pytest.mark.slow  # hundreds of drawn submissions, each validated
 @settings(max_examples=400, deadline=None)
 @given(submissions())
 def test_a_proven_submission_has_no_schema_error(doc):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 import yaml
 from support import harness_logs as harness
 from support.common import EXAMPLE, REPO, run_cli
@@ -171,6 +172,7 @@ def test_a_run_without_a_model_id_asks_for_one(tmp_path):
     assert bad.returncode == 2 and "--model" in bad.stderr
 
 
+@pytest.mark.slow  # writes submissions, edits the log and runs recheck, each as a process
 def test_recheck_checks_the_submissions_built_on_a_changed_log(tmp_path):
     out, paths = lm_eval_output(tmp_path)
     (tmp_path / "board.yaml").write_text(STORY_PROFILE)
