@@ -120,5 +120,5 @@ def test_a_doc_to_target_function_is_told_in_one_line_with_the_way_forward(tmp_p
     task.config["doc_to_target"] = "def doc_to_target(doc):\n    return doc['answer']\n"
     found, result = audited(tmp_path, task)
     [message] = {f.message for f in result.findings if f.rule == "LB716"}
-    assert "doc_to_target is a Python function, which no log replays" in message
-    assert "--warn LB716" in message and "\n" not in message and len(message) < 300
+    assert "doc_to_target is a Python function no log replays" in message
+    assert "--warn LB716" in message and "\n" not in message and len(message) <= 200

@@ -336,15 +336,17 @@ def test_the_examples_of_every_prompt_are_the_configs(tmp_path, case, arguments,
 
 def test_the_finding_says_what_the_prompt_holds(tmp_path):
     _, _, result = audited(tmp_path, bbh_run(tmp_path, shots=1))
-    assert [f.message for f in result.findings] == [
+    [finding] = result.findings
+    assert finding.message == (
         f"configs.{TASK}.num_fewshot is 1, but the prompt of doc_id 0 holds the first 3 of the 3 examples its "
-        "fewshot_config lists; n-shot and the config were edited after the run, or the prompts were"
-    ]
+        "fewshot_config lists"
+    )
+    assert "n-shot and the config were edited after the run, or the prompts were" in finding.details
 
 
 def test_a_sampler_lm_eval_does_not_have(tmp_path):
-    """SAMPLER_REGISTRY has first_n and default: any other name fails the run, so the config was edited (a red
-    team's 'First_N' turned the check off)."""
+    """SAMPLER_REGISTRY has first_n and default: any other name fails the run, so the config was edited (a
+    differently cased 'First_N' must not turn the check off)."""
     results = bbh_run(
         tmp_path,
         config={"fewshot_config": {"sampler": "First_N", "samples": EXAMPLES[:3]}},

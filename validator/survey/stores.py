@@ -185,9 +185,9 @@ def read_failure(exc: BaseException, timeout: float, retried: int = 0) -> Docume
     detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     if isinstance(exc, TimeoutError):
         detail += f"; no data for --remote-timeout {timeout:g} s, raise it if the store is slow"
-    if retried:
-        detail += f"; still failing after {retried} retries (--remote-retries)"
-    return DocumentError("LB101", f"cannot be read ({detail})")
+    # the retry count leads, so the short message keeps it when a long error is cut
+    retries = f", still failing after {retried} retries (--remote-retries)" if retried else ""
+    return DocumentError("LB101", f"cannot be read{retries} ({detail})")
 
 
 def open_stream(

@@ -149,8 +149,8 @@ UNTRACED_TEMPLATE = (
     "doc_to_target (a template lbnorm does not evaluate for this doc) does not tie to its doc"
 )
 UNTRACED_FUNCTION = (
-    "doc_to_target is a Python function, which no log replays: write it as a template of the doc's "
-    "fields, or keep the rule a warning for this task (--warn LB716)"
+    "doc_to_target is a Python function no log replays: write it as a template of the doc's fields, "
+    "or pass --warn LB716"
 )
 
 
