@@ -966,7 +966,7 @@ def test_usage_errors_exit_2(tmp_path, args, message):
     ],
 )
 def test_a_manifest_that_would_drop_a_published_score_is_refused(tmp_path, name, text, message):
-    """Each of these once kept only one of two published values, or none, with exit 0 (outside review)."""
+    """Each of these would keep only one of two published values, or none, with exit 0: it is refused."""
     manifest, values = _one_run_manifest(tmp_path, {"drop/f1": "{f1}"})
     run = manifest.read_text(encoding="utf-8").splitlines()[1].split(",")[0]
     (manifest.parent / name).write_text(
@@ -1545,8 +1545,8 @@ def test_a_manifest_at_the_root_finds_results_at_the_root(monkeypatch):
     "case", ["missing file", "missing folder", "not a results name", "missing source"]
 )
 def test_a_results_file_that_is_not_there_is_named_with_its_entry_and_the_fix(tmp_path, case):
-    """Found by an outside test: a missing file was 'not a results file', a missing folder named no entry,
-    and a missing results file given as the source was searched as a folder."""
+    """A missing file is named as missing (not as 'not a results file'), a missing folder names its entry,
+    and a missing results file given as the source is not searched as a folder."""
     make_corpus(tmp_path / "runs", runs=1, seed=3, fault_rate=0)
     real = (
         next((tmp_path / "runs").glob("*/results_*.json")).relative_to(tmp_path / "runs").as_posix()
@@ -1583,7 +1583,7 @@ def test_a_results_file_that_is_not_there_is_named_with_its_entry_and_the_fix(tm
 def test_an_entry_whose_folder_cannot_be_listed_for_another_reason_gets_no_advice_about_its_path(
     tmp_path,
 ):
-    """Found by an outside review: too many files (or no fsspec, or the network) is not a wrong path."""
+    """Too many files (or no fsspec, or the network) is not reported as a wrong path."""
     make_corpus(tmp_path / "runs", runs=1, seed=3, fault_rate=0)
     real = (
         next((tmp_path / "runs").glob("*/results_*.json")).relative_to(tmp_path / "runs").as_posix()

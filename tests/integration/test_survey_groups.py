@@ -44,7 +44,7 @@ def test_honest_groups_of_groups_reproduce(pooled):
 
 
 def test_a_tampered_subgroup_is_its_own_rows_finding_not_its_parents():
-    """Found by an outside judge: the parent, honest, was LB404 too, for pooling the tampered subgroup."""
+    """An honest parent is not LB404 for pooling a tampered subgroup: the subgroup's row holds the finding."""
     rows = group_rows("run", "results.json", "m", hierarchy(0.99, WEIGHTED["top"]))
     by_group = {row["task"]: row for row in rows}
     assert by_group["sub"]["rules"] == {"LB404": 1} and by_group["top"]["rules"] == {}
@@ -90,8 +90,8 @@ def test_a_subgroup_named_many_times_at_every_level_is_bounded_work():
 
 @pytest.mark.parametrize("root", ["a0", "z0"])
 def test_how_deep_a_group_may_nest_does_not_depend_on_group_names(root):
-    """Found by an outside review: a ten-deep chain was LB404 from `a0` but passed from `z0`, by the order in
-    which cached subgroups were met. Each group's own height decides: the top two of ten are too deep."""
+    """A ten-deep chain gets the same verdict from `a0` as from `z0`, whatever order cached subgroups are
+    met in. Each group's own height decides: the top two of ten are too deep."""
     names = [root[0] + str(i) for i in range(10)]
     data = {
         "results": {"t": {"acc,none": 0.5}, **{name: {"acc,none": 0.5} for name in names}},
@@ -234,9 +234,9 @@ def surveyed_top_group(tmp_path, data: dict, published: float) -> dict:
 def test_a_published_score_of_a_group_written_without_values_is_its_pool(
     tmp_path, published, reproduced
 ):
-    """lm-eval 0.4.4 to 0.4.8 wrote the leaderboard's GPQA and MATH groups with an alias only. Found by an
-    outside judge: an honest published leaderboard_gpqa/acc_norm was 'not reproduced', for want of a value
-    in the results file; it is compared with the pool of the group's tasks, as the leaderboard computed it."""
+    """lm-eval 0.4.4 to 0.4.8 wrote the leaderboard's GPQA and MATH groups with an alias only. An honest
+    published leaderboard_gpqa/acc_norm has no value in the results file to reproduce, so it is compared
+    with the pool of the group's tasks, as the leaderboard computed it."""
     data = hierarchy(WEIGHTED["sub"], 0.0)
     data["results"]["top"] = {"alias": "top"}  # 0.4.5: no aggregate_metric_list, no value
     row = surveyed_top_group(tmp_path, data, published)
@@ -309,8 +309,8 @@ def test_a_group_edited_in_the_groups_section_alone_is_found():
 
 
 def test_a_profile_that_pools_a_group_accepts_only_the_pool():
-    """Found by an outside judge: a GPQA group swapped for the plain mean of its tasks passed, even with
-    --profile open-llm-leaderboard-v2, which scores GPQA and MATH from the size-weighted pool alone."""
+    """A GPQA group swapped for the plain mean of its tasks is a finding under --profile
+    open-llm-leaderboard-v2, which scores GPQA and MATH from the size-weighted pool alone."""
     data = hierarchy(PLAIN["sub"], WEIGHTED["top"])
     assert findings_by_group(data) == {
         "sub": {},
@@ -339,8 +339,8 @@ def test_the_leaderboard_profile_pools_gpqa_and_math():
     "original", [10, 30]
 )  # a split said to be smaller, or a --limit run of the whole one
 def test_a_pooled_group_of_tasks_that_are_not_the_profiles_whole_splits_is_named(original):
-    """Found by an outside review: sizes of 10/20/10 in n-samples instead of GPQA's 198/546/448 passed. The
-    logs' coverage ties n-samples to their documents, so a weight moved is documents left out."""
+    """Sizes of 10/20/10 in n-samples instead of GPQA's 198/546/448 are a finding. The logs' coverage
+    ties n-samples to their documents, so a weight moved is documents left out."""
     data = hierarchy(WEIGHTED["sub"], WEIGHTED["top"])
     data["n-samples"]["b"] = {"original": original, "effective": 10}
     data["results"]["sub"]["acc,none"] = (
@@ -364,8 +364,8 @@ def test_a_pooled_group_of_tasks_that_are_not_the_profiles_whole_splits_is_named
     ],
 )
 def test_a_pooled_group_must_pool_the_profiles_tasks(members, found):
-    """Found by an outside review: a group that leaves out its weakest task pools to a higher score that its
-    remaining tasks reproduce. A profile that pools the group names its tasks."""
+    """A group that leaves out its weakest task pools to a higher score that its remaining tasks
+    reproduce. A profile that pools the group names its tasks."""
     data = hierarchy(WEIGHTED["sub"], WEIGHTED["top"])
     data["group_subtasks"]["sub"] = members
     values = [LEAVES[task] for task in members]

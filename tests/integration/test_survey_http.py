@@ -70,8 +70,8 @@ def test_a_run_tree_over_http_gives_the_local_table(corpus, tmp_path):
 
 def test_a_resume_over_http_audits_every_unit_again(served, tmp_path):
     """An HTTP server's directory page gives no size and no content hash, so nothing tells a file replaced on
-    the server from the one audited: --resume once kept every row, also of a results file tampered since
-    (review, repro r2). Such units run again, and the survey says why."""
+    the server from the one audited, and --resume cannot keep their rows: a results file may have been
+    tampered with since. Such units run again, and the survey says why."""
     root = served[0] / "resumed"
     make_corpus(root, runs=2, seed=3, fault_rate=0)
     url = f"{served[1]}/resumed/"

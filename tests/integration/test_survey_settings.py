@@ -127,8 +127,8 @@ def test_isolated_ignores_the_configuration_file_and_config_names_one(
     ],
 )
 def test_a_check_configurations_rule_selection_does_not_soften_a_survey(run_without_a_log, setting):
-    """Found by an outside review: a file written for check (where LB707 and LB111 are warnings, and globs
-    match workspace paths) took a survey's errors away, so a tampered run behind them passed with exit 0."""
+    """A file written for check (where LB707 and LB111 are warnings, and globs match workspace paths)
+    takes no survey error away: a tampered run behind them still fails with exit 1."""
     (run_without_a_log / ".lbnorm.toml").write_text(setting, encoding="utf-8")
     result = survey_in(run_without_a_log)
     assert result.returncode == 1, result.stdout + result.stderr
@@ -182,8 +182,8 @@ def test_rules_that_mean_unjudged_cannot_be_ignored_or_demoted(run_without_a_log
     "args", [["--select", "LB709,LB404"], ["--ignore", "LB700"], ["--warn", "LB7"]]
 )
 def test_a_run_not_audited_fails_whatever_the_selection(run_without_a_log, args):
-    """Found by an outside review: every log deleted, and --select LB709,LB404 left the run's "no logs" row
-    without a finding: exit 0 on a run nobody audited. Such rows fail by their status."""
+    """With every log deleted, --select LB709,LB404 cannot leave the run's "no logs" row without a
+    finding and exit 0 on a run nobody audited: such rows fail by their status."""
     for log in (run_without_a_log / "runs").glob("*/samples_*.jsonl"):
         log.unlink()
     result = survey_in(run_without_a_log, *args)

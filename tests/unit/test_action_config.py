@@ -52,8 +52,8 @@ def test_a_pinned_file_may_not_name_an_unpinned_profile_file(tmp_path):
 
 
 def test_a_limit_input_set_to_the_default_still_wins_over_the_pinned_file(tmp_path):
-    """Found by a docs review: an input equal to lbnorm's default was taken for an empty one, so a pinned file's
-    tighter bound stayed although the workflow had set the limit back."""
+    """An input equal to lbnorm's default is not taken for an empty one: a workflow that sets the limit
+    back to the default overrides a pinned file's tighter bound."""
     from validator.io.limits import DEFAULT_LIMITS
 
     ws = make_workspace(tmp_path)

@@ -1054,8 +1054,8 @@ def gsm8k_run(tmp_path: Path, ranks: int, named: bool) -> tuple[hl.Task, dict[st
 @pytest.mark.parametrize("ranks", [1, 2, 3])
 @pytest.mark.parametrize("named", [True, False])
 def test_a_two_filter_log_of_any_rank_count_is_read_filter_by_filter(tmp_path, ranks, named):
-    """Found by an outside judge: a two-rank gsm8k log of lm-eval 0.4.5 (no `filter` field) was read as
-    position blocks, each filter getting half of the other's samples: LB705 x22 and LB709 on honest output.
+    """A two-rank gsm8k log of lm-eval 0.4.5 (no `filter` field) is not read as position blocks, which
+    would give each filter half of the other's samples (LB705 x22 and LB709 on honest output).
     The k-th sample of a doc_id is the k-th filter's, whatever the ranks (lm_eval/evaluator.py, v0.4.0-0.4.6)."""
     _, paths = gsm8k_run(tmp_path, ranks, named)
     result = audit(tmp_path, paths["results"])
@@ -1155,9 +1155,9 @@ def test_a_doc_logged_more_often_than_there_are_filters_is_logged_twice(tmp_path
 @pytest.mark.parametrize("dropped", [["acc_norm,none"], ["acc,none", "acc_norm,none"]])
 @pytest.mark.parametrize("from_config", [False, True])
 def test_a_metric_taken_out_of_the_results_entry_is_found(tmp_path, dropped, from_config):
-    """Found by outside reviews: acc_norm deleted from a weak subtask's results entry took it out of its
-    group's pool (lm-eval pools each metric over the tasks that have it), and the task's row said ok; a
-    first fix looked at the config's metric_list, which the submitter edits as easily."""
+    """acc_norm deleted from a weak subtask's results entry takes it out of its group's pool (lm-eval
+    pools each metric over the tasks that have it), so the task's row is a finding; the config's
+    metric_list cannot vouch for the metric, as the submitter edits it as easily."""
     task, paths = mc_run(tmp_path)
     data = json.loads(paths["results"].read_text(encoding="utf-8"))
     for key in dropped:
@@ -1227,8 +1227,8 @@ def test_an_honest_ifeval_log_has_consistent_levels(tmp_path):
     ],
 )
 def test_an_instruction_level_edited_with_its_aggregate_is_found(tmp_path, outcomes, found):
-    """Found by an outside judge: an instruction flipped to pass, with the instruction-level aggregate
-    recomputed, left prompt_level_strict_acc False beside an all-True list, and nothing said so."""
+    """An instruction flipped to pass, with the instruction-level aggregate recomputed, leaves
+    prompt_level_strict_acc False beside an all-True list, and that is a finding."""
 
     def tamper(sample):
         sample["inst_level_strict_acc"] = outcomes
@@ -1261,8 +1261,8 @@ def test_an_instruction_level_edited_with_its_aggregate_is_found(tmp_path, outco
     ],
 )
 def test_an_instruction_level_that_cannot_be_held_to_its_doc_is_lb708(tmp_path, edit, problem):
-    """Found by an outside review: padding the list and deleting (or retyping) the doc's instruction_id_list
-    skipped the length check, and outcomes of -1 and 2 averaged as freely as passes."""
+    """Padding the list and deleting (or retyping) the doc's instruction_id_list does not skip the length
+    check, and outcomes of -1 and 2 do not average as passes: both are LB708."""
 
     def tamper(sample):
         edit(sample)
@@ -1782,7 +1782,7 @@ def test_a_chat_api_prompt_is_hashed_as_the_harness_hashes_it(tmp_path):
     assert ("LB703", paths["drop"].name, 1) in rules(audit(tmp_path / "edited", paths["results"]))
 
 
-# --- an outside review of the new checks: ways around them --------------------------------------------------
+# --- ways around the checks above ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

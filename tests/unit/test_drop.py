@@ -162,8 +162,8 @@ def test_long_answer_loss_is_the_f1_the_extra_words_cost():
     ],
 )  # 2/4 words: F1 0.67, / 2
 def test_a_whole_multi_span_answer_is_not_a_long_answer(prediction, scored):
-    """Found by an outside judge: every span of a two-span gold in one prediction scores 0.29, not 1, because
-    the harness scores a prediction as one span; L said it lost F1 "to extra words" on honest answers."""
+    """Every span of a two-span gold in one prediction scores 0.29, not 1, because the harness scores a
+    prediction as one span; L does not call that F1 lost "to extra words" on honest answers."""
     golds = [("Tom Brady", "Peyton Manning")]
     em, f1 = drop.process_results(golds, prediction)
     assert (em, f1) == (0.0, scored)
@@ -190,8 +190,8 @@ def test_a_whole_multi_span_answer_is_not_a_long_answer(prediction, scored):
     ],
 )
 def test_words_beyond_every_span_of_a_multi_span_gold_are_a_long_answer(prediction, golds):
-    """Found by an outside review: sparing whole multi-span answers spared these too, the blog's
-    "...\n\nPassage:" among them. The loss is against the prediction cut to the gold's words."""
+    """Sparing whole multi-span answers does not spare these, the blog's "...\n\nPassage:" among
+    them. The loss is against the prediction cut to the gold's words."""
     em, f1 = drop.process_results(golds, prediction)
     loss = drop_flags.flag_sample(prediction, golds, ["."], f1).long_answer_loss
     assert loss is not None and 0 < loss <= 1 - f1

@@ -276,7 +276,7 @@ def test_a_list_of_strings_is_what_both_take():
         (
             "prompt",
             None,
-        ),  # IFEval: a field's name, whose value is the whole text (found by an outside sweep)
+        ),  # IFEval: a field's name, whose value is the whole text
         ("{{passage}} {{question}}", None),  # DROP: ends with a field
         ("{{question}}\n", None),  # mere whitespace
     ],

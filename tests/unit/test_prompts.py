@@ -223,7 +223,7 @@ NOT_REBUILT = [
         {"shots": SHOTS, "config": {"doc_to_text": None}},
         "has no doc_to_text",
     ),
-    # blimp's and wikitext's doc_to_text is "" (an internal error until an outside review built one)
+    # blimp's and wikitext's doc_to_text is "": a finding, never an internal error
     ("an empty doc_to_text", {"config": {"doc_to_text": ""}}, "template shape"),
     (
         "an empty doc_to_text, chat",
@@ -370,8 +370,8 @@ def test_a_chat_apis_messages_are_noted(tmp_path):
 
 
 def test_every_request_of_a_sample_has_the_one_prompt(tmp_path):
-    """Found by an outside review: examples stripped from a multiple-choice sample's first request only (the one
-    prompt_hash covers), the run declared 0-shot; the other requests still held them."""
+    """Examples stripped from a multiple-choice sample's first request only (the one prompt_hash covers),
+    the run declared 0-shot while the other requests still hold them: every request has the one prompt."""
     task = hl.choice_task("toy_mc", 12)
     task.config.update(doc_to_text="{{q}}\nAnswer:", num_fewshot=0, description="")
     for sample in task.samples:
@@ -390,8 +390,8 @@ def test_no_example_in_ten_prompts_of_a_few_shot_run_is_lb723(tmp_path):
 
 
 def test_a_template_never_closed_is_read_in_one_pass():
-    """Found by an outside review: 160,000 characters of unclosed blocks took 23 s to refuse (a regex that scanned
-    to the end from every block); the scan is linear now."""
+    """160,000 characters of unclosed blocks are refused in one linear scan, not by a regex that scans to
+    the end from every block."""
     assert TextTemplate.of("{{ a" * 40_000) is None
     assert TextTemplate.of("{{ a }}" * 40_000 + "{{ a") is None
 
@@ -427,8 +427,8 @@ def _blank_others(sample: dict) -> None:
     "edit", [_same_length_doc_edit, _blank_others], ids=["same length", "blanked"]
 )
 def test_the_other_requests_keep_the_prompt_whole(tmp_path, edit):
-    """Found by a second outside review: contexts compared by length let a same-length rewrite of request 0 pass,
-    and empty contexts passed for any task."""
+    """Contexts are compared by text, not length, so a same-length rewrite of request 0 is LB722, and
+    empty contexts are LB722 for any task."""
     found, _ = audited(tmp_path, _mc_run(tmp_path, edit))
     assert found == [("LB722", f"samples_toy_mc_{hl.DATE}.jsonl", line) for line in range(1, 13)]
 
@@ -500,9 +500,9 @@ CHOICE_LOG = f"samples_arc_like_{hl.DATE}.jsonl"
 def test_under_a_chat_template_choices_may_come_without_the_delimiter(
     tmp_path, chat, delimiter, edit, expected
 ):
-    """An outside review: lm-eval's construct_requests drops target_delimiter under a chat template (0.4.7 to
-    0.4.9 always; 0.4.10 on unless a gen_prefix ends without whitespace), and every honest chat run's
-    multiple-choice log was a false LB722. Its choices are still traced, and scored from the same text."""
+    """lm-eval's construct_requests drops target_delimiter under a chat template (0.4.7 to 0.4.9 always;
+    0.4.10 on unless a gen_prefix ends without whitespace), so an honest chat run's multiple-choice log
+    is no LB722. Its choices are still traced, and scored from the same text."""
     found, _ = audited(
         tmp_path, chat_choice_run(tmp_path, chat=chat, delimiter=delimiter, edit=edit)
     )

@@ -119,7 +119,7 @@ def test_many_repeats_are_told_five_times_and_counted(tmp_path):
 
 
 def test_a_doc_copied_under_two_filters_is_one_repeat(tmp_path):
-    """gsm8k's two filters: the copy is logged once per filter, and told once (an outside review)."""
+    """gsm8k's two filters: the copy is logged once per filter, and told once."""
     outcomes = {"strict-match": [True, False, True], "flexible-extract": [True, False, False]}
     task = harness.two_filter_task(outcomes)
     for sample in task.samples:

@@ -141,7 +141,7 @@ def _long_answer_loss(predicted: Bags, golds: list[GoldAnswer], f1: float) -> fl
 def _cut_to_spans(gold_bags: list[frozenset[str]], predicted_bag: frozenset[str]) -> Bags | None:
     """A prediction holding every span of a gold of several, cut to those spans' words; else None. The harness
     scores a prediction as one span, so "Tom Brady and Peyton Manning" cannot pass 1/spans against that gold:
-    its extra words (L) are those beyond every span (an outside judge found L on honest two-span answers)."""
+    its extra words (L) are those beyond every span, so honest two-span answers carry no L."""
     if len(gold_bags) < 2 or not all(bag and bag <= predicted_bag for bag in gold_bags):
         return None
     words = frozenset().union(*gold_bags)

@@ -5,8 +5,8 @@ checks each instruction of doc.instruction_id_list against the response,
 logs the list of outcomes as inst_level_*_acc, and logs all() of that list
 as prompt_level_*_acc, strict and loose alike. The two must agree with each
 other and with the doc: one flipped without the other, or a list of the
-wrong length, is a sample's score edited (an outside judge found an
-instruction flipped to pass, with its aggregate recomputed, unreported).
+wrong length, is a sample's score edited (so an instruction flipped to
+pass, with its aggregate recomputed, is still reported).
 Each outcome against the response itself is instruction_checks.py's.
 """
 
