@@ -21,6 +21,7 @@ from ..io.loaders import builtin_profile_names, load_builtin_profile, load_resul
 from ..io.paths import PathRefused, confine, display_path
 from ..io.safe_text import one_line
 from ..report.normalize import REPORTERS, Outcome, is_blocking
+from ..report.text_style import ReportOptions
 from .arguments import expand_arguments
 from .configuration import OWN_TASKS_HINT, command_line_settings, effective
 from .options import DEFAULT_PROFILE, config_options, limit_options
@@ -120,7 +121,7 @@ def normalize(
                     warned.append(f"{outcome.path}: {why}; these are not the leaderboard's numbers")
             yield outcome
 
-    REPORTERS[output_format](scored(), sys.stdout, explain)
+    REPORTERS[output_format](scored(), sys.stdout, ReportOptions(explain=explain))
     warned += [f"{path.as_posix()}: {NOT_WALKED}" for path in found.skipped[:MAX_SKIP_FINDINGS]]
     for message in warned:
         click.echo(f"lbnorm: warning: {one_line(message, 2000)}", err=True)

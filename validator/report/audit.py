@@ -12,13 +12,13 @@ JSON contract (stable; keys are only ever added), schemas/audit-report.schema.js
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..core.version import __version__
 from ..findings import ERROR, WARNING
 from ..io.safe_text import one_line
 from . import json_report
+from .formats import Reporter
 from .text_style import Painter, ReportOptions, finding_line
 
 if (
@@ -127,7 +127,7 @@ def _count(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) else "?"
 
 
-REPORTERS: dict[str, Callable[[AuditResult, TextIO, ReportOptions], None]] = {
+REPORTERS: dict[str, Reporter] = {
     "text": report_text,
     "json": report_json,
 }

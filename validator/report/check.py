@@ -13,7 +13,6 @@ JSON contract (stable; keys are only ever added), schemas/report.schema.json:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import TextIO
 
 from ..check.checker import CheckResult, FileReport
@@ -22,7 +21,7 @@ from ..findings import ERROR, WARNING
 from ..io.safe_text import one_line
 from . import json_report
 from .audit import task_text
-from .formats import reporters
+from .formats import Reporter, reporters
 from .text_style import Painter, ReportOptions, finding_line, use_color  # noqa: F401  (re-exported for the CLI)
 
 
@@ -86,6 +85,4 @@ def _score_table(report: FileReport) -> str:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-REPORTERS: dict[str, Callable[[CheckResult, TextIO, ReportOptions], None]] = reporters(
-    report_text, report_json
-)
+REPORTERS: dict[str, Reporter] = reporters(report_text, report_json)

@@ -20,7 +20,7 @@ import functools
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TextIO
@@ -33,7 +33,8 @@ from ..core.version import __version__
 from ..findings import ERROR, format_json_path
 from ..findings.registry import split_message
 from ..io.safe_text import neutralize_json, one_line
-from .text_style import Painter, finding_line
+from .formats import Reporter
+from .text_style import Painter, ReportOptions, finding_line
 
 CAVEATS_SHOWN = 3  # per rule, in text
 
@@ -49,7 +50,7 @@ class Outcome:
 # --- JSON ---------------------------------------------------------------------------
 
 
-def report_json(outcomes: Iterable[Outcome], out: TextIO, explain: bool = False) -> None:
+def report_json(outcomes: Iterable[Outcome], out: TextIO, options: ReportOptions) -> None:
     """{"lbnorm_version", "files": [...], "errors": [...]}, written file by file.
 
     Outcomes may be a generator: each file's entry is written as soon as it
@@ -113,7 +114,7 @@ def _subtask_json(s: SubtaskScore) -> dict:
 # --- text ---------------------------------------------------------------------------
 
 
-def report_text(outcomes: Iterable[Outcome], out: TextIO, explain: bool = False) -> None:
+def report_text(outcomes: Iterable[Outcome], out: TextIO, options: ReportOptions) -> None:
     first = True
     for outcome in outcomes:
         if outcome.scores is None:
@@ -123,7 +124,7 @@ def report_text(outcomes: Iterable[Outcome], out: TextIO, explain: bool = False)
         if not first:
             out.write("\n")
         first = False
-        out.write(_file_text(outcome.path, outcome.scores, explain))
+        out.write(_file_text(outcome.path, outcome.scores, options.explain))
 
 
 def _as_finding(outcome: Outcome):
@@ -259,7 +260,7 @@ def _fraction(bound: float) -> str:
     return str(Fraction(bound).limit_denominator(1000))
 
 
-REPORTERS: dict[str, Callable[[Iterable[Outcome], TextIO, bool], None]] = {
+REPORTERS: dict[str, Reporter] = {
     "text": report_text,
     "json": report_json,
 }

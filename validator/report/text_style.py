@@ -16,6 +16,7 @@ class ReportOptions:
     verbosity: int = 0  # -1 quiet, 0 normal, 1 verbose
     color: bool = False
     root: str | None = None  # the workspace, for formats that record it (SARIF)
+    explain: bool = False  # normalize: each benchmark's formula with its numbers
 
 
 def finding_line(finding: Finding, paint: Painter) -> str:
