@@ -662,8 +662,8 @@ def test_a_stop_whose_exception_python_swallowed_is_raised_where_the_command_loo
 def test_a_stop_in_a_block_that_must_finish_waits_for_it_and_an_ignored_ctrl_c_stays_ignored(
     monkeypatch,
 ):
-    """A second Ctrl-C cut the local cluster's close short, and distributed's exit hook waited 10 s; a survey
-    started ignoring Ctrl-C (a background job) was stopped by one (reviewer)."""
+    """A second Ctrl-C does not cut the local cluster's close short (distributed's exit hook would then wait
+    10 s), and a survey started ignoring Ctrl-C (a background job) is not stopped by one."""
     from validator.cli.stop_signals import Stopped, StopSignals
 
     monkeypatch.setattr(
@@ -692,7 +692,7 @@ def test_a_stop_in_a_block_that_must_finish_waits_for_it_and_an_ignored_ctrl_c_s
 def test_a_log_no_results_file_claims_runs_again_on_resume_when_its_batch_failed(
     tmp_path, monkeypatch
 ):
-    """--resume kept every journaled row of such a log, its batch's 'failed' row too, for good (reviewer)."""
+    """--resume does not keep such a log's journaled 'failed' row for good: the log runs again."""
     from validator.survey import engine
 
     root = tmp_path / "runs"
@@ -715,8 +715,8 @@ def test_a_log_no_results_file_claims_runs_again_on_resume_when_its_batch_failed
 
 
 def test_a_survey_and_audit_take_the_same_logs_for_a_legacy_results_file():
-    """The survey left a samples_ log beside a legacy results.json unclaimed, where audit takes every .jsonl:
-    the repository's own LB723 example lost its finding in a survey (reviewer)."""
+    """The survey claims a samples_ log beside a legacy results.json, as audit takes every .jsonl, so the
+    repository's own LB723 example keeps its finding in a survey."""
     case = (
         Path(__file__).parents[1] / "examples" / "negative" / "LB723_function_prompt_shots_hidden"
     )
@@ -728,8 +728,8 @@ def test_a_survey_and_audit_take_the_same_logs_for_a_legacy_results_file():
 
 def test_a_resume_audits_again_a_file_edited_with_its_size_and_mtime_kept(tmp_path):
     """--resume keeps a unit's rows only while its files are the ones audited. A local file was known by its
-    size and mtime, and the mtime is the submitter's (tar, cp -p and rsync -a keep it; utime sets it): a
-    same-size edit with the mtime put back was resumed as the old, clean rows (review, repro r1)."""
+    size and mtime alone, a same-size edit with the mtime put back would resume as the old, clean rows:
+    the mtime is the submitter's (tar, cp -p and rsync -a keep it; utime sets it)."""
     root = tmp_path / "runs"
     make_corpus(root, runs=2, seed=3, fault_rate=0)
     first = lbnorm(
@@ -1083,7 +1083,7 @@ def test_a_run_is_surveyed_once_and_two_runs_of_one_name_are_told_apart(tmp_path
             [str(a), str(b)],
             f"two sources hold a run named {run} ({a} and {b}); survey them separately",
         ),
-        # one source given twice: once every run became a 'duplicate run' of itself, none audited (review, r3)
+        # one source given twice is refused, not a 'duplicate run' of itself that is never audited
         ([str(a), str(a)], f"{a}: given twice (also as {a}); give each source once"),
         ([str(a), f"{a}/"], f"{a}/: given twice (also as {a}); give each source once"),
         ([str(a / "twice.csv"), str(a / "twice.csv")], "given twice"),
@@ -1281,8 +1281,8 @@ def test_a_run_written_with_output_path_name_json_is_surveyed_as_its_results_dat
 def test_a_cut_off_results_file_named_by_lm_evals_output_path_is_its_runs_row_not_a_usage_error(
     tmp_path,
 ):
-    """NAME_<date>.json beside logs of its date, cut off (a partial upload), given as a source, was read as a
-    manifest that is not valid JSON (exit 2); as results_<date>.json it is its run's row (reviewer)."""
+    """NAME_<date>.json beside logs of its date, cut off (a partial upload), given as a source, is not a
+    manifest that is not valid JSON (exit 2); like results_<date>.json it is its run's row."""
     make_corpus(tmp_path / "runs", runs=1, seed=3, fault_rate=0)
     [results] = (tmp_path / "runs").glob("*/results_*.json")
     named = results.with_name("my_eval_" + results.name.removeprefix("results_"))
@@ -1431,8 +1431,8 @@ def test_a_link_planted_in_one_source_to_another_sources_run_is_a_row_not_a_refu
 
 
 def test_results_files_given_as_sources_are_runs_named_as_given(tmp_path, monkeypatch):
-    """Two models' results files of one date, given directly, were refused as 'two sources hold a run named
-    results_<date>.json': a results-file source was named by its bare name (review, r11)."""
+    """Two models' results files of one date, given directly, are two runs, not 'two sources hold a run
+    named results_<date>.json': a results-file source is named as given, not by its bare name."""
     make_corpus(tmp_path / "runs", runs=2, seed=3, fault_rate=0)
     monkeypatch.chdir(tmp_path)
     given = sorted(
@@ -1448,8 +1448,8 @@ def test_results_files_given_as_sources_are_runs_named_as_given(tmp_path, monkey
 def test_which_of_two_names_of_one_results_file_is_surveyed_does_not_depend_on_the_order_of_sources(
     tmp_path, link
 ):
-    """A hard link has no original: the first source given kept the run, so 'a b' and 'b a' wrote two tables
-    (review, r6). The run surveyed is the real file's (a symbolic link is the repeat), else the first by name."""
+    """A hard link has no original, so the first source given cannot keep the run ('a b' and 'b a' would
+    write two tables). The run surveyed is the real file's (a symbolic link is the repeat), else the first by name."""
     make_corpus(tmp_path / "a", runs=1, seed=3, fault_rate=0)
     make_corpus(tmp_path / "b", runs=1, seed=4, fault_rate=0)
     next((tmp_path / "b").glob("*/results_*.json")).parent.rename(tmp_path / "b" / "org__other")
@@ -1616,8 +1616,8 @@ def test_a_log_symlinked_out_of_the_source_is_not_read(tmp_path):
     "selection", [["--ignore", "LB700"], ["--warn", "LB7"], ["--select", "LB709"]]
 )
 def test_a_log_the_survey_refused_fails_it_whatever_the_rule_selection(tmp_path, selection):
-    """A log never read is not audited, whichever rules are selected: once --ignore LB700 made its row
-    'findings' with no rule counted, and the survey passed (exit 0) on a DROP log it never opened (review)."""
+    """A log never read is not audited, whichever rules are selected: --ignore LB700 cannot make its row
+    'findings' with no rule counted and pass the survey (exit 0) on a DROP log it never opened."""
     root = tmp_path / "runs"
     make_corpus(root, runs=1, seed=3, fault_rate=0)
     log = next(root.glob("*/samples_drop_*.jsonl"))
@@ -1854,7 +1854,8 @@ def test_stream_records_match_lines_across_chunk_borders(size):
     ],
 )
 def test_blank_lines_count_against_the_record_budget_local_and_streamed(tmp_path, data, line):
-    """Blank lines are not records, yet each costs a read: 4 GiB of newlines once took minutes to pass as ok."""
+    """Blank lines are not records, yet each costs a read, so each counts against the record budget:
+    gigabytes of newlines cannot take minutes to read and then pass as ok."""
     limits = Limits(max_log_records=3)
     log = tmp_path / "samples_x_2024-01-01T00-00-00.jsonl"
     log.write_bytes(data)

@@ -377,9 +377,9 @@ def test_the_cli_runs_on_an_existing_scheduler(corpus, cluster, tmp_path):
 
 
 def test_a_worker_forgets_a_results_file_between_two_surveys(cluster, tmp_path):
-    """A worker outlives surveys. It kept each parsed results file by its reference, and a reference cannot
-    always tell two contents apart (an HTTP server gives no size; a same-size edit can keep its mtime), so a
-    second survey audited the logs against the first one's results and passed a tampered number (review)."""
+    """A worker outlives surveys, and a reference cannot always tell two contents apart (an HTTP server gives
+    no size; a same-size edit can keep its mtime): a worker that kept parsed results files by reference would
+    audit a second survey's logs against the first one's results and pass a tampered number."""
     root = tmp_path / "runs"
     make_corpus(root, runs=1, seed=3, fault_rate=0)
     results = next(root.glob("*/results_*.json"))
@@ -393,8 +393,8 @@ def test_a_worker_forgets_a_results_file_between_two_surveys(cluster, tmp_path):
 
 def test_a_relative_source_is_read_by_workers_started_in_another_folder(cluster, tmp_path):
     """A source is a path from the survey's current folder, as everywhere in lbnorm; a worker started in another
-    folder (every worker of a real cluster) read every file as missing, and the Dask table said 'not audited'
-    where the pool's audited (review, repro r9). The cluster's workers run in this test's folder, not tmp_path."""
+    folder (every worker of a real cluster) reads the same files, and the Dask table matches the pool's.
+    The cluster's workers run in this test's folder, not tmp_path."""
     assert os.getcwd() != str(tmp_path)
     make_corpus(tmp_path / "runs", runs=2, seed=3, fault_rate=0)
     tables = {}
@@ -422,7 +422,7 @@ def test_a_relative_source_is_read_by_workers_started_in_another_folder(cluster,
 
 
 def test_a_scheduler_without_workers_is_an_error_not_a_hang():
-    """Tasks sent to a scheduler with no worker wait for ever: the survey hung (review). A real scheduler on
+    """Tasks sent to a scheduler with no worker wait for ever, so the survey does not. A real scheduler on
     loopback with no worker; the survey waits for one (a second here, a minute by default), then says why."""
     from distributed import LocalCluster
 
@@ -440,7 +440,7 @@ def test_a_cluster_whose_workers_die_for_good_stops_the_survey_instead_of_hangin
     corpus, tmp_path, monkeypatch
 ):
     """A worker without a nanny that dies is not replaced, and Dask waits for ever for a worker to run the
-    tasks (review: a poison unit killed all three). A real scheduler and one `dask worker --no-nanny`."""
+    tasks (a poison unit can kill every worker). A real scheduler and one `dask worker --no-nanny`."""
     from distributed import Client, LocalCluster
 
     from validator.survey import engine

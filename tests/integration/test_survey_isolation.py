@@ -173,7 +173,7 @@ def test_a_worker_killed_once_from_outside_costs_no_unit(named_units):
 
 def test_a_task_that_raises_fails_its_units_whole_and_convicts_none(named_units):
     """A unit's own errors are its row's, so a raising task is the worker's or lbnorm's failure: splitting it
-    convicted whichever unit ran alone on a worker with a full disk (review)."""
+    would convict whichever unit ran alone on a worker with a full disk."""
     cluster = Cluster(raising={1})
     results = isolated(cluster, [[0, 1, 2], [3]])
     why = (

@@ -39,8 +39,8 @@ def clean_runs(root: Path, runs: int = 2) -> list[Path]:
 
 
 def test_file_names_that_are_not_utf8_are_read_by_their_real_names_and_shown_escaped(tmp_path):
-    """A log and a run folder named with a byte that is not UTF-8 (\\xff) once made every survey of them an internal
-    error with an empty journal, the healthy units of the batch lost with them, on every --resume."""
+    """A log and a run folder named with a byte that is not UTF-8 (\\xff) are surveyed, not an internal error
+    with an empty journal that loses the batch's healthy units on every --resume."""
     first, second = clean_runs(tmp_path / "runs")
     os.rename(
         first / f"samples_drop_{DATE}.jsonl",
@@ -201,8 +201,8 @@ def drop_row_of(entry: dict) -> bool:
 def test_a_journal_line_that_is_not_the_surveys_rows_is_damaged_and_its_unit_audited_again(
     tmp_path, tamper, why
 ):
-    """--resume once read such rows into the tables: an internal error (TypeError, KeyError) or a crash writing
-    them, after the earlier pass's tables were left in --out."""
+    """--resume does not read such rows into the tables, where they would be an internal error (TypeError,
+    KeyError) or a crash writing them, after the earlier pass's tables were left in --out."""
     tampered_run(tmp_path / "runs")
     first = survey([str(tmp_path / "runs")], tmp_path / "out", LocalPool(1))
     journal = tmp_path / "out" / JOURNAL_NAME
@@ -385,9 +385,9 @@ class LosesDropLogs(LocalPool):
 
 
 def test_a_resume_runs_again_the_units_its_last_pass_did_not_judge(tmp_path):
-    """--resume kept every journaled row, a 'failed' one and a store's timeout (LB101) too, and refused a
-    longer --remote-timeout as 'other settings': the only retry was a new --out that audited everything again
-    (review, r8). Units not judged now run again; how long to wait is not a setting the rows depend on."""
+    """--resume does not keep a 'failed' row or a store's timeout (LB101), and does not refuse a longer
+    --remote-timeout as 'other settings', so a retry need not audit everything again under a new --out.
+    Units not judged run again; how long to wait is not a setting the rows depend on."""
     root = tmp_path / "runs"
     make_corpus(root, runs=2, seed=3, fault_rate=0)
     first = survey([str(root)], tmp_path / "out", LosesDropLogs(1))

@@ -130,9 +130,8 @@ def _die_at_start(parent: int) -> None:
 def test_workers_that_die_as_they_start_end_the_survey_with_every_unit_failed(
     corpus, tmp_path, monkeypatch, batch_units
 ):
-    """Review: a worker dying before it read its batch made the survey's write of a big batch fail (EPIPE), which
-    the pool took for a worker killed idle, and it started another worker, for ever. Each such batch is now lost
-    like any other, so isolation.py's bounded search ends the survey: two passes in a row losing nearly every
+    """A worker dying before it reads its batch makes the survey's write of a big batch fail (EPIPE), which is
+    not a worker killed idle (that would start another worker, for ever). Each such batch is lost like any other, so isolation.py's bounded search ends the survey: two passes in a row losing nearly every
     batch is a failing cluster, and its units are failed saying so; none is called the unit that kills workers."""
     monkeypatch.setattr(local_pool, "exit_with_parent", _die_at_start)  # forked workers inherit it
     monkeypatch.setattr(batches, "BATCH_UNITS", batch_units)
@@ -152,9 +151,9 @@ def test_workers_that_die_as_they_start_end_the_survey_with_every_unit_failed(
 def test_a_fork_that_fails_stops_the_survey_with_that_error_and_leaves_no_worker(
     corpus, tmp_path, monkeypatch
 ):
-    """Review: under a process limit, the failed fork left a worker that was never started, and closing the lanes
-    raised AssertionError ('can only join a started process'), hiding the fork's error and leaving the other
-    lanes' workers running."""
+    """Under a process limit, a failed fork leaves a worker that was never started; closing the lanes must not
+    raise AssertionError ('can only join a started process'), which would hide the fork's error and leave the
+    other lanes' workers running."""
     monkeypatch.setattr(batches, "MIN_TASK_BYTES", 1)
     started = []
 
@@ -184,7 +183,7 @@ def _unpicklable_rows(batch, settings):
 
 
 def test_rows_that_cannot_travel_back_fail_their_task_not_a_unit(corpus, tmp_path, monkeypatch):
-    """Review: the worker died pickling them, and after the search a unit was named as what kills workers."""
+    """Rows that cannot be pickled back fail their whole task, and no unit is named as what kills workers."""
     monkeypatch.setattr(engine, "run_batch", _unpicklable_rows)
     rows = survey([str(corpus)], tmp_path, LocalPool(2)).rows
     assert {row["status"] for row in rows} == {"failed"}
@@ -203,7 +202,7 @@ def test_an_answer_that_cannot_be_rebuilt_is_the_tasks_failure():
 
 @pytest.mark.skipif(not hasattr(local_pool.fcntl, "F_GETPIPE_SZ"), reason="pipe sizes are Linux's")
 def test_a_batch_or_an_answer_under_a_mebibyte_goes_through_in_one_write():
-    """Review: a worker stopped (SIGSTOP) halfway through a batch or an answer over a pipe's 64 KiB stalled the
+    """A worker stopped (SIGSTOP) halfway through a batch or an answer over a pipe's 64 KiB would stall the
     survey's one thread, and with it every lane. Pipes of 1 MiB take a batch of 256 units (about 75 KB) or its
     answer in one write."""
     if int(Path("/proc/sys/fs/pipe-max-size").read_text()) < local_pool.PIPE_BYTES:

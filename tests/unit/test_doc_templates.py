@@ -313,9 +313,7 @@ def test_a_split_target_is_what_jinja_renders(text, separator, index, strip, con
 @pytest.mark.slow  # hundreds of drawn templates, each rendered by jinja
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(_LITERAL, _BLOCK_TEXT), max_size=4), _LITERAL)
-@example(
-    [], "{{b}}"
-)  # found on a fresh clone: a field the doc lacks, which the test once took for a refusal
+@example([], "{{b}}")  # a field the doc lacks renders as jinja does, not as a refusal
 def test_any_template_lbnorm_evaluates_renders_as_jinja_does(pieces, last):
     """Random text around blocks: whatever lbnorm evaluates, Jinja renders the same (both harness settings)."""
     template = "".join(literal + "{{" + block + "}}" for literal, block in pieces) + last

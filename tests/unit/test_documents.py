@@ -211,8 +211,8 @@ def test_long_strings_keys_and_numbers_are_lb109(kind, text, line):
 
 
 def test_reading_a_small_file_allocates_about_its_size_not_the_size_limit(tmp_path):
-    """A buffered file's read(n) allocates n bytes first: reading up to the 64 MB limit at once took 64 MB for
-    every results file, whatever its size (found measuring a survey's memory)."""
+    """A buffered file's read(n) allocates n bytes first: reading up to the 64 MB limit at once would take 64 MB
+    for every results file, whatever its size."""
     import tracemalloc
 
     from validator.io.loaders import READ_BUFFER, read_untrusted
