@@ -86,7 +86,8 @@ def submissions_referencing(root: Path, changed: list[Path], candidates: list[Pa
         data = _data_or_none(full)
         if not (isinstance(data, dict) and "reported" in data):
             continue
-        samples = data.get("samples") if isinstance(data.get("samples"), list) else []
+        listed = data.get("samples")
+        samples = listed if isinstance(listed, list) else []
         references = [
             ref
             for ref in [data.get("results"), *samples]

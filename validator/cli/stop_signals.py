@@ -17,6 +17,12 @@ import contextlib
 import signal
 import sys
 import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+# What signal.signal accepts and returns: a handler, SIG_DFL/SIG_IGN, or None for one not set from Python.
+SignalHandler = Callable[[int, FrameType | None], Any] | int | signal.Handlers | None
 
 STOPS = (signal.SIGINT, signal.SIGTERM)
 
@@ -40,7 +46,7 @@ class StopSignals:
 
     def __init__(self):
         self.signum: int | None = None
-        self.previous: dict[int, object] = {}
+        self.previous: dict[int, SignalHandler] = {}
         self.previous_hook = sys.unraisablehook
         self.deferring = False
 

@@ -60,7 +60,9 @@ def report_junit(
     tree = junit_tree(result.findings, files, options)
     ET.indent(tree)
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-    out.write(ET.tostring(tree.getroot(), encoding="unicode") + "\n")
+    root = tree.getroot()
+    assert root is not None  # junit_tree builds its tree on a <testsuites> root
+    out.write(ET.tostring(root, encoding="unicode") + "\n")
 
 
 def _case(

@@ -186,7 +186,8 @@ def _caveat_json(caveat: Caveat) -> dict:
 
 def _caveat_lines(caveats: tuple[Caveat, ...]) -> list[str]:
     """Each caveat on its line, at most CAVEATS_SHOWN per rule in text (JSON has them all)."""
-    lines, shown = [], Counter()
+    lines: list[str] = []
+    shown: Counter[str] = Counter()
     for caveat in caveats:
         shown[caveat.rule] += 1
         if shown[caveat.rule] <= CAVEATS_SHOWN:

@@ -225,7 +225,8 @@ def _record(journal: Journal, batch: list[Unit], results: list[str]) -> None:
 def bytes_of(units: list[Unit]) -> int | None:
     """The size of what the units read: each log, and each run's results file once."""
     sizes = [(unit.log or unit.run.results).size for unit in units]
-    return None if None in sizes else sum(sizes)
+    known = [size for size in sizes if size is not None]
+    return None if len(known) < len(sizes) else sum(known)
 
 
 # Limits on waiting, not on what is read: a unit that was read gives the same rows under any of them, and one

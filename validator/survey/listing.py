@@ -57,15 +57,14 @@ def walk(url: str, filesystem, root: str, budget: Budget, recursive: bool) -> li
                 f"{url}: listing took more than --listing-timeout {budget.seconds:g} s (reached "
                 f"{_name(folder, prefix) or folder}); raise it or survey its folders one at a time"
             )
+
+        def list_folder(folder: str = folder) -> list[tuple[str, bool, dict]]:
+            if http:
+                return _http_entries(filesystem, folder, budget, deadline)
+            return _entries(filesystem, folder)
+
         try:
-            entries = retries.call(
-                lambda folder=folder: (
-                    _http_entries(filesystem, folder, budget, deadline)
-                    if http
-                    else _entries(filesystem, folder)
-                ),
-                budget.retries,
-            )
+            entries = retries.call(list_folder, budget.retries)
         except SourceError:
             raise
         except (

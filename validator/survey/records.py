@@ -50,7 +50,8 @@ def _lines(handle: IO[bytes], max_line: int) -> Iterator[tuple[int, bytes, bool]
     refused, not buffered."""
     # The start of the line not ended yet, in pieces: joined once when its newline comes, so a long line
     # costs its length, not its length times its chunks (pending + chunk, each chunk, was quadratic).
-    pending, pending_size, line_number = [], 0, 0
+    pending: list[bytes] = []
+    pending_size, line_number = 0, 0
     chunk = _without_bom(
         handle
     )  # the first bytes may already hold whole lines: split like any chunk

@@ -12,7 +12,7 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, cast
 
 from ..io.documents import DocumentError
 from ..io.limits import DEFAULT_LIMITS, Limits
@@ -222,7 +222,8 @@ def open_stream(
     )
     try:
         stream = RetryingStream(lambda: filesystem.open(path, "rb", **options), retries)
-        return BoundedStream(stream, max_bytes, option, timeout)
+        # BoundedStream is the binary stream its readers use: read(size) and close()
+        return cast(IO[bytes], BoundedStream(stream, max_bytes, option, timeout))
     except Exception as exc:
         raise read_failure(exc, timeout, retries if is_transient(exc) else 0) from None
 
