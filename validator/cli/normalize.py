@@ -131,6 +131,7 @@ def normalize(
 def _incomplete(outcome: Outcome) -> str:
     """Why a scored file is not a complete leaderboard run ('' when it is)."""
     scores = outcome.scores
+    assert scores is not None  # asked only of an outcome without an error, which is scored
     reasons = [f"{', '.join(scores.missing)} missing"] if scores.missing else []
     # A warning (an older scorer) also means the numbers are not the leaderboard's.
     counts = Counter(c.rule for c in scores.caveats)

@@ -24,6 +24,7 @@ closing words themselves.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from ...harness.doc_templates import UNTRACEABLE
 from ...harness.samples import request_contexts
@@ -103,6 +104,7 @@ class ChatPrompts(AuditCheck):
         )
         if descriptions is UNTRACEABLE or descriptions is TOO_LONG:
             return  # a description lbnorm cannot write: what is left of the prompt is unknown
+        descriptions = cast("tuple[str, ...]", descriptions)  # texts_of's only other answer
         for known in (self.instruction, *descriptions, *(d.strip() for d in descriptions), text):
             if known:
                 before = before.replace(known, "")

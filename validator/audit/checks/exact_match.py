@@ -103,6 +103,7 @@ class ExactMatch(AuditCheck):
                 and filtered
                 and isinstance(filtered[0], str)
             ):
+                assert self.options is not None  # set by sees_samples, which let samples come
                 sample.recomputed[METRIC] = max(
                     exact_match(filtered[0], gold, self.options) for gold in golds
                 )
@@ -128,5 +129,6 @@ class ExactMatch(AuditCheck):
                 ),
             )
             return
+        assert self.options is not None  # set by sees_samples, which let samples come
         sample.recomputed[METRIC] = exact_match(filtered[0], target, self.options)
         sample.recomputed_by = "its filtered answer and target give"

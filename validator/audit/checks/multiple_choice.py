@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 from ...core.results import metric_key_parts
 from ...harness.choice_scores import (
@@ -156,7 +156,7 @@ class MultipleChoice(AuditCheck):
         sample.recomputed_by = "its is_greedy gives"
 
 
-def _one_pair_per_choice(resps: Any) -> bool:
+def _one_pair_per_choice(resps: Any) -> TypeGuard[list]:
     """Several [log-likelihood, is_greedy] pairs: what lm-eval logs for multiple_choice, and only for it."""
     return (
         isinstance(resps, list)
@@ -195,9 +195,10 @@ def _score_choices(check: MultipleChoice, sample: Sample) -> None:
             sample.target_traced,
         )
     except ScoredOtherwise as exc:
-        scores = check._score_multiple_input(sample, str(exc))
-        if scores is None:
+        multiple_input = check._score_multiple_input(sample, str(exc))
+        if multiple_input is None:
             return
+        scores = multiple_input
     except NotRecomputable as exc:
         check.log.at_record(
             "LB702", sample.record, ("filtered_resps",), f"acc cannot be recomputed: {exc}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeGuard
 
 from ...core.formulas import describe
 from ...core.normalization import plain_mean
@@ -195,5 +195,5 @@ def _divergence(key: str, reported: float, recomputed: float, tolerance: float) 
     )
 
 
-def _finite(value: Any) -> bool:
+def _finite(value: Any) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

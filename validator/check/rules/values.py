@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeGuard
 
 from ...core.normalization import plain_mean, pooled_mean
 from ...core.profile import POOLED
@@ -98,7 +98,8 @@ def group_mismatch(ctx: CheckContext) -> Iterator[Hit]:
         metric = (bench.metrics[0], bench.filter)
         if group is None or not _finite(group.metrics.get(metric)):
             continue
-        values, sizes = [], []
+        values: list[float] = []
+        sizes: list[int] = []
         for task in bench.tasks:
             entry = ctx.results.find(task.names)
             value = entry.metrics.get(metric) if entry else None
@@ -158,5 +159,5 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _finite(value: Any) -> bool:
+def _finite(value: Any) -> TypeGuard[float]:
     return _is_number(value) and math.isfinite(value)
