@@ -69,6 +69,7 @@ class TaskFacts:
         """The choice count the run proves, and how (or why it cannot tell)."""
         logged = self.log.single_count if self.log else None
         if self.config_choices is not None and logged not in (None, self.config_choices):
+            assert self.log is not None  # logged is its count
             return None, (
                 f"configs list {self.config_choices} choices but {self.log.describe()}; "
                 "check which one your leaderboard's baseline uses"
@@ -80,6 +81,7 @@ class TaskFacts:
                 f"doc_to_choice in configs is a literal list of {self.config_choices}{evidence}",
             )
         if logged is not None:
+            assert self.log is not None  # logged is its count
             return (
                 logged,
                 f"every one of the {self.log.docs:,} docs in {self.log.log} was scored with {logged} choices",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import secrets
+from typing import TypeGuard
 
 from ..check.checker import CheckResult, FileReport
 from ..findings import ERROR, WARNING, Finding
@@ -44,7 +45,7 @@ def escape_property(text: str) -> str:
 
 def annotation_lines(result: CheckResult, details: str) -> list[str]:
     """At most 10 per severity: the 9 most important, then one saying how many more and where."""
-    lines = []
+    lines: list[str] = []
     for severity in (ERROR, WARNING):
         findings = sorted((f for f in result.findings if f.severity == severity), key=_importance)
         shown = (
@@ -212,7 +213,7 @@ def _findings_block(findings: list[Finding]) -> str:
     return "\n".join(rows) + "\n"
 
 
-def _num(value: object) -> bool:
+def _num(value: object) -> TypeGuard[float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 

@@ -17,7 +17,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import IO, TypeVar
 
 TRANSIENT_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 BASE_SECONDS, MAX_SECONDS = 0.5, 8.0
@@ -37,11 +37,14 @@ def is_transient(exc: BaseException) -> bool:
         return status in TRANSIENT_STATUS
     if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)):
         return False
+    transient: tuple[type[BaseException], ...] = (OSError, EOFError, TimeoutError)
     try:
         from aiohttp import ClientError
     except ImportError:
-        ClientError = OSError  # noqa: N806 - without aiohttp, no aiohttp error can come
-    return isinstance(exc, (OSError, EOFError, TimeoutError, ClientError))
+        pass  # without aiohttp, no aiohttp error can come
+    else:
+        transient += (ClientError,)
+    return isinstance(exc, transient)
 
 
 def pause(attempt: int) -> None:
@@ -78,9 +81,9 @@ class RetryingStream:
     """A remote file's binary stream that opens the file again where a read broke, within a budget of retries
     for the whole file. `opener()` opens it from the start."""
 
-    def __init__(self, opener: Callable, retries: int):
+    def __init__(self, opener: Callable[[], IO[bytes]], retries: int):
         self.opener, self.retries, self.attempt, self.position = opener, retries, 0, 0
-        self.handle = None
+        self.handle: IO[bytes] | None = None
         self._open_at(0)
 
     def _again(self, exc: Exception) -> None:
@@ -109,6 +112,7 @@ class RetryingStream:
     def read(self, size: int = -1) -> bytes:
         while True:
             try:
+                assert self.handle is not None  # _open_at leaves one open or raises
                 data = self.handle.read(size)
             except Exception as exc:  # noqa: BLE001 - _again decides
                 self._again(exc)

@@ -12,7 +12,7 @@ import math
 import re
 from collections import Counter
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, cast
 
 from ..audit.model import TaskAudit
 from ..check import rules as _rules  # noqa: F401  (registers the check's rules that rows name: LB101, LB111, LB404)
@@ -349,10 +349,10 @@ def _sound(value: object, types: tuple) -> bool:
     if kind not in types:
         return False
     if kind is float:
-        return math.isfinite(value)
+        return math.isfinite(cast(float, value))
     if kind is int:
-        return -(1 << 63) <= value < 1 << 63
-    return kind is not str or not LONE_SURROGATE.search(value)
+        return -(1 << 63) <= cast(int, value) < 1 << 63
+    return kind is not str or not LONE_SURROGATE.search(cast(str, value))
 
 
 def _shown(value: object) -> str:
