@@ -48,7 +48,8 @@ def group_rows(
         group for group in sorted(groups) if isinstance(results.get(group), dict) or group in asked
     ]
     for group in declared[:MAX_GROUP_ROWS]:
-        entry = results.get(group) if isinstance(results.get(group), dict) else {}
+        written = results.get(group)
+        entry = written if isinstance(written, dict) else {}
         findings, metrics, unpooled = [], {}, []
         for key, reported in entry.items():
             if "," not in key or "_stderr" in key.partition(",")[0]:
@@ -60,7 +61,11 @@ def group_rows(
                 "from_samples": None,
                 "recomputed": _matching(reported, accepted),
             }
-            problem = why or _mismatch(reported, accepted)
+            if why:
+                problem: str | None = why
+            else:
+                assert accepted is not None  # _derive gives values wherever it gives no reason
+                problem = _mismatch(reported, accepted)
             if problem:
                 findings.append(
                     make_finding(
@@ -291,7 +296,7 @@ class _Leaves:
         if twice is not None:  # lm-eval lists a group's tasks from dict keys: never one twice
             return (), 0, f"its group_subtasks names {twice} twice, which lm-eval cannot write"
         self.open.add(group)
-        leaves: list[str] = []
+        gathered: list[str] = []
         height = 1
         for task in members:
             below, levels, why = (
@@ -302,10 +307,10 @@ class _Leaves:
             if why:
                 self.open.discard(group)
                 return (), 0, why
-            leaves += below
+            gathered += below
             height = max(height, levels + 1)
         self.open.discard(group)
-        self.found[group] = (tuple(leaves), height)
+        self.found[group] = (tuple(gathered), height)
         return self.found[group][0], height, ""
 
 

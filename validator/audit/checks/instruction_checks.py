@@ -105,6 +105,7 @@ class InstructionChecks(AuditCheck):
                     ),
                 )
             return
+        assert isinstance(doc, dict)  # instruction_list gives a list only from a dict doc
         kwargs = doc.get("kwargs")
         if self.ifeval_config:
             _unbuildable(self, sample, instructions, kwargs)
@@ -231,6 +232,7 @@ def _deterministic(instruction: object, kwargs: object, index: int) -> bool:
 def _unbuildable(check: InstructionChecks, sample: Sample, instructions: list, kwargs) -> None:
     """LB708 for each instruction IFEval's harness cannot build (an id its registry lacks, kwargs it rejects):
     no run logged such a doc, and the replay would settle nothing for it."""
+    where: tuple[str | int, ...]
     for index, instruction in enumerate(instructions[:MAX_INSTRUCTIONS]):
         if not (isinstance(instruction, str) and instruction in INSTRUCTIONS):
             where, why = (
@@ -270,6 +272,7 @@ def _replay(
     check, sample: Sample, instructions: list, kwargs: list, response: str, blank: bool
 ) -> list[tuple]:
     replayed = []
+    found: tuple[bool, bool] | tuple[None, None] | None
     for index, instruction in enumerate(instructions):
         if blank:
             found = (False, False)  # before any checker: `if response.strip() and ...`

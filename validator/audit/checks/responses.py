@@ -142,7 +142,7 @@ class Responses(AuditCheck):
                     f"the filter {flt!r} is not replayed from resps: {self.unreplayed[flt]}",
                 )
 
-    def _pipeline(self, name: str) -> str | tuple | None:
+    def _pipeline(self, name: str) -> str | Pipeline:
         """How the config's filter of that name is replayed, once per log: take_first alone under any name (the
         filter 'none' renamed must not let filtered_resps say anything), a pipeline harness/filters.py replays,
         or why not."""
