@@ -52,8 +52,10 @@ def use_beacon(beacon) -> None:
 def batch_received() -> None:
     """In a local pool worker: a new batch starts (its number is the count of batches received)."""
     if _BEACON is not None:
-        _BEACON[0] += 1
+        # The start time first: a worker killed between the two writes must not leave the new batch
+        # number beside the last batch's time (or none), which reads as a unit running for ages.
         _BEACON[1], _BEACON[2] = 0, time.monotonic()
+        _BEACON[0] += 1
 
 
 def started(index: int) -> None:

@@ -164,11 +164,11 @@ class _Lane:
         """The oldest batch, lost, if its unit has run past the deadline (Overdue) or the worker has not even
         started it within the deadline (it hung between units): the worker is stopped, the batches behind it
         go back to the queue."""
-        if not self.in_flight or self.process is None:
-            return
+        if not self.in_flight or self.process is None or not self.process.is_alive():
+            return  # a worker that died is lost(), with that cause
         number, index, since = self.beacon[:]
         started = int(number) == self.answered + 1
-        seconds = time.monotonic() - (since if started else self.oldest_since)
+        seconds = time.monotonic() - (since if started and since else self.oldest_since)
         if seconds <= self.deadline:
             return
         lost = self.in_flight.popleft()
