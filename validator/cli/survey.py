@@ -315,11 +315,15 @@ def _selection_of(settings) -> tuple:
 
 def canonical(selection: RuleSelection) -> RuleSelection:
     """The same selection with its codes sorted: the journal's settings compare equal however they were typed."""
+    select, ignore, warn, error = (
+        tuple(sorted(set(codes)))
+        for codes in (selection.select, selection.ignore, selection.warn, selection.error)
+    )
     return RuleSelection(
-        *(
-            tuple(sorted(set(codes)))
-            for codes in (selection.select, selection.ignore, selection.warn, selection.error)
-        ),
+        select,
+        ignore,
+        warn,
+        error,
         tuple(
             sorted((glob, tuple(sorted(set(codes)))) for glob, codes in selection.per_file_ignores)
         ),

@@ -71,7 +71,8 @@ def _overview(rows: list[dict]) -> tuple:
 
 
 def _by_rule(rows: list[dict]) -> tuple:
-    rows_with, total = Counter(), Counter()
+    rows_with: Counter[str] = Counter()
+    total: Counter[str] = Counter()
     for row in rows:
         for rule, count in row["rules"].items():
             rows_with[rule] += 1
@@ -136,7 +137,7 @@ def _unreproduced_of(row: dict) -> list[tuple[str, dict]]:
 
 
 def _differences(rows: list[dict]) -> tuple:
-    counts = Counter()
+    counts: Counter[str] = Counter()
     for row in rows:
         diff = row["max_abs_diff"]
         if diff is not None:
@@ -233,13 +234,17 @@ def _pct(value) -> str:
 
 
 def write_summaries(rows: list[dict], out: Path, plots: bool = True) -> list[Path]:
-    plots = draw_plots(rows, out) if plots else {}  # {title: png path}; empty without matplotlib
+    # {title: png path}; empty without matplotlib
+    drawn: dict[str, Path] = draw_plots(rows, out) if plots else {}
     parts = sections(rows)
     markdown, html_file = out / "summary.md", out / "summary.html"
-    for path, text in ((markdown, _markdown(parts, plots, out)), (html_file, page(parts, plots))):
+    for path, text in (
+        (markdown, _markdown(parts, drawn, out)),
+        (html_file, page(parts, drawn)),
+    ):
         with replaced(path) as handle:
             handle.write(text)
-    return [markdown, html_file, *plots.values()]
+    return [markdown, html_file, *drawn.values()]
 
 
 def _markdown(parts: list[tuple], plots: dict[str, Path], out: Path) -> str:

@@ -48,9 +48,10 @@ class Settings:
     choice_counts: tuple[tuple[str, int], ...] = ()
     # The maintainer's --select/--ignore/--warn/--error (cli/survey.py, findings/selection).
     selection: RuleSelection = RuleSelection()
-    # Groups a maintainer's profile scores from the size-weighted pool of their tasks (GPQA, MATH), with the
-    # names of those tasks: the group must pool exactly them, size-weighted.
-    pooled_groups: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
+    # Groups a maintainer's profile scores from the size-weighted pool of their tasks (GPQA, MATH), with
+    # each task's names and split size where known (Profile.pooled_groups): the group must pool exactly
+    # those tasks, size-weighted.
+    pooled_groups: tuple[tuple[str, tuple[tuple[tuple[str, ...], int | None], ...]], ...] = ()
     # (task, documents) of the splits a maintainer's profile scores: the logs must prove them (LB718, coverage).
     split_sizes: tuple[tuple[str, int], ...] = ()
 
@@ -323,6 +324,7 @@ def _no_log_row(run, model: str, task: str, settings: Settings) -> dict:
 
 def _log_row(unit: Unit, document: Document, model: str, settings: Settings) -> dict:
     run, log = unit.run, unit.log
+    assert log is not None  # _rows_of sends only a unit with a log here
     task = task_of(posixpath.basename(log.name), known_tasks(document.data))
     if task is None:
         finding = make_finding("LB700", log.name, UNPLACED_LOG)
