@@ -11,7 +11,7 @@ nothing here prints.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,7 +72,9 @@ class LogAuditor:
         self.summary = TaskAudit(spec.name, log, expected=spec.n_effective)
         self.checks = [check(self) for check in check_classes()]
         # Each check's bound add, looked up once: every sample goes through each (every check still finishes).
-        self.adders = [check.add for check in self.checks if check.sees_samples()]
+        self.adders: list[Callable[[Sample], None]] = [
+            check.add for check in self.checks if check.sees_samples()
+        ]
         self._scanned: tuple[SampleRecord, Document] | None = None
         self._unnamed_filters: UnnamedFilters | None = None
         self.batches = Batches(self.adders, self._at_record_now)
@@ -154,6 +156,7 @@ def record_position(record: SampleRecord, path: tuple, document: Document) -> tu
     line, column = document.position(path)
     if line is None:
         return record.line, record.column
+    assert column is not None  # a position gives a line and a column, or neither
     return record.line + line - 1, column + record.column - 1 if line == 1 else column
 
 
@@ -225,8 +228,9 @@ def _tasks_without_logs(
     no group (a task's config deleted, or the whole configs section, must not take its numbers out of the list)."""
     if not logs:
         return
-    configs = data.get("configs") if isinstance(data.get("configs"), dict) else {}
-    results = data.get("results") if isinstance(data.get("results"), dict) else {}
+    configs_section, results_section = data.get("configs"), data.get("results")
+    configs = configs_section if isinstance(configs_section, dict) else {}
+    results = results_section if isinstance(results_section, dict) else {}
     groups = set(declared_groups(data)) | set(unmapped_groups(data))
     tasks = [*configs, *(task for task in results if task not in configs and task not in groups)]
     logged = {log.task for log in logs}

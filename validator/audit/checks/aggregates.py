@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import isfinite, sqrt
-from typing import Any
+from typing import Any, cast
 
 from ...core.results import metric_key_parts
 from ...findings import ERROR
@@ -310,7 +310,7 @@ def _aggregation_path(spec: Any, metric: str) -> tuple:
 
 def _logged_values(check: Aggregates, sample: Sample) -> dict[str, float]:
     data, flt = sample.data, sample.filter
-    scalars = {}
+    scalars: dict[str, float] = {}
     means = check.logged.setdefault(flt, {})
     # The results file's metrics, not the sample's own "metrics" list: the submitter writes that list, and
     # an empty one hid every logged value from the comparison.
@@ -342,9 +342,11 @@ def _logged_values(check: Aggregates, sample: Sample) -> dict[str, float]:
         total = means.get(name)
         if total is None:
             total = means[name] = RunningMean(
-                shift=value if items is None else items[0] if items else 0
+                # without a list of items, value is a number: an entry with neither was skipped above
+                shift=cast(float, value) if items is None else items[0] if items else 0
             )
         if items is None:
+            assert value is not None  # an entry with neither a number nor a list was skipped above
             if name in RATES and not 0 <= value <= 1:
                 check.log.at_record(
                     "LB708",
