@@ -20,6 +20,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from ..core import version
 from ..io.limits import DEFAULT_LIMITS
@@ -34,6 +35,9 @@ from .dask_workers import (
     unreadable,
 )
 from .isolation import Batch, ClusterLost, Outcome, Result, WorkerLost, isolate
+
+if TYPE_CHECKING:  # an optional extra: imported where a cluster is made
+    from distributed import Client
 
 # --local-cluster's Dask settings (DaskCluster below): the background work a dashboard or a long-lived shared
 # cluster needs, on a cluster that has neither and whose scheduler and nannies share this machine's cores
@@ -187,6 +191,11 @@ class DaskCluster:
         ):  # the survey's rate leaves it out, so a timed command shows it apart
             self.start_seconds = time.monotonic() - started
 
+    @property
+    def _connected(self) -> Client:
+        assert self.client is not None  # __init__ connects it, or raises
+        return self.client
+
     def check_sources(self, paths: list[str], protocols: list[str]) -> None:
         """SourcesUnseen if a worker connected now cannot see one of these local paths (absolute) or has no file
         system for one of these URL schemes: a cluster on other machines reads from its own disks, with its
@@ -194,7 +203,7 @@ class DaskCluster:
         maintainer has, or "install lbnorm[remote]". The survey's own local cluster is this machine."""
         if self.cluster is not None or not (paths or protocols):
             return
-        answers = self.client.run(unreadable, list(paths), list(protocols), on_error="return")
+        answers = self._connected.run(unreadable, list(paths), list(protocols), on_error="return")
         for address, problems in sorted(answers.items()):
             if not isinstance(problems, list) or not problems:
                 continue
@@ -212,7 +221,7 @@ class DaskCluster:
             raise SourcesUnseen(f"Dask worker {address} {problems[0]}{more}: {fix}")
 
     def describe(self) -> str:
-        workers = len(self.client.scheduler_info().get("workers", {}))
+        workers = len(self._connected.scheduler_info().get("workers", {}))
         started = (
             f", started in {self.start_seconds:.2f} s" if self.start_seconds is not None else ""
         )
@@ -221,17 +230,17 @@ class DaskCluster:
     def dashboard(self) -> str | None:
         """The scheduler's dashboard link, when it serves one (its HTTP server, and bokeh beside it)."""
         try:
-            if "dashboard" not in self.client.scheduler_info().get("services", {}):
+            if "dashboard" not in self._connected.scheduler_info().get("services", {}):
                 return None
-            if not self.client.run_on_scheduler(_has_bokeh):
+            if not self._connected.run_on_scheduler(_has_bokeh):
                 return None
-            return self.client.dashboard_link
+            return self._connected.dashboard_link
         except Exception:  # noqa: BLE001 - a link is a courtesy, never a reason to stop
             return None
 
     @property
     def workers(self) -> int:
-        return max(1, len(self.client.scheduler_info().get("workers", {})))
+        return max(1, len(self._connected.scheduler_info().get("workers", {})))
 
     def run(self, function: Callable[[Batch], list[str]], batches: list[Batch]) -> Iterator[Result]:
         return isolate(functools.partial(self._run_once, function), batches)
@@ -250,7 +259,7 @@ class DaskCluster:
         # the map; as pickled bytes (one opaque value, written by the same pickle Dask would use), 9 ms after.
         payloads = [pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL) for batch in batches]
         keys = [f"lbnorm-survey-{run}-{batch_key(b)}" for b in batches]
-        futures = self.client.map(checked, payloads, keys, key=keys)
+        futures = self._connected.map(checked, payloads, keys, key=keys)
         by_key = {future.key: batch for future, batch in zip(futures, batches, strict=True)}
         watch = _NoWorkerWatch(self.client, futures, self.workers_timeout)
         late = deadlines.DaskDeadlines(self.client, futures, self.deadline)
@@ -267,8 +276,9 @@ class DaskCluster:
     def close(self) -> None:
         with quiet_client_logs() if self.cluster is not None else contextlib.nullcontext():
             try:
-                if getattr(self, "client", None) is not None:
-                    self.client.close()
+                client = getattr(self, "client", None)
+                if client is not None:
+                    client.close()
             finally:  # whatever happened to the client, the cluster's processes are stopped
                 if self.cluster is not None:
                     self.cluster.close()
