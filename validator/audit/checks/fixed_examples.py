@@ -36,7 +36,7 @@ precedence over the listed samples, and is not checked here.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from ...harness.doc_templates import Template
 from ...harness.fewshot import ExampleRenderer
@@ -59,6 +59,10 @@ DELIMITERS = (("target_delimiter", " "), ("fewshot_delimiter", "\n\n"))
 @audit_check(order=20)  # after the prompts check, which finds where each prompt's examples lie
 class FixedExamples(AuditCheck):
     """LB722: a prompt's examples are not the ones the config lists; LB723: it holds another number of them."""
+
+    # Set by _plan where the config's examples can be rendered (each way, and the first one).
+    renders: list[ExampleRenderer]
+    render: ExampleRenderer
 
     def __init__(self, log):
         super().__init__(log)
@@ -117,7 +121,11 @@ class FixedExamples(AuditCheck):
                 _holds(held, block)
                 for way in self.renderings
                 for block in _without(
-                    self.samples, self.shots, partial(self._example, way=way), doc
+                    # doc is among the samples, which _plan checked are all docs
+                    self.samples,
+                    self.shots,
+                    partial(self._example, way=way),
+                    cast(dict, doc),
                 )
             )
         ):
