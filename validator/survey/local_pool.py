@@ -38,7 +38,7 @@ from multiprocessing.connection import Connection, wait
 try:
     import fcntl
 except ImportError:  # Windows: pipes keep their size (_widen)
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # the module or None: _widen asks which
 
 from ..io.limits import DEFAULT_LIMITS
 from . import deadlines
@@ -118,8 +118,12 @@ class _Lane:
         self.beacon = _CONTEXT.RawArray("d", 3)
         self.answered, self.oldest_since = 0, time.monotonic()
 
+    def _worker(self) -> multiprocessing.process.BaseProcess:
+        assert self.process is not None  # a batch in flight has the worker _start made
+        return self.process
+
     def handles(self) -> list:
-        return [self.from_worker, self.process.sentinel] if self.in_flight else []
+        return [self.from_worker, self._worker().sentinel] if self.in_flight else []
 
     def fill(self, waiting: collections.deque[Batch], depth: int = DEPTH) -> None:
         """Send the lane batches from `waiting` until `depth` (at most DEPTH) are in flight."""
@@ -132,6 +136,7 @@ class _Lane:
             if not self.in_flight:
                 self.oldest_since = time.monotonic()
             self.in_flight.append(waiting.popleft())
+            assert self.to_worker is not None  # _start opened it with the process
             try:
                 self.to_worker.send_bytes(payload)
             except OSError:
@@ -143,6 +148,7 @@ class _Lane:
     def finished(self, waiting: collections.deque[Batch]) -> Iterator[Outcome]:
         """The batches answered, in order: their rows, or why one was lost (isolation.py splits it)."""
         while self.in_flight:
+            assert self.from_worker is not None  # _start opened it with the process
             try:
                 if not self.from_worker.poll():
                     break
@@ -152,7 +158,7 @@ class _Lane:
             self.answered += 1
             self.oldest_since = time.monotonic()
             yield self.in_flight.popleft(), _rebuilt(answer)
-        if self.in_flight and not self.process.is_alive():
+        if self.in_flight and not self._worker().is_alive():
             # The oldest batch is the one it ran; the others never ran, and go back to the queue.
             lost = self.in_flight.popleft()
             waiting.extendleft(reversed(self.in_flight))
@@ -218,6 +224,7 @@ class _Lane:
             self.process.kill()
             self.process.join()
             for end in (self.to_worker, self.from_worker):
+                assert end is not None  # _start opened both with the process
                 _SURVEY_ENDS.discard(end)
                 end.close()
         self.process = None
@@ -225,6 +232,7 @@ class _Lane:
     def close(self) -> None:
         """An idle worker is told to end and waited for; one still running (a survey stopped early) is killed."""
         if self.process is not None and not self.in_flight:
+            assert self.to_worker is not None  # _start opened it with the process
             try:
                 self.to_worker.send_bytes(_STOP)
                 self.process.join(timeout=5)
@@ -248,7 +256,7 @@ def _work(function: Function, batches: Connection, rows: Connection, parent: int
     while (payload := inbox.get()) != _STOP:
         deadlines.batch_received()
         try:
-            outcome = function(pickle.loads(payload))
+            outcome: list[str] | Exception = function(pickle.loads(payload))
         except (
             Exception
         ) as error:  # raised by the task (run_batch), not a unit: the worker lives on
@@ -266,7 +274,7 @@ def _pickled(outcome: object) -> bytes:
         )
 
 
-def _rebuilt(answer: bytes) -> object:
+def _rebuilt(answer: bytes) -> list[str] | Exception:
     """A worker's answer, or the reason it cannot be read here (the task's failure, as in _pickled)."""
     try:
         return pickle.loads(answer)
