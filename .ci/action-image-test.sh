@@ -29,7 +29,8 @@ docker build -q --network host --build-arg "$VERSION_ARG" -t lbnorm-action:build
 log "rebuilding after a code-only change"
 CTX=$W/context; mkdir -p "$CTX"
 cp -r "$REPO/Dockerfile" "$REPO/.dockerignore" "$REPO/requirements-action.txt" "$REPO/requirements-build.txt" \
-      "$REPO/pyproject.toml" "$REPO/README.md" "$REPO/schemas" "$REPO/validator" "$CTX/"
+      "$REPO/pyproject.toml" "$REPO/README.md" "$REPO/LICENSE" "$REPO/schemas" "$REPO/validator" "$CTX/"
+mkdir -p "$CTX/examples" && cp -r "$REPO/examples/workflows" "$CTX/examples/"
 echo "# a code-only change" >> "$CTX/validator/__init__.py"
 docker build -q --network host --build-arg "$VERSION_ARG" -t lbnorm-action:rebuilt "$CTX" >/dev/null
 
