@@ -200,7 +200,7 @@ class _Lane:
         )
         _SURVEY_ENDS.update((to_worker, from_worker))
         try:
-            process.start()
+            _start_with_sigint_blocked(process)
         except (
             BaseException
         ) as error:  # it could not fork: the survey stops on that, not on another error
@@ -241,10 +241,30 @@ class _Lane:
         self._stop()
 
 
+def _start_with_sigint_blocked(process: multiprocessing.process.BaseProcess) -> None:
+    """Start a worker with Ctrl-C held back until it ignores it.
+
+    A SIGINT that reached a forked child before multiprocessing's bootstrap took over would
+    raise KeyboardInterrupt in the child's copy of the survey, which would then run on as a
+    second survey process. Blocked across the fork, it waits in the child until _work
+    ignores it; the survey's own SIGINT is delivered when the mask is restored here.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        process.start()
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        process.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _work(function: Function, batches: Connection, rows: Connection, parent: int, beacon) -> None:
     """In a worker process: run each batch the pipe brings, in order, and answer each. Ctrl-C is the survey's to
     handle (it closes its lanes); an exception is the answer, made portable (_portable)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):  # blocked across the fork (_start_with_sigint_blocked)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     signal.signal(
         signal.SIGTERM, signal.SIG_DFL
     )  # the survey's own handler stops the survey, not its workers
