@@ -98,7 +98,7 @@ def test_a_score_no_rule_explains_is_never_passed(monkeypatch):
     monkeypatch.setattr(checker, "score_benchmark", unforeseen)
     exit_code, found, _, report = run_case(EXAMPLES / "positive" / "pythia_two_decimals")
     assert exit_code == 1
-    assert found == [("LB600", "shared/pythia-1b.json", 1)]
+    assert found == [("LB600", "common/pythia-1b.json", 1)]
     assert (
         report["findings"][0]["message"]
         == "gpqa cannot be recomputed: an unforeseen shape of the file"
