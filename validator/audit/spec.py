@@ -140,33 +140,39 @@ class TaskSpec:
             dict.fromkeys(n for n in written if isinstance(n, str))
         )  # a name twice is one filter_resps key
         if not names:
-            names = sorted({metric_key_parts(key)[1] for key in self.metric_keys()})
+            names = sorted(self.reported_filters)
         return names or ["none"]
 
-    def metric_keys(self) -> list[str]:
+    def metric_keys(self) -> tuple[str, ...]:
         """Every key of the entry the score could read as a metric, as written ("acc,none", or "acc" alone, which
         the readers take as filter none): the audit accounts for each (see metric_key_parts)."""
-        return [
-            key
-            for key in self.entry
-            if isinstance(key, str)
-            and key not in ENTRY_INFO_KEYS
-            and not is_stderr(metric_key_parts(key)[0])
-        ]
+        return tuple(self.metric_parts)
+
+    @cached_property  # a dozen checks ask, as they start and finish each log
+    def metric_parts(self) -> dict[str, tuple[str, str]]:
+        """Each metric key of the entry (see metric_keys), in its order, with its (metric, filter); read only."""
+        return {
+            key: parts for key, parts in _entry_key_parts(self.entry) if not is_stderr(parts[0])
+        }
+
+    @cached_property
+    def reported_metrics(self) -> frozenset[str]:
+        """The metric names of the entry's metric keys (filters aside)."""
+        return frozenset(metric for metric, _ in self.metric_parts.values())
+
+    @cached_property
+    def reported_filters(self) -> frozenset[str]:
+        """The filter names of the entry's metric keys."""
+        return frozenset(flt for _, flt in self.metric_parts.values())
 
     def stderr_key(self, metric: str, flt: str) -> str | None:
         """The entry's key of the metric's standard error, however it is spelled; None when it has none."""
-        wanted = (metric + "_stderr", flt)
-        return next(
-            (
-                key
-                for key in self.entry
-                if isinstance(key, str)
-                and key not in ENTRY_INFO_KEYS
-                and metric_key_parts(key) == wanted
-            ),
-            None,
-        )
+        return self._stderr_keys.get((metric + "_stderr", flt))
+
+    @cached_property
+    def _stderr_keys(self) -> dict[tuple[str, str], str]:
+        """(metric_stderr, filter) -> the first key of the entry that parses to it."""
+        return {parts: key for key, parts in reversed(_entry_key_parts(self.entry))}
 
     def aggregation(self, metric: str) -> str:
         """ "mean", "flatten" (IFEval's agg_inst_level_acc) or the aggregation as written; where the config
@@ -242,6 +248,15 @@ def _spec_from_results(data: dict, task: str) -> TaskSpec:
         data.get("system_instruction"),
         data.get("chat_template"),
     )
+
+
+def _entry_key_parts(entry: dict) -> list[tuple[str, tuple[str, str]]]:
+    """Each key of a results entry that is no info key, in order, with its (metric, filter)."""
+    return [
+        (key, metric_key_parts(key))
+        for key in entry
+        if isinstance(key, str) and key not in ENTRY_INFO_KEYS
+    ]
 
 
 def _scored_under_limit(spec: TaskSpec, split: int | None) -> tuple[int, ...] | None:

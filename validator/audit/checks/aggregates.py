@@ -114,7 +114,7 @@ class Aggregates(AuditCheck):
         # filter -> metric -> its running mean: a sample looks its filter up once, not a (metric, filter) key each
         self.logged: dict[str, dict[str, RunningMean]] = {}
         self.recomputed: dict[str, dict[str, RunningMean]] = {}
-        self.metric_names = {metric_key_parts(key)[0] for key in self.spec.metric_keys()}
+        self.metric_names = self.spec.reported_metrics
         self.sorted_metric_names = sorted(self.metric_names)
         # Metrics averaged per sample: a value that is not a number cannot just be left out of their mean.
         self.averaged = {
@@ -189,8 +189,7 @@ class Aggregates(AuditCheck):
                 f"no {metric}, but the samples log it; lm-eval reports every metric its samples "
                 "give",
             )
-        for key in self.spec.metric_keys():
-            metric, flt = metric_key_parts(key)
+        for key, (metric, flt) in self.spec.metric_parts.items():
             audit = MetricAudit(key, self.spec.entry.get(key))
             self.summary.metrics.append(audit)
             logged, recomputed = (
@@ -263,7 +262,7 @@ def _named_but_unreported(check: Aggregates) -> None:
     if not spec.entry or spec.config.get("process_results") or not isinstance(items, list):
         return
     named = {item.get("metric") for item in items if isinstance(item, dict)}
-    reported = {metric_key_parts(key)[0] for key in spec.metric_keys()}
+    reported = spec.reported_metrics
     for metric in ALWAYS_SCORED.get(spec.output_type, ()):
         if (
             metric in named and metric not in reported and metric not in check.unreported

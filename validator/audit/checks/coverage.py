@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from ...core.results import metric_key_parts
 from ...findings import ERROR
 from ...findings.registry import rule
 from ...io.sample_logs import SAMPLES_NAME
@@ -198,9 +197,7 @@ class Coverage(AuditCheck):
         of: a filter the config leaves out is still one whose numbers the table shows (a log holding the 6 right
         answers of 12 under the filter the results report, and all 12 under the one the config names, was clean)."""
         named = list(self.spec.filters)
-        reported = sorted(
-            {metric_key_parts(key)[1] for key in self.spec.metric_keys()} - set(named)
-        )
+        reported = sorted(self.spec.reported_filters - set(named))
         logged = [flt for flt in self.by_filter if flt not in named and flt not in reported]
         return named + reported + logged
 

@@ -12,7 +12,6 @@ values go to the aggregates check (LB708, LB709).
 
 from __future__ import annotations
 
-from ...core.results import metric_key_parts
 from ...harness.exact_match import exact_match, scorable_options
 from .base import AuditCheck, Sample, audit_check, untraced_target
 from .math_answers import is_leaderboard_math
@@ -52,7 +51,7 @@ class ExactMatch(AuditCheck):
         if entry is None or self.spec.output_type != "generate_until":
             # A reported exact_match the config does not name as a generated answer's (metric_list deleted, its
             # entry a bare string, output_type misspelt) is still checked: lm-eval scores it all the same.
-            if any(metric_key_parts(key)[0] == METRIC for key in self.spec.metric_keys()):
+            if METRIC in self.spec.reported_metrics:
                 self.unaudited = (
                     "the config names it in no metric_list entry of a generate_until task, so what "
                     "the harness compared is not known"
@@ -78,8 +77,8 @@ class ExactMatch(AuditCheck):
         return True
 
     def finish(self) -> None:
-        for key in self.spec.metric_keys():
-            if metric_key_parts(key)[0] == METRIC and self.unaudited is not None:
+        for key, (metric, _) in self.spec.metric_parts.items():
+            if metric == METRIC and self.unaudited is not None:
                 self.not_audited(key, self.unaudited)
 
     def add(self, sample: Sample) -> None:

@@ -37,7 +37,6 @@ writes the docs and the responses' length.
 
 from __future__ import annotations
 
-from ...core.results import metric_key_parts
 from ...harness.ifeval import (
     BEYOND_BOUNDS,
     HARNESS_RAISES,
@@ -71,7 +70,7 @@ class InstructionChecks(AuditCheck):
 
     def __init__(self, log):
         super().__init__(log)
-        reported = {metric_key_parts(key)[0] for key in self.spec.metric_keys()}
+        reported = self.spec.reported_metrics
         self.levels = [(index, pair) for index, pair in enumerate(LEVELS) if reported & set(pair)]
         source = self.spec.config.get("process_results")
         # IFEval's task by its scorer, or by its name (deleting the scorer's source from the config is no way out)
@@ -201,8 +200,8 @@ class InstructionChecks(AuditCheck):
             f"{count:,} outcome(s) with {why}" for why, count in sorted(self.beyond.items())
         )
         for why in whys:
-            for key in self.spec.metric_keys():
-                if any(metric_key_parts(key)[0] in pair for _, pair in self.levels):
+            for key, (metric, _) in self.spec.metric_parts.items():
+                if any(metric in pair for _, pair in self.levels):
                     self.not_audited(key, f"IFEval: {why}")
         if self.unsettled:
             named = ", ".join(

@@ -12,7 +12,6 @@ Each outcome against the response itself is instruction_checks.py's.
 
 from __future__ import annotations
 
-from ...core.results import metric_key_parts
 from ...harness.samples import as_number, as_number_list
 from .base import AuditCheck, Sample, audit_check
 
@@ -31,7 +30,7 @@ class InstructionLevels(AuditCheck):
 
     def __init__(self, log):
         super().__init__(log)
-        reported = {metric_key_parts(key)[0] for key in self.spec.metric_keys()}
+        reported = self.spec.reported_metrics
         self.levels = [pair for pair in LEVELS if reported & set(pair)]
 
     def sees_samples(self) -> bool:

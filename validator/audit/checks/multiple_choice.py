@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, TypeGuard
 
-from ...core.results import metric_key_parts
 from ...harness.choice_scores import (
     ChoiceScores,
     NotRecomputable,
@@ -127,8 +126,8 @@ class MultipleChoice(AuditCheck):
             self.unscored.setdefault(metric, why)
 
     def finish(self) -> None:
-        for key in self.spec.metric_keys():
-            why = self.unscored.get(metric_key_parts(key)[0])
+        for key, (metric, _) in self.spec.metric_parts.items():
+            why = self.unscored.get(metric)
             if why is not None:
                 self.not_audited(key, why)
 

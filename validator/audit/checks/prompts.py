@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.results import metric_key_parts
 from ...harness.doc_templates import UNTRACEABLE
 from ...harness.samples import request_contexts
 from ...harness.text_templates import (
@@ -76,9 +75,7 @@ class Prompts(AuditCheck):
         self.shots = spec.declared_shots
         self.has_choices = config.get("doc_to_choice") is not None
         # acc_mutual_info adds one request without context per choice; no other metric does
-        self.mutual_info = any(
-            metric_key_parts(key)[0] == "acc_mutual_info" for key in spec.metric_keys()
-        )
+        self.mutual_info = "acc_mutual_info" in spec.reported_metrics
         instruction = spec.system_instruction
         self.instruction = instruction if isinstance(instruction, str) else None
         # The file says so, and the submitter writes the file: a prompt that shows no chat markup at all (it is the

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...core.results import metric_key_parts
 from ...findings import ERROR
 from ...findings.registry import rule
 from ...harness.filters import Pipeline, pipeline_of
@@ -134,8 +133,7 @@ class Responses(AuditCheck):
             self._stops(sample, sample.data["resps"], until)
 
     def finish(self) -> None:
-        for key in self.spec.metric_keys():
-            flt = metric_key_parts(key)[1]
+        for key, (_, flt) in self.spec.metric_parts.items():
             if flt in self.unreplayed:
                 self.not_audited(
                     key,
