@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from validator.io.paths import PathRefused, confine, expand, relative_reference
+from validator.io.paths import PathRefused, confine, confine_in, expand, relative_reference
 
 
 @pytest.fixture
@@ -98,6 +98,54 @@ def test_a_fifo_is_refused_without_opening_it(workspace):
     os.mkfifo(workspace / "pipe.json")
     with pytest.raises(PathRefused, match="not a regular file"):
         confine(workspace, workspace / "pipe.json")
+
+
+def _outcome(confining, *arguments):
+    try:
+        target = confining(*arguments)
+    except PathRefused as exc:
+        return "refused", str(exc)
+    return target.display, target.path
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sub/a.json",
+        "link.json",
+        "linked/a.json",
+        "out.json",
+        "sub/../../secret.json",
+        "sub/../sub/a.json",
+        "./sub/a.json",
+        "sub//a.json",
+        "sub",
+        "sub/",
+        "missing.json",
+        "sub/a.json/x",
+        "pipe.json",
+        "loop.json",
+        "/etc/passwd",
+        "a\x00.json",
+        "\udcff.json",
+    ],
+)
+def test_confining_in_a_resolved_folder_gives_what_confine_gives(workspace, name):
+    """The survey's confine_in takes a plain name without walking the root again; every other name goes
+    through confine: the same file, display, refusal and message either way."""
+    (workspace / "link.json").symlink_to(workspace / "sub" / "a.json")
+    (workspace / "linked").symlink_to(workspace / "sub")
+    (workspace / "out.json").symlink_to(workspace.parent / "secret.json")
+    (workspace / "loop.json").symlink_to("loop.json")
+    os.mkfifo(workspace / "pipe.json")
+    root = os.path.realpath(workspace)
+    assert _outcome(confine_in, root, name) == _outcome(confine, Path(root), Path(name))
+
+
+def test_a_plain_name_in_a_resolved_folder_is_that_file(workspace):
+    root = os.path.realpath(workspace)
+    target = confine_in(root, "sub/a.json")
+    assert (target.display, target.path) == ("sub/a.json", Path(root) / "sub" / "a.json")
 
 
 @pytest.mark.parametrize(

@@ -88,6 +88,28 @@ def confine(root: Path, path: Path, boundary: Path | None = None) -> Target:
     return Target(shown, Path(resolved))
 
 
+def confine_in(resolved_root: str, name: str) -> Target:
+    """confine() of `name` (relative, forward slashes) in a folder already resolved (os.path.realpath), for
+    the survey, which confines every log it reads. Where each component of the name is a plain one (no
+    symlink, ".", ".." or empty part), root/name is what realpath gives, shown as the name: an lstat of
+    each component proves it without walking the root's again. Anything else is confine's to resolve
+    or to refuse, with its messages."""
+    parts = name.split("/")
+    if os.sep == "/" and os.path.isabs(resolved_root) and not {"", ".", ".."} & set(parts):
+        path, last = resolved_root, len(parts) - 1
+        try:
+            for index, part in enumerate(parts):
+                path = os.path.join(path, part)
+                mode = os.lstat(path).st_mode
+                if not (stat.S_ISREG(mode) if index == last else stat.S_ISDIR(mode)):
+                    break
+            else:
+                return Target(name, Path(path))
+        except (OSError, ValueError):  # confine says what is wrong
+            pass
+    return confine(Path(resolved_root), Path(name))
+
+
 def _inside(path: str, root: str) -> str | None:
     """`path` relative to `root` when it is below it (both normalised), else None."""
     prefix = root if root.endswith(os.sep) else root + os.sep

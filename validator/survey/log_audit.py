@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-from pathlib import Path
 
 from ..audit.auditor import LogAuditor, LogTarget, audit_logs, unread_note
 from ..audit.model import AuditResult
@@ -13,7 +12,7 @@ from ..audit.spec import NO_EXPECTATIONS, ProfileExpectations, TaskSpec
 from ..findings import make_finding
 from ..io.documents import Document, DocumentError
 from ..io.limits import Limits
-from ..io.paths import PathRefused, confine
+from ..io.paths import PathRefused, confine_in
 from .records import stream_records
 from .stores import FileRef, open_stream
 
@@ -29,7 +28,7 @@ def audit_local(
     try:
         # Resolved for every log, not cached: a worker outlives surveys, and a source folder may be a symlink
         # re-pointed between two of them (current -> v1, then v2).
-        target = confine(Path(os.path.realpath(source_root(log))), Path(log.name))
+        target = confine_in(os.path.realpath(source_root(log)), log.name)
     except PathRefused as exc:
         result = AuditResult(results_file=document.display_path)
         result.findings.append(make_finding("LB700", log.name, str(exc)))

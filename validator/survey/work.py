@@ -13,7 +13,6 @@ import os
 import posixpath
 import traceback
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from ..audit.reported_tasks import known_tasks, reported_tasks
 from ..audit.spec import ProfileExpectations
@@ -24,7 +23,7 @@ from ..findings.selection import RuleSelection
 from ..io.documents import Document, DocumentError, parse_document
 from ..io.limits import DEFAULT_LIMITS, Limits
 from ..io.loaders import read_at_most
-from ..io.paths import PathRefused, confine
+from ..io.paths import PathRefused, confine_in
 from ..io.readers import read_results
 from ..io.safe_text import one_line
 from ..io.sample_logs import UNPLACED_LOG, task_of
@@ -213,7 +212,7 @@ def results_document(ref: FileRef, limits: Limits) -> Document:
     are: a link out of the tree is not read."""
     if is_local(ref.location):
         try:
-            confine(Path(os.path.realpath(source_root(ref))), Path(ref.name))
+            confine_in(os.path.realpath(source_root(ref)), ref.name)
         except PathRefused as exc:
             raise DocumentError("LB101", str(exc)) from None
     with open_stream(
