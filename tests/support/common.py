@@ -42,24 +42,183 @@ def write_json(path: Path, doc: dict) -> Path:
     return path
 
 
-def run_cli(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    """Run `python -m validator` as a user would, from a clean environment; a JSON report it prints must follow its schema."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
-    env["PYTHONPATH"] = str(REPO)
-    proc = subprocess.run(
-        [sys.executable, "-m", "validator", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def run_cli(
+    *args: str, cwd: Path = REPO, env: dict[str, str | None] | None = None, fresh: bool = False
+) -> subprocess.CompletedProcess:
+    """Run `python -m validator ARGS` as a user would, from a clean environment (GITHUB_* and INPUT_* removed, then
+    `env` applied: a value of None removes the variable); a JSON report it prints must follow its schema.
+
+    The command runs in a process of its own, with its own working folder, environment, streams and exit status.
+    Where the platform can fork, that process is a fork of this one, so it starts with lbnorm already imported (a
+    new interpreter costs more than most commands do); `fresh=True` starts a new interpreter, for a test about what
+    a start-up imports or does.
+    """
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
+    clean["PYTHONPATH"] = str(REPO)
+    for name, value in (env or {}).items():
+        if value is None:
+            clean.pop(name, None)
+        else:
+            clean[name] = value
+    argv = [sys.executable, "-m", "validator", *args]
+    if fresh or not hasattr(os, "fork") or sys.platform != "linux":
+        proc = subprocess.run(argv, cwd=cwd, env=clean, capture_output=True, text=True, timeout=60)
+    else:
+        proc = _forked_cli(argv, cwd, clean, timeout=60)
     wants_json = any(option in args for option in ("--output-format=json", "-ojson")) or any(
         a in ("--output-format", "-o") and b == "json" for a, b in zip(args, args[1:], strict=False)
     )
     if args[:1] in (("check",), ("audit",)) and wants_json and proc.stdout.lstrip().startswith("{"):
         assert_report_follows_its_schema(json.loads(proc.stdout), args[0])
     return proc
+
+
+def _forked_cli(
+    argv: list[str], cwd: Path, env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess:
+    """`argv` (`python -m validator ...`) run by `validator.cli.main` in a forked child, its output read as
+    `subprocess.run(..., capture_output=True, text=True)` reads it."""
+    import locale
+    import tempfile
+
+    from validator.cli import main
+
+    encoding = env.get("PYTHONIOENCODING", "").partition(":")[0] or locale.getpreferredencoding(
+        False
+    )
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into the test
+            code = 70
+            try:
+                code = _child(main, argv, cwd, env, encoding, out.fileno(), err.fileno())
+            except BaseException:
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        status = _wait(pid, timeout, argv)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    return subprocess.CompletedProcess(
+        argv,
+        os.waitstatus_to_exitcode(status),
+        _as_text(stdout, encoding),
+        _as_text(stderr, encoding),
+    )
+
+
+def _child(main, argv, cwd, env, encoding, out_fd: int, err_fd: int) -> int:
+    """Set the forked child up as `python -m validator` starts (arguments, `__main__`, folder, environment,
+    standard streams), run the command, and return its exit status."""
+    import io
+    import traceback
+    import types
+    import warnings
+
+    null = os.open(os.devnull, os.O_RDONLY)
+    for source, target in ((null, 0), (out_fd, 1), (err_fd, 2)):
+        os.dup2(source, target)
+    os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(env)
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding)
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding, "strict"
+    )
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+        encoding,
+        "backslashreplace",
+        line_buffering=True,
+    )
+    # Warnings as a new interpreter shows them: Python's default filters, printed to stderr (not recorded by
+    # pytest); a log record with no handler of lbnorm's own goes to stderr too.
+    warnings.resetwarnings()
+    for action, category, module in _DEFAULT_WARNING_FILTERS:
+        warnings.filterwarnings(action, category=category, module=module)
+    if env.get("PYTHONWARNINGS"):
+        warnings._processoptions(env["PYTHONWARNINGS"].split(","))
+    warnings.showwarning = warnings._showwarning_orig
+    warnings._showwarnmsg_impl = _show_warning
+    if "logging" in sys.modules:
+        sys.modules["logging"].root.handlers.clear()
+    entry = types.ModuleType("__main__")
+    entry.__package__ = "validator"
+    sys.modules["__main__"] = entry
+    sys.argv = [str(REPO / "validator" / "__main__.py"), *argv[3:]]
+    try:
+        main()
+        code = 0
+    except SystemExit as stop:
+        if stop.code is None or isinstance(stop.code, int):
+            code = stop.code or 0
+        else:
+            print(stop.code, file=sys.stderr)
+            code = 1
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except Exception:
+            pass
+    return code & 0xFF
+
+
+# What a Python started without -W or -X dev filters (the __main__ module's own deprecations shown once).
+_DEFAULT_WARNING_FILTERS = (
+    ("ignore", ResourceWarning, ""),
+    ("ignore", ImportWarning, ""),
+    ("ignore", PendingDeprecationWarning, ""),
+    ("ignore", DeprecationWarning, ""),
+    ("default", DeprecationWarning, "__main__"),
+)
+
+
+def _show_warning(message) -> None:
+    """A warning printed as Python prints it by default: to stderr, formatted by the warnings module."""
+    import warnings
+
+    sys.stderr.write(warnings._formatwarnmsg(message))
+
+
+def _wait(pid: int, timeout: float, argv: list[str]) -> int:
+    """The exit status of child `pid`; past `timeout` seconds it is killed, as subprocess.run does."""
+    import select
+    import signal
+    import time
+
+    try:
+        watch = os.pidfd_open(pid)
+    except OSError:  # a kernel without pidfd: look every few milliseconds
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return status
+            time.sleep(0.005)
+        ready = []
+    else:
+        try:
+            ready, _, _ = select.select([watch], [], [], timeout)
+        finally:
+            os.close(watch)
+    if not ready:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise subprocess.TimeoutExpired(argv, timeout)
+    return os.waitpid(pid, 0)[1]
+
+
+def _as_text(data: bytes, encoding: str) -> str:
+    """Bytes as text the way subprocess's text mode decodes them (universal newlines)."""
+    return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
 
 
 _REPORT_VALIDATORS: dict = {}

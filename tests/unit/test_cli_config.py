@@ -240,30 +240,10 @@ def test_a_profile_ignores_extra_tasks_by_glob(tmp_path):
 )
 def test_a_github_actions_workflow_does_not_discover_the_configuration(workspace, github):
     """In CI the checkout, and any .lbnorm.toml in it, may be the change under test's."""
-    import os
-    import subprocess
-    import sys
-
     (workspace / ".lbnorm.toml").write_text('ignore = ["LB6"]\ntolerance = 100\n')
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
-    env |= {"PYTHONPATH": str(REPO), **github}
-    proc = subprocess.run(
-        [sys.executable, "-m", "validator", "check", "bad.json"],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_cli("check", "bad.json", cwd=workspace, env=github)
     assert proc.returncode == 1 and "is not read in a GitHub Actions workflow" in proc.stderr
-    proc = subprocess.run(
-        [sys.executable, "-m", "validator", "check", "--config", ".lbnorm.toml", "bad.json"],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_cli("check", "--config", ".lbnorm.toml", "bad.json", cwd=workspace, env=github)
     assert proc.returncode == 0
     assert (
         run_cli("check", "bad.json", cwd=workspace).returncode == 0

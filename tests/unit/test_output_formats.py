@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -71,18 +70,7 @@ def test_junit_is_read_by_a_junit_consumer(workspace):
 
 
 def run_in_actions(cwd, *args):
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "NO_COLOR"))
-    }
-    env |= {"PYTHONPATH": str(REPO), "GITHUB_ACTIONS": "true"}
-    return subprocess.run(
-        [sys.executable, "-m", "validator", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_cli(*args, cwd=cwd, env={"GITHUB_ACTIONS": "true", "NO_COLOR": None})
 
 
 def test_github_annotations_are_the_default_inside_github_actions(workspace):
@@ -110,13 +98,7 @@ def test_github_annotations_are_the_default_inside_github_actions(workspace):
 )
 def test_color_option(workspace, color, env, painted):
     """auto colours only a terminal (a pipe here); always/never are explicit; NO_COLOR only affects auto."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "validator", "check", "--color", color, "bad.json"],
-        cwd=workspace,
-        env={**os.environ, "PYTHONPATH": str(REPO), **env},
-        capture_output=True,
-        text=True,
-    )
+    proc = run_cli("check", "--color", color, "bad.json", cwd=workspace, env=env)
     assert ("\x1b[31m" in proc.stdout) == painted
 
 
@@ -175,22 +157,10 @@ def test_the_upload_sarif_workflow_in_the_docs_passes_the_workflow_schema_and_zi
 
 
 def sarif_results(cwd, *args, env=None):
-    proc = subprocess.run(
-        [sys.executable, "-m", "validator", "check", "--output-format", "sarif", *args],
-        cwd=cwd,
-        env=env or clean_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_cli("check", "--output-format", "sarif", *args, cwd=cwd, env=env)
     log = json.loads(proc.stdout)
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(log)
     return log["runs"][0]["results"]
-
-
-def clean_env(**extra):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
-    return env | {"PYTHONPATH": str(REPO)} | extra
 
 
 def test_every_sarif_result_has_a_location_with_a_region(workspace):
@@ -208,7 +178,7 @@ def test_a_glob_that_matched_nothing_points_at_the_workflow_line_that_names_it(w
     workflow.write_text(
         "on: pull_request\njobs:\n  x:\n    steps:\n      - run: lbnorm check 'missing/*.json'\n"
     )
-    env = clean_env(GITHUB_WORKFLOW_REF="org/board/.github/workflows/lbnorm.yml@refs/pull/7/merge")
+    env = {"GITHUB_WORKFLOW_REF": "org/board/.github/workflows/lbnorm.yml@refs/pull/7/merge"}
     (nothing,) = [r for r in sarif_results(workspace, "missing/*.json", env=env)]
     assert nothing["ruleId"] == "LB100"
     location = nothing["locations"][0]["physicalLocation"]
