@@ -7,6 +7,7 @@ hash redone by results_for), then asserts the exact findings: rule, file, line.
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
@@ -260,3 +261,74 @@ def no_row_ids(edit=None):
     if edit:
         edit(task)
     return task
+
+
+def nested(depth: int):
+    value: object = "innermost"
+    for level in range(depth):
+        value = [value] if level % 2 else {"level": value}
+    return value
+
+
+@pytest.mark.parametrize(
+    "one, other",
+    [
+        ({"a": 1, "b": [1, 2]}, {"b": [1, 2], "a": 1}),  # keys reordered: one doc
+        ({"x": {"p": 1, "q": 2}}, {"x": {"q": 2, "p": 1}}),
+        (1, 1.0),
+        (1, True),
+        (0, False),
+        (1.0, True),
+        ("1", 1),
+        (None, "None"),
+        (float("nan"), float("nan")),
+        (0.0, -0.0),
+        (0.1 + 0.2, 0.3),
+        (-1, -2),  # Python hashes them alike
+        (5, 5 + (1 << 61) - 1),  # ...and these
+        (1 << 70, 1 << 70),
+        ([], {}),
+        ([1, 2], {"1": 2}),
+        ([[1], 2], [1, [2]]),
+        ({"a": [1]}, [["a", [1]]]),
+        (["q", "c"], ["q", "c"]),
+        ("é", "é"),
+        (nested(300), nested(300)),
+    ],
+)
+def test_docs_match_by_content_exactly_where_their_json_does(one, other):
+    """Content is matched as its JSON, keys sorted, would be: the same value in any key order matches, and no two
+    values of different JSON match (1, 1.0 and true; -1 and -2, which Python hashes alike)."""
+    from validator.audit.checks.repeated_docs import content_keys
+
+    def doc(value, row):
+        return {"id": row, "question": value, "choices": [value], "extra": value}
+
+    same_json = json.dumps(one, sort_keys=True) == json.dumps(other, sort_keys=True)
+    one_keys = content_keys(doc(one, "a"), 0)
+    other_keys = content_keys(doc(other, "b"), 1)
+    assert [what for what, _ in one_keys] == [
+        "the doc apart from its id fields",
+        "the question and choices",
+    ]
+    assert (
+        [key for _, key in one_keys] == [key for _, key in other_keys]
+        if same_json
+        else all(a != b for (_, a), (_, b) in zip(one_keys, other_keys, strict=True))
+    )
+    # a doc without id fields is matched by its doc_hash, and by its question and choices
+    assert content_keys({"question": one}, 7)[0] == ("the doc", 7)
+    assert (
+        content_keys({"question": one}, 7)[1] == content_keys({"question": other}, 8)[1]
+    ) is same_json
+
+
+def test_the_question_and_the_rest_of_a_doc_never_match_each_other():
+    """A doc's two keys share one table: a question and choices laid out like another doc's fields is not it."""
+    from validator.audit.checks.repeated_docs import content_keys
+
+    rest = content_keys({"id": 1, "a": "b", "c": "d"}, 0)[0][1]
+    question = content_keys({"question": "a", "prompt": "b", "choices": "c", "options": "d"}, 0)[1][
+        1
+    ]
+    assert rest != question

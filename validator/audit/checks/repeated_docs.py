@@ -24,8 +24,6 @@ LB725. Rule LB725.
 
 from __future__ import annotations
 
-import json
-
 from ...findings import ERROR
 from ...findings.registry import rule
 from .base import AuditCheck, Sample, audit_check
@@ -107,33 +105,27 @@ class RepeatedDocs(AuditCheck):
         # hash(doc_hash) -> the doc_id it was first logged under: an int a doc, not the 64-character string.
         # Python's string hash is seeded per process, so no log can be made to collide two docs on purpose.
         self.first_doc_id: dict[int, int] = {}
-        self.repeated: set[int] = (
-            set()
-        )  # doc_ids already counted: a doc is counted once, not once per filter
+        # doc_ids counted as repeats: a doc is counted once, not once per filter
+        self.repeated: set[int] = set()
         self.with_row_id = self.without_row_id = 0
         self.full = False
-        self.first_by_row_id: dict[
-            int, int
-        ] = {}  # hash((field, value)) -> the doc_id first logged with that row id
+        self.first_by_row_id: dict[int, int] = {}  # hash((field, value)) -> its first doc_id
         self.row_id_shared: list = []  # [count, the first sample, its row id field, the first doc_id]
         self.row_id = ROW_ID_FIELDS[0]
-        self.first_by_content: dict[
-            int, int
-        ] = {}  # hash of the doc without its ids, or of its question
-        self.content_repeats: dict[
-            int, tuple
-        ] = {}  # doc_id -> (the sample, the first doc_id, what matched)
+        self.first_by_content: dict[int, int] = {}  # content_keys() -> its first doc_id
+        self.content_repeats: set[int] = set()  # doc_ids whose content repeats another doc_id's
+        self.first_content_repeat: tuple = ()  # (its sample, the first doc_id, what matched)
         self.docs_seen: set[int] = set()
         self.told: set[int] = set()  # doc_ids told as repeats by their row id and doc_hash
 
     def add(self, sample: Sample) -> None:
         if not sample.doc_hash_ok:
             return  # no hash, or not the doc's (LB702, LB703): it names no doc to match by
-        key = hash(sample.data["doc_hash"])
-        first = self.first_doc_id.get(key)
+        doc_key = hash(sample.data["doc_hash"])
+        first = self.first_doc_id.get(doc_key)
         if first is None:
             if len(self.first_doc_id) < MAX_TRACKED:
-                self.first_doc_id[key] = sample.doc_id
+                self.first_doc_id[doc_key] = sample.doc_id
             else:
                 self.full = True
         elif (
@@ -142,32 +134,27 @@ class RepeatedDocs(AuditCheck):
             and len(self.repeated) < MAX_TRACKED
         ):
             self._repeat(sample, first)
-        _by_row_id(
-            self, sample
-        )  # after: a doc repeated whole is told above, not counted again here
-        self._by_content(sample)
-
-    def _by_content(self, sample: Sample) -> None:
         doc = sample.data.get("doc")
-        if type(doc) is not dict or len(self.docs_seen) >= MAX_TRACKED:
+        if type(doc) is not dict:
             return
-        self.docs_seen.add(sample.doc_id)
-        if sample.doc_id in self.told:
+        # after the doc_hash: a doc repeated whole is told above, not counted again by its row id
+        if not _ROW_ID_SET.isdisjoint(doc):  # in C: most docs of a log without one end here
+            _by_row_id(self, sample, doc)
+        self._by_content(sample, doc, doc_key)
+
+    def _by_content(self, sample: Sample, doc: dict, doc_key: int) -> None:
+        if len(self.docs_seen) >= MAX_TRACKED:
+            return
+        doc_id = sample.doc_id
+        self.docs_seen.add(doc_id)
+        if doc_id in self.told:
             return  # told already, by its row id and doc_hash
-        keys = []
-        if not ID_FIELDS.isdisjoint(doc):
-            rest = {name: value for name, value in doc.items() if name not in ID_FIELDS}
-            keys.append(("the doc apart from its id fields", _hash(rest)))
-        else:
-            keys.append(("the doc", hash(sample.data["doc_hash"])))
-        question = [doc[name] for name in QUESTION_FIELDS if name in doc]
-        if question:
-            choices = [doc[name] for name in CHOICE_FIELDS if name in doc]
-            keys.append(("the question and choices", _hash([question, choices])))
-        for what, key in keys:
-            first = self.first_by_content.setdefault(key, sample.doc_id)
-            if first != sample.doc_id and sample.doc_id not in self.content_repeats:
-                self.content_repeats[sample.doc_id] = (sample, first, what)
+        for what, key in content_keys(doc, doc_key):
+            first = self.first_by_content.setdefault(key, doc_id)
+            if first != doc_id and doc_id not in self.content_repeats:
+                self.content_repeats.add(doc_id)
+                if not self.first_content_repeat:
+                    self.first_content_repeat = (sample, first, what)
                 return
 
     def _repeat(self, sample: Sample, first: int) -> None:
@@ -201,7 +188,7 @@ class RepeatedDocs(AuditCheck):
         if (
             len(self.content_repeats) > explained and not shared_row_ids
         ):  # one finding for one cause
-            sample, first, what = next(iter(self.content_repeats.values()))
+            sample, first, what = self.first_content_repeat
             self.without_row_id = 0  # told here, not as a note
             self.log.at_record(
                 "LB725",
@@ -242,23 +229,81 @@ class RepeatedDocs(AuditCheck):
             )
 
 
-def _hash(value) -> int:
-    """A doc's content as one number: its JSON, keys sorted (a copy may reorder them), hashed per process."""
-    return hash(json.dumps(value, sort_keys=True, ensure_ascii=False, default=repr))
+def content_keys(doc: dict, doc_key: int) -> list[tuple[str, int]]:
+    """What identifies a doc's content, as (what it is, a number): the doc apart from its id fields (the doc
+    itself, `doc_key`, where it has none), then its question and choices where it has a question."""
+    rest, question, choices = _layout(doc)
+    if rest is None:
+        keys = [("the doc", doc_key)]
+        if question:
+            asked = tuple(map(_frozen, map(doc.__getitem__, question)))
+            offered = tuple(map(_frozen, map(doc.__getitem__, choices)))
+    else:  # each field frozen once: the passage a DROP doc's two keys hold is walked once
+        frozen = dict(zip(rest, map(_frozen, map(doc.__getitem__, rest)), strict=True))
+        keys = [("the doc apart from its id fields", hash(tuple(frozen.items())))]
+        if question:
+            asked = tuple(map(frozen.__getitem__, question))
+            offered = tuple(map(frozen.__getitem__, choices))
+    if question:
+        keys.append(("the question and choices", hash((_QUESTION, asked, offered))))
+    return keys
 
 
-def _by_row_id(check: RepeatedDocs, sample: Sample) -> None:
-    doc = sample.data.get("doc")
-    if type(doc) is not dict or _ROW_ID_SET.isdisjoint(
-        doc
-    ):  # in C: most docs of a log without one end here
-        return
+def _layout(doc: dict) -> tuple:
+    """(its fields but the id fields, sorted, or None where it has no id field; its question fields; its choice
+    fields): the same for every doc of a log, so found once per layout."""
+    names = tuple(doc)
+    layout = _LAYOUTS.get(names)
+    if layout is None:
+        rest = None if ID_FIELDS.isdisjoint(doc) else sorted(set(doc) - ID_FIELDS)
+        layout = (
+            rest,
+            [name for name in QUESTION_FIELDS if name in doc],
+            [name for name in CHOICE_FIELDS if name in doc],
+        )
+        if len(_LAYOUTS) < MAX_LAYOUTS:
+            _LAYOUTS[names] = layout
+    return layout
+
+
+MAX_LAYOUTS = 256  # docs' field names remembered per process, whatever the logs hold
+_LAYOUTS: dict[tuple, tuple] = {}
+# A tag no frozen doc holds: the question's key is a 3-tuple led by it, the rest of a doc's a tuple of pairs
+_QUESTION = "question and choices"
+# Ints from 0 below this hash to themselves; others may not (-1 and -2 hash alike, and so do n and n + this)
+_EXACT_INTS = (1 << 61) - 1
+_STRINGS = frozenset((str,))
+
+
+def _frozen(value):
+    """A parsed JSON value as a hashable value equal to another exactly where their JSON, keys sorted, is equal.
+
+    Values of different JSON types never compare equal (1, 1.0 and true; "1" and 1), a float compares by its
+    repr as JSON writes it (NaN equals NaN), an object's keys are sorted (a copy may reorder them), and each
+    level is tagged with its type. Ints that do not hash to themselves are frozen by their digits, so the
+    hash of a frozen value is as distinct as the values are."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is int:
+        return value if 0 <= value < _EXACT_INTS else (int, repr(value))
+    if kind is list:
+        if _STRINGS.issuperset(
+            map(type, value)
+        ):  # most lists (choices, spans): frozen as they are, in C
+            return (list, *value)
+        return (list, *map(_frozen, value))
+    if kind is dict:
+        return (dict, *sorted(zip(value, map(_frozen, value.values()), strict=True)))
+    return (kind, repr(value))  # float, bool, None
+
+
+def _by_row_id(check: RepeatedDocs, sample: Sample, doc: dict) -> None:
     row_id = (
         check.row_id if check.row_id in doc else next(name for name in ROW_ID_FIELDS if name in doc)
     )
-    check.row_id = (
-        row_id  # a log's docs share their fields: the next doc is asked for this one first
-    )
+    # a log's docs share their fields: the next doc is asked for this one first
+    check.row_id = row_id
     if type(doc[row_id]) not in _ROW_ID_VALUES:
         return
     key = hash((row_id, doc[row_id]))
