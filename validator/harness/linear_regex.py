@@ -27,6 +27,7 @@ import re
 import warnings
 from functools import lru_cache
 from re import _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
+from typing import Any
 
 import re2
 
@@ -45,6 +46,7 @@ _NOT_RE2 = {
     _C.ATOMIC_GROUP: "an atomic group",
     _C.POSSESSIVE_REPEAT: "a possessive repeat",
 }
+_UNANCHORED = re2._Anchor.UNANCHORED
 _MARKERS = ("\U0010fffd", "\U000ffffd", "\U0010fffc")  # noncharacters no honest text holds
 _BOUNDARY = re.compile(r"\b")
 _ANCHOR_ORDER = {
@@ -189,31 +191,32 @@ class LinearPattern:
             self._compiled[marker] = engine
         return engine
 
-    def _prepared(self, text: str):
+    def _prepared(self, text: str) -> tuple[Any, bytes, str | None]:
+        """(engine, the text as RE2 reads it in UTF-8, its boundary marker or None)."""
         if self.ends_at_dollar and text.endswith("\n"):
             raise NotLinear("a `$` (not multiline) in a text ending in a newline")
         try:
-            text.encode("utf-8")
+            encoded = text.encode("utf-8")
         except UnicodeEncodeError as error:
             raise NotLinear("a lone surrogate in the text") from error
         if not self.bounded_by_words or text.isascii():
-            return self._engine(None), text, None
+            return self._engine(None), encoded, None
         marker = next((m for m in _MARKERS if m not in text), None)
         if marker is None:
             raise NotLinear("a text holding every boundary marker")
-        return self._engine(marker), _BOUNDARY.sub(marker, text), marker
+        return self._engine(marker), _BOUNDARY.sub(marker, text).encode("utf-8"), marker
 
     def search(self, text: str) -> bool:
         """Whether re.search finds a match."""
-        engine, prepared, _ = self._prepared(text)
-        return engine.search(prepared) is not None
+        engine, encoded, _ = self._prepared(text)
+        return _spans(engine, encoded, 0)[0][0] != -1
 
     def findall(self, text: str) -> list:
         """re.findall: the whole matches, the one group's text, or a tuple of the groups' texts."""
         if self.nullable:
             raise NotLinear("counting the matches of a pattern that matches empty text")
-        engine, prepared, marker = self._prepared(text)
-        found = engine.findall(prepared)
+        engine, encoded, marker = self._prepared(text)
+        found = _find_all(engine, encoded, self.groups)
         if marker is None:
             return found
         return [
@@ -230,6 +233,38 @@ class LinearPattern:
     def split_count(self, text: str) -> int:
         """len(re.split(pattern, text)): each match splits once and adds its groups."""
         return 1 + self.count(text) * (1 + self.groups)
+
+
+def _spans(engine: Any, encoded: bytes, start: int) -> Any:
+    """The byte spans of the first match at or after `start` and of its groups ((-1, -1): none), by RE2's own
+    matcher. google-re2's str methods map every span back to character offsets in Python, several times the
+    cost of the match on a short response; findall needs only the texts, and a UTF-8 slice of a match is whole
+    characters, so the bytes are matched and the slices decoded."""
+    return engine._regexp.Match(_UNANCHORED, encoded, start, len(encoded))
+
+
+def _find_all(engine: Any, encoded: bytes, groups: int) -> list:
+    """findall's items over the UTF-8 text. The pattern matches no empty text (findall refuses one that can),
+    so each search starts where the last match ended, as `re` does."""
+    found: list = []
+    start = 0
+    while True:
+        spans = _spans(engine, encoded, start)
+        begin, start = spans[0]
+        if begin == -1:
+            return found
+        if groups == 0:
+            found.append(encoded[begin:start].decode("utf-8"))
+        elif groups == 1:
+            low, high = spans[1]
+            found.append(encoded[low:high].decode("utf-8") if low != -1 else "")
+        else:
+            found.append(
+                tuple(
+                    encoded[low:high].decode("utf-8") if low != -1 else ""
+                    for low, high in spans[1:]
+                )
+            )
 
 
 def _markers_placed(items) -> bool:
