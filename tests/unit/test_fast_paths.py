@@ -316,3 +316,51 @@ def test_a_log_line_reads_as_decode_line_and_load_record_read_it(text, cut, limi
         return
     read_text, value = _line_value(raw, 7, limits, cut)
     assert (read_text, json.dumps(value)) == (text, expected)  # NaN != NaN: compared as text
+
+
+def _lm_eval_choice_scores(lls, continuations, target, delimiter):
+    """lm-eval's process_results for multiple_choice, transcribed with numpy (lm_eval/api/task.py): the gold is
+    an index, a choice's text or -100; acc_norm divides by each choice's length without the delimiter."""
+    numpy = pytest.importorskip("numpy")
+    choices = [c[len(delimiter) :] if c.startswith(delimiter) else c for c in continuations]
+    if isinstance(target, int):
+        gold = target if target < len(choices) else -100
+    elif target.isdigit() and target in choices:
+        gold = choices.index(target)
+    elif target.isdigit():
+        gold = int(target) if int(target) < len(choices) else -100
+    else:
+        gold = choices.index(target) if target in choices else -100
+    values = numpy.array(lls, dtype=numpy.float64)
+    with numpy.errstate(divide="ignore", invalid="ignore"):
+        normed = values / numpy.array([float(len(c)) for c in choices])
+    acc = 1.0 if int(numpy.argmax(values)) == gold else 0.0
+    return acc, 1.0 if int(numpy.argmax(normed)) == gold else 0.0
+
+
+choice_texts = st.text(alphabet="ab 01\n", max_size=4)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(st.tuples(choice_texts, finite_or_not), min_size=2, max_size=8),
+    st.sampled_from([" ", "", "\n", "  "]),
+    st.booleans(),
+    st.integers(0, 9) | choice_texts.filter(lambda t: not t.startswith("[")),
+)
+def test_choice_scores_are_lm_evals(pairs, delimiter, delimited, target):
+    """Each continuation with or without the delimiter, lengths from 0, any log-likelihood: the scores are those
+    numpy gives by lm-eval's formula."""
+    continuations = [(delimiter if delimited else "") + text for text, _ in pairs]
+    if continuations.count(continuations[0]) == len(continuations):
+        return  # every continuation alike is multiple_input's layout, scored otherwise
+    if isinstance(target, str) and target.isdigit() and not target.isascii():
+        return
+    lls = [ll for _, ll in pairs]
+    arguments = {f"gen_args_{i}": {"arg_0": "Q", "arg_1": c} for i, c in enumerate(continuations)}
+    scores = choice_scores.choice_scores(
+        [[repr(ll), "False"] for ll in lls], arguments, target, delimiter
+    )
+    assert (scores.acc, scores.acc_norm) == _lm_eval_choice_scores(
+        lls, continuations, target, delimiter
+    )

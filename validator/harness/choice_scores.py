@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from itertools import repeat
+from operator import truediv
 from typing import Any, NamedTuple, cast
 
 from .samples import choice_continuations, log_likelihoods, request_contexts
@@ -74,10 +75,24 @@ def choice_scores(
             "the choices are in the contexts and every continuation is the same (multiple_input: "
             "the gold is what the task's doc_to_text gives)"
         )
-    choices = [
-        c[len(target_delimiter) :] if c.startswith(target_delimiter) else c for c in continuations
-    ]
-    gold = _gold_index(target, choices, typed)
+    delimited = len(target_delimiter)
+    if delimited and all(map(str.startswith, continuations, repeat(target_delimiter))):
+        # The usual log: every continuation is the delimiter and the choice. Its length is all acc_norm needs,
+        # and an index target (the usual traced one) no choice's text.
+        lengths = [len(continuation) - delimited for continuation in continuations]
+        choices = None
+    else:
+        choices = _without_delimiter(continuations, target_delimiter)
+        lengths = list(map(len, choices))
+    gold = (
+        _index_gold(target, len(lengths))
+        if type(target) is int
+        else _gold_index(
+            target,
+            _without_delimiter(continuations, target_delimiter) if choices is None else choices,
+            typed,
+        )
+    )
     acc = 1.0 if _argmax(lls) == gold else 0.0
     mutual = (
         None
@@ -86,15 +101,20 @@ def choice_scores(
         if _argmax([c - u for c, u in zip(lls, unconditional, strict=False)]) == gold
         else 0.0
     )
-    lengths = [float(len(choice)) for choice in choices]
     normalized = (
-        [ll / n for ll, n in zip(lls, lengths, strict=False)]
-        if 0.0 not in lengths
+        list(map(truediv, lls, lengths))
+        if 0 not in lengths
         else [
             ll / n if n else _numpy_divided_by_zero(ll) for ll, n in zip(lls, lengths, strict=False)
         ]
     )
     return ChoiceScores(acc, 1.0 if _argmax(normalized) == gold else 0.0, mutual)
+
+
+def _without_delimiter(continuations: list[str], delimiter: str) -> list[str]:
+    """Each choice's text: its continuation without the target delimiter lm-eval put before it."""
+    size = len(delimiter)
+    return [c[size:] if c.startswith(delimiter) else c for c in continuations]
 
 
 def _numpy_divided_by_zero(value: float) -> float:
@@ -217,7 +237,7 @@ def _gold_index(target: Any, choices: list[str], typed: bool = False) -> int:
     if isinstance(
         target, int
     ):  # a bool too: lm-eval compares True < len(choices), an index (yes/no labels)
-        return int(target) if target < len(choices) else -100
+        return _index_gold(target, len(choices))
     if not isinstance(target, str):
         raise NotRecomputable("target is neither an index nor a choice")
     if typed:  # a field's string "3" not among the choices: lm-eval's choices.index fails, gold -100 (never right)
@@ -236,6 +256,11 @@ def _gold_index(target: Any, choices: list[str], typed: bool = False) -> int:
     if target.startswith("["):
         raise NotRecomputable("several gold answers (multiple_target) are not recomputed")
     return choices.index(target) if target in choices else -100
+
+
+def _index_gold(target: int, choices: int) -> int:
+    """An index target's gold: itself below the number of choices, else -100 (never right)."""
+    return int(target) if target < choices else -100
 
 
 def _argmax(values: list[float]) -> int:
