@@ -187,6 +187,23 @@ def test_the_depth_budget_is_the_parsed_depth(value, max_depth, indent):
     assert json_too_deep(text, max_depth) == (nesting_depth(value) > max_depth)
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    nested_values,
+    st.integers(min_value=0, max_value=8),
+    st.integers(min_value=1, max_value=200),
+    st.booleans(),
+)
+def test_a_line_plainly_within_its_budgets_is_within_them(value, max_depth, max_values, ascii):
+    """The log reader's shortcut on a line's bytes never passes a line the exact passes refuse."""
+    from validator.io.budgets import json_too_deep, json_too_many_values, line_plainly_within
+
+    text = json.dumps(value, ensure_ascii=ascii)
+    if line_plainly_within(text.encode("utf-8"), max_depth, max_values):
+        assert not json_too_deep(text, max_depth)
+        assert not json_too_many_values(text, max_values)
+
+
 def test_the_depth_limit_is_a_setting():
     from validator.io.limits import Limits
 

@@ -43,6 +43,18 @@ def json_plainly_within(text: str, max_depth: int, max_values: int) -> bool:
     return len(text) <= max_values and _openers_at_most(text, max_depth)
 
 
+# Every byte but '[' and '{': deleting them leaves a line's openers, counted by one pass at C speed.
+_NOT_OPENERS = bytes(set(range(256)) - set(b"[{"))
+
+
+def line_plainly_within(raw: bytes, max_depth: int, max_values: int) -> bool:
+    """json_plainly_within for a line's UTF-8 bytes, before they are decoded: a line is never shorter in bytes
+    than in characters, and '[' and '{' are one byte each, so a line within the budgets this way is within them
+    as text. The openers are counted by bytes.translate, one pass over the line: finding them one by one was a
+    twentieth of the audit of a multiple-choice log (forty openers a line)."""
+    return len(raw) <= max_values and len(raw.translate(None, _NOT_OPENERS)) <= max_depth
+
+
 def _openers_at_most(text: str, limit: int) -> bool:
     """Whether text holds at most `limit` of '[' and '{' (inside strings too).
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .budgets import (
-    json_plainly_within,
+    line_plainly_within,
 )
 from .documents import DocumentError
 from .limits import Limits, describe_size
@@ -253,7 +253,7 @@ def _line_value(raw: bytes, line: int, limits: Limits, cut: bool) -> tuple[str, 
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = decode_line(raw, line, cut)  # raises LB701 with the reason
-    if json_plainly_within(text, limits.max_depth, limits.max_values):
+    if line_plainly_within(raw, limits.max_depth, limits.max_values):
         try:
             value, end = SCAN_ONCE(text, 0)
         except (StopIteration, ValueError, RecursionError):
