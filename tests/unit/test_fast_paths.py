@@ -364,3 +364,27 @@ def test_choice_scores_are_lm_evals(pairs, delimiter, delimited, target):
     assert (scores.acc, scores.acc_norm) == _lm_eval_choice_scores(
         lls, continuations, target, delimiter
     )
+
+
+request_values = (
+    st.none() | st.integers() | st.text(max_size=3) | st.lists(st.integers(0, 3), max_size=3)
+)
+request_arguments = st.dictionaries(
+    st.text(max_size=3),
+    st.dictionaries(st.text(max_size=3), request_values, max_size=3) | request_values,
+    max_size=4,
+) | st.lists(st.lists(request_values, max_size=3) | request_values, max_size=4)
+
+
+@settings(max_examples=400, deadline=None)
+@given(request_arguments)
+def test_request_contexts_are_each_requests_first_argument(arguments):
+    plain = (
+        [
+            (next(iter(call.values()), None) if type(call) is dict else None)
+            for call in arguments.values()
+        ]
+        if isinstance(arguments, dict)
+        else [call[0] if call else None for call in requests(arguments)]
+    )
+    assert samples.request_contexts(arguments) == plain

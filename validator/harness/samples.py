@@ -155,10 +155,16 @@ def _float(value: Any) -> float | None:
 def request_contexts(arguments: Any) -> list[Any]:
     """The first argument of every request (its context; a chat API's: a one-element list), as logged."""
     if isinstance(arguments, dict):
-        return [
-            next(iter(args.values()), None) if type(args) is dict else None
-            for args in arguments.values()
-        ]
+        try:  # each request's first value by its first key: two calls fewer a request than by its values
+            return [
+                args[next(iter(args))] if type(args) is dict else None
+                for args in arguments.values()
+            ]
+        except StopIteration:  # an empty request
+            return [
+                next(iter(args.values()), None) if type(args) is dict else None
+                for args in arguments.values()
+            ]
     return [call[0] if call else None for call in requests(arguments)]
 
 

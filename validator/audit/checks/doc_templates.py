@@ -98,11 +98,9 @@ class DocTemplates(AuditCheck):
             )
             return
         logged = sample.continuations()
-        delimiter = self.delimiters[0]
-        expected = [
-            delimiter + (choice if type(choice) is str else str(choice)) for choice in choices
-        ]
-        if logged == expected:  # the usual case, in one comparison
+        # The usual case, in one comparison: a choice that is no string makes NotImplemented here, which equals
+        # no continuation, and the general path below writes it as str() does
+        if logged == list(map(self.delimiters[0].__add__, choices)):
             return
         written = [choice if type(choice) is str else str(choice) for choice in choices]
         if any(
