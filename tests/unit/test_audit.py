@@ -301,6 +301,28 @@ def test_a_split_too_large_for_a_float_under_a_fraction_is_left_whole():
     assert TaskSpec.from_results(data, "t").scored_under_limit() == (10**300,)
 
 
+def test_what_an_entrys_key_names_say_is_shared_and_its_values_are_each_runs_own():
+    """Two runs' entries with the same keys share the parse of those keys; each spec still reads its own
+    numbers, and an entry spelled otherwise gets its own parse."""
+    first, second = (
+        TaskSpec.from_results(
+            {"results": {"t": {"alias": "t", "acc,none": acc, "acc_stderr,none": 0.01}}}, "t"
+        )
+        for acc in (0.25, 0.75)
+    )
+    respelled = TaskSpec.from_results(
+        {"results": {"t": {"acc, none": 0.5, "acc_stderr , none": 0.01}}}, "t"
+    )
+    assert first.keys is second.keys and first.keys is not respelled.keys
+    assert first.metric_parts == (("acc,none", ("acc", "none")),)
+    assert respelled.metric_parts == (("acc, none", ("acc", "none")),)
+    assert (first.stderr_key("acc", "none"), respelled.stderr_key("acc", "none")) == (
+        "acc_stderr,none",
+        "acc_stderr , none",
+    )
+    assert [spec.entry["acc,none"] for spec in (first, second)] == [0.25, 0.75]
+
+
 def test_a_limit_too_large_for_a_float_is_still_a_limit():
     """The results parser refuses integers of hundreds of digits; the rule must not raise on one either."""
     data = {"config": {"limit": 10**400}, "n-samples": {"t": {"original": 120, "effective": 40}}}

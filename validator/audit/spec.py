@@ -9,13 +9,8 @@ from functools import cached_property
 from math import ceil, isfinite
 from typing import Any
 
-from ..core.results import (
-    ENTRY_INFO_KEYS,
-    harness_version,
-    is_stderr,
-    metric_key_parts,
-    sample_counts_evidence,
-)
+from ..core.results import harness_version, sample_counts_evidence
+from .metric_keys import EntryKeys, aggregation_of, entry_keys
 
 
 @dataclass(frozen=True)
@@ -146,63 +141,38 @@ class TaskSpec:
     def metric_keys(self) -> tuple[str, ...]:
         """Every key of the entry the score could read as a metric, as written ("acc,none", or "acc" alone, which
         the readers take as filter none): the audit accounts for each (see metric_key_parts)."""
-        return tuple(self.metric_parts)
+        return self.keys.metric_keys
 
     @cached_property  # a dozen checks ask, as they start and finish each log
-    def metric_parts(self) -> dict[str, tuple[str, str]]:
-        """Each metric key of the entry (see metric_keys), in its order, with its (metric, filter); read only."""
-        return {
-            key: parts for key, parts in _entry_key_parts(self.entry) if not is_stderr(parts[0])
-        }
+    def keys(self) -> EntryKeys:
+        return entry_keys(self.entry)
 
-    @cached_property
+    @property
+    def metric_parts(self) -> tuple[tuple[str, tuple[str, str]], ...]:
+        return self.keys.metric_parts
+
+    @property
     def reported_metrics(self) -> frozenset[str]:
-        """The metric names of the entry's metric keys (filters aside)."""
-        return frozenset(metric for metric, _ in self.metric_parts.values())
+        return self.keys.metric_names
 
-    @cached_property
+    @property
     def reported_filters(self) -> frozenset[str]:
-        """The filter names of the entry's metric keys."""
-        return frozenset(flt for _, flt in self.metric_parts.values())
+        return self.keys.filter_names
 
     def stderr_key(self, metric: str, flt: str) -> str | None:
         """The entry's key of the metric's standard error, however it is spelled; None when it has none."""
-        return self._stderr_keys.get((metric + "_stderr", flt))
-
-    @cached_property
-    def _stderr_keys(self) -> dict[tuple[str, str], str]:
-        """(metric_stderr, filter) -> the first key of the entry that parses to it."""
-        return {parts: key for key, parts in reversed(_entry_key_parts(self.entry))}
+        return self.keys.stderr_keys.get((metric + "_stderr", flt))
 
     def aggregation(self, metric: str) -> str:
-        """ "mean", "flatten" (IFEval's agg_inst_level_acc) or the aggregation as written; where the config
-        writes none, lm-eval's default for the metric (its registry: perplexities, corpus F1, MCC, BLEU...)."""
-        for item in reversed(
-            _list(self.config.get("metric_list"))
-        ):  # the last entry of a name wins in lm-eval
-            if isinstance(item, dict) and item.get("metric") == metric:
-                if "aggregation" not in item:
-                    return DEFAULT_AGGREGATIONS.get(metric, "mean")
-                text = str(item["aggregation"])
-                return "flatten" if "agg_inst_level_acc" in text else text
-        return DEFAULT_AGGREGATIONS.get(metric, "mean")
+        """See aggregation_of; asked a few times per metric as each log starts and finishes."""
+        known = self._aggregations.get(metric)
+        if known is None:
+            known = self._aggregations[metric] = aggregation_of(self.config, metric)
+        return known
 
-
-# lm-eval's registered aggregation of each metric that is not a mean (lm_eval/api/metrics.py, 0.4.x): what a
-# metric_list entry without `aggregation` gets. Every other metric is averaged.
-DEFAULT_AGGREGATIONS = {
-    "perplexity": "perplexity",
-    "word_perplexity": "weighted_perplexity",
-    "byte_perplexity": "weighted_perplexity",
-    "bits_per_byte": "bits_per_byte",
-    "f1": "f1",
-    "mcc": "matthews_corrcoef",
-    "bleu": "bleu",
-    "chrf": "chrf",
-    "ter": "ter",
-    "brier_score": "brier_score",
-    "bypass": "bypass",
-}
+    @cached_property
+    def _aggregations(self) -> dict[str, str]:
+        return {}
 
 
 def _spec_from_results(data: dict, task: str) -> TaskSpec:
@@ -248,15 +218,6 @@ def _spec_from_results(data: dict, task: str) -> TaskSpec:
         data.get("system_instruction"),
         data.get("chat_template"),
     )
-
-
-def _entry_key_parts(entry: dict) -> list[tuple[str, tuple[str, str]]]:
-    """Each key of a results entry that is no info key, in order, with its (metric, filter)."""
-    return [
-        (key, metric_key_parts(key))
-        for key in entry
-        if isinstance(key, str) and key not in ENTRY_INFO_KEYS
-    ]
 
 
 def _scored_under_limit(spec: TaskSpec, split: int | None) -> tuple[int, ...] | None:

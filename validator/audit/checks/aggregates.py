@@ -189,7 +189,7 @@ class Aggregates(AuditCheck):
                 f"no {metric}, but the samples log it; lm-eval reports every metric its samples "
                 "give",
             )
-        for key, (metric, flt) in self.spec.metric_parts.items():
+        for key, (metric, flt) in self.spec.metric_parts:
             audit = MetricAudit(key, self.spec.entry.get(key))
             self.summary.metrics.append(audit)
             logged, recomputed = (

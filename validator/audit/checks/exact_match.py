@@ -77,7 +77,7 @@ class ExactMatch(AuditCheck):
         return True
 
     def finish(self) -> None:
-        for key, (metric, _) in self.spec.metric_parts.items():
+        for key, (metric, _) in self.spec.metric_parts:
             if metric == METRIC and self.unaudited is not None:
                 self.not_audited(key, self.unaudited)
 

@@ -200,7 +200,7 @@ class InstructionChecks(AuditCheck):
             f"{count:,} outcome(s) with {why}" for why, count in sorted(self.beyond.items())
         )
         for why in whys:
-            for key, (metric, _) in self.spec.metric_parts.items():
+            for key, (metric, _) in self.spec.metric_parts:
                 if any(metric in pair for _, pair in self.levels):
                     self.not_audited(key, f"IFEval: {why}")
         if self.unsettled:

@@ -126,7 +126,7 @@ class MultipleChoice(AuditCheck):
             self.unscored.setdefault(metric, why)
 
     def finish(self) -> None:
-        for key, (metric, _) in self.spec.metric_parts.items():
+        for key, (metric, _) in self.spec.metric_parts:
             why = self.unscored.get(metric)
             if why is not None:
                 self.not_audited(key, why)

@@ -133,7 +133,7 @@ class Responses(AuditCheck):
             self._stops(sample, sample.data["resps"], until)
 
     def finish(self) -> None:
-        for key, (_, flt) in self.spec.metric_parts.items():
+        for key, (_, flt) in self.spec.metric_parts:
             if flt in self.unreplayed:
                 self.not_audited(
                     key,
