@@ -41,8 +41,10 @@ from validator.survey.layout import runs_in
 from validator.survey.local_pool import LocalPool
 from validator.survey.records import stream_records
 from validator.survey.rows import blank_row
+from validator.survey.sources import plan
 from validator.survey.stores import FileRef
 from validator.survey.tables import read_jsonl
+from validator.survey.work import run_batch
 
 RUNS = 200
 
@@ -1610,6 +1612,29 @@ def test_a_log_symlinked_out_of_the_source_is_not_read(tmp_path):
     row = next(row for row in outcome.rows if row["task"] == "drop")
     assert row["status"] == "not audited" and "outside the workspace" in row["error"]
     assert row["rules"] == {"LB700": 1} and "outside the workspace" in row["first_finding"]
+
+
+def test_a_worker_resolves_a_re_pointed_source_folder_again_in_its_next_batch(tmp_path):
+    """A worker outlives surveys: a source folder that is a symlink (current -> v1, then v2) is resolved
+    afresh for each batch, so a log that leads out of v2 is refused once current points there."""
+    make_corpus(tmp_path / "v1", runs=1, seed=3, fault_rate=0)
+    shutil.copytree(tmp_path / "v1", tmp_path / "v2", symlinks=True)
+    log = next((tmp_path / "v2").glob("*/samples_drop_*.jsonl"))
+    log.rename(tmp_path / "elsewhere.jsonl")
+    log.symlink_to(tmp_path / "elsewhere.jsonl")
+    current = tmp_path / "current"
+    current.symlink_to(tmp_path / "v1")
+    units = plan([str(current)], Limits(), 10_000)
+
+    def drop_row() -> dict:
+        rows = [row for text in run_batch(units) for row in json.loads(text)]
+        return next(row for row in rows if row["task"] == "drop")
+
+    assert drop_row()["status"] != "not audited"
+    current.unlink()
+    current.symlink_to(tmp_path / "v2")
+    row = drop_row()
+    assert row["status"] == "not audited" and "outside the workspace" in row["error"]
 
 
 @pytest.mark.parametrize(

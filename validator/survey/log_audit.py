@@ -3,6 +3,7 @@ read as a stream; both through the audit's own LogAuditor."""
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 
@@ -26,9 +27,7 @@ def audit_local(
 ) -> AuditResult:
     """The audit's own entry point, with the log confined to its source folder (no symlink out of it)."""
     try:
-        # Resolved for every log, not cached: a worker outlives surveys, and a source folder may be a symlink
-        # re-pointed between two of them (current -> v1, then v2).
-        target = confine_in(os.path.realpath(source_root(log)), log.name)
+        target = confine_in(resolved_folder(source_root(log)), log.name)
     except PathRefused as exc:
         result = AuditResult(results_file=document.display_path)
         result.findings.append(make_finding("LB700", log.name, str(exc)))
@@ -38,6 +37,14 @@ def audit_local(
     )
     result.close()
     return result
+
+
+@functools.lru_cache(maxsize=64)
+def resolved_folder(folder: str) -> str:
+    """os.path.realpath of a source folder, once per batch of units: run_batch forgets it, with the results
+    files it parsed, because a worker outlives surveys and a source folder may be a symlink re-pointed
+    between two of them (current -> v1, then v2). Below it, each log's own path is resolved every time."""
+    return os.path.realpath(folder)
 
 
 def source_root(ref: FileRef) -> str:

@@ -9,7 +9,6 @@ becomes a row with status "failed" and the reason, never a hole in the table.
 from __future__ import annotations
 
 import functools
-import os
 import posixpath
 import traceback
 from dataclasses import dataclass, replace
@@ -31,7 +30,7 @@ from . import deadlines, retries
 from .groups import group_rows
 from .journal import rows_text
 from .layout import orphan_task
-from .log_audit import audit_local, audit_stream, source_root
+from .log_audit import audit_local, audit_stream, resolved_folder, source_root
 from .published import compare, unlisted_task_rows
 from .rows import SELECTION, blank_row, finding_row, plain, task_row
 from .sources import Unit
@@ -88,11 +87,13 @@ def run_unit(unit: Unit, settings: Settings = DEFAULT_SETTINGS) -> str:
 def run_batch(batch: list[Unit], settings: Settings = DEFAULT_SETTINGS) -> list[str]:
     """run_unit for each unit of a batch, in order (the task a worker receives).
 
-    The results files parsed for the last batch are forgotten first: a worker outlives surveys, and a file's
+    The results files parsed for the last batch, and the source folders it resolved, are forgotten first: a
+    worker outlives surveys, a folder may be a symlink re-pointed between two, and a file's
     reference cannot always tell two contents apart (an HTTP server gives no size, a local edit can keep its
     size and mtime), so a file changed between two surveys was audited against its old parse."""
     results_document.cache_clear()
     results_model.cache_clear()
+    resolved_folder.cache_clear()
     retries.taken()  # the batch's count starts here
     rows = []
     for index, unit in enumerate(batch):
@@ -212,7 +213,7 @@ def results_document(ref: FileRef, limits: Limits) -> Document:
     are: a link out of the tree is not read."""
     if is_local(ref.location):
         try:
-            confine_in(os.path.realpath(source_root(ref)), ref.name)
+            confine_in(resolved_folder(source_root(ref)), ref.name)
         except PathRefused as exc:
             raise DocumentError("LB101", str(exc)) from None
     with open_stream(
