@@ -93,7 +93,10 @@ def choice_scores(
             typed,
         )
     )
-    acc = 1.0 if _argmax(lls) == gold else 0.0
+    finite = math.isfinite(
+        sum(lls)
+    )  # then every value is finite: none is inf, and no two cancel to NaN
+    acc = 1.0 if (lls.index(max(lls)) if finite else _argmax(lls)) == gold else 0.0
     mutual = (
         None
         if unconditional is None
@@ -101,14 +104,19 @@ def choice_scores(
         if _argmax([c - u for c, u in zip(lls, unconditional, strict=False)]) == gold
         else 0.0
     )
-    normalized = (
-        list(map(truediv, lls, lengths))
-        if 0 not in lengths
-        else [
-            ll / n if n else _numpy_divided_by_zero(ll) for ll, n in zip(lls, lengths, strict=False)
-        ]
-    )
-    return ChoiceScores(acc, 1.0 if _argmax(normalized) == gold else 0.0, mutual)
+    if (
+        finite and 0 not in lengths
+    ):  # a finite value over a positive length is finite: argmax at C speed
+        normalized = list(map(truediv, lls, lengths))
+        best = normalized.index(max(normalized))
+    else:
+        best = _argmax(
+            [
+                ll / n if n else _numpy_divided_by_zero(ll)
+                for ll, n in zip(lls, lengths, strict=False)
+            ]
+        )
+    return ChoiceScores(acc, 1.0 if best == gold else 0.0, mutual)
 
 
 def _without_delimiter(continuations: list[str], delimiter: str) -> list[str]:
@@ -201,7 +209,10 @@ def winogrande_scores(filtered_resps: Any, doc: Any, contexts: list) -> ChoiceSc
             "1's with option2, as lm-eval's Winogrande builds them"
         )
     lengths = [float(len(choice)) for choice in choices]
-    acc = 1.0 if _argmax(lls) == gold else 0.0
+    finite = math.isfinite(
+        sum(lls)
+    )  # then every value is finite: none is inf, and no two cancel to NaN
+    acc = 1.0 if (lls.index(max(lls)) if finite else _argmax(lls)) == gold else 0.0
     return ChoiceScores(
         acc, 1.0 if _argmax([ll / n for ll, n in zip(lls, lengths, strict=False)]) == gold else 0.0
     )

@@ -46,7 +46,7 @@ RATES = frozenset(
 )
 
 
-@dataclass
+@dataclass(slots=True)  # slots: five attributes updated per sample and metric
 class RunningMean:
     """sum(values) / len(values) in log order, lists flattened; the first sample that differed. Sums of the
     values less the first one (`shift`), and of their squares, give lm-eval's mean_stderr (the sample standard

@@ -61,19 +61,14 @@ class MultipleChoice(AuditCheck):
             self._score_greedy(sample, resps)
 
     def _recomputed(self, sample: Sample, scores: ChoiceScores) -> None:
-        data = sample.data
-        values = {"acc": scores.acc}
-        if scores.acc_norm is not None:
-            values["acc_norm"] = scores.acc_norm
-        if scores.acc_mutual_info is not None:
-            values["acc_mutual_info"] = scores.acc_mutual_info
-        recomputed = sample.recomputed
-        for (
-            metric,
-            value,
-        ) in values.items():  # a loop, not a dict comprehension: this runs per sample
-            if metric in data:
-                recomputed[metric] = value
+        """The recomputed scores the sample logs, for the aggregates check (written out: this runs per sample)."""
+        data, recomputed = sample.data, sample.recomputed
+        if "acc" in data:
+            recomputed["acc"] = scores.acc
+        if scores.acc_norm is not None and "acc_norm" in data:
+            recomputed["acc_norm"] = scores.acc_norm
+        if scores.acc_mutual_info is not None and "acc_mutual_info" in data:
+            recomputed["acc_mutual_info"] = scores.acc_mutual_info
         sample.recomputed_by = "its log-likelihoods give"
 
     def _score_own(self, sample: Sample) -> None:
