@@ -13,11 +13,21 @@ from pathlib import Path
 import pytest
 from support import harness_logs as harness
 
+from validator.audit import doc_tables
 from validator.audit.auditor import audit_files
 
 IFEVAL_LOG = f"samples_leaderboard_ifeval_{harness.DATE}.jsonl"
 CHOICE = "arc_like"
 CHOICE_LOG = f"samples_{CHOICE}_{harness.DATE}.jsonl"
+
+
+@pytest.fixture(autouse=True, params=["as dicts", "in arrays"])
+def tables(request, monkeypatch):
+    """Every case twice: with the check's tables as dicts and sets (a log of a few thousand docs), and moved
+    into arrays and bitmaps from the first doc (as a log of tens of thousands)."""
+    if request.param == "in arrays":
+        monkeypatch.setattr(doc_tables, "SMALL", 0)
+    return request.param
 
 
 def copy_sample(source: int, over: int):

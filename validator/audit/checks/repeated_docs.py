@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from ...findings import ERROR
 from ...findings.registry import rule
+from .. import doc_tables
+from ..doc_tables import DocIds, FirstSeen
 from .base import AuditCheck, Sample, audit_check
 
 # Fields that name a dataset's row, unique within its split: IFEval key, DROP query_id, ARC/OpenBookQA/
@@ -104,58 +106,74 @@ class RepeatedDocs(AuditCheck):
         super().__init__(log)
         # hash(doc_hash) -> the doc_id it was first logged under: an int a doc, not the 64-character string.
         # Python's string hash is seeded per process, so no log can be made to collide two docs on purpose.
-        self.first_doc_id: dict[int, int] = {}
-        # doc_ids counted as repeats: a doc is counted once, not once per filter
-        self.repeated: set[int] = set()
+        self.first_doc_id = FirstSeen()
+        self.repeated = DocIds()  # doc_ids counted as repeats: once each, not once per filter
         self.with_row_id = self.without_row_id = 0
         self.full = False
-        self.first_by_row_id: dict[int, int] = {}  # hash((field, value)) -> its first doc_id
+        self.first_by_row_id = FirstSeen()  # hash((field, value)) -> its first doc_id
         self.row_id_shared: list = []  # [count, the first sample, its row id field, the first doc_id]
         self.row_id = ROW_ID_FIELDS[0]
-        self.first_by_content: dict[int, int] = {}  # content_keys() -> its first doc_id
-        self.content_repeats: set[int] = set()  # doc_ids whose content repeats another doc_id's
+        # content_keys() -> its first doc_id; a doc without id fields is matched by its doc_hash, in
+        # first_doc_id, unless the doc's first sample was not matched by its content (doc_keys_unmatched)
+        self.first_by_content = FirstSeen()
+        self.doc_keys_unmatched: set[int] = set()
+        self.content_repeats = DocIds()  # doc_ids whose content repeats another doc_id's
         self.first_content_repeat: tuple = ()  # (its sample, the first doc_id, what matched)
-        self.docs_seen: set[int] = set()
-        self.told: set[int] = set()  # doc_ids told as repeats by their row id and doc_hash
+        self.docs_seen = DocIds()
+        self.told = DocIds()  # doc_ids told as repeats by their row id and doc_hash
+        self.tables = (self.first_doc_id, self.first_by_row_id, self.first_by_content)
+        self.until_settled = 1
 
     def add(self, sample: Sample) -> None:
         if not sample.doc_hash_ok:
             return  # no hash, or not the doc's (LB702, LB703): it names no doc to match by
+        self.until_settled -= 1
+        if not self.until_settled:
+            self._settle()
         doc_key = hash(sample.data["doc_hash"])
-        first = self.first_doc_id.get(doc_key)
-        if first is None:
-            if len(self.first_doc_id) < MAX_TRACKED:
-                self.first_doc_id[doc_key] = sample.doc_id
-            else:
-                self.full = True
-        elif (
-            first != sample.doc_id
-            and sample.doc_id not in self.repeated
-            and len(self.repeated) < MAX_TRACKED
-        ):
-            self._repeat(sample, first)
+        doc_id = sample.doc_id
+        if len(self.first_doc_id) < MAX_TRACKED:  # one look-up: a new doc is its own first
+            first = self.first_doc_id.setdefault(doc_key, doc_id)
+        else:
+            first = self.first_doc_id.get(doc_key)
+            self.full = self.full or first is None
+        if first != doc_id and first is not None:
+            if not self.repeated.has(doc_id) and len(self.repeated) < MAX_TRACKED:
+                self._repeat(sample, first)
         doc = sample.data.get("doc")
         if type(doc) is not dict:
             return
         # after the doc_hash: a doc repeated whole is told above, not counted again by its row id
         if not _ROW_ID_SET.isdisjoint(doc):  # in C: most docs of a log without one end here
             _by_row_id(self, sample, doc)
-        self._by_content(sample, doc, doc_key)
+        self._by_content(sample, doc, doc_key, first)
 
-    def _by_content(self, sample: Sample, doc: dict, doc_key: int) -> None:
+    def _by_content(
+        self, sample: Sample, doc: dict, doc_key: int, first_by_hash: int | None
+    ) -> None:
         if len(self.docs_seen) >= MAX_TRACKED:
             return
         doc_id = sample.doc_id
         self.docs_seen.add(doc_id)
-        if doc_id in self.told:
+        if self.told.has(doc_id):
+            if first_by_hash is not None and ID_FIELDS.isdisjoint(doc):
+                self.doc_keys_unmatched.add(doc_key)
             return  # told already, by its row id and doc_hash
         for what, key in content_keys(doc, doc_key):
-            first = self.first_by_content.setdefault(key, doc_id)
-            if first != doc_id and doc_id not in self.content_repeats:
+            if what == THE_DOC and first_by_hash is not None and key not in self.doc_keys_unmatched:
+                first = first_by_hash  # where its first sample was matched by its content too
+            else:
+                first = self.first_by_content.setdefault(key, doc_id)
+            if first != doc_id and not self.content_repeats.has(doc_id):
                 self.content_repeats.add(doc_id)
                 if not self.first_content_repeat:
                     self.first_content_repeat = (sample, first, what)
                 return
+
+    def _settle(self) -> None:
+        for table in (*self.tables, self.docs_seen, self.repeated, self.told, self.content_repeats):
+            table.settle()
+        self.until_settled = max(1, doc_tables.SMALL // 8)
 
     def _repeat(self, sample: Sample, first: int) -> None:
         doc = sample.data.get("doc")  # a doc_hash can be the hash of no doc ("null") or of a list
@@ -234,7 +252,7 @@ def content_keys(doc: dict, doc_key: int) -> list[tuple[str, int]]:
     itself, `doc_key`, where it has none), then its question and choices where it has a question."""
     rest, question, choices = _layout(doc)
     if rest is None:
-        keys = [("the doc", doc_key)]
+        keys = [(THE_DOC, doc_key)]
         if question:
             asked = tuple(map(_frozen, map(doc.__getitem__, question)))
             offered = tuple(map(_frozen, map(doc.__getitem__, choices)))
@@ -268,6 +286,7 @@ def _layout(doc: dict) -> tuple:
 
 MAX_LAYOUTS = 256  # docs' field names remembered per process, whatever the logs hold
 _LAYOUTS: dict[tuple, tuple] = {}
+THE_DOC = "the doc"
 # A tag no frozen doc holds: the question's key is a 3-tuple led by it, the rest of a doc's a tuple of pairs
 _QUESTION = "question and choices"
 # Ints from 0 below this hash to themselves; others may not (-1 and -2 hash alike, and so do n and n + this)
@@ -307,11 +326,11 @@ def _by_row_id(check: RepeatedDocs, sample: Sample, doc: dict) -> None:
     if type(doc[row_id]) not in _ROW_ID_VALUES:
         return
     key = hash((row_id, doc[row_id]))
-    first = check.first_by_row_id.get(key)
-    if first is None:
-        if len(check.first_by_row_id) < MAX_TRACKED:
-            check.first_by_row_id[key] = sample.doc_id
-    elif first != sample.doc_id and sample.doc_id not in check.repeated:
+    if len(check.first_by_row_id) < MAX_TRACKED:
+        first = check.first_by_row_id.setdefault(key, sample.doc_id)
+    else:
+        first = check.first_by_row_id.get(key)
+    if first is not None and first != sample.doc_id and not check.repeated.has(sample.doc_id):
         if check.row_id_shared:
             check.row_id_shared[0] += 1
         else:
