@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 from math import ceil, isfinite
 from typing import Any
 
@@ -59,6 +58,16 @@ class TaskSpec:
     # How the run built its prompts besides the task's config (lm-eval >= 0.4.3 writes both; None: not used)
     system_instruction: Any = None
     chat_template: Any = None
+    # Worked out as the spec is made (asked by a dozen checks as each log starts, ends, and for every record):
+    keys: EntryKeys = field(init=False, repr=False, compare=False)  # what the entry's key names say
+    filters: list[str] = field(init=False, repr=False, compare=False)  # see filters_of
+    _aggregations: dict[str, str] = field(
+        init=False, repr=False, compare=False, default_factory=dict
+    )
+
+    def __post_init__(self) -> None:
+        self.keys = entry_keys(self.entry)
+        self.filters = filters_of(self.config, self.keys)
 
     @classmethod
     def from_results(cls, data: dict, task: str) -> TaskSpec:
@@ -126,26 +135,10 @@ class TaskSpec:
             None,
         )
 
-    @cached_property  # asked for every record
-    def filters(self) -> list[str]:
-        written = [
-            f.get("name") for f in _list(self.config.get("filter_list")) if isinstance(f, dict)
-        ]
-        names = list(
-            dict.fromkeys(n for n in written if isinstance(n, str))
-        )  # a name twice is one filter_resps key
-        if not names:
-            names = sorted(self.reported_filters)
-        return names or ["none"]
-
     def metric_keys(self) -> tuple[str, ...]:
         """Every key of the entry the score could read as a metric, as written ("acc,none", or "acc" alone, which
         the readers take as filter none): the audit accounts for each (see metric_key_parts)."""
         return self.keys.metric_keys
-
-    @cached_property  # a dozen checks ask, as they start and finish each log
-    def keys(self) -> EntryKeys:
-        return entry_keys(self.entry)
 
     @property
     def metric_parts(self) -> tuple[tuple[str, tuple[str, str]], ...]:
@@ -170,9 +163,16 @@ class TaskSpec:
             known = self._aggregations[metric] = aggregation_of(self.config, metric)
         return known
 
-    @cached_property
-    def _aggregations(self) -> dict[str, str]:
-        return {}
+
+def filters_of(config: dict, keys: EntryKeys) -> list[str]:
+    """The task's filters: the config's filter_list names, else the filters its results are reported under."""
+    written = [f.get("name") for f in _list(config.get("filter_list")) if isinstance(f, dict)]
+    names = list(
+        dict.fromkeys(n for n in written if isinstance(n, str))
+    )  # a name twice is one filter_resps key
+    if not names:
+        names = sorted(keys.filter_names)
+    return names or ["none"]
 
 
 def _spec_from_results(data: dict, task: str) -> TaskSpec:
