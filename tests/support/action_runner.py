@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from support.common import EXAMPLE, REPO
+from support.common import CAN_FORK, EXAMPLE, REPO, forked_cli
 from support.runner_mimic import commands
 
 OUR_COMMANDS = {"error", "warning", "group", "endgroup"}
@@ -28,7 +28,14 @@ def make_workspace(root: Path) -> Path:
     return ws
 
 
-def run_action(ws: Path, inputs: dict[str, str], extra_env: dict[str, str] | None = None):
+def run_action(
+    ws: Path, inputs: dict[str, str], extra_env: dict[str, str] | None = None, fresh: bool = False
+):
+    """`python -I -m validator action` in the workspace `ws`: the process, the outputs file, the summary.
+
+    The entrypoint runs in a forked child of the test process (support.common.run_cli says why);
+    `fresh=True` starts a new isolated interpreter, for a test about what the process imports.
+    """
     files = ws.parent / "runner"
     files.mkdir(exist_ok=True)
     event = files / "event.json"
@@ -55,14 +62,11 @@ def run_action(ws: Path, inputs: dict[str, str], extra_env: dict[str, str] | Non
     }
     env.update({f"INPUT_{k.upper()}": v for k, v in inputs.items()})
     env.update(extra_env or {})
-    proc = subprocess.run(
-        [sys.executable, "-I", "-m", "validator", "action"],
-        cwd=ws,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    argv = [sys.executable, "-I", "-m", "validator", "action"]
+    if fresh or not CAN_FORK:
+        proc = subprocess.run(argv, cwd=ws, env=env, capture_output=True, text=True, timeout=120)
+    else:
+        proc = forked_cli(argv, ["action"], ws, env, timeout=120)
     return proc, (files / "output").read_text(), (files / "summary.md").read_text()
 
 

@@ -61,10 +61,10 @@ def run_cli(
         else:
             clean[name] = value
     argv = [sys.executable, "-m", "validator", *args]
-    if fresh or not hasattr(os, "fork") or sys.platform != "linux":
+    if fresh or not CAN_FORK:
         proc = subprocess.run(argv, cwd=cwd, env=clean, capture_output=True, text=True, timeout=60)
     else:
-        proc = _forked_cli(argv, cwd, clean, timeout=60)
+        proc = forked_cli(argv, list(args), cwd, clean, timeout=60)
     wants_json = any(option in args for option in ("--output-format=json", "-ojson")) or any(
         a in ("--output-format", "-o") and b == "json" for a, b in zip(args, args[1:], strict=False)
     )
@@ -73,11 +73,16 @@ def run_cli(
     return proc
 
 
-def _forked_cli(
-    argv: list[str], cwd: Path, env: dict[str, str], timeout: float
+# Linux forks a process with threads safely enough for a child that only runs lbnorm and exits.
+CAN_FORK = hasattr(os, "fork") and sys.platform == "linux"
+
+
+def forked_cli(
+    argv: list[str], args: list[str], cwd: Path, env: dict[str, str], timeout: float
 ) -> subprocess.CompletedProcess:
-    """`argv` (`python -m validator ...`) run by `validator.cli.main` in a forked child, its output read as
-    `subprocess.run(..., capture_output=True, text=True)` reads it."""
+    """`argv` (`python -m validator ARGS`) run by `validator.cli.main` with `args` in a forked child, in `cwd`
+    with exactly the environment `env`; its output read as `subprocess.run(..., capture_output=True,
+    text=True)` reads it."""
     import locale
     import tempfile
 
@@ -93,7 +98,7 @@ def _forked_cli(
         if pid == 0:  # the child: never returns into the test
             code = 70
             try:
-                code = _child(main, argv, cwd, env, encoding, out.fileno(), err.fileno())
+                code = _child(main, args, cwd, env, encoding, out.fileno(), err.fileno())
             except BaseException:
                 import traceback
 
@@ -112,7 +117,7 @@ def _forked_cli(
     )
 
 
-def _child(main, argv, cwd, env, encoding, out_fd: int, err_fd: int) -> int:
+def _child(main, args, cwd, env, encoding, out_fd: int, err_fd: int) -> int:
     """Set the forked child up as `python -m validator` starts (arguments, `__main__`, folder, environment,
     standard streams), run the command, and return its exit status."""
     import io
@@ -150,7 +155,7 @@ def _child(main, argv, cwd, env, encoding, out_fd: int, err_fd: int) -> int:
     entry = types.ModuleType("__main__")
     entry.__package__ = "validator"
     sys.modules["__main__"] = entry
-    sys.argv = [str(REPO / "validator" / "__main__.py"), *argv[3:]]
+    sys.argv = [str(REPO / "validator" / "__main__.py"), *args]
     try:
         main()
         code = 0

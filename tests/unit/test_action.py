@@ -217,7 +217,7 @@ def test_a_planted_validator_or_json_package_is_never_imported(tmp_path):
         (ws / package / "__init__.py").write_text(
             f"open({str(marker)!r}, 'a').write({package!r})\nprint('::error::planted {package} ran')\n"
         )
-    proc, _, _ = run_action(ws, {"files": "submissions/pythia/honest.json"})
+    proc, _, _ = run_action(ws, {"files": "submissions/pythia/honest.json"}, fresh=True)
     assert not marker.exists(), marker.read_text()
     assert proc.returncode == 0 and "planted" not in proc.stdout
 
