@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
-from support.common import EXAMPLES, REPO
+from support.common import EXAMPLES, REPO, run_cli
 
 LOADED_MODULES = """
 import runpy, sys
@@ -59,10 +60,67 @@ def loaded_by(*args: str) -> set[str]:
     return set(proc.stdout.splitlines()[-1].split())
 
 
+def loaded_by_python() -> set[str]:
+    """What the interpreter itself has loaded when it runs a command (site, and what site imports)."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys; print(' '.join(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
+    return set(proc.stdout.split())
+
+
 def test_version_loads_no_command():
     loaded = loaded_by("--version")
     assert not loaded & COMMAND_MODULES
     assert not {m for m in loaded if m.startswith(("validator.check", "validator.audit"))}
+
+
+def test_version_loads_only_the_version():
+    """`lbnorm --version` is the cheapest start there is: not even click, just the version the build wrote."""
+    loaded = loaded_by("--version")
+    assert "click" not in loaded and "re" not in loaded - loaded_by_python()
+    assert {m for m in loaded if m.startswith("validator")} <= {
+        "validator",
+        "validator.__main__",
+        "validator.cli",
+        "validator.core",
+        "validator.core.version",
+        "validator.core._build_version",
+    }
+
+
+def test_version_prints_what_the_click_group_prints():
+    from click.testing import CliRunner
+
+    from validator.cli import cli
+    from validator.core.version import __version__
+
+    proc = run_cli("--version", fresh=True)
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout == f"lbnorm, version {__version__}\n"
+    assert proc.stdout == CliRunner().invoke(cli, ["--version"]).output
+    # Anything more than the bare option goes through click, which prints the same.
+    assert run_cli("--version", "--help").stdout == proc.stdout
+
+
+def test_version_exits_0_when_its_reader_is_gone():
+    """As every command: a closed stdout or a reader that stopped reading changes no exit code."""
+    command = [sys.executable, "-m", "validator", "--version"]
+    assert subprocess.run(command, cwd=REPO, stdout=subprocess.DEVNULL, timeout=60).returncode == 0
+    closed = subprocess.run(
+        command, cwd=REPO, capture_output=False, timeout=60, preexec_fn=lambda: os.close(1)
+    )
+    assert closed.returncode == 0
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        gone = subprocess.run(command, cwd=REPO, stdout=write, stderr=subprocess.PIPE, timeout=60)
+    finally:
+        os.close(write)
+    assert gone.returncode == 0 and gone.stderr == b""
 
 
 def test_a_check_loads_only_its_own_command():
