@@ -31,8 +31,8 @@ def test_the_wheel_contains_the_whole_package(tmp_path):
         )
     environment = {
         **os.environ,
-        "SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0",
-    }  # the copy has no git metadata
+        "SETUPTOOLS_SCM_PRETEND_VERSION": "1.2.3",
+    }  # the copy has no git metadata: the version a release tag would give
     subprocess.run(
         [
             sys.executable,
@@ -77,3 +77,19 @@ def test_the_wheel_contains_the_whole_package(tmp_path):
     ):
         assert field in metadata, field
     assert metadata.count("Project-URL: ") >= 4 and metadata.count("Classifier: ") >= 8
+    # The installed wheel says the version its metadata holds (written at build time, never looked up).
+    assert "\nVersion: 1.2.3\n" in metadata
+    installed = tmp_path / "installed"
+    archive.extractall(installed)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {
+        "PYTHONPATH": str(installed)
+    }
+    version = subprocess.run(
+        [sys.executable, "-m", "validator", "--version"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert version.stdout == "lbnorm, version 1.2.3\n", version.stderr
