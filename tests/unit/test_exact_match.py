@@ -7,6 +7,8 @@ Expected values are what lm-eval 0.4.13's exact_match_hf_evaluate and RegexFilte
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.harness_logs import GSM8K_EXACT_MATCH, GSM8K_FILTER_LIST
 
 from validator.harness.exact_match import (
@@ -103,3 +105,14 @@ def test_the_marker_pattern_is_removed_as_re_removes_it(text):
         exact_match(text, re.sub("(?s).*#### ", "", text), {"regexes_to_ignore": ["(?s).*#### "]})
         == 1.0
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="#$,. 12\nx", max_size=30))
+def test_the_patterns_removed_without_re_are_removed_as_re_removes_them(text):
+    import re
+
+    from validator.harness.exact_match import _LINEAR
+
+    for pattern, remove in _LINEAR.items():
+        assert remove(text) == re.sub(pattern, "", text), pattern
