@@ -172,7 +172,7 @@ def test_ctrl_c_exits_130_not_as_a_usage_error(monkeypatch, capsys):
     """click turns Ctrl-C into Abort; lbnorm reported it as a usage error (exit 2, 'aborted')."""
     import click
 
-    from validator import cli as entry
+    from validator.cli import group as entry
 
     def interrupted(**kwargs):
         raise click.exceptions.Abort() from KeyboardInterrupt()

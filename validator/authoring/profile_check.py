@@ -12,12 +12,11 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from ..core.profile import cross_reference_problems as profile_cross_references
 from ..io.documents import Document, DocumentError, parse_document
-from ..io.loaders import PROFILE_SCHEMA, read_untrusted
+from ..io.loaders import PROFILE_SCHEMA, package_files, read_untrusted
 
 PLACEHOLDER = "FILL IN"
 MAX_PROBLEMS = 200  # a profile with more problems than this is not a draft worth reading to the end
@@ -136,7 +135,5 @@ def _dotted(path: tuple) -> str:
 def _validator():
     import jsonschema
 
-    schema = json.loads(
-        (resources.files("validator") / "schemas" / PROFILE_SCHEMA).read_text(encoding="utf-8")
-    )
+    schema = json.loads((package_files() / "schemas" / PROFILE_SCHEMA).read_text(encoding="utf-8"))
     return jsonschema.Draft202012Validator(schema)

@@ -8,10 +8,9 @@ use it. Only the name changes when --name is given.
 from __future__ import annotations
 
 import re
-from importlib import resources
 
 from ..core.errors import ConfigError
-from ..io.loaders import builtin_profile_names
+from ..io.loaders import builtin_profile_names, package_files
 
 HEADER = """\
 # Your leaderboard's profile, started from the built-in profile '{builtin}'.
@@ -35,9 +34,7 @@ def builtin_profile_text(builtin: str, output: str, name: str | None = None) -> 
         raise ConfigError(
             f"unknown profile '{builtin}'; built-in profiles: {', '.join(builtin_profile_names())}"
         )
-    text = (resources.files("validator") / "profiles" / f"{builtin}.yaml").read_text(
-        encoding="utf-8"
-    )
+    text = (package_files() / "profiles" / f"{builtin}.yaml").read_text(encoding="utf-8")
     if name is not None:
         text = _NAME_LINE.sub(f"name: {name}", text, count=1)
     return HEADER.format(builtin=builtin, output=output) + text

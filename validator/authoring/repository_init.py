@@ -13,11 +13,11 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path, PurePosixPath
 
 from ..core.errors import ConfigError
 from ..core.release import Release, fill
+from ..io.loaders import package_files
 
 # Template in the package -> where it goes in the repository, and what it is for.
 TARGETS = {
@@ -92,7 +92,7 @@ def rendered_files(release: Release, choices: Choices) -> dict[str, tuple[str, s
 
 
 def _template(name: str) -> str:
-    return (resources.files("validator") / "authoring" / "templates" / name).read_text("utf-8")
+    return (package_files() / "authoring" / "templates" / name).read_text("utf-8")
 
 
 def _one_line(text: str, line: str, replacement: str) -> str:

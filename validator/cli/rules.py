@@ -53,11 +53,10 @@ def rules(codes: tuple[str, ...], output_format: str) -> None:
 def _example(rule_id: str, severity: str, name: str) -> str:
     """The finding the rule's example case gets (findings/rule_examples.json, kept current by a test)."""
     import json
-    from importlib import resources
 
-    examples = json.loads(
-        (resources.files("validator") / "findings" / "rule_examples.json").read_text("utf-8")
-    )
+    from ..io.loaders import package_files
+
+    examples = json.loads((package_files() / "findings" / "rule_examples.json").read_text("utf-8"))
     example = examples.get(rule_id)
     if example is None:
         return ""

@@ -9,11 +9,9 @@ must pass schemas/profile.schema.json before they are used.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import stat
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +23,18 @@ from .limits import DEFAULT_LIMITS, Limits, describe_size
 from .readers import read_results
 
 PROFILE_SCHEMA = "profile.schema.json"
+
+
+def package_files():
+    """The package's own files (profiles, schemas, templates): its folder, where every install
+    pip makes puts it. Only a package imported from an archive goes through importlib.resources,
+    which takes longer to import than a one-file check takes to read its files."""
+    folder = Path(__file__).parent.parent
+    if (folder / "profiles").is_dir():
+        return folder
+    from importlib import resources
+
+    return resources.files("validator")
 
 
 # Sample-log lines run to kilobytes: readline on the default 8 KiB buffer took three times as long as on
@@ -80,6 +90,8 @@ def read_at_most(handle, limit: int) -> bytes:
 
 def sha256_of(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
     """The SHA-256 of a regular file within max_file_bytes (DocumentError otherwise), read by chunks."""
+    import hashlib  # loading OpenSSL is a tenth of a start-up: only leaderboard checks hash
+
     digest = hashlib.sha256()
     with open_regular_file(path, limits.max_file_bytes) as handle:
         while chunk := handle.read(1 << 20):
@@ -169,7 +181,7 @@ DEFAULT_PROFILE = "open-llm-leaderboard-v2"
 
 
 def builtin_profile_names() -> list[str]:
-    folder = resources.files("validator") / "profiles"
+    folder = package_files() / "profiles"
     return sorted(
         p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml")
     )
@@ -187,7 +199,7 @@ def load_builtin_profile(name: str, validate: bool = False) -> Profile:
         raise ConfigError(
             f"unknown profile '{name}'; built-in profiles: {', '.join(builtin_profile_names())}"
         )
-    text = (resources.files("validator") / "profiles" / f"{name}.yaml").read_text(encoding="utf-8")
+    text = (package_files() / "profiles" / f"{name}.yaml").read_text(encoding="utf-8")
     origin = f"'{name}' (built-in)"
     if validate:
         return _profile_from_text(text, origin, "yaml")
@@ -216,13 +228,11 @@ def _profile_from_text(text: str, origin: str, kind: str) -> Profile:
 @functools.cache
 def package_schema(name: str) -> dict:
     """A JSON Schema the package ships (the repository's schemas/ folder)."""
-    return json.loads((resources.files("validator") / "schemas" / name).read_text(encoding="utf-8"))
+    return json.loads((package_files() / "schemas" / name).read_text(encoding="utf-8"))
 
 
 def _profile_validator():
     import jsonschema
 
-    schema = json.loads(
-        (resources.files("validator") / "schemas" / PROFILE_SCHEMA).read_text(encoding="utf-8")
-    )
+    schema = json.loads((package_files() / "schemas" / PROFILE_SCHEMA).read_text(encoding="utf-8"))
     return jsonschema.Draft202012Validator(schema)

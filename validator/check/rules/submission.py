@@ -5,10 +5,10 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Iterator
-from importlib import resources
 
 from ...findings import ERROR
 from ...findings.registry import rule
+from ...io.loaders import package_files
 from ...io.schema_subset import certainly_valid
 from ..context import REPORTED, CheckContext, Hit
 
@@ -80,9 +80,7 @@ def profile_mismatch(ctx: CheckContext) -> Iterator[Hit]:
 
 @functools.cache
 def _schema() -> dict:
-    return json.loads(
-        (resources.files("validator") / "schemas" / SUBMISSION_SCHEMA).read_text("utf-8")
-    )
+    return json.loads((package_files() / "schemas" / SUBMISSION_SCHEMA).read_text("utf-8"))
 
 
 @functools.cache
