@@ -199,11 +199,14 @@ def test_a_log_the_server_trickles_is_lb101_once_its_rate_falls_below_the_floor(
 
 
 def test_a_log_shorter_than_its_content_length_is_lb101_not_an_internal_error(hostile, tmp_path):
-    rows = survey([f"{hostile}/short/"], tmp_path, LocalPool(1)).rows
+    limits = Limits(
+        remote_retries=1
+    )  # the cut is retried like any transient failure, then it is LB101
+    rows = survey([f"{hostile}/short/"], tmp_path, LocalPool(1), Settings(limits=limits)).rows
     assert [(row["task"], row["status"], row["rules"]) for row in rows] == [
         ("drop", "findings", {"LB101": 1})
     ]
-    assert "cannot be read" in rows[0]["first_finding"]
+    assert "cannot be read, still failing after 1 retries" in rows[0]["first_finding"]
     assert "(ClientPayloadError" in rows[0]["first_finding"]
 
 
@@ -211,7 +214,8 @@ def test_a_log_shorter_than_its_content_length_is_lb101_not_an_internal_error(ho
 def test_a_sub_folder_that_cannot_be_listed_is_a_row_and_the_others_are_surveyed(
     hostile, tmp_path, case, reason
 ):
-    code, stderr, rows = lbnorm_survey(f"{hostile}/{case}/", tmp_path)
+    # One retry (the default's three would only wait longer): the folder fails on each.
+    code, stderr, rows = lbnorm_survey(f"{hostile}/{case}/", tmp_path, "--remote-retries", "1")
     assert code == 1, stderr
     assert [(row["run"], row["task"], row["status"], row["rules"]) for row in rows] == [
         ("bad/", "", "unlisted folder", {"LB101": 1}),
