@@ -7,7 +7,7 @@ import random
 import pytest
 
 from validator.audit import doc_tables
-from validator.audit.doc_tables import DocIds, FirstSeen
+from validator.audit.doc_tables import DocIdSet, FirstSeen
 
 
 @pytest.fixture(params=[doc_tables.SMALL, 3], ids=["as a dict", "in arrays"])
@@ -51,7 +51,7 @@ def test_doc_ids_answer_as_a_set(small, monkeypatch):
     monkeypatch.setattr(doc_tables, "BITMAP_IDS", 1 << 12)
     rng = random.Random(8)
     ids = [rng.choice([rng.randrange(5000), rng.randrange(1 << 12), 1 << 40]) for _ in range(4000)]
-    held, expected = DocIds(), set()
+    held, expected = DocIdSet(), set()
     for step, doc_id in enumerate(ids):
         assert held.has(doc_id) == (doc_id in expected)
         held.add(doc_id)

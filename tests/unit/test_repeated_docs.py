@@ -342,3 +342,20 @@ def test_the_question_and_the_rest_of_a_doc_never_match_each_other():
         1
     ]
     assert rest != question
+
+
+def test_content_keys_kept_are_bounded_and_later_ones_matched_against_them(monkeypatch):
+    """Two content keys are kept per tracked doc however many docs a doc_id logs; a key past them is matched
+    against those kept (a copy of a kept doc is found), not kept (a new key is its own first)."""
+    from validator.audit.checks import repeated_docs
+
+    class Log:
+        spec = summary = None
+
+    monkeypatch.setattr(repeated_docs, "MAX_TRACKED", 1)
+    check = repeated_docs.RepeatedDocs(Log())
+    assert [repeated_docs._first_by_content(check, key, 0) for key in (11, 12)] == [0, 0]
+    assert repeated_docs._first_by_content(check, 13, 5) == 5
+    assert repeated_docs._first_by_content(check, 13, 6) == 6  # 13 was not kept
+    assert repeated_docs._first_by_content(check, 12, 7) == 0
+    assert len(check.first_by_content) == 2

@@ -121,7 +121,7 @@ class FirstSeen:
                 self.aside[0] = doc_id
 
 
-class DocIds:
+class DocIdSet:
     """A set of doc_ids (non-negative ints): add(doc_id), has(doc_id) and len(), as a set's."""
 
     def __init__(self) -> None:

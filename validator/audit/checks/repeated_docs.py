@@ -27,7 +27,7 @@ from __future__ import annotations
 from ...findings import ERROR
 from ...findings.registry import rule
 from .. import doc_tables
-from ..doc_tables import DocIds, FirstSeen
+from ..doc_tables import DocIdSet, FirstSeen
 from .base import AuditCheck, Sample, audit_check
 
 # Fields that name a dataset's row, unique within its split: IFEval key, DROP query_id, ARC/OpenBookQA/
@@ -107,7 +107,7 @@ class RepeatedDocs(AuditCheck):
         # hash(doc_hash) -> the doc_id it was first logged under: an int a doc, not the 64-character string.
         # Python's string hash is seeded per process, so no log can be made to collide two docs on purpose.
         self.first_doc_id = FirstSeen()
-        self.repeated = DocIds()  # doc_ids counted as repeats: once each, not once per filter
+        self.repeated = DocIdSet()  # doc_ids counted as repeats: once each, not once per filter
         self.with_row_id = self.without_row_id = 0
         self.full = False
         self.first_by_row_id = FirstSeen()  # hash((field, value)) -> its first doc_id
@@ -117,10 +117,10 @@ class RepeatedDocs(AuditCheck):
         # first_doc_id, unless the doc's first sample was not matched by its content (doc_keys_unmatched)
         self.first_by_content = FirstSeen()
         self.doc_keys_unmatched: set[int] = set()
-        self.content_repeats = DocIds()  # doc_ids whose content repeats another doc_id's
+        self.content_repeats = DocIdSet()  # doc_ids whose content repeats another doc_id's
         self.first_content_repeat: tuple = ()  # (its sample, the first doc_id, what matched)
-        self.docs_seen = DocIds()
-        self.told = DocIds()  # doc_ids told as repeats by their row id and doc_hash
+        self.docs_seen = DocIdSet()
+        self.told = DocIdSet()  # doc_ids told as repeats by their row id and doc_hash
         self.tables = (self.first_doc_id, self.first_by_row_id, self.first_by_content)
         self.until_settled = 1
 
@@ -157,13 +157,16 @@ class RepeatedDocs(AuditCheck):
         self.docs_seen.add(doc_id)
         if self.told.has(doc_id):
             if first_by_hash is not None and ID_FIELDS.isdisjoint(doc):
-                self.doc_keys_unmatched.add(doc_key)
+                if (
+                    len(self.doc_keys_unmatched) < MAX_TRACKED
+                ):  # past it, matched by doc_hash: stricter
+                    self.doc_keys_unmatched.add(doc_key)
             return  # told already, by its row id and doc_hash
         for what, key in content_keys(doc, doc_key):
             if what == THE_DOC and first_by_hash is not None and key not in self.doc_keys_unmatched:
                 first = first_by_hash  # where its first sample was matched by its content too
             else:
-                first = self.first_by_content.setdefault(key, doc_id)
+                first = _first_by_content(self, key, doc_id)
             if first != doc_id and not self.content_repeats.has(doc_id):
                 self.content_repeats.add(doc_id)
                 if not self.first_content_repeat:
@@ -230,21 +233,25 @@ class RepeatedDocs(AuditCheck):
                     "so samples were replaced by copies of others (their docs edited, their hashes redone)"
                 ),
             )
-        if self.with_row_id > MAX_TOLD:
-            self.summary.notes.append(
-                f"{self.with_row_id:,} docs with a row id repeat under other doc_ids (LB725 "
-                f"reported the first {MAX_TOLD})"
-            )
-        if self.without_row_id:
-            self.summary.notes.append(
-                f"{self.without_row_id:,} docs are logged again under another doc_id; they "
-                "carry no row id of their dataset, which may hold the same row twice, so "
-                "this is not reported as a finding"
-            )
-        if self.full:
-            self.summary.notes.append(
-                f"repeated docs were looked for among the first {MAX_TRACKED:,} docs only"
-            )
+        self.summary.notes.extend(_notes(self))
+
+
+def _notes(check: RepeatedDocs) -> list[str]:
+    notes = []
+    if check.with_row_id > MAX_TOLD:
+        notes.append(
+            f"{check.with_row_id:,} docs with a row id repeat under other doc_ids (LB725 "
+            f"reported the first {MAX_TOLD})"
+        )
+    if check.without_row_id:
+        notes.append(
+            f"{check.without_row_id:,} docs are logged again under another doc_id; they "
+            "carry no row id of their dataset, which may hold the same row twice, so "
+            "this is not reported as a finding"
+        )
+    if check.full:
+        notes.append(f"repeated docs were looked for among the first {MAX_TRACKED:,} docs only")
+    return notes
 
 
 def content_keys(doc: dict, doc_key: int) -> list[tuple[str, int]]:
@@ -315,6 +322,15 @@ def _frozen(value):
     if kind is dict:
         return (dict, *sorted(zip(value, map(_frozen, value.values()), strict=True)))
     return (kind, repr(value))  # float, bool, None
+
+
+def _first_by_content(check: RepeatedDocs, key: int, doc_id: int) -> int:
+    """Its first doc_id, kept while the table holds fewer than two keys a tracked doc (a doc_id that logs
+    other docs under other filters adds more); past that, matched against those kept, not kept."""
+    if len(check.first_by_content) < 2 * MAX_TRACKED:
+        return check.first_by_content.setdefault(key, doc_id)
+    first = check.first_by_content.get(key)
+    return doc_id if first is None else first
 
 
 def _by_row_id(check: RepeatedDocs, sample: Sample, doc: dict) -> None:
