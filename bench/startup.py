@@ -14,7 +14,9 @@ so a slow spell on a shared machine lands on all of them alike. Ratios are taken
   submission, against the same floor.
 
 lbnorm runs from this checkout through the same three lines as the `lbnorm` script pip installs,
-so an installed copy of another version is never what is timed.
+so an installed copy of another version is never what is timed. Every row runs with compiled
+bytecode, as an installed copy does (pip compiles what it installs): PYTHONDONTWRITEBYTECODE is
+dropped and the bytecode goes to a scratch folder, written by the warm-up run.
 """
 
 from __future__ import annotations
@@ -81,9 +83,14 @@ def rows(python: str, scratch: Path) -> dict[str, tuple[list[str], dict[str, str
     return table
 
 
-def clean_env(extra: dict[str, str]) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))}
+def clean_env(extra: dict[str, str], bytecode: Path) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GITHUB_", "INPUT_")) and k != "PYTHONDONTWRITEBYTECODE"
+    }
     env["PYTHONPATH"] = str(REPO)
+    env["PYTHONPYCACHEPREFIX"] = str(bytecode)
     return env | extra
 
 
@@ -103,7 +110,9 @@ def time_once(argv: list[str], env: dict[str, str]) -> float:
 def measure(repeat: int, python: str) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as scratch:
         table = rows(python, Path(scratch))
-        envs = {name: clean_env(extra) for name, (_, extra) in table.items()}
+        envs = {
+            name: clean_env(extra, Path(scratch) / "bytecode") for name, (_, extra) in table.items()
+        }
         for name, (argv, _) in table.items():  # warm the page cache and the .pyc files
             time_once(argv, envs[name])
         times: dict[str, list[float]] = {name: [] for name in table}
