@@ -10,6 +10,7 @@ The `ast` module reads the imports, so nothing is executed.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -49,12 +50,17 @@ def layer_of(parts: list[str]) -> str | None:
     return "entry" if top in ENTRY_MODULES else top
 
 
+@functools.cache
+def syntax_tree(path: Path) -> ast.Module:
+    """The module's syntax tree, parsed once for every test of this file (none changes a tree)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def imported(path: Path, source: str | None = None) -> list[tuple[int, list[str]]]:
     """(line, absolute module parts) of every lbnorm import in the module, at any depth (lazy ones too)."""
     package = dotted(path) if path.name == "__init__.py" else dotted(path)[:-1]
-    source = path.read_text(encoding="utf-8") if source is None else source
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(syntax_tree(path) if source is None else ast.parse(source)):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[: len(package) - node.level + 1]
@@ -100,13 +106,13 @@ def test_imports_point_down(path):
 
 
 def test_the_root_package_holds_only_the_version():
-    tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    tree = syntax_tree(PACKAGE / "__init__.py")
     assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
 
 
 def test_each_package_says_what_it_may_import():
     for init in PACKAGE.glob("*/__init__.py"):
-        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        doc = ast.get_docstring(syntax_tree(init)) or ""
         assert doc, f"{init.relative_to(PACKAGE)} has no docstring"
         assert "import" in doc.lower(), (
             f"{init.relative_to(PACKAGE)}: the docstring must say what it may import"
@@ -149,7 +155,7 @@ def test_no_module_is_a_house_without_rooms():
 def test_no_class_does_everything():
     too_long = []
     for path in modules():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(syntax_tree(path)):
             if (
                 isinstance(node, ast.ClassDef)
                 and node.end_lineno - node.lineno + 1 > MAX_CLASS_LINES
@@ -259,7 +265,7 @@ def test_no_module_imports_another_modules_private_names():
     """A name with a leading underscore is its module's own: another module importing it is a split gone wrong."""
     private = []
     for path in modules():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(syntax_tree(path)):
             if isinstance(node, ast.ImportFrom) and (
                 node.level or (node.module or "").split(".")[0] == "validator"
             ):
