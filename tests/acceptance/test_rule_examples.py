@@ -27,7 +27,7 @@ def current_examples() -> dict[str, dict]:
         rule_id = case.name[:5]
         if rule_id in examples:
             continue
-        _, _, _, report = run_case(case)
+        _, _, _, report = run_case(case, reuse=True)
         prefix = case.relative_to(EXAMPLES).as_posix() + "/"
         finding = next((f for f in report["findings"] if f["rule"] == rule_id), None)
         if finding:

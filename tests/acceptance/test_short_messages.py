@@ -27,7 +27,7 @@ CITATIONS = re.compile(
 def test_every_rule_s_findings_are_short_and_cite_nothing_internal():
     seen = set()
     for case in CASES:
-        _, _, _, report = run_case(case)
+        _, _, _, report = run_case(case, reuse=True)
         for finding in report["findings"]:
             seen.add(finding["rule"])
             message = finding["message"]
