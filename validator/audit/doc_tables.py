@@ -24,14 +24,16 @@ _ID_LIMIT = (1 << 31) - 1
 class FirstSeen:
     """key (a 64-bit hash) -> the doc_id first seen with it: get(key) and setdefault(key, doc_id), as a dict's."""
 
+    # Set when the table moves to arrays (a log's check makes several tables, most of which stay small)
+    mask = size = room = 0
+    keys: array  # 64-bit keys; 0: an empty slot (the key 0 itself is held aside)
+    ids: array  # 32-bit doc_ids
+    aside: dict[int, int]  # the key 0, and keys whose doc_id does not fit a slot
+
     def __init__(self) -> None:
         self.small: dict[int, int] = {}
         self.get: Callable[[int], int | None] = self.small.get
         self.setdefault: Callable[[int, int], int] = self.small.setdefault
-        self.keys = array("q")  # 0: an empty slot (the key 0 itself is held aside)
-        self.ids = array("i")
-        self.mask = self.size = self.room = 0
-        self.aside: dict[int, int] = {}  # the key 0, and keys whose doc_id does not fit a slot
 
     def __len__(self) -> int:
         return self.size if self.mask else len(self.small)
@@ -124,13 +126,14 @@ class FirstSeen:
 class DocIdSet:
     """A set of doc_ids (non-negative ints): add(doc_id), has(doc_id) and len(), as a set's."""
 
+    in_bitmap = False
+    in_bits = 0
+    bits: bytearray  # set when the set moves to a bitmap
+
     def __init__(self) -> None:
         self.small: set[int] = set()  # every doc_id while small; then those at or past BITMAP_IDS
         self.add: Callable[[int], None] = self.small.add
         self.has: Callable[[int], bool] = self.small.__contains__
-        self.bits = bytearray()
-        self.in_bits = 0
-        self.in_bitmap = False
 
     def __len__(self) -> int:
         return len(self.small) + self.in_bits
@@ -140,6 +143,7 @@ class DocIdSet:
         if not self.in_bitmap and len(self.small) > SMALL:
             held, self.small = self.small, set()
             self.in_bitmap = True
+            self.bits = bytearray()
             self.add = self._add
             self.has = self._has
             for doc_id in held:
