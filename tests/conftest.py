@@ -53,6 +53,13 @@ def every_json_report_follows_its_schema():
     json_report.write_report = write
 
 
+def pytest_ignore_collect(collection_path, config):
+    """`-m "not slow"` leaves out every test of tests/integration/, so the fast subset does not import them."""
+    if " ".join(config.getoption("markexpr", "").split()) == "not slow":
+        return collection_path == INTEGRATION or INTEGRATION in collection_path.parents
+    return None
+
+
 def pytest_collection_modifyitems(items):
     """Integration tests (real images, servers, Dask clusters, process pools) are `slow`: `-m "not slow"` leaves them out."""
     for item in items:
