@@ -83,10 +83,25 @@ def forked_cli(
     """`argv` (`python -m validator ARGS`) run by `validator.cli.main` with `args` in a forked child, in `cwd`
     with exactly the environment `env`; its output read as `subprocess.run(..., capture_output=True,
     text=True)` reads it."""
+    from validator.cli import main
+
+    program = str(REPO / "validator" / "__main__.py")
+    return forked(main, argv, [program, *args], "validator", cwd, env, timeout)
+
+
+def forked(
+    main,
+    argv: list[str],
+    child_argv: list[str],
+    package: str | None,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+) -> subprocess.CompletedProcess:
+    """`argv` run as `main()` in a forked child that sees `child_argv` as sys.argv and a `__main__` of
+    `package` (`python -m package`; None for a script), as forked_cli says."""
     import locale
     import tempfile
-
-    from validator.cli import main
 
     encoding = env.get("PYTHONIOENCODING", "").partition(":")[0] or locale.getpreferredencoding(
         False
@@ -98,7 +113,8 @@ def forked_cli(
         if pid == 0:  # the child: never returns into the test
             code = 70
             try:
-                code = _child(main, args, cwd, env, encoding, out.fileno(), err.fileno())
+                streams = (encoding, out.fileno(), err.fileno())
+                code = _child(main, child_argv, package, cwd, env, *streams)
             except BaseException:
                 import traceback
 
@@ -117,9 +133,9 @@ def forked_cli(
     )
 
 
-def _child(main, args, cwd, env, encoding, out_fd: int, err_fd: int) -> int:
-    """Set the forked child up as `python -m validator` starts (arguments, `__main__`, folder, environment,
-    standard streams), run the command, and return its exit status."""
+def _child(main, argv, package, cwd, env, encoding, out_fd: int, err_fd: int) -> int:
+    """Set the forked child up as `python -m package` (or a script) starts (arguments, `__main__`, folder,
+    environment, standard streams), run `main`, and return its exit status."""
     import io
     import traceback
     import types
@@ -153,12 +169,12 @@ def _child(main, args, cwd, env, encoding, out_fd: int, err_fd: int) -> int:
     if "logging" in sys.modules:
         sys.modules["logging"].root.handlers.clear()
     entry = types.ModuleType("__main__")
-    entry.__package__ = "validator"
+    entry.__package__ = package
     sys.modules["__main__"] = entry
-    sys.argv = [str(REPO / "validator" / "__main__.py"), *args]
+    sys.argv = list(argv)
     try:
-        main()
-        code = 0
+        returned = main()
+        code = returned if isinstance(returned, int) else 0
     except SystemExit as stop:
         if stop.code is None or isinstance(stop.code, int):
             code = stop.code or 0
