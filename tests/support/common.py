@@ -102,6 +102,7 @@ def forked(
     `package` (`python -m package`; None for a script), as forked_cli says."""
     import locale
     import tempfile
+    import warnings
 
     encoding = env.get("PYTHONIOENCODING", "").partition(":")[0] or locale.getpreferredencoding(
         False
@@ -109,7 +110,13 @@ def forked(
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
+        with warnings.catch_warnings():
+            # Python 3.12+ warns on forking a process with threads (pytest-xdist's I/O thread): the child
+            # touches none of that thread's locks, it runs the command and leaves with os._exit.
+            warnings.filterwarnings(
+                "ignore", "This process .* is multi-threaded", DeprecationWarning
+            )
+            pid = os.fork()
         if pid == 0:  # the child: never returns into the test
             code = 70
             try:
