@@ -104,9 +104,13 @@ def forked(
     import tempfile
     import warnings
 
-    encoding = env.get("PYTHONIOENCODING", "").partition(":")[0] or locale.getpreferredencoding(
-        False
-    )
+    # The standard streams as this interpreter made its own at start (the same locale; PYTHONIOENCODING
+    # wins), and the output read back as subprocess's text mode reads it: the locale's encoding, strict.
+    started = sys.__stdout__
+    chosen, _, chosen_errors = env.get("PYTHONIOENCODING", "").partition(":")
+    encoding = chosen or (started.encoding if started else locale.getpreferredencoding(False))
+    errors = chosen_errors or (started.errors if started else "strict")
+    text = locale.getpreferredencoding(False)
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -120,7 +124,7 @@ def forked(
         if pid == 0:  # the child: never returns into the test
             code = 70
             try:
-                streams = (encoding, out.fileno(), err.fileno())
+                streams = (encoding, errors, out.fileno(), err.fileno())
                 code = _child(main, child_argv, package, cwd, env, *streams)
             except BaseException:
                 import traceback
@@ -135,12 +139,12 @@ def forked(
     return subprocess.CompletedProcess(
         argv,
         os.waitstatus_to_exitcode(status),
-        _as_text(stdout, encoding),
-        _as_text(stderr, encoding),
+        _as_text(stdout, text),
+        _as_text(stderr, text),
     )
 
 
-def _child(main, argv, package, cwd, env, encoding, out_fd: int, err_fd: int) -> int:
+def _child(main, argv, package, cwd, env, encoding, errors, out_fd: int, err_fd: int) -> int:
     """Set the forked child up as `python -m package` (or a script) starts (arguments, `__main__`, folder,
     environment, standard streams), run `main`, and return its exit status."""
     import io
@@ -154,9 +158,11 @@ def _child(main, argv, package, cwd, env, encoding, out_fd: int, err_fd: int) ->
     os.chdir(cwd)
     os.environ.clear()
     os.environ.update(env)
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding)
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding, errors
+    )
     sys.stdout = sys.__stdout__ = io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding, "strict"
+        io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding, errors
     )
     sys.stderr = sys.__stderr__ = io.TextIOWrapper(
         io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
