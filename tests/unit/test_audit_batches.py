@@ -25,6 +25,7 @@ from validator.findings.collection import MAX_FINDINGS_PER_RULE
 
 def audited(root: Path, results: Path, batch: int, monkeypatch):
     monkeypatch.setattr(batches, "BATCH_RECORDS", batch)
+    monkeypatch.setattr(batches, "BATCH_CONTAINERS", 1 << 30)  # batches of `batch` records exactly
     result = audit_files(root, results.relative_to(root), None)
     return [(f.rule, Path(f.file).name, f.line, f.json_path, f.message) for f in result.findings], [
         dataclasses.asdict(task) for task in result.tasks
@@ -162,6 +163,7 @@ def test_what_a_batch_found_is_reported_when_the_batch_ends(tmp_path, monkeypatc
 
     monkeypatch.setattr(Batches, "run", watched)
     monkeypatch.setattr(batches, "BATCH_RECORDS", 16)
+    monkeypatch.setattr(batches, "BATCH_CONTAINERS", 1 << 30)
     audit_files(tmp_path, results.relative_to(tmp_path), None)
     assert len(held_after_each_batch) >= 8 and set(held_after_each_batch) == {0}
 
@@ -230,3 +232,32 @@ def test_a_batch_is_run_once_even_when_its_findings_fail_to_be_made(tmp_path, mo
     monkeypatch.setattr(LogAuditor, "_at_record_now", fails)
     _, tasks = audited(tmp_path, paths["results"], 16, monkeypatch)
     assert tasks[0]["hashes_checked"] == 16  # not 32: the batch did not go through the units again
+
+
+def test_a_batch_is_sized_by_the_containers_its_records_parsed_into(tmp_path, monkeypatch):
+    """Samples of many objects and arrays (multiple choice) make small batches, samples of few make large ones:
+    a batch ends at the record that takes its openers past BATCH_CONTAINERS."""
+    from validator.io.limits import DEFAULT_LIMITS
+    from validator.io.sample_logs import read_records
+
+    task = hl.choice_task("arc_easy", 120)
+    paths = hl.write_run(tmp_path, [task])
+    weights = [record.containers for record in read_records(paths["arc_easy"], DEFAULT_LIMITS)]
+    assert min(weights) > 0
+    sizes: list[int] = []
+    run = Batches.run
+
+    def watched(self, batch):
+        sizes.append(len(batch))
+        run(self, batch)
+
+    monkeypatch.setattr(Batches, "run", watched)
+    monkeypatch.setattr(batches, "BATCH_CONTAINERS", 10 * weights[0])
+    audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
+    expected, total, count = [], 0, 0
+    for weight in weights:
+        total, count = total + weight, count + 1
+        if total > batches.BATCH_CONTAINERS:
+            expected.append(count)
+            total, count = 0, 0
+    assert sizes == [*expected, count] and 5 < max(sizes) < 20

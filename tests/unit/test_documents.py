@@ -196,10 +196,16 @@ def test_the_depth_budget_is_the_parsed_depth(value, max_depth, indent):
 )
 def test_a_line_plainly_within_its_budgets_is_within_them(value, max_depth, max_values, ascii):
     """The log reader's shortcut on a line's bytes never passes a line the exact passes refuse."""
-    from validator.io.budgets import json_too_deep, json_too_many_values, line_plainly_within
+    from validator.io.budgets import (
+        json_too_deep,
+        json_too_many_values,
+        line_openers,
+        line_plainly_within,
+    )
 
     text = json.dumps(value, ensure_ascii=ascii)
-    if line_plainly_within(text.encode("utf-8"), max_depth, max_values):
+    raw = text.encode("utf-8")
+    if line_plainly_within(len(raw), line_openers(raw), max_depth, max_values):
         assert not json_too_deep(text, max_depth)
         assert not json_too_many_values(text, max_values)
 

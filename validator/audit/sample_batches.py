@@ -18,7 +18,13 @@ from collections.abc import Callable, Iterable
 from ..io.sample_logs import SampleRecord
 from .checks import Sample
 
-BATCH_RECORDS = 16  # records a batch holds (8 to 32 measured alike; 2 and 128 slower)
+# A batch is sized by the objects and arrays its records parsed into (their openers, counted as each line was
+# read): the checks' working set. 600 makes a batch of 16 multiple-choice samples of 4-10 choices and of 60
+# GSM8K samples, each the best size measured for its shape (a fixed 16 was a sixth slower on GSM8K's
+# samples, of few containers; 32 slower on multiple choice). docs/performance-tried.md has the measurements.
+BATCH_CONTAINERS = 600
+UNCOUNTED = BATCH_CONTAINERS // 16  # what a record whose reader did not count its openers weighs
+BATCH_RECORDS = 256  # records a batch holds at most, however few containers each
 BATCH_TEXT = (
     1 << 20
 )  # characters of JSON text a batch holds, at most (past one line of more: a line may be 64 MiB)
@@ -53,7 +59,7 @@ class Batches:
         before it are audited first, as they were when each went through every check on its own."""
         self.held = []
         batch: list[Sample] = []
-        records_in_batch = text = 0
+        records_in_batch = text = containers = 0
         try:
             for record in records:
                 sample = sample_of(record)
@@ -61,9 +67,14 @@ class Batches:
                     batch.append(sample)
                 records_in_batch += 1
                 text += len(record.text)
-                if records_in_batch == BATCH_RECORDS or text > BATCH_TEXT:
+                containers += record.containers or UNCOUNTED
+                if (
+                    containers > BATCH_CONTAINERS
+                    or records_in_batch == BATCH_RECORDS
+                    or text > BATCH_TEXT
+                ):
                     self.run(batch)
-                    batch, records_in_batch, text = [], 0, 0
+                    batch, records_in_batch, text, containers = [], 0, 0, 0
             self.run(batch)
         except Exception:
             self.run(batch)  # the rest of the log was not read; what was, is audited

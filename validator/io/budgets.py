@@ -47,12 +47,18 @@ def json_plainly_within(text: str, max_depth: int, max_values: int) -> bool:
 _NOT_OPENERS = bytes(set(range(256)) - set(b"[{"))
 
 
-def line_plainly_within(raw: bytes, max_depth: int, max_values: int) -> bool:
-    """json_plainly_within for a line's UTF-8 bytes, before they are decoded: a line is never shorter in bytes
-    than in characters, and '[' and '{' are one byte each, so a line within the budgets this way is within them
-    as text. The openers are counted by bytes.translate, one pass over the line: finding them one by one was a
-    twentieth of the audit of a multiple-choice log (forty openers a line)."""
-    return len(raw) <= max_values and len(raw.translate(None, _NOT_OPENERS)) <= max_depth
+def line_openers(raw: bytes) -> int:
+    """The '[' and '{' of a line's UTF-8 bytes, strings' too: one bytes.translate pass (finding them one by one
+    was a twentieth of the audit of a multiple-choice log, forty openers a line). A line with no more openers
+    than the depth budget and no more bytes than the value budget is within both as text: a line is never
+    shorter in bytes than in characters, and '[' and '{' are one byte each (line_plainly_within)."""
+    return len(raw.translate(None, _NOT_OPENERS))
+
+
+def line_plainly_within(size: int, openers: int, max_depth: int, max_values: int) -> bool:
+    """json_plainly_within for a line of `size` UTF-8 bytes holding `openers` (line_openers), before it is
+    decoded."""
+    return openers <= max_depth and size <= max_values
 
 
 def _openers_at_most(text: str, limit: int) -> bool:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .budgets import (
+    line_openers,
     line_plainly_within,
 )
 from .documents import DocumentError
@@ -50,6 +51,9 @@ class SampleRecord:
     in_array: bool = (
         False  # an element of a legacy JSON-array log (its JSON path starts with [index])
     )
+    # The '[' and '{' of its text (strings' too), counted as its line was read: about how many objects and arrays
+    # it parsed into, which a batch of samples is sized by (sample_batches.py); 0 where the reader did not count
+    containers: int = 0
 
 
 @dataclass(frozen=True)
@@ -238,14 +242,16 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
             check_blank_lines(line_number - index, line_number, limits)
             continue
         cut = not raw.endswith(b"\n")
-        record = SampleRecord(index, line_number, *_line_value(raw, line_number, limits, cut))
+        containers = line_openers(raw)
+        text, value = _line_value(raw, line_number, limits, cut, containers)
+        record = SampleRecord(index, line_number, text, value, containers=containers)
         if index >= records_max:
             check_record_count(record, limits)
         yield record
         index += 1
 
 
-def _line_value(raw: bytes, line: int, limits: Limits, cut: bool) -> tuple[str, Any]:
+def _line_value(raw: bytes, line: int, limits: Limits, cut: bool, openers: int) -> tuple[str, Any]:
     """(text, JSON value) of one log line: decode_line and load_record, with the usual line (UTF-8, plainly within
     the budgets, one value) taken without their calls, which were a measurable share of a short record's audit.
     Anything else goes through them, and they raise what they raise."""
@@ -253,7 +259,7 @@ def _line_value(raw: bytes, line: int, limits: Limits, cut: bool) -> tuple[str, 
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = decode_line(raw, line, cut)  # raises LB701 with the reason
-    if line_plainly_within(raw, limits.max_depth, limits.max_values):
+    if line_plainly_within(len(raw), openers, limits.max_depth, limits.max_values):
         try:
             value, end = SCAN_ONCE(text, 0)
         except (StopIteration, ValueError, RecursionError):
