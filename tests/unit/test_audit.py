@@ -763,7 +763,6 @@ def test_cli_json_report_and_exit_codes(tmp_path):
     assert missing.returncode == 1 and "LB101" in missing.stdout
 
 
-@pytest.mark.slow  # runs the command as a process five times
 def test_cli_paths_from_anywhere_and_the_default_workspace(tmp_path):
     """Arguments are relative to the current directory; the workspace is a boundary (default: cwd or git top)."""
     paths = spec_run(tmp_path / "run")

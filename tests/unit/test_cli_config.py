@@ -187,7 +187,6 @@ def test_a_wrong_profile_is_reported_once_with_the_count_of_its_consequences(wor
 # --- rules CODE ------------------------------------------------------------------------------------
 
 
-@pytest.mark.slow  # runs the command as a process five times
 def test_rules_explains_one_rule_or_a_family():
     one = run_cli("rules", "LB601").stdout
     assert one.startswith("LB601 score-divergence (error)") and "--ignore LB601" in one

@@ -28,7 +28,6 @@ def places(tmp_path):
     return home, elsewhere
 
 
-@pytest.mark.slow  # runs every command as its own process
 def test_every_command_reads_a_path_outside_the_repository(places):
     home, elsewhere = places
     results = elsewhere / "pythia" / EXAMPLE.name
