@@ -67,7 +67,20 @@ def _without(character: str):
     return lambda text: text.replace(character, "")
 
 
-_LINEAR = {"(?s).*#### ": _up_to_last_marker, ",": _without(","), "\\$": _without("$")}
+def _without_final_dot(text: str) -> str:
+    """re.sub(r"\\.$", "", text): `$` holds at the end and before a newline that ends the text, and the text
+    ends either in a dot or in a newline, so at most one dot goes."""
+    if text.endswith("."):
+        return text[:-1]
+    return text[:-2] + "\n" if text.endswith(".\n") else text
+
+
+_LINEAR = {
+    "(?s).*#### ": _up_to_last_marker,
+    ",": _without(","),
+    "\\$": _without("$"),
+    "\\.$": _without_final_dot,
+}
 
 
 def exact_match(prediction: str, reference: str, options: dict) -> float:
