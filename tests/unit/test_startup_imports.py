@@ -151,3 +151,30 @@ def test_a_check_loads_the_sample_log_audit_only_when_a_submission_lists_logs():
     assert AUDIT <= loaded_by(
         "check", "-q", "--root", str(honest / "samples_honest"), str(honest / "samples_honest")
     )
+
+
+def test_the_action_loads_no_openssl_without_a_pinned_file(tmp_path):
+    """The image runs the entrypoint on every pull request: hashing (OpenSSL, via hashlib or secrets' hmac)
+    loads only to check a pinned profile or configuration."""
+    from support.action_runner import make_workspace
+
+    workspace = make_workspace(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_"))} | {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "INPUT_FILES": "submissions/pythia/honest.json",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-c", LOADED_MODULES, "action"],
+        capture_output=True,
+        text=True,
+        cwd=workspace,
+        env=env | {"PYTHONPATH": str(REPO)},
+        timeout=60,
+    )
+    assert "1 file(s) checked" in (tmp_path / "summary.md").read_text() + proc.stdout
+    loaded = set(proc.stdout.splitlines()[-1].split())
+    assert "validator.action" in loaded
+    assert not {"hashlib", "hmac", "secrets", "_hashlib"} & (loaded - loaded_by_python())

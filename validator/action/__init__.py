@@ -11,7 +11,6 @@ An entry module: it may import every layer below it.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import re
@@ -93,6 +92,8 @@ def _pinned(workspace: Path, name: str, file: str, sha256: str) -> Path:
 
 def _bounded_sha256(path: Path, name: str) -> str:
     """The sha256 of a regular file no larger than the file limit (a sparse 10 GB file must not be read whole)."""
+    import hashlib  # OpenSSL loads only for a pinned profile or configuration
+
     try:
         with open_regular_file(path, DEFAULT_LIMITS.max_file_bytes, "file") as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest()

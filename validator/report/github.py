@@ -10,7 +10,7 @@ runner has no escape for `#`, yet reads `##[cmd]` anywhere in a line, so
 from __future__ import annotations
 
 import math
-import secrets
+import os
 from typing import TypeGuard
 
 from ..check.checker import CheckResult, FileReport
@@ -257,9 +257,10 @@ def output_block(outputs: dict[str, str]) -> str:
     text = []
     for name, value in outputs.items():
         if "\n" in value or "\r" in value:
-            delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+            # os.urandom is what secrets.token_hex reads; secrets would load hmac and OpenSSL at start-up.
+            delimiter = f"ghadelimiter_{os.urandom(16).hex()}"
             while delimiter in value:
-                delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+                delimiter = f"ghadelimiter_{os.urandom(16).hex()}"
             text.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
         else:
             text.append(f"{name}={value}\n")
