@@ -122,7 +122,8 @@ class RepeatedDocs(AuditCheck):
         self.docs_seen = DocIdSet()
         self.told = DocIdSet()  # doc_ids told as repeats by their row id and doc_hash
         self.tables = (self.first_doc_id, self.first_by_row_id, self.first_by_content)
-        self.until_settled = 1
+        # a sample adds at most two entries to a table, so none can pass SMALL before this many samples
+        self.until_settled = max(1, doc_tables.SMALL // 8)
 
     def add(self, sample: Sample) -> None:
         if not sample.doc_hash_ok:
