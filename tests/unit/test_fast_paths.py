@@ -299,22 +299,24 @@ def test_a_log_line_parses_as_json_loads_parses_it(text):
 )
 def test_a_log_line_reads_as_decode_line_and_load_record_read_it(text, cut, limits):
     """The reader's one call per line (_line_value) gives load_record's value, or its finding, for any line."""
+    from validator.io.budgets import line_openers
     from validator.io.log_lines import load_record
     from validator.io.sample_logs import _line_value
 
     raw = text.encode("utf-8")
+    openers = line_openers(raw)
     try:
         expected = json.dumps(load_record(text, 7, 1, limits, cut=cut))
     except DocumentError as exc:
         with pytest.raises(DocumentError) as raised:
-            _line_value(raw, 7, limits, cut)
+            _line_value(raw, 7, limits, cut, openers)
         assert (raised.value.rule, raised.value.message, raised.value.line) == (
             exc.rule,
             exc.message,
             exc.line,
         )
         return
-    read_text, value = _line_value(raw, 7, limits, cut)
+    read_text, value = _line_value(raw, 7, limits, cut, openers)
     assert (read_text, json.dumps(value)) == (text, expected)  # NaN != NaN: compared as text
 
 
