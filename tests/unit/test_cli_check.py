@@ -169,7 +169,8 @@ def test_worker_processes_give_the_same_report_as_one_process(tmp_path):
 
 
 def test_ctrl_c_exits_130_not_as_a_usage_error(monkeypatch, capsys):
-    """click turns Ctrl-C into Abort; lbnorm reported it as a usage error (exit 2, 'aborted')."""
+    """click turns Ctrl-C into Abort; lbnorm exits 130 for it, as a shell does for an interrupted command, with
+    one line on stderr: not a usage error (2), which would blame the command line."""
     import click
 
     from validator.cli import group as entry
