@@ -1,11 +1,12 @@
-"""The fields of a sample lm-eval logs, read as lm-eval writes them, and its hashes. Pure: no I/O.
+"""The fields of a sample lm-eval logs, read as lm-eval writes them. Pure: no I/O.
 
 Mirrors lm-evaluation-harness 0.4.0 to 0.4.13: lm_eval/evaluator.py and
 lm_eval/loggers/evaluation_tracker.py write each sample's arguments, resps,
 filtered_resps and hashes; lm_eval/api/task.py computes the metrics from them.
 Formulas are lm-eval's (docs/reference/results-formats.md):
 - doc_hash = sha256(json.dumps(doc, indent=2, ensure_ascii=False)) (written by indented_json.py),
-  prompt_hash = sha256(first request's prompt), target_hash = sha256(str(target));
+  prompt_hash = sha256(first request's prompt), target_hash = sha256(str(target)), computed in
+  audit/checks/hashes.py;
 - task_hashes[task] = sha256 of every doc_hash + prompt_hash + target_hash, in file order;
 - multiple choice: acc = [argmax(ll) == gold], acc_norm = [argmax(ll / len(choice)) == gold],
   where len counts characters of the choice without the target delimiter
@@ -16,21 +17,8 @@ Formulas are lm-eval's (docs/reference/results-formats.md):
 
 from __future__ import annotations
 
-import hashlib
 import math
 from typing import Any, cast
-
-from .indented_json import dumps_indent2
-
-HASH_FIELDS = ("doc_hash", "prompt_hash", "target_hash")
-
-
-def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def doc_hash(doc: Any) -> str:
-    return sha256(dumps_indent2(doc))
 
 
 def requests(arguments: Any) -> list[list[Any]]:

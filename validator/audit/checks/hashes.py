@@ -6,10 +6,14 @@ import hashlib
 
 from ...findings import ERROR
 from ...findings.registry import rule
-from ...harness.samples import HASH_FIELDS, doc_hash, first_prompt, sha256
+from ...harness.indented_json import dumps_indent2
+from ...harness.samples import first_prompt
 from .base import AuditCheck, Sample, audit_check
 
 _WHAT = {"doc_hash": "doc", "prompt_hash": "prompt", "target_hash": "target"}
+# samples.sha256 and doc_hash, in place: text as lm-eval hashes it (a lone surrogate passed through)
+_UTF8 = ("utf-8", "surrogatepass")
+_sha256 = hashlib.sha256
 
 
 @rule("LB703", "sample-hash-mismatch", ERROR, runs=False)
@@ -42,40 +46,43 @@ class Hashes(AuditCheck):
         self.complete = True
 
     def add(self, sample: Sample) -> None:
-        data, record = sample.data, sample.record
-        logged = tuple(map(data.get, HASH_FIELDS))
-        if not (type(logged[0]) is str and type(logged[1]) is str and type(logged[2]) is str):
-            if self.spec.task_hash is not None or any(isinstance(h, str) for h in logged):
+        # Written out, the hashes computed in place: this runs per sample, and its calls were a measurable share
+        get = sample.data.get
+        doc_hash, prompt_hash, target_hash = get("doc_hash"), get("prompt_hash"), get("target_hash")
+        if not (type(doc_hash) is str and type(prompt_hash) is str and type(target_hash) is str):
+            if self.spec.task_hash is not None or any(
+                isinstance(h, str) for h in (doc_hash, prompt_hash, target_hash)
+            ):
                 self.complete = False
                 self.log.at_record(
                     "LB702",
-                    record,
+                    sample.record,
                     (),
                     "the sample lacks doc_hash, prompt_hash or target_hash "
                     "(lm-eval >= 0.4.3 logs all three)",
                 )
             return
-        self.task_hasher.update(
-            (logged[0] + logged[1] + logged[2]).encode("utf-8", "surrogatepass")
-        )
+        self.task_hasher.update((doc_hash + prompt_hash + target_hash).encode(*_UTF8))
         self.summary.hashes_checked += 1
-        prompt, target = first_prompt(data.get("arguments")), data.get("target")
-        actual = doc_hash(data.get("doc"))
-        if logged[0] != actual:
-            self._mismatch(sample, "doc_hash", logged[0], actual)
+        actual = _sha256(dumps_indent2(get("doc")).encode(*_UTF8)).hexdigest()
+        if doc_hash != actual:
+            self._mismatch(sample, "doc_hash", doc_hash, actual)
         else:
             sample.doc_hash_ok = True
+        prompt = first_prompt(get("arguments"))
         if prompt is None:
             self.log.at_record(
                 "LB702",
-                record,
+                sample.record,
                 ("arguments",),
                 "no prompt in arguments, so prompt_hash cannot be checked",
             )
-        elif logged[1] != (actual := sha256(prompt)):
-            self._mismatch(sample, "prompt_hash", logged[1], actual)
-        if logged[2] != (actual := sha256(target if isinstance(target, str) else str(target))):
-            self._mismatch(sample, "target_hash", logged[2], actual)
+        elif prompt_hash != (actual := _sha256(prompt.encode(*_UTF8)).hexdigest()):
+            self._mismatch(sample, "prompt_hash", prompt_hash, actual)
+        target = get("target")
+        target = target if isinstance(target, str) else str(target)
+        if target_hash != (actual := _sha256(target.encode(*_UTF8)).hexdigest()):
+            self._mismatch(sample, "target_hash", target_hash, actual)
 
     def _mismatch(self, sample: Sample, name: str, written: str, actual: str) -> None:
         """A hash that is not that of its content: LB703 at that hash."""
