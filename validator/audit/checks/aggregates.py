@@ -148,7 +148,9 @@ class Aggregates(AuditCheck):
                 or as_number_list(sample.data[name]) is not None
             )
         tolerance, flt = self.tolerance, sample.filter
-        recomputed = self.recomputed.setdefault(flt, {})
+        recomputed = self.recomputed.get(flt)
+        if recomputed is None:
+            recomputed = self.recomputed[flt] = {}
         for metric, value in sample.recomputed.items():
             total = recomputed.get(metric)
             if total is None:
@@ -310,7 +312,9 @@ def _aggregation_path(spec: Any, metric: str) -> tuple:
 def _logged_values(check: Aggregates, sample: Sample) -> dict[str, float]:
     data, flt = sample.data, sample.filter
     scalars: dict[str, float] = {}
-    means = check.logged.setdefault(flt, {})
+    means = check.logged.get(flt)  # not setdefault(flt, {}): that builds a dict per sample
+    if means is None:
+        means = check.logged[flt] = {}
     # The results file's metrics, not the sample's own "metrics" list: the submitter writes that list, and
     # an empty one hid every logged value from the comparison.
     for name in check.sorted_metric_names:
