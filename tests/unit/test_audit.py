@@ -1116,6 +1116,37 @@ def test_a_gsm8k_cot_target_moved_to_the_models_answer_is_lb722(tmp_path):
     ] == [("LB722", line) for line in lines]
 
 
+def _numeric_choices_task(edited_doc: int | None = None) -> hl.Task:
+    """Docs whose doc_to_choice field holds numbers, logged as lm-eval writes them (delimiter and str of each),
+    scores consistent; `edited_doc`'s first continuation changed to " 99", its hashes redone."""
+    task = hl.choice_task("mc", 4, seed=3)
+    for sample in task.samples:
+        count = len(sample["doc"]["choices"])
+        sample["doc"]["choices"] = list(range(10, 10 + count))
+        for index, request in enumerate(sample["arguments"].values()):
+            request["arg_1"] = " " + str(
+                10 + index if sample["doc_id"] != edited_doc or index else 99
+            )
+        hl.with_hashes(sample)
+        lls = [float(pair[0]) for pair in sample["filtered_resps"]]
+        best = lls.index(max(lls))  # every choice two characters long: acc_norm picks the same
+        sample["acc"] = sample["acc_norm"] = 1.0 if best == sample["doc"]["label"] else 0.0
+    return task
+
+
+def test_numbers_as_choices_are_traced_as_lm_eval_writes_them(tmp_path):
+    """A choice that is no string is written as str() writes it: an honest log passes, an edited request is
+    LB722 at its line (never an internal error)."""
+    honest = _numeric_choices_task()
+    paths = hl.write_run(tmp_path / "honest", [honest])
+    assert rules(audit(tmp_path / "honest", paths["results"])) == []
+    edited = _numeric_choices_task(edited_doc=2)
+    paths = hl.write_run(tmp_path / "edited", [edited])
+    assert [
+        (rule, line) for rule, _, line in rules(audit(tmp_path / "edited", paths["results"]))
+    ] == [("LB722", 3)]
+
+
 def _edit_gsm8k_sample(paths, task, index: int, **fields) -> int:
     """Rewrite one sample of the gsm8k log in place (hashes untouched: none covers these fields); its line."""
     lines = paths["gsm8k"].read_text(encoding="utf-8").splitlines(keepends=True)

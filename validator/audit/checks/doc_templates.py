@@ -98,10 +98,11 @@ class DocTemplates(AuditCheck):
             )
             return
         logged = sample.continuations()
-        # The usual case, in one comparison: a choice that is no string makes NotImplemented here, which equals
-        # no continuation, and the general path below writes it as str() does
-        if logged == list(map(self.delimiters[0].__add__, choices)):
-            return
+        try:  # the usual case, in one comparison
+            if logged == list(map(self.delimiters[0].__add__, choices)):
+                return
+        except TypeError:
+            pass  # a choice that is no string (a number): the general path below writes it as str() does
         written = [choice if type(choice) is str else str(choice) for choice in choices]
         if any(
             self._written_so(sample, logged, written, delimiter) for delimiter in self.delimiters
