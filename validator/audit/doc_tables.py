@@ -46,19 +46,24 @@ class FirstSeen:
             self.get = self._get
             self.setdefault = self._setdefault
 
-    def _get(self, key: int) -> int | None:
-        if not key:
-            return self.aside.get(0)
+    def _slot(self, key: int) -> int:
+        """The slot holding `key`, or the empty slot where it would go (linear probing from key & mask)."""
         keys, mask = self.keys, self.mask
         slot = key & mask
         while True:
             found = keys[slot]
-            if found == key:
-                doc_id = self.ids[slot]
-                return self.aside[key] if doc_id == _BIG else doc_id
-            if not found:
-                return None
+            if found == key or not found:
+                return slot
             slot = (slot + 1) & mask
+
+    def _get(self, key: int) -> int | None:
+        if not key:
+            return self.aside.get(0)
+        slot = self._slot(key)
+        if not self.keys[slot]:
+            return None
+        doc_id = self.ids[slot]
+        return self.aside[key] if doc_id == _BIG else doc_id
 
     def _setdefault(self, key: int, doc_id: int) -> int:
         if not key:
@@ -68,16 +73,10 @@ class FirstSeen:
                 self.size += 1
                 return doc_id
             return first
-        keys, mask = self.keys, self.mask
-        slot = key & mask
-        while True:
-            found = keys[slot]
-            if found == key:
-                first = self.ids[slot]
-                return self.aside[key] if first == _BIG else first
-            if not found:
-                break
-            slot = (slot + 1) & mask
+        slot = self._slot(key)
+        if self.keys[slot]:
+            first = self.ids[slot]
+            return self.aside[key] if first == _BIG else first
         self._fill(slot, key, doc_id)
         self.size += 1
         if self.size > self.room:
