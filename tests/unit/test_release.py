@@ -237,3 +237,21 @@ def test_pin_refuses_an_action_yml_it_cannot_rewrite_safely():
     elsewhere = BUILDS.replace("  image: Dockerfile", "  image: Dockerfile\n  args: [x]")
     with pytest.raises(NotReleasable, match="is not {using: docker, image: Dockerfile}"):
         pin_image(elsewhere, IMAGE, DIGEST)
+
+
+def test_the_action_image_locks_every_runtime_dependency():
+    """The image installs requirements-action.txt alone (--no-deps): a core dependency missing from it is a
+    module the Action cannot import (without RE2, every sample-log audit in the image would fail)."""
+    from packaging.requirements import Requirement
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    locked = {
+        match.group(1).lower().replace("_", "-"): match.group(2)
+        for match in re.finditer(
+            r"^([A-Za-z0-9_.-]+)==(\S+) \\$", (REPO / "requirements-action.txt").read_text(), re.M
+        )
+    }
+    for dependency in map(Requirement, declared):
+        name = dependency.name.lower().replace("_", "-")
+        assert name in locked, f"{name} is not in requirements-action.txt"
+        assert dependency.specifier.contains(locked[name]), (name, locked[name])
