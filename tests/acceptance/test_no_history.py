@@ -154,7 +154,7 @@ def test_each_pattern_catches_what_it_names(kind, line):
         "color: #222; background: #f6f8fa",
         "install s3fs for s3:// sources",
         "tests/examples/common/pythia-1b.json",
-        "the test session's temporary folder",
+        "the test run's temporary folder",
         "module = importlib.util.module_from_spec(spec)",
         "spec.name, spec.n_effective",
         "a task found by the survey's own planner",

@@ -13,7 +13,7 @@ from support.common import REPO
 
 def test_the_wheel_contains_the_whole_package(tmp_path):
     # Built from a copy: a build in the tree itself rewrites validator/core/_build_version.py and leaves build/
-    # and lbnorm.egg-info/ behind, under the feet of a running test session (and of Dask workers importing it).
+    # and lbnorm.egg-info/ behind, under the feet of a running test process (and of Dask workers importing it).
     source = tmp_path / "source"
     source.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):

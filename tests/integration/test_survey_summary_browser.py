@@ -89,11 +89,11 @@ def browse(url: str, profile, script):
         port = port_file.read_text().split()[0]
 
         async def drive():
-            async with aiohttp.ClientSession() as session:
-                async with session.get(f"http://127.0.0.1:{port}/json/list") as response:
+            async with aiohttp.ClientSession() as client:
+                async with client.get(f"http://127.0.0.1:{port}/json/list") as response:
                     targets = await response.json()
                 target = next(t for t in targets if t["type"] == "page" and t["url"] == url)
-                async with session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
+                async with client.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0) as ws:
                     page = Page(ws)
                     loaded = f"document.URL === {json.dumps(url)} && document.readyState"
                     while await page.run(loaded) != "complete":  # about:blank comes first
