@@ -12,7 +12,6 @@ import click
 from ..check.checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_check
 from ..core.errors import ExitCode
 from ..findings import make_finding
-from ..io.loaders import builtin_profile_names
 from ..io.workspace import outside_message
 from ..report.check import REPORTERS as CHECK_REPORTERS
 from ..report.check import ReportOptions, use_color
@@ -24,6 +23,7 @@ from .options import (
     config_options,
     limit_options,
     log_limit_option,
+    profile_options,
     report_options,
     selection_options,
 )
@@ -31,22 +31,11 @@ from .options import (
 
 @click.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option(
-    "--profile",
-    "profile_name",
-    type=click.Choice(builtin_profile_names()),
-    help="Check every file with this built-in profile. Without it (and without --profile-file), "
+@profile_options(
+    "Check every file with this built-in profile. Without it (and without --profile-file), "
     f"each submission's 'profile' field picks a built-in one [default: {DEFAULT_PROFILE}].",
-)
-@click.option(
-    "--profile-file",
-    type=click.Path(path_type=Path),
-    help="Check every file with your own profile (YAML or JSON).",
-)
-@click.option(
-    "--tolerance",
-    type=click.FloatRange(min=0.0, max=100.0),
-    help="Largest accepted |reported - recomputed|, in normalized points. Published values carry "
+    "Check every file with your own profile (YAML or JSON).",
+    "Largest accepted |reported - recomputed|, in normalized points. Published values carry "
     "two decimals, and the average of six rounded scores can differ from the rounded "
     f"average by one unit in the last place, hence {DEFAULT_TOLERANCE} [default: {DEFAULT_TOLERANCE}].",
 )

@@ -12,12 +12,12 @@ import click
 from ..check.checker import DEFAULT_TOLERANCE, CheckOptions, CheckResult, run_check
 from ..check.leaderboard import Refused, build
 from ..core.errors import ExitCode
-from ..io.loaders import builtin_profile_names, load_builtin_profile
+from ..io.loaders import load_builtin_profile
 from ..report.check import REPORTERS as CHECK_REPORTERS
 from ..report.check import ReportOptions
 from .arguments import scoped_arguments
 from .configuration import command_line_settings, effective
-from .options import DEFAULT_PROFILE, config_options, limit_options
+from .options import DEFAULT_PROFILE, config_options, limit_options, profile_options
 
 
 @click.command()
@@ -28,21 +28,10 @@ from .options import DEFAULT_PROFILE, config_options, limit_options
     required=True,
     help="Folder for leaderboard.csv, .json, .md and .html (files of those names are replaced).",
 )
-@click.option(
-    "--profile",
-    "profile_name",
-    type=click.Choice(builtin_profile_names()),
-    help=f"The leaderboard's built-in profile [default: {DEFAULT_PROFILE}].",
-)
-@click.option(
-    "--profile-file",
-    type=click.Path(path_type=Path),
-    help="The leaderboard's own profile (YAML or JSON).",
-)
-@click.option(
-    "--tolerance",
-    type=click.FloatRange(min=0.0, max=100.0),
-    help=f"As check's: largest accepted |reported - recomputed| [default: {DEFAULT_TOLERANCE}].",
+@profile_options(
+    f"The leaderboard's built-in profile [default: {DEFAULT_PROFILE}].",
+    "The leaderboard's own profile (YAML or JSON).",
+    f"As check's: largest accepted |reported - recomputed| [default: {DEFAULT_TOLERANCE}].",
 )
 @click.option("--strict", is_flag=True, help="A submission with warnings is refused too.")
 @config_options

@@ -62,6 +62,30 @@ def _stack(command, options):
     return command
 
 
+def _profile_choice(profile_help: str, profile_file_help: str) -> list:
+    """--profile (a built-in one, as profile_name) and --profile-file, with a command's own help."""
+    return [
+        click.option(
+            "--profile",
+            "profile_name",
+            type=click.Choice(builtin_profile_names()),
+            help=profile_help,
+        ),
+        click.option("--profile-file", type=click.Path(path_type=Path), help=profile_file_help),
+    ]
+
+
+def profile_options(profile_help: str, profile_file_help: str, tolerance_help: str):
+    """--profile, --profile-file and --tolerance, each with the command's own help: `check` and `leaderboard`
+    score with them alike."""
+    tolerance = click.option(
+        "--tolerance", type=click.FloatRange(min=0.0, max=100.0), help=tolerance_help
+    )
+    return lambda command: _stack(
+        command, [*_profile_choice(profile_help, profile_file_help), tolerance]
+    )
+
+
 def limit_options(command):
     """--max-file-size, --max-files, --max-depth, --max-values, --max-string-length, gathered into `limits`."""
     d = DEFAULT_LIMITS
@@ -257,18 +281,9 @@ def proving_profile_options(command):
     (audit, survey)."""
     return _stack(
         command,
-        [
-            click.option(
-                "--profile",
-                "profile_name",
-                type=click.Choice(builtin_profile_names()),
-                help="A built-in profile whose choice counts and split sizes the logs must prove (LB715, LB718).",
-            ),
-            click.option(
-                "--profile-file",
-                type=click.Path(path_type=Path),
-                help="Your own profile (YAML or JSON) whose choice counts and split sizes the logs must prove (LB715, "
-                "LB718).",
-            ),
-        ],
+        _profile_choice(
+            "A built-in profile whose choice counts and split sizes the logs must prove (LB715, LB718).",
+            "Your own profile (YAML or JSON) whose choice counts and split sizes the logs must prove (LB715, "
+            "LB718).",
+        ),
     )
