@@ -66,24 +66,8 @@ def many_choices_task(rng: random.Random, name: str, docs: int) -> hl.Task:
         choices = [prose(rng, rng.randint(2, 12)) for _ in range(rng.randint(4, 10))]
         gold = rng.randrange(len(choices))
         lls = [-rng.uniform(0.1, 40.0) for _ in choices]
-        context = f"{question}\nAnswer:"
-        acc = 1.0 if max(range(len(lls)), key=lambda i: (lls[i], -i)) == gold else 0.0
-        normed = [ll / len(c) for ll, c in zip(lls, choices, strict=True)]
-        acc_norm = 1.0 if max(range(len(normed)), key=lambda i: (normed[i], -i)) == gold else 0.0
-        sample = {
-            "doc_id": doc_id,
-            "doc": {"question": question, "choices": choices, "label": gold},
-            "target": str(gold),
-            "arguments": {
-                f"gen_args_{i}": {"arg_0": context, "arg_1": " " + c} for i, c in enumerate(choices)
-            },
-            "resps": [[[str(ll), "False"]] for ll in lls],
-            "filtered_resps": [[str(ll), "False"] for ll in lls],
-            "filter": "none",
-            "metrics": ["acc", "acc_norm"],
-        }
-        hl.with_hashes(sample)
-        sample.update({"acc": acc, "acc_norm": acc_norm})
+        doc = {"question": question, "choices": choices, "label": gold}
+        sample = hl.choice_sample(doc_id, doc, f"{question}\nAnswer:", choices, gold, lls)
         task.samples.append(sample)
     return task
 

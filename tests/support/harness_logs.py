@@ -112,6 +112,38 @@ def drop_task(
     return task
 
 
+def choice_sample(
+    doc_id: int,
+    doc: dict,
+    context: str,
+    choices: list[str],
+    gold: int,
+    lls: list[float],
+    delimiter: str = " ",
+) -> dict:
+    """One multiple-choice sample as lm-eval 0.4.3+ logs it: a request per choice, its log-likelihoods as
+    strings, the three hashes, and acc and acc_norm as lm-eval scores them (numpy's first argmax)."""
+    acc = 1.0 if max(range(len(lls)), key=lambda i: (lls[i], -i)) == gold else 0.0
+    normed = [ll / len(c) for ll, c in zip(lls, choices, strict=True)]
+    acc_norm = 1.0 if max(range(len(normed)), key=lambda i: (normed[i], -i)) == gold else 0.0
+    sample = {
+        "doc_id": doc_id,
+        "doc": doc,
+        "target": str(gold),
+        "arguments": {
+            f"gen_args_{i}": {"arg_0": context, "arg_1": delimiter + c}
+            for i, c in enumerate(choices)
+        },
+        "resps": [[[str(ll), "False"]] for ll in lls],
+        "filtered_resps": [[str(ll), "False"] for ll in lls],
+        "filter": "none",
+        "metrics": ["acc", "acc_norm"],
+    }
+    with_hashes(sample)
+    sample.update({"acc": acc, "acc_norm": acc_norm})
+    return sample
+
+
 def choice_task(name: str, docs: int, seed: int = 1, delimiter: str = " ") -> Task:
     """A multiple-choice task scored from log-likelihoods, with acc and acc_norm per sample."""
     rng = random.Random(seed)
@@ -135,25 +167,10 @@ def choice_task(name: str, docs: int, seed: int = 1, delimiter: str = " ") -> Ta
         ]
         gold = rng.randrange(len(choices))
         lls = [-rng.uniform(0.1, 12.0) for _ in choices]
-        context = f"Question {doc_id}?\nAnswer:"
-        acc = 1.0 if max(range(len(lls)), key=lambda i: (lls[i], -i)) == gold else 0.0
-        normed = [ll / len(c) for ll, c in zip(lls, choices, strict=True)]
-        acc_norm = 1.0 if max(range(len(normed)), key=lambda i: (normed[i], -i)) == gold else 0.0
-        sample = {
-            "doc_id": doc_id,
-            "doc": {"q": f"Question {doc_id}?", "choices": choices, "label": gold},
-            "target": str(gold),
-            "arguments": {
-                f"gen_args_{i}": {"arg_0": context, "arg_1": delimiter + c}
-                for i, c in enumerate(choices)
-            },
-            "resps": [[[str(ll), "False"]] for ll in lls],
-            "filtered_resps": [[str(ll), "False"] for ll in lls],
-            "filter": "none",
-            "metrics": ["acc", "acc_norm"],
-        }
-        with_hashes(sample)
-        sample.update({"acc": acc, "acc_norm": acc_norm})
+        doc = {"q": f"Question {doc_id}?", "choices": choices, "label": gold}
+        sample = choice_sample(
+            doc_id, doc, f"Question {doc_id}?\nAnswer:", choices, gold, lls, delimiter
+        )
         task.samples.append(sample)
     return task
 
