@@ -9,11 +9,9 @@ import shutil
 
 import pytest
 from support.action_runner import parse_outputs, run_action
-from support.common import REPO, run_cli
+from support.common import TINY_RUN_RESULTS, reading_board, run_cli
 
-RUN = REPO / "examples" / "lm-eval-output" / "example-org__tiny-model"
-BOARD_PROFILE = REPO / "examples" / "reading-board.yaml"
-RESULTS = "results_2025-03-01T12-00-00.000000.json"
+RESULTS = TINY_RUN_RESULTS
 QUIZ_LOG = "samples_reading_quiz_2025-03-01T12-00-00.000000.jsonl"
 PLACES_LOG = "samples_places_2025-03-01T12-00-00.000000.jsonl"
 
@@ -21,14 +19,7 @@ PLACES_LOG = "samples_places_2025-03-01T12-00-00.000000.jsonl"
 @pytest.fixture
 def board(tmp_path):
     """A leaderboard checkout with an honest run folder and the submission `submission init` writes for it."""
-    (tmp_path / ".git").mkdir()
-    shutil.copytree(RUN, tmp_path / "run")
-    shutil.copy(BOARD_PROFILE, tmp_path / "reading-board.yaml")
-    init = run_cli(
-        "submission", "init", "run", "--profile-file", "reading-board.yaml", cwd=tmp_path
-    )
-    assert init.returncode == 0, init.stdout + init.stderr
-    return tmp_path
+    return reading_board(tmp_path)
 
 
 def edit_submission(board, samples):

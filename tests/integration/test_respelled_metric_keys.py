@@ -4,27 +4,17 @@ the key it copies, LB305 where it stands alone, never a puzzle of sample counts.
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
-from support.common import REPO, run_cli
+from support.common import TINY_RUN_RESULTS, reading_board, run_cli
 
-RUN = REPO / "examples" / "lm-eval-output" / "example-org__tiny-model"
-BOARD_PROFILE = REPO / "examples" / "reading-board.yaml"
-RESULTS = "results_2025-03-01T12-00-00.000000.json"
+RESULTS = TINY_RUN_RESULTS
 
 
 @pytest.fixture
 def board(tmp_path):
     """An honest run folder with the submission `submission init` writes for it."""
-    (tmp_path / ".git").mkdir()
-    shutil.copytree(RUN, tmp_path / "run")
-    shutil.copy(BOARD_PROFILE, tmp_path / "reading-board.yaml")
-    init = run_cli(
-        "submission", "init", "run", "--profile-file", "reading-board.yaml", cwd=tmp_path
-    )
-    assert init.returncode == 0, init.stdout + init.stderr
-    return tmp_path
+    return reading_board(tmp_path)
 
 
 def respell(board, keep_original: bool) -> int:

@@ -71,6 +71,13 @@ def lbnorm(*args: str) -> subprocess.CompletedProcess:
     )
 
 
+def survey_published(source, out) -> subprocess.CompletedProcess:
+    """`lbnorm survey SOURCE --out OUT` with the published scores read as percentages, no plots."""
+    return lbnorm(
+        "survey", str(source), "--out", str(out), "--published-scale", "100", "--no-plots"
+    )
+
+
 def test_the_table_finds_exactly_the_planted_faults(corpus, one_go):
     rows = read_jsonl(one_go / "survey.jsonl")
     assert_finds_exactly_the_planted_faults(rows, corpus[1])
@@ -176,15 +183,7 @@ def test_a_submitters_model_name_is_inert_in_the_csv_and_the_summary(tmp_path):
     data["model_name"] = HOSTILE_MODEL
     data["results"][HOSTILE_TASK] = {"alias": "t", "acc,none": 0.5}
     results.write_text(json.dumps(data), encoding="utf-8")
-    result = lbnorm(
-        "survey",
-        str(manifest),
-        "--out",
-        str(tmp_path / "out"),
-        "--published-scale",
-        "100",
-        "--no-plots",
-    )
+    result = survey_published(manifest, tmp_path / "out")
     assert result.returncode == 1 and "1 published scores not reproduced" in result.stdout, (
         result.stdout
     )
@@ -238,15 +237,7 @@ def test_a_spreadsheet_runs_no_text_cell_of_the_csv(text, cell):
 def test_every_published_metric_of_a_task_is_compared_none_dropped(tmp_path):
     """A manifest publishing a task's f1 and em: a wrong f1 beside a right em is not reproduced."""
     manifest, values = _one_run_manifest(tmp_path, {"drop/f1": "99.00", "drop/em": "{em}"})
-    result = lbnorm(
-        "survey",
-        str(manifest),
-        "--out",
-        str(tmp_path / "out"),
-        "--published-scale",
-        "100",
-        "--no-plots",
-    )
+    result = survey_published(manifest, tmp_path / "out")
     assert result.returncode == 1 and "1 published scores not reproduced" in result.stdout, (
         result.stdout
     )
@@ -262,15 +253,7 @@ def test_every_published_metric_of_a_task_is_compared_none_dropped(tmp_path):
     )
     assert row["metric"] == "f1,none"  # the headline is the published metric shown
     manifest, _ = _one_run_manifest(tmp_path / "acc", {"drop/f1": "{f1}", "drop/acc": "50"})
-    lbnorm(
-        "survey",
-        str(manifest),
-        "--out",
-        str(tmp_path / "acc" / "out"),
-        "--published-scale",
-        "100",
-        "--no-plots",
-    )
+    survey_published(manifest, tmp_path / "acc" / "out")
     [row] = [
         row
         for row in read_jsonl(tmp_path / "acc" / "out" / "survey.jsonl")
@@ -286,15 +269,7 @@ def test_published_scores_of_an_unreadable_run_stay_in_the_table_not_reproduced(
     manifest, _ = _one_run_manifest(tmp_path, {"drop/f1": "{f1}", "hellaswag/acc": "50"})
     results = next((tmp_path / "runs").glob("*/results_*.json"))
     results.write_text("{not json", encoding="utf-8")
-    result = lbnorm(
-        "survey",
-        str(manifest),
-        "--out",
-        str(tmp_path / "out"),
-        "--published-scale",
-        "100",
-        "--no-plots",
-    )
+    result = survey_published(manifest, tmp_path / "out")
     assert result.returncode == 1 and "2 published scores not reproduced" in result.stdout, (
         result.stdout
     )
@@ -386,15 +361,7 @@ def test_the_scale_hint_fires_only_when_every_published_score_says_the_other_sca
 @pytest.mark.parametrize("logs", [True, False])
 def test_a_published_task_the_run_lacks_is_a_row_not_reproduced(tmp_path, logs):
     manifest, _ = _one_run_manifest(tmp_path, {"drop/f1": "{f1}", "hellaswag/acc": "50"}, logs=logs)
-    result = lbnorm(
-        "survey",
-        str(manifest),
-        "--out",
-        str(tmp_path / "out"),
-        "--published-scale",
-        "100",
-        "--no-plots",
-    )
+    result = survey_published(manifest, tmp_path / "out")
     assert result.returncode == 1, result.stdout
     rows = {row["task"]: row for row in read_jsonl(tmp_path / "out" / "survey.jsonl")}
     missing = rows["hellaswag"]
@@ -1028,15 +995,7 @@ def test_a_manifest_a_spreadsheet_wrote_is_read_or_refused_with_the_fix(tmp_path
         encoding=encoding,
         newline="",
     )
-    result = lbnorm(
-        "survey",
-        str(manifest.parent / "m.csv"),
-        "--out",
-        str(tmp_path / "out"),
-        "--no-plots",
-        "--published-scale",
-        "100",
-    )
+    result = survey_published(manifest.parent / "m.csv", tmp_path / "out")
     if message is None:
         assert result.returncode == 0, result.stderr
         assert [

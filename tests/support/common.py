@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -277,3 +278,20 @@ def assert_report_follows_its_schema(doc: dict, kind: str) -> None:
 def line_of(path, needle: str) -> int:
     """The number of the first line of the file that holds `needle`."""
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+# The shipped lm-eval run and the leaderboard profile it is submitted to (examples/)
+TINY_RUN = REPO / "examples" / "lm-eval-output" / "example-org__tiny-model"
+READING_BOARD = REPO / "examples" / "reading-board.yaml"
+TINY_RUN_RESULTS = "results_2025-03-01T12-00-00.000000.json"
+
+
+def reading_board(root: Path) -> Path:
+    """A leaderboard checkout at `root`: the tiny model's honest run folder (`run/`), the board's profile, and
+    the submission `submission init` writes for the run."""
+    (root / ".git").mkdir()
+    shutil.copytree(TINY_RUN, root / "run")
+    shutil.copy(READING_BOARD, root / "reading-board.yaml")
+    init = run_cli("submission", "init", "run", "--profile-file", "reading-board.yaml", cwd=root)
+    assert init.returncode == 0, init.stdout + init.stderr
+    return root
