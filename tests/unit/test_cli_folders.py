@@ -89,6 +89,20 @@ def test_a_folder_the_walk_does_not_enter_is_named_by_every_command(output_path,
     assert "internal error" not in proc.stderr
 
 
+@pytest.mark.parametrize("command", ["check", "audit"])
+def test_many_folders_not_walked_are_named_up_to_a_bound_then_counted(output_path, command):
+    """Twenty-five hidden folders: the first twenty are each an LB111, one more counts the other five."""
+    for n in range(25):
+        (output_path / "out" / f".hidden-{n:02d}").mkdir()
+    proc = run_cli(command, "--output-format", "json", "out", cwd=output_path)
+    not_walked = [f for f in json.loads(proc.stdout)["findings"] if f["rule"] == "LB111"]
+    assert [f["file"] for f in not_walked] == [f"out/.hidden-{n:02d}" for n in range(21)]
+    assert (
+        "and 5 more hidden entries or symlinked folders were not walked"
+        in not_walked[-1]["message"]
+    )
+
+
 def test_a_log_no_results_file_claims_fails_the_audit_of_its_folder(output_path):
     """Another date's log and an undated one beside a run are findings, not passed over with exit 0."""
     run = output_path / "out" / "EleutherAI__pythia-1b"

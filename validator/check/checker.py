@@ -23,7 +23,7 @@ from ..core.errors import DataError, FoldedKeys
 from ..core.normalization import one_entry_per_task, plain_mean, score_benchmark
 from ..core.profile import Profile
 from ..findings import ERROR, make_finding
-from ..findings.internal import internal_error_finding
+from ..findings.internal import internal_error_finding, not_walked_findings
 from ..io.discovery import (
     SAMPLE_LOG_PASSED_TO_CHECK,
     is_sample_log,
@@ -82,7 +82,7 @@ def run_check(
         )
     for pattern in matched.only_logs:
         result.findings.append(make_finding("LB100", pattern, only_logs_message(pattern)))
-    _report_skipped(matched.skipped, result)
+    result.findings += not_walked_findings(matched.skipped)
     if matched.too_many:
         result.findings.append(
             make_finding(
@@ -121,31 +121,6 @@ def run_check(
     result.findings = options.selection.apply(result.findings)
     result.files.sort(key=lambda f: f.path)
     return result
-
-
-# A thousand hidden files are one warning each up to here, then one that counts the rest.
-MAX_SKIP_FINDINGS = 20
-
-
-def _report_skipped(skipped: list[Path], result: CheckResult) -> None:
-    """Every path the walk did not enter is named (LB111), so a maintainer knows what was not checked."""
-    for path in skipped[:MAX_SKIP_FINDINGS]:
-        result.findings.append(make_finding("LB111", path.as_posix(), NOT_WALKED))
-    if len(skipped) > MAX_SKIP_FINDINGS:
-        rest = len(skipped) - MAX_SKIP_FINDINGS
-        result.findings.append(
-            make_finding(
-                "LB111",
-                skipped[MAX_SKIP_FINDINGS].as_posix(),
-                f"and {rest:,} more hidden entries or symlinked folders were not walked",
-            )
-        )
-
-
-NOT_WALKED = (
-    "not walked: a hidden name or a symlinked folder; name it explicitly in the paths "
-    "(e.g. '.folder/*.json' or its real folder) if it holds files to check"
-)
 
 
 def _check_batch(

@@ -9,16 +9,15 @@ from pathlib import Path
 
 import click
 
-from ..check.checker import MAX_SKIP_FINDINGS, NOT_WALKED
 from ..core.errors import ExitCode
 from ..findings import Findings, make_finding
+from ..findings.internal import not_walked_findings
 from ..io.discovery import results_files, split_logs, unclaimed_logs
 from ..report import json_report
 from ..report.audit import report_json as audit_json
 from ..report.audit import report_text as audit_text
-from ..report.check import ReportOptions, use_color
 from ..report.formats import default_format, reporters
-from ..report.text_style import Painter, finding_line
+from ..report.text_style import Painter, ReportOptions, finding_line, use_color
 from .arguments import expand_arguments
 from .configuration import command_line_settings, effective
 from .options import (
@@ -95,8 +94,8 @@ def audit(
         combined.add_loose(
             make_finding("LB101" if "outside" in message else "LB100", argument, message)
         )
-    for path in found.skipped[:MAX_SKIP_FINDINGS]:
-        combined.add_loose(make_finding("LB111", path.as_posix(), NOT_WALKED))
+    for finding in not_walked_findings(found.skipped):
+        combined.add_loose(finding)
     for path, why in unclaimed_logs(
         found.logs, results
     ):  # a log a folder holds must not pass unseen

@@ -40,9 +40,9 @@ class Effective:
         return bool(self.settings.strict)
 
     def selection(self) -> RuleSelection:
-        from ..check.rules import all_rules, check_rules
-
-        check_rules()
+        """The rule selection, every code it names checked against the rules. The rules the command has loaded
+        are asked first (the default selection, LB, names them all): the check's and the audit's rule modules
+        are imported only for a code none of them matches, which keeps them out of an audit's start-up."""
         s = self.settings
         selection = RuleSelection(
             select=s.selected(),
@@ -52,11 +52,11 @@ class Effective:
             per_file_ignores=tuple(s.per_file_ignores.items()),
             shown_from=_cwd_in(self.workspace),
         )
-        try:
-            return selection.validate()
-        except SelectionError:
-            pass
-        all_rules()  # a code no check rule matches may name an audit rule: loaded only then
+        for more in ("check", "audit"):
+            try:
+                return selection.validate()
+            except SelectionError:
+                _load_rules(more)
         try:
             return selection.validate()
         except SelectionError as exc:
@@ -72,6 +72,13 @@ class Effective:
         if self.settings.profile_file:
             return load_profile_file(Path(self.settings.profile_file))
         return load_builtin_profile(self.settings.profile) if self.settings.profile else None
+
+
+def _load_rules(which: str) -> None:
+    """Register the check's rules, or every rule (the check's and the audit's)."""
+    from ..check.rules import all_rules, check_rules
+
+    (check_rules if which == "check" else all_rules)()
 
 
 def _cwd_in(workspace: Workspace) -> str:

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import click
 
-from ..check.checker import MAX_SKIP_FINDINGS, NOT_WALKED
 from ..check.rules import all_rules
 from ..core.errors import DataError, ExitCode, FoldedKeys
 from ..core.normalization import score_results
 from ..core.profile import Profile
-from ..findings.internal import internal_error_finding
+from ..findings.internal import MAX_SKIP_FINDINGS, NOT_WALKED, internal_error_finding
 from ..io.discovery import results_files
 from ..io.limits import Limits
 from ..io.loaders import builtin_profile_names, load_builtin_profile, load_results, where

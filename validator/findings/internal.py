@@ -34,6 +34,32 @@ def not_walked(ctx):
     """
 
 
+# A thousand hidden files are one warning each up to here, then one that counts the rest.
+MAX_SKIP_FINDINGS = 20
+NOT_WALKED = (
+    "not walked: a hidden name or a symlinked folder; name it explicitly in the paths "
+    "(e.g. '.folder/*.json' or its real folder) if it holds files to check"
+)
+
+
+def not_walked_findings(skipped: list) -> list[Finding]:
+    """LB111 naming each path (a pathlib path) the walk did not enter, so a maintainer knows what was not
+    checked: the first MAX_SKIP_FINDINGS, then one that counts the rest."""
+    findings = [
+        make_finding("LB111", path.as_posix(), NOT_WALKED) for path in skipped[:MAX_SKIP_FINDINGS]
+    ]
+    if len(skipped) > MAX_SKIP_FINDINGS:
+        rest = len(skipped) - MAX_SKIP_FINDINGS
+        findings.append(
+            make_finding(
+                "LB111",
+                skipped[MAX_SKIP_FINDINGS].as_posix(),
+                f"and {rest:,} more hidden entries or symlinked folders were not walked",
+            )
+        )
+    return findings
+
+
 def internal_error_finding(file: str, exc: BaseException) -> Finding:
     return make_finding(
         "LB110",
