@@ -131,3 +131,25 @@ def test_each_relation(relation, fields, doc, agrees):
 def test_gpqa_text_is_the_harness_preprocess_in_linear_time():
     assert gpqa_text(" a [title]b [x] c  d ") == "a. b c d"
     assert gpqa_text("[" * 200_000) == "[" * 200_000
+
+
+def test_every_task_a_built_in_profile_declares_agreements_for_is_named_in_its_text():
+    """builtin_agreements parses a built-in profile only when the task's name is in its text: a task declared
+    under a name the text does not hold verbatim (an escape, an alias) would have its docs go unchecked."""
+    from validator.audit.checks.doc_agreement import builtin_agreements
+    from validator.io.loaders import (
+        builtin_profile_names,
+        builtin_profile_text,
+        load_builtin_profile,
+    )
+
+    declared = {}
+    for name in builtin_profile_names():
+        for task, relations in load_builtin_profile(name).doc_agreements().items():
+            assert task in builtin_profile_text(name), (name, task)
+            if relations:
+                declared.setdefault(task, relations)
+    assert {"leaderboard_mmlu_pro", "leaderboard_gpqa_main"} <= set(declared)
+    for task, relations in declared.items():
+        assert builtin_agreements(task) == relations
+    assert builtin_agreements("a_task_no_profile_names") == ()

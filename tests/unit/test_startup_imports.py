@@ -178,3 +178,29 @@ def test_the_action_loads_no_openssl_without_a_pinned_file(tmp_path):
     loaded = set(proc.stdout.splitlines()[-1].split())
     assert "validator.action" in loaded
     assert not {"hashlib", "hmac", "secrets", "_hashlib"} & (loaded - loaded_by_python())
+
+
+def test_an_audit_loads_neither_the_check_nor_the_yaml_of_profiles_it_does_not_need():
+    """`lbnorm audit` of a run: the submission check's modules stay out, and a built-in profile's YAML is
+    parsed only when it names the audited task."""
+    run = "examples/lm-eval-output/example-org__tiny-model"
+    loaded = loaded_by("audit", "-q", run)
+    assert AUDIT <= loaded
+    assert not {m for m in loaded if m.startswith("validator.check")}
+    assert "yaml" not in loaded
+
+
+def test_an_audit_loads_the_check_rules_for_a_code_only_they_name():
+    """--ignore LB601 (a check rule) is a valid selection for the audit too; a code no rule has is a usage
+    error, whatever the rules loaded first."""
+    run = "examples/lm-eval-output/example-org__tiny-model"
+    assert "validator.check.rules" in loaded_by("audit", "-q", "--ignore", "LB601", run)
+    command = [sys.executable, "-m", "validator", "audit", "-q"]
+    kept = subprocess.run(
+        [*command, "--ignore", "LB601", run], cwd=REPO, capture_output=True, timeout=60
+    )
+    assert kept.returncode == 0, kept.stderr
+    wrong = subprocess.run(
+        [*command, "--ignore", "LB999", run], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert wrong.returncode == 2 and "LB999 matches no rule" in wrong.stderr

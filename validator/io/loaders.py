@@ -188,6 +188,12 @@ def builtin_profile_names() -> list[str]:
 
 
 @functools.cache
+def builtin_profile_text(name: str) -> str:
+    """A built-in profile's YAML text (`name` one of builtin_profile_names())."""
+    return (package_files() / "profiles" / f"{name}.yaml").read_text(encoding="utf-8")
+
+
+@functools.cache
 def load_builtin_profile(name: str, validate: bool = False) -> Profile:
     """A profile shipped in the package.
 
@@ -199,7 +205,7 @@ def load_builtin_profile(name: str, validate: bool = False) -> Profile:
         raise ConfigError(
             f"unknown profile '{name}'; built-in profiles: {', '.join(builtin_profile_names())}"
         )
-    text = (package_files() / "profiles" / f"{name}.yaml").read_text(encoding="utf-8")
+    text = builtin_profile_text(name)
     origin = f"'{name}' (built-in)"
     if validate:
         return _profile_from_text(text, origin, "yaml")

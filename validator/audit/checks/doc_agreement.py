@@ -16,7 +16,7 @@ import functools
 from ...findings import ERROR
 from ...findings.registry import rule
 from ...harness.doc_agreement import disagreement
-from ...io.loaders import builtin_profile_names, load_builtin_profile
+from ...io.loaders import builtin_profile_names, builtin_profile_text, load_builtin_profile
 from .base import AuditCheck, Sample, audit_check, shown
 
 MAX_TOLD = 5  # disagreeing docs reported per log; the note counts them all
@@ -39,14 +39,19 @@ def doc_fields_disagree(ctx):
     """
 
 
-@functools.cache
-def builtin_agreements() -> dict[str, tuple]:
-    """Every task the built-in profiles name -> the fields its docs must agree on."""
-    found: dict[str, tuple] = {}
+@functools.lru_cache(maxsize=1024)
+def builtin_agreements(task: str) -> tuple:
+    """The fields a task's docs must agree on, as the first built-in profile that names the task declares them.
+
+    A profile that declares a task names it in its text, so a profile whose text does not hold the task's
+    name is not parsed: parsing the built-in profiles' YAML was a tenth of an audit's start-up
+    (tests/unit/test_doc_agreement.py holds every declared name to its profile's text)."""
     for name in builtin_profile_names():
-        for task, relations in load_builtin_profile(name).doc_agreements().items():
-            found.setdefault(task, relations)
-    return found
+        if task in builtin_profile_text(name):
+            relations = load_builtin_profile(name).doc_agreements().get(task)
+            if relations:
+                return relations
+    return ()
 
 
 @audit_check(order=23)
@@ -56,7 +61,7 @@ class DocAgreement(AuditCheck):
     def __init__(self, log):
         super().__init__(log)
         declared = getattr(log, "doc_agreements", None)
-        self.relations = declared or builtin_agreements().get(self.spec.name, ())
+        self.relations = declared or builtin_agreements(self.spec.name)
         self.told = 0
 
     def sees_samples(self) -> bool:
