@@ -11,7 +11,10 @@ so a slow spell on a shared machine lands on all of them alike. Ratios are taken
   submission, its results file and the built-in profile), and against check-jsonschema
   validating the same file with the submission schema;
 - the Action's entrypoint (`python -m validator action`, as the image runs it) checking the same
-  submission, against the same floor.
+  submission, against the same floor;
+- `lbnorm audit` of a small run (examples/lm-eval-output/example-org__tiny-model: three logs)
+  against its floor, a process that imports click and parses and hashes every line of the same
+  logs (the loop bench/audit_shapes.py measures the audit against, with the C sha256).
 
 lbnorm runs from this checkout through the same three lines as the `lbnorm` script pip installs,
 so an installed copy of another version is never what is timed. Every row runs with compiled
@@ -36,6 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 SUBMISSION = "examples/pythia-1b/submission.json"
 RESULTS = "examples/pythia-1b/results_2025-01-27T10-10-36.877664.json"
 PROFILE = "validator/profiles/open-llm-leaderboard-v2.yaml"
+AUDITED_RUN = "examples/lm-eval-output/example-org__tiny-model"
 # What pip writes as the `lbnorm` console script.
 CONSOLE_SCRIPT = "import sys\nfrom validator.cli import main\nsys.exit(main())\n"
 CLICK_ALONE = "import click"
@@ -45,6 +49,17 @@ FLOOR = (
     "import json, sys, click, jsonschema, yaml\n"
     "json.load(open(sys.argv[1], 'rb')); json.load(open(sys.argv[2], 'rb'))\n"
     "yaml.load(open(sys.argv[3], 'rb'), Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))\n"
+)
+
+AUDIT_FLOOR = (
+    "import glob, hashlib, json, sys, click\n"
+    "for path in sorted(glob.glob(sys.argv[1] + '/samples_*.jsonl')):\n"
+    "    for line in open(path, 'rb'):\n"
+    "        data = json.loads(line)\n"
+    "        first = next(iter(data['arguments'].values()))\n"
+    "        hashlib.sha256(json.dumps(data['doc'], indent=2, ensure_ascii=False).encode()).hexdigest()\n"
+    "        hashlib.sha256(str(next(iter(first.values()))).encode()).hexdigest()\n"
+    "        hashlib.sha256(str(data['target']).encode()).hexdigest()\n"
 )
 
 
@@ -74,6 +89,14 @@ def rows(python: str, scratch: Path) -> dict[str, tuple[list[str], dict[str, str
             {},
         ),
         "Action entrypoint (one submission)": ([python, "-m", "validator", "action"], action_env),
+        "lbnorm audit (a run of three small logs)": (
+            [python, str(script), "audit", AUDITED_RUN],
+            {},
+        ),
+        "floor: import click; parse and hash the same logs": (
+            [python, "-c", AUDIT_FLOOR, AUDITED_RUN],
+            {},
+        ),
     }
     if peer:
         table["check-jsonschema (schema only)"] = (
@@ -130,6 +153,11 @@ def markdown(medians: dict[str, float]) -> str:
         "lbnorm --version": ("click alone", click_alone, 1.1),
         "lbnorm check (one submission)": ("floor", floor, 1.3),
         "Action entrypoint (one submission)": ("floor", floor, None),
+        "lbnorm audit (a run of three small logs)": (
+            "its floor",
+            medians["floor: import click; parse and hash the same logs"],
+            None,
+        ),
     }
     lines = ["| command | ms | against | ratio | target |", "|---|---:|---|---:|---|"]
     for name, seconds in medians.items():
