@@ -20,6 +20,9 @@ from validator.audit.auditor import audit_files
 from validator.harness.text_templates import TextTemplate
 
 SHOTS = "Passage A. Question A? 4\n\nPassage B. Question B? 7\n\n"  # two examples, as the sampler joins them
+FIVE_SHOTS = (
+    SHOTS + "Passage C. Question C? 1\n\nPassage D. Question D? 2\n\nPassage E. Question E? 3\n\n"
+)
 LOG = f"samples_drop_{hl.DATE}.jsonl"
 GOLDS = (
     12,
@@ -175,6 +178,22 @@ CASES = [
             "prompt": lambda i, text: text if i == 3 else "Passage A. Question A? 4\n\n" + text,
         },
         [],
+    ),
+    # A fixed set of examples in every prompt but one (its count is not the one before it)
+    (
+        "declared 5-shot, the fifth prompt cut to two examples",
+        {"num_fewshot": 5, "prompt": lambda i, text: (SHOTS if i == 4 else FIVE_SHOTS) + text},
+        [("LB723", LOG, 5)],
+    ),
+    (
+        "declared 5-shot, the fifth prompt's examples as long but with two delimiters",
+        {
+            "num_fewshot": 5,
+            "prompt": lambda i, text: (
+                (FIVE_SHOTS.replace("\n\n", "  ", 3) if i == 4 else FIVE_SHOTS) + text
+            ),
+        },
+        [("LB723", LOG, 5)],
     ),
     # 0.4.0 and 0.4.1 write num_fewshot null: the count is read from n-shot, written from the same setting
     (

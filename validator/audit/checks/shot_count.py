@@ -31,6 +31,10 @@ class ShotCount(AuditCheck):
         self.delimiter = delimiter if isinstance(delimiter, str) and delimiter else None
         self.expected = _expected(self.spec.declared_shots, config.get("fewshot_config"))
         self.told = False
+        # The examples of the sample before and their count: a task with a fixed set of examples (GSM8K's and
+        # MMLU-Pro's first_n sampler) puts the same ones in every prompt, and comparing them costs less than
+        # counting them again. The empty text holds no delimiter, so it starts the log.
+        self.last_examples, self.last_held = "", 0
 
     def sees_samples(self) -> bool:
         return (
@@ -43,7 +47,11 @@ class ShotCount(AuditCheck):
         if self.told or sample.examples is None:
             return
         prompt, start, end = sample.examples
-        held = prompt.count(self.delimiter, start, end)
+        if end - start == len(self.last_examples) and prompt.startswith(self.last_examples, start):
+            held = self.last_held
+        else:
+            held = prompt.count(self.delimiter, start, end)
+            self.last_examples, self.last_held = prompt[start:end], held
         if (
             0 < held < self.expected - 1
         ):  # none at all is the prompts check's (LB723 when no prompt holds any)
