@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -275,3 +278,41 @@ def test_no_module_imports_another_modules_private_names():
                     if alias.name.startswith("_") and not alias.name.startswith("__")
                 ]
     assert not private, f"private names imported from another module: {private}"
+
+
+# A call that makes a finding, its first argument the rule's id
+FINDING_CALL = re.compile(
+    r"\b(?:make_finding|at_record|at_results|at_line|DocumentError|internal_finding)\(\s*\"(LB\d{3})\""
+)
+BELOW_THE_CHECK = ("audit", "findings", "io", "harness", "core")
+
+
+def test_every_rule_the_layers_below_the_check_report_is_registered_without_the_check():
+    """The audit runs without the check's rules loaded (`lbnorm audit` never imports them): a rule id it makes a
+    finding of must be registered by a module at or below it, or the finding is an internal error (KeyError)."""
+    made = {
+        rule_id: path.relative_to(PACKAGE).as_posix()
+        for layer in BELOW_THE_CHECK
+        for path in sorted((PACKAGE / layer).rglob("*.py"))
+        for rule_id in FINDING_CALL.findall(path.read_text(encoding="utf-8"))
+    }
+    registered = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import validator.audit.auditor\n"
+            "from validator.audit.checks import check_classes\n"
+            "from validator.findings.registry import RULES\n"
+            "check_classes()\n"
+            "import sys\n"
+            "assert not [m for m in sys.modules if m.startswith('validator.check')]\n"
+            "print(' '.join(RULES))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=PACKAGE.parent,
+        timeout=60,
+    ).stdout.split()
+    assert "LB202" in made and "LB703" in made  # the pattern finds what it must
+    assert {rule_id: where for rule_id, where in made.items() if rule_id not in registered} == {}

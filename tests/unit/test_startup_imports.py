@@ -204,3 +204,19 @@ def test_an_audit_loads_the_check_rules_for_a_code_only_they_name():
         [*command, "--ignore", "LB999", run], cwd=REPO, capture_output=True, text=True, timeout=60
     )
     assert wrong.returncode == 2 and "LB999 matches no rule" in wrong.stderr
+
+
+def test_an_audit_of_a_results_file_in_no_format_is_lb202_in_a_fresh_process(tmp_path):
+    """The rule the audit reports for a file with neither configs nor results is registered without the check's
+    rules, which a fresh `lbnorm audit` does not load: LB202, not an internal error."""
+    (tmp_path / "results_2025-01-01T00-00-00.json").write_text('{"foo": 1}')
+    proc = subprocess.run(
+        [sys.executable, "-m", "validator", "audit", "results_2025-01-01T00-00-00.json"],
+        cwd=tmp_path,
+        env=os.environ | {"PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    assert "LB202 results-format [error]" in proc.stdout and "LB110" not in proc.stdout

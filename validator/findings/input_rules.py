@@ -1,7 +1,9 @@
-"""LB1xx rules reported while reading any file (submission, results file, profile or sample log).
+"""LB1xx rules reported while reading any file (submission, results file, profile or sample log), and LB202.
 
 The readers in `io/` raise them as DocumentError; `check`, `audit` and
 `normalize` turn them into findings. These entries are their ids and docs.
+LB202 (a results file in no format lbnorm reads) is here too: the audit reports
+it, and the audit never loads the check's rules.
 """
 
 from __future__ import annotations
@@ -112,4 +114,13 @@ def not_for_check(ctx):
     files (its JSON report, a profile, a pre-commit or CI file) are inputs of
     other commands (`lbnorm profile check` for a profile). When a folder or
     glob meets these files, they are passed over without a finding.
+    """
+
+
+@rule("LB202", "results-format", ERROR, runs=False)
+def results_format(ctx):
+    """The results file (or embedded results object) is not in a format lbnorm reads.
+
+    Accepted: lm-eval 0.4.x, lm-eval 0.3, lighteval / Open LLM Leaderboard v1.
+    The message names the formats tried.
     """

@@ -43,15 +43,6 @@ def schema(ctx: CheckContext) -> Iterator[Hit]:
         yield Hit(ctx.submission, path, error.message)
 
 
-@rule("LB202", "results-format", ERROR, runs=False)
-def results_format(ctx):
-    """The results file (or embedded results object) is not in a format lbnorm reads.
-
-    Accepted: lm-eval 0.4.x, lm-eval 0.3, lighteval / Open LLM Leaderboard v1.
-    The message names the formats tried.
-    """
-
-
 @rule("LB203", "results-path", ERROR, runs=False)
 def results_path(ctx):
     """The submission's `results` path is absolute, leaves the repository, or is not a regular file.
