@@ -146,7 +146,7 @@ def test_each_pattern_catches_what_it_names(kind, line):
 @pytest.mark.parametrize(
     "line",
     [
-        "session = await filesystem.set_session()",
+        "client = await filesystem.set_session()",
         "40.62 and 40.63 both round it to two decimals",
         "Round-robin rather than one command's repeats in a row",
         "a survey is cut into whole rounds of tasks",

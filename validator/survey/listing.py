@@ -175,8 +175,8 @@ async def _http_page(
 ) -> list[tuple[str, bool, dict]]:
     """The links of one directory page below it, as fsspec's HTTP listing reads them, but by chunks: a page
     over the byte budget or the deadline stops being read (fsspec reads it whole, however long it is)."""
-    session = await filesystem.set_session()
-    async with session.get(filesystem.encode_url(url), **filesystem.kwargs) as response:
+    client = await filesystem.set_session()  # fsspec's aiohttp client
+    async with client.get(filesystem.encode_url(url), **filesystem.kwargs) as response:
         if response.status == 404:
             raise FileNotFoundError(url)
         response.raise_for_status()
