@@ -32,6 +32,20 @@ def audited(root: Path, results: Path, batch: int, monkeypatch):
     ]
 
 
+@pytest.fixture
+def batch_sizes(monkeypatch) -> list[int]:
+    """The size of every batch the audits of this test run, in order (empty ones too)."""
+    sizes: list[int] = []
+    run = Batches.run
+
+    def counted(self, batch):
+        sizes.append(len(batch))
+        run(self, batch)
+
+    monkeypatch.setattr(Batches, "run", counted)
+    return sizes
+
+
 def faulty_run(tmp_path: Path, docs: int = 150) -> Path:
     """A multiple-choice log in which every sample draws LB702 from two units (its hashes in part, its resps
     gone), every fifth is no sample at all (a bad doc_id: LB702 before any unit) and every seventh has its acc
@@ -75,22 +89,14 @@ def test_the_first_finding_of_each_kind_is_at_the_first_sample_that_has_it(tmp_p
     )  # the first flipped acc (index 3, line 4)
 
 
-def test_a_batch_holds_at_most_a_megabyte_of_log_lines(tmp_path, monkeypatch):
+def test_a_batch_holds_at_most_a_megabyte_of_log_lines(tmp_path, batch_sizes):
     task = hl.choice_task("arc_easy", 12)
     for sample in task.samples:
         sample["doc"]["passage"] = "x" * 400_000  # a field no template reads
         hl.with_hashes(sample)
     paths = hl.write_run(tmp_path, [task])
-    sizes: list[int] = []
-    run = Batches.run
-
-    def counted(self, batch):
-        sizes.append(len(batch))
-        run(self, batch)
-
-    monkeypatch.setattr(Batches, "run", counted)
     result = audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
-    assert [s for s in sizes if s] == [3, 3, 3, 3]  # 3 lines of 400 kB pass 1 MiB
+    assert [s for s in batch_sizes if s] == [3, 3, 3, 3]  # 3 lines of 400 kB pass 1 MiB
     assert result.tasks[0].hashes_checked == 12 and result.findings == []
 
 
@@ -234,7 +240,9 @@ def test_a_batch_is_run_once_even_when_its_findings_fail_to_be_made(tmp_path, mo
     assert tasks[0]["hashes_checked"] == 16  # not 32: the batch did not go through the units again
 
 
-def test_a_batch_is_sized_by_the_containers_its_records_parsed_into(tmp_path, monkeypatch):
+def test_a_batch_is_sized_by_the_containers_its_records_parsed_into(
+    tmp_path, monkeypatch, batch_sizes
+):
     """Samples of many objects and arrays (multiple choice) make small batches, samples of few make large ones:
     a batch ends at the record that takes its openers past BATCH_CONTAINERS."""
     from validator.io.limits import DEFAULT_LIMITS
@@ -244,14 +252,6 @@ def test_a_batch_is_sized_by_the_containers_its_records_parsed_into(tmp_path, mo
     paths = hl.write_run(tmp_path, [task])
     weights = [record.containers for record in read_records(paths["arc_easy"], DEFAULT_LIMITS)]
     assert min(weights) > 0
-    sizes: list[int] = []
-    run = Batches.run
-
-    def watched(self, batch):
-        sizes.append(len(batch))
-        run(self, batch)
-
-    monkeypatch.setattr(Batches, "run", watched)
     monkeypatch.setattr(batches, "BATCH_CONTAINERS", 10 * weights[0])
     audit_files(tmp_path, paths["results"].relative_to(tmp_path), None)
     expected, total, count = [], 0, 0
@@ -260,4 +260,4 @@ def test_a_batch_is_sized_by_the_containers_its_records_parsed_into(tmp_path, mo
         if total > batches.BATCH_CONTAINERS:
             expected.append(count)
             total, count = 0, 0
-    assert sizes == [*expected, count] and 5 < max(sizes) < 20
+    assert batch_sizes == [*expected, count] and 5 < max(batch_sizes) < 20
