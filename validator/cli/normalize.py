@@ -13,7 +13,7 @@ from ..check.rules import all_rules
 from ..core.errors import DataError, ExitCode, FoldedKeys
 from ..core.normalization import score_results
 from ..core.profile import Profile
-from ..findings.internal import MAX_SKIP_FINDINGS, NOT_WALKED, internal_error_finding
+from ..findings.internal import internal_error_finding, not_walked_findings
 from ..io.discovery import results_files
 from ..io.limits import Limits
 from ..io.loaders import builtin_profile_names, load_builtin_profile, load_results, where
@@ -121,7 +121,9 @@ def normalize(
             yield outcome
 
     REPORTERS[output_format](scored(), sys.stdout, ReportOptions(explain=explain))
-    warned += [f"{path.as_posix()}: {NOT_WALKED}" for path in found.skipped[:MAX_SKIP_FINDINGS]]
+    warned += [
+        f"{finding.file}: {finding.message}" for finding in not_walked_findings(found.skipped)
+    ]
     for message in warned:
         click.echo(f"lbnorm: warning: {one_line(message, 2000)}", err=True)
     sys.exit(ExitCode.DATA if failed else ExitCode.OK)
