@@ -55,7 +55,7 @@ if [ -n "${IMAGE_FACTS_FILE:-}" ]; then
  "build_tools_importable": $(docker run --rm --network none --entrypoint /opt/lbnorm/venv/bin/python lbnorm-action:build -I -c \
    'import importlib.util as u, json; print(json.dumps([m for m in ("pip", "setuptools", "setuptools_scm", "wheel") if u.find_spec(m)]))'),
  "unimportable": $(docker run --rm --network none --entrypoint /opt/lbnorm/venv/bin/python lbnorm-action:build -I -c \
-   'import importlib, json; mods = ("click", "jsonschema", "yaml", "re2", "validator.cli.group", "validator.action", "validator.audit.auditor", "validator.harness.linear_regex")
+   'import importlib, json; mods = ("click", "jsonschema", "yaml", "re2", "orjson", "validator.cli.group", "validator.action", "validator.audit.auditor", "validator.audit.checks.hashes", "validator.harness.linear_regex")
 bad = []
 for m in mods:
     try: importlib.import_module(m)

@@ -1,12 +1,15 @@
-"""indented_json writes exactly what json.dumps(indent=2, ensure_ascii=False) writes: doc_hash depends on every byte."""
+"""indented_json writes exactly what json.dumps(indent=2, ensure_ascii=False) writes: doc_hash depends on every byte.
+
+Both writers are held to it: dumps_indent2, and indent2_utf8, which leaves the docs orjson writes alike to orjson."""
 
 import json
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validator.harness.indented_json import dumps_indent2
+from validator.harness.indented_json import _orjson_writes_it, dumps_indent2, indent2_utf8
 
 # What json.loads can return, with the characters escaping cares about.
 scalars = (
@@ -33,7 +36,63 @@ documents = st.recursive(
 @settings(max_examples=500, deadline=None)
 @given(documents)
 def test_the_text_is_json_dumps_text(document):
-    assert dumps_indent2(document) == json.dumps(document, indent=2, ensure_ascii=False)
+    expected = json.dumps(document, indent=2, ensure_ascii=False)
+    assert dumps_indent2(document) == expected
+    assert indent2_utf8(document) == expected.encode("utf-8", "surrogatepass")
+
+
+def lm_eval_bytes(document) -> bytes:
+    return json.dumps(document, indent=2, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+def test_floats_of_every_exponent_are_written_as_json_dumps_writes_them():
+    """orjson writes 1e-05 as 0.00001 and 1e-07 as 1e-7: such a float must not reach it."""
+    values = []
+    for exponent in range(-325, 309):
+        for mantissa in ("1", "1.5", "2.492785885963177", "9.999999999999998"):
+            value = float(f"{mantissa}e{exponent}")
+            values += [value, -value]
+    values += [0.0, -0.0, float("nan"), float("inf"), float("-inf")]
+    for value in values:
+        assert indent2_utf8({"x": [value]}) == lm_eval_bytes({"x": [value]}), value
+
+
+def test_every_code_point_is_escaped_as_json_dumps_escapes_it():
+    """Every code point but the surrogates, which orjson refuses (the test above), through orjson itself."""
+    characters = [chr(code) for code in range(0x110000) if not 0xD800 <= code <= 0xDFFF]
+    for start in range(0, len(characters), 4096):
+        text = "".join(characters[start : start + 4096])
+        document = {"text": text, text[:40]: [text[-1]]}
+        assert orjson.dumps(document, option=orjson.OPT_INDENT_2) == lm_eval_bytes(document)
+
+
+def test_what_orjson_refuses_or_writes_otherwise_is_written_as_json_dumps_writes_it():
+    nested: list = []
+    for _ in range(300):  # past orjson's 254 levels
+        nested = [nested]
+    for document in (
+        {"id": 2**64, "negative": -(2**63) - 1},
+        {"id": 2**64 - 1, "negative": -(2**63)},
+        {"q": json.loads('"\\ud800"')},
+        nested,
+        {1: "int key"},
+        {"t": (1, 2)},
+        {},
+        [],
+        {"a": {}, "b": [], "c": [[], {}]},
+    ):
+        assert indent2_utf8(document) == lm_eval_bytes(document)
+
+
+def test_orjson_writes_the_usual_doc():
+    """The fast writer is the one a usual doc meets: a multiple-choice, GSM8K or DROP doc."""
+    assert _orjson_writes_it({"question": "q?", "choices": ["a", "b"], "label": 1})
+    assert _orjson_writes_it({"question": "q", "answer": "#### 12", "score": 0.25})
+    assert _orjson_writes_it(
+        {"passage": "p", "answers_spans": {"spans": ["1"], "types": ["number"]}, "id": None}
+    )
+    assert not _orjson_writes_it({"tiny": [1e-05]})
+    assert not _orjson_writes_it({"t": (1, 2)})
 
 
 def test_the_text_of_a_lone_surrogate_from_a_json_escape_is_json_dumps_text():

@@ -11,7 +11,17 @@ string escapers do the escaping.
 Only what `json.loads` can return is written here (dict with str keys,
 list, str, int, float, bool, None); anything else goes to `json.dumps`
 itself, so the result is always json.dumps's, never an approximation of it.
-tests/unit/test_indented_json.py compares the two on generated documents.
+
+`indent2_utf8`, the bytes doc_hash is taken over, leaves most docs to orjson,
+which writes them in C four to seven times faster than this module: with two
+spaces of indentation, orjson writes the same bytes as json.dumps for every
+value of a doc but for floats outside [1e-4, 1e16) (json.dumps writes 1e-05,
+orjson 0.00001), NaN and infinities (orjson writes null), integers past 64
+bits and lone surrogates (orjson refuses both). A doc holding any of these is
+written here instead.
+
+tests/unit/test_indented_json.py compares both writers with json.dumps on
+generated documents, every code point and floats of every exponent.
 """
 
 from __future__ import annotations
@@ -19,6 +29,40 @@ from __future__ import annotations
 import json
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
+
+import orjson
+
+
+def indent2_utf8(value: Any) -> bytes:
+    """`json.dumps(value, indent=2, ensure_ascii=False)` in UTF-8, a lone surrogate passed through: the bytes
+    lm-eval's doc_hash is the sha256 of."""
+    if _orjson_writes_it(value):
+        try:
+            return orjson.dumps(value, option=orjson.OPT_INDENT_2)
+        except (
+            orjson.JSONEncodeError
+        ):  # an integer past 64 bits, a lone surrogate, nesting past 254 levels
+            pass
+    return dumps_indent2(value).encode("utf-8", "surrogatepass")
+
+
+_ORJSON_SCALARS = frozenset(
+    {str, int, bool, type(None)}
+)  # written as json.dumps writes them, or refused
+
+
+def _orjson_writes_it(value: Any) -> bool:
+    """Whether orjson writes `value` as json.dumps does (see the module's docstring): JSON's types (orjson refuses
+    a key that is no string), no float outside [1e-4, 1e16). A container whose items are all strings, integers,
+    booleans or null is passed by one test at C speed."""
+    kind = type(value)
+    if kind is dict:
+        value = value.values()
+    elif kind is not list:
+        return kind in _ORJSON_SCALARS or (
+            kind is float and (value == 0 or 1e-4 <= abs(value) < 1e16)  # NaN compares false
+        )
+    return _ORJSON_SCALARS.issuperset(map(type, value)) or all(map(_orjson_writes_it, value))
 
 
 class _NotPlainJson(Exception):

@@ -6,7 +6,7 @@ import hashlib
 
 from ...findings import ERROR
 from ...findings.registry import rule
-from ...harness.indented_json import dumps_indent2
+from ...harness.indented_json import indent2_utf8
 from ...harness.samples import first_prompt
 from .base import AuditCheck, Sample, audit_check
 
@@ -64,7 +64,7 @@ class Hashes(AuditCheck):
             return
         self.task_hasher.update((doc_hash + prompt_hash + target_hash).encode(*_UTF8))
         self.summary.hashes_checked += 1
-        actual = _sha256(dumps_indent2(get("doc")).encode(*_UTF8)).hexdigest()
+        actual = _sha256(indent2_utf8(get("doc"))).hexdigest()
         if doc_hash != actual:
             self._mismatch(sample, "doc_hash", doc_hash, actual)
         else:
