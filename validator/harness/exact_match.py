@@ -40,6 +40,14 @@ _NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
 _NO_DIGITS = str.maketrans("", "", string.digits)
 
 
+def harness_regex(pattern: str) -> re.Pattern | None:
+    """One of the harness's own patterns compiled by `re`, as lm-eval runs it; None for any other pattern. Each
+    runs in time linear in the text under `re` (a fixed start, or runs of one class with nothing after them to
+    backtrack into; tests/unit/test_linear_regex.py holds them to 2 MB of the text each finds hardest), but
+    `(?s).*#### `, which exact_match removes by a scan instead."""
+    return None if pattern == "(?s).*#### " else _COMPILED.get(pattern)
+
+
 def scorable_options(options: dict) -> str | None:
     """Why lbnorm cannot re-score exact_match with these metric_list options (a sentence), or None if it can."""
     unknown = sorted(set(options) - OPTIONS)

@@ -1,11 +1,13 @@
-"""lm-eval's response filters, replayed on a logged response: regex (any pattern, under RE2), take_first,
+"""lm-eval's response filters, replayed on a logged response: regex (any pattern), take_first,
 remove_whitespace, lowercase, uppercase and map. Pure.
 
 A task's `filter_list` names a pipeline of filters (lm_eval/filters/: extraction.py RegexFilter and
 WhitespaceFilter, selection.py TakeFirstFilter, transformation.py LowercaseFilter, UppercaseFilter and
 MapFilter, the same from 0.4.0 to 0.4.13). Each but take_first maps every response of a request alone, so a
 pipeline holding take_first once makes of the first response what it makes of the request. The submitter
-writes the pattern: it runs under RE2 (linear_regex.py), with `re`'s results. `pipeline_of` gives the
+writes the pattern: it runs under RE2 (linear_regex.py), with `re`'s results, unless it is one of the
+harness's own (exact_match.HARNESS_PATTERNS), which `re` runs in time linear in the text and several times
+faster than RE2 on a short response. `pipeline_of` gives the
 pipeline, or a short reason it is not replayed: a filter it does not know (multi_choice_regex reads the doc's
 choices; majority_vote and take_first_k keep several), or a pattern RE2 cannot run as `re` does.
 """
@@ -16,8 +18,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .exact_match import apply_regex_filter
-from .linear_regex import LinearPattern, NotLinear, compile_linear
+from .exact_match import FindsAll, apply_regex_filter, harness_regex
+from .linear_regex import NotLinear, compile_linear
 
 DEFAULT_PATTERN = r"#### (\-?[0-9\.\,]+)"  # RegexFilter's default (GSM8K's strict-match)
 MAX_PATTERN = 1_000  # characters of a filter's pattern replayed (a task's are a line)
@@ -30,8 +32,8 @@ Step = Callable[[Any], Any]
 class Pipeline:
     """A filter pipeline with take_first in it, replayed on one request's first response."""
 
-    def __init__(self, steps: list[Step], text: str, patterns: list[LinearPattern]):
-        self.steps, self.text, self.patterns = steps, text, patterns
+    def __init__(self, steps: list[Step], text: str):
+        self.steps, self.text = steps, text
 
     def apply(self, response: Any) -> Any:
         """What the pipeline makes of the response; None where the harness would have raised. NotLinear where
@@ -43,7 +45,7 @@ class Pipeline:
         return response
 
 
-def _regex(step: dict) -> tuple[Step, LinearPattern] | str:
+def _regex(step: dict) -> tuple[Step, FindsAll] | str:
     if set(step) - {"function", "regex_pattern", "group_select", "fallback"}:
         return "its regex step holds arguments RegexFilter does not take"
     pattern = step.get("regex_pattern", DEFAULT_PATTERN)
@@ -52,8 +54,9 @@ def _regex(step: dict) -> tuple[Step, LinearPattern] | str:
         return f"its regex is not a pattern of at most {MAX_PATTERN:,} characters"
     if type(group) is not int or not isinstance(fallback, str):
         return "its regex's group_select or fallback is not what RegexFilter takes"
+    compiled: FindsAll | None = harness_regex(pattern)
     try:
-        compiled = compile_linear(pattern)
+        compiled = compiled or compile_linear(pattern)
     except (re.error, RecursionError, OverflowError):
         return "its regex does not compile (the harness failed on it)"
     except NotLinear as error:
@@ -106,7 +109,6 @@ def pipeline_of(steps: Any) -> Pipeline | str:
     if functions.count("take_first") != 1:
         return "it does not take each request's first response once (take_first)"
     replayed: list[Step] = []
-    patterns: list[LinearPattern] = []
     described = []
     for step, function in zip(steps, functions, strict=True):
         if function == "take_first":
@@ -118,8 +120,7 @@ def pipeline_of(steps: Any) -> Pipeline | str:
             if isinstance(made, str):
                 return made
             replayed.append(made[0])
-            patterns.append(made[1])
-            described.append(f"regex {made[1].pattern!r}")
+            described.append(f"regex {step.get('regex_pattern', DEFAULT_PATTERN)!r}")
         elif function == "map":
             mapped = _map(step)
             if isinstance(mapped, str):
@@ -135,4 +136,4 @@ def pipeline_of(steps: Any) -> Pipeline | str:
             shown = function if isinstance(function, str) else "a step without a function"
             return f"its step {shown[:40]!r} is not one lbnorm replays"
     described.append("take_first")
-    return Pipeline(replayed, ", ".join(described), patterns)
+    return Pipeline(replayed, ", ".join(described))
