@@ -8,7 +8,8 @@ CPU (the call a survey's work item makes) and the floor's (a bare loop that pars
 computes the three sha256 hashes), taking turns, best of --repeat.
 
 - multiple choice: 12,000 docs of 4 to 10 choices, short prompts (one request per choice);
-- generative: DROP (passages of about 1.5 kB, three-shot) and GSM8K (two filters, five-shot);
+- generative: DROP (passages of about 1.5 kB, three-shot) and GSM8K (two filters, five-shot, generations
+  of about 300 characters);
 - long few-shot prompts: MMLU-Pro-like, a five-shot prompt of about 4 kB repeated in every request;
 - a few samples per log: 300 runs whose logs hold 5 samples each (per-log fixed costs dominate).
 
@@ -73,7 +74,9 @@ def many_choices_task(rng: random.Random, name: str, docs: int) -> hl.Task:
 
 
 def gsm8k_task(rng: random.Random, docs: int) -> hl.Task:
-    """GSM8K as the harness logs it: each doc under both filters, a five-shot prompt."""
+    """GSM8K as the harness logs it: each doc under both filters, a five-shot prompt, a question of about 250
+    characters, a worked solution, and a generation of about 300 characters of reasoning with its numbers
+    before the answer the filters read (the test corpus's generations are that answer alone)."""
     strict = [rng.random() < 0.4 for _ in range(docs)]
     flexible = [s or rng.random() < 0.3 for s in strict]
     task = hl.two_filter_task({"strict-match": strict, "flexible-extract": flexible})
@@ -82,11 +85,36 @@ def gsm8k_task(rng: random.Random, docs: int) -> hl.Task:
     )
     task.config["num_fewshot"] = 5
     task.config["fewshot_delimiter"] = "\n\n"
+    written: dict[
+        int, tuple[str, str, str]
+    ] = {}  # doc_id -> (question, solution, reasoning): one per doc
     for sample in task.samples:
+        doc_id = sample["doc_id"]
+        if doc_id not in written:
+            written[doc_id] = (
+                f"{prose(rng, 40)}? {sample['doc']['question']}",
+                f"{worked(rng, 50)}\n{sample['doc']['answer']}",
+                worked(rng, 55),
+            )
+        question, solution, reasoning = written[doc_id]
+        sample["doc"] = {"question": question, "answer": solution}
+        sample["target"] = solution
+        sample["resps"] = [[reasoning + sample["resps"][0][0]]]
         arguments = sample["arguments"]["gen_args_0"]
-        arguments["arg_0"] = f"{shots}\n\n{arguments['arg_0']}"
+        arguments["arg_0"] = f"{shots}\n\nQuestion: {question}\nAnswer:"
         hl.with_hashes(sample)
     return task
+
+
+def worked(rng: random.Random, words: int) -> str:
+    """Prose with a calculation every few words, as a model's reasoning or a GSM8K solution reads."""
+    parts = [
+        f"{rng.randint(2, 99)} * {rng.randint(2, 9)} = {rng.randint(10, 999)}"
+        if rng.random() < 0.15
+        else prose(rng, 1)
+        for _ in range(words)
+    ]
+    return " ".join(parts) + "."
 
 
 def gsm8k_results(task: hl.Task) -> dict:
