@@ -12,8 +12,12 @@ from hypothesis import strategies as st
 from support.harness_logs import GSM8K_EXACT_MATCH, GSM8K_FILTER_LIST
 
 from validator.harness.exact_match import (
+    FLEXIBLE_EXTRACT,
+    HARNESS_PATTERNS,
+    WithinClass,
     apply_regex_filter,
     exact_match,
+    harness_regex,
     regex_filter_of,
     scorable_options,
 )
@@ -116,3 +120,38 @@ def test_the_patterns_removed_without_re_are_removed_as_re_removes_them(text):
 
     for pattern, remove in _LINEAR.items():
         assert remove(text) == re.sub(pattern, "", text), pattern
+
+
+# Where flexible-extract's matches start and end: its class, its '-', and what breaks a run of them.
+ANSWER_CHARACTERS = st.text(
+    alphabet=st.sampled_from(list("-$0123456789.,  \n\tab=é𝔘\x00") + ["\ud800"]), max_size=60
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ANSWER_CHARACTERS)
+def test_flexible_extract_over_the_runs_of_its_class_finds_what_re_finds(answer):
+    """The replay runs flexible-extract over the answer's runs of [-$0-9.,] alone (WithinClass): the same
+    matches, in the same order, as `re` over the whole answer."""
+    import re
+
+    pattern = harness_regex(FLEXIBLE_EXTRACT)
+    assert isinstance(pattern, WithinClass)
+    assert pattern.findall(answer) == re.findall(FLEXIBLE_EXTRACT, answer)
+
+
+def test_every_harness_filter_pattern_is_replayed_as_re_finds_it():
+    import re
+
+    answers = [
+        "Natalia sold 48/2 = 24 clips in May.\n#### 72, or 1,000.5 -3 $5 --7 -$ 1.2.3",
+        "The answer is 18. The final answer is $1,234 and The answer is -5.",
+        "no number at all",
+    ]
+    for pattern in HARNESS_PATTERNS - {"(?s).*#### "}:
+        found = harness_regex(pattern)
+        assert found is not None, pattern
+        for answer in answers:
+            assert found.findall(answer) == re.findall(pattern, answer), (pattern, answer)
+    assert harness_regex("(?s).*#### ") is None  # quadratic under re: RE2 replays it as a filter
+    assert harness_regex("#### (\\d+)") is None  # a config's own pattern runs under RE2

@@ -29,7 +29,7 @@ HARNESS_PATTERNS = frozenset(
         "(?s).*#### ",
         "\\.$",  # gsm8k's regexes_to_ignore
         "#### (\\-?[0-9\\.\\,]+)",  # strict-match
-        "(-?[$0-9.,]{2,})|(-?[0-9]+)",  # flexible-extract
+        "(-?[$0-9.,]{2,})|(-?[0-9]+)",  # flexible-extract (FLEXIBLE_EXTRACT)
         "The answer is (\\-?[0-9\\.\\,]+).",  # gsm8k-cot's strict-match
         "The final answer is ((-?[$0-9.,]{2,})|(-?[0-9]+))",  # gsm8k-cot-llama's strict-match
     }
@@ -40,12 +40,34 @@ _NO_PUNCTUATION = str.maketrans("", "", string.punctuation)
 _NO_DIGITS = str.maketrans("", "", string.digits)
 
 
-def harness_regex(pattern: str) -> re.Pattern | None:
-    """One of the harness's own patterns compiled by `re`, as lm-eval runs it; None for any other pattern. Each
-    runs in time linear in the text under `re` (a fixed start, or runs of one class with nothing after them to
-    backtrack into; tests/unit/test_linear_regex.py holds them to 2 MB of the text each finds hardest), but
-    `(?s).*#### `, which exact_match removes by a scan instead."""
-    return None if pattern == "(?s).*#### " else _COMPILED.get(pattern)
+def harness_regex(pattern: str) -> FindsAll | None:
+    """One of the harness's own patterns, found as `re` finds it, as lm-eval runs it; None for any other
+    pattern. Each runs in time linear in the text under `re` (a fixed start, or runs of one class with nothing
+    after them to backtrack into; tests/unit/test_linear_regex.py holds them to 2 MB of the text each finds
+    hardest), but `(?s).*#### `, which exact_match removes by a scan instead."""
+    if pattern == "(?s).*#### ":
+        return None
+    return _WITHIN_CLASS.get(pattern) or _COMPILED.get(pattern)
+
+
+class WithinClass:
+    """`re`'s findall of a pattern each of whose matches is a run of characters of one ASCII class, with no
+    anchor, look-around or word boundary, and no empty match (GSM8K's flexible-extract): the pattern is run over
+    the text's runs of that class alone, joined by spaces. No match can hold a character outside the class,
+    and the search starts afresh past one, so the matches are the same, in the same order. `re` tries the
+    pattern at every position of the text, and most of a generated answer is words, where none can start."""
+
+    def __init__(self, pattern: str, characters: bytes):
+        self.pattern, self.compiled = pattern, re.compile(pattern)
+        self.kept = bytes(byte if byte in characters else 0x20 for byte in range(256))
+
+    def findall(self, text: str) -> list[Any]:
+        runs = text.encode("utf-8", "surrogatepass").translate(self.kept).split()
+        return self.compiled.findall(b" ".join(runs).decode("ascii"))
+
+
+FLEXIBLE_EXTRACT = "(-?[$0-9.,]{2,})|(-?[0-9]+)"
+_WITHIN_CLASS = {FLEXIBLE_EXTRACT: WithinClass(FLEXIBLE_EXTRACT, b"-$0123456789.,")}
 
 
 def scorable_options(options: dict) -> str | None:
