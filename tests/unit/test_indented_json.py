@@ -70,11 +70,17 @@ def test_what_orjson_refuses_or_writes_otherwise_is_written_as_json_dumps_writes
     nested: list = []
     for _ in range(300):  # past orjson's 254 levels
         nested = [nested]
+    deepest: object = "x"
+    for _ in range(
+        499
+    ):  # a doc --max-depth 500 lets through: its types are not walked to the recursion limit
+        deepest = {"k": [deepest]} if len(str(_)) == 1 else [deepest]
     for document in (
         {"id": 2**64, "negative": -(2**63) - 1},
         {"id": 2**64 - 1, "negative": -(2**63)},
         {"q": json.loads('"\\ud800"')},
         nested,
+        deepest,
         {1: "int key"},
         {"t": (1, 2)},
         {},

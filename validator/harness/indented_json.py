@@ -27,6 +27,7 @@ generated documents, every code point and floats of every exponent.
 from __future__ import annotations
 
 import json
+from itertools import repeat
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
@@ -49,12 +50,14 @@ def indent2_utf8(value: Any) -> bytes:
 _ORJSON_SCALARS = frozenset(
     {str, int, bool, type(None)}
 )  # written as json.dumps writes them, or refused
+_ORJSON_DEPTH = 254  # orjson refuses a value nested deeper
 
 
-def _orjson_writes_it(value: Any) -> bool:
+def _orjson_writes_it(value: Any, depth: int = 0) -> bool:
     """Whether orjson writes `value` as json.dumps does (see the module's docstring): JSON's types (orjson refuses
-    a key that is no string), no float outside [1e-4, 1e16). A container whose items are all strings, integers,
-    booleans or null is passed by one test at C speed."""
+    a key that is no string), no float outside [1e-4, 1e16), no deeper than orjson goes (a doc nested past it,
+    which --max-depth may allow, is not walked to the interpreter's recursion limit). A container whose items are
+    all strings, integers, booleans or null is passed by one test at C speed."""
     kind = type(value)
     if kind is dict:
         value = value.values()
@@ -62,7 +65,9 @@ def _orjson_writes_it(value: Any) -> bool:
         return kind in _ORJSON_SCALARS or (
             kind is float and (value == 0 or 1e-4 <= abs(value) < 1e16)  # NaN compares false
         )
-    return _ORJSON_SCALARS.issuperset(map(type, value)) or all(map(_orjson_writes_it, value))
+    if _ORJSON_SCALARS.issuperset(map(type, value)):
+        return True
+    return depth < _ORJSON_DEPTH and all(map(_orjson_writes_it, value, repeat(depth + 1)))
 
 
 class _NotPlainJson(Exception):
