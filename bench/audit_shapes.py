@@ -107,14 +107,21 @@ def gsm8k_task(rng: random.Random, docs: int) -> hl.Task:
 
 
 def worked(rng: random.Random, words: int) -> str:
-    """Prose with a calculation every few words, as a model's reasoning or a GSM8K solution reads."""
-    parts = [
-        f"{rng.randint(2, 99)} * {rng.randint(2, 9)} = {rng.randint(10, 999)}"
-        if rng.random() < 0.15
-        else prose(rng, 1)
-        for _ in range(words)
-    ]
-    return " ".join(parts) + "."
+    """Prose with a calculation every few words, a line a sentence, as a GSM8K solution or a model's answer
+    reads: the dataset's calculator notes (<<48/2=24>>24), dollar amounts and thousands with commas."""
+    parts = []
+    for position in range(words):
+        draw = rng.random()
+        if draw < 0.1:
+            a, b = rng.randint(2, 99), rng.randint(2, 9)
+            parts.append(f"{a} * {b} = <<{a}*{b}={a * b}>>{a * b}")
+        elif draw < 0.15:
+            parts.append(f"${rng.randint(1, 20_000):,}")
+        else:
+            parts.append(prose(rng, 1))
+        if position % 12 == 11:
+            parts[-1] += ".\n"
+    return " ".join(parts).replace("\n ", "\n") + "."
 
 
 def gsm8k_results(task: hl.Task) -> dict:
