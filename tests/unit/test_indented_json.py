@@ -70,11 +70,9 @@ def test_what_orjson_refuses_or_writes_otherwise_is_written_as_json_dumps_writes
     nested: list = []
     for _ in range(300):  # past orjson's 254 levels
         nested = [nested]
-    deepest: object = "x"
-    for _ in range(
-        499
-    ):  # a doc --max-depth 500 lets through: its types are not walked to the recursion limit
-        deepest = {"k": [deepest]} if len(str(_)) == 1 else [deepest]
+    deepest: object = "x"  # a doc --max-depth 500 lets through: not walked to the recursion limit
+    for level in range(499):
+        deepest = {"k": deepest} if level % 2 else [deepest]
     for document in (
         {"id": 2**64, "negative": -(2**63) - 1},
         {"id": 2**64 - 1, "negative": -(2**63)},
