@@ -9,7 +9,7 @@ computes the three sha256 hashes), taking turns, best of --repeat.
 
 - multiple choice: 12,000 docs of 4 to 10 choices, short prompts (one request per choice);
 - generative: DROP (passages of about 1.5 kB, three-shot) and GSM8K (two filters, five-shot, generations
-  of about 300 characters);
+  of about 400 characters);
 - long few-shot prompts: MMLU-Pro-like, a five-shot prompt of about 4 kB repeated in every request;
 - a few samples per log: 300 runs whose logs hold 5 samples each (per-log fixed costs dominate).
 
@@ -75,7 +75,7 @@ def many_choices_task(rng: random.Random, name: str, docs: int) -> hl.Task:
 
 def gsm8k_task(rng: random.Random, docs: int) -> hl.Task:
     """GSM8K as the harness logs it: each doc under both filters, a five-shot prompt, a question of about 250
-    characters, a worked solution, and a generation of about 300 characters of reasoning with its numbers
+    characters, a worked solution, and a generation of about 400 characters of reasoning with its numbers
     before the answer the filters read (the test corpus's generations are that answer alone)."""
     strict = [rng.random() < 0.4 for _ in range(docs)]
     flexible = [s or rng.random() < 0.3 for s in strict]
@@ -85,9 +85,8 @@ def gsm8k_task(rng: random.Random, docs: int) -> hl.Task:
     )
     task.config["num_fewshot"] = 5
     task.config["fewshot_delimiter"] = "\n\n"
-    written: dict[
-        int, tuple[str, str, str]
-    ] = {}  # doc_id -> (question, solution, reasoning): one per doc
+    # doc_id -> (question, solution, reasoning): one per doc, the same under both filters
+    written: dict[int, tuple[str, str, str]] = {}
     for sample in task.samples:
         doc_id = sample["doc_id"]
         if doc_id not in written:
