@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 from ..core.errors import ConfigError
-from ..io.loaders import builtin_profile_names, package_files
+from ..io.loaders import builtin_profile_names
+from ..io.loaders import builtin_profile_text as read_builtin_profile_text
 
 HEADER = """\
 # Your leaderboard's profile, started from the built-in profile '{builtin}'.
@@ -34,7 +35,7 @@ def builtin_profile_text(builtin: str, output: str, name: str | None = None) -> 
         raise ConfigError(
             f"unknown profile '{builtin}'; built-in profiles: {', '.join(builtin_profile_names())}"
         )
-    text = (package_files() / "profiles" / f"{builtin}.yaml").read_text(encoding="utf-8")
+    text = read_builtin_profile_text(builtin)
     if name is not None:
         text = _NAME_LINE.sub(f"name: {name}", text, count=1)
     return HEADER.format(builtin=builtin, output=output) + text

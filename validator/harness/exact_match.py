@@ -58,7 +58,7 @@ class WithinClass:
     pattern at every position of the text, and most of a generated answer is words, where none can start."""
 
     def __init__(self, pattern: str, characters: bytes):
-        self.pattern, self.compiled = pattern, re.compile(pattern)
+        self.compiled = re.compile(pattern)
         self.kept = bytes(byte if byte in characters else 0x20 for byte in range(256))
 
     def findall(self, text: str) -> list[Any]:
