@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validator.harness.indented_json import _orjson_writes_it, dumps_indent2, indent2_utf8
+from validator.harness.indented_json import dumps_indent2, indent2_utf8, orjson_writes_it
 
 # What json.loads can return, with the characters escaping cares about.
 scalars = (
@@ -90,13 +90,13 @@ def test_what_orjson_refuses_or_writes_otherwise_is_written_as_json_dumps_writes
 
 def test_orjson_writes_the_usual_doc():
     """The fast writer is the one a usual doc meets: a multiple-choice, GSM8K or DROP doc."""
-    assert _orjson_writes_it({"question": "q?", "choices": ["a", "b"], "label": 1})
-    assert _orjson_writes_it({"question": "q", "answer": "#### 12", "score": 0.25})
-    assert _orjson_writes_it(
+    assert orjson_writes_it({"question": "q?", "choices": ["a", "b"], "label": 1})
+    assert orjson_writes_it({"question": "q", "answer": "#### 12", "score": 0.25})
+    assert orjson_writes_it(
         {"passage": "p", "answers_spans": {"spans": ["1"], "types": ["number"]}, "id": None}
     )
-    assert not _orjson_writes_it({"tiny": [1e-05]})
-    assert not _orjson_writes_it({"t": (1, 2)})
+    assert not orjson_writes_it({"tiny": [1e-05]})
+    assert not orjson_writes_it({"t": (1, 2)})
 
 
 def test_the_text_of_a_lone_surrogate_from_a_json_escape_is_json_dumps_text():

@@ -11,10 +11,13 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support import harness_logs as harness
 
 from validator.audit import doc_tables
 from validator.audit.auditor import audit_files
+from validator.harness.indented_json import orjson_writes_it
 
 IFEVAL_LOG = f"samples_leaderboard_ifeval_{harness.DATE}.jsonl"
 CHOICE = "arc_like"
@@ -292,6 +295,9 @@ def nested(depth: int):
         ("1", 1),
         (None, "None"),
         (float("nan"), float("nan")),
+        (float("nan"), None),  # orjson writes all three as null
+        (float("inf"), None),
+        (float("inf"), -float("inf")),
         (0.0, -0.0),
         (0.1 + 0.2, 0.3),
         (-1, -2),  # Python hashes them alike
@@ -326,11 +332,59 @@ def test_docs_match_by_content_exactly_where_their_json_does(one, other):
         if same_json
         else all(a != b for (_, a), (_, b) in zip(one_keys, other_keys, strict=True))
     )
+    # what the hashes check says of a doc (sample.doc_plain) changes no key: only the work of finding it
+    for value, row, doc_key in ((one, "a", 0), (other, "b", 1)):
+        if orjson_writes_it(doc(value, row)):
+            assert content_keys(doc(value, row), doc_key, plain=True) == content_keys(
+                doc(value, row), doc_key
+            )
     # a doc without id fields is matched by its doc_hash, and by its question and choices
     assert content_keys({"question": one}, 7)[0] == ("the doc", 7)
     assert (
         content_keys({"question": one}, 7)[1] == content_keys({"question": other}, 8)[1]
     ) is same_json
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.sampled_from(
+        [0, 1, -1, -2, 0.0, -0.0, 1.0, 1e-05, 1e16, float("nan"), float("inf"), -float("inf")]
+    )
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=4, alphabet=st.sampled_from('ab1\ud800é"')),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(st.sampled_from(["a", "b", "é", "id"]), children, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@pytest.mark.slow  # hundreds of drawn pairs of docs
+@settings(max_examples=400, deadline=None)
+@given(one=json_values, other=json_values, row=st.sampled_from([None, "x"]))
+def test_drawn_docs_match_by_content_exactly_where_their_json_does(one, other, row):
+    """Keys written by orjson where it writes the fields exactly, frozen in Python where it does not (NaN,
+    infinities, integers past 64 bits, lone surrogates), whichever each doc takes: equal exactly where the JSON
+    of what is compared, keys sorted, is. A doc found plain by the hashes check gets the keys it would get
+    without being found so."""
+    from validator.audit.checks.repeated_docs import content_keys
+
+    def doc(value, choices):
+        fields = {"question": value, "choices": choices, "other": value}
+        return fields if row is None else {"id": row, **fields}
+
+    docs = [doc(one, [one, 1]), doc(other, [other, 1])]
+    keys = [content_keys(each, index) for index, each in enumerate(docs)]
+    for index, (each, doc_keys) in enumerate(zip(docs, keys, strict=True)):
+        if orjson_writes_it(each):
+            assert content_keys(each, index, plain=True) == doc_keys
+    same_json = json.dumps(one, sort_keys=True) == json.dumps(other, sort_keys=True)
+    compared = [key for (what, key) in keys[0] if what != "the doc"]
+    other_compared = [key for (what, key) in keys[1] if what != "the doc"]
+    assert (compared == other_compared) is same_json
 
 
 def test_the_question_and_the_rest_of_a_doc_never_match_each_other():

@@ -27,17 +27,16 @@ generated documents, every code point and floats of every exponent.
 from __future__ import annotations
 
 import json
-from itertools import repeat
 from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
 import orjson
 
 
-def indent2_utf8(value: Any) -> bytes:
+def indent2_utf8(value: Any, plain: bool | None = None) -> bytes:
     """`json.dumps(value, indent=2, ensure_ascii=False)` in UTF-8, a lone surrogate passed through: the bytes
-    lm-eval's doc_hash is the sha256 of."""
-    if _orjson_writes_it(value):
+    lm-eval's doc_hash is the sha256 of. `plain`: orjson_writes_it(value), when the caller has it."""
+    if orjson_writes_it(value) if plain is None else plain:
         # orjson refuses an integer past 64 bits, a lone surrogate, nesting past 254 levels
         try:
             return orjson.dumps(value, option=orjson.OPT_INDENT_2)
@@ -51,11 +50,12 @@ _ORJSON_SCALARS = frozenset({str, int, bool, type(None)})
 _ORJSON_DEPTH = 254  # orjson refuses a value nested deeper
 
 
-def _orjson_writes_it(value: Any, depth: int = 0) -> bool:
+def orjson_writes_it(value: Any, depth: int = 0) -> bool:
     """Whether orjson writes `value` as json.dumps does (see the module's docstring): JSON's types (orjson refuses
     a key that is no string), no float outside [1e-4, 1e16), no deeper than orjson goes (a doc nested past it,
     which --max-depth may allow, is not walked to the interpreter's recursion limit). A container whose items are
-    all strings, integers, booleans or null is passed by one test at C speed."""
+    all strings, integers, booleans or null is passed by one test at C speed; in another, only its items that are
+    not strings or integers are looked at one by one."""
     kind = type(value)
     if kind is dict:
         value = value.values()
@@ -65,7 +65,13 @@ def _orjson_writes_it(value: Any, depth: int = 0) -> bool:
         )
     if _ORJSON_SCALARS.issuperset(map(type, value)):
         return True
-    return depth < _ORJSON_DEPTH and all(map(_orjson_writes_it, value, repeat(depth + 1)))
+    if depth >= _ORJSON_DEPTH:
+        return False
+    for item in value:  # a loop: a call per item, a string's too, was most of a doc's test
+        kind = type(item)
+        if kind is not str and kind is not int and not orjson_writes_it(item, depth + 1):
+            return False
+    return True
 
 
 class _NotPlainJson(Exception):

@@ -6,7 +6,7 @@ import hashlib
 
 from ...findings import ERROR
 from ...findings.registry import rule
-from ...harness.indented_json import indent2_utf8
+from ...harness.indented_json import indent2_utf8, orjson_writes_it
 from ...harness.samples import first_prompt
 from .base import AuditCheck, Sample, audit_check
 
@@ -64,11 +64,13 @@ class Hashes(AuditCheck):
             return
         self.task_hasher.update((doc_hash + prompt_hash + target_hash).encode(*_UTF8))
         self.summary.hashes_checked += 1
-        actual = _sha256(indent2_utf8(get("doc"))).hexdigest()
+        doc = get("doc")
+        plain = orjson_writes_it(doc)
+        actual = _sha256(indent2_utf8(doc, plain)).hexdigest()
         if doc_hash != actual:
             self._mismatch(sample, "doc_hash", doc_hash, actual)
         else:
-            sample.doc_hash_ok = True
+            sample.doc_hash_ok, sample.doc_plain = True, plain
         prompt = first_prompt(get("arguments"))
         if prompt is None:
             self.log.at_record(

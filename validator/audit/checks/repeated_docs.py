@@ -24,6 +24,8 @@ LB725. Rule LB725.
 
 from __future__ import annotations
 
+import orjson
+
 from ...findings import ERROR
 from ...findings.registry import rule
 from .. import doc_tables
@@ -163,7 +165,7 @@ class RepeatedDocs(AuditCheck):
                 ):  # past it, matched by doc_hash: stricter
                     self.doc_keys_unmatched.add(doc_key)
             return  # told already, by its row id and doc_hash
-        for what, key in content_keys(doc, doc_key):
+        for what, key in content_keys(doc, doc_key, sample.doc_plain):
             if what == THE_DOC and first_by_hash is not None and key not in self.doc_keys_unmatched:
                 first = first_by_hash  # where its first sample was matched by its content too
             else:
@@ -255,24 +257,62 @@ def _notes(check: RepeatedDocs) -> list[str]:
     return notes
 
 
-def content_keys(doc: dict, doc_key: int) -> list[tuple[str, int]]:
+def content_keys(doc: dict, doc_key: int, plain: bool = False) -> list[tuple[str, int]]:
     """What identifies a doc's content, as (what it is, a number): the doc apart from its id fields (the doc
-    itself, `doc_key`, where it has none), then its question and choices where it has a question."""
+    itself, `doc_key`, where it has none), then its question and choices where it has a question. `plain`: the
+    doc holds no NaN or infinity (the hashes check found that orjson writes it, sample.doc_plain)."""
     rest, question, choices = _layout(doc)
     if rest is None:
         keys = [(THE_DOC, doc_key)]
-        if question:
-            asked = tuple(map(_frozen, map(doc.__getitem__, question)))
-            offered = tuple(map(_frozen, map(doc.__getitem__, choices)))
-    else:  # each field frozen once: the passage a DROP doc's two keys hold is walked once
-        frozen = dict(zip(rest, map(_frozen, map(doc.__getitem__, rest)), strict=True))
-        keys = [("the doc apart from its id fields", hash(tuple(frozen.items())))]
-        if question:
-            asked = tuple(map(frozen.__getitem__, question))
-            offered = tuple(map(frozen.__getitem__, choices))
+    else:
+        fields = dict(zip(rest, map(doc.__getitem__, rest), strict=True))
+        key = _json_key(fields, plain)
+        if key is None:
+            key = hash(tuple(zip(rest, map(_frozen, fields.values()), strict=True)))
+        keys = [("the doc apart from its id fields", key)]
     if question:
-        keys.append(("the question and choices", hash((_QUESTION, asked, offered))))
+        asked = list(map(doc.__getitem__, question))
+        offered = list(map(doc.__getitem__, choices))
+        key = _json_key([asked, offered], plain)
+        if key is None:
+            key = hash((_QUESTION, tuple(map(_frozen, asked)), tuple(map(_frozen, offered))))
+        keys.append(("the question and choices", key))
     return keys
+
+
+def _json_key(value: dict | list, plain: bool) -> int | None:
+    """The hash of `value`'s JSON, keys sorted, as orjson writes it: equal for two values exactly where their
+    JSON is (as _frozen's), and found in C. None where orjson cannot tell them apart (it writes NaN and the
+    infinities as null) or refuses them (an integer past 64 bits, a lone surrogate, nesting past 254 levels):
+    _frozen's hash stands for them. Whether a value is left to _frozen depends on the value alone, never on the
+    rest of its doc, so a copy cannot be made to miss its original by an edit outside the fields compared.
+    An object's JSON starts with '{' and a list's with '[': the two keys of a doc never match each other."""
+    if plain or _finite(value):
+        try:
+            return hash(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
+        except orjson.JSONEncodeError:
+            pass
+    return None
+
+
+_FINITE_DEPTH = (
+    300  # past orjson's 254 levels: a deeper value is refused by orjson, and not walked further
+)
+
+
+def _finite(value, depth: int = 0) -> bool:
+    """No NaN or infinity anywhere in `value`, nested at most _FINITE_DEPTH levels (a doc the hashes check did
+    not find plain)."""
+    kind = type(value)
+    if kind is float:
+        return value - value == 0  # NaN and the infinities give NaN
+    if kind is dict:
+        value = value.values()
+    elif kind is not list:
+        return True
+    if depth >= _FINITE_DEPTH:
+        return False
+    return all(_finite(item, depth + 1) for item in value)
 
 
 def _layout(doc: dict) -> tuple:
