@@ -69,9 +69,8 @@ class Sample:
     doc_hash_ok: bool = (
         False  # the logged doc_hash is the doc's own (the hashes check, which runs first)
     )
-    doc_plain: bool = (
-        False  # the doc holds only what orjson writes as json.dumps does (the hashes check: orjson_writes_it)
-    )
+    # the doc holds only what orjson writes as json.dumps does (the hashes check: orjson_writes_it)
+    doc_plain: bool = False
     target_traced: bool = (
         False  # its target was held to what the config's doc_to_target gives (doc_templates)
     )
