@@ -8,6 +8,8 @@ CPU (the call a survey's work item makes) and the floor's (a bare loop that pars
 computes the three sha256 hashes), taking turns, best of --repeat.
 
 - multiple choice: 12,000 docs of 4 to 10 choices, short prompts (one request per choice);
+- multiple choice as ARC's docs are: 10,000 docs with a row id, their choices' texts and labels in an
+  object, and templates that reach into it (`{{choices.text}}`, `{{choices.label.index(answerKey)}}`);
 - generative: DROP (passages of about 1.5 kB, three-shot) and GSM8K (two filters, five-shot, generations
   of about 400 characters);
 - long few-shot prompts: MMLU-Pro-like, a five-shot prompt of about 4 kB repeated in every request;
@@ -69,6 +71,43 @@ def many_choices_task(rng: random.Random, name: str, docs: int) -> hl.Task:
         lls = [-rng.uniform(0.1, 40.0) for _ in choices]
         doc = {"question": question, "choices": choices, "label": gold}
         sample = hl.choice_sample(doc_id, doc, f"{question}\nAnswer:", choices, gold, lls)
+        task.samples.append(sample)
+    return task
+
+
+def arc_like_task(rng: random.Random, docs: int) -> hl.Task:
+    """Multiple choice as lm-eval's arc_challenge logs it: a row id in every doc (the copies check matches
+    such docs by their content too), choices in an object of texts and labels, mostly four, sometimes three
+    or five, and templates that reach into that object."""
+    config = {
+        "task": "arc_like",
+        "output_type": "multiple_choice",
+        "target_delimiter": " ",
+        "fewshot_delimiter": "\n\n",
+        "num_fewshot": 0,
+        "doc_to_text": "Question: {{question}}\nAnswer:",
+        "doc_to_target": "{{choices.label.index(answerKey)}}",
+        "doc_to_choice": "{{choices.text}}",
+        "metric_list": [
+            {"metric": "acc", "aggregation": "mean", "higher_is_better": True},
+            {"metric": "acc_norm", "aggregation": "mean", "higher_is_better": True},
+        ],
+    }
+    task = hl.Task("arc_like", config)
+    for doc_id in range(docs):
+        count = rng.choices([3, 4, 5], [2, 96, 2])[0]
+        labels = list("ABCDE"[:count])
+        question = prose(rng, rng.randint(12, 55)) + rng.choice(".?")
+        choices = [prose(rng, rng.randint(1, 9)) for _ in range(count)]
+        gold = rng.randrange(count)
+        doc = {
+            "id": f"Mercury_{rng.randint(1, 9_999_999)}",
+            "question": question,
+            "choices": {"text": choices, "label": labels},
+            "answerKey": labels[gold],
+        }
+        lls = [-rng.uniform(0.1, 40.0) for _ in choices]
+        sample = hl.choice_sample(doc_id, doc, f"Question: {question}\nAnswer:", choices, gold, lls)
         task.samples.append(sample)
     return task
 
@@ -138,6 +177,8 @@ def write_shapes(out: Path, seed: int, scale: float) -> dict[str, Path]:
     shapes = {name: out / name for name in SHAPES}
     mc = many_choices_task(rng, "many_choices", n(12_000))
     hl.write_run(shapes["multiple choice, 4-10 choices"] / "org__model", [mc])
+    arc = arc_like_task(rng, n(10_000))
+    hl.write_run(shapes["multiple choice, ARC-like"] / "org__model", [arc])
     drop = drop_run_task(rng, n(2_000))
     hl.write_run(shapes["generative: DROP"] / "org__model", [drop])
     gsm8k = gsm8k_task(rng, n(1_319))
@@ -152,6 +193,7 @@ def write_shapes(out: Path, seed: int, scale: float) -> dict[str, Path]:
 
 SHAPES = (
     "multiple choice, 4-10 choices",
+    "multiple choice, ARC-like",
     "generative: DROP",
     "generative: GSM8K",
     "long few-shot prompts",
