@@ -293,6 +293,9 @@ def nested(depth: int):
         (0, False),
         (1.0, True),
         ("1", 1),
+        ("", 0),  # Python hashes them alike, in every process
+        ([""], [0]),
+        ({"a": ""}, {"a": 0}),
         (None, "None"),
         (float("nan"), float("nan")),
         (float("nan"), None),  # orjson writes all three as null
@@ -312,13 +315,15 @@ def nested(depth: int):
         (nested(300), nested(300)),
     ],
 )
-def test_docs_match_by_content_exactly_where_their_json_does(one, other):
+@pytest.mark.parametrize("beside", [None, float("nan")], ids=["orjson", "frozen"])
+def test_docs_match_by_content_exactly_where_their_json_does(one, other, beside):
     """Content is matched as its JSON, keys sorted, would be: the same value in any key order matches, and no two
-    values of different JSON match (1, 1.0 and true; -1 and -2, which Python hashes alike)."""
+    values of different JSON match (1, 1.0 and true; -1 and -2, "" and 0, which Python hashes alike). A NaN
+    beside the value leaves both keys to the frozen hash instead of orjson's JSON: the same holds."""
     from validator.audit.checks.repeated_docs import content_keys
 
     def doc(value, row):
-        return {"id": row, "question": value, "choices": [value], "extra": value}
+        return {"id": row, "question": value, "choices": [value, beside], "extra": value}
 
     same_json = json.dumps(one, sort_keys=True) == json.dumps(other, sort_keys=True)
     one_keys = content_keys(doc(one, "a"), 0)

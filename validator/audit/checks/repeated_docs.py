@@ -286,7 +286,8 @@ def _json_key(value: dict | list, plain: bool) -> int | None:
     infinities as null) or refuses them (an integer past 64 bits, a lone surrogate, nesting past 254 levels):
     _frozen's hash stands for them. Whether a value is left to _frozen depends on the value alone, never on the
     rest of its doc, so a copy cannot be made to miss its original by an edit outside the fields compared.
-    An object's JSON starts with '{' and a list's with '[': the two keys of a doc never match each other."""
+    An object's JSON starts with '{' and a list's with '[': the two keys of a doc never match each other.
+    `plain` is only ever orjson_writes_it's answer, which no doc holding NaN or an infinity gets."""
     if plain or _finite(value):
         try:
             return hash(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
@@ -340,6 +341,8 @@ _QUESTION = "question and choices"
 # Ints from 0 below this hash to themselves; others may not (-1 and -2 hash alike, and so do n and n + this)
 _EXACT_INTS = (1 << 61) - 1
 _STRINGS = frozenset((str,))
+# The empty string hashes to 0, as the int 0 does, in every process: it is frozen tagged
+_EMPTY_STRING = (str, "")
 
 
 def _frozen(value):
@@ -347,18 +350,17 @@ def _frozen(value):
 
     Values of different JSON types never compare equal (1, 1.0 and true; "1" and 1), a float compares by its
     repr as JSON writes it (NaN equals NaN), an object's keys are sorted (a copy may reorder them), and each
-    level is tagged with its type. Ints that do not hash to themselves are frozen by their digits, so the
-    hash of a frozen value is as distinct as the values are."""
+    level is tagged with its type. Ints that do not hash to themselves are frozen by their digits, and the
+    empty string, which hashes to 0 as 0 does, is tagged, so the hash of a frozen value is as distinct as the
+    values are."""
     kind = type(value)
     if kind is str:
-        return value
+        return value or _EMPTY_STRING
     if kind is int:
         return value if 0 <= value < _EXACT_INTS else (int, repr(value))
     if kind is list:
-        if _STRINGS.issuperset(
-            map(type, value)
-        ):  # most lists (choices, spans): frozen as they are, in C
-            return (list, *value)
+        if _STRINGS.issuperset(map(type, value)) and "" not in value:
+            return (list, *value)  # most lists (choices, spans): frozen as they are, in C
         return (list, *map(_frozen, value))
     if kind is dict:
         return (dict, *sorted(zip(value, map(_frozen, value.values()), strict=True)))
