@@ -296,9 +296,8 @@ def _json_key(value: dict | list, plain: bool) -> int | None:
     return None
 
 
-_FINITE_DEPTH = (
-    300  # past orjson's 254 levels: a deeper value is refused by orjson, and not walked further
-)
+# Past orjson's 254 levels: a deeper value is refused by orjson, and not walked further
+_FINITE_DEPTH = 300
 
 
 def _finite(value, depth: int = 0) -> bool:
