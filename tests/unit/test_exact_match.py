@@ -140,6 +140,51 @@ def test_flexible_extract_over_the_runs_of_its_class_finds_what_re_finds(answer)
     assert pattern.findall(answer) == re.findall(FLEXIBLE_EXTRACT, answer)
 
 
+# Answers of many short runs, most of them without a match ('-', '.', '$'), so that the last matches lie past
+# the few runs searched one by one as often as within them.
+MANY_RUNS = st.lists(
+    st.sampled_from(
+        [
+            "-",
+            ".",
+            "$",
+            ",",
+            "-.",
+            "12",
+            "-3",
+            "4.5",
+            "1,2",
+            "$6",
+            "--7",
+            "1-2",
+            "-5-3",
+            "a",
+            "é",
+            "\n",
+        ]
+    ),
+    max_size=40,
+).map(" ".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(ANSWER_CHARACTERS, MANY_RUNS), st.integers(min_value=-12, max_value=2))
+def test_the_matches_a_group_select_keeps_are_found_as_re_finds_them(answer, group):
+    """A negative group_select (flexible-extract's -1) searches the last runs first (WithinClass.last_matches):
+    the filter keeps what `re`'s findall over the whole answer gives, and says so where there are fewer
+    matches than the group asks."""
+    import re
+
+    pattern = harness_regex(FLEXIBLE_EXTRACT)
+    assert isinstance(pattern, WithinClass)
+    everything = re.findall(FLEXIBLE_EXTRACT, answer)
+    if group < 0:
+        assert pattern.last_matches(answer, -group) == everything[group:]
+    assert apply_regex_filter(answer, pattern, group, "[invalid]") == apply_regex_filter(
+        answer, re.compile(FLEXIBLE_EXTRACT), group, "[invalid]"
+    )
+
+
 def test_every_harness_filter_pattern_is_replayed_as_re_finds_it():
     import re
 

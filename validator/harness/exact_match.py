@@ -62,8 +62,28 @@ class WithinClass:
         self.kept = bytes(byte if byte in characters else 0x20 for byte in range(256))
 
     def findall(self, text: str) -> list[Any]:
-        runs = text.encode("utf-8", "surrogatepass").translate(self.kept).split()
-        return self.compiled.findall(b" ".join(runs).decode("ascii"))
+        return self.compiled.findall(b" ".join(self._runs(text)).decode("ascii"))
+
+    def last_matches(self, text: str, count: int) -> list[Any]:
+        """findall(text)[-count:]. A match never spans two runs, so the last ones are found in the last runs,
+        each searched on its own: a generated answer ends with the number flexible-extract keeps (group -1),
+        and searching its twenty numbers before that was most of the replay. Past a few runs from the end
+        without enough matches, every run is searched at once, in C."""
+        runs = self._runs(text)
+        found: list[Any] = []
+        for run in reversed(runs[-_TAIL_RUNS:]):
+            found[:0] = self.compiled.findall(run.decode("ascii"))
+            if len(found) >= count:
+                return found[-count:]
+        if len(runs) <= _TAIL_RUNS:
+            return found
+        return self.compiled.findall(b" ".join(runs).decode("ascii"))[-count:]
+
+    def _runs(self, text: str) -> list[bytes]:
+        return text.encode("utf-8", "surrogatepass").translate(self.kept).split()
+
+
+_TAIL_RUNS = 8  # runs from the end searched one by one (last_matches)
 
 
 FLEXIBLE_EXTRACT = "(-?[$0-9.,]{2,})|(-?[0-9]+)"
@@ -173,7 +193,11 @@ class FindsAll(Protocol):
 def apply_regex_filter(response: Any, pattern: FindsAll, group: int, fallback: str) -> str | None:
     """What lm-eval's RegexFilter makes of one response; None where the harness would have failed (a
     group_select past the matches), which no honest log holds."""
-    found = pattern.findall(response if isinstance(response, str) else "")
+    text = response if isinstance(response, str) else ""
+    if group < 0 and isinstance(pattern, WithinClass):
+        found = pattern.last_matches(text, -group)  # found[group] is among the last -group matches
+    else:
+        found = pattern.findall(text)
     if not found:
         return fallback
     try:
