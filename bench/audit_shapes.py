@@ -49,6 +49,13 @@ PEAK_RSS = (
 )
 
 
+# The metric_list of both multiple-choice shapes (read only: the configs share it)
+ACC_AND_ACC_NORM = [
+    {"metric": "acc", "aggregation": "mean", "higher_is_better": True},
+    {"metric": "acc_norm", "aggregation": "mean", "higher_is_better": True},
+]
+
+
 def many_choices_task(rng: random.Random, name: str, docs: int) -> hl.Task:
     """Multiple choice with 4 to 10 choices per doc and a short prompt, scored from log-likelihoods."""
     config = {
@@ -58,10 +65,7 @@ def many_choices_task(rng: random.Random, name: str, docs: int) -> hl.Task:
         "doc_to_text": "{{question}}\nAnswer:",
         "doc_to_target": "label",
         "doc_to_choice": "choices",
-        "metric_list": [
-            {"metric": "acc", "aggregation": "mean", "higher_is_better": True},
-            {"metric": "acc_norm", "aggregation": "mean", "higher_is_better": True},
-        ],
+        "metric_list": ACC_AND_ACC_NORM,
     }
     task = hl.Task(name, config)
     for doc_id in range(docs):
@@ -88,10 +92,7 @@ def arc_like_task(rng: random.Random, docs: int) -> hl.Task:
         "doc_to_text": "Question: {{question}}\nAnswer:",
         "doc_to_target": "{{choices.label.index(answerKey)}}",
         "doc_to_choice": "{{choices.text}}",
-        "metric_list": [
-            {"metric": "acc", "aggregation": "mean", "higher_is_better": True},
-            {"metric": "acc_norm", "aggregation": "mean", "higher_is_better": True},
-        ],
+        "metric_list": ACC_AND_ACC_NORM,
     }
     task = hl.Task("arc_like", config)
     for doc_id in range(docs):

@@ -45,7 +45,7 @@ class Pipeline:
         return response
 
 
-def _regex(step: dict) -> tuple[Step, FindsAll] | str:
+def _regex(step: dict) -> Step | str:
     if set(step) - {"function", "regex_pattern", "group_select", "fallback"}:
         return "its regex step holds arguments RegexFilter does not take"
     pattern = step.get("regex_pattern", DEFAULT_PATTERN)
@@ -68,7 +68,7 @@ def _regex(step: dict) -> tuple[Step, FindsAll] | str:
         result = apply_regex_filter(response, compiled, group, fallback)
         return _FAILED if result is None else result
 
-    return run, compiled
+    return run
 
 
 def _map(step: dict) -> Step | str:
@@ -119,7 +119,7 @@ def pipeline_of(steps: Any) -> Pipeline | str:
             made = _regex(step)
             if isinstance(made, str):
                 return made
-            replayed.append(made[0])
+            replayed.append(made)
             described.append(f"regex {step.get('regex_pattern', DEFAULT_PATTERN)!r}")
         elif function == "map":
             mapped = _map(step)
