@@ -1,4 +1,4 @@
-"""lm-eval's exact_match and regex filter with GSM8K's options (harness/exact_match.py), case by case.
+"""lm-eval's exact_match and regex filter with GSM8K's options (harness/exact_match.py, harness/filters.py), case by case.
 
 Expected values are what lm-eval 0.4.13's exact_match_hf_evaluate and RegexFilter give for the same inputs
 (api/metrics.py, filters/extraction.py) with tasks/gsm8k/gsm8k.yaml's options.
@@ -18,16 +18,16 @@ from validator.harness.exact_match import (
     apply_regex_filter,
     exact_match,
     harness_regex,
-    regex_filter_of,
     scorable_options,
 )
+from validator.harness.filters import pipeline_of
 
 OPTIONS = {
     k: v
     for k, v in GSM8K_EXACT_MATCH.items()
     if k not in ("metric", "aggregation", "higher_is_better")
 }
-STRICT, FLEXIBLE = (regex_filter_of(entry["filter"]) for entry in GSM8K_FILTER_LIST)
+STRICT, FLEXIBLE = (pipeline_of(entry["filter"]) for entry in GSM8K_FILTER_LIST)
 
 
 @pytest.mark.parametrize(
@@ -61,8 +61,8 @@ def test_gsm8k_exact_match(prediction, target, score):
     ],
 )
 def test_gsm8k_filters(response, strict, flexible):
-    assert apply_regex_filter(response, *STRICT) == strict
-    assert apply_regex_filter(response, *FLEXIBLE) == flexible
+    assert STRICT.apply(response) == strict
+    assert FLEXIBLE.apply(response) == flexible
 
 
 @pytest.mark.parametrize(
@@ -82,19 +82,24 @@ def test_only_the_harness_patterns_are_run(options, scorable):
 
 
 @pytest.mark.parametrize(
-    "steps",
+    "steps, reason",
     [
-        [{"function": "regex", "regex_pattern": "(a+)+$"}, {"function": "take_first"}],
-        [{"function": "lowercase"}, {"function": "take_first"}],
-        [
-            {"function": "regex", "regex_pattern": "#### (\\-?[0-9\\.\\,]+)"},
-            {"function": "majority_vote"},
-        ],
-        "take_first",
+        (
+            [
+                {"function": "regex", "regex_pattern": "#### (\\-?[0-9\\.\\,]+)"},
+                {"function": "majority_vote"},
+            ],
+            "it does not take each request's first response once (take_first)",
+        ),
+        (
+            [{"function": "regex", "regex_pattern": "x", "unknown": 1}, {"function": "take_first"}],
+            "its regex step holds arguments RegexFilter does not take",
+        ),
+        ("take_first", "its steps are not a list lbnorm reads"),
     ],
 )
-def test_other_filter_pipelines_are_not_reapplied(steps):
-    assert regex_filter_of(steps) is None
+def test_pipelines_not_replayed_say_why(steps, reason):
+    assert pipeline_of(steps) == reason
 
 
 @pytest.mark.parametrize(

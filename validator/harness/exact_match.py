@@ -155,35 +155,6 @@ def exact_match(prediction: str, reference: str, options: dict) -> float:
     return 1.0 if prediction.rstrip("\x00") == reference.rstrip("\x00") else 0.0
 
 
-def regex_filter_of(steps: Any) -> tuple[re.Pattern, int, str] | None:
-    """(pattern, group_select, fallback) of a filter_list entry's steps that are [regex, take_first] with a
-    harness pattern; None for any other pipeline."""
-    if not (
-        isinstance(steps, list)
-        and len(steps) == 2
-        and all(isinstance(step, dict) for step in steps)
-    ):
-        return None
-    regex, take_first = steps
-    if regex.get("function") != "regex" or take_first.get("function") != "take_first":
-        return None
-    pattern = regex.get("regex_pattern", "#### (\\-?[0-9\\.\\,]+)")
-    group, fallback = regex.get("group_select", 0), regex.get("fallback", "[invalid]")
-    if (
-        type(pattern) is not str
-        or pattern not in HARNESS_PATTERNS
-        or type(group) is not int
-        or not isinstance(fallback, str)
-    ):
-        return None
-    if (
-        set(regex) - {"function", "regex_pattern", "group_select", "fallback"}
-        or len(take_first) != 1
-    ):
-        return None
-    return _COMPILED[pattern], group, fallback
-
-
 class FindsAll(Protocol):
     """A compiled pattern: `re`'s, or linear_regex.LinearPattern (RE2 for a submitter's pattern)."""
 
