@@ -22,6 +22,7 @@ import re
 import string
 from typing import Any, Protocol
 
+FLEXIBLE_EXTRACT = "(-?[$0-9.,]{2,})|(-?[0-9]+)"  # gsm8k's flexible-extract
 HARNESS_PATTERNS = frozenset(
     {
         ",",
@@ -29,7 +30,7 @@ HARNESS_PATTERNS = frozenset(
         "(?s).*#### ",
         "\\.$",  # gsm8k's regexes_to_ignore
         "#### (\\-?[0-9\\.\\,]+)",  # strict-match
-        "(-?[$0-9.,]{2,})|(-?[0-9]+)",  # flexible-extract (FLEXIBLE_EXTRACT)
+        FLEXIBLE_EXTRACT,
         "The answer is (\\-?[0-9\\.\\,]+).",  # gsm8k-cot's strict-match
         "The final answer is ((-?[$0-9.,]{2,})|(-?[0-9]+))",  # gsm8k-cot-llama's strict-match
     }
@@ -85,8 +86,6 @@ class WithinClass:
 
 _TAIL_RUNS = 8  # runs from the end searched one by one (last_matches)
 
-
-FLEXIBLE_EXTRACT = "(-?[$0-9.,]{2,})|(-?[0-9]+)"
 _WITHIN_CLASS = {FLEXIBLE_EXTRACT: WithinClass(FLEXIBLE_EXTRACT, b"-$0123456789.,")}
 
 
