@@ -99,4 +99,5 @@ def test_the_audit_shapes_benchmark_measures_every_shape(tmp_path):
     assert len(report["shapes"]) == 6
     for rows in report["shapes"].values():
         assert rows[0]["files"] >= 1 and not rows[0].get("left_out")
+        assert rows[0]["ratio_line_floor"] > 0
     assert [row["factor"] for row in report["memory"]] == [1, 10]
