@@ -16,6 +16,11 @@ cheaper loop that hashes each line's bytes instead (survey_bench.py: line_floor)
 - long few-shot prompts: MMLU-Pro-like, a five-shot prompt of about 4 kB repeated in every request;
 - a few samples per log: 300 runs whose logs hold 5 samples each (per-log fixed costs dominate).
 
+The process rows time what a person waits for: `lbnorm audit` of each shape's run as a fresh process,
+start-up included, against a fresh process that imports click and runs the floor's loop over the same
+logs (bench/startup.py's AUDIT_FLOOR); wall time, median of --repeat (at least 3), taking turns; for
+logs of a few samples, one process per run over the first ten runs.
+
 The memory rows run `lbnorm audit` and `lbnorm survey` in fresh processes on the multiple-choice
 shape at 1× and 10× its size and report each one's peak resident memory (the largest process).
 --scale shrinks or grows every shape (0.1 for a quick look).
@@ -28,15 +33,18 @@ import json
 import os
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests"), str(BENCH)]
 
+from startup import AUDIT_FLOOR, clean_env  # noqa: E402
 from support import harness_logs as hl  # noqa: E402
 from survey_bench import audit_rows  # noqa: E402
 from survey_corpus import drop_run_task, mc_task, prose  # noqa: E402
@@ -96,6 +104,8 @@ def arc_like_task(rng: random.Random, docs: int) -> hl.Task:
         "metric_list": ACC_AND_ACC_NORM,
     }
     task = hl.Task("arc_like", config)
+    # Row ids drawn without repeats: two docs with one id would be one doc logged twice (LB725)
+    row_ids = rng.sample(range(1, 10_000_000), docs)
     for doc_id in range(docs):
         count = rng.choices([3, 4, 5], [2, 96, 2])[0]
         labels = list("ABCDE"[:count])
@@ -103,7 +113,7 @@ def arc_like_task(rng: random.Random, docs: int) -> hl.Task:
         choices = [prose(rng, rng.randint(1, 9)) for _ in range(count)]
         gold = rng.randrange(count)
         doc = {
-            "id": f"Mercury_{rng.randint(1, 9_999_999)}",
+            "id": f"Mercury_{row_ids[doc_id]}",
             "question": question,
             "choices": {"text": choices, "label": labels},
             "answerKey": labels[gold],
@@ -203,6 +213,29 @@ SHAPES = (
 )
 
 
+def process_row(folder: Path, repeat: int, bytecode: Path) -> dict:
+    """`lbnorm audit` of each run in `folder` (the first ten) against the floor's loop, each a fresh process."""
+    runs = sorted(path.name for path in folder.iterdir() if path.is_dir())[:10]
+    env = clean_env({}, bytecode)
+    commands = {
+        "audit": [[sys.executable, "-m", "validator", "audit", run] for run in runs],
+        "floor": [[sys.executable, "-c", AUDIT_FLOOR, run] for run in runs],
+    }
+    seconds: dict[str, list[float]] = {"audit": [], "floor": []}
+    # Turn 0 warms the page cache and writes the bytecode; it is not counted
+    for turn in range(max(3, repeat) + 1):
+        for name, argvs in commands.items():
+            start = time.perf_counter()
+            for argv in argvs:
+                done = subprocess.run(argv, cwd=folder, env=env, capture_output=True)
+                if done.returncode != 0:
+                    raise SystemExit(f"{' '.join(argv[:4])} in {folder} exited {done.returncode}")
+            if turn:
+                seconds[name].append(time.perf_counter() - start)
+    audit, floor = (statistics.median(seconds[name]) for name in ("audit", "floor"))
+    return {"runs": len(runs), "audit_s": audit, "floor_s": floor, "ratio": audit / floor}
+
+
 def peak_rss_mib(argv: list[str], cwd: Path) -> float:
     """The peak resident memory of the largest process of the command, run in `cwd` (its workspace)."""
     env = os.environ | {"PYTHONPATH": str(REPO)}
@@ -237,7 +270,7 @@ def memory_rows(out: Path, seed: int, scale: float) -> list[dict]:
     return rows
 
 
-def markdown(shapes: dict[str, list[dict]], memory: list[dict]) -> str:
+def markdown(shapes: dict[str, list[dict]], processes: dict[str, dict], memory: list[dict]) -> str:
     lines = [
         "| shape | logs | MB | floor CPU s | audit CPU s | audit / floor | target | audit / line floor |",
         "|---|---:|---:|---:|---:|---:|---|---:|",
@@ -248,6 +281,17 @@ def markdown(shapes: dict[str, list[dict]], memory: list[dict]) -> str:
             f"| {name} | {row['files']} | {row['MB']:.1f} | {row['floor_cpu_s']:.3f} | "
             f"{row['audit_cpu_s']:.3f} | {row['ratio']:.2f} | ≤ 1.5 | {row['ratio_line_floor']:.2f} |"
         )
+    if processes:
+        lines += [
+            "",
+            "| shape, as fresh processes | runs | lbnorm audit s | floor s | ratio |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for name, row in processes.items():
+            lines.append(
+                f"| {name} | {row['runs']} | {row['audit_s']:.3f} | {row['floor_s']:.3f} | "
+                f"{row['ratio']:.2f} |"
+            )
     lines += [
         "",
         "| multiple-choice log | MB | lbnorm audit peak MiB | lbnorm survey peak MiB |",
@@ -268,20 +312,32 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--keep", type=Path, help="write the shapes here and keep them")
     parser.add_argument("--no-memory", action="store_true", help="leave out the memory rows")
+    parser.add_argument(
+        "--no-processes", action="store_true", help="leave out the fresh-process rows"
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     out = args.keep or Path(tempfile.mkdtemp(prefix="audit-shapes-"))
     try:
         folders = write_shapes(out, args.seed, args.scale)
         shapes = {name: audit_rows(str(folder), args.repeat) for name, folder in folders.items()}
+        processes = (
+            {}
+            if args.no_processes
+            else {
+                name: process_row(folder, args.repeat, out / "bytecode")
+                for name, folder in folders.items()
+            }
+        )
         memory = [] if args.no_memory else memory_rows(out, args.seed, args.scale)
     finally:
         if not args.keep:
             shutil.rmtree(out, ignore_errors=True)
-    print(markdown(shapes, memory))
+    print(markdown(shapes, processes, memory))
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     if args.json:
-        args.json.write_text(json.dumps({"shapes": shapes, "memory": memory}, indent=1) + "\n")
+        report = {"shapes": shapes, "processes": processes, "memory": memory}
+        args.json.write_text(json.dumps(report, indent=1) + "\n")
 
 
 if __name__ == "__main__":

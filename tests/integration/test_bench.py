@@ -100,4 +100,7 @@ def test_the_audit_shapes_benchmark_measures_every_shape(tmp_path):
     for rows in report["shapes"].values():
         assert rows[0]["files"] >= 1 and not rows[0].get("left_out")
         assert rows[0]["ratio_line_floor"] > 0
+    # Each shape's runs audited by fresh processes too, which exit 0: the shapes are honest
+    assert report["processes"].keys() == report["shapes"].keys()
+    assert all(row["runs"] >= 1 and row["ratio"] > 0 for row in report["processes"].values())
     assert [row["factor"] for row in report["memory"]] == [1, 10]
