@@ -56,6 +56,10 @@ def test_the_wheel_contains_the_whole_package(tmp_path):
     expected |= {
         f"validator/profiles/{p.name}" for p in (REPO / "validator" / "profiles").glob("*.yaml")
     }
+    expected |= {  # each built-in profile's parsed copy: without it a run imports PyYAML
+        f"validator/profiles/parsed/{p.name}"
+        for p in (REPO / "validator" / "profiles" / "parsed").glob("*.json")
+    }
     expected |= {f"validator/schemas/{p.name}" for p in (REPO / "schemas").glob("*.json")}
     expected |= {  # what `lbnorm init` writes
         f"validator/authoring/templates/{p.name}"

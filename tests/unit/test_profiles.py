@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import jsonschema
 import pytest
+import yaml
 from support.common import COMMUNITY, DATA, NORMALIZATION_PAGE, REPO, run_cli
 
 from validator.core.errors import ConfigError
 from validator.io.loaders import (
     builtin_profile_names,
+    builtin_profile_text,
     load_builtin_profile,
     load_profile_file,
+    parsed_profile,
+    parsed_profile_copy,
 )
 
 V2 = load_builtin_profile("open-llm-leaderboard-v2")
@@ -249,3 +255,35 @@ def test_every_builtin_profile_passes_the_profile_schema(name):
     """Runs skip the schema for built-in profiles (it is the slowest part of a one-file check); this is the guard."""
     validated = load_builtin_profile(name, validate=True)
     assert validated == load_builtin_profile(name)
+
+
+@pytest.mark.parametrize("name", builtin_profile_names())
+def test_every_builtin_profile_ships_its_yaml_parsed(name):
+    """A run reads a built-in profile from its parsed copy, without importing PyYAML: the copy is its YAML's."""
+    text = builtin_profile_text(name)
+    assert parsed_profile(name, text) == yaml.safe_load(text), (
+        "run python scripts/parse_profiles.py"
+    )
+
+
+def test_no_parsed_copy_is_stale():
+    """What CI and the pre-commit hook run: the script finds every copy written from its YAML."""
+    command = [sys.executable, "scripts/parse_profiles.py", "--check"]
+    proc = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_parsed_copy_is_used_only_for_the_text_it_was_parsed_from(tmp_path):
+    """A profile edited without its copy written again is read from its YAML: the copy is not used."""
+    name = "open-llm-leaderboard-v2"
+    text = builtin_profile_text(name)
+    copy = tmp_path / f"{name}.json"
+    copy.write_text(json.dumps(parsed_profile_copy(name, text, {"parsed": True})))
+    assert parsed_profile(name, text, tmp_path) == {"parsed": True}
+    edited = text.replace("250", "251", 1)
+    assert len(edited) == len(text) and parsed_profile(name, edited, tmp_path) is None
+    assert parsed_profile(name, text + "\n", tmp_path) is None
+    copy.write_text("{not JSON")
+    assert parsed_profile(name, text, tmp_path) is None
+    copy.unlink()
+    assert parsed_profile(name, text, tmp_path) is None

@@ -129,6 +129,7 @@ def test_version_exits_0_when_its_reader_is_gone():
 def test_a_check_loads_only_its_own_command():
     loaded = loaded_by("check", "-q", "examples/pythia-1b/submission.json")
     assert loaded & COMMAND_MODULES == {"validator.cli.check"}
+    assert "yaml" not in loaded  # the built-in profile is read from its parsed copy
     assert not {m for m in loaded if m.startswith("validator.survey")}
     assert not HEAVY & (loaded - loaded_by_python())
 

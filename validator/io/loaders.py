@@ -12,6 +12,7 @@ import functools
 import json
 import os
 import stat
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -209,11 +210,46 @@ def load_builtin_profile(name: str, validate: bool = False) -> Profile:
     origin = f"'{name}' (built-in)"
     if validate:
         return _profile_from_text(text, origin, "yaml")
-    import yaml
+    data = parsed_profile(name, text)
+    if data is None:  # no parsed copy, or one of another text: the YAML itself
+        import yaml
 
-    return build_profile(
-        yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)), origin
-    )
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return build_profile(data, origin)
+
+
+# Importing PyYAML costs more than the rest of a one-file check; each built-in profile therefore ships
+# with its YAML parsed into JSON (profiles/parsed/<name>.json, written by scripts/parse_profiles.py).
+# The copy names the CRC-32 and length of the text it was parsed from, and is used only for that text:
+# a profile edited without writing its copy again is read from its YAML (tests/unit/test_profiles.py
+# fails on a stale copy, so none ships).
+PARSED_PROFILES = "profiles/parsed"
+
+
+def parsed_profile_copy(name: str, text: str, data: Any) -> dict[str, Any]:
+    """The parsed copy of a built-in profile: its YAML `text`, parsed to `data`."""
+    return {
+        "parsed_from": f"{name}.yaml",
+        "text_crc32": zlib.crc32(text.encode("utf-8")),
+        "text_length": len(text),
+        "profile": data,
+    }
+
+
+def parsed_profile(name: str, text: str, folder: Path | None = None) -> Any:
+    """The profile data of the parsed copy of `name`, if there is one and it was parsed from `text`."""
+    path = (folder or package_files() / PARSED_PROFILES) / f"{name}.json"
+    try:
+        copy = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not (
+        isinstance(copy, dict)
+        and copy.get("text_length") == len(text)
+        and copy.get("text_crc32") == zlib.crc32(text.encode("utf-8"))
+    ):
+        return None
+    return copy.get("profile")
 
 
 def load_profile_file(path: Path) -> Profile:
