@@ -18,7 +18,7 @@ cheaper loop that hashes each line's bytes instead (survey_bench.py: line_floor)
 
 The process rows time what a person waits for: `lbnorm audit` of each shape's run as a fresh process,
 start-up included, against a fresh process that imports click and runs the floor's loop over the same
-logs (bench/startup.py's AUDIT_FLOOR); wall time, median of --repeat (at least 3), taking turns; for
+logs (bench/startup.py's AUDIT_FLOOR); wall time, median of --repeat (at least 7), taking turns; for
 logs of a few samples, one process per run over the first ten runs.
 
 The memory rows run `lbnorm audit` and `lbnorm survey` in fresh processes on the multiple-choice
@@ -223,7 +223,7 @@ def process_row(folder: Path, repeat: int, bytecode: Path) -> dict:
     }
     seconds: dict[str, list[float]] = {"audit": [], "floor": []}
     # Turn 0 warms the page cache and writes the bytecode; it is not counted
-    for turn in range(max(3, repeat) + 1):
+    for turn in range(max(7, repeat) + 1):
         for name, argvs in commands.items():
             start = time.perf_counter()
             for argv in argvs:
