@@ -1,6 +1,7 @@
 """The audit on every realistic shape of sample log, against its parse-and-hash floor; memory as logs grow.
 
-    python bench/audit_shapes.py [--scale 1.0] [--repeat 3] [--seed 11] [--keep DIR] [--json OUT]
+    python bench/audit_shapes.py [--scale 1.0] [--repeat 3] [--process-repeat 7] [--seed 11]
+        [--keep DIR] [--json OUT]
 
 Each shape is generated from the seed (logs written as lm-eval writes them, honest, so the audit
 reads every line), then measured as bench/survey_bench.py measures a corpus: per log, the audit's
@@ -18,7 +19,7 @@ cheaper loop that hashes each line's bytes instead (survey_bench.py: line_floor)
 
 The process rows time what a person waits for: `lbnorm audit` of each shape's run as a fresh process,
 start-up included, against a fresh process that imports click and runs the floor's loop over the same
-logs (bench/startup.py's AUDIT_FLOOR); wall time, median of --repeat (at least 7), taking turns; for
+logs (bench/startup.py's AUDIT_FLOOR); wall time, median of --process-repeat, taking turns; for
 logs of a few samples, one process per run over the first ten runs.
 
 The memory rows run `lbnorm audit` and `lbnorm survey` in fresh processes on the multiple-choice
@@ -223,7 +224,7 @@ def process_row(folder: Path, repeat: int, bytecode: Path) -> dict:
     }
     seconds: dict[str, list[float]] = {"audit": [], "floor": []}
     # Turn 0 warms the page cache and writes the bytecode; it is not counted
-    for turn in range(max(7, repeat) + 1):
+    for turn in range(repeat + 1):
         for name, argvs in commands.items():
             start = time.perf_counter()
             for argv in argvs:
@@ -309,6 +310,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--repeat", type=int, default=3)
+    # Processes of a tenth of a second: with three turns a row moved by half a unit between two runs
+    parser.add_argument("--process-repeat", type=int, default=7)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--keep", type=Path, help="write the shapes here and keep them")
     parser.add_argument("--no-memory", action="store_true", help="leave out the memory rows")
@@ -325,7 +328,7 @@ def main() -> None:
             {}
             if args.no_processes
             else {
-                name: process_row(folder, args.repeat, out / "bytecode")
+                name: process_row(folder, args.process_repeat, out / "bytecode")
                 for name, folder in folders.items()
             }
         )

@@ -88,7 +88,7 @@ def test_the_audit_shapes_benchmark_measures_every_shape(tmp_path):
     proc = subprocess.run(
         [
             *(sys.executable, str(REPO / "bench" / "audit_shapes.py")),
-            *("--scale", "0.01", "--repeat", "1", "--json", str(out)),
+            *("--scale", "0.01", "--repeat", "1", "--process-repeat", "1", "--json", str(out)),
         ],
         capture_output=True,
         text=True,
