@@ -16,6 +16,7 @@ from validator.core.errors import ConfigError
 from validator.io.loaders import (
     builtin_profile_names,
     builtin_profile_text,
+    builtin_profile_yaml,
     load_builtin_profile,
     load_profile_file,
     parsed_profile,
@@ -259,15 +260,41 @@ def test_every_builtin_profile_passes_the_profile_schema(name):
 
 @pytest.mark.parametrize("name", builtin_profile_names())
 def test_every_builtin_profile_ships_its_yaml_parsed(name):
-    """A run reads a built-in profile from its parsed copy, without importing PyYAML: the copy is its YAML's."""
+    """A run reads a built-in profile from its parsed copy, without importing PyYAML: the copy is its YAML's,
+    types included (a float stays a float), and the profile built from either is the same."""
     text = builtin_profile_text(name)
-    assert parsed_profile(name, text) == yaml.safe_load(text), (
-        "run python scripts/parse_profiles.py"
-    )
+    copy, parsed = parsed_profile(name, text), builtin_profile_yaml(name)
+    assert json.dumps(copy) == json.dumps(parsed), "run python scripts/parse_profiles.py"
+    assert copy == yaml.safe_load(text)
+
+
+@pytest.mark.parametrize("name", builtin_profile_names())
+def test_a_builtin_profile_without_its_copy_is_read_from_its_yaml(name, monkeypatch):
+    """The path a run takes when the copy is not of the YAML's text (or is missing): the same profile."""
+    from validator.io import loaders
+
+    from_copy = load_builtin_profile(name)
+    monkeypatch.setattr(loaders, "parsed_profile", lambda *args: None)
+    load_builtin_profile.cache_clear()
+    try:
+        assert loaders.load_builtin_profile(name) == from_copy
+    finally:
+        load_builtin_profile.cache_clear()
+
+
+def test_a_profile_checked_out_with_crlf_line_endings_still_uses_its_copy(tmp_path):
+    """Git on Windows may write the YAML with CRLF; read as the package reads it, the text (and so its
+    CRC-32) is the same."""
+    name = "open-llm-leaderboard-v2"
+    text = builtin_profile_text(name)
+    (tmp_path / f"{name}.yaml").write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
+    read_back = (tmp_path / f"{name}.yaml").read_text(encoding="utf-8")
+    assert read_back == text and parsed_profile(name, read_back) is not None
 
 
 def test_no_parsed_copy_is_stale():
-    """What CI and the pre-commit hook run: the script finds every copy written from its YAML."""
+    """What the pre-commit hook runs (and CI, through this test): every copy written from its YAML, and no copy
+    of a profile that is gone."""
     command = [sys.executable, "scripts/parse_profiles.py", "--check"]
     proc = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr

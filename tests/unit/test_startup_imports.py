@@ -179,16 +179,19 @@ def test_the_action_loads_no_openssl_without_a_pinned_file(tmp_path):
     loaded = set(proc.stdout.splitlines()[-1].split())
     assert "validator.action" in loaded
     assert not {"hashlib", "hmac", "secrets", "_hashlib"} & (loaded - loaded_by_python())
+    assert "yaml" not in loaded  # the default profile is read from its parsed copy
 
 
-def test_an_audit_loads_neither_the_check_nor_the_yaml_of_profiles_it_does_not_need():
-    """`lbnorm audit` of a run: the submission check's modules stay out, and a built-in profile's YAML is
-    parsed only when it names the audited task."""
+def test_an_audit_loads_neither_the_check_nor_pyyaml():
+    """`lbnorm audit` of a run: the submission check's modules stay out, and a built-in profile that names the
+    audited tasks (DROP and MuSR here) is read from its parsed copy, without PyYAML."""
     run = "examples/lm-eval-output/example-org__tiny-model"
     loaded = loaded_by("audit", "-q", run)
     assert AUDIT <= loaded
     assert not {m for m in loaded if m.startswith("validator.check")}
     assert "yaml" not in loaded
+    profiled = loaded_by("audit", "-q", str(EXAMPLES / "positive" / "samples_honest"))
+    assert "validator.audit.checks.doc_agreement" in profiled and "yaml" not in profiled
 
 
 def test_an_audit_loads_the_check_rules_for_a_code_only_they_name():

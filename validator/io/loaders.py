@@ -190,8 +190,15 @@ def builtin_profile_names() -> list[str]:
 
 @functools.cache
 def builtin_profile_text(name: str) -> str:
-    """A built-in profile's YAML text (`name` one of builtin_profile_names())."""
+    """A built-in profile's YAML text (`name` one of builtin_profile_names()). read_text ends its lines with
+    "\n" whatever the checkout wrote (CRLF on Windows), so its parsed copy's CRC-32 holds on every system."""
     return (package_files() / "profiles" / f"{name}.yaml").read_text(encoding="utf-8")
+
+
+def builtin_profile_yaml(name: str) -> Any:
+    """A built-in profile's YAML parsed as every profile file is (safe YAML, duplicate keys refused): what its
+    parsed copy holds, and what a run reads when the copy is not of its text."""
+    return parse(builtin_profile_text(name), f"'{name}' (built-in)", "yaml", ConfigError)
 
 
 @functools.cache
@@ -212,9 +219,7 @@ def load_builtin_profile(name: str, validate: bool = False) -> Profile:
         return _profile_from_text(text, origin, "yaml")
     data = parsed_profile(name, text)
     if data is None:  # no parsed copy, or one of another text: the YAML itself
-        import yaml
-
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = builtin_profile_yaml(name)
     return build_profile(data, origin)
 
 
@@ -222,7 +227,8 @@ def load_builtin_profile(name: str, validate: bool = False) -> Profile:
 # with its YAML parsed into JSON (profiles/parsed/<name>.json, written by scripts/parse_profiles.py).
 # The copy names the CRC-32 and length of the text it was parsed from, and is used only for that text:
 # a profile edited without writing its copy again is read from its YAML (tests/unit/test_profiles.py
-# fails on a stale copy, so none ships).
+# fails on a stale copy, so none ships). CRC-32, not sha256: hashlib would load OpenSSL, and a stale
+# copy is a slip to catch, not an attack (the package's own files are not a submitter's).
 PARSED_PROFILES = "profiles/parsed"
 
 
