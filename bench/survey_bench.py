@@ -97,9 +97,9 @@ def floor(logs: list[Path], buffering: int = -1) -> None:
 
 
 def line_floor(logs: list[Path]) -> None:
-    """A cheaper floor, shown beside the other: each line parsed and its own bytes hashed once. It is not what
-    an audit must do (lm-eval's hashes are of the doc's indented JSON, the prompt and the target, which the
-    audit has to write again), but it is what "parse and hash" most plainly means."""
+    """A cheaper loop, which audit_shapes.py shows beside the floor: each line parsed and its own bytes hashed
+    once. It is not what an audit must do (lm-eval's hashes are of the doc's indented JSON, the prompt and the
+    target, which the audit has to write again), but it is what "parse and hash" most plainly means."""
     for path in logs:
         with open(path, "rb") as handle:
             for line in handle:
