@@ -52,12 +52,13 @@ HEAVY = {
 }
 
 
-def loaded_by(*args: str) -> set[str]:
+def loaded_by(*args: str, cwd=REPO) -> set[str]:
     proc = subprocess.run(
         [sys.executable, "-c", LOADED_MODULES, *args],
         capture_output=True,
         text=True,
-        cwd=REPO,
+        cwd=cwd,
+        env=os.environ | {"PYTHONPATH": str(REPO)},
         timeout=60,
     )
     return set(proc.stdout.splitlines()[-1].split())
@@ -132,6 +133,14 @@ def test_a_check_loads_only_its_own_command():
     assert "yaml" not in loaded  # the built-in profile is read from its parsed copy
     assert not {m for m in loaded if m.startswith("validator.survey")}
     assert not HEAVY & (loaded - loaded_by_python())
+
+
+def test_a_check_where_no_toml_file_is_found_loads_no_toml_parser(tmp_path):
+    """The configuration search reads pyproject.toml and .lbnorm.toml; without one, tomllib stays out."""
+    submission = str(REPO / "examples" / "pythia-1b" / "submission.json")
+    loaded = loaded_by("check", "-q", "--root", str(REPO), submission, cwd=tmp_path)
+    assert "validator.cli.check" in loaded and "tomllib" not in loaded
+    assert "tomllib" in loaded_by("check", "-q", submission)  # the repository's own pyproject.toml
 
 
 def test_an_invalid_submission_is_explained_by_jsonschema():

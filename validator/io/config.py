@@ -9,7 +9,6 @@ the folders around it.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +70,8 @@ def _parse(path: Path) -> dict[str, Any]:
         text = read_untrusted(path, Limits(max_file_bytes=MAX_CONFIG_BYTES))
     except Exception as exc:  # DocumentError or OSError: the file cannot be read
         raise ConfigError(f"{path}: cannot be read ({getattr(exc, 'message', exc)})") from None
+    import tomllib  # here: most runs find no TOML file, and its parser's import is a millisecond or two
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
