@@ -198,7 +198,12 @@ def builtin_profile_text(name: str) -> str:
 def builtin_profile_yaml(name: str) -> Any:
     """A built-in profile's YAML parsed as every profile file is (safe YAML, duplicate keys refused): what its
     parsed copy holds, and what a run reads when the copy is not of its text."""
-    return parse(builtin_profile_text(name), f"'{name}' (built-in)", "yaml", ConfigError)
+    return parse(builtin_profile_text(name), builtin_origin(name), "yaml", ConfigError)
+
+
+def builtin_origin(name: str) -> str:
+    """How messages name a built-in profile."""
+    return f"'{name}' (built-in)"
 
 
 @functools.cache
@@ -214,7 +219,7 @@ def load_builtin_profile(name: str, validate: bool = False) -> Profile:
             f"unknown profile '{name}'; built-in profiles: {', '.join(builtin_profile_names())}"
         )
     text = builtin_profile_text(name)
-    origin = f"'{name}' (built-in)"
+    origin = builtin_origin(name)
     if validate:
         return _profile_from_text(text, origin, "yaml")
     data = parsed_profile(name, text)
