@@ -199,8 +199,29 @@ def test_an_audit_loads_neither_the_check_nor_pyyaml():
     assert AUDIT <= loaded
     assert not {m for m in loaded if m.startswith("validator.check")}
     assert "yaml" not in loaded
+    # No pattern in these logs' configs: RE2 loads with the first one compiled
+    assert "re2" not in loaded
     profiled = loaded_by("audit", "-q", str(EXAMPLES / "positive" / "samples_honest"))
     assert "validator.audit.checks.doc_agreement" in profiled and "yaml" not in profiled
+
+
+def test_re2_loads_with_the_first_pattern_compiled():
+    """google-re2 is a noticeable share of a fresh audit's start-up, and most logs give it no pattern."""
+    script = (
+        "import sys; from validator.harness.linear_regex import compile_linear\n"
+        "assert 're2' not in sys.modules\n"
+        "assert compile_linear(r'\\d+').findall('a 12 b 3') == ['12', '3']\n"
+        "assert 're2' in sys.modules"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=REPO,
+        env=os.environ | {"PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
 
 
 def test_an_audit_loads_the_check_rules_for_a_code_only_they_name():

@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import re
 import warnings
-from functools import lru_cache
+from functools import cache, lru_cache
 from re import _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
-from typing import Any
-
-import re2
+from typing import TYPE_CHECKING, Any
 
 from .regex_classes import NotLinear, Ranges, members
+
+if TYPE_CHECKING:
+    import re2
 
 _C = _constants
 MAX_RE2_REPEAT = 1000  # RE2's largest counted repeat
@@ -46,7 +47,6 @@ _NOT_RE2 = {
     _C.ATOMIC_GROUP: "an atomic group",
     _C.POSSESSIVE_REPEAT: "a possessive repeat",
 }
-_UNANCHORED = re2._Anchor.UNANCHORED
 _MARKERS = ("\U0010fffd", "\U000ffffd", "\U0010fffc")  # noncharacters no honest text holds
 _BOUNDARY = re.compile(r"\b")
 _ANCHOR_ORDER = {
@@ -182,6 +182,7 @@ class LinearPattern:
                     r"a \b inside a group or beside what can match empty, in a text beyond ASCII"
                 )
             source = _Writer(marker).sequence(self.parsed, self.flags)
+            re2 = _re2()
             options = re2.Options()
             options.max_mem = _RE2_MEMORY
             try:
@@ -235,12 +236,21 @@ class LinearPattern:
         return 1 + self.count(text) * (1 + self.groups)
 
 
+@cache
+def _re2() -> Any:
+    """google-re2, imported when the first pattern is compiled: most audits run no pattern, and its import is
+    a noticeable share of a fresh process's start-up."""
+    import re2
+
+    return re2
+
+
 def _spans(engine: Any, encoded: bytes, start: int) -> Any:
     """The byte spans of the first match at or after `start` and of its groups ((-1, -1): none), by RE2's own
     matcher. google-re2's str methods map every span back to character offsets in Python, several times the
     cost of the match on a short response; findall needs only the texts, and a UTF-8 slice of a match is whole
     characters, so the bytes are matched and the slices decoded."""
-    return engine._regexp.Match(_UNANCHORED, encoded, start, len(encoded))
+    return engine._regexp.Match(_re2()._Anchor.UNANCHORED, encoded, start, len(encoded))
 
 
 def _find_all(engine: Any, encoded: bytes, groups: int) -> list:
