@@ -181,10 +181,11 @@ def where(path: Path, json_path: tuple, limits: Limits = DEFAULT_LIMITS) -> str:
 DEFAULT_PROFILE = "open-llm-leaderboard-v2"
 
 
-def builtin_profile_names() -> list[str]:
+@functools.cache  # the audit asks for every task it meets, and the package's folder does not change
+def builtin_profile_names() -> tuple[str, ...]:
     folder = package_files() / "profiles"
-    return sorted(
-        p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml")
+    return tuple(
+        sorted(p.name.removesuffix(".yaml") for p in folder.iterdir() if p.name.endswith(".yaml"))
     )
 
 
