@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+from support import harness_logs as hl
 from support.common import EXAMPLES, REPO, run_cli
 
 LOADED_MODULES = """
@@ -33,7 +35,7 @@ COMMAND_MODULES = {
 }
 AUDIT = {
     "validator.audit.auditor",
-    "validator.harness.drop",
+    "validator.audit.checks.drop_scoring",
     "validator.io.sample_logs",
     "validator.harness.choice_scores",
 }
@@ -222,6 +224,51 @@ def test_re2_loads_with_the_first_pattern_compiled():
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+# Each task's own replay, by the module it starts from: what an audit of a run without that task never loads.
+REPLAYS = {
+    "DROP": "validator.harness.drop_flags",
+    "IFEval": "validator.harness.ifeval",
+    "regex filters": "validator.harness.filters",
+    "exact_match": "validator.harness.exact_match",
+}
+GSM8K_CORRECT = {"strict-match": [True, False], "flexible-extract": [True, True]}
+
+
+def write_gsm8k(folder):
+    task = hl.two_filter_task(GSM8K_CORRECT)
+    hl.write_run(folder, [task], hl.two_filter_results(task, GSM8K_CORRECT))
+
+
+RUNS = {
+    "multiple choice": (
+        lambda folder: hl.write_run(folder, [hl.choice_task("quiz", docs=3)]),
+        set(),
+    ),
+    "DROP": (
+        lambda folder: hl.write_run(folder, [hl.drop_task([" 10", " 11"], [[["10"]], [["11"]]])]),
+        {"DROP"},
+    ),
+    "IFEval": (
+        lambda folder: hl.write_run(folder, [hl.ifeval_task([[True, False], [True]])]),
+        {"IFEval"},
+    ),
+    "GSM8K": (write_gsm8k, {"regex filters", "exact_match"}),
+}
+
+
+@pytest.mark.parametrize("kind", RUNS)
+def test_an_audit_loads_a_task_s_replay_only_for_its_samples(tmp_path, kind):
+    """The replays of DROP, IFEval and the regex filters are a noticeable share of a fresh audit's start-up;
+    a run that has none of their samples does not import them, and one that has them audits them."""
+    write, replayed = RUNS[kind]
+    write(tmp_path / "run")
+    loaded = loaded_by("audit", "-q", str(tmp_path / "run"))
+    assert "validator.audit.auditor" in loaded
+    assert {name for name, module in REPLAYS.items() if module in loaded} == replayed
+    proc = run_cli("audit", "-q", str(tmp_path / "run"))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_an_audit_loads_the_check_rules_for_a_code_only_they_name():

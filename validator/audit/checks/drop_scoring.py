@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from math import isfinite
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ...harness import drop, drop_flags
-from ...harness.drop_helpers import answers_of
 from ...harness.samples import as_number, first_response, is_drop_sample
 from ..model import DropAudit, FlaggedSample
 from .base import AuditCheck, Sample, audit_check
+
+if TYPE_CHECKING:
+    from ...harness import drop, drop_flags
 
 DROP_DATASETS = frozenset(
     {"EleutherAI/drop", "drop", "ucinlp/drop"}
@@ -81,7 +84,7 @@ class DropScoring(AuditCheck):
             return
         _gold_source(self, sample, golds)
         report = self._report()
-        score = drop_flags.score_sample(golds, prediction, self._until(report, sample.until()))
+        score = _score_sample()(golds, prediction, self._until(report, sample.until()))
         _count(self, report, sample, prediction, golds, score)
         sample.recomputed["em"], sample.recomputed["f1"] = score.em, score.f1
         sample.recomputed_by = "the DROP scorer gives"
@@ -155,6 +158,22 @@ class DropScoring(AuditCheck):
         _finish_stops(self, report)
 
 
+# lm-eval's DROP scorer is imported with the first DROP sample: most audits meet none, and a fresh process
+# paid for its import at every start.
+@functools.cache
+def _score_sample() -> Callable[[list[drop.Gold], str, list[str]], drop_flags.SampleScore]:
+    from ...harness.drop_flags import score_sample
+
+    return score_sample
+
+
+@functools.cache
+def _answers_of() -> Callable[[dict], list[tuple[str, ...]] | None]:
+    from ...harness.drop_helpers import answers_of
+
+    return answers_of
+
+
 def _logged_number(value: Any) -> float | int | None:
     """as_number(value), without its calls for the float the harness logs (this runs twice per sample)."""
     return value if type(value) is float and isfinite(value) else as_number(value)
@@ -199,7 +218,7 @@ _NONE = object()  # no answers to score a sample against
 def _answers_in_place_of(check: DropScoring, sample: Sample, doc: dict) -> Any:
     """A DROP doc without answers (LB721: lm-eval's DROP process_docs adds them to every doc): the golds it makes
     of the doc's answer and validated_answers, or _NONE when the doc lacks those too."""
-    derived = answers_of(doc)
+    derived = _answers_of()(doc)
     check.log.at_record(
         "LB721",
         sample.record,
@@ -287,7 +306,7 @@ def _show(until: list[str]) -> str:
 def _gold_source(check: DropScoring, sample: Sample, golds: list[drop.Gold]) -> None:
     """lm-eval's DROP builds doc.answers from doc.answer and doc.validated_answers, which the log keeps (the
     dataset's columns): golds edited to a model's predictions, with the doc hash recomputed, contradict them."""
-    derived = answers_of(sample.data["doc"])
+    derived = _answers_of()(sample.data["doc"])
     if derived is None:
         if check.underived is None:
             check.underived = sample

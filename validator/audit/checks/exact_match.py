@@ -12,7 +12,8 @@ values go to the aggregates check (LB708, LB709).
 
 from __future__ import annotations
 
-from ...harness.exact_match import exact_match, scorable_options
+from collections.abc import Callable
+
 from .base import AuditCheck, Sample, audit_check, untraced_target
 from .math_answers import is_leaderboard_math
 
@@ -29,6 +30,8 @@ class ExactMatch(AuditCheck):
     def __init__(self, log):
         super().__init__(log)
         self.options: dict | None = None
+        # The harness's exact_match, once sees_samples finds a task it scores: imported then, not at every start
+        self.exact_match: Callable[[str, str, dict], float] | None = None
         self.unaudited: str | None = (
             None  # why the task's exact_match cannot be re-scored (LB716 on its numbers)
         )
@@ -57,6 +60,8 @@ class ExactMatch(AuditCheck):
                     "the harness compared is not known"
                 )
             return False
+        from ...harness.exact_match import exact_match, scorable_options
+
         options = {key: value for key, value in entry.items() if key not in METRIC_KEYS}
         why = (
             "the task scores with its own process_results"
@@ -73,7 +78,7 @@ class ExactMatch(AuditCheck):
             else:
                 self.unaudited = why
             return False
-        self.options = options
+        self.options, self.exact_match = options, exact_match
         return True
 
     def finish(self) -> None:
@@ -102,10 +107,10 @@ class ExactMatch(AuditCheck):
                 and filtered
                 and isinstance(filtered[0], str)
             ):
-                assert self.options is not None  # set by sees_samples, which let samples come
-                sample.recomputed[METRIC] = max(
-                    exact_match(filtered[0], gold, self.options) for gold in golds
-                )
+                score, options = self.exact_match, self.options
+                # Both set by sees_samples, which let samples come
+                assert score is not None and options is not None
+                sample.recomputed[METRIC] = max(score(filtered[0], gold, options) for gold in golds)
                 sample.recomputed_by = "its filtered answer and any of its targets give"
             else:
                 self.unaudited = (
@@ -128,6 +133,6 @@ class ExactMatch(AuditCheck):
                 ),
             )
             return
-        assert self.options is not None  # set by sees_samples, which let samples come
-        sample.recomputed[METRIC] = exact_match(filtered[0], target, self.options)
+        assert self.exact_match is not None and self.options is not None  # set by sees_samples
+        sample.recomputed[METRIC] = self.exact_match(filtered[0], target, self.options)
         sample.recomputed_by = "its filtered answer and target give"

@@ -24,14 +24,16 @@ LB702, since deleting them would switch both checks off.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...findings import ERROR
 from ...findings.registry import rule
-from ...harness.filters import Pipeline, pipeline_of
-from ...harness.linear_regex import NotLinear
+from ...harness.regex_classes import NotLinear
 from ...harness.samples import requests, stop_sequences
 from .base import AuditCheck, Sample, audit_check, shown
+
+if TYPE_CHECKING:
+    from ...harness.filters import Pipeline
 
 TAKE_FIRST = "none"  # the filter lm-eval applies when a task declares none
 MAX_STOPS = 64  # stop sequences of one request; each is searched for in every response (a harness task has few)
@@ -145,6 +147,10 @@ class Responses(AuditCheck):
         filter 'none' renamed must not let filtered_resps say anything), a pipeline harness/filters.py replays,
         or why not."""
         if name not in self.pipelines:
+            # Imported with the first filter that is more than take_first: most tasks have none, and a fresh
+            # process paid for the replay's import (the harness's patterns, linear_regex) at every start.
+            from ...harness.filters import pipeline_of
+
             steps = self.spec.filter_steps(name)
             takes_first = (
                 type(steps) is list
