@@ -201,8 +201,6 @@ def test_an_audit_loads_neither_the_check_nor_pyyaml():
     assert AUDIT <= loaded
     assert not {m for m in loaded if m.startswith("validator.check")}
     assert "yaml" not in loaded
-    # No pattern in these logs' configs: RE2 loads with the first one compiled
-    assert "re2" not in loaded
     profiled = loaded_by("audit", "-q", str(EXAMPLES / "positive" / "samples_honest"))
     assert "validator.audit.checks.doc_agreement" in profiled and "yaml" not in profiled
 
@@ -255,6 +253,12 @@ RUNS = {
         {"IFEval"},
     ),
     "GSM8K": (write_gsm8k, {"regex filters", "exact_match"}),
+    "MATH": (
+        lambda folder: hl.write_run(
+            folder, [hl.math_task("leaderboard_math_algebra_hard", [True, False])]
+        ),
+        {"exact_match"},
+    ),
 }
 
 
@@ -269,6 +273,42 @@ def test_an_audit_loads_a_task_s_replay_only_for_its_samples(tmp_path, kind):
     assert {name for name, module in REPLAYS.items() if module in loaded} == replayed
     proc = run_cli("audit", "-q", str(tmp_path / "run"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+AUDITS_IN_PROCESS = """
+import contextlib, io, sys
+from validator.cli.group import cli
+from validator.survey.work import prepare_worker
+prepare_worker()
+before = set(sys.modules)
+for run in sys.argv[1:]:
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            cli(["audit", "-q", run], standalone_mode=False)
+        except SystemExit:
+            pass
+print(" ".join(sorted(set(sys.modules) - before)))
+"""
+
+
+def test_a_survey_worker_imports_every_replay_before_its_first_unit(tmp_path):
+    """A survey's worker imports the tasks' replays up front (audit/checks: REPLAYS), not inside a unit's
+    deadline: auditing a run of every kind after it loads no module of the harness, nor RE2."""
+    runs = []
+    for kind, (write, _) in RUNS.items():
+        write(tmp_path / kind)
+        runs.append(str(tmp_path / kind))
+    proc = subprocess.run(
+        [sys.executable, "-c", AUDITS_IN_PROCESS, *runs],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=os.environ | {"PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    later = proc.stdout.split()
+    assert not [m for m in later if m.startswith(("validator.harness", "re2"))], later
 
 
 def test_an_audit_loads_the_check_rules_for_a_code_only_they_name():

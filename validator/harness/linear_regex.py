@@ -47,6 +47,8 @@ _NOT_RE2 = {
     _C.ATOMIC_GROUP: "an atomic group",
     _C.POSSESSIVE_REPEAT: "a possessive repeat",
 }
+# RE2's unanchored search, set by _re2(), which runs before any engine is compiled
+_UNANCHORED: Any = None
 _MARKERS = ("\U0010fffd", "\U000ffffd", "\U0010fffc")  # noncharacters no honest text holds
 _BOUNDARY = re.compile(r"\b")
 _ANCHOR_ORDER = {
@@ -238,10 +240,12 @@ class LinearPattern:
 
 @cache
 def _re2() -> Any:
-    """google-re2, imported when the first pattern is compiled: most audits run no pattern, and its import is
-    a noticeable share of a fresh process's start-up."""
+    """google-re2, imported when the first pattern is compiled, so a run with no pattern to run (most audits)
+    never loads it."""
+    global _UNANCHORED
     import re2
 
+    _UNANCHORED = re2._Anchor.UNANCHORED
     return re2
 
 
@@ -250,7 +254,7 @@ def _spans(engine: Any, encoded: bytes, start: int) -> Any:
     matcher. google-re2's str methods map every span back to character offsets in Python, several times the
     cost of the match on a short response; findall needs only the texts, and a UTF-8 slice of a match is whole
     characters, so the bytes are matched and the slices decoded."""
-    return engine._regexp.Match(_re2()._Anchor.UNANCHORED, encoded, start, len(encoded))
+    return engine._regexp.Match(_UNANCHORED, encoded, start, len(encoded))
 
 
 def _find_all(engine: Any, encoded: bytes, groups: int) -> list:

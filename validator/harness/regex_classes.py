@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import _sre  # type: ignore[import-not-found]  # `re`'s engine: which characters have a case
 import re
+from array import array
 from functools import cache
 from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 
@@ -27,8 +28,6 @@ class NotLinear(ValueError):
 @cache
 def _every_code_point() -> str:
     """Every code point but the surrogates (no UTF-8 text holds them), in order."""
-    from array import array  # here: most runs ask for no class over every code point
-
     points = array("I", range(0xD800))
     points.extend(range(0xE000, 0x110000))
     return points.tobytes().decode("utf-32-le" if points.itemsize == 4 else "utf-32")

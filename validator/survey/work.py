@@ -103,12 +103,13 @@ def run_batch(batch: list[Unit], settings: Settings = DEFAULT_SETTINGS) -> list[
 
 
 def prepare_worker() -> str:
-    """In a worker, before its first task: import the audit's units (imported on first use, about 25 ms) and say
-    which lbnorm it runs. A Dask worker does this when the survey connects; the local pool does it once in the
-    survey's own process, before it forks its workers, so the two are timed alike."""
-    from ..audit.checks import check_classes
+    """In a worker, before its first task: import the audit's units and the tasks' replays (imported on first use,
+    about 40 ms) and say which lbnorm it runs. A Dask worker does this when the survey connects; the local pool
+    does it once in the survey's own process, before it forks its workers, so the two are timed alike."""
+    from ..audit.checks import check_classes, import_replays
 
     check_classes()
+    import_replays()
     return version.__version__
 
 

@@ -20,3 +20,21 @@ def check_classes() -> tuple[type[AuditCheck], ...]:
         if module.name != "base":
             importlib.import_module(f"{__name__}.{module.name}")
     return tuple(cls for _, cls in sorted(CHECKS, key=lambda item: item[0]))
+
+
+# The task-specific replays the checks import with the first sample that needs one, so that an audit of other
+# tasks never loads them (a fresh process's start-up).
+REPLAYS = (
+    "re2",  # harness/linear_regex.py: a regex filter's or an IFEval doc's pattern
+    "validator.harness.drop_flags",  # drop_scoring.py: a DROP sample
+    "validator.harness.exact_match",  # exact_match.py: a generate_until task scored by exact_match
+    "validator.harness.filters",  # responses.py: a filter that is not take_first
+    "validator.harness.ifeval",  # instruction_checks.py: an IFEval sample
+)
+
+
+def import_replays() -> None:
+    """Import every replay in REPLAYS: a survey's worker audits many tasks, and imports them once, before its
+    first unit's deadline starts, instead of inside it."""
+    for name in REPLAYS:
+        importlib.import_module(name)

@@ -158,8 +158,8 @@ class DropScoring(AuditCheck):
         _finish_stops(self, report)
 
 
-# lm-eval's DROP scorer is imported with the first DROP sample: most audits meet none, and a fresh process
-# paid for its import at every start.
+# lm-eval's DROP scorer, imported with the first DROP sample, so an audit without one never loads it; cached
+# since it is asked for every DROP sample.
 @functools.cache
 def _score_sample() -> Callable[[list[drop.Gold], str, list[str]], drop_flags.SampleScore]:
     from ...harness.drop_flags import score_sample

@@ -30,8 +30,8 @@ class ExactMatch(AuditCheck):
     def __init__(self, log):
         super().__init__(log)
         self.options: dict | None = None
-        # The harness's exact_match, once sees_samples finds a task it scores: imported then, not at every start
-        self.exact_match: Callable[[str, str, dict], float] | None = None
+        # The harness's exact_match, imported by sees_samples for a task it scores, so other audits never load it
+        self.scorer: Callable[[str, str, dict], float] | None = None
         self.unaudited: str | None = (
             None  # why the task's exact_match cannot be re-scored (LB716 on its numbers)
         )
@@ -78,7 +78,7 @@ class ExactMatch(AuditCheck):
             else:
                 self.unaudited = why
             return False
-        self.options, self.exact_match = options, exact_match
+        self.options, self.scorer = options, exact_match
         return True
 
     def finish(self) -> None:
@@ -107,10 +107,11 @@ class ExactMatch(AuditCheck):
                 and filtered
                 and isinstance(filtered[0], str)
             ):
-                score, options = self.exact_match, self.options
-                # Both set by sees_samples, which let samples come
-                assert score is not None and options is not None
-                sample.recomputed[METRIC] = max(score(filtered[0], gold, options) for gold in golds)
+                scorer, options = self.scorer, self.options
+                assert scorer is not None and options is not None  # set by sees_samples
+                sample.recomputed[METRIC] = max(
+                    scorer(filtered[0], gold, options) for gold in golds
+                )
                 sample.recomputed_by = "its filtered answer and any of its targets give"
             else:
                 self.unaudited = (
@@ -133,6 +134,7 @@ class ExactMatch(AuditCheck):
                 ),
             )
             return
-        assert self.exact_match is not None and self.options is not None  # set by sees_samples
-        sample.recomputed[METRIC] = self.exact_match(filtered[0], target, self.options)
+        scorer, options = self.scorer, self.options
+        assert scorer is not None and options is not None  # set by sees_samples
+        sample.recomputed[METRIC] = scorer(filtered[0], target, options)
         sample.recomputed_by = "its filtered answer and target give"

@@ -43,9 +43,6 @@ from ..work_budget import run_budget
 from .base import AuditCheck, Sample, audit_check, shown
 from .instruction_levels import LEVELS, instruction_list
 
-# harness/ifeval.py (the checkers' patterns, RE2's wrapper) is imported where a sample is replayed: most audits
-# meet no IFEval sample, and a fresh process paid for its import at every start.
-
 IFEVAL_MARK = (
     "test_instruction_following_strict"  # in the source lm-eval writes of IFEval's process_results
 )
@@ -132,6 +129,7 @@ class InstructionChecks(AuditCheck):
 
     def _replay_one(self, sample: Sample, index: int, instruction, given, response: str):
         """(strict, loose) as replayed, or None past the budget."""
+        # Imported here, with the first IFEval sample, so an audit without one never loads the checkers
         from ...harness.ifeval import BEYOND_BOUNDS, HARNESS_RAISES, PAST_BUDGET, replay_explained
 
         found, feature = replay_explained(instruction, given, response, self.budget.spend)
@@ -229,7 +227,7 @@ def _deterministic(instruction: object, kwargs: object, index: int) -> bool:
 def _unbuildable(check: InstructionChecks, sample: Sample, instructions: list, kwargs) -> None:
     """LB708 for each instruction IFEval's harness cannot build (an id its registry lacks, kwargs it rejects):
     no run logged such a doc, and the replay would settle nothing for it."""
-    from ...harness.ifeval import INSTRUCTIONS
+    from ...harness.ifeval import INSTRUCTIONS  # here, as in InstructionChecks._replay_one
 
     where: tuple[str | int, ...]
     for index, instruction in enumerate(instructions[:MAX_INSTRUCTIONS]):

@@ -147,10 +147,6 @@ class Responses(AuditCheck):
         filter 'none' renamed must not let filtered_resps say anything), a pipeline harness/filters.py replays,
         or why not."""
         if name not in self.pipelines:
-            # Imported with the first filter that is more than take_first: most tasks have none, and a fresh
-            # process paid for the replay's import (the harness's patterns, linear_regex) at every start.
-            from ...harness.filters import pipeline_of
-
             steps = self.spec.filter_steps(name)
             takes_first = (
                 type(steps) is list
@@ -158,7 +154,7 @@ class Responses(AuditCheck):
                 and type(steps[0]) is dict
                 and steps[0].get("function") == "take_first"
             )
-            self.pipelines[name] = TAKE_FIRST if takes_first else pipeline_of(steps)
+            self.pipelines[name] = TAKE_FIRST if takes_first else _pipeline_of(steps)
         return self.pipelines[name]
 
     def _regex(self, sample: Sample, firsts: list, pipeline: Pipeline) -> None:
@@ -224,6 +220,14 @@ class Responses(AuditCheck):
             "lm-eval cuts every generation at its first stop sequence, so the response or the stop sequences "
             "were edited (or the backend ignored them, and the scores are not the task's)"
         )
+
+
+def _pipeline_of(steps: Any) -> Pipeline | str:
+    """harness/filters.py's replay of a filter's steps, imported with the first filter that is not take_first, so
+    an audit of tasks without one never loads it (nor the harness's patterns and RE2 behind it)."""
+    from ...harness.filters import pipeline_of
+
+    return pipeline_of(steps)
 
 
 def _first_responses(resps: Any) -> list | None:
