@@ -39,6 +39,8 @@ RAW_TOLERANCE = 1e-9
 
 @dataclass(frozen=True)
 class LogTarget:
+    """A log to audit: the task of the results file it belongs to, and the file."""
+
     task: str
     target: Target  # confined: inside the workspace, a regular file
 

@@ -11,6 +11,8 @@ from ..findings import Findings
 
 @dataclass
 class MetricAudit:
+    """One reported metric of a task, beside its aggregate from the logged and the recomputed per-sample values."""
+
     key: str  # "acc_norm,none"
     reported: Any  # as in the results file
     from_samples: float | None = None  # the aggregate of the logged per-sample values
@@ -121,6 +123,8 @@ class DropAudit:
 
 @dataclass
 class TaskAudit:
+    """What the audit of one task's log found: its samples, hashes, metrics and notes."""
+
     task: str
     log: str
     samples: int = 0
@@ -170,5 +174,7 @@ def _finite(value: Any) -> Any:
 
 @dataclass
 class AuditResult(Findings):
+    """The audit of one results file: its findings and each audited task."""
+
     results_file: str = ""
     tasks: list[TaskAudit] = field(default_factory=list)

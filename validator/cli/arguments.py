@@ -13,6 +13,8 @@ from ..io.workspace import Workspace, boundary_of, outside_message, typed_path
 
 @dataclass
 class Expanded:
+    """The command line's paths expanded into files, with what the expansion refused or passed over."""
+
     paths: list[Path] = field(
         default_factory=list
     )  # relative to the current directory (or absolute)

@@ -121,6 +121,8 @@ def audit(
 
 @dataclass(frozen=True)
 class AuditedFile:
+    """A results file of the run, which the JUnit reporter lists as a test suite."""
+
     path: str  # what the junit reporter lists as a test suite
 
 

@@ -20,6 +20,8 @@ MAX_NAMES = 3
 
 @dataclass(frozen=True)
 class Caveat:
+    """A run condition that keeps a run's numbers from being the leaderboard's: the rule, where, and why."""
+
     rule: str  # the check rule that reports it (LB5xx)
     path: tuple  # where, inside the results object
     message: str

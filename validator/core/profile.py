@@ -63,6 +63,8 @@ class OtherHarnessTasks:
 
 @dataclass(frozen=True)
 class Task:
+    """A results entry a benchmark is scored from: its name and aliases, choice count and sample count."""
+
     name: str
     aliases: tuple[str, ...] = ()
     num_choices: int | None = None
@@ -78,6 +80,8 @@ class Task:
 
 @dataclass(frozen=True)
 class Benchmark:
+    """A column of the leaderboard: how its tasks are scored, averaged and normalized."""
+
     id: str
     name: str
     output_type: str
@@ -105,6 +109,8 @@ class Benchmark:
 
 @dataclass(frozen=True)
 class Profile:
+    """A leaderboard's rules as data: its benchmarks, whether scores are normalized, and how they are averaged."""
+
     name: str
     title: str
     normalize: bool

@@ -116,6 +116,8 @@ class TaskEntry:
 
 @dataclass
 class HarnessResults:
+    """A results file in the format-neutral model: each task's entry and sample count, whatever harness wrote it."""
+
     format: str
     model: str | None
     entries: dict[str, TaskEntry]

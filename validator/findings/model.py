@@ -14,6 +14,8 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 @dataclass(frozen=True)
 class Finding:
+    """One rule's report about one place of one file: what every reporter prints, the JSON report's entry."""
+
     rule: str
     name: str
     severity: str

@@ -47,6 +47,8 @@ class SelectionError(ValueError):
 
 @dataclass(frozen=True)
 class RuleSelection:
+    """Which rules run and at which severity: --select, --ignore, --warn, --error and per-file ignores."""
+
     select: tuple[str, ...] = ("LB",)
     ignore: tuple[str, ...] = ()
     warn: tuple[str, ...] = ()

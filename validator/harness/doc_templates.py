@@ -76,6 +76,8 @@ _MISSING = object()
 
 @dataclass(frozen=True)
 class Template:
+    """A config's doc_to_target or doc_to_choice, in a shape lbnorm evaluates on a doc."""
+
     kind: str  # "value", "name", "fields", "index", "unless", "split", "letters"
     text: Any  # the config's value, as written
     parts: tuple = ()

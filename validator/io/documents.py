@@ -41,6 +41,8 @@ class DocumentError(Exception):
 
 @dataclass
 class Document:
+    """A parsed file and its text, which maps a JSON path to the line and column a finding names."""
+
     display_path: str
     text: str
     data: Any

@@ -19,6 +19,8 @@ _SIZE = re.compile(r"(?P<number>\d+)\s*(?P<unit>[kmg]?)(?:i?b)?", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Limits:
+    """Every input bound, with the rule that reports going past it: what a submitter's file can make a run spend."""
+
     max_file_bytes: int = (
         64 * MIB
     )  # LB106; MTEB's results repo caps at 10 MB, lm-eval files reach a few MB

@@ -26,6 +26,8 @@ class PathRefused(Exception):
 
 @dataclass(frozen=True)
 class Target:
+    """A file a path was confined to: how findings show it, and where it is."""
+
     display: (
         str  # as shown in findings: relative to the root (or as given outside it), forward slashes
     )

@@ -43,6 +43,8 @@ _CHUNK = 1 << 20
     slots=True
 )  # not frozen: a frozen dataclass costs 2 us to build, and a log has millions of records
 class SampleRecord:
+    """One record of a sample log: where it starts, its text while it is audited, and its parsed value."""
+
     index: int  # 0-based position in the file
     line: int  # 1-based line where the record starts
     text: str  # its JSON text, kept only while the record is audited (for positions)
@@ -58,6 +60,8 @@ class SampleRecord:
 
 @dataclass(frozen=True)
 class FoundLog:
+    """A sample log found beside a results file, and the task it belongs to."""
+
     task: str
     path: Path
 

@@ -22,6 +22,8 @@ GLOB_CHARS = set("*?[")
 
 @dataclass(frozen=True)
 class Workspace:
+    """The folder a command-line run reads inside, and what chose it."""
+
     root: Path  # resolved
     chosen_by: str  # "--root", "the enclosing git repository" or "the current directory"
 

@@ -12,6 +12,8 @@ from ..io.safe_text import one_line
 
 @dataclass(frozen=True)
 class ReportOptions:
+    """How a report is written: strictness, verbosity, colour, the workspace, and normalize's formulas."""
+
     strict: bool = False
     verbosity: int = 0  # -1 quiet, 0 normal, 1 verbose
     color: bool = False
