@@ -54,15 +54,20 @@ HEAVY = {
 }
 
 
-def loaded_by(*args: str, cwd=REPO) -> set[str]:
-    proc = subprocess.run(
-        [sys.executable, "-c", LOADED_MODULES, *args],
+def run_python(script: str, *args: str, cwd=REPO, env=None, timeout=60):
+    """`python -c script args` in a fresh interpreter, this repository's validator first on its path."""
+    return subprocess.run(
+        [sys.executable, "-c", script, *args],
         capture_output=True,
         text=True,
         cwd=cwd,
-        env=os.environ | {"PYTHONPATH": str(REPO)},
-        timeout=60,
+        env=(os.environ if env is None else env) | {"PYTHONPATH": str(REPO)},
+        timeout=timeout,
     )
+
+
+def loaded_by(*args: str, cwd=REPO) -> set[str]:
+    proc = run_python(LOADED_MODULES, *args, cwd=cwd)
     return set(proc.stdout.splitlines()[-1].split())
 
 
@@ -178,14 +183,7 @@ def test_the_action_loads_no_openssl_without_a_pinned_file(tmp_path):
         "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
         "INPUT_FILES": "submissions/pythia/honest.json",
     }
-    proc = subprocess.run(
-        [sys.executable, "-c", LOADED_MODULES, "action"],
-        capture_output=True,
-        text=True,
-        cwd=workspace,
-        env=env | {"PYTHONPATH": str(REPO)},
-        timeout=60,
-    )
+    proc = run_python(LOADED_MODULES, "action", cwd=workspace, env=env)
     assert "1 file(s) checked" in (tmp_path / "summary.md").read_text() + proc.stdout
     loaded = set(proc.stdout.splitlines()[-1].split())
     assert "validator.action" in loaded
@@ -213,14 +211,7 @@ def test_re2_loads_with_the_first_pattern_compiled():
         "assert compile_linear(r'\\d+').findall('a 12 b 3') == ['12', '3']\n"
         "assert 're2' in sys.modules"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=REPO,
-        env=os.environ | {"PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_python(script)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -298,14 +289,7 @@ def test_a_survey_worker_imports_every_replay_before_its_first_unit(tmp_path):
     for kind, (write, _) in RUNS.items():
         write(tmp_path / kind)
         runs.append(str(tmp_path / kind))
-    proc = subprocess.run(
-        [sys.executable, "-c", AUDITS_IN_PROCESS, *runs],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=os.environ | {"PYTHONPATH": str(REPO)},
-        timeout=120,
-    )
+    proc = run_python(AUDITS_IN_PROCESS, *runs, timeout=120)
     assert proc.returncode == 0, proc.stderr
     later = proc.stdout.split()
     assert not [m for m in later if m.startswith(("validator.harness", "re2"))], later
