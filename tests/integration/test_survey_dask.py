@@ -977,3 +977,22 @@ def test_the_own_clusters_workers_keep_a_lost_scheduler_quiet_and_every_other_er
     )
     assert scheduler_still_there(record("Compute Failed"))
     assert scheduler_still_there(record("Failed to deserialize the task"))
+
+
+@pytest.mark.parametrize(
+    "logger",
+    ["distributed.batched", "distributed.core", "distributed.client", "tornado.application"],
+)
+def test_closing_the_own_cluster_leaves_dasks_logs_of_closed_connections_unsaid(logger):
+    """The scheduler runs in the survey's process: a stop that killed a worker made its next write fail, and Dask
+    logged that with a traceback (distributed.batched, at INFO) once the cluster had closed, ahead of the survey's
+    line saying how to resume. While the survey closes its cluster, nothing of Dask's is printed; afterwards each
+    logger is back at its level."""
+    import logging
+
+    from validator.survey.dask_workers import quiet_client_logs
+
+    before = logging.getLogger(logger).getEffectiveLevel()
+    with quiet_client_logs():
+        assert not logging.getLogger(logger).isEnabledFor(logging.ERROR)
+    assert logging.getLogger(logger).getEffectiveLevel() == before

@@ -151,12 +151,17 @@ def ctrl_c_ignored_by_its_processes():
 
 @contextlib.contextmanager
 def quiet_client_logs():
-    """While the survey closes its own cluster: a result still being fetched when a stop came fails on the closed
-    connection, and tornado logs it as an ERROR with its traceback (in one stop of a few), ahead of the line
-    saying how to resume. Closing is all that is left to do with that connection."""
+    """While the survey closes its own cluster: after a stop, the connections to its workers fail as they close.
+    A result still being fetched fails on the closed connection (tornado logs an ERROR with its traceback), and
+    the scheduler, running in this process, logs each write to a worker the stop had killed with its traceback
+    (distributed.batched, at INFO: Dask keeps its INFO lines quiet only until the cluster is closed). Either
+    came, in one stop of a few, ahead of the line saying how to resume. Closing is all that is left to do with
+    these connections, so Dask's own logs say nothing the survey does not say itself."""
     import logging
 
-    loggers = [logging.getLogger(name) for name in ("tornado.application", "distributed.client")]
+    # "distributed" covers its children, but for distributed.client, which Dask's config gives its own level.
+    names = ("tornado.application", "distributed", "distributed.client")
+    loggers = [logging.getLogger(name) for name in names]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
         logger.setLevel(logging.CRITICAL)
