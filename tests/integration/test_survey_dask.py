@@ -996,3 +996,29 @@ def test_closing_the_own_cluster_leaves_dasks_logs_of_closed_connections_unsaid(
     with quiet_client_logs():
         assert not logging.getLogger(logger).isEnabledFor(logging.ERROR)
     assert logging.getLogger(logger).getEffectiveLevel() == before
+
+
+def test_the_own_cluster_gives_up_a_connection_to_a_dead_worker_in_seconds(tmp_path):
+    """Dask retries a refused connection until its connect timeout, 30 s by default: a scheduler gathering a result
+    from a worker that had just died (a unit that kills its worker) held the survey that long, in one such survey
+    of a few. The own cluster's scheduler runs in the survey's process and reads the timeout as it connects, so it
+    holds for as long as the cluster runs, in this process and on every worker, and no longer. (A fresh process:
+    this module's own cluster runs beside the test.)"""
+    script = tmp_path / "timeouts.py"
+    script.write_text(
+        "import dask, distributed  # distributed's defaults come with it\n"
+        "from validator.survey.dask_cluster import DaskCluster\n"
+        "def connect_timeout():\n"
+        "    return dask.config.get('distributed.comm.timeouts.connect')\n"
+        "if __name__ == '__main__':\n"
+        "    print(connect_timeout())\n"
+        "    cluster = DaskCluster(local_workers=1)\n"
+        "    print(connect_timeout(), *cluster.client.run(connect_timeout).values())\n"
+        "    cluster.close()\n"
+        "    print(connect_timeout())\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=90
+    )
+    assert done.stdout.splitlines() == ["30s", "5s 5s", "30s"], done.stderr[-2000:]

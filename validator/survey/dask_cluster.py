@@ -62,6 +62,12 @@ LOCAL_CLUSTER_CONFIG = {
     # whole batch would only kill 3 more workers per halving.
     "distributed.scheduler.allowed-failures": 0,
 }
+# Held while the local cluster runs: its scheduler runs in this process and reads it as it connects. Dask retries
+# a connection refused until this timeout (30 s by default), and the scheduler, gathering a result from a worker
+# that died a moment before (a unit that kills its worker), waited that long before it gave the task up: one
+# such survey in a few stalled 30 s. Every process of this cluster is on this machine, where a live peer
+# answers within milliseconds. The nannies pass it on to their workers too.
+LOCAL_CLUSTER_TIMEOUTS = {"distributed.comm.timeouts.connect": "5s"}
 
 
 def batch_key(batch: Batch) -> str:
@@ -159,6 +165,7 @@ class DaskCluster:
                 "--scheduler and --local-cluster need dask.distributed; install lbnorm[dask]"
             ) from None
         self.cluster, self.client, self.start_seconds = None, None, None
+        self.timeouts: contextlib.AbstractContextManager | None = None  # LOCAL_CLUSTER_TIMEOUTS
         started = time.monotonic()
         try:
             if address is None:
@@ -167,6 +174,7 @@ class DaskCluster:
                 # Loopback only: the cluster is this machine's, not the network's. The nannies pass
                 # LOCAL_CLUSTER_CONFIG on to the workers they spawn. No dashboard; the scheduler's HTTP server
                 # (health, metrics) still starts, on a free port: on 8787 it warned whenever another Dask had it.
+                self.timeouts = dask.config.set(LOCAL_CLUSTER_TIMEOUTS)
                 with dask.config.set(LOCAL_CLUSTER_CONFIG), ctrl_c_ignored_by_its_processes():
                     self.cluster = LocalCluster(
                         n_workers=local_workers,
@@ -280,8 +288,13 @@ class DaskCluster:
                 if client is not None:
                     client.close()
             finally:  # whatever happened to the client, the cluster's processes are stopped
-                if self.cluster is not None:
-                    self.cluster.close()
+                try:
+                    if self.cluster is not None:
+                        self.cluster.close()
+                finally:
+                    if self.timeouts is not None:
+                        self.timeouts.__exit__(None, None, None)
+                        self.timeouts = None
 
 
 def _outcome(check: DaskCluster, future, value, watch: _NoWorkerWatch) -> list[str] | Exception:
