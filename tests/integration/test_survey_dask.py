@@ -136,8 +136,7 @@ def test_preparing_a_worker_imports_the_audit_checks_before_the_first_task():
 
 def test_the_local_cluster_skips_the_dashboards_background_work(cluster):
     """The statistical profiler (every thread's stack every 10 ms), the 20 ms tick, the monitors and the memory
-    manager serve a dashboard and a shared cluster: --local-cluster has neither. This process keeps its settings."""
-    import dask
+    manager serve a dashboard and a shared cluster: --local-cluster has neither."""
 
     def timers(dask_worker=None, dask_scheduler=None):
         server = dask_worker or dask_scheduler
@@ -157,8 +156,6 @@ def test_the_local_cluster_skips_the_dashboards_background_work(cluster):
     assert not cluster.client.run_on_scheduler(
         lambda dask_scheduler: dask_scheduler.extensions["amm"].running
     )
-    assert dask.config.get("distributed.worker.profile.enabled") is True
-    assert dask.config.get("distributed.admin.tick.interval") == "20ms"
 
 
 def test_the_local_clusters_workers_do_not_give_freed_memory_back_at_once(cluster):
@@ -183,9 +180,23 @@ def test_the_local_clusters_workers_leave_what_they_hold_once_prepared_out_of_fu
     assert len(frozen) == 2 and all(count > 10_000 for count in frozen.values()), frozen
 
 
+def _restart_settings() -> tuple:
+    import dask
+
+    return tuple(
+        dask.config.get(key)
+        for key in (
+            "distributed.worker.profile.enabled",
+            "distributed.admin.tick.interval",
+            "distributed.comm.timeouts.connect",
+        )
+    )
+
+
 def test_a_worker_the_nanny_restarts_is_prepared_and_frozen_too():
     """A worker killed (or over its memory limit) is replaced by its nanny; the replacement was neither prepared
-    nor frozen when both were done once at connect."""
+    nor frozen when both were done once at connect, and it has the cluster's settings only while they hold in
+    the survey's process."""
     import gc
 
     executor = DaskCluster(local_workers=1)
@@ -201,6 +212,7 @@ def test_a_worker_the_nanny_restarts_is_prepared_and_frozen_too():
         ).values()
         assert new_pid != pid
         assert frozen > 10_000
+        assert list(executor.client.run(_restart_settings).values()) == [(False, "1s", "5s")]
         assert executor.client.run(
             lambda: "validator.audit.checks.drop_scoring" in sys.modules
         ) == {worker: True for worker in executor.client.scheduler_info()["workers"]}
@@ -979,46 +991,54 @@ def test_the_own_clusters_workers_keep_a_lost_scheduler_quiet_and_every_other_er
     assert scheduler_still_there(record("Failed to deserialize the task"))
 
 
-@pytest.mark.parametrize(
-    "logger",
-    ["distributed.batched", "distributed.core", "distributed.client", "tornado.application"],
-)
-def test_closing_the_own_cluster_leaves_dasks_logs_of_closed_connections_unsaid(logger):
-    """The scheduler runs in the survey's process: a stop that killed a worker made its next write fail, and Dask
-    logged that with a traceback (distributed.batched, at INFO) once the cluster had closed, ahead of the survey's
-    line saying how to resume. While the survey closes its cluster, nothing of Dask's is printed; afterwards each
-    logger is back at its level."""
+def test_dask_says_nothing_while_the_own_cluster_closes():
+    """After a stop, the connections to the workers fail as the cluster closes, and Dask logs each with its
+    traceback (the scheduler, which runs in the survey's process, at INFO once the cluster's own quieting has
+    ended): ahead of the survey's line saying how to resume. While DaskCluster.close() closes the cluster, no
+    logger of Dask's prints even an ERROR; afterwards each is back at its level."""
     import logging
 
-    from validator.survey.dask_workers import quiet_client_logs
+    names = ["distributed.batched", "distributed.core", "distributed.client", "distributed.gc"]
+    loggers = [logging.getLogger(name) for name in [*names, "tornado.application"]]
+    before = [logger.getEffectiveLevel() for logger in loggers]
+    executor = DaskCluster(local_workers=1)
+    heard: list[list[bool]] = []
+    close = executor.cluster.close
 
-    before = logging.getLogger(logger).getEffectiveLevel()
-    with quiet_client_logs():
-        assert not logging.getLogger(logger).isEnabledFor(logging.ERROR)
-    assert logging.getLogger(logger).getEffectiveLevel() == before
+    def closing(*args, **kwargs):
+        heard.append([logger.isEnabledFor(logging.ERROR) for logger in loggers])
+        return close(*args, **kwargs)
+
+    executor.cluster.close = closing
+    executor.close()
+    assert heard == [[False] * len(loggers)]
+    assert [logger.getEffectiveLevel() for logger in loggers] == before
 
 
-def test_the_own_cluster_gives_up_a_connection_to_a_dead_worker_in_seconds(tmp_path):
-    """Dask retries a refused connection until its connect timeout, 30 s by default: a scheduler gathering a result
-    from a worker that had just died (a unit that kills its worker) held the survey that long, in one such survey
-    of a few. The own cluster's scheduler runs in the survey's process and reads the timeout as it connects, so it
-    holds for as long as the cluster runs, in this process and on every worker, and no longer. (A fresh process:
-    this module's own cluster runs beside the test.)"""
-    script = tmp_path / "timeouts.py"
+def test_the_own_clusters_settings_hold_while_it_runs_and_no_longer(tmp_path):
+    """The scheduler runs in the survey's process and reads some settings as it runs (the connect timeout, which a
+    gather from a worker that has just died waits out: 5 s here, not Dask's 30 s), and a nanny passes on to a
+    worker it restarts the settings in force at the restart. So LOCAL_CLUSTER_CONFIG holds in this process and
+    on every worker while the cluster runs, and this process has its own settings back once it is closed. (A
+    fresh process: this module's own cluster runs beside the test.)"""
+    script = tmp_path / "settings.py"
     script.write_text(
         "import dask, distributed  # distributed's defaults come with it\n"
         "from validator.survey.dask_cluster import DaskCluster\n"
-        "def connect_timeout():\n"
-        "    return dask.config.get('distributed.comm.timeouts.connect')\n"
+        "def settings():\n"
+        "    get = dask.config.get\n"
+        "    return f\"{get('distributed.comm.timeouts.connect')}/{get('distributed.worker.profile.enabled')}\"\n"
         "if __name__ == '__main__':\n"
-        "    print(connect_timeout())\n"
+        "    print(settings())\n"
         "    cluster = DaskCluster(local_workers=1)\n"
-        "    print(connect_timeout(), *cluster.client.run(connect_timeout).values())\n"
+        "    print(settings(), *cluster.client.run(settings).values())\n"
         "    cluster.close()\n"
-        "    print(connect_timeout())\n",
+        "    print(settings())\n",
         encoding="utf-8",
     )
     done = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=90
     )
-    assert done.stdout.splitlines() == ["30s", "5s 5s", "30s"], done.stderr[-2000:]
+    before, running, after = done.stdout.splitlines()
+    assert running == "5s/False 5s/False", done.stderr[-2000:]
+    assert after == before != "5s/False"

@@ -30,7 +30,7 @@ from .dask_workers import (
     ctrl_c_ignored_by_its_processes,
     prepare_workers,
     prepared_and_frozen,
-    quiet_client_logs,
+    quiet_dask_logs,
     run_pickled,
     unreadable,
 )
@@ -39,17 +39,19 @@ from .isolation import Batch, ClusterLost, Outcome, Result, WorkerLost, isolate
 if TYPE_CHECKING:  # an optional extra: imported where a cluster is made
     from distributed import Client
 
-# --local-cluster's Dask settings (DaskCluster below): the background work a dashboard or a long-lived shared
-# cluster needs, on a cluster that has neither and whose scheduler and nannies share this machine's cores
-# with the workers. Measured per survey of 4.5 CPU-s on 2 workers: the statistical profiler cost 10-13% of
-# the tasks' CPU; the 20 ms event-loop tick, the 500 ms system monitor, the 100 ms memory monitor and the
-# active memory manager (tasks return small rows: nothing to rebalance) together about 0.2 CPU-s, half of
-# Dask's own CPU. The nannies still restart a worker over its memory limit, within a second.
+# --local-cluster's Dask settings (DaskCluster below), held from before the cluster starts until it is closed:
+# the scheduler runs in this process and reads some of them as it runs, and a nanny passes on to a worker it
+# restarts only the settings in force at the restart.
+# The background work a dashboard or a long-lived shared cluster needs is left out: the cluster has neither,
+# and its scheduler and nannies share this machine's cores with the workers. Measured per survey of 4.5 CPU-s
+# on 2 workers: the statistical profiler cost 10-13% of the tasks' CPU; the 20 ms event-loop tick, the 500 ms
+# system monitor, the 100 ms memory monitor and the active memory manager (tasks return small rows: nothing to
+# rebalance) together about 0.2 CPU-s, half of Dask's own CPU. The nannies still restart a worker over its
+# memory limit, within a second.
 # Dask starts workers with MALLOC_TRIM_THRESHOLD_=65536, so glibc hands freed memory back to the system at
 # once; an audit allocates and frees a few kilobytes per record (each log line and its strings) and paid for
 # it in page faults: a worker took 10 times as many, and 0.1-0.2 s more system CPU per survey of 3.5 s. None
 # unsets it (glibc's own adaptive threshold); a worker's memory stays bounded by the survey's own limits.
-# A nanny reads the setting when it is built, so a worker it restarts (over its memory limit) keeps it.
 LOCAL_CLUSTER_CONFIG = {
     "distributed.worker.profile.enabled": False,
     "distributed.admin.tick.interval": "1s",
@@ -61,13 +63,12 @@ LOCAL_CLUSTER_CONFIG = {
     # survey splits a lost batch to find the unit that kills workers (isolation.py), and Dask's retries of the
     # whole batch would only kill 3 more workers per halving.
     "distributed.scheduler.allowed-failures": 0,
+    # Dask retries a refused connection until this timeout (30 s by default). When a unit kills its worker,
+    # the scheduler may still try to gather a result from that worker, and the survey waits out the timeout.
+    # Every process of this cluster is on this machine, where a live peer accepts a connection at once. The
+    # Client's own timeouts follow it (connecting to the scheduler: 5 s; closing: 10 s).
+    "distributed.comm.timeouts.connect": "5s",
 }
-# Held while the local cluster runs: its scheduler runs in this process and reads it as it connects. Dask retries
-# a connection refused until this timeout (30 s by default), and the scheduler, gathering a result from a worker
-# that died a moment before (a unit that kills its worker), waited that long before it gave the task up: one
-# such survey in a few stalled 30 s. Every process of this cluster is on this machine, where a live peer
-# answers within milliseconds. The nannies pass it on to their workers too.
-LOCAL_CLUSTER_TIMEOUTS = {"distributed.comm.timeouts.connect": "5s"}
 
 
 def batch_key(batch: Batch) -> str:
@@ -165,17 +166,17 @@ class DaskCluster:
                 "--scheduler and --local-cluster need dask.distributed; install lbnorm[dask]"
             ) from None
         self.cluster, self.client, self.start_seconds = None, None, None
-        self.timeouts: contextlib.AbstractContextManager | None = None  # LOCAL_CLUSTER_TIMEOUTS
+        self.settings: contextlib.AbstractContextManager | None = None  # LOCAL_CLUSTER_CONFIG, held
         started = time.monotonic()
         try:
             if address is None:
                 import dask
 
-                # Loopback only: the cluster is this machine's, not the network's. The nannies pass
-                # LOCAL_CLUSTER_CONFIG on to the workers they spawn. No dashboard; the scheduler's HTTP server
-                # (health, metrics) still starts, on a free port: on 8787 it warned whenever another Dask had it.
-                self.timeouts = dask.config.set(LOCAL_CLUSTER_TIMEOUTS)
-                with dask.config.set(LOCAL_CLUSTER_CONFIG), ctrl_c_ignored_by_its_processes():
+                # Loopback only: the cluster is this machine's, not the network's. No dashboard; the
+                # scheduler's HTTP server (health, metrics) still starts, on a free port: on 8787 it warned
+                # whenever another Dask had it.
+                self.settings = dask.config.set(LOCAL_CLUSTER_CONFIG)
+                with ctrl_c_ignored_by_its_processes():
                     self.cluster = LocalCluster(
                         n_workers=local_workers,
                         threads_per_worker=1,
@@ -282,7 +283,7 @@ class DaskCluster:
             self.notes.extend(note for note in late.notes if note not in self.notes)
 
     def close(self) -> None:
-        with quiet_client_logs() if self.cluster is not None else contextlib.nullcontext():
+        with quiet_dask_logs() if self.cluster is not None else contextlib.nullcontext():
             try:
                 client = getattr(self, "client", None)
                 if client is not None:
@@ -291,10 +292,10 @@ class DaskCluster:
                 try:
                     if self.cluster is not None:
                         self.cluster.close()
-                finally:
-                    if self.timeouts is not None:
-                        self.timeouts.__exit__(None, None, None)
-                        self.timeouts = None
+                finally:  # this process's settings as they were before the cluster started
+                    if self.settings is not None:
+                        self.settings.__exit__(None, None, None)
+                        self.settings = None
 
 
 def _outcome(check: DaskCluster, future, value, watch: _NoWorkerWatch) -> list[str] | Exception:

@@ -150,17 +150,17 @@ def ctrl_c_ignored_by_its_processes():
 
 
 @contextlib.contextmanager
-def quiet_client_logs():
-    """While the survey closes its own cluster: after a stop, the connections to its workers fail as they close.
-    A result still being fetched fails on the closed connection (tornado logs an ERROR with its traceback), and
-    the scheduler, running in this process, logs each write to a worker the stop had killed with its traceback
-    (distributed.batched, at INFO: Dask keeps its INFO lines quiet only until the cluster is closed). Either
-    came, in one stop of a few, ahead of the line saying how to resume. Closing is all that is left to do with
-    these connections, so Dask's own logs say nothing the survey does not say itself."""
+def quiet_dask_logs():
+    """While the survey closes its own cluster, Dask prints nothing: after a stop, the connections to the workers
+    fail as they close. A result still being fetched fails on its closed connection (tornado logs an ERROR with
+    its traceback), and the scheduler, which runs in this process, logs a write to a worker the stop has killed
+    with its traceback (distributed.batched, at INFO: Dask quiets its INFO lines only until the cluster is
+    closed). Either would come ahead of the survey's line saying how to resume, and closing is all that is
+    left to do with these connections."""
     import logging
 
-    # "distributed" covers its children, but for distributed.client, which Dask's config gives its own level.
-    names = ("tornado.application", "distributed", "distributed.client")
+    # "distributed" covers its children, but for those that Dask's config gives a level of their own.
+    names = ("tornado.application", "distributed", "distributed.client", "distributed.gc")
     loggers = [logging.getLogger(name) for name in names]
     levels = [logger.level for logger in loggers]
     for logger in loggers:
