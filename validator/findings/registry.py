@@ -19,7 +19,8 @@ from .model import Finding
 
 @dataclass(frozen=True)
 class Rule:
-    """A rule as registered: its stable id and name, its severity, its check (None for one a checker reports) and its docstring, which is its documentation."""
+    """A rule as registered: its stable id and name, its severity, its check (None for one a checker reports)
+    and its docstring, which is its documentation."""
 
     id: str
     name: str
