@@ -5,7 +5,6 @@ not the survey's own.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import subprocess
@@ -392,9 +391,7 @@ def test_a_resume_runs_again_the_units_its_last_pass_did_not_judge(tmp_path):
     make_corpus(root, runs=2, seed=3, fault_rate=0)
     first = survey([str(root)], tmp_path / "out", LosesDropLogs(1))
     assert sorted(row["status"] for row in first.rows) == ["failed", "failed", "ok", "ok"]
-    patient = Settings(
-        limits=dataclasses.replace(DEFAULT_LIMITS, remote_timeout=600.0, listing_timeout=3600.0)
-    )
+    patient = Settings(limits=DEFAULT_LIMITS._replace(remote_timeout=600.0, listing_timeout=3600.0))
     again = survey([str(root)], tmp_path / "out", LocalPool(1), patient, resume=True)
     assert again.skipped == 4  # both runs' own units and arc_easy logs
     assert any(

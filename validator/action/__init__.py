@@ -28,7 +28,7 @@ from ..findings import ERROR, WARNING
 from ..findings.selection import RuleSelection, SelectionError
 from ..io.config import limits_of, read_config
 from ..io.documents import DocumentError
-from ..io.limits import DEFAULT_LIMITS, Limits
+from ..io.limits import DEFAULT_LIMITS
 from ..io.loaders import (
     builtin_profile_names,
     load_builtin_profile,
@@ -122,8 +122,8 @@ def maintainer_config(
     if settings.profile and not (inputs.profile or inputs.profile_file):
         inputs = replace(inputs, profile=settings.profile)
     # An input set in the workflow wins, even one set to the default (a loosening of the pinned file's bound).
-    explicit = {k: v for k, v in vars(inputs.limits).items() if k in inputs.limits_set}
-    inputs = replace(inputs, limits=Limits(**{**vars(limits_of(settings)), **explicit}))
+    explicit = {k: v for k, v in inputs.limits._asdict().items() if k in inputs.limits_set}
+    inputs = replace(inputs, limits=limits_of(settings)._replace(**explicit))
     if not inputs.tolerance_set and settings.tolerance is not None:
         inputs = replace(inputs, tolerance=settings.tolerance)
     if not inputs.strict_set and settings.strict is not None:

@@ -12,9 +12,8 @@ nothing here prints.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..findings import format_json_path, make_finding
 from ..findings.internal import internal_error_finding
@@ -37,8 +36,7 @@ from .work_budget import start_run
 RAW_TOLERANCE = 1e-9
 
 
-@dataclass(frozen=True)
-class LogTarget:
+class LogTarget(NamedTuple):
     """A log to audit: the task of the results file it belongs to, and the file."""
 
     task: str

@@ -4,9 +4,8 @@ shared by every log they describe alike (a survey audits thousands of logs of a 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.results import ENTRY_INFO_KEYS, is_stderr, metric_key_parts
 
@@ -23,8 +22,7 @@ def aggregation_of(config: dict, metric: str) -> str:
     return DEFAULT_AGGREGATIONS.get(metric, "mean")
 
 
-@dataclass(frozen=True)
-class EntryKeys:
+class EntryKeys(NamedTuple):
     """What the names of a results entry's keys say (never their values), shared by every log whose entry has
     the same keys: each metric key with its (metric, filter), in order; their metric and filter names; and
     the first key of each (metric_stderr, filter)."""

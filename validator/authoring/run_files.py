@@ -9,7 +9,6 @@ output path above it.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 
 from ..core.errors import DataError
@@ -107,7 +106,7 @@ def _small_file(path: Path) -> bool:
 
 def _data_or_none(path: Path):
     """The parsed JSON or YAML, with the reader's own limits (a YAML alias bomb stops early); None if unreadable."""
-    limits = replace(DEFAULT_LIMITS, max_file_bytes=MAX_SUBMISSION_BYTES)
+    limits = DEFAULT_LIMITS._replace(max_file_bytes=MAX_SUBMISSION_BYTES)
     try:
         return parse_document(read_untrusted(path, limits), str(path), kind_of(path), limits).data
     except (DocumentError, OSError, ValueError, RecursionError):

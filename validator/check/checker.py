@@ -31,7 +31,7 @@ from ..io.discovery import (
     only_logs_message,
 )
 from ..io.documents import Document, DocumentError
-from ..io.limits import Limits
+from ..io.limits import LIMIT_OPTIONS, Limits
 from ..io.loaders import DEFAULT_PROFILE, builtin_profile_names, load_builtin_profile, read_document
 from ..io.paths import (
     ENTRIES_PER_FILE,
@@ -91,7 +91,7 @@ def run_check(
                 (
                     f"more than {options.limits.max_files:,} checkable files match (or the folders hold more than "
                     f"{ENTRIES_PER_FILE} entries per allowed file); nothing was checked (narrow the globs, "
-                    f"or raise {Limits.OPTION_NAMES['max_files']} for a full re-audit)"
+                    f"or raise {LIMIT_OPTIONS['max_files']} for a full re-audit)"
                 ),
             )
         )

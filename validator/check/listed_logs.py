@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..findings import Findings, format_json_path, make_finding
 from ..io.documents import Document
-from ..io.limits import Limits
+from ..io.limits import LIMIT_OPTIONS
 from ..io.paths import PathRefused, Target, below, confine, relative_reference
 from .context import CheckContext, Hit
 from .result import CheckOptions, CheckResult
@@ -56,7 +56,7 @@ def audit_listed_logs(
                 ("samples",),
                 (
                     f"lists {len(listed):,} sample logs, more than {options.limits.max_files:,}; none was audited "
-                    f"(raise {Limits.OPTION_NAMES['max_files']} if this submission is honest)"
+                    f"(raise {LIMIT_OPTIONS['max_files']} if this submission is honest)"
                 ),
             ),
         )

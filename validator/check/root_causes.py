@@ -10,8 +10,6 @@ root cause is itself an error.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from ..findings import ERROR, WARNING, Finding
 
 # root cause -> rule prefixes whose findings it makes meaningless
@@ -39,7 +37,7 @@ def collapse(findings: list[Finding]) -> tuple[list[Finding], int]:
     )
     first, dropped = roots[0], {id(f) for f in dependents}
     kept = [
-        replace(f, message=f.message + note) if f is first else f
+        f._replace(message=f.message + note) if f is first else f
         for f in findings
         if id(f) not in dropped
     ]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import click
 
@@ -119,8 +119,7 @@ def audit(
     sys.exit(ExitCode.OK if passed else ExitCode.DATA)
 
 
-@dataclass(frozen=True)
-class AuditedFile:
+class AuditedFile(NamedTuple):
     """A results file of the run, which the JUnit reporter lists as a test suite."""
 
     path: str  # what the junit reporter lists as a test suite

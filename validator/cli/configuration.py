@@ -9,8 +9,8 @@ command line.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import click
 
@@ -23,8 +23,7 @@ from ..io.loaders import load_builtin_profile, load_profile_file
 from ..io.workspace import Workspace, choose_workspace
 
 
-@dataclass(frozen=True)
-class Effective:
+class Effective(NamedTuple):
     """Everything a command needs from the configuration file and the options together."""
 
     settings: Settings

@@ -9,8 +9,7 @@ docs/submitter-fields.md). Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .profile import REFUSE, STALE_SCORER, Benchmark, Profile, Task, VersionGate
 from .results import HarnessResults, TaskEntry
@@ -18,8 +17,7 @@ from .results import HarnessResults, TaskEntry
 MAX_NAMES = 3
 
 
-@dataclass(frozen=True)
-class Caveat:
+class Caveat(NamedTuple):
     """A run condition that keeps a run's numbers from being the leaderboard's: the rule, where, and why."""
 
     rule: str  # the check rule that reports it (LB5xx)
@@ -28,8 +26,7 @@ class Caveat:
     benchmark: str | None = None  # the benchmark it concerns, when one
 
 
-@dataclass(frozen=True)
-class StaleScorer:
+class StaleScorer(NamedTuple):
     """A benchmark scored by an older scorer than the one behind the published values."""
 
     benchmark: str

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import ConfigError
 
@@ -22,8 +22,7 @@ REFUSE = "refuse"  # the leaderboard did not accept such results (v1: MMLU versi
 STALE_SCORER = "stale_scorer"  # scored by an older scorer than the published values (v2: MATH before Math-Verify)
 
 
-@dataclass(frozen=True)
-class VersionGate:
+class VersionGate(NamedTuple):
     """The task versions whose results the leaderboard's published values come from.
 
     `stale_scorer_bound` (normalized points) is the maintainer's opt-in to accept
@@ -49,8 +48,7 @@ class VersionGate:
         return f"{self.max_version:g} or older"
 
 
-@dataclass(frozen=True)
-class OtherHarnessTasks:
+class OtherHarnessTasks(NamedTuple):
     """Task names another harness uses for one of the profile's benchmarks, and what differs."""
 
     benchmark: str

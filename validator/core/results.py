@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 STDERR_MARKER = "_stderr"
 # Keys of an lm-eval 0.4 results entry that are no metric.
@@ -76,8 +76,7 @@ def sample_counts_evidence(n_samples: Any, task_hashes: Any, lm_eval_version: An
     return None
 
 
-@dataclass(frozen=True)
-class SampleCount:
+class SampleCount(NamedTuple):
     """lm-eval's n-samples entry: documents in the split and documents scored."""
 
     original: Any

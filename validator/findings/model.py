@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 ERROR = "error"
 WARNING = "warning"
@@ -12,8 +12,7 @@ SEVERITY_ORDER = {ERROR: 0, WARNING: 1}
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """One rule's report about one place of one file: what every reporter prints, the JSON report's entry."""
 
     rule: str

@@ -10,15 +10,13 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..io.safe_text import one_line
 from .model import Finding
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """A rule as registered: its stable id and name, its severity, its check (None for one a checker reports)
     and its docstring, which is its documentation."""
 

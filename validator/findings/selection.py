@@ -16,7 +16,7 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from .model import ERROR, WARNING, Finding
 from .registry import RULES
@@ -45,8 +45,7 @@ class SelectionError(ValueError):
     """A code that names no rule, or that would hide a file that could not be judged."""
 
 
-@dataclass(frozen=True)
-class RuleSelection:
+class RuleSelection(NamedTuple):
     """Which rules run and at which severity: --select, --ignore, --warn, --error and per-file ignores."""
 
     select: tuple[str, ...] = ("LB",)
@@ -117,7 +116,7 @@ class RuleSelection:
                 continue
             severity = self.severity(finding.rule, finding.severity)
             kept.append(
-                finding if severity == finding.severity else replace(finding, severity=severity)
+                finding if severity == finding.severity else finding._replace(severity=severity)
             )
         return kept
 

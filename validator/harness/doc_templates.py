@@ -39,8 +39,7 @@ import functools
 import math
 import re
 import string
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 UNTRACEABLE = (
     object()
@@ -74,8 +73,7 @@ DICT_METHODS = frozenset(
 _MISSING = object()
 
 
-@dataclass(frozen=True)
-class Template:
+class Template(NamedTuple):
     """A config's doc_to_target or doc_to_choice, in a shape lbnorm evaluates on a doc."""
 
     kind: str  # "value", "name", "fields", "index", "unless", "split", "letters"

@@ -30,8 +30,7 @@ import functools
 import re
 import string
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .doc_templates import BARE, DICT_METHODS, MAX_CACHED, NAME, UNTRACEABLE
 
@@ -64,8 +63,7 @@ _MMLU_PRO_SOURCE = (
 )
 
 
-@dataclass(frozen=True)
-class ItemLines:
+class ItemLines(NamedTuple):
     """A part no Jinja block writes: a task function's loop writing one line per item of a doc field."""
 
     field: str
@@ -130,8 +128,7 @@ FUNCTION_TEMPLATES: dict[str, str | tuple] = {
 }
 
 
-@dataclass(frozen=True)
-class TextTemplate:
+class TextTemplate(NamedTuple):
     """doc_to_text or description: literal text and ((first field, steps...), strip) expressions, in order."""
 
     text: str

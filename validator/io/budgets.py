@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from itertools import accumulate
 
-from .limits import Limits
+from .limits import LIMIT_OPTIONS, Limits
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # unrolled: no backtracking state on long strings
 _NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
@@ -122,14 +122,14 @@ def json_too_many_values_offset(text: str, max_values: int) -> int | None:
 def too_deep_message(limits: Limits) -> str:
     return (
         f"objects and arrays are nested more than {limits.max_depth} levels deep; "
-        f"results files need far fewer (raise {Limits.OPTION_NAMES['max_depth']} if this file is honest)"
+        f"results files need far fewer (raise {LIMIT_OPTIONS['max_depth']} if this file is honest)"
     )
 
 
 def too_many_values_message(limits: Limits) -> str:
     return (
         f"more than {limits.max_values:,} values (numbers, strings, objects and arrays); results files hold "
-        f"far fewer (raise {Limits.OPTION_NAMES['max_values']} if this file is honest)"
+        f"far fewer (raise {LIMIT_OPTIONS['max_values']} if this file is honest)"
     )
 
 

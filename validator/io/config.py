@@ -47,13 +47,13 @@ def read_config(path: Path) -> Settings:
 
 
 def limits_of(settings: Settings, base: Limits = DEFAULT_LIMITS) -> Limits:
-    values = dict(base.__dict__)
+    values = {}
     for name, value in settings.limits.items():
         try:
             values[name] = parse_size(value) if isinstance(value, str) else value
         except ValueError as exc:
             raise ConfigError(f"{settings.source}: {exc}") from None
-    return Limits(**values)
+    return base._replace(**values)
 
 
 def _has_lbnorm_table(path: Path) -> bool:

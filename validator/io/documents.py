@@ -26,7 +26,7 @@ from .budgets import (
     too_many_values_message,
     yaml_budget_problem,
 )
-from .limits import DEFAULT_LIMITS, Limits
+from .limits import DEFAULT_LIMITS, LIMIT_OPTIONS, Limits
 
 JsonPath = tuple[str | int, ...]
 
@@ -158,7 +158,7 @@ def _too_deep(limits: Limits) -> str:
 def _too_long(limits: Limits, length: int) -> str:
     return (
         f"a string of {length:,} characters is longer than the limit of {limits.max_string_length:,} "
-        f"(raise {Limits.OPTION_NAMES['max_string_length']} if this file is honest)"
+        f"(raise {LIMIT_OPTIONS['max_string_length']} if this file is honest)"
     )
 
 

@@ -9,7 +9,7 @@ task's `configs` and run to a few MB; their nesting stays under 15 levels.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 KIB, MIB, GIB = 1024, 1024**2, 1024**3
 # Parsers and our walks recurse once per level: no option may allow more than this.
@@ -17,8 +17,7 @@ MAX_DEPTH_CEILING = 500
 _SIZE = re.compile(r"(?P<number>\d+)\s*(?P<unit>[kmg]?)(?:i?b)?", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """Every input bound, with the rule that reports going past it: what a submitter's file can make a run spend."""
 
     max_file_bytes: int = (
@@ -43,23 +42,23 @@ class Limits:
     # Seconds one unit of survey work (a log's audit) may run; a 1 GB log audits in well under a minute.
     unit_timeout: float = 600.0
 
-    # The same names are the CLI options and the Action inputs (documented in README).
-    OPTION_NAMES = {
-        "max_file_bytes": "--max-file-size",
-        "max_files": "--max-files",
-        "max_depth": "--max-depth",
-        "max_string_length": "--max-string-length",
-        "max_log_bytes": "--max-log-size",
-        "max_values": "--max-values",
-        "max_log_records": "--max-log-records",
-        "remote_timeout": "--remote-timeout",
-        "listing_timeout": "--listing-timeout",
-        "unit_timeout": "--unit-timeout",
-        "remote_retries": "--remote-retries",
-    }
-
 
 DEFAULT_LIMITS = Limits()
+
+# The same names are the CLI options and the Action inputs (documented in README).
+LIMIT_OPTIONS = {
+    "max_file_bytes": "--max-file-size",
+    "max_files": "--max-files",
+    "max_depth": "--max-depth",
+    "max_string_length": "--max-string-length",
+    "max_log_bytes": "--max-log-size",
+    "max_values": "--max-values",
+    "max_log_records": "--max-log-records",
+    "remote_timeout": "--remote-timeout",
+    "listing_timeout": "--listing-timeout",
+    "unit_timeout": "--unit-timeout",
+    "remote_retries": "--remote-retries",
+}
 
 
 def parse_size(text: str) -> int:

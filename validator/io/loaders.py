@@ -20,7 +20,7 @@ from ..core.errors import ConfigError, DataError, FoldedKeys
 from ..core.profile import Profile, build_profile
 from ..core.results import HarnessResults
 from .documents import Document, DocumentError, kind_of, parse_document
-from .limits import DEFAULT_LIMITS, Limits, describe_size
+from .limits import DEFAULT_LIMITS, LIMIT_OPTIONS, Limits, describe_size
 from .readers import read_results
 
 PROFILE_SCHEMA = "profile.schema.json"
@@ -117,7 +117,7 @@ def read_untrusted(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
 def _too_large(size: int, limit: int, what: str = "file", option: str = "max_file_bytes") -> str:
     return (
         f"the {what} has {size:,} bytes, more than the limit of {describe_size(limit)} "
-        f"(raise {Limits.OPTION_NAMES[option]} if this {what} is honest)"
+        f"(raise {LIMIT_OPTIONS[option]} if this {what} is honest)"
     )
 
 

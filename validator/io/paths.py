@@ -15,6 +15,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 GLOB_CHARS = set("*?[")
 CHECKABLE_SUFFIXES = (".json", ".yaml", ".yml")
@@ -24,8 +25,7 @@ class PathRefused(Exception):
     """A path that must not be read; the message says why and what to do."""
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A file a path was confined to: how findings show it, and where it is."""
 
     display: (

@@ -17,14 +17,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .budgets import (
     line_openers,
     line_plainly_within,
 )
 from .documents import DocumentError
-from .limits import Limits, describe_size
+from .limits import LIMIT_OPTIONS, Limits, describe_size
 from .loaders import open_regular_file
 from .log_lines import SCAN_ONCE, decode_line, load_record, within_budgets
 
@@ -58,8 +58,7 @@ class SampleRecord:
     containers: int = 0
 
 
-@dataclass(frozen=True)
-class FoundLog:
+class FoundLog(NamedTuple):
     """A sample log found beside a results file, and the task it belongs to."""
 
     task: str
@@ -177,7 +176,7 @@ def check_record_count(record: SampleRecord, limits: Limits) -> None:
         raise DocumentError(
             "LB106",
             f"the log has more than {limits.max_log_records:,} records "
-            f"(raise {Limits.OPTION_NAMES['max_log_records']} if this log is honest)",
+            f"(raise {LIMIT_OPTIONS['max_log_records']} if this log is honest)",
             record.line,
             record.column,
         )
@@ -190,7 +189,7 @@ def check_blank_lines(blank: int, line: int, limits: Limits) -> None:
         raise DocumentError(
             "LB106",
             f"the log has more than {limits.max_log_records:,} blank lines (raise "
-            f"{Limits.OPTION_NAMES['max_log_records']} if this log is honest)",
+            f"{LIMIT_OPTIONS['max_log_records']} if this log is honest)",
             line,
             1,
         )
@@ -236,7 +235,7 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
             raise DocumentError(
                 "LB106",
                 f"a record is longer than {describe_size(limits.max_file_bytes)} "
-                f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this log is honest)",
+                f"(raise {LIMIT_OPTIONS['max_file_bytes']} if this log is honest)",
                 line_number,
                 1,
             )

@@ -14,14 +14,13 @@ repository, else the folder it names.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 GLOB_CHARS = set("*?[")
 
 
-@dataclass(frozen=True)
-class Workspace:
+class Workspace(NamedTuple):
     """The folder a command-line run reads inside, and what chose it."""
 
     root: Path  # resolved

@@ -9,7 +9,6 @@ GITHUB_ACTIONS=true and no format is given, as yamllint does.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any, TextIO
 
 from ..io.safe_text import command_stream
@@ -32,7 +31,7 @@ def reporters(text: Reporter, json: Reporter) -> dict[str, Reporter]:
         )  # our own ::error lines (their text escaped), past the stdout guard
         for line in annotation_lines(result, GITHUB_DETAILS):
             commands.write(line + "\n")
-        text(result, out, replace(options, color=False))
+        text(result, out, options._replace(color=False))
 
     # SARIF and JUnit load (and with them hashlib and an XML library) only when asked for.
     def sarif(result: Any, out: TextIO, options: ReportOptions) -> None:

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 from ..findings import ERROR, WARNING, Finding
 from ..io.safe_text import one_line
 
 
-@dataclass(frozen=True)
-class ReportOptions:
+class ReportOptions(NamedTuple):
     """How a report is written: strictness, verbosity, colour, the workspace, and normalize's formulas."""
 
     strict: bool = False

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import TextIO
 
 from ..core.version import __version__
+from ..findings.selection import RuleSelection
+from ..io.limits import Limits
 from ..io.safe_text import one_line
 from . import retries
 from .batches import batches
@@ -238,9 +240,11 @@ def settings_record(settings: Settings) -> dict:
     """What a journal's rows depend on besides the files: the lbnorm version and every option of the survey."""
     record = {"lbnorm": __version__}
     for name, value in asdict(settings).items():
+        if isinstance(value, (Limits, RuleSelection)):
+            value = value._asdict()
         if isinstance(
             value, dict
-        ):  # the limits; how long to wait is not what a row says (see _kept)
+        ):  # a key each; how long to wait is not what a row says (see _kept)
             record.update(
                 {f"{name}.{key}": item for key, item in value.items() if key not in WAITS}
             )

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from ..io.documents import DocumentError
-from ..io.limits import Limits, describe_size
+from ..io.limits import LIMIT_OPTIONS, Limits, describe_size
 from ..io.log_lines import decode_line, load_record
 from ..io.sample_logs import SampleRecord, check_blank_lines, check_record_count
 
@@ -92,7 +92,7 @@ def _too_long(line: int, max_line: int) -> DocumentError:
     return DocumentError(
         "LB106",
         f"a record is longer than {describe_size(max_line)} "
-        f"(raise {Limits.OPTION_NAMES['max_file_bytes']} if this log is honest)",
+        f"(raise {LIMIT_OPTIONS['max_file_bytes']} if this log is honest)",
         line,
         1,
     )

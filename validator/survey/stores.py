@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, cast
 
 from ..io.documents import DocumentError
-from ..io.limits import DEFAULT_LIMITS, Limits
+from ..io.limits import DEFAULT_LIMITS, LIMIT_OPTIONS, Limits
 from ..io.loaders import open_regular_file
 from .file_refs import (  # noqa: F401 (re-exported: the stores' names for files and their errors)
     UNVERIFIED,
@@ -212,7 +212,7 @@ def open_stream(
         raise DocumentError(
             "LB106",
             f"the file has {size:,} bytes, more than the limit "
-            f"(raise {Limits.OPTION_NAMES[option]} if it is honest)",
+            f"(raise {LIMIT_OPTIONS[option]} if it is honest)",
         )
     # block_size=0 makes HTTP a plain stream (no range requests); object stores read by blocks.
     options = (
@@ -251,7 +251,7 @@ class BoundedStream:
             raise DocumentError(
                 "LB106",
                 f"the file is larger than the limit of {self.max_bytes:,} bytes "
-                f"(raise {Limits.OPTION_NAMES[self.option]} if it is honest)",
+                f"(raise {LIMIT_OPTIONS[self.option]} if it is honest)",
             )
         self._check_rate()
         return data

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..audit.reported_tasks import known_tasks, reported_tasks
 from ..audit.spec import ProfileExpectations
@@ -191,7 +191,7 @@ def _stand_in_row(unit: Unit) -> dict:
     if (
         ref.fingerprint == NOT_WALKED
     ):  # LB111 warns in check; here a run may hide behind it: an error
-        finding = replace(make_finding("LB111", unit.run.run, ref.problem), severity=ERROR)
+        finding = make_finding("LB111", unit.run.run, ref.problem)._replace(severity=ERROR)
         return finding_row(unit.run.run, unit.run.model or "", "", "", "unlisted folder", [finding])
     if ref.name.endswith(
         "/"
@@ -291,15 +291,12 @@ def _run_rows(unit: Unit, document: Document, model: str, settings: Settings) ->
         len(unlogged) > MAX_UNLOGGED_ROWS
     ):  # a results file naming millions of tasks must not cost gigabytes
         more = len(unlogged) - MAX_UNLOGGED_ROWS
-        finding = replace(
-            make_finding(
-                "LB707",
-                run.results.name,
-                f"{more:,} more tasks have no sample log (not "
-                f"listed: a row each stops at {MAX_UNLOGGED_ROWS:,})",
-            ),
-            severity=ERROR,
-        )
+        finding = make_finding(
+            "LB707",
+            run.results.name,
+            f"{more:,} more tasks have no sample log (not "
+            f"listed: a row each stops at {MAX_UNLOGGED_ROWS:,})",
+        )._replace(severity=ERROR)
         rows.append(finding_row(run.run, model, "", "", "no log", [finding]))
     return rows + groups + unlisted
 
@@ -309,15 +306,12 @@ MAX_UNLOGGED_ROWS = 10_000  # a leaderboard's run has hundreds of tasks at most 
 
 def _no_log_row(run, model: str, task: str, settings: Settings) -> dict:
     # An error here, a warning in check and audit: a survey exists to audit every number (rules.py, LB707).
-    finding = replace(
-        make_finding(
-            "LB707",
-            run.results.name,
-            f"{task} has no sample log, so its numbers are "
-            f"not audited; add samples_{task}_<date>.jsonl",
-        ),
-        severity=ERROR,
-    )
+    finding = make_finding(
+        "LB707",
+        run.results.name,
+        f"{task} has no sample log, so its numbers are "
+        f"not audited; add samples_{task}_<date>.jsonl",
+    )._replace(severity=ERROR)
     return _with_published(
         finding_row(run.run, model, task, "", "no log", [finding]), run, task, settings
     )
