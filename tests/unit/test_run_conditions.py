@@ -468,7 +468,7 @@ def test_a_file_of_lm_eval_0_4_3_or_later_cannot_lose_its_whole_n_samples(
     ],
 )
 def test_n_shot_is_what_lm_eval_writes_from_the_config(n_shot, config, disagrees):
-    from validator.core.conditions import fewshot_disagrees
+    from validator.core.results import fewshot_disagrees
 
     assert fewshot_disagrees(n_shot, config) is disagrees
 
@@ -489,6 +489,6 @@ def test_n_shot_is_what_lm_eval_writes_from_the_config(n_shot, config, disagrees
     ],
 )
 def test_versions_are_what_lm_eval_writes_from_the_config(listed, declared, disagrees):
-    from validator.core.conditions import versions_disagree
+    from validator.core.results import versions_disagree
 
     assert versions_disagree(listed, declared) is disagrees

@@ -203,6 +203,15 @@ def test_an_audit_loads_neither_the_check_nor_pyyaml():
     assert "validator.audit.checks.doc_agreement" in profiled and "yaml" not in profiled
 
 
+def test_an_audit_loads_the_profile_model_only_for_a_task_a_built_in_profile_names(tmp_path):
+    """The profile model (core/profile.py) is built from a built-in profile that names an audited task; a run
+    of tasks no profile names does not import it."""
+    hl.write_run(tmp_path / "run", [hl.choice_task("quiz", docs=3)])
+    assert "validator.core.profile" not in loaded_by("audit", "-q", str(tmp_path / "run"))
+    named = loaded_by("audit", "-q", str(EXAMPLES / "positive" / "samples_honest"))
+    assert "validator.core.profile" in named
+
+
 def test_re2_loads_with_the_first_pattern_compiled():
     """google-re2 is a noticeable share of a fresh audit's start-up, and most logs give it no pattern."""
     script = (

@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
-from ..core.profile import Profile
 from ..core.settings import Settings
 from ..findings.selection import RuleSelection, SelectionError
 from ..io.config import find_config, limits_of, read_config
 from ..io.limits import Limits
 from ..io.loaders import load_builtin_profile, load_profile_file
 from ..io.workspace import Workspace, choose_workspace
+
+if TYPE_CHECKING:
+    from ..core.profile import Profile
 
 
 class Effective(NamedTuple):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .profile import REFUSE, STALE_SCORER, Benchmark, Profile, Task, VersionGate
-from .results import HarnessResults, TaskEntry
+from .results import HarnessResults, TaskEntry, as_number, versions_disagree
 
 MAX_NAMES = 3
 
@@ -72,7 +72,7 @@ def stale_scorers(profile: Profile, results: HarnessResults) -> dict[str, StaleS
         for task in bench.tasks:
             entry = results.find(task.names)
             key, value = task_version(results, task, entry)
-            version = _number(value)
+            version = as_number(value)
             if key is not None and version is not None and not gate.admits(version):
                 found[bench.id] = StaleScorer(
                     bench.id, entry.key if entry else task.name, version, gate, key
@@ -247,7 +247,7 @@ def _refused(profile: Profile, results: HarnessResults) -> list[Caveat]:
             if entry is None:
                 continue
             path, value = task_version(results, task, entry)
-            version = _number(value)
+            version = as_number(value)
             if version is None or not gate.admits(version):
                 failing.append((entry.key, path or ("results", entry.key), value if path else None))
         if failing:
@@ -288,36 +288,6 @@ def _version_conflicts(results: HarnessResults, present) -> list[Caveat]:
     return caveats
 
 
-def versions_disagree(listed: Any, declared: Any) -> bool:
-    """`versions.<task>` against configs.<task>.metadata.version: lm-eval writes both from the same task.
-
-    lm-eval 0.4.0 wrote "Yaml" (ConfigurableTask.VERSION) for every task made from a YAML config, and read no
-    metadata.version: that says nothing against the config.
-    """
-    if listed == "Yaml":
-        return False
-    return _number(listed) is None or _number(listed) != _number(declared)
-
-
-def fewshot_disagrees(n_shot: Any, config: dict) -> bool:
-    """`n-shot.<task>` against configs.<task>.num_fewshot, which lm-eval writes it from in the same run.
-
-    0.4.3 to 0.4.9 write metadata.num_fewshot instead when num_fewshot is 0 (a task that documents the shots
-    its chat variant was meant for); a num_fewshot of none was written as 0 or null.
-    """
-    declared = config.get("num_fewshot")
-    allowed = [declared]
-    if declared is None or _number(declared) == 0:
-        metadata = config.get("metadata")
-        allowed += [0, None, metadata.get("num_fewshot", 0) if isinstance(metadata, dict) else 0]
-    return not any(
-        n_shot is None
-        if value is None
-        else _number(n_shot) is not None and _number(n_shot) == _number(value)
-        for value in allowed
-    )
-
-
 def _other_harness(profile: Profile, results: HarnessResults) -> list[Caveat]:
     """Entries another harness writes for a benchmark that this file cannot score from its own tasks."""
     caveats = []
@@ -354,15 +324,6 @@ def _scorable(bench: Benchmark, results: HarnessResults) -> bool:
 
 def _has_metrics(bench: Benchmark, entry: TaskEntry) -> bool:
     return all((metric, bench.filter) in entry.metrics for metric in bench.metrics)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError, OverflowError):
-        return None
 
 
 def _int(value: Any) -> bool:

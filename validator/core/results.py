@@ -76,6 +76,46 @@ def sample_counts_evidence(n_samples: Any, task_hashes: Any, lm_eval_version: An
     return None
 
 
+def versions_disagree(listed: Any, declared: Any) -> bool:
+    """`versions.<task>` against configs.<task>.metadata.version: lm-eval writes both from the same task.
+
+    lm-eval 0.4.0 wrote "Yaml" (ConfigurableTask.VERSION) for every task made from a YAML config, and read no
+    metadata.version: that says nothing against the config.
+    """
+    if listed == "Yaml":
+        return False
+    return as_number(listed) is None or as_number(listed) != as_number(declared)
+
+
+def fewshot_disagrees(n_shot: Any, config: dict) -> bool:
+    """`n-shot.<task>` against configs.<task>.num_fewshot, which lm-eval writes it from in the same run.
+
+    0.4.3 to 0.4.9 write metadata.num_fewshot instead when num_fewshot is 0 (a task that documents the shots
+    its chat variant was meant for); a num_fewshot of none was written as 0 or null.
+    """
+    declared = config.get("num_fewshot")
+    allowed = [declared]
+    if declared is None or as_number(declared) == 0:
+        metadata = config.get("metadata")
+        allowed += [0, None, metadata.get("num_fewshot", 0) if isinstance(metadata, dict) else 0]
+    return not any(
+        n_shot is None
+        if value is None
+        else as_number(n_shot) is not None and as_number(n_shot) == as_number(value)
+        for value in allowed
+    )
+
+
+def as_number(value: Any) -> float | None:
+    """The value as a float; None for a bool and for anything float() refuses."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
 class SampleCount(NamedTuple):
     """lm-eval's n-samples entry: documents in the split and documents scored."""
 

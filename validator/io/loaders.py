@@ -14,14 +14,18 @@ import os
 import stat
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import ConfigError, DataError, FoldedKeys
-from ..core.profile import Profile, build_profile
 from ..core.results import HarnessResults
 from .documents import Document, DocumentError, kind_of, parse_document
 from .limits import DEFAULT_LIMITS, LIMIT_OPTIONS, Limits, describe_size
 from .readers import read_results
+
+# The profile model is imported where a profile is built: an audit of tasks no built-in profile names
+# never loads it (a fresh process's start-up).
+if TYPE_CHECKING:
+    from ..core.profile import Profile
 
 PROFILE_SCHEMA = "profile.schema.json"
 
@@ -226,7 +230,7 @@ def load_builtin_profile(name: str, validate: bool = False) -> Profile:
     data = parsed_profile(name, text)
     if data is None:  # no parsed copy, or one of another text: the YAML itself
         data = builtin_profile_yaml(name)
-    return build_profile(data, origin)
+    return _build(data, origin)
 
 
 # Importing PyYAML costs more than the rest of a one-file check; each built-in profile therefore ships
@@ -276,6 +280,12 @@ def _profile_from_text(text: str, origin: str, kind: str) -> Profile:
         first = "; ".join(f"at {e.json_path}: {e.message}" for e in errors[:3])
         more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
         raise ConfigError(f"profile {origin} does not match {PROFILE_SCHEMA}: {first}{more}")
+    return _build(data, origin)
+
+
+def _build(data: Any, origin: str) -> Profile:
+    from ..core.profile import build_profile
+
     return build_profile(data, origin)
 
 

@@ -12,7 +12,7 @@ tasks as LB508).
 
 from __future__ import annotations
 
-from ...core.conditions import fewshot_disagrees, versions_disagree
+from ...core.results import fewshot_disagrees, versions_disagree
 from ..spec import MISSING
 from .base import AuditCheck, audit_check
 
