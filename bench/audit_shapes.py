@@ -17,10 +17,11 @@ cheaper loop that hashes each line's bytes instead (survey_bench.py: line_floor)
 - long few-shot prompts: MMLU-Pro-like, a five-shot prompt of about 4 kB repeated in every request;
 - a few samples per log: 300 runs whose logs hold 5 samples each (per-log fixed costs dominate).
 
-The process rows time what a person waits for: `lbnorm audit` of each shape's run as a fresh process,
-start-up included, against a fresh process that imports click and runs the floor's loop over the same
-logs (bench/startup.py's AUDIT_FLOOR); wall time, median of --process-repeat, taking turns; for
-logs of a few samples, one process per run over the first ten runs.
+The process rows time what a person waits for: `lbnorm audit` (the console script pip writes) of
+each shape's run as a fresh process, start-up included, against a fresh process that imports click
+and runs the floor's loop over the same logs (bench/startup.py's AUDIT_FLOOR); wall time, median of
+--process-repeat, taking turns; for logs of a few samples, one process per run over the first ten
+runs.
 
 The memory rows run `lbnorm audit` and `lbnorm survey` in fresh processes on the multiple-choice
 shape at 1× and 10× its size and report each one's peak resident memory (the largest process).
@@ -45,7 +46,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests"), str(BENCH)]
 
-from startup import AUDIT_FLOOR, clean_env  # noqa: E402
+from startup import AUDIT_FLOOR, CONSOLE_SCRIPT, clean_env  # noqa: E402
 from support import harness_logs as hl  # noqa: E402
 from survey_bench import audit_rows  # noqa: E402
 from survey_corpus import drop_run_task, mc_task, prose  # noqa: E402
@@ -218,8 +219,10 @@ def process_row(folder: Path, repeat: int, bytecode: Path) -> dict:
     """`lbnorm audit` of each run in `folder` (the first ten) against the floor's loop, each a fresh process."""
     runs = sorted(path.name for path in folder.iterdir() if path.is_dir())[:10]
     env = clean_env({}, bytecode)
+    script = bytecode.parent / "lbnorm"  # what pip's `lbnorm` script runs; `python -m` adds runpy
+    script.write_text(CONSOLE_SCRIPT)
     commands = {
-        "audit": [[sys.executable, "-m", "validator", "audit", run] for run in runs],
+        "audit": [[sys.executable, str(script), "audit", run] for run in runs],
         "floor": [[sys.executable, "-c", AUDIT_FLOOR, run] for run in runs],
     }
     seconds: dict[str, list[float]] = {"audit": [], "floor": []}
