@@ -284,6 +284,28 @@ def test_a_worker_that_joins_later_with_another_version_stops_the_survey(
     assert (tmp_path / "units.jsonl").read_text(encoding="utf-8") == ""
 
 
+def test_a_worker_on_another_version_says_so_before_it_reads_what_the_client_pickled(
+    corpus, cluster, monkeypatch
+):
+    """What a task carries (the survey's settings, its function) may not unpickle under another lbnorm, whose
+    classes differ. The worker compares versions first: the survey stops with the mismatch, not with a
+    `failed` row for every unit."""
+    import types
+
+    from validator.io.limits import DEFAULT_LIMITS
+    from validator.survey.dask_cluster import WorkerMismatch
+    from validator.survey.sources import plan
+
+    # A module only this client has: a worker cannot unpickle a function of it.
+    only_here = types.ModuleType("only_on_this_client")
+    exec("def rows(batch):\n    return []\n", only_here.__dict__)
+    monkeypatch.setitem(sys.modules, "only_on_this_client", only_here)
+    units = plan([str(corpus[0])], DEFAULT_LIMITS, 1_000_000)[:1]
+    monkeypatch.setattr(version, "__version__", "9.9.9")
+    with pytest.raises(WorkerMismatch, match="this client runs lbnorm 9.9.9"):
+        list(cluster.run(only_here.rows, [units]))
+
+
 def test_a_task_that_fails_on_the_cluster_is_a_failed_row_for_each_of_its_units(corpus, cluster):
     """A task's error reaches the client as Dask hands it over (type, exception, traceback): each unit of the
     batch becomes a `failed` row naming the error, never a crash of the survey or a hole in the table."""

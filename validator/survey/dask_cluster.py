@@ -262,7 +262,7 @@ class DaskCluster:
         # Keys unique to this call: a scheduler that still remembers (or is forgetting) an earlier survey's
         # task of the same content must not hand back or wait on that one. Retries keep their key.
         run = uuid.uuid4().hex[:12]
-        checked = functools.partial(run_pickled, function, version.__version__)
+        checked = checked_task(function)
         # A batch is hundreds of small objects, and Dask walks every argument of a task for futures before it
         # serialises it. Passed as they are, the first task of the 216-run benchmark survey started 17-18 ms after
         # the map; as pickled bytes (one opaque value, written by the same pickle Dask would use), 9 ms after.
@@ -296,6 +296,15 @@ class DaskCluster:
                     if self.settings is not None:
                         self.settings.__exit__(None, None, None)
                         self.settings = None
+
+
+def checked_task(function: Callable[[Batch], list[str]]) -> Callable[..., list[str]]:
+    """run_pickled with the client's function pickled too (by cloudpickle, as Dask pickles a task's function,
+    so a function defined anywhere travels): a worker of another lbnorm says so before it reads the survey's
+    settings the function holds, whose classes may differ in its version."""
+    import cloudpickle
+
+    return functools.partial(run_pickled, cloudpickle.dumps(function), version.__version__)
 
 
 def _outcome(check: DaskCluster, future, value, watch: _NoWorkerWatch) -> list[str] | Exception:

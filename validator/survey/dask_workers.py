@@ -9,11 +9,9 @@ import os
 import pickle
 import signal
 import threading
-from collections.abc import Callable
 
 from ..core import version
 from . import deadlines
-from .isolation import Batch
 from .work import prepare_worker
 
 
@@ -41,8 +39,8 @@ def unreadable(paths: list[str], protocols: list[str]) -> list[str]:
     return problems
 
 
-def run_checked(function: Callable[[Batch], list[str]], wanted: str, batch: Batch) -> list[str]:
-    """On a worker: run the batch, unless this worker runs another lbnorm than the client.
+def check_version(wanted: str) -> None:
+    """On a worker: WorkerMismatch unless this worker runs the client's lbnorm.
 
     prepare_workers checks the workers connected when the survey starts; this
     checks the ones that join later (started afterwards, or restarted by a nanny).
@@ -54,16 +52,15 @@ def run_checked(function: Callable[[Batch], list[str]], wanted: str, batch: Batc
             f"Dask worker {get_worker().address} runs lbnorm {version.__version__}, this client "
             f"runs lbnorm {wanted}: install lbnorm=={wanted} on every worker"
         )
-    return function(batch)
 
 
-def run_pickled(
-    function: Callable[[Batch], list[str]], wanted: str, payload: bytes, key: str = ""
-) -> list[str]:
-    """On a worker: run_checked on a batch the client pickled (DaskCluster.run says why it travels so), its
-    units' starts reported under the task's key for their deadlines (deadlines.py)."""
+def run_pickled(function: bytes, wanted: str, payload: bytes, key: str = "") -> list[str]:
+    """On a worker: the client's function (the survey's settings with it) on its batch, both pickled by the
+    client (DaskCluster.run says why), its units' starts reported under the task's key for their deadlines
+    (deadlines.py). Neither is read before check_version: another lbnorm's classes may not read them."""
     with deadlines.task(key):
-        return run_checked(function, wanted, pickle.loads(payload))
+        check_version(wanted)
+        return pickle.loads(function)(pickle.loads(payload))
 
 
 def prepare_workers(client) -> dict[str, str]:
@@ -72,7 +69,7 @@ def prepare_workers(client) -> dict[str, str]:
     A worker with another scorer version would write rows that differ from
     the ones this client's version writes, and nothing in the table would
     show it; so a survey refuses to start rather than mix them. Workers that
-    join the cluster later are checked by every task they run (run_checked).
+    join the cluster later are checked by every task they run (check_version).
     """
     wanted = version.__version__
     fix = f"install lbnorm=={wanted} on every worker"
