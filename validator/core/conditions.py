@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .profile import REFUSE, STALE_SCORER, Benchmark, Profile, Task, VersionGate
-from .results import HarnessResults, TaskEntry, as_number, versions_disagree
+from .results import HarnessResults, TaskEntry, float_or_none, versions_disagree
 
 MAX_NAMES = 3
 
@@ -72,7 +72,7 @@ def stale_scorers(profile: Profile, results: HarnessResults) -> dict[str, StaleS
         for task in bench.tasks:
             entry = results.find(task.names)
             key, value = task_version(results, task, entry)
-            version = as_number(value)
+            version = float_or_none(value)
             if key is not None and version is not None and not gate.admits(version):
                 found[bench.id] = StaleScorer(
                     bench.id, entry.key if entry else task.name, version, gate, key
@@ -247,7 +247,7 @@ def _refused(profile: Profile, results: HarnessResults) -> list[Caveat]:
             if entry is None:
                 continue
             path, value = task_version(results, task, entry)
-            version = as_number(value)
+            version = float_or_none(value)
             if version is None or not gate.admits(version):
                 failing.append((entry.key, path or ("results", entry.key), value if path else None))
         if failing:

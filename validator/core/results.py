@@ -84,7 +84,7 @@ def versions_disagree(listed: Any, declared: Any) -> bool:
     """
     if listed == "Yaml":
         return False
-    return as_number(listed) is None or as_number(listed) != as_number(declared)
+    return float_or_none(listed) is None or float_or_none(listed) != float_or_none(declared)
 
 
 def fewshot_disagrees(n_shot: Any, config: dict) -> bool:
@@ -95,18 +95,18 @@ def fewshot_disagrees(n_shot: Any, config: dict) -> bool:
     """
     declared = config.get("num_fewshot")
     allowed = [declared]
-    if declared is None or as_number(declared) == 0:
+    if declared is None or float_or_none(declared) == 0:
         metadata = config.get("metadata")
         allowed += [0, None, metadata.get("num_fewshot", 0) if isinstance(metadata, dict) else 0]
     return not any(
         n_shot is None
         if value is None
-        else as_number(n_shot) is not None and as_number(n_shot) == as_number(value)
+        else float_or_none(n_shot) is not None and float_or_none(n_shot) == float_or_none(value)
         for value in allowed
     )
 
 
-def as_number(value: Any) -> float | None:
+def float_or_none(value: Any) -> float | None:
     """The value as a float; None for a bool and for anything float() refuses."""
     if isinstance(value, bool):
         return None
