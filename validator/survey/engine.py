@@ -240,11 +240,9 @@ def settings_record(settings: Settings) -> dict:
     """What a journal's rows depend on besides the files: the lbnorm version and every option of the survey."""
     record = {"lbnorm": __version__}
     for name, value in asdict(settings).items():
-        if isinstance(value, (Limits, RuleSelection)):
+        if isinstance(value, (Limits, RuleSelection)):  # a key per field in settings.json
             value = value._asdict()
-        if isinstance(
-            value, dict
-        ):  # a key each; how long to wait is not what a row says (see _kept)
+        if isinstance(value, dict):  # how long to wait is not what a row says (see _kept)
             record.update(
                 {f"{name}.{key}": item for key, item in value.items() if key not in WAITS}
             )
