@@ -17,6 +17,7 @@ import pytest
 from support import harness_logs as hl
 
 from validator.audit.auditor import audit_files
+from validator.audit.checks import prompts
 from validator.harness.text_templates import TextTemplate
 
 SHOTS = "Passage A. Question A? 4\n\nPassage B. Question B? 7\n\n"  # two examples, as the sampler joins them
@@ -138,6 +139,32 @@ CASES = [
         [],
     ),
     (
+        "the description, then two examples, as declared",
+        {
+            "num_fewshot": 2,
+            "config": {"description": "Answer with a number.\n\n"},
+            "prompt": lambda i, text: "Answer with a number.\n\n" + SHOTS + text,
+        },
+        [],
+    ),
+    (
+        "the description as 0.4.0-0.4.3 render it, then two examples, as declared",
+        {
+            "num_fewshot": 2,
+            "config": {"description": "Answer with a number.\n\n"},
+            "prompt": lambda i, text: "Answer with a number.\n" + SHOTS + text,
+        },
+        [],
+    ),
+    (
+        "examples hidden after the description",
+        {
+            "config": {"description": "Answer with a number.\n\n"},
+            "prompt": lambda i, text: "Answer with a number.\n\n" + SHOTS + text,
+        },
+        [("LB723", LOG, 1)],
+    ),
+    (
         "a description the prompts do not start with",
         {"config": {"description": "Answer with a number.\n\n"}},
         [("LB722", LOG, line) for line in range(1, 13)],
@@ -219,6 +246,23 @@ def test_prompts_against_their_docs_and_the_declared_shots(tmp_path, case, argum
     found, notes = audited(tmp_path, drop_run(tmp_path, **arguments))
     assert found == expected
     assert notes == []  # every prompt was rebuilt
+
+
+@pytest.mark.parametrize("case, arguments, expected", CASES, ids=[case[0] for case in CASES])
+def test_the_usual_prompt_is_settled_in_place_as_the_general_path_settles_it(
+    tmp_path, monkeypatch, case, arguments, expected
+):
+    """Prompts.add checks the usual prompt without building its text (_as_usual); every prompt it does not
+    settle goes through the general path. With the shortcut off, the findings and notes are the same."""
+    results = drop_run(tmp_path, **arguments)
+
+    def findings_and_notes():
+        result = audit_files(tmp_path, results.relative_to(tmp_path), None)
+        return [f.as_dict() for f in result.findings], [task.notes for task in result.tasks]
+
+    shortcut = findings_and_notes()
+    monkeypatch.setattr(prompts, "_as_usual", lambda *arguments: False)
+    assert findings_and_notes() == shortcut
 
 
 # (case, drop_run's arguments, the note): prompts lbnorm does not rebuild, said on the task, never a finding
