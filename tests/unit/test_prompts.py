@@ -164,6 +164,21 @@ CASES = [
         },
         [("LB723", LOG, 1)],
     ),
+    # The blank line ending a description is no example, read as 0.4.0-0.4.3 render it (without that line)
+    (
+        "declared 2-shot after the description, prompts zero-shot",
+        {
+            "num_fewshot": 2,
+            "config": {"description": "Answer with a number.\n\n"},
+            "prompt": lambda i, text: "Answer with a number.\n\n" + text,
+        },
+        [("LB723", LOG, 1)],
+    ),
+    (
+        "declared 2-shot, prompts of only a blank line before the doc's text",
+        {"num_fewshot": 2, "prompt": lambda i, text: "\n\n" + text},
+        [("LB723", LOG, 1)],
+    ),
     (
         "a description the prompts do not start with",
         {"config": {"description": "Answer with a number.\n\n"}},

@@ -31,6 +31,7 @@ own text (with its hash): neither can be told from the files.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ...harness.doc_templates import UNTRACEABLE
@@ -46,6 +47,7 @@ from ...harness.text_templates import (
 from .base import AuditCheck, Sample, audit_check, shown
 
 _DEFAULT_FEWSHOT_DELIMITER = "\n\n"  # lm-eval's TaskConfig default
+_TEXT = re.compile(r"\S")  # searched between two offsets of a prompt, which it does not copy
 # Under a chat template chat_prompts.py holds each prompt to its doc's text instead.
 # None or "" (0.4.5) when no template was applied; fewshot_as_multiturn alone changes nothing (0.4.13 sets it)
 CHAT_TEMPLATE_NOTE = (
@@ -135,11 +137,10 @@ class Prompts(AuditCheck):
             if questions is TOO_LONG
             else [len(question) for question in questions if prompt.endswith(question)]
         )
+        pairs = [(head, tail) for head in starts for tail in tails if head + tail <= len(prompt)]
         between = [
             0 if self.claimed_chat and _joint(prompt, head, tail) else len(prompt) - head - tail
-            for head in starts
-            for tail in tails
-            if head + tail <= len(prompt)
+            for head, tail in pairs
         ]
         if self.claimed_chat and not (starts and between):
             return  # the template's markup, the model's: chat_prompts.py holds the prompt to its doc's text
@@ -176,7 +177,17 @@ class Prompts(AuditCheck):
             )
         elif self.shots is not None:
             sample.examples = (prompt, min(starts), len(prompt) - min(tails))
-            _shots(self, sample, min(between), max(between), bool(max(starts)))
+            # An example holds text: a gap of whitespace alone (the blank line that ends a description, with the
+            # description read as rendered without it) is none, and cannot make a zero-shot prompt look few-shot.
+            most = max(
+                (
+                    gap
+                    for gap, pair in zip(between, pairs, strict=True)
+                    if gap and _holds_text(prompt, *pair)
+                ),
+                default=0,
+            )
+            _shots(self, sample, min(between), most, bool(max(starts)))
 
     def finish(self) -> None:
         if self.zero_shot and not self.with_examples and self.zero_shot[0] >= ZERO_SHOT_EVIDENCE:
@@ -213,11 +224,16 @@ def _why_not(check: Prompts, config: dict, instruction) -> str | None:
     return None
 
 
+def _holds_text(prompt: str, head: int, tail: int) -> bool:
+    """Whether anything but whitespace lies between the head and the doc's text."""
+    return _TEXT.search(prompt, head, len(prompt) - tail) is not None
+
+
 def _joint(prompt: str, head: int, tail: int) -> bool:
     """Whether what lies between the head and the doc's text is whitespace: under a chat template without role
     markup, the template's joint between the system and the user message, never an example (an honest 0-shot run
     has that one newline there)."""
-    return not prompt[head : len(prompt) - tail].strip()
+    return not _holds_text(prompt, head, tail)
 
 
 def _other_context(contexts: list, prompt: str, mutual_info: bool) -> int | None:
@@ -261,11 +277,12 @@ def _as_usual(check: Prompts, sample: Sample, contexts: list, prompt: str, doc: 
             if check.claimed_chat and _joint(prompt, len(head), tail)
             else len(prompt) - len(head) - tail
         )
+        most = between if between and _holds_text(prompt, len(head), tail) else 0  # as add() has it
         sample.examples = (prompt, len(head), len(prompt) - tail)
-        if (shots == 0) != (between == 0) or (
-            shots and not check.with_examples
+        if (shots == 0 and between) or (
+            shots and (most == 0 or not check.with_examples)
         ):  # agreement needs no call
-            _shots(check, sample, between, between, bool(head))
+            _shots(check, sample, between, most, bool(head))
     return True
 
 
