@@ -94,12 +94,9 @@ class Prompts(AuditCheck):
             and all(type(part) is str for part in self.description.parts)
         )
         self.fixed_heads = _heads(self, {}, float("inf")) if fixed else None
-        # The usual log: one head, and a doc_to_text with one text, whose end is compared in place (ending_of).
-        self.one_way = (
-            self.fixed_heads is not None
-            and len(self.fixed_heads) == 1
-            and not ends_in_newline(self.text)
-        )
+        # The usual log: heads the same for every doc (two when the description ends with a newline, as MMLU's
+        # and BBH's do), and a doc_to_text with one text, whose end is compared in place (ending_of).
+        self.one_way = self.fixed_heads is not None and not ends_in_newline(self.text)
 
     def sees_samples(self) -> bool:
         if self.claimed_chat and self.why_not is None:
@@ -177,17 +174,9 @@ class Prompts(AuditCheck):
             )
         elif self.shots is not None:
             sample.examples = (prompt, min(starts), len(prompt) - min(tails))
-            # An example holds text: a gap of whitespace alone (the blank line that ends a description, with the
-            # description read as rendered without it) is none, and cannot make a zero-shot prompt look few-shot.
-            most = max(
-                (
-                    gap
-                    for gap, pair in zip(between, pairs, strict=True)
-                    if gap and _holds_text(prompt, *pair)
-                ),
-                default=0,
+            _shots(
+                self, sample, min(between), _widest(self, prompt, pairs, between), bool(max(starts))
             )
-            _shots(self, sample, min(between), most, bool(max(starts)))
 
     def finish(self) -> None:
         if self.zero_shot and not self.with_examples and self.zero_shot[0] >= ZERO_SHOT_EVIDENCE:
@@ -224,6 +213,19 @@ def _why_not(check: Prompts, config: dict, instruction) -> str | None:
     return None
 
 
+def _widest(check: Prompts, prompt: str, pairs: list[tuple[int, int]], between: list[int]) -> int:
+    """The most room an example may have taken: the widest gap between a head and the doc's text that holds
+    text. A gap of whitespace alone (the blank line that ends a description, the description read as rendered
+    without it) is no example, and cannot make a zero-shot prompt look few-shot. Only a few-shot count reads
+    it (_shots)."""
+    if not check.shots:
+        return 0
+    holding = [
+        gap for gap, pair in zip(between, pairs, strict=True) if gap and _holds_text(prompt, *pair)
+    ]
+    return max(holding, default=0)
+
+
 def _holds_text(prompt: str, head: int, tail: int) -> bool:
     """Whether anything but whitespace lies between the head and the doc's text."""
     return _TEXT.search(prompt, head, len(prompt) - tail) is not None
@@ -256,33 +258,34 @@ def _other_context(contexts: list, prompt: str, mutual_info: bool) -> int | None
 def _as_usual(check: Prompts, sample: Sample, contexts: list, prompt: str, doc: dict) -> bool:
     """The usual sample, checked without building its text: True when it is settled (as add() would settle
     it), False when add() must look again (a mismatch, to be told; winogrande's number)."""
-    head = check.fixed_heads[0]
     tail = ending_of(check.text, doc, prompt)
     # Anything else goes to add()'s general path, which words findings and settles the rest the same way
-    # (a text of digits with choices is winogrande's number; an untraceable block, wherever it lies).
+    # (a text of digits with choices is winogrande's number; an untraceable block, wherever it lies; a head
+    # that runs into the doc's text).
     if (
         tail is None
         or tail is UNTRACEABLE
-        or not prompt.startswith(head)
-        or len(head) + tail > len(prompt)
         or (check.has_choices and prompt[-1:].isdigit() and prompt[len(prompt) - tail :].isdigit())
     ):
+        return False
+    starts = [len(head) for head in check.fixed_heads if prompt.startswith(head)]
+    if not starts or max(starts) + tail > len(prompt):
         return False
     if len(contexts) > 1 and _other_context(contexts, prompt, check.mutual_info):
         return False
     shots = check.shots
     if shots is not None:
-        between = (
-            0
-            if check.claimed_chat and _joint(prompt, len(head), tail)
-            else len(prompt) - len(head) - tail
-        )
-        most = between if between and _holds_text(prompt, len(head), tail) else 0  # as add() has it
-        sample.examples = (prompt, len(head), len(prompt) - tail)
-        if (shots == 0 and between) or (
+        pairs = [(head, tail) for head in starts]
+        between = [
+            0 if check.claimed_chat and _joint(prompt, head, tail) else len(prompt) - head - tail
+            for head in starts
+        ]
+        least, most = min(between), _widest(check, prompt, pairs, between)
+        sample.examples = (prompt, min(starts), len(prompt) - tail)
+        if (shots == 0 and least) or (
             shots and (most == 0 or not check.with_examples)
         ):  # agreement needs no call
-            _shots(check, sample, between, most, bool(head))
+            _shots(check, sample, least, most, bool(max(starts)))
     return True
 
 
