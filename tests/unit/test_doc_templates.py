@@ -192,7 +192,7 @@ TEXT_DOC = {
 
 
 def jinja_texts(template: str, doc: dict) -> set[str]:
-    """What lm-eval's Jinja environment renders: 0.4.0-0.4.3 without keep_trailing_newline, 0.4.5 on with it."""
+    """What lm-eval's Jinja environment renders: 0.4.0-0.4.3 without keep_trailing_newline, 0.4.4 on with it."""
     return {
         jinja2.Environment(
             loader=jinja2.BaseLoader(), undefined=jinja2.StrictUndefined, keep_trailing_newline=keep

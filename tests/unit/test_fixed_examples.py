@@ -274,7 +274,7 @@ CASES = [
         {"listed": EXAMPLES, "chat": multiturn(EXAMPLES[:3])},
         [],
     ),
-    # a doc_to_text ending in a newline: kept from 0.4.5 on, dropped before, in every example alike
+    # a doc_to_text ending in a newline: kept from 0.4.4 on, dropped before, in every example alike
     (
         "a doc_to_text's last newline kept",
         {

@@ -131,7 +131,7 @@ CASES = [
         [],
     ),
     (
-        "the description as 0.4.0-0.4.3 render it (Jinja drops the last newline)",
+        "the description as 0.4.2-0.4.3 render it (Jinja drops the last newline)",
         {
             "config": {"description": "Answer with a number.\n\n"},
             "prompt": lambda i, text: "Answer with a number.\n" + text,
@@ -148,7 +148,7 @@ CASES = [
         [],
     ),
     (
-        "the description as 0.4.0-0.4.3 render it, then two examples, as declared",
+        "the description as 0.4.2-0.4.3 render it, then two examples, as declared",
         {
             "num_fewshot": 2,
             "config": {"description": "Answer with a number.\n\n"},
@@ -164,7 +164,7 @@ CASES = [
         },
         [("LB723", LOG, 1)],
     ),
-    # The blank line ending a description is no example, read as 0.4.0-0.4.3 render it (without that line)
+    # The blank line ending a description is no example, read as 0.4.2-0.4.3 render it (without that line)
     (
         "declared 2-shot after the description, prompts zero-shot",
         {

@@ -237,7 +237,8 @@ def run_config_conflict(ctx):
     so a prompt holding some under a count of 0 is reported at the first
     such sample of the log, and ten or more prompts holding none under a
     count above 0 at the first of them (one may: a sampler that draws the
-    eval doc itself drops it); so is a prompt whose examples end in fewer
+    eval doc itself drops it; whitespace alone, such as the blank line that
+    ends MMLU's description, is no example); so is a prompt whose examples end in fewer
     `fewshot_delimiter`s than the count less one (25 declared, 1 held), or
     that holds another number of the examples its `fewshot_config` lists.
     Under a chat template the examples are what comes before the doc's own

@@ -9,7 +9,7 @@ steps and an optional `.strip()` or `|trim` (MMLU's `{{question.strip()}}\\nA.
 
 - Jinja makes every newline of the template's own text `\\n`;
 - a template's last newline is dropped by lm-eval 0.4.0 to 0.4.3 and kept
-  from 0.4.5 on (keep_trailing_newline): both texts are given;
+  from 0.4.4 on (keep_trailing_newline): both texts are given;
 - a field the doc lacks, or a value Jinja prints some other way (a list, a
   boolean, None), is UNTRACEABLE.
 
@@ -202,7 +202,7 @@ def texts_of(template: TextTemplate, doc: dict, limit: int) -> tuple[str, ...] |
     the text would be longer than `limit` characters.
 
     Two texts when the template ends with a newline: Jinja drops it unless keep_trailing_newline, which lm-eval
-    sets from 0.4.5 on (0.4.0 to 0.4.3 render "...\\n\\n" as "...\\n")."""
+    sets from 0.4.4 on (0.4.0 to 0.4.3 render "...\\n\\n" as "...\\n")."""
     if template.field is not None and template.field in doc:
         value = doc[template.field]
         return (

@@ -16,7 +16,7 @@ config's examples than the file declares.
 Accepted as honest: the eval doc among the examples, dropped from the first
 n (0.4.1 to 0.4.12) or from the whole list (0.4.13, when the few-shot split
 is the test split, so one more is taken); a doc_to_text ending in a newline
-rendered with it (0.4.5 on) or without it, every example alike. The default
+rendered with it (0.4.4 on) or without it, every example alike. The default
 sampler draws num_fewshot distinct listed examples at random: a prompt
 holding them in any order is honest; a sampler lm-eval does not have is
 LB722 at the config. Not checked, with a note: an
@@ -341,7 +341,7 @@ def _plan(check: FixedExamples) -> str | None:
         return (
             "its doc_to_text or doc_to_target is of a shape whose examples lbnorm does not render"
         )
-    # A doc_to_text ending in a newline renders with it (0.4.5 on) or without it: every example alike
+    # A doc_to_text ending in a newline renders with it (0.4.4 on) or without it: every example alike
     check.renderings = (0, 1) if ends_in_newline(text) else (0,)
     delimiters = templates["target_delimiter"], templates["fewshot_delimiter"]
     if not all(isinstance(delimiter, str) for delimiter in delimiters):
