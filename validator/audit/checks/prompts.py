@@ -268,24 +268,30 @@ def _as_usual(check: Prompts, sample: Sample, contexts: list, prompt: str, doc: 
         or (check.has_choices and prompt[-1:].isdigit() and prompt[len(prompt) - tail :].isdigit())
     ):
         return False
-    starts = [len(head) for head in check.fixed_heads if prompt.startswith(head)]
-    if not starts or max(starts) + tail > len(prompt):
+    size, shortest, longest = len(prompt), -1, -1  # the heads the prompt starts with, by length
+    for head in check.fixed_heads:  # one, or two when the description ends with a newline
+        if prompt.startswith(head):
+            length = len(head)
+            if shortest < 0 or length < shortest:
+                shortest = length
+            if length > longest:
+                longest = length
+    if shortest < 0 or longest + tail > size:
         return False
     if len(contexts) > 1 and _other_context(contexts, prompt, check.mutual_info):
         return False
     shots = check.shots
     if shots is not None:
-        pairs = [(head, tail) for head in starts]
-        between = [
-            0 if check.claimed_chat and _joint(prompt, head, tail) else len(prompt) - head - tail
-            for head in starts
-        ]
-        least, most = min(between), _widest(check, prompt, pairs, between)
-        sample.examples = (prompt, min(starts), len(prompt) - tail)
+        # add()'s gaps, one per head: each is a suffix of the next wider one, so the least is after the
+        # longest head, and the widest that holds text (if any does) is after the shortest.
+        least = 0 if check.claimed_chat and _joint(prompt, longest, tail) else size - longest - tail
+        widest = size - shortest - tail
+        most = widest if shots and widest and _holds_text(prompt, shortest, tail) else 0
+        sample.examples = (prompt, shortest, size - tail)
         if (shots == 0 and least) or (
             shots and (most == 0 or not check.with_examples)
         ):  # agreement needs no call
-            _shots(check, sample, least, most, bool(max(starts)))
+            _shots(check, sample, least, most, bool(longest))
     return True
 
 
