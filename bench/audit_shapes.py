@@ -14,6 +14,8 @@ cheaper loop that hashes each line's bytes instead (survey_bench.py: line_floor)
   object, and templates that reach into it (`{{choices.text}}`, `{{choices.label.index(answerKey)}}`);
 - generative: DROP (passages of about 1.5 kB, three-shot) and GSM8K (two filters, five-shot, generations
   of about 400 characters);
+- multiple choice as MMLU is: 40 logs of 100 to 300 docs, four short choices lettered in the prompt under
+  a description that ends with a blank line;
 - long few-shot prompts: MMLU-Pro-like, a five-shot prompt of about 4 kB repeated in every request;
 - a few samples per log: 300 runs whose logs hold 5 samples each (per-log fixed costs dominate).
 
@@ -87,6 +89,41 @@ def many_choices_task(rng: random.Random, name: str, docs: int) -> hl.Task:
         doc = {"question": question, "choices": choices, "label": gold}
         sample = hl.choice_sample(doc_id, doc, f"{question}\nAnswer:", choices, gold, lls)
         task.samples.append(sample)
+    return task
+
+
+LETTERS = ["A", "B", "C", "D"]
+MMLU_TEXT = "{{question.strip()}}\nA. {{choices[0]}}\nB. {{choices[1]}}\nC. {{choices[2]}}\nD. {{choices[3]}}\nAnswer:"
+
+
+def mmlu_like_task(rng: random.Random, subject: str, docs: int) -> hl.Task:
+    """Multiple choice as lm-eval's MMLU subtasks log it: a description ending in a blank line, a question
+    and its four short choices lettered in the prompt, the letters scored."""
+    description = f"The following are multiple choice questions (with answers) about {subject}.\n\n"
+    config = {
+        "task": f"mmlu_{subject}",
+        "output_type": "multiple_choice",
+        "target_delimiter": " ",
+        "fewshot_delimiter": "\n\n",
+        "num_fewshot": 0,
+        "description": description,
+        "doc_to_text": MMLU_TEXT,
+        "doc_to_target": "answer",
+        "doc_to_choice": LETTERS,
+        "metric_list": ACC_AND_ACC_NORM,
+    }
+    task = hl.Task(f"mmlu_{subject}", config)
+    for doc_id in range(docs):
+        question = prose(rng, rng.randint(8, 40)) + "?"
+        choices = [prose(rng, rng.randint(1, 8)) for _ in LETTERS]
+        gold = rng.randrange(len(LETTERS))
+        doc = {"question": question, "subject": subject, "choices": choices, "answer": gold}
+        lettered = "".join(
+            f"\n{letter}. {text}" for letter, text in zip(LETTERS, choices, strict=True)
+        )
+        prompt = f"{description}{question}{lettered}\nAnswer:"
+        lls = [-rng.uniform(0.1, 10.0) for _ in LETTERS]
+        task.samples.append(hl.choice_sample(doc_id, doc, prompt, LETTERS, gold, lls))
     return task
 
 
@@ -202,6 +239,11 @@ def write_shapes(out: Path, seed: int, scale: float) -> dict[str, Path]:
     for run in range(max(1, round(300 * min(scale, 1.0)))):
         few = many_choices_task(rng, "few_samples", 5)
         hl.write_run(shapes["a few samples per log"] / f"org__model-{run:03d}", [few])
+    # Last, so that the shapes before it are written from the same draws as without it
+    subjects = [
+        mmlu_like_task(rng, f"subject_{k:02d}", n(rng.randint(100, 300))) for k in range(40)
+    ]
+    hl.write_run(shapes["multiple choice, MMLU-like: 40 logs"] / "org__model", subjects)
     return shapes
 
 
@@ -210,6 +252,7 @@ SHAPES = (
     "multiple choice, ARC-like",
     "generative: DROP",
     "generative: GSM8K",
+    "multiple choice, MMLU-like: 40 logs",
     "long few-shot prompts",
     "a few samples per log",
 )
