@@ -176,7 +176,7 @@ def test_a_worker_that_imports_only_the_survey_knows_every_rule_its_rows_name():
             rule
             for path in survey.glob("*.py")
             for rule in re.findall(
-                r'make_finding\(\s*"(LB\d{3})"', path.read_text(encoding="utf-8")
+                r'(?:make_finding|survey_error)\(\s*"(LB\d{3})"', path.read_text(encoding="utf-8")
             )
         }
     )

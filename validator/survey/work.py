@@ -17,7 +17,7 @@ from ..audit.reported_tasks import known_tasks, reported_tasks
 from ..audit.spec import ProfileExpectations
 from ..audit.work_budget import start_run
 from ..core import version
-from ..findings import ERROR, make_finding
+from ..findings import ERROR, Finding, make_finding
 from ..findings.selection import RuleSelection
 from ..io.documents import Document, DocumentError, parse_document
 from ..io.limits import DEFAULT_LIMITS, Limits
@@ -191,7 +191,7 @@ def _stand_in_row(unit: Unit) -> dict:
     if (
         ref.fingerprint == NOT_WALKED
     ):  # LB111 warns in check; here a run may hide behind it: an error
-        finding = make_finding("LB111", unit.run.run, ref.problem)._replace(severity=ERROR)
+        finding = survey_error("LB111", unit.run.run, ref.problem)
         return finding_row(unit.run.run, unit.run.model or "", "", "", "unlisted folder", [finding])
     if ref.name.endswith(
         "/"
@@ -291,12 +291,12 @@ def _run_rows(unit: Unit, document: Document, model: str, settings: Settings) ->
         len(unlogged) > MAX_UNLOGGED_ROWS
     ):  # a results file naming millions of tasks must not cost gigabytes
         more = len(unlogged) - MAX_UNLOGGED_ROWS
-        finding = make_finding(
+        finding = survey_error(
             "LB707",
             run.results.name,
             f"{more:,} more tasks have no sample log (not "
             f"listed: a row each stops at {MAX_UNLOGGED_ROWS:,})",
-        )._replace(severity=ERROR)
+        )
         rows.append(finding_row(run.run, model, "", "", "no log", [finding]))
     return rows + groups + unlisted
 
@@ -304,14 +304,19 @@ def _run_rows(unit: Unit, document: Document, model: str, settings: Settings) ->
 MAX_UNLOGGED_ROWS = 10_000  # a leaderboard's run has hundreds of tasks at most (MMLU: 57)
 
 
+def survey_error(rule_id: str, file: str, message: str) -> Finding:
+    """A finding of a rule that warns in check and audit, as an error: a survey exists to audit every number,
+    so a task without a log (LB707) or a folder not walked (LB111) must not pass (rules.py)."""
+    return make_finding(rule_id, file, message)._replace(severity=ERROR)
+
+
 def _no_log_row(run, model: str, task: str, settings: Settings) -> dict:
-    # An error here, a warning in check and audit: a survey exists to audit every number (rules.py, LB707).
-    finding = make_finding(
+    finding = survey_error(
         "LB707",
         run.results.name,
         f"{task} has no sample log, so its numbers are "
         f"not audited; add samples_{task}_<date>.jsonl",
-    )._replace(severity=ERROR)
+    )
     return _with_published(
         finding_row(run.run, model, task, "", "no log", [finding]), run, task, settings
     )
