@@ -37,8 +37,9 @@ def mc_task(rng: random.Random, docs: int, seed: int):
     task.config.update(
         doc_to_text="Question: {{question}}\nAnswer:", num_fewshot=5
     )  # as the prompts below
-    # the five examples every request of every doc repeats, each ending in fewshot_delimiter (LB723 counts them)
-    shots = "\n\n".join(prose(rng, 140) for _ in range(5))
+    # the five examples every request of every doc repeats, each written as doc_to_text writes it, then its
+    # target after the target delimiter, then fewshot_delimiter (LB723 counts them)
+    shots = "\n\n".join(f"Question: {prose(rng, 136)}\nAnswer: {'ABCD'[n % 4]}" for n in range(5))
     for sample in task.samples:
         question = prose(rng, 60)
         sample["doc"]["question"] = question

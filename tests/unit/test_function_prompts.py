@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from support import harness_logs as hl
 
 from validator.audit.auditor import audit_files
-from validator.audit.checks.chat_prompts import _closing_words
 from validator.harness.doc_templates import UNTRACEABLE, Template, choices_of
+from validator.harness.fewshot import closing_words
 from validator.harness.text_templates import FUNCTION_TEMPLATES, TextTemplate, ending_of, texts_of
 
 MMLU_PRO_LOG = f"samples_leaderboard_mmlu_pro_{hl.DATE}.jsonl"
@@ -283,7 +283,7 @@ def test_a_list_of_strings_is_what_both_take():
 )
 def test_the_closing_words_a_chat_prompts_examples_write(doc_to_text, closing):
     """What chat_prompts.py looks for before the doc's text under a chat template: doc_to_text's own last words."""
-    assert _closing_words(TextTemplate.of(doc_to_text)) == closing
+    assert closing_words(TextTemplate.of(doc_to_text)) == closing
 
 
 def request_removed(doc_id: int, sample: dict) -> None:

@@ -280,6 +280,97 @@ def test_the_usual_prompt_is_settled_in_place_as_the_general_path_settles_it(
     assert findings_and_notes() == shortcut
 
 
+MMLU_LOG = f"samples_toy_mmlu_{hl.DATE}.jsonl"
+MMLU_HEAD = "The following are multiple choice questions (with answers).\n\n"
+
+
+def mmlu_examples(count: int, delimiter: str = "\n\n") -> str:
+    """`count` examples as lm-eval writes them with doc_to_text "{{q}}\\nAnswer:" and a target delimiter " "."""
+    return "".join(f"Example {n}?\nAnswer: {n % 4}{delimiter}" for n in range(count))
+
+
+def mmlu_run(tmp_path: Path, *, before: str, config: dict) -> Path:
+    """An MMLU-like run (doc_to_text "{{q}}\\nAnswer:", four choices at most) whose every prompt is `before`
+    and the doc's own text, hashes redone; `config` is what the results file says of the task."""
+    task = hl.choice_task("toy_mmlu", 12)
+    task.config.update({"description": MMLU_HEAD, "fewshot_delimiter": "\n\n", **config})
+    for sample in task.samples:
+        for request in sample["arguments"].values():
+            request["arg_0"] = before + request["arg_0"]
+        hl.with_hashes(sample)
+    return hl.write_run(tmp_path, [task])["results"]
+
+
+# Every example holds doc_to_text's own text ("Answer:"), whatever the config says of the description and the
+# delimiter: (case, mmlu_run's arguments, the findings)
+MARK_CASES = [
+    (
+        "5-shot after the description, as declared",
+        {"before": MMLU_HEAD + mmlu_examples(5), "config": {"num_fewshot": 5}},
+        [],
+    ),
+    (
+        "zero-shot, as declared",
+        {"before": MMLU_HEAD, "config": {"num_fewshot": 0}},
+        [],
+    ),
+    (
+        "an example whose question holds the mark too (more is never too few)",
+        {
+            "before": MMLU_HEAD + "Answer: why?\nAnswer: 1\n\n" + mmlu_examples(1),
+            "config": {"num_fewshot": 2},
+        },
+        [],
+    ),
+    (
+        "zero-shot declared 5-shot, the description blanked and the delimiter a space in the config",
+        {
+            "before": MMLU_HEAD,
+            "config": {"num_fewshot": 5, "description": "", "fewshot_delimiter": " "},
+        },
+        [("LB723", MMLU_LOG, 1)],
+    ),
+    (
+        "zero-shot declared 2-shot, the description blanked in the config",
+        {"before": MMLU_HEAD, "config": {"num_fewshot": 2, "description": ""}},
+        [("LB723", MMLU_LOG, 1)],
+    ),
+    (
+        "2-shot declared 5-shot, the delimiter a space in the config",
+        {
+            "before": MMLU_HEAD + mmlu_examples(2),
+            "config": {"num_fewshot": 5, "fewshot_delimiter": " "},
+        },
+        [("LB723", MMLU_LOG, 1)],
+    ),
+    (
+        "zero-shot declared 5-shot, the description blanked, a fewshot_config of another doc_to_text",
+        {
+            "before": MMLU_HEAD,
+            "config": {
+                "num_fewshot": 5,
+                "description": "",
+                "fewshot_config": {"doc_to_text": "{{q}}"},
+            },
+        },
+        [("LB723", MMLU_LOG, 1)],  # no mark then; the delimiters tell
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "case, arguments, expected", MARK_CASES, ids=[case[0] for case in MARK_CASES]
+)
+def test_a_prompt_holds_no_more_examples_than_doc_to_texts_own_text(
+    tmp_path, monkeypatch, case, arguments, expected
+):
+    """With the shortcut (_as_usual) and without it: the same findings."""
+    results = mmlu_run(tmp_path, **arguments)
+    assert audited(tmp_path, results) == (expected, [])
+    monkeypatch.setattr(prompts, "_as_usual", lambda *arguments: False)
+    assert audited(tmp_path, results) == (expected, [])
+
+
 # (case, drop_run's arguments, the note): prompts lbnorm does not rebuild, said on the task, never a finding
 NOT_REBUILT = [
     (

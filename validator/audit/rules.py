@@ -238,13 +238,15 @@ def run_config_conflict(ctx):
     such sample of the log, and ten or more prompts holding none under a
     count above 0 at the first of them (one may: a sampler that draws the
     eval doc itself drops it; whitespace alone, such as the blank line that
-    ends MMLU's description, is no example); so is a prompt whose examples end in fewer
-    `fewshot_delimiter`s than the count less one (25 declared, 1 held), or
-    that holds another number of the examples its `fewshot_config` lists.
-    Under a chat template the examples are what comes before the doc's own
-    text with the closing words of `doc_to_text` ("Answer:"), the system
-    instruction and description taken out; only 0 against more than 0 is
-    told, not 5 against 3.
+    ends MMLU's description, is no example, and neither is text without the
+    closing words of `doc_to_text`, such as MMLU's "Answer:", which every
+    example holds); so is a prompt whose examples end in fewer
+    `fewshot_delimiter`s, or hold those closing words fewer times, than the
+    count less one (25 declared, 1 held), or that holds another number of
+    the examples its `fewshot_config` lists. Under a chat template the
+    examples are what comes before the doc's own text with those closing
+    words, the system instruction and description taken out; only 0
+    against more than 0 is told, not 5 against 3.
     """
 
 

@@ -9,10 +9,11 @@ newline, as 0.4.0 to 0.4.3 render it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .doc_templates import UNTRACEABLE, Template, choices_of, target_of
-from .text_templates import TOO_LONG, texts_of
+from .text_templates import TOO_LONG, TextTemplate, prompt_template, texts_of
 
 MAX_EXAMPLE = (
     1 << 20
@@ -70,3 +71,41 @@ class ExampleRenderer:
                 else None
             )
         return target if type(target) is str and target != "" else None
+
+
+def closing_words(template: TextTemplate | None) -> str | None:
+    """The text doc_to_text ends with, when it has words of its own there ("Answer:", "\\nA:"), right-trimmed as
+    a chat template may trim a message and 0.4.0-0.4.3 drop a last newline; None when it ends with a field or
+    mere whitespace, or is a field's name (the doc's field is then the whole text)."""
+    if template is None or template.field is not None:
+        return None
+    last = template.parts[-1] if template.parts else None
+    if type(last) is not str or len(last.strip()) < 2:
+        return None
+    return last.rstrip()
+
+
+def examples_written_alike(examples: object, task: object) -> bool:
+    """Whether fewshot_config's doc_to_text (`examples`) writes the examples as the task's writes its docs: none of
+    its own, the same, or (0.4.13 fills fewshot_config from the task, functions as their repr) the same function's
+    repr."""
+    if examples is None or examples == task:
+        return True
+    name = re.match(r"def (\w+)\(", task.lstrip()) if isinstance(task, str) else None
+    return (
+        name is not None
+        and isinstance(examples, str)
+        and re.fullmatch(rf"<function {name[1]} at 0x[0-9a-f]+>", examples) is not None
+    )
+
+
+def example_mark(config: dict) -> str | None:
+    """Text every few-shot example of the task holds: the closing words of its doc_to_text (MMLU's "\\nAnswer:"),
+    when its examples are written with that doc_to_text; None otherwise. lm-eval writes each example as its
+    doc_to_text, the target and the few-shot delimiter, so a stretch of prompt without these words holds no
+    example, whatever the config says its description or its delimiter is."""
+    fewshot = config.get("fewshot_config")
+    own = fewshot.get("doc_to_text") if isinstance(fewshot, dict) else None
+    if not examples_written_alike(own, config.get("doc_to_text")):
+        return None
+    return closing_words(prompt_template(config.get("doc_to_text")))

@@ -23,10 +23,10 @@ closing words themselves.
 
 from __future__ import annotations
 
-import re
 from typing import cast
 
 from ...harness.doc_templates import UNTRACEABLE
+from ...harness.fewshot import closing_words, examples_written_alike
 from ...harness.samples import request_contexts
 from ...harness.text_templates import TOO_LONG, TextTemplate, prompt_template, texts_of
 from .base import AuditCheck, Sample, audit_check, shown
@@ -43,13 +43,13 @@ class ChatPrompts(AuditCheck):
         self.text = prompt_template(config.get("doc_to_text"))
         self.has_choices = config.get("doc_to_choice") is not None
         self.shots = self.spec.declared_shots
-        self.closing = _closing_words(self.text)
+        self.closing = closing_words(self.text)
         self.description = TextTemplate.of(config.get("description") or "")
         instruction = self.spec.system_instruction
         self.instruction = instruction if isinstance(instruction, str) else ""
         fewshot = config.get("fewshot_config")
         own = fewshot.get("doc_to_text") if isinstance(fewshot, dict) else None
-        self.examples_alike = _same_text(
+        self.examples_alike = examples_written_alike(
             own, config.get("doc_to_text")
         )  # examples end as the doc's text does
         self.shots_told = False
@@ -145,29 +145,3 @@ class ChatPrompts(AuditCheck):
             f"{message} (under a chat template); n-shot and the "
             "config were edited after the run, or the prompts were",
         )
-
-
-def _closing_words(template: TextTemplate | None) -> str | None:
-    """The text doc_to_text ends with, when it has words of its own there ("Answer:", "\\nA:"), right-trimmed as
-    a chat template may trim a message; None when it ends with a field or mere whitespace."""
-    if (
-        template is None or template.field is not None
-    ):  # a field's name: the doc's field is the whole text
-        return None
-    last = template.parts[-1] if template.parts else None
-    if type(last) is not str or len(last.strip()) < 2:
-        return None
-    return last.rstrip()
-
-
-def _same_text(examples: object, task: object) -> bool:
-    """Whether fewshot_config's doc_to_text writes the examples as the task's writes its docs: none of its own,
-    the same, or (0.4.13 fills fewshot_config from the task, functions as their repr) the same function's repr."""
-    if examples is None or examples == task:
-        return True
-    name = re.match(r"def (\w+)\(", task.lstrip()) if isinstance(task, str) else None
-    return (
-        name is not None
-        and isinstance(examples, str)
-        and re.fullmatch(rf"<function {name[1]} at 0x[0-9a-f]+>", examples) is not None
-    )

@@ -35,6 +35,7 @@ import re
 from typing import Any
 
 from ...harness.doc_templates import UNTRACEABLE
+from ...harness.fewshot import example_mark
 from ...harness.samples import request_contexts
 from ...harness.text_templates import (
     TOO_LONG,
@@ -86,6 +87,9 @@ class Prompts(AuditCheck):
         self.why_not = _why_not(self, config, instruction)
         self.shots_told = False
         self.zero_shot: list = []  # (count, first record) of prompts without examples under a count above 0
+        self.mark = example_mark(
+            config
+        )  # what every example holds (MMLU's "Answer:"), None if nothing known
         self.with_examples = False
         # A description without blocks (every leaderboard's) is the same for every doc: its heads, once.
         fixed = (
@@ -214,16 +218,27 @@ def _why_not(check: Prompts, config: dict, instruction) -> str | None:
 
 
 def _widest(check: Prompts, prompt: str, pairs: list[tuple[int, int]], between: list[int]) -> int:
-    """The most room an example may have taken: the widest gap between a head and the doc's text that holds
-    text. A gap of whitespace alone (the blank line that ends a description, the description read as rendered
-    without it) is no example, and cannot make a zero-shot prompt look few-shot. Only a few-shot count reads
-    it (_shots)."""
+    """The most room an example may have taken: the widest gap between a head and the doc's text that may hold
+    one (_holds_example). Only a few-shot count reads it (_shots)."""
     if not check.shots:
         return 0
     holding = [
-        gap for gap, pair in zip(between, pairs, strict=True) if gap and _holds_text(prompt, *pair)
+        gap
+        for gap, pair in zip(between, pairs, strict=True)
+        if gap and _holds_example(check, prompt, *pair)
     ]
     return max(holding, default=0)
+
+
+def _holds_example(check: Prompts, prompt: str, head: int, tail: int) -> bool:
+    """Whether the gap between the head and the doc's text may hold an example: it holds the text every example
+    holds (example_mark), or, where that is not known, anything but whitespace. A gap of whitespace alone (the
+    blank line that ends a description, read as rendered without it), or of text without the mark (a zero-shot
+    run's description, with the config's blanked), is no example, and cannot make a zero-shot prompt look
+    few-shot."""
+    if check.mark is not None:
+        return prompt.find(check.mark, head, len(prompt) - tail) >= 0
+    return _holds_text(prompt, head, tail)
 
 
 def _holds_text(prompt: str, head: int, tail: int) -> bool:
@@ -286,7 +301,7 @@ def _as_usual(check: Prompts, sample: Sample, contexts: list, prompt: str, doc: 
         # longest head, and the widest that holds text (if any does) is after the shortest.
         least = 0 if check.claimed_chat and _joint(prompt, longest, tail) else size - longest - tail
         widest = size - shortest - tail
-        most = widest if shots and widest and _holds_text(prompt, shortest, tail) else 0
+        most = widest if shots and widest and _holds_example(check, prompt, shortest, tail) else 0
         sample.examples = (prompt, shortest, size - tail)
         if (shots == 0 and least) or (
             shots and (most == 0 or not check.with_examples)

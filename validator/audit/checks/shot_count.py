@@ -3,8 +3,9 @@
 lm-eval builds a few-shot prompt as the description, then each example
 followed by the config's `fewshot_delimiter` ("\\n\\n" by default), then the
 doc's own text (api/samplers.py get_context). So a prompt holds at least as
-many delimiters between its head and its doc's text as it has examples; an
-example's own text may hold more, never fewer. A run declared 25-shot whose
+many delimiters between its head and its doc's text as it has examples, and
+as many of the text every example's doc_to_text holds (MMLU's "Answer:",
+fewshot.py example_mark); an example's own text may hold more, never fewer. A run declared 25-shot whose
 prompts were cut to one example (hashes redone) agrees with everything but
 this count. The prompts check tells zero from
 some (and a single prompt without examples is honest there); this one tells
@@ -15,6 +16,7 @@ own (fewshot_as_multiturn), so nothing is counted there. Rule LB723.
 
 from __future__ import annotations
 
+from ...harness.fewshot import example_mark
 from .base import AuditCheck, Sample, audit_check
 
 _DEFAULT_FEWSHOT_DELIMITER = "\n\n"  # lm-eval's TaskConfig default
@@ -30,11 +32,12 @@ class ShotCount(AuditCheck):
         delimiter = config.get("fewshot_delimiter", _DEFAULT_FEWSHOT_DELIMITER)
         self.delimiter = delimiter if isinstance(delimiter, str) and delimiter else None
         self.expected = _expected(self.spec.declared_shots, config.get("fewshot_config"))
+        self.mark = example_mark(config)
         self.told = False
         # The examples of the sample before and their count: a task with a fixed set of examples (GSM8K's and
         # MMLU-Pro's first_n sampler) puts the same ones in every prompt, and comparing them costs less than
         # counting them again. The empty text holds no delimiter, so it starts the log.
-        self.last_examples, self.last_held = "", 0
+        self.last_examples, self.last_held = "", (0, False)
 
     def sees_samples(self) -> bool:
         return (
@@ -48,25 +51,39 @@ class ShotCount(AuditCheck):
             return
         prompt, start, end = sample.examples
         if end - start == len(self.last_examples) and prompt.startswith(self.last_examples, start):
-            held = self.last_held
+            held, by_mark = self.last_held
         else:
-            held = prompt.count(self.delimiter, start, end)
-            self.last_examples, self.last_held = prompt[start:end], held
+            held, by_mark = self._held(prompt, start, end)
+            self.last_examples, self.last_held = prompt[start:end], (held, by_mark)
         if (
             0 < held < self.expected - 1
         ):  # none at all is the prompts check's (LB723 when no prompt holds any)
             self.told = True
+            what = (
+                f"{self.mark!r} {_times(held)} (every example's doc_to_text holds it)"
+                if by_mark
+                else f"{held} few-shot delimiter{'s' if held != 1 else ''} ({self.delimiter!r})"
+            )
             self.log.at_record(
                 "LB723",
                 sample.record,
                 ("arguments",),
                 (
                     f"configs.{self.spec.name}.num_fewshot is {self.spec.declared_shots}, but the prompt of doc_id "
-                    f"{sample.doc_id} holds {held} few-shot delimiter{'s' if held != 1 else ''} "
-                    f"({self.delimiter!r}) before the doc's own text, so at most {held} examples; n-shot and the "
-                    "config were edited after the run, or the prompts were"
+                    f"{sample.doc_id} holds {what} before the doc's own text, so at most {held} "
+                    f"example{'s' if held != 1 else ''}; n-shot and the config were edited after the run, or the "
+                    "prompts were"
                 ),
             )
+
+    def _held(self, prompt: str, start: int, end: int) -> tuple[int, bool]:
+        """The most examples the region can hold, and whether the text each example's doc_to_text holds bounds it
+        (else the delimiters that end them do): whichever is fewer."""
+        delimiters = prompt.count(self.delimiter, start, end)
+        if self.mark is None:
+            return delimiters, False
+        marks = prompt.count(self.mark, start, end)
+        return (marks, True) if marks < delimiters else (delimiters, False)
 
 
 def _expected(shots: int | None, fewshot_config: object) -> int:
@@ -76,3 +93,7 @@ def _expected(shots: int | None, fewshot_config: object) -> int:
         return 0
     samples = fewshot_config.get("samples") if isinstance(fewshot_config, dict) else None
     return min(shots, len(samples)) if isinstance(samples, list) else shots
+
+
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
