@@ -9,7 +9,6 @@ findings, a batch's memory stays that of a few lines, and a log that stops
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
@@ -28,7 +27,7 @@ def audited(root: Path, results: Path, batch: int, monkeypatch):
     monkeypatch.setattr(batches, "BATCH_CONTAINERS", 1 << 30)  # batches of `batch` records exactly
     result = audit_files(root, results.relative_to(root), None)
     return [(f.rule, Path(f.file).name, f.line, f.json_path, f.message) for f in result.findings], [
-        dataclasses.asdict(task) for task in result.tasks
+        {"task": task.task, **task.as_dict()} for task in result.tasks
     ]
 
 

@@ -203,6 +203,38 @@ def test_an_audit_loads_neither_the_check_nor_pyyaml():
     assert "validator.audit.checks.doc_agreement" in profiled and "yaml" not in profiled
 
 
+DATACLASSES_BUILT = """
+import dataclasses, runpy, sys
+built, make = [], dataclasses.dataclass
+
+def recorded(cls=None, /, **options):
+    def wrap(cls):
+        built.append(cls.__module__ + "." + cls.__qualname__)
+        return make(cls, **options)
+    return wrap if cls is None else wrap(cls)
+
+dataclasses.dataclass = recorded
+sys.argv = ["validator", *sys.argv[1:]]
+try:
+    runpy.run_module("validator", run_name="__main__", alter_sys=True)
+except SystemExit:
+    pass
+sys.stdout = sys.__stdout__
+print(" ".join(built))
+"""
+
+
+def test_an_audit_builds_no_dataclass(tmp_path):
+    """Python compiles a dataclass's methods as its module is imported, about 0.4 ms each (3.11), where an
+    audit of a few samples takes 70 ms: the records an audit builds are named tuples or plain classes
+    (docs/architecture.md, Habits). The profile model (for tasks a built-in profile names) and the DROP
+    replay are imported by the audits that need them."""
+    hl.write_run(tmp_path / "run", [hl.choice_task("quiz", docs=3)])
+    for run in ("examples/lm-eval-output/example-org__tiny-model", str(tmp_path / "run")):
+        proc = run_python(DATACLASSES_BUILT, "audit", "-q", run)
+        assert proc.stdout.splitlines()[-1:] == [""], proc.stdout + proc.stderr
+
+
 def test_an_audit_loads_the_profile_model_only_for_a_task_a_built_in_profile_names(tmp_path):
     """The profile model (core/profile.py) is built from a built-in profile that names an audited task; a run
     of tasks no profile names does not import it."""

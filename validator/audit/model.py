@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..findings import Findings
 
 
-@dataclass
 class MetricAudit:
     """One reported metric of a task, beside its aggregate from the logged and the recomputed per-sample values."""
 
-    key: str  # "acc_norm,none"
-    reported: Any  # as in the results file
-    from_samples: float | None = None  # the aggregate of the logged per-sample values
-    recomputed: float | None = (
-        None  # the aggregate of values recomputed from the samples' own fields
-    )
-    samples: int = 0
-    note: str | None = None
+    def __init__(self, key: str, reported: Any) -> None:
+        self.key = key  # "acc_norm,none"
+        self.reported = reported  # as in the results file
+        self.from_samples: float | None = None  # the aggregate of the logged per-sample values
+        self.recomputed: float | None = (
+            None  # the aggregate of the values recomputed from the samples' fields
+        )
+        self.samples = 0
+        self.note: str | None = None
 
 
 class FlaggedSample(NamedTuple):
@@ -47,36 +46,34 @@ class FlaggedSample(NamedTuple):
         return entry
 
 
-@dataclass
 class DropAudit:
     """The submission-level DROP report: counts, rates and rescorings of the deep dive."""
 
-    n: int = 0
-    n_expected: int | None = None
-    em_reported: Any = None
-    f1_reported: Any = None
-    em_recomputed_sum: float = 0.0
-    f1_recomputed_sum: float = 0.0
-    n_mismatch: int = 0
-    glued: int = 0
-    glued_lost_gold: int = 0
-    decimal_cut: int = 0
-    possibly_cut: int = 0
-    long_answer: int = 0
-    long_answer_loss_sum: float = 0.0
-    decimal_golds: int = 0
-    sums: dict[str, float] = field(
-        default_factory=lambda: dict.fromkeys(
+    def __init__(
+        self,
+        n_expected: int | None = None,
+        em_reported: Any = None,
+        f1_reported: Any = None,
+        until_config: list[str] | None = None,
+        doc_to_text: Any = None,
+        num_fewshot: Any = None,
+        version: Any = None,
+    ) -> None:
+        self.n = 0
+        self.n_expected, self.em_reported, self.f1_reported = n_expected, em_reported, f1_reported
+        self.em_recomputed_sum = self.f1_recomputed_sum = 0.0
+        self.n_mismatch = self.glued = self.glued_lost_gold = self.decimal_cut = (
+            self.possibly_cut
+        ) = 0
+        self.long_answer, self.long_answer_loss_sum, self.decimal_golds = 0, 0.0, 0
+        self.sums: dict[str, float] = dict.fromkeys(
             ("em_nl", "f1_nl", "em_nl_lstrip", "f1_nl_lstrip", "f1_ws"), 0.0
         )
-    )
-    until_config: list[str] | None = None
-    until_samples: list[list[str]] = field(default_factory=list)
-    doc_to_text: Any = None
-    num_fewshot: Any = None
-    version: Any = None
-    first: dict[str, tuple[int, int]] = field(default_factory=dict)  # flag -> (doc_id, line)
-    flagged: list[FlaggedSample] = field(default_factory=list)
+        self.until_config = until_config
+        self.until_samples: list[list[str]] = []
+        self.doc_to_text, self.num_fewshot, self.version = doc_to_text, num_fewshot, version
+        self.first: dict[str, tuple[int, int]] = {}  # flag -> (doc_id, line)
+        self.flagged: list[FlaggedSample] = []
 
     def rate(self, count: int) -> float | None:
         return count / self.n if self.n else None
@@ -121,21 +118,19 @@ class DropAudit:
         }
 
 
-@dataclass
 class TaskAudit:
     """What the audit of one task's log found: its samples, hashes, metrics and notes."""
 
-    task: str
-    log: str
-    samples: int = 0
-    filters: dict[str, int] = field(default_factory=dict)  # filter -> samples
-    expected: int | None = None  # n-samples.effective
-    hashes_checked: int = 0
-    hash_mismatches: int = 0
-    task_hash: str = "not checked"
-    metrics: list[MetricAudit] = field(default_factory=list)
-    drop: DropAudit | None = None
-    notes: list[str] = field(default_factory=list)
+    def __init__(self, task: str, log: str, expected: int | None = None) -> None:
+        self.task, self.log = task, log
+        self.samples = 0
+        self.filters: dict[str, int] = {}  # filter -> samples
+        self.expected = expected  # n-samples.effective
+        self.hashes_checked = self.hash_mismatches = 0
+        self.task_hash = "not checked"
+        self.metrics: list[MetricAudit] = []
+        self.drop: DropAudit | None = None
+        self.notes: list[str] = []
 
     def as_dict(self) -> dict:
         """The task's entry in the JSON reports of `audit` and `check` (non-finite numbers become null)."""
@@ -172,9 +167,10 @@ def _finite(value: Any) -> Any:
     return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
-@dataclass
 class AuditResult(Findings):
     """The audit of one results file: its findings and each audited task."""
 
-    results_file: str = ""
-    tasks: list[TaskAudit] = field(default_factory=list)
+    def __init__(self, results_file: str = "") -> None:
+        super().__init__()
+        self.results_file = results_file
+        self.tasks: list[TaskAudit] = []

@@ -4,24 +4,21 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from math import ceil, isfinite
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..core.results import harness_version, sample_counts_evidence
 from .metric_keys import EntryKeys, aggregation_of, entry_keys
 
 
-@dataclass(frozen=True)
-class ProfileExpectations:
+class ProfileExpectations(NamedTuple):
     """What a maintainer's profile says of tasks, for their logs to prove: each task's num_choices (LB715) and
-    the size of its split (LB718). Without a profile there is nothing to prove."""
+    the size of its split (LB718). Without a profile there is nothing to prove. (Read only: the empty defaults
+    are shared.)"""
 
-    choice_counts: Mapping[str, int] = field(default_factory=dict)
-    split_sizes: Mapping[str, int] = field(default_factory=dict)
-    doc_agreements: Mapping[str, tuple] = field(
-        default_factory=dict
-    )  # the fields of a doc that agree (LB726)
+    choice_counts: Mapping[str, int] = {}
+    split_sizes: Mapping[str, int] = {}
+    doc_agreements: Mapping[str, tuple] = {}  # the fields of a doc that agree (LB726)
 
     @classmethod
     def of_profile(cls, profile: Any) -> ProfileExpectations:
@@ -33,7 +30,6 @@ class ProfileExpectations:
 NO_EXPECTATIONS = ProfileExpectations()  # no profile: nothing for the logs to prove
 
 
-@dataclass
 class TaskSpec:
     """A leaf task as the results file describes it (lm-eval 0.4.x keys, docs/reference/results-formats.md)."""
 
@@ -43,31 +39,52 @@ class TaskSpec:
     n_effective: int | None
     n_original: int | None
     task_hash: str | None
-    limit: Any = None  # the run's config.limit, as written (absent and null alike: no limit)
+    limit: Any  # the run's config.limit, as written (absent and null alike: no limit)
     # The n-samples values written for this task that are no count of documents (key, value); lm-eval writes len().
-    malformed_counts: tuple[tuple[str, Any], ...] = ()
+    malformed_counts: tuple[tuple[str, Any], ...]
     # With a fractional limit only (see scored_under_limit): the file's n-samples, and whether the file says
     # lm-eval 0.4.5 or later wrote it (lm_eval_version, written from 0.4.9 on).
-    n_samples_table: dict | None = None
-    per_task_fractions: bool = False
+    n_samples_table: dict | None
+    per_task_fractions: bool
     # What the file writes of this task's run besides its config (MISSING when it writes nothing): n-shot.<task>
     # and versions.<task>, which lm-eval writes from the config in the same run.
-    n_shot: Any = None
-    listed_version: Any = None
-    backend: Any = None  # config.model: the lm-eval model class the run names (hf, vllm, an API's)
+    n_shot: Any
+    listed_version: Any
+    backend: Any  # config.model: the lm-eval model class the run names (hf, vllm, an API's)
     # How the run built its prompts besides the task's config (lm-eval >= 0.4.3 writes both; None: not used)
-    system_instruction: Any = None
-    chat_template: Any = None
+    system_instruction: Any
+    chat_template: Any
     # Worked out as the spec is made (asked by a dozen checks as each log starts, ends, and for every record):
-    keys: EntryKeys = field(init=False, repr=False, compare=False)  # what the entry's key names say
-    filters: list[str] = field(init=False, repr=False, compare=False)  # see filters_of
-    _aggregations: dict[str, str] = field(
-        init=False, repr=False, compare=False, default_factory=dict
-    )
+    keys: EntryKeys  # what the entry's key names say
+    filters: list[str]  # see filters_of
 
-    def __post_init__(self) -> None:
-        self.keys = entry_keys(self.entry)
-        self.filters = filters_of(self.config, self.keys)
+    def __init__(
+        self,
+        name: str,
+        entry: dict,
+        config: dict,
+        n_effective: int | None,
+        n_original: int | None,
+        task_hash: str | None,
+        limit: Any = None,
+        malformed_counts: tuple[tuple[str, Any], ...] = (),
+        n_samples_table: dict | None = None,
+        per_task_fractions: bool = False,
+        n_shot: Any = None,
+        listed_version: Any = None,
+        backend: Any = None,
+        system_instruction: Any = None,
+        chat_template: Any = None,
+    ) -> None:
+        self.name, self.entry, self.config = name, entry, config
+        self.n_effective, self.n_original, self.task_hash = n_effective, n_original, task_hash
+        self.limit, self.malformed_counts = limit, malformed_counts
+        self.n_samples_table, self.per_task_fractions = n_samples_table, per_task_fractions
+        self.n_shot, self.listed_version, self.backend = n_shot, listed_version, backend
+        self.system_instruction, self.chat_template = system_instruction, chat_template
+        self.keys = entry_keys(entry)
+        self.filters = filters_of(config, self.keys)
+        self._aggregations: dict[str, str] = {}
 
     @classmethod
     def from_results(cls, data: dict, task: str) -> TaskSpec:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.profile import Profile
-from ..findings import Findings
+from ..findings import Finding, Findings
 from ..findings.selection import RuleSelection
 from ..io.limits import DEFAULT_LIMITS, Limits
 
@@ -51,10 +51,15 @@ class FileReport:
     results: str | None = None
 
 
-@dataclass
 class CheckResult(Findings):
-    files: list[FileReport] = field(default_factory=list)
-    suppressed: int = 0  # findings that only followed from a root cause (see root_causes.py)
+    """A check's findings and the report of each file it checked."""
+
+    def __init__(
+        self, findings: list[Finding] | None = None, files: list[FileReport] | None = None
+    ) -> None:
+        super().__init__(findings)
+        self.files: list[FileReport] = [] if files is None else files
+        self.suppressed = 0  # findings that only followed from a root cause (see root_causes.py)
 
     def files_checked(self) -> int:
         """Files checked, one definition for every report and output: each submission (with the results

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..io.discovery import named_literally, only_logs_message
@@ -11,21 +10,17 @@ from ..io.paths import expand
 from ..io.workspace import Workspace, boundary_of, outside_message, typed_path
 
 
-@dataclass
 class Expanded:
     """The command line's paths expanded into files, with what the expansion refused or passed over."""
 
-    paths: list[Path] = field(
-        default_factory=list
-    )  # relative to the current directory (or absolute)
-    literal: set[Path] = field(default_factory=set)  # the files named as such (not found by a walk)
-    problems: list[tuple[str, str]] = field(default_factory=list)  # (argument, message)
-    skipped: list[Path] = field(
-        default_factory=list
-    )  # hidden entries and symlinked folders a walk did not enter
-    too_many: bool = False
-    logs: list[Path] = field(default_factory=list)  # samples_*.jsonl a folder's walk passed
-    boundary: dict[Path, Path] = field(default_factory=dict)  # each path's boundary
+    def __init__(self) -> None:
+        self.paths: list[Path] = []  # relative to the current directory (or absolute)
+        self.literal: set[Path] = set()  # the files named as such (not found by a walk)
+        self.problems: list[tuple[str, str]] = []  # (argument, message)
+        self.skipped: list[Path] = []  # hidden entries and symlinked folders a walk did not enter
+        self.too_many = False
+        self.logs: list[Path] = []  # samples_*.jsonl a folder's walk passed
+        self.boundary: dict[Path, Path] = {}  # each path's boundary
 
 
 def scoped_arguments(

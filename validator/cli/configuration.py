@@ -107,11 +107,9 @@ def effective(
         raise click.UsageError(f"--config {config_file}: no such file")
     base = read_config(path) if path else Settings()
     if base.profile and options.profile_file:
-        base = Settings(
-            **{**base.__dict__, "profile": None}
-        )  # the command line's choice replaces the file's
+        base = base._replace(profile=None)  # the command line's choice replaces the file's
     if base.profile_file and options.profile:
-        base = Settings(**{**base.__dict__, "profile_file": None})
+        base = base._replace(profile_file=None)
     return Effective(base.overlay(options), choose_workspace(root, cwd), path)
 
 

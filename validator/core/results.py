@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 STDERR_MARKER = "_stderr"
@@ -126,7 +125,6 @@ class SampleCount(NamedTuple):
     )
 
 
-@dataclass
 class TaskEntry:
     """One task or group entry of a results file.
 
@@ -135,14 +133,21 @@ class TaskEntry:
     Formats without filters (lm-eval 0.3, lighteval) use the filter "none".
     """
 
-    key: str
-    name: str
-    metrics: dict[tuple[str, str], Any]
-    num_fewshot: Any = None
-    num_fewshot_path: tuple = ()  # where num_fewshot was read, in the results object
-    raw_keys: dict[tuple[str, str], str] = field(
-        default_factory=dict
-    )  # (metric, filter) -> key as written
+    def __init__(
+        self,
+        key: str,
+        name: str,
+        metrics: dict[tuple[str, str], Any],
+        num_fewshot: Any = None,
+        num_fewshot_path: tuple = (),
+        raw_keys: dict[tuple[str, str], str] | None = None,
+    ) -> None:
+        self.key, self.name, self.metrics = key, name, metrics
+        self.num_fewshot = num_fewshot
+        self.num_fewshot_path = (
+            num_fewshot_path  # where num_fewshot was read, in the results object
+        )
+        self.raw_keys = {} if raw_keys is None else raw_keys  # (metric, filter) -> key as written
 
     def metric_path(self, metric: str, flt: str) -> tuple:
         """JSON path of a metric inside the results object (the entry itself if absent)."""
@@ -153,22 +158,29 @@ class TaskEntry:
         return [f"{m},{f}" for (m, f) in self.metrics if not is_stderr(m)]
 
 
-@dataclass
 class HarnessResults:
     """A results file in the format-neutral model: each task's entry and sample count, whatever harness wrote it."""
 
-    format: str
-    model: str | None
-    entries: dict[str, TaskEntry]
-    n_samples: dict[str, SampleCount] = field(default_factory=dict)
-    versions: dict[str, Any] = field(default_factory=dict)
-    config_versions: dict[str, Any] = field(
-        default_factory=dict
-    )  # lm-eval 0.4: configs.<task>.metadata.version
-    limit: Any = None
-    limit_path: tuple = ()
-    # Where the file shows it is lm-eval 0.4.3 or later, which writes n-samples for every task; None: older.
-    sample_counts_evidence: tuple | None = None
+    def __init__(
+        self,
+        format: str,
+        model: str | None,
+        entries: dict[str, TaskEntry],
+        n_samples: dict[str, SampleCount] | None = None,
+        versions: dict[str, Any] | None = None,
+        config_versions: dict[str, Any] | None = None,
+        limit: Any = None,
+        limit_path: tuple = (),
+        sample_counts_evidence: tuple | None = None,
+    ) -> None:
+        self.format, self.model, self.entries = format, model, entries
+        self.n_samples = {} if n_samples is None else n_samples
+        self.versions = {} if versions is None else versions
+        # lm-eval 0.4: configs.<task>.metadata.version
+        self.config_versions = {} if config_versions is None else config_versions
+        self.limit, self.limit_path = limit, limit_path
+        # Where the file shows it is lm-eval 0.4.3 or later, which writes n-samples for every task; None: older.
+        self.sample_counts_evidence = sample_counts_evidence
 
     def find(self, names: tuple[str, ...]) -> TaskEntry | None:
         for name in names:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import ConfigError
 
@@ -31,9 +30,9 @@ SECONDS_KEYS = {"unit-timeout"}
 RULE_LIST_KEYS = ("select", "extend-select", "ignore", "extend-ignore", "warn", "error")
 
 
-@dataclass(frozen=True)
-class Settings:
-    """None (or empty) means "not set here": the next layer down decides."""
+class Settings(NamedTuple):
+    """None (or empty) means "not set here": the next layer down decides. (Read only: the empty defaults are
+    shared.)"""
 
     tolerance: float | None = None
     profile: str | None = None
@@ -46,22 +45,22 @@ class Settings:
     extend_ignore: tuple[str, ...] = ()
     warn: tuple[str, ...] = ()
     error: tuple[str, ...] = ()
-    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    limits: dict[str, Any] = field(default_factory=dict)  # Limits field name -> int or size text
+    per_file_ignores: Mapping[str, tuple[str, ...]] = {}
+    limits: Mapping[str, Any] = {}  # Limits field name -> int or size text
     source: str | None = None  # the file these came from, for messages and `lbnorm config`
 
     def overlay(self, top: Settings) -> Settings:
         """These settings with `top`'s set values on top (extend-* lists add up, as in ruff)."""
         changes: dict[str, Any] = {}
-        for item in fields(self):
-            value = getattr(top, item.name)
-            if item.name in ("extend_select", "extend_ignore", "warn", "error"):
-                changes[item.name] = getattr(self, item.name) + value
-            elif item.name in ("per_file_ignores", "limits"):
-                changes[item.name] = {**getattr(self, item.name), **value}
+        for name in self._fields:
+            value = getattr(top, name)
+            if name in ("extend_select", "extend_ignore", "warn", "error"):
+                changes[name] = getattr(self, name) + value
+            elif name in ("per_file_ignores", "limits"):
+                changes[name] = {**getattr(self, name), **value}
             elif value is not None:
-                changes[item.name] = value
-        return replace(self, **changes)
+                changes[name] = value
+        return self._replace(**changes)
 
     def ignored(self) -> tuple[str, ...]:
         return (self.ignore or ()) + self.extend_ignore

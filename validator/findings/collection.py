@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .model import ERROR, Finding
 from .registry import make_finding
 
@@ -12,13 +10,13 @@ from .registry import make_finding
 MAX_FINDINGS_PER_RULE = 50
 
 
-@dataclass
 class Findings:
     """Findings of a run, at most MAX_FINDINGS_PER_RULE per (file, rule); the rest are counted."""
 
-    findings: list[Finding] = field(default_factory=list)
-    overflow: dict[tuple[str, str], int] = field(default_factory=dict)  # (file, rule) -> not kept
-    shown: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
+    def __init__(self, findings: list[Finding] | None = None) -> None:
+        self.findings: list[Finding] = [] if findings is None else findings
+        self.overflow: dict[tuple[str, str], int] = {}  # (file, rule) -> not kept
+        self.shown: dict[tuple[str, str], int] = {}
 
     def has_room(self, file: str, rule_id: str) -> bool:
         """Count one more finding of `rule_id` in `file`; False once past the cap (it is only counted)."""

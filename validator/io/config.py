@@ -40,9 +40,7 @@ def read_config(path: Path) -> Settings:
     table = _lbnorm_table(path, _parse(path))
     settings = settings_from_mapping(table, str(path))
     if settings.profile_file:  # written relative to the configuration file, as ruff's paths are
-        settings = Settings(
-            **{**settings.__dict__, "profile_file": str(path.parent / settings.profile_file)}
-        )
+        settings = settings._replace(profile_file=str(path.parent / settings.profile_file))
     return settings
 
 

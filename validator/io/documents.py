@@ -13,7 +13,6 @@ import math
 import re
 import sys
 from bisect import bisect_right
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,17 +38,22 @@ class DocumentError(Exception):
         self.rule, self.message, self.line, self.column = rule, message, line, column
 
 
-@dataclass
 class Document:
     """A parsed file and its text, which maps a JSON path to the line and column a finding names."""
 
-    display_path: str
-    text: str
-    data: Any
-    kind: str  # "json" or "yaml"
-    _positions: dict[JsonPath, int] | None = field(default=None, repr=False)
-    _line_starts: list[int] | None = field(default=None, repr=False)
-    _yaml_marks: dict[JsonPath, tuple[int, int]] | None = field(default=None, repr=False)
+    def __init__(
+        self,
+        display_path: str,
+        text: str,
+        data: Any,
+        kind: str,
+        _yaml_marks: dict[JsonPath, tuple[int, int]] | None = None,
+    ) -> None:
+        self.display_path, self.text, self.data = display_path, text, data
+        self.kind = kind  # "json" or "yaml"
+        self._positions: dict[JsonPath, int] | None = None
+        self._line_starts: list[int] | None = None
+        self._yaml_marks = _yaml_marks
 
     def position(self, path: JsonPath) -> tuple[int | None, int | None]:
         """Line and column (1-based) of the value at `path`, or of its nearest ancestor."""

@@ -13,7 +13,6 @@ import errno
 import fnmatch
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -139,20 +138,16 @@ def below(root: Path, path: Path) -> Path:
     return Path(inside) if inside is not None else Path(os.fspath(path))
 
 
-@dataclass
 class Expansion:
     """What the patterns matched: the files to check and everything the run must say it did not check."""
 
-    paths: list[Path] = field(default_factory=list)  # relative to the root, sorted per pattern
-    unmatched: list[str] = field(default_factory=list)
-    skipped: list[Path] = field(
-        default_factory=list
-    )  # hidden entries and symlinked folders not walked
-    too_many: bool = False  # more than max_files checkable files matched
-    logs: list[Path] = field(
-        default_factory=list
-    )  # samples_*.jsonl a folder's walk passed (not checkable)
-    only_logs: list[str] = field(default_factory=list)  # patterns that matched sample logs alone
+    def __init__(self) -> None:
+        self.paths: list[Path] = []  # relative to the root, sorted per pattern
+        self.unmatched: list[str] = []
+        self.skipped: list[Path] = []  # hidden entries and symlinked folders not walked
+        self.too_many = False  # more than max_files checkable files matched
+        self.logs: list[Path] = []  # samples_*.jsonl a folder's walk passed (not checkable)
+        self.only_logs: list[str] = []  # patterns that matched sample logs alone
 
 
 # Walking costs time for every entry, checkable or not: past this many entries

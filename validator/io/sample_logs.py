@@ -15,7 +15,6 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -39,23 +38,35 @@ LEGACY_RESULTS = "results.json"
 _CHUNK = 1 << 20
 
 
-@dataclass(
-    slots=True
-)  # not frozen: a frozen dataclass costs 2 us to build, and a log has millions of records
 class SampleRecord:
     """One record of a sample log: where it starts, its text while it is audited, and its parsed value."""
+
+    # A plain class (docs/architecture.md, Habits): a log has millions of records, and not frozen, since a frozen
+    # record costs 2 us to build.
+    __slots__ = ("index", "line", "text", "data", "column", "in_array", "containers")
 
     index: int  # 0-based position in the file
     line: int  # 1-based line where the record starts
     text: str  # its JSON text, kept only while the record is audited (for positions)
     data: Any
-    column: int = 1  # where the record starts on its line
-    in_array: bool = (
-        False  # an element of a legacy JSON-array log (its JSON path starts with [index])
-    )
+    column: int  # where the record starts on its line
+    in_array: bool  # an element of a legacy JSON-array log (its JSON path starts with [index])
     # The '[' and '{' of its text (strings' too), counted as its line was read: about how many objects and arrays
     # it parsed into, which a batch of samples is sized by (sample_batches.py); 0 where the reader did not count
-    containers: int = 0
+    containers: int
+
+    def __init__(
+        self,
+        index: int,
+        line: int,
+        text: str,
+        data: Any,
+        column: int = 1,
+        in_array: bool = False,
+        containers: int = 0,
+    ) -> None:
+        self.index, self.line, self.text, self.data = index, line, text, data
+        self.column, self.in_array, self.containers = column, in_array, containers
 
 
 class FoundLog(NamedTuple):

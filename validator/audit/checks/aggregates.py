@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from math import isfinite, sqrt
 from typing import Any, cast
 
@@ -46,19 +45,20 @@ RATES = frozenset(
 )
 
 
-@dataclass(slots=True)  # slots: five attributes updated per sample and metric
 class RunningMean:
     """sum(values) / len(values) in log order, lists flattened; the first sample that differed. Sums of the
     values less the first one (`shift`), and of their squares, give lm-eval's mean_stderr (the sample standard
     deviation over sqrt(n)) without the cancellation of plain sums: 100,000 values near 10,000 lose every digit
     of their spread to sum(x * x) - sum(x) ** 2 / n."""
 
-    total: float = 0
-    count: int = 0
-    shift: float = 0
-    shifted: float = 0
-    squares: float = 0
-    first_difference: tuple[Any, Any, Any] | None = None  # (doc_id, logged, recomputed)
+    __slots__ = ("total", "count", "shift", "shifted", "squares", "first_difference")  # per sample
+
+    def __init__(self, shift: float = 0) -> None:
+        self.total: float = 0
+        self.shifted: float = 0
+        self.squares: float = 0
+        self.count, self.shift = 0, shift
+        self.first_difference: tuple[Any, Any, Any] | None = None  # (doc_id, logged, recomputed)
 
     def add(self, value: float | list[float]) -> None:
         for item in value if isinstance(value, list) else (value,):

@@ -7,7 +7,6 @@ metric puts it in `sample.recomputed` for the checks after it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ...harness.samples import choice_continuations, generation_until
@@ -52,38 +51,52 @@ def audit_check(order: int):
     return register
 
 
-@dataclass(slots=True)
 class Sample:
     """One well-formed record of a log: a JSON object with a non-negative doc_id."""
+
+    __slots__ = (
+        "record",
+        "data",
+        "doc_id",
+        "filter",
+        "recomputed",
+        "recomputed_by",
+        "doc_hash_ok",
+        "doc_plain",
+        "target_traced",
+        "traced_target",
+        "examples",
+        "_continuations",
+        "_until",
+    )
 
     record: SampleRecord
     data: dict
     doc_id: int
     filter: str
-    recomputed: dict[str, float] = field(
-        default_factory=dict
-    )  # metric -> value, from the sample's own fields
-    recomputed_by: str = (
-        ""  # how, for messages: "its log-likelihoods give", "the DROP scorer gives"
+    recomputed: dict[str, float]  # metric -> value, from the sample's own fields
+    recomputed_by: str  # how, for messages: "its log-likelihoods give", "the DROP scorer gives"
+    doc_hash_ok: bool  # the logged doc_hash is the doc's own (the hashes check, which runs first)
+    doc_plain: bool  # the doc holds only what orjson writes as json.dumps does (the hashes check)
+    target_traced: (
+        bool  # its target was held to what the config's doc_to_target gives (doc_templates)
     )
-    doc_hash_ok: bool = (
-        False  # the logged doc_hash is the doc's own (the hashes check, which runs first)
+    traced_target: (
+        Any  # that value, typed as lm-eval's doc_to_target gives it (an index, or a choice's text)
     )
-    # the doc holds only what orjson writes as json.dumps does (the hashes check: orjson_writes_it)
-    doc_plain: bool = False
-    target_traced: bool = (
-        False  # its target was held to what the config's doc_to_target gives (doc_templates)
-    )
-    traced_target: Any = (
-        None  # that value, typed as lm-eval's doc_to_target gives it (an index, or a choice's text)
-    )
-    examples: tuple | None = (
-        None  # (prompt, start, end): where its few-shot examples lie, rebuilt (prompts)
-    )
-    _continuations: list | None = field(default=None, init=False, repr=False)
-    _until: Any = field(
-        default=False, init=False, repr=False
-    )  # False: not read yet (None is an answer)
+    examples: (
+        tuple | None
+    )  # (prompt, start, end): where its few-shot examples lie, rebuilt (prompts)
+    _continuations: list | None
+    _until: Any  # False: not read yet (None is an answer)
+
+    def __init__(self, record: SampleRecord, data: dict, doc_id: int, filter: str) -> None:
+        self.record, self.data, self.doc_id, self.filter = record, data, doc_id, filter
+        self.recomputed = {}
+        self.recomputed_by = ""
+        self.doc_hash_ok = self.doc_plain = self.target_traced = False
+        self.traced_target = self.examples = self._continuations = None
+        self._until = False
 
     def continuations(self) -> list:
         """choice_continuations of the sample's arguments, read once: the templates and the scoring both ask."""
