@@ -18,6 +18,7 @@ from validator.harness.text_templates import (
     ending_of,
     ends_in_newline,
     texts_of,
+    undefined_block,
 )
 
 ARC = {
@@ -246,6 +247,30 @@ def test_a_field_name_is_the_docs_value_not_a_template():
 )
 def test_values_lbnorm_does_not_print_are_untraceable(template, doc):
     assert texts_of(TextTemplate.of(template), doc, 10**6) is UNTRACEABLE
+
+
+@pytest.mark.parametrize(
+    "template, undefined",
+    [
+        ("{{missing}} text", "{{ missing }}"),
+        ("{{choices[9]}}", "{{ choices[9] }}"),  # past the end
+        ("{{nested.missing}}", "{{ nested.missing }}"),
+        ("{{nested.word.nope}}", "{{ nested.word.nope }}"),  # a name no str has
+        ("{{score[0]}}", "{{ score[0] }}"),  # a number has no items
+        ("{{question}} {{nested.things[5]}}", "{{ nested.things[5] }}"),
+        ("{{nested.keys}}", None),  # a dict's method: printed, not undefined
+        ("{{nested.word.upper}}", None),  # a str's method
+        ("{{choices}}", None),  # a list: printed as its repr
+        ("{{range}}", None),  # Jinja's own
+    ],
+)
+def test_a_block_the_doc_lacks_is_one_strict_jinja_fails_on(template, undefined):
+    """undefined_block names a block only where lm-eval's StrictUndefined Jinja fails on the doc: a config
+    whose doc_to_text names it cannot have made the run (the prompts check's LB722)."""
+    assert undefined_block(TextTemplate.of(template), TEXT_DOC) == undefined
+    if undefined is not None:
+        with pytest.raises(jinja2.UndefinedError):
+            jinja_texts(template, TEXT_DOC)
 
 
 @pytest.mark.parametrize(

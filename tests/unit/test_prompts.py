@@ -103,14 +103,15 @@ CASES = [
         {"shots": SHOTS, "num_fewshot": 3},
         [],
     ),
+    # lm-eval fails on a count above what fewshot_config lists (first_n asserts, a random draw raises)
     (
-        "declared 4-shot, a fewshot_config listing two examples",
+        "declared 4-shot, prompts of the two examples a fewshot_config lists",
         {
             "shots": SHOTS,
             "num_fewshot": 4,
             "config": {"fewshot_config": {"sampler": "first_n", "samples": [{"q": 1}, {"q": 2}]}},
         },
-        [],
+        [("LB723", LOG, 1)],
     ),
     (
         "an example's text holding the delimiter (more is never too few)",
@@ -289,16 +290,17 @@ def mmlu_examples(count: int, delimiter: str = "\n\n") -> str:
     return "".join(f"Example {n}?\nAnswer: {n % 4}{delimiter}" for n in range(count))
 
 
-def mmlu_run(tmp_path: Path, *, before: str, config: dict) -> Path:
-    """An MMLU-like run (doc_to_text "{{q}}\\nAnswer:", four choices at most) whose every prompt is `before`
-    and the doc's own text, hashes redone; `config` is what the results file says of the task."""
+def mmlu_run(tmp_path: Path, *, before: str, config: dict, results: dict | None = None) -> Path:
+    """An MMLU-like run (doc_to_text "{{q}}\\nAnswer:", two to five choices) whose every prompt is `before`
+    and the doc's own text, hashes redone; `config` is what the results file says of the task, `results` what
+    else it says."""
     task = hl.choice_task("toy_mmlu", 12)
     task.config.update({"description": MMLU_HEAD, "fewshot_delimiter": "\n\n", **config})
     for sample in task.samples:
         for request in sample["arguments"].values():
             request["arg_0"] = before + request["arg_0"]
         hl.with_hashes(sample)
-    return hl.write_run(tmp_path, [task])["results"]
+    return hl.write_run(tmp_path, [task], {**hl.results_for([task]), **(results or {})})["results"]
 
 
 # Every example holds doc_to_text's own text ("Answer:"), whatever the config says of the description and the
@@ -344,6 +346,69 @@ MARK_CASES = [
         [("LB723", MMLU_LOG, 1)],
     ),
     (
+        "zero-shot declared 5-shot, a fewshot_config whose doc_to_text ends with the same words",
+        {
+            "before": MMLU_HEAD,
+            "config": {
+                "num_fewshot": 5,
+                "description": "",
+                "fewshot_delimiter": " ",
+                "fewshot_config": {"doc_to_text": "{{ q }}\nAnswer:"},
+            },
+        },
+        [("LB723", MMLU_LOG, 1)],
+    ),
+    # A chat template claimed in the results file, prompts of the plain build: the closing words are counted
+    (
+        "2-shot declared 5-shot, a chat template claimed",
+        {
+            "before": MMLU_HEAD + mmlu_examples(2),
+            "config": {"num_fewshot": 5},
+            "results": {"chat_template": "{{ messages }}"},
+        },
+        [("LB723", MMLU_LOG, 1)],
+    ),
+    (
+        "zero-shot declared 5-shot, a chat template claimed, the description blanked (told once)",
+        {
+            "before": MMLU_HEAD,
+            "config": {"num_fewshot": 5, "description": ""},
+            "results": {"chat_template": "{{ messages }}"},
+        },
+        [("LB723", MMLU_LOG, 1)],
+    ),
+    (
+        "5-shot, a chat template claimed, as declared",
+        {
+            "before": MMLU_HEAD + mmlu_examples(5),
+            "config": {"num_fewshot": 5},
+            "results": {"chat_template": "{{ messages }}"},
+        },
+        [],
+    ),
+    # lm-eval renders templates with StrictUndefined: a block the docs lack fails the run
+    (
+        "zero-shot declared 5-shot, a doc_to_text naming what the docs lack",
+        {
+            "before": MMLU_HEAD,
+            "config": {
+                "num_fewshot": 5,
+                "description": "",
+                "fewshot_delimiter": " ",
+                "doc_to_text": "{{q}}\nAnswer:{{missing}}",
+            },
+        },
+        [("LB722", MMLU_LOG, 1)],
+    ),
+    (
+        "zero-shot declared 5-shot, a description naming what the docs lack",
+        {
+            "before": MMLU_HEAD,
+            "config": {"num_fewshot": 5, "description": "{{q.subject}}", "fewshot_delimiter": " "},
+        },
+        [("LB722", MMLU_LOG, 1)],
+    ),
+    (
         "zero-shot declared 5-shot, the description blanked, a fewshot_config of another doc_to_text",
         {
             "before": MMLU_HEAD,
@@ -364,11 +429,12 @@ MARK_CASES = [
 def test_a_prompt_holds_no_more_examples_than_doc_to_texts_own_text(
     tmp_path, monkeypatch, case, arguments, expected
 ):
-    """With the shortcut (_as_usual) and without it: the same findings."""
+    """With the shortcut (_as_usual) and without it: the same findings and notes."""
     results = mmlu_run(tmp_path, **arguments)
-    assert audited(tmp_path, results) == (expected, [])
+    found, notes = audited(tmp_path, results)
+    assert found == expected
     monkeypatch.setattr(prompts, "_as_usual", lambda *arguments: False)
-    assert audited(tmp_path, results) == (expected, [])
+    assert audited(tmp_path, results) == (found, notes)
 
 
 # (case, drop_run's arguments, the note): prompts lbnorm does not rebuild, said on the task, never a finding
@@ -398,6 +464,11 @@ NOT_REBUILT = [
         "an empty doc_to_text, chat",
         {"config": {"doc_to_text": ""}, "results": {"chat_template": "{{ messages }}"}},
         "template shape",
+    ),
+    (
+        "a value Jinja prints otherwise (an object)",
+        {"config": {"doc_to_text": "{{passage}} {{question}}{{answer}}"}},
+        "a value their doc_to_text or description prints",
     ),
     (
         "a few-shot count that is no number",

@@ -215,7 +215,9 @@ def doc_template_mismatch(ctx):
     tasks use are evaluated (a field name, `{{ a.b }}`, `{{ a.b|int }}`,
     `{{ a.b.index(c) }}`, `{{ a.split(s)[i].strip() }}`, text around
     `{{ a[0].strip() }}` or `{{ a|trim }}` blocks, a literal); others, chat
-    templates and chat APIs' messages are noted. A config edited together
+    templates and chat APIs' messages are noted. A template naming what a
+    doc lacks is reported too: lm-eval's templates fail on an undefined
+    name, so no run was made with that config. A config edited together
     with the docs is another task, which only a profile can name.
     """
 
@@ -246,7 +248,8 @@ def run_config_conflict(ctx):
     the examples its `fewshot_config` lists. Under a chat template the
     examples are what comes before the doc's own text with those closing
     words, the system instruction and description taken out; only 0
-    against more than 0 is told, not 5 against 3.
+    against more than 0 is told there, unless a prompt shows no markup at
+    all: it is then held to the plain rules, its closing words counted.
     """
 
 

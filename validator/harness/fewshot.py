@@ -101,11 +101,13 @@ def examples_written_alike(examples: object, task: object) -> bool:
 
 def example_mark(config: dict) -> str | None:
     """Text every few-shot example of the task holds: the closing words of its doc_to_text (MMLU's "\\nAnswer:"),
-    when its examples are written with that doc_to_text; None otherwise. lm-eval writes each example as its
-    doc_to_text, the target and the few-shot delimiter, so a stretch of prompt without these words holds no
-    example, whatever the config says its description or its delimiter is."""
+    or None where there are none or they are not known. lm-eval writes each example as its doc_to_text, the target
+    and the few-shot delimiter, so a stretch of prompt without these words holds no example, whatever the config
+    says its description or its delimiter is. A fewshot_config with a doc_to_text of its own, which a version
+    writes the examples with and another does not, keeps the words only when both templates end with them."""
+    task = closing_words(prompt_template(config.get("doc_to_text")))
     fewshot = config.get("fewshot_config")
     own = fewshot.get("doc_to_text") if isinstance(fewshot, dict) else None
-    if not examples_written_alike(own, config.get("doc_to_text")):
-        return None
-    return closing_words(prompt_template(config.get("doc_to_text")))
+    if examples_written_alike(own, config.get("doc_to_text")):
+        return task
+    return task if task is not None and closing_words(prompt_template(own)) == task else None

@@ -295,6 +295,45 @@ def _walk(doc: dict, path: tuple) -> Any:
     return value
 
 
+# Names Jinja's default environment defines, which print something however the doc is written
+JINJA_GLOBALS = frozenset({"range", "dict", "lipsum", "cycler", "joiner", "namespace"})
+
+
+def undefined_block(template: TextTemplate, doc: dict) -> str | None:
+    """The first block of the template that names what the doc lacks, as written, or None. lm-eval renders its
+    templates with StrictUndefined, so such a template fails on the doc: a run cannot have been made with it. Only
+    what Jinja surely finds undefined counts (a missing key, an index past the end, a name no value of that type
+    has); a method or attribute Jinja would print instead is left to texts_of's UNTRACEABLE."""
+    if template.field is not None and template.field in doc:
+        return None
+    for part in template.parts:
+        if type(part) is tuple and _undefined(doc, part[0]):
+            return "{{ " + _written(part[0]) + " }}"
+    return None
+
+
+def _undefined(doc: dict, path: tuple) -> bool:
+    """Whether Jinja finds nothing at the path: a variable render(**doc) lacks (but Jinja's own), then at each
+    step getattr first, then getitem (a.b and a[0] alike)."""
+    if path[0] not in doc:
+        return path[0] not in JINJA_GLOBALS
+    value: Any = doc[path[0]]
+    for step in path[1:]:
+        if type(step) is int:
+            if type(value) not in (list, str) or step >= len(value):
+                return True  # getitem fails: no sequence, or past its end
+        elif type(value) is not dict or step not in value or step in DICT_METHODS:
+            return not hasattr(
+                value, step
+            )  # a name the value has is printed (a method); any other fails
+        value = value[step]
+    return False
+
+
+def _written(path: tuple) -> str:
+    return path[0] + "".join(f"[{step}]" if type(step) is int else f".{step}" for step in path[1:])
+
+
 def _newlines(text: str) -> str:
     """Jinja's lexer turns every newline of a template's own text into newline_sequence ("\\n")."""
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text

@@ -17,8 +17,10 @@ Under a count of 0 they must not be there once the system instruction and
 the description are taken out (LB723 at the first prompt that has them);
 under a count above 0, ten prompts without them are a zero-shot run (LB723),
 unless the config's fewshot_config writes its examples with a doc_to_text
-of its own. A count of 5 written as 3 is not told: examples can hold the
-closing words themselves.
+of its own that ends otherwise (harness/fewshot.py example_mark). A count
+of 5 written as 3 is told only of a prompt that shows no chat markup (the
+prompts check holds it to the plain build, and shot_count.py counts its
+closing words): examples can hold the closing words themselves.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from __future__ import annotations
 from typing import cast
 
 from ...harness.doc_templates import UNTRACEABLE
-from ...harness.fewshot import closing_words, examples_written_alike
+from ...harness.fewshot import closing_words, example_mark
 from ...harness.samples import request_contexts
 from ...harness.text_templates import TOO_LONG, TextTemplate, prompt_template, texts_of
 from .base import AuditCheck, Sample, audit_check, shown
@@ -47,11 +49,7 @@ class ChatPrompts(AuditCheck):
         self.description = TextTemplate.of(config.get("description") or "")
         instruction = self.spec.system_instruction
         self.instruction = instruction if isinstance(instruction, str) else ""
-        fewshot = config.get("fewshot_config")
-        own = fewshot.get("doc_to_text") if isinstance(fewshot, dict) else None
-        self.examples_alike = examples_written_alike(
-            own, config.get("doc_to_text")
-        )  # examples end as the doc's text does
+        self.mark = example_mark(config)  # the closing words, where every example holds them
         self.shots_told = False
         self.without_examples: list = []  # [count, first record] of prompts without examples under a count above 0
         self.with_examples = False
@@ -62,6 +60,8 @@ class ChatPrompts(AuditCheck):
         return self.text is not None
 
     def add(self, sample: Sample) -> None:
+        if sample.examples is not None:
+            return  # the prompts check held it to the plain build, whose markup it shows none of
         data = sample.data
         contexts = request_contexts(data.get("arguments"))
         doc, prompt = data.get("doc"), contexts[0] if contexts else None
@@ -119,7 +119,7 @@ class ChatPrompts(AuditCheck):
             )
         elif self.shots > 0 and examples:
             self.with_examples = True
-        elif self.shots > 0 and self.examples_alike:
+        elif self.shots > 0 and self.mark is not None:
             count, first = self.without_examples or (0, sample.record)
             self.without_examples = [count + 1, first]
 

@@ -44,6 +44,7 @@ from ...harness.text_templates import (
     ends_in_newline,
     prompt_template,
     texts_of,
+    undefined_block,
 )
 from .base import AuditCheck, Sample, audit_check, shown
 
@@ -91,6 +92,10 @@ class Prompts(AuditCheck):
             config
         )  # what every example holds (MMLU's "Answer:"), None if nothing known
         self.with_examples = False
+        self.untraceable, self.undefined_told = (
+            0,
+            False,
+        )  # samples _untraceable saw; LB722 said once
         # A description without blocks (every leaderboard's) is the same for every doc: its heads, once.
         fixed = (
             self.why_not is None
@@ -125,12 +130,14 @@ class Prompts(AuditCheck):
         if self.one_way and _as_usual(self, sample, contexts, prompt, doc):
             return
         questions = texts_of(self.text, doc, len(prompt))
-        if questions is UNTRACEABLE or (
-            questions is not TOO_LONG and questions[0].isdigit() and self.has_choices
-        ):
-            return  # a value Jinja prints otherwise, or winogrande's choice number: not rebuilt
+        if questions is UNTRACEABLE:
+            _untraceable(self, sample, self.text, "doc_to_text")
+            return
+        if questions is not TOO_LONG and questions[0].isdigit() and self.has_choices:
+            return  # winogrande's choice number: not rebuilt
         heads = self.fixed_heads if self.fixed_heads is not None else _heads(self, doc, len(prompt))
         if heads is UNTRACEABLE:
+            _untraceable(self, sample, self.description, "description")
             return
         starts = [len(head) for head in heads if prompt.startswith(head)]
         tails = (
@@ -183,6 +190,11 @@ class Prompts(AuditCheck):
             )
 
     def finish(self) -> None:
+        if self.untraceable:
+            self.summary.notes.append(
+                f"prompts not rebuilt from the docs for {self.untraceable:,} samples: a value their doc_to_text "
+                "or description prints is not one lbnorm writes as Jinja does"
+            )
         if self.zero_shot and not self.with_examples and self.zero_shot[0] >= ZERO_SHOT_EVIDENCE:
             _shots_conflict(
                 self,
@@ -199,6 +211,22 @@ class Prompts(AuditCheck):
             ("arguments",),
             f"{self.spec.name} doc_id {sample.doc_id}: "
             f"{message}; the prompt or the doc was edited after the run, or the config was",
+        )
+
+
+def _untraceable(check: Prompts, sample: Sample, template: TextTemplate, name: str) -> None:
+    """A template lbnorm cannot render for this doc: LB722 (once) where it names what the doc lacks, since
+    lm-eval's StrictUndefined fails on that and no run was made with it; else a value Jinja prints otherwise,
+    counted for the task's note."""
+    block = undefined_block(template, sample.data["doc"])
+    if block is None:
+        check.untraceable += 1
+    elif not check.undefined_told:
+        check.undefined_told = True
+        check._find(
+            sample,
+            f"the config's {name} {shown(template.text, 60)} names {block}, which its doc lacks, so "
+            "lm-eval could not have built this prompt (its templates fail on an undefined name)",
         )
 
 

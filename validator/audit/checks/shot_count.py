@@ -4,14 +4,15 @@ lm-eval builds a few-shot prompt as the description, then each example
 followed by the config's `fewshot_delimiter` ("\\n\\n" by default), then the
 doc's own text (api/samplers.py get_context). So a prompt holds at least as
 many delimiters between its head and its doc's text as it has examples, and
-as many of the text every example's doc_to_text holds (MMLU's "Answer:",
-fewshot.py example_mark); an example's own text may hold more, never fewer. A run declared 25-shot whose
-prompts were cut to one example (hashes redone) agrees with everything but
-this count. The prompts check tells zero from
+as many times the closing words of doc_to_text (MMLU's "\\nAnswer:",
+harness/fewshot.py example_mark); an example's own text may hold more, never
+fewer. A run declared 25-shot whose prompts were cut to one example (hashes
+redone) agrees with everything but this count. The prompts check tells zero from
 some (and a single prompt without examples is honest there); this one tells
 too few among prompts that hold some. One fewer is honest: a sampler that
 draws the eval doc drops it. Under a chat template the examples may be messages of their
-own (fewshot_as_multiturn), so nothing is counted there. Rule LB723.
+own (fewshot_as_multiturn), joined by the template's markup rather than the delimiter: only
+the closing words are counted there. Rule LB723.
 """
 
 from __future__ import annotations
@@ -31,8 +32,11 @@ class ShotCount(AuditCheck):
         config = self.spec.config
         delimiter = config.get("fewshot_delimiter", _DEFAULT_FEWSHOT_DELIMITER)
         self.delimiter = delimiter if isinstance(delimiter, str) and delimiter else None
-        self.expected = _expected(self.spec.declared_shots, config.get("fewshot_config"))
+        # lm-eval fails on a count above the examples a fewshot_config lists (first_n asserts, a random draw
+        # raises), so the declared count is what every honest prompt holds, less one at most (see above)
+        self.expected = self.spec.declared_shots or 0
         self.mark = example_mark(config)
+        self.chat = self.spec.chat_template not in (None, "")
         self.told = False
         # The examples of the sample before and their count: a task with a fixed set of examples (GSM8K's and
         # MMLU-Pro's first_n sampler) puts the same ones in every prompt, and comparing them costs less than
@@ -40,11 +44,8 @@ class ShotCount(AuditCheck):
         self.last_examples, self.last_held = "", (0, False)
 
     def sees_samples(self) -> bool:
-        return (
-            self.delimiter is not None
-            and self.expected >= 2
-            and self.spec.chat_template in (None, "")
-        )
+        counted = self.mark if self.chat else self.delimiter
+        return counted is not None and self.expected >= 2
 
     def add(self, sample: Sample) -> None:
         if self.told or sample.examples is None:
@@ -60,7 +61,7 @@ class ShotCount(AuditCheck):
         ):  # none at all is the prompts check's (LB723 when no prompt holds any)
             self.told = True
             what = (
-                f"{self.mark!r} {_times(held)} (every example's doc_to_text holds it)"
+                f"doc_to_text's closing words {self.mark!r} {_times(held)}"
                 if by_mark
                 else f"{held} few-shot delimiter{'s' if held != 1 else ''} ({self.delimiter!r})"
             )
@@ -77,22 +78,15 @@ class ShotCount(AuditCheck):
             )
 
     def _held(self, prompt: str, start: int, end: int) -> tuple[int, bool]:
-        """The most examples the region can hold, and whether the text each example's doc_to_text holds bounds it
-        (else the delimiters that end them do): whichever is fewer."""
+        """The most examples the region can hold, and whether doc_to_text's closing words, which each example
+        holds, bound it (else the delimiters that end them do): whichever is fewer."""
+        if self.chat:  # sees_samples: the closing words are known
+            return prompt.count(self.mark, start, end), True
         delimiters = prompt.count(self.delimiter, start, end)
         if self.mark is None:
             return delimiters, False
         marks = prompt.count(self.mark, start, end)
         return (marks, True) if marks < delimiters else (delimiters, False)
-
-
-def _expected(shots: int | None, fewshot_config: object) -> int:
-    """The examples an honest prompt holds: the declared count, or fewer where the config lists fewer fixed
-    examples (fewshot_config.samples, which the first_n sampler takes as they are)."""
-    if shots is None:
-        return 0
-    samples = fewshot_config.get("samples") if isinstance(fewshot_config, dict) else None
-    return min(shots, len(samples)) if isinstance(samples, list) else shots
 
 
 def _times(count: int) -> str:
