@@ -255,8 +255,13 @@ def test_values_lbnorm_does_not_print_are_untraceable(template, doc):
         ("{{missing}} text", "{{ missing }}"),
         ("{{choices[9]}}", "{{ choices[9] }}"),  # past the end
         ("{{nested.missing}}", "{{ nested.missing }}"),
-        ("{{nested.word.nope}}", "{{ nested.word.nope }}"),  # a name no str has
-        ("{{score[0]}}", "{{ score[0] }}"),  # a number has no items
+        (
+            "{{nested.word.nope}}",
+            None,
+        ),  # a text in the log may have been an object (a date's str())
+        ("{{score[0]}}", None),  # so may a number
+        ("{{ True }} {{ none }} {{ self }}", None),  # Jinja's constants, and the template itself
+        ("{{ missing.__class__ }}", None),  # an attribute StrictUndefined has
         ("{{question}} {{nested.things[5]}}", "{{ nested.things[5] }}"),
         ("{{nested.keys}}", None),  # a dict's method: printed, not undefined
         ("{{nested.word.upper}}", None),  # a str's method
@@ -266,11 +271,50 @@ def test_values_lbnorm_does_not_print_are_untraceable(template, doc):
 )
 def test_a_block_the_doc_lacks_is_one_strict_jinja_fails_on(template, undefined):
     """undefined_block names a block only where lm-eval's StrictUndefined Jinja fails on the doc: a config
-    whose doc_to_text names it cannot have made the run (the prompts check's LB722)."""
+    whose doc_to_text names it cannot have made the run (the prompts check's LB722). Where it cannot be sure,
+    it names none."""
     assert undefined_block(TextTemplate.of(template), TEXT_DOC) == undefined
     if undefined is not None:
         with pytest.raises(jinja2.UndefinedError):
             jinja_texts(template, TEXT_DOC)
+
+
+NAMES = [
+    "q",
+    "choices",
+    "items",
+    "keys",
+    "strip",
+    "real",
+    "none",
+    "true",
+    "range",
+    "self",
+    "__class__",
+]
+JSON_VALUES = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-3, 5), st.sampled_from(["", "x", " pad "])),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(NAMES), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+PATHS = st.tuples(
+    st.sampled_from(NAMES),
+    st.lists(
+        st.one_of(st.integers(0, 3).map("[{}]".format), st.sampled_from(NAMES).map(".{}".format))
+    ),
+).map(lambda parts: parts[0] + "".join(parts[1]))
+
+
+# render(**doc) takes no "self"; "__class__" stays a name no doc holds
+@given(st.dictionaries(st.sampled_from(NAMES[:-2]), JSON_VALUES, max_size=4), PATHS)
+@settings(max_examples=300, deadline=None)
+def test_no_block_is_named_that_strict_jinja_renders(doc, path):
+    block = undefined_block(TextTemplate.of("{{ " + path + " }}\nAnswer:"), doc)
+    if block is not None:
+        with pytest.raises(jinja2.UndefinedError):
+            jinja_texts(block, doc)
 
 
 @pytest.mark.parametrize(

@@ -209,6 +209,14 @@ CASES = [
         [],
     ),
     (
+        "the description as 0.4.0-0.4.1 write it, naming what the docs lack (0.4.2 on fail on it)",
+        {
+            "config": {"description": "About {{topic}}\n\n"},
+            "prompt": lambda i, text: "About {{topic}}\n\n" + text,
+        },
+        [],
+    ),
+    (
         "a description naming a field, as 0.4.0-0.4.9 render it",
         {"config": {"description": "passage"}, "prompt": lambda i, text: "passage" + text},
         [],
@@ -404,9 +412,9 @@ MARK_CASES = [
         "zero-shot declared 5-shot, a description naming what the docs lack",
         {
             "before": MMLU_HEAD,
-            "config": {"num_fewshot": 5, "description": "{{q.subject}}", "fewshot_delimiter": " "},
+            "config": {"num_fewshot": 5, "description": "{{subject}}", "fewshot_delimiter": " "},
         },
-        [("LB722", MMLU_LOG, 1)],
+        [("LB722", MMLU_LOG, line) for line in range(1, 13)],  # only 0.4.0-0.4.1's, as written
     ),
     (
         "zero-shot declared 5-shot, the description blanked, a fewshot_config of another doc_to_text",

@@ -295,15 +295,21 @@ def _walk(doc: dict, path: tuple) -> Any:
     return value
 
 
-# Names Jinja's default environment defines, which print something however the doc is written
-JINJA_GLOBALS = frozenset({"range", "dict", "lipsum", "cycler", "joiner", "namespace"})
+# Names Jinja defines whatever the doc holds: its default globals, its constants, and the template itself
+JINJA_NAMES = frozenset(
+    {"range", "dict", "lipsum", "cycler", "joiner", "namespace", "self"}
+    | {"true", "false", "none", "True", "False", "None"}
+)
 
 
 def undefined_block(template: TextTemplate, doc: dict) -> str | None:
     """The first block of the template that names what the doc lacks, as written, or None. lm-eval renders its
-    templates with StrictUndefined, so such a template fails on the doc: a run cannot have been made with it. Only
-    what Jinja surely finds undefined counts (a missing key, an index past the end, a name no value of that type
-    has); a method or attribute Jinja would print instead is left to texts_of's UNTRACEABLE."""
+    templates with StrictUndefined, so such a template fails on the doc: a run cannot have been made with it.
+
+    Only what Jinja surely fails on counts: a variable the doc lacks, a key its object lacks, an index past the
+    end of its list. A text or a number in the log may have been another object when the template ran (lm-eval
+    logs a value JSON cannot hold, a date, as its str()), so a name or index taken from one is not claimed, nor
+    a step through `_` names (StrictUndefined has attributes of its own)."""
     if template.field is not None and template.field in doc:
         return None
     for part in template.parts:
@@ -313,19 +319,22 @@ def undefined_block(template: TextTemplate, doc: dict) -> str | None:
 
 
 def _undefined(doc: dict, path: tuple) -> bool:
-    """Whether Jinja finds nothing at the path: a variable render(**doc) lacks (but Jinja's own), then at each
-    step getattr first, then getitem (a.b and a[0] alike)."""
+    """Whether Jinja surely finds nothing at the path: render(**doc)'s variable, then at each step getattr first,
+    then getitem (a.b and a[0] alike)."""
+    if path[0] in JINJA_NAMES or any(type(step) is str and step.startswith("_") for step in path):
+        return False  # Jinja's own, whatever the doc holds; an attribute StrictUndefined may have
     if path[0] not in doc:
-        return path[0] not in JINJA_GLOBALS
+        return True
     value: Any = doc[path[0]]
     for step in path[1:]:
-        if type(step) is int:
-            if type(value) not in (list, str) or step >= len(value):
-                return True  # getitem fails: no sequence, or past its end
-        elif type(value) is not dict or step not in value or step in DICT_METHODS:
-            return not hasattr(
-                value, step
-            )  # a name the value has is printed (a method); any other fails
+        if type(value) is list and type(step) is int:
+            if step >= len(value):
+                return True
+        elif type(value) is dict and type(step) is str and step not in DICT_METHODS:
+            if step not in value:
+                return True
+        else:
+            return False  # a method Jinja prints, or a value that may have been another object
         value = value[step]
     return False
 

@@ -131,13 +131,13 @@ class Prompts(AuditCheck):
             return
         questions = texts_of(self.text, doc, len(prompt))
         if questions is UNTRACEABLE:
-            _untraceable(self, sample, self.text, "doc_to_text")
+            _untraceable(self, sample)
             return
         if questions is not TOO_LONG and questions[0].isdigit() and self.has_choices:
             return  # winogrande's choice number: not rebuilt
         heads = self.fixed_heads if self.fixed_heads is not None else _heads(self, doc, len(prompt))
         if heads is UNTRACEABLE:
-            _untraceable(self, sample, self.description, "description")
+            self.untraceable += 1  # a value Jinja prints otherwise: counted for the note
             return
         starts = [len(head) for head in heads if prompt.startswith(head)]
         tails = (
@@ -214,18 +214,18 @@ class Prompts(AuditCheck):
         )
 
 
-def _untraceable(check: Prompts, sample: Sample, template: TextTemplate, name: str) -> None:
-    """A template lbnorm cannot render for this doc: LB722 (once) where it names what the doc lacks, since
+def _untraceable(check: Prompts, sample: Sample) -> None:
+    """A doc_to_text lbnorm cannot render for this doc: LB722 (once) where it names what the doc lacks, since
     lm-eval's StrictUndefined fails on that and no run was made with it; else a value Jinja prints otherwise,
     counted for the task's note."""
-    block = undefined_block(template, sample.data["doc"])
+    block = undefined_block(check.text, sample.data["doc"])
     if block is None:
         check.untraceable += 1
     elif not check.undefined_told:
         check.undefined_told = True
         check._find(
             sample,
-            f"the config's {name} {shown(template.text, 60)} names {block}, which its doc lacks, so "
+            f"the config's doc_to_text {shown(check.text.text, 60)} names {block}, which its doc lacks, so "
             "lm-eval could not have built this prompt (its templates fail on an undefined name)",
         )
 
@@ -344,7 +344,9 @@ def _heads(check: Prompts, doc: dict, limit: int) -> list[str] | Any:
     description when either has whitespace there."""
     rendered = texts_of(check.description, doc, limit)
     if rendered is UNTRACEABLE:
-        return UNTRACEABLE
+        if undefined_block(check.description, doc) is None:
+            return UNTRACEABLE  # a value Jinja prints otherwise
+        rendered = ()  # 0.4.2 on fail on a name the doc lacks: only 0.4.0-0.4.1's description, as written
     descriptions = {check.raw_description, *(() if rendered is TOO_LONG else rendered)}
     if check.instruction is None:
         return list(descriptions)
