@@ -88,14 +88,11 @@ class Prompts(AuditCheck):
         self.why_not = _why_not(self, config, instruction)
         self.shots_told = False
         self.zero_shot: list = []  # (count, first record) of prompts without examples under a count above 0
-        self.mark = example_mark(
-            config
-        )  # what every example holds (MMLU's "Answer:"), None if nothing known
+        # What every example holds (MMLU's "\nAnswer:"), None where nothing is known
+        self.mark = example_mark(config)
         self.with_examples = False
-        self.untraceable, self.undefined_told = (
-            0,
-            False,
-        )  # samples _untraceable saw; LB722 said once
+        # Samples not rebuilt for a value Jinja prints otherwise; LB722 said of an undefined name
+        self.untraceable, self.undefined_told = 0, False
         # A description without blocks (every leaderboard's) is the same for every doc: its heads, once.
         fixed = (
             self.why_not is None
