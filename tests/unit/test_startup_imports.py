@@ -10,7 +10,8 @@ import pytest
 from support import harness_logs as hl
 from support.common import EXAMPLES, REPO, run_cli
 
-LOADED_MODULES = """
+# `python -m validator ARGS` in the script's own process, then what the script prints after it
+RUN_COMMAND = """
 import runpy, sys
 sys.argv = ["validator", *sys.argv[1:]]
 try:
@@ -18,8 +19,9 @@ try:
 except SystemExit:
     pass
 sys.stdout = sys.__stdout__
-print(" ".join(sorted(sys.modules)))
 """
+LOADED_MODULES = RUN_COMMAND + 'print(" ".join(sorted(sys.modules)))\n'
+
 COMMAND_MODULES = {
     f"validator.cli.{name}"
     for name in (
@@ -203,8 +205,9 @@ def test_an_audit_loads_neither_the_check_nor_pyyaml():
     assert "validator.audit.checks.doc_agreement" in profiled and "yaml" not in profiled
 
 
-DATACLASSES_BUILT = """
-import dataclasses, runpy, sys
+DATACLASSES_BUILT = (
+    """
+import dataclasses
 built, make = [], dataclasses.dataclass
 
 def recorded(cls=None, /, **options):
@@ -214,14 +217,10 @@ def recorded(cls=None, /, **options):
     return wrap if cls is None else wrap(cls)
 
 dataclasses.dataclass = recorded
-sys.argv = ["validator", *sys.argv[1:]]
-try:
-    runpy.run_module("validator", run_name="__main__", alter_sys=True)
-except SystemExit:
-    pass
-sys.stdout = sys.__stdout__
-print(" ".join(built))
 """
+    + RUN_COMMAND
+    + 'print(" ".join(built))\n'
+)
 
 
 def test_an_audit_builds_no_dataclass(tmp_path):
