@@ -82,6 +82,7 @@ class TaskSpec:
         self.n_samples_table, self.per_task_fractions = n_samples_table, per_task_fractions
         self.n_shot, self.listed_version, self.backend = n_shot, listed_version, backend
         self.system_instruction, self.chat_template = system_instruction, chat_template
+        self.chat_template_claimed = chat_template not in (None, "")  # None, "" (0.4.5): none
         self.keys = entry_keys(entry)
         self.filters = filters_of(config, self.keys)
         self._aggregations: dict[str, str] = {}
@@ -121,7 +122,7 @@ class TaskSpec:
         """What lm-eval may have put before each choice's continuation: the config's target_delimiter, and under
         a chat template none too (construct_requests: 0.4.7 to 0.4.9 always, 0.4.10 on unless a gen_prefix ends
         without whitespace; 0.4.3 to 0.4.6 keep it). Either way the choice's own text follows."""
-        if self.chat_template in (None, "") or self.target_delimiter == "":
+        if not self.chat_template_claimed or self.target_delimiter == "":
             return (self.target_delimiter,)
         return (self.target_delimiter, "")
 

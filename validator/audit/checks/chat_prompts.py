@@ -55,7 +55,7 @@ class ChatPrompts(AuditCheck):
         self.with_examples = False
 
     def sees_samples(self) -> bool:
-        if self.spec.chat_template in (None, "") or self.spec.config.get("use_prompt"):
+        if not self.spec.chat_template_claimed or self.spec.config.get("use_prompt"):
             return False  # no chat template: prompts.py rebuilds the whole prompt
         return self.text is not None
 

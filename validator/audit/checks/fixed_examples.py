@@ -72,7 +72,7 @@ class FixedExamples(AuditCheck):
             [],
             [],
         ]  # the config's examples as written, per rendering, as needed
-        self.chat = self.spec.chat_template not in (None, "")
+        self.chat = self.spec.chat_template_claimed
         self.any_order = False  # the default sampler draws the examples at random from the list
         self.renderings = (0,)
         self.unknown_sampler: Any = None

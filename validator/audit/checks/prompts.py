@@ -84,7 +84,7 @@ class Prompts(AuditCheck):
         self.instruction = instruction if isinstance(instruction, str) else None
         # The file says so, and the submitter writes the file: a prompt that shows no chat markup at all (it is the
         # plain build, end to end) is held to the plain rules, so claiming a template hides no few-shot count.
-        self.claimed_chat = spec.chat_template not in (None, "")
+        self.claimed_chat = spec.chat_template_claimed
         self.why_not = _why_not(self, config, instruction)
         self.shots_told = False
         self.zero_shot: list = []  # (count, first record) of prompts without examples under a count above 0

@@ -36,7 +36,7 @@ class ShotCount(AuditCheck):
         # raises), so the declared count is what every honest prompt holds, less one at most (see above)
         self.expected = self.spec.declared_shots or 0
         self.mark = example_mark(config)
-        self.chat = self.spec.chat_template not in (None, "")
+        self.chat = self.spec.chat_template_claimed
         self.told = False
         # The examples of the sample before and their count: a task with a fixed set of examples (GSM8K's and
         # MMLU-Pro's first_n sampler) puts the same ones in every prompt, and comparing them costs less than
