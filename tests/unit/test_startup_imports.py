@@ -234,6 +234,17 @@ def test_an_audit_builds_no_dataclass(tmp_path):
         assert proc.stdout.splitlines()[-1:] == [""], proc.stdout + proc.stderr
 
 
+def test_an_audit_loads_no_module_for_what_it_does_not_do(tmp_path):
+    """A fresh audit of tasks no built-in profile names reads no profile's checksum (zlib), finds its checks
+    without pkgutil, and writes MMLU-Pro's letters without the string module, which compiles a regex at import."""
+    hl.write_run(tmp_path / "run", [hl.choice_task("quiz", docs=3)])
+    loaded = loaded_by(
+        "audit", "-q", str(tmp_path / "run"), cwd=tmp_path
+    )  # no pyproject.toml: no tomllib
+    assert "validator.audit.checks.multiple_choice" in loaded
+    assert not {"pkgutil", "zlib", "string"} & (loaded - loaded_by_python())
+
+
 def test_an_audit_loads_the_profile_model_only_for_a_task_a_built_in_profile_names(tmp_path):
     """The profile model (core/profile.py) is built from a built-in profile that names an audited task; a run
     of tasks no profile names does not import it."""
@@ -365,3 +376,35 @@ def test_an_audit_of_a_results_file_in_no_format_is_lb202_in_a_fresh_process(tmp
     )
     assert proc.returncode == 1
     assert "LB202 results-format [error]" in proc.stdout and "LB110" not in proc.stdout
+
+
+@pytest.mark.parametrize("package", ["validator.audit.checks", "validator.check.rules"])
+def test_a_package_s_modules_are_those_pkgutil_names(package):
+    """The audit's checks and the check's rules register themselves as their modules are imported: every module
+    of their folders, listed without pkgutil, which is left for an archive (zipimport)."""
+    import importlib
+    import pkgutil
+
+    from validator.io.loaders import module_names
+
+    path = importlib.import_module(package).__path__
+    assert module_names(path) == sorted(module.name for module in pkgutil.iter_modules(path))
+    assert len(module_names(path)) > 5
+
+
+def test_a_package_in_an_archive_is_listed_by_pkgutil(tmp_path, monkeypatch):
+    import importlib
+    import zipfile
+
+    from validator.io.loaders import module_names
+
+    archive = tmp_path / "bundle.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        for name in ("__init__.py", "first.py", "second.py"):
+            bundle.writestr(f"zipped_checks/{name}", "")
+    monkeypatch.syspath_prepend(str(archive))
+    package = importlib.import_module("zipped_checks")
+    try:
+        assert module_names(package.__path__) == ["first", "second"]
+    finally:
+        sys.modules.pop("zipped_checks", None)

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from .errors import ConfigError
 
-RULE_CODE = re.compile(r"^LB\d{0,3}$")
+RULE_CODE = r"LB\d{0,3}"  # compiled by re the first time a configuration selects rules
 LIMIT_KEYS = {
     "max-file-size": "max_file_bytes",
     "max-files": "max_files",
@@ -116,7 +116,7 @@ def rule_codes(value: Any, where: str) -> tuple[str, ...]:
         raise ConfigError(f'{where} must be a list of rule ids or prefixes, e.g. ["LB301", "LB5"]')
     codes = tuple(v.strip().upper() for v in value)
     for code in codes:
-        if not RULE_CODE.match(code):
+        if not re.fullmatch(RULE_CODE, code):
             raise ConfigError(
                 f"{where}: '{code}' is not a rule id or prefix; write e.g. LB301 or LB3"
             )

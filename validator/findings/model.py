@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 ERROR = "error"
 WARNING = "warning"
 SEVERITY_ORDER = {ERROR: 0, WARNING: 1}
-
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class Finding(NamedTuple):
@@ -57,7 +54,7 @@ def format_json_path(path: tuple) -> str:
     for part in path:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif _IDENTIFIER.match(part):
+        elif part.isascii() and part.isidentifier():  # [A-Za-z_][A-Za-z0-9_]*
             out += f".{part}"
         else:
             escaped = part.replace("\\", "\\\\").replace("'", "\\'")

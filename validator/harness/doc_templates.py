@@ -38,7 +38,6 @@ import collections
 import functools
 import math
 import re
-import string
 from typing import Any, NamedTuple
 
 UNTRACEABLE = (
@@ -49,24 +48,23 @@ MAX_CACHED = 2048  # characters of one kept in the cache: 4,096 entries stay wit
 
 NAME = r"[A-Za-z_]\w*"
 _PATH = rf"{NAME}(?:\.{NAME})*"
-BARE = re.compile(
-    rf"{NAME}"
-)  # all three are matched whole (fullmatch): "{{a}}\n" renders its newline
-_FIELDS = re.compile(rf"\{{\{{\s*({_PATH})\s*(?:\|\s*(int|string)\s*)?\}}\}}")
-_INDEX = re.compile(rf"\{{\{{\s*({_PATH})\.index\(\s*({_PATH})(\.(?:l|r)?strip\(\))?\s*\)\s*\}}\}}")
+# The template patterns below are texts for re's functions, which compile each the first time a config's
+# template needs it (a template is parsed once a process): a fresh audit compiles only those its configs reach.
+# Each is matched whole (fullmatch): "{{a}}\n" renders its newline.
+_FIELDS = rf"\{{\{{\s*({_PATH})\s*(?:\|\s*(int|string)\s*)?\}}\}}"
+_INDEX = rf"\{{\{{\s*({_PATH})\.index\(\s*({_PATH})(\.(?:l|r)?strip\(\))?\s*\)\s*\}}\}}"
 # The leaderboard MMLU-Pro's doc_to_choice (lm_eval/tasks/leaderboard/mmlu_pro/utils.py, 0.4.4 to 0.4.13) by its source
 # as lm-eval dumps it into the config, stripped. Any other function, or this one edited, is code and not evaluated.
 LETTER_CHOICES = 'def doc_to_choice(doc):\n    return [string.ascii_uppercase[i] for i in range(len(doc["options"]))]'
 # {{ a if b is undefined else c }}: the leaderboard's MATH target (answer for a doc, solution for an example)
-_UNLESS = re.compile(
-    rf"\{{\{{\s*({_PATH})\s+if\s+({NAME})\s+is\s+undefined\s+else\s+({_PATH})\s*\}}\}}"
-)
+_UNLESS = rf"\{{\{{\s*({_PATH})\s+if\s+({NAME})\s+is\s+undefined\s+else\s+({_PATH})\s*\}}\}}"
 # {{ a.split('####')[-1].strip() if a is defined else b }}: GSM8K-CoT's target. A separator without quotes or
 # backslashes inside it (Jinja would read escapes), an index of a few digits, a strip without arguments
-_SPLIT = re.compile(
+_SPLIT = (
     rf"""\{{\{{\s*({_PATH})\.split\(\s*(?:'([^'\\]*)'|"([^"\\]*)")\s*\)\s*\[\s*(-?\d{{1,3}})\s*\]"""
     rf"(\.(?:l|r)?strip\(\))?(?:\s+if\s+({NAME})\s+is\s+defined\s+else\s+({_PATH}))?\s*\}}\}}"
 )
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"  # string.ascii_uppercase: the string module compiles a regex at import
 DICT_METHODS = frozenset(
     dir(dict)
 )  # Jinja's a.b is getattr first: a dict's own methods are not its keys
@@ -95,19 +93,19 @@ class Template(NamedTuple):
     def parse(cls, value: str) -> Template | None:
         if value.strip() == LETTER_CHOICES:
             return cls("letters", value, ("options",))
-        if BARE.fullmatch(value):
+        if re.fullmatch(NAME, value):
             return cls("name", value, (value,))
-        if match := _FIELDS.fullmatch(value):
+        if match := re.fullmatch(_FIELDS, value):
             return cls("fields", value, (tuple(match[1].split(".")), match[2]))
-        if match := _INDEX.fullmatch(value):
+        if match := re.fullmatch(_INDEX, value):
             return cls(
                 "index", value, (tuple(match[1].split(".")), tuple(match[2].split(".")), match[3])
             )
-        if match := _UNLESS.fullmatch(value):
+        if match := re.fullmatch(_UNLESS, value):
             return cls(
                 "unless", value, (tuple(match[1].split(".")), match[2], tuple(match[3].split(".")))
             )
-        if match := _SPLIT.fullmatch(value):
+        if match := re.fullmatch(_SPLIT, value):
             separator = match[2] if match[2] is not None else match[3]
             otherwise = (match[6], tuple(match[7].split("."))) if match[6] else None
             return cls(
@@ -266,11 +264,7 @@ def _letters(options: Any) -> list | None | Any:
         return None
     if type(options) is not list:
         return UNTRACEABLE
-    return (
-        list(string.ascii_uppercase[: len(options)])
-        if len(options) <= len(string.ascii_uppercase)
-        else None
-    )
+    return list(LETTERS[: len(options)]) if len(options) <= len(LETTERS) else None
 
 
 def _lookup(doc: dict, path: tuple[str, ...]) -> Any:

@@ -16,7 +16,7 @@ import re
 INVALID_ANSWER = "[invalidanswer]"
 # How a config's process_docs source shows the leaderboard's (minerva_math's normalizes the answer too)
 PROCESS_DOCS_MARK = 'remove_boxed(last_boxed_only_string(doc["solution"]))'
-_BRACE = re.compile(r"[{}]")
+_BRACE = r"[{}]"  # compiled by re for the first MATH answer
 
 
 def boxed_answer(solution: str) -> str:
@@ -33,7 +33,7 @@ def last_boxed_only_string(string: str) -> str:
         if index < 0:
             return INVALID_ANSWER
     depth = 0
-    for brace in _BRACE.finditer(string, index):
+    for brace in re.compile(_BRACE).finditer(string, index):
         if brace.group() == "{":
             depth += 1
             continue

@@ -28,11 +28,10 @@ from __future__ import annotations
 import ast
 import functools
 import re
-import string
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from .doc_templates import BARE, DICT_METHODS, MAX_CACHED, NAME, UNTRACEABLE
+from .doc_templates import DICT_METHODS, LETTERS, MAX_CACHED, NAME, UNTRACEABLE
 
 TOO_LONG = object()  # what texts_of gives when the text would be longer than the caller's limit
 
@@ -80,13 +79,12 @@ def lettered_lines(options: Any) -> str | Any:
     """MMLU-Pro: f"{string.ascii_uppercase[i]}. {option}\\n" for each option (past Z the harness fails)."""
     if (
         type(options) is not list
-        or len(options) > len(string.ascii_uppercase)
+        or len(options) > len(LETTERS)
         or not all(type(option) is str for option in options)
     ):
         return UNTRACEABLE
     return "".join(
-        f"{letter}. {option}\n"
-        for letter, option in zip(string.ascii_uppercase, options, strict=False)
+        f"{letter}. {option}\n" for letter, option in zip(LETTERS, options, strict=False)
     )
 
 
@@ -166,7 +164,7 @@ class TextTemplate(NamedTuple):
             if expression is None:  # never closed, or not a path: not evaluated
                 return None
             written = expression[1]
-            first = BARE.match(written)[0]  # type: ignore[index]  # _EXPRESSION starts with a name
+            first = re.match(NAME, written)[0]  # type: ignore[index]  # _EXPRESSION starts with a name
             path = (first,) + tuple(
                 name or int(index) for name, index in _STEP.findall(written, len(first))
             )
@@ -176,7 +174,7 @@ class TextTemplate(NamedTuple):
         return cls(
             value,
             tuple(part for part in parts if part != ""),
-            value if BARE.fullmatch(value) else None,
+            value if re.fullmatch(NAME, value) else None,
         )
 
 

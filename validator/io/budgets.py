@@ -17,8 +17,9 @@ from .limits import LIMIT_OPTIONS, Limits
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # unrolled: no backtracking state on long strings
 _NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
-_NESTING_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
-_VALUE_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{,]')
+# Where a budget was passed is looked for only once it was: re compiles these then
+_NESTING_TOKEN = r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]'
+_VALUE_TOKEN = r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{,]'
 # Finding the line of the offending bracket walks tokens in Python; past this many it is not worth it.
 _LOCATE_TOKENS = 2_000_000
 
@@ -85,7 +86,7 @@ def _openers_at_most(text: str, limit: int) -> bool:
 def json_too_deep_offset(text: str, max_depth: int) -> int | None:
     """The offset of the first bracket deeper than max_depth (call when json_too_deep is true), if cheap to find."""
     depth = 0
-    for count, match in enumerate(_NESTING_TOKEN.finditer(text)):
+    for count, match in enumerate(re.finditer(_NESTING_TOKEN, text)):
         if count > _LOCATE_TOKENS:
             return None
         char = match.group()
@@ -111,7 +112,7 @@ def json_too_many_values(text: str, max_values: int) -> bool:
 def json_too_many_values_offset(text: str, max_values: int) -> int | None:
     """Where the count passes max_values (call when json_too_many_values is true); at most max_values tokens."""
     count = 1
-    for match in _VALUE_TOKEN.finditer(text):
+    for match in re.finditer(_VALUE_TOKEN, text):
         if match.group()[0] != '"':
             count += 1
             if count > max_values:

@@ -124,7 +124,7 @@ def _parse_json(text: str, limits: Limits) -> Any:
     except RecursionError:
         raise DocumentError("LB108", _too_deep(limits)) from None
     except ValueError:  # Python refuses to convert integers of more than 4,300 digits
-        match = _LONG_INTEGER.search(text) or _LONG_TOP_LEVEL_INTEGER.match(text)
+        match = re.search(_LONG_INTEGER, text) or re.match(_LONG_TOP_LEVEL_INTEGER, text)
         if match is None:
             raise
         start = match.start() + len(match[0]) - len(match[0].lstrip())
@@ -137,9 +137,9 @@ def _parse_json(text: str, limits: Limits) -> Any:
         ) from None
 
 
-_MAX_INT_DIGITS = 4300  # Python's int() refuses more (sys.get_int_max_str_digits)
-_LONG_INTEGER = re.compile(rf"(?<=[:\[,])\s*-?\d{{{_MAX_INT_DIGITS + 1},}}")
-_LONG_TOP_LEVEL_INTEGER = re.compile(rf"\s*-?\d{{{_MAX_INT_DIGITS + 1},}}")
+_MAX_INT_DIGITS = 4300  # Python's int() refuses more: re compiles these when it did
+_LONG_INTEGER = rf"(?<=[:\[,])\s*-?\d{{{_MAX_INT_DIGITS + 1},}}"
+_LONG_TOP_LEVEL_INTEGER = rf"\s*-?\d{{{_MAX_INT_DIGITS + 1},}}"
 
 
 def _refuse_deep_json(text: str, limits: Limits) -> None:

@@ -14,7 +14,9 @@ from typing import NamedTuple
 KIB, MIB, GIB = 1024, 1024**2, 1024**3
 # Parsers and our walks recurse once per level: no option may allow more than this.
 MAX_DEPTH_CEILING = 500
-_SIZE = re.compile(r"(?P<number>\d+)\s*(?P<unit>[kmg]?)(?:i?b)?", re.IGNORECASE)
+_SIZE = (
+    r"(?P<number>\d+)\s*(?P<unit>[kmg]?)(?:i?b)?"  # compiled by re the first time a size is given
+)
 
 
 class Limits(NamedTuple):
@@ -63,7 +65,7 @@ LIMIT_OPTIONS = {
 
 def parse_size(text: str) -> int:
     """'64M', '64MiB', '10MB', '500k' or a plain number of bytes; K, M and G are powers of 1024."""
-    match = _SIZE.fullmatch(text.strip())
+    match = re.fullmatch(_SIZE, text.strip(), re.IGNORECASE)
     if not match:
         raise ValueError(
             f"{text!r} is not a size; write a number of bytes or use K, M or G (e.g. 64M)"

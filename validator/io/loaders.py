@@ -12,7 +12,6 @@ import functools
 import json
 import os
 import stat
-import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +27,24 @@ if TYPE_CHECKING:
     from ..core.profile import Profile
 
 PROFILE_SCHEMA = "profile.schema.json"
+
+
+def module_names(package_path: list[str]) -> list[str]:
+    """The modules of a package, sorted, as pkgutil.iter_modules(package.__path__) names them: the .py files of
+    its folder, listed without importing pkgutil (a fresh audit's start-up); through pkgutil for a package
+    imported from an archive."""
+    names: set[str] = set()
+    for folder in package_path:
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            import pkgutil
+
+            return sorted(module.name for module in pkgutil.iter_modules(package_path))
+        names.update(
+            entry[:-3] for entry in entries if entry.endswith(".py") and entry != "__init__.py"
+        )
+    return sorted(names)
 
 
 def package_files():
@@ -244,6 +261,8 @@ PARSED_PROFILES = "profiles/parsed"
 
 def parsed_profile_copy(name: str, text: str, data: Any) -> dict[str, Any]:
     """The parsed copy of a built-in profile: its YAML `text`, parsed to `data`."""
+    import zlib  # here and in parsed_profile: an audit of tasks no built-in profile names never loads it
+
     return {
         "parsed_from": f"{name}.yaml",
         "text_crc32": zlib.crc32(text.encode("utf-8")),
@@ -254,6 +273,8 @@ def parsed_profile_copy(name: str, text: str, data: Any) -> dict[str, Any]:
 
 def parsed_profile(name: str, text: str, folder: Path | None = None) -> Any:
     """The profile data of the parsed copy of `name`, if there is one and it was parsed from `text`."""
+    import zlib
+
     path = (folder or package_files() / PARSED_PROFILES) / f"{name}.json"
     try:
         copy = json.loads(path.read_text(encoding="utf-8"))

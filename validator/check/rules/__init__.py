@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import functools
 import importlib
-import pkgutil
 
 from ...findings.registry import Rule, registered_rules
+from ...io.loaders import module_names
 
 
 @functools.cache
 def load_rule_modules() -> tuple[str, ...]:
     """Import every module of this folder (registering its rules); their names, sorted."""
-    names = tuple(sorted(module.name for module in pkgutil.iter_modules(__path__)))
+    names = tuple(module_names(__path__))
     for name in names:
         importlib.import_module(f"{__name__}.{name}")
     return names
