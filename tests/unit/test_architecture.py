@@ -316,3 +316,26 @@ def test_every_rule_the_layers_below_the_check_report_is_registered_without_the_
     ).stdout.split()
     assert "LB202" in made and "LB703" in made  # the pattern finds what it must
     assert {rule_id: where for rule_id, where in made.items() if rule_id not in registered} == {}
+
+
+def test_a_module_that_defines_a_named_tuple_keeps_its_annotations_objects():
+    """typing.NamedTuple compiles every annotation it is given as text: with `from __future__ import annotations`
+    each field of a named tuple costs a fresh process about 20 us (docs/architecture.md, Habits)."""
+    postponed = []
+    for path in modules():
+        tree = syntax_tree(path)
+        future = any(
+            isinstance(node, ast.ImportFrom)
+            and node.module == "__future__"
+            and any(alias.name == "annotations" for alias in node.names)
+            for node in tree.body
+        )
+        named_tuples = [
+            node.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ClassDef)
+            and any(getattr(base, "id", None) == "NamedTuple" for base in node.bases)
+        ]
+        if future and named_tuples:
+            postponed.append(f"{path.relative_to(PACKAGE)}: {', '.join(named_tuples)}")
+    assert not postponed

@@ -9,8 +9,6 @@ what it saw with the results file. Findings use the LB7xx rules (rules.py);
 nothing here prints.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple

@@ -1,8 +1,6 @@
 """What a results entry's key names and a config's metric_list say of a task's metrics, worked out once and
 shared by every log they describe alike (a survey audits thousands of logs of a few dozen task shapes)."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple

@@ -1,7 +1,5 @@
 """What the audit reports: per-task and per-metric results, the DROP report, the whole audit's result."""
 
-from __future__ import annotations
-
 import math
 from typing import Any, NamedTuple
 

@@ -1,11 +1,9 @@
 """What the results file says about one leaf task: its entry, config, sample counts and task hash."""
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Mapping
 from math import ceil, isfinite
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 from ..core.results import harness_version, sample_counts_evidence
 from .metric_keys import EntryKeys, aggregation_of, entry_keys
@@ -21,7 +19,7 @@ class ProfileExpectations(NamedTuple):
     doc_agreements: Mapping[str, tuple] = {}  # the fields of a doc that agree (LB726)
 
     @classmethod
-    def of_profile(cls, profile: Any) -> ProfileExpectations:
+    def of_profile(cls, profile: Any) -> Self:
         if profile is None:
             return cls()
         return cls(profile.choice_counts(), profile.split_sizes(), profile.doc_agreements())
@@ -88,7 +86,7 @@ class TaskSpec:
         self._aggregations: dict[str, str] = {}
 
     @classmethod
-    def from_results(cls, data: dict, task: str) -> TaskSpec:
+    def from_results(cls, data: dict, task: str) -> "TaskSpec":
         """The task as the parsed results file `data` describes it."""
         return _spec_from_results(data, task)
 

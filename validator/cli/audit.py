@@ -1,7 +1,5 @@
 """`lbnorm audit`: recompute results files' numbers from their sample logs."""
 
-from __future__ import annotations
-
 import os
 import sys
 from pathlib import Path

@@ -6,8 +6,6 @@ current directory; --config names one, --isolated ignores them), then the
 command line.
 """
 
-from __future__ import annotations
-
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -63,7 +61,7 @@ class Effective(NamedTuple):
         except SelectionError as exc:
             raise click.UsageError(str(exc)) from None
 
-    def profile(self) -> Profile | None:
+    def profile(self) -> "Profile | None":
         """The maintainer's profile (option or configuration), or None: each submission names a built-in one."""
         if self.settings.profile and self.settings.profile_file:
             raise click.UsageError(
@@ -177,7 +175,7 @@ def limits_from(**limits: int | None) -> Limits:
     return Limits(**{name: value for name, value in limits.items() if value is not None})
 
 
-def profile_for_options(name: str | None, file: Path | None) -> Profile | None:
+def profile_for_options(name: str | None, file: Path | None) -> "Profile | None":
     """The maintainer's profile from --profile / --profile-file, or None when neither is given."""
     if name and file:
         raise click.UsageError("give either --profile or --profile-file, not both")

@@ -1,7 +1,5 @@
 """`lbnorm survey`: audit the sample logs of every run of a leaderboard into one table."""
 
-from __future__ import annotations
-
 import sys
 from contextlib import nullcontext, suppress
 from pathlib import Path

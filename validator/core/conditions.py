@@ -7,8 +7,6 @@ submitter, so a caveat can only add doubt, never remove a check (see
 docs/submitter-fields.md). Pure: no I/O.
 """
 
-from __future__ import annotations
-
 from typing import Any, NamedTuple
 
 from .profile import REFUSE, STALE_SCORER, Benchmark, Profile, Task, VersionGate

@@ -5,8 +5,6 @@ schemas/profile.schema.json; `build_profile` adds the cross-reference rules
 the schema cannot express. No I/O happens here (see `loaders.py`).
 """
 
-from __future__ import annotations
-
 import functools
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple

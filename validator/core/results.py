@@ -1,7 +1,5 @@
 """What the normalizer needs from a results file, whatever harness wrote it."""
 
-from __future__ import annotations
-
 import re
 from typing import Any, NamedTuple
 

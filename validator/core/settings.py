@@ -6,11 +6,9 @@ value is a maintainer's bound, never a submitter's: a submission cannot set
 any of these.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 from .errors import ConfigError
 
@@ -49,7 +47,7 @@ class Settings(NamedTuple):
     limits: Mapping[str, Any] = {}  # Limits field name -> int or size text
     source: str | None = None  # the file these came from, for messages and `lbnorm config`
 
-    def overlay(self, top: Settings) -> Settings:
+    def overlay(self, top: Self) -> Self:
         """These settings with `top`'s set values on top (extend-* lists add up, as in ruff)."""
         changes: dict[str, Any] = {}
         for name in self._fields:

@@ -1,7 +1,5 @@
 """A finding: one rule broken at one place of one file."""
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 ERROR = "error"

@@ -5,8 +5,6 @@ documentation (`lbnorm rules` prints it). Rules reported by a reader or an
 analysis rather than by a check function are registered with runs=False.
 """
 
-from __future__ import annotations
-
 import inspect
 import re
 from collections.abc import Callable, Iterable

@@ -11,12 +11,10 @@ recomputed) is never removed or demoted. Naming one of them exactly is a
 usage error; a prefix such as LB1 simply leaves them in place.
 """
 
-from __future__ import annotations
-
 import fnmatch
 import posixpath
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import NamedTuple, Self
 
 from .model import ERROR, WARNING, Finding
 from .registry import RULES
@@ -59,7 +57,7 @@ class RuleSelection(NamedTuple):
         ""  # the current directory relative to the workspace: reported paths start there
     )
 
-    def validate(self) -> RuleSelection:
+    def validate(self) -> Self:
         """Raise SelectionError for a code that matches no rule, or an exact id that must always be reported."""
         for code in (
             *self.select,

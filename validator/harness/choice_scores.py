@@ -8,8 +8,6 @@ lm_eval/tasks/truthfulqa/utils.py (process_results_mc2) and Winogrande's
 preprocess_winogrande.py.
 """
 
-from __future__ import annotations
-
 import math
 from itertools import repeat
 from operator import truediv

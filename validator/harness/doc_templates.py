@@ -31,14 +31,12 @@ the text itself where that fails), and rendered choices are read with
 ast.literal_eval. Pure: no I/O.
 """
 
-from __future__ import annotations
-
 import ast
 import collections
 import functools
 import math
 import re
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 UNTRACEABLE = (
     object()
@@ -79,7 +77,7 @@ class Template(NamedTuple):
     parts: tuple = ()
 
     @classmethod
-    def of(cls, value: Any) -> Template | None:
+    def of(cls, value: Any) -> "Template | None":
         """The template in a config's doc_to_target or doc_to_choice; None for a shape lbnorm does not evaluate."""
         if isinstance(value, bool) or value is None:
             return None
@@ -90,7 +88,7 @@ class Template(NamedTuple):
         return _template(value) if len(value) <= MAX_CACHED else _template.__wrapped__(value)
 
     @classmethod
-    def parse(cls, value: str) -> Template | None:
+    def parse(cls, value: str) -> Self | None:
         if value.strip() == LETTER_CHOICES:
             return cls("letters", value, ("options",))
         if re.fullmatch(NAME, value):

@@ -15,8 +15,6 @@ tests/data/drop_golden holds vectors from the real harness functions and
 the script that made them.
 """
 
-from __future__ import annotations
-
 import re
 import string
 from typing import NamedTuple

@@ -12,8 +12,6 @@ character made a space. score_sample does all of it for one sample, sharing
 the work.
 """
 
-from __future__ import annotations
-
 import re
 from dataclasses import dataclass, field
 from typing import NamedTuple

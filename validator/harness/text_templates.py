@@ -23,13 +23,11 @@ are the submitter's, and 50,000 blocks of a 10 KB field would be 500 MB.
 Pure: no I/O.
 """
 
-from __future__ import annotations
-
 import ast
 import functools
 import re
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Self
 
 from .doc_templates import DICT_METHODS, LETTERS, MAX_CACHED, NAME, UNTRACEABLE
 
@@ -134,7 +132,7 @@ class TextTemplate(NamedTuple):
     field: str | None = None  # a bare name: the doc's field of that name when the doc has one
 
     @classmethod
-    def of(cls, value: Any) -> TextTemplate | None:
+    def of(cls, value: Any) -> "TextTemplate | None":
         """None for a shape lbnorm does not evaluate (Jinja statements, filters, calls, a function's source or
         repr). Text without a block renders as itself: a description; a doc_to_text holds a block or is a name."""
         if not isinstance(value, str):
@@ -145,7 +143,7 @@ class TextTemplate(NamedTuple):
         )
 
     @classmethod
-    def parse(cls, value: str) -> TextTemplate | None:
+    def parse(cls, value: str) -> Self | None:
         if value.lstrip().startswith(_CODE):
             same = FUNCTION_TEMPLATES.get(value.strip())
             if same is None:

@@ -6,8 +6,6 @@ The defaults leave room for real files: lm-eval 0.4 results carry every
 task's `configs` and run to a few MB; their nesting stays under 15 levels.
 """
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 

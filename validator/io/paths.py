@@ -7,8 +7,6 @@ so a path is used only after it resolves (symlinks followed) inside the
 boundary (by default the root itself) and turns out to be a regular file.
 """
 
-from __future__ import annotations
-
 import errno
 import fnmatch
 import os

@@ -8,8 +8,6 @@ prompt for each of ten choices), so records are read one at a time and
 memory does not grow with the file.
 """
 
-from __future__ import annotations
-
 import codecs
 import json
 import os

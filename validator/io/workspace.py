@@ -11,8 +11,6 @@ argument inside it, and for one outside it that argument's own git
 repository, else the folder it names.
 """
 
-from __future__ import annotations
-
 import os
 from pathlib import Path
 from typing import NamedTuple

@@ -1,7 +1,5 @@
 """How findings look in a terminal: one line each, colour only where it helps."""
 
-from __future__ import annotations
-
 import os
 from typing import NamedTuple, TextIO
 
@@ -19,7 +17,7 @@ class ReportOptions(NamedTuple):
     explain: bool = False  # normalize: each benchmark's formula with its numbers
 
 
-def finding_line(finding: Finding, paint: Painter) -> str:
+def finding_line(finding: Finding, paint: "Painter") -> str:
     """`path:line:col: RULE name [severity] message (at $.json.path)`: the same line in every command, the
     location clickable in a terminal or editor; a finding about a whole file has no line and column."""
     where = one_line(finding.file) + (

@@ -9,8 +9,6 @@ kept in view, so the page stays readable at thousands of runs, and every
 table that does not list all its rows says how many of how many it lists.
 """
 
-from __future__ import annotations
-
 import base64
 import html
 import re
