@@ -87,7 +87,7 @@ def closing_words(template: TextTemplate | None) -> str | None:
 
 def examples_written_alike(examples: object, task: object) -> bool:
     """Whether fewshot_config's doc_to_text (`examples`) writes the examples as the task's writes its docs: none of
-    its own, the same, or (0.4.13 fills fewshot_config from the task, functions as their repr) the same function's
+    its own, the same, or (0.4.10 on fill fewshot_config from the task, functions as their repr) the same function's
     repr."""
     if examples is None or examples == task:
         return True

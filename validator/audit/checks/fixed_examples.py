@@ -5,8 +5,8 @@ and draws them with the first_n sampler (every leaderboard BBH task, 3 each)
 puts the same examples in every prompt: the first num_fewshot of the list,
 in order, each written as its doc_to_text, the target delimiter, its target
 (a choice's text where the target is an index; a list's first item) and the
-fewshot delimiter (api/samplers.py get_context, 0.4.1 to 0.4.12; task.py
-build_qa_turn, 0.4.13). So the examples of every prompt are known from the
+fewshot delimiter (api/samplers.py get_context, 0.4.1 to 0.4.9; task.py
+build_qa_turn, 0.4.10 on). So the examples of every prompt are known from the
 config alone. An example rewritten inside every prompt (hashes redone) and a
 count declared lower than the prompts hold agree with everything else in
 the files; only the config's list tells them. The first such prompt of a
@@ -28,7 +28,7 @@ model's: there each listed example's text must come in order before the
 doc's own, its answer after it and before the next (a message is written as
 it is or trimmed), and no further listed example before the doc's text.
 The fewshot_config's own doc_to_text, doc_to_target
-and doc_to_choice write the examples where it sets them (0.4.13 writes them
+and doc_to_choice write the examples where it sets them (0.4.10 on write them
 all into the config, the task's own inherited); a few-shot split takes
 precedence over the listed samples, and is not checked here.
 """
@@ -50,8 +50,8 @@ SAMPLERS = (
     DEFAULT,
 )  # api/samplers.py SAMPLER_REGISTRY, 0.4.0 to 0.4.13: any other name is a KeyError
 MAX_ANY_ORDER = 64  # listed examples a random draw is matched against (BBH lists 3)
-# What examples are written with: the fewshot_config's own where it sets one (0.4.13 writes every one, the
-# task's inherited), else the task's. Delimiters are the task's up to 0.4.12, the fewshot_config's in 0.4.13.
+# What examples are written with: the fewshot_config's own where it sets one (0.4.10 on write every one, the
+# task's inherited), else the task's. Delimiters are the task's up to 0.4.9, the fewshot_config's from 0.4.10.
 TEMPLATES = ("doc_to_text", "doc_to_target", "doc_to_choice")
 DELIMITERS = (("target_delimiter", " "), ("fewshot_delimiter", "\n\n"))
 
@@ -280,7 +280,7 @@ def _answered_in_order(prompt: str, parts: list, end: int) -> int | None:
 
 def _effective(config: dict, fewshot: dict) -> dict | str:
     """The templates and delimiters the examples are written with, or why lbnorm cannot say. Keys lm-eval does
-    not read are ignored, as lm-eval up to 0.4.12 ignores them (0.4.13 fails on them)."""
+    not read are ignored, as lm-eval up to 0.4.9 ignores them (0.4.10 on fail on them)."""
     if fewshot.get("fewshot_indices") is not None:
         return "its fewshot_config's fewshot_indices, which lbnorm does not replay"
     if fewshot.get("gen_prefix") is not None or config.get("gen_prefix") is not None:

@@ -51,7 +51,7 @@ from .base import AuditCheck, Sample, audit_check, shown
 _DEFAULT_FEWSHOT_DELIMITER = "\n\n"  # lm-eval's TaskConfig default
 _TEXT = re.compile(r"\S")  # searched between two offsets of a prompt, which it does not copy
 # Under a chat template chat_prompts.py holds each prompt to its doc's text instead.
-# None or "" (0.4.5) when no template was applied; fewshot_as_multiturn alone changes nothing (0.4.13 sets it)
+# None or "" (0.4.5) when no template was applied; fewshot_as_multiturn alone changes nothing (0.4.10 on set it)
 CHAT_TEMPLATE_NOTE = (
     "a chat template (the results file's chat_template), where a prompt shows its markup; such a "
     "prompt is only held to contain its doc's text"
@@ -337,7 +337,7 @@ def _as_usual(check: Prompts, sample: Sample, contexts: list, prompt: str, doc: 
 
 def _heads(check: Prompts, doc: dict, limit: int) -> list[str] | Any:
     """What a prompt may start with before its examples: the system instruction and the description, rendered
-    or (0.4.0-0.4.1) as written. lm-eval 0.4.13 leaves the delimiter out between a system instruction and a
+    or (0.4.0-0.4.1) as written. lm-eval 0.4.10 on leave the delimiter out between a system instruction and a
     description when either has whitespace there."""
     rendered = texts_of(check.description, doc, limit)
     if rendered is UNTRACEABLE:
