@@ -188,26 +188,53 @@ def test_the_depth_budget_is_the_parsed_depth(value, max_depth, indent):
 
 
 @settings(max_examples=300, deadline=None)
-@given(
-    nested_values,
-    st.integers(min_value=0, max_value=8),
-    st.integers(min_value=1, max_value=200),
-    st.booleans(),
-)
-def test_a_line_plainly_within_its_budgets_is_within_them(value, max_depth, max_values, ascii):
-    """The log reader's shortcut on a line's bytes never passes a line the exact passes refuse."""
-    from validator.io.budgets import (
-        json_too_deep,
-        json_too_many_values,
-        line_openers,
-        line_plainly_within,
-    )
+@given(nested_values, st.integers(min_value=0, max_value=8))
+def test_a_record_s_depth_read_from_its_value_is_the_depth_of_its_text(value, max_depth):
+    """A log record within the value budget is parsed first and its depth read from the value: the same answer
+    as the pass over its text, brackets inside strings never counted."""
+    from validator.io.budgets import json_too_deep, nested_deeper
 
-    text = json.dumps(value, ensure_ascii=ascii)
-    raw = text.encode("utf-8")
-    if line_plainly_within(len(raw), line_openers(raw), max_depth, max_values):
-        assert not json_too_deep(text, max_depth)
-        assert not json_too_many_values(text, max_values)
+    text = json.dumps(value)
+    assert nested_deeper(json.loads(text), max_depth) == json_too_deep(text, max_depth)
+    assert nested_deeper(value, max_depth) == (nesting_depth(value) > max_depth)
+
+
+LATEX = (
+    r"$\\frac{\\sqrt{x^{2}}}{\\left\\{y\\right\\}}$ " * 20
+)  # about a hundred braces, all in one string
+
+
+@pytest.mark.parametrize(
+    "line, rule",
+    [
+        (
+            '{"doc": {"solution": "' + LATEX + '"}, "doc_id": 0}',
+            None,
+        ),  # openers in a string: within
+        ('{"a": ' * 70 + "1" + "}" * 70, "LB108"),  # 70 levels of objects: past the default 64
+        ('{"a": ' * 70 + "1" + "}" * 69, "LB108"),  # past the budget and broken: the budget is told
+        ('{"doc": "' + LATEX + '", "x": [1, }', "LB701"),  # openers in a string, then broken JSON
+    ],
+)
+def test_a_log_record_with_many_openers_is_judged_by_its_depth(tmp_path, line, rule):
+    """Both readers of log records (the local one and the survey's streams) agree on what passes."""
+    from validator.io.limits import DEFAULT_LIMITS
+    from validator.io.log_lines import load_record
+    from validator.io.sample_logs import read_records
+
+    assert line.count("{") + line.count("[") > DEFAULT_LIMITS.max_depth
+    log = tmp_path / "samples_task_2024-01-01T00-00-00.jsonl"
+    log.write_text(line + "\n")
+    for read in (
+        lambda: [record.data for record in read_records(log, DEFAULT_LIMITS)],
+        lambda: load_record(line, 1, 1, DEFAULT_LIMITS),
+    ):
+        if rule is None:
+            assert read()
+            continue
+        with pytest.raises(DocumentError) as caught:
+            read()
+        assert (caught.value.rule, caught.value.line) == (rule, 1)
 
 
 def test_the_depth_limit_is_a_setting():
