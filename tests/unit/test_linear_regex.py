@@ -230,3 +230,47 @@ def test_the_survey_audits_a_hostile_ifeval_log_in_seconds(tmp_path):
     ]
     [row] = [row for row in rows if row["task"] == "leaderboard_ifeval"]
     assert row["status"] == "findings" and row["errors"] >= 1
+
+
+def test_the_table_of_cased_code_points_covers_this_python():
+    """regex_classes.py reads the code points with a case from a table (80 ms a process to ask each one) where it
+    lists this Python's Unicode version; a version it does not list is asked, and this says to write it again."""
+    import _sre  # type: ignore[import-not-found]
+    import unicodedata
+
+    from validator.harness import cased_code_points as table
+
+    if unicodedata.unidata_version not in table.UNICODE_VERSIONS:
+        pytest.skip(
+            f"Unicode {unicodedata.unidata_version} is not in the table: python scripts/cased_code_points.py"
+        )
+    listed = {point for low, high in table.RANGES for point in range(low, high + 1)}
+    assert {point for point in range(0x110000) if _sre.unicode_iscased(point)} <= listed
+
+
+@pytest.mark.slow  # every cased code point's case-insensitive literal, asked of `re` twice
+def test_a_case_insensitive_literal_matches_the_same_code_points_with_the_table_or_without(
+    monkeypatch,
+):
+    """The table is a superset (every version's cased points): among them `re` picks what each literal matches,
+    the same code points as among this Python's own."""
+    import _sre  # type: ignore[import-not-found]
+
+    from validator.harness import regex_classes
+
+    flags = re.IGNORECASE | re.UNICODE
+    literals = [point for point in range(0x110000) if _sre.unicode_iscased(point)]
+    regex_classes._cased.cache_clear()
+    from_table = regex_classes._cased()
+    monkeypatch.setattr(regex_classes.cased_code_points, "UNICODE_VERSIONS", ())
+    regex_classes._cased.cache_clear()
+    try:
+        asked = regex_classes._cased()
+    finally:
+        regex_classes._cased.cache_clear()
+    assert set(from_table) >= set(asked) and len(from_table) >= len(asked) > 2000
+    for point in literals:
+        node = (re._constants.LITERAL, point)  # type: ignore[attr-defined]
+        assert regex_classes._asked_of_re(node, flags, from_table) == regex_classes._asked_of_re(
+            node, flags, asked
+        ), chr(point)
