@@ -11,11 +11,14 @@ only where a pattern's work grows faster than the text.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.common import REPO
 
 from validator.harness.ifeval import replay
 from validator.harness.linear_regex import NotLinear, compile_linear
@@ -232,28 +235,60 @@ def test_the_survey_audits_a_hostile_ifeval_log_in_seconds(tmp_path):
     assert row["status"] == "findings" and row["errors"] >= 1
 
 
-def test_the_table_of_cased_code_points_covers_this_python():
-    """regex_classes.py reads the code points with a case from a table (80 ms a process to ask each one) where it
-    lists this Python's Unicode version; a version it does not list is asked, and this says to write it again."""
-    import _sre  # type: ignore[import-not-found]
+def test_the_unicode_tables_hold_this_python():
+    """regex_classes.py reads what `re` decides over every code point from tables (80 ms a process to ask about
+    each code point's case, 30 for the first class) where they list this Python's Unicode version; a version
+    they do not list is asked, and this says to write them again."""
     import unicodedata
 
-    from validator.harness import cased_code_points as table
+    from validator.harness import unicode_tables
 
-    if unicodedata.unidata_version not in table.UNICODE_VERSIONS:
+    if unicodedata.unidata_version not in unicode_tables.UNICODE_VERSIONS:
         pytest.skip(
-            f"Unicode {unicodedata.unidata_version} is not in the table: python scripts/cased_code_points.py"
+            f"Unicode {unicodedata.unidata_version} is not in the tables: python scripts/unicode_tables.py"
         )
-    listed = {point for low, high in table.RANGES for point in range(low, high + 1)}
-    assert {point for point in range(0x110000) if _sre.unicode_iscased(point)} <= listed
+    done = subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "unicode_tables.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+CLASSES = [
+    r"\d",
+    r"\s",
+    r"\w",
+    r"\D",
+    r"\S",
+    r"\W",
+    r"[\d.,]",
+    r"[^\s,]",
+    r"[\w-]",
+    r"[^\W\d_]",
+    r"[\s\d]",
+]
+
+
+@pytest.mark.slow  # each class asked of `re` over every code point, as without the tables
+@pytest.mark.parametrize("written", CLASSES)
+def test_a_class_read_from_the_tables_is_the_class_re_matches(written):
+    from re import _parser  # type: ignore[attr-defined]
+
+    from validator.harness import regex_classes
+
+    [node] = list(_parser.parse(written, 0))
+    tabled = regex_classes.members(node, re.UNICODE)
+    assert tabled == regex_classes._asked_of_re(node, re.UNICODE, None)
 
 
 @pytest.mark.slow  # every cased code point's case-insensitive literal, asked of `re` twice
 def test_a_case_insensitive_literal_matches_the_same_code_points_with_the_table_or_without(
     monkeypatch,
 ):
-    """The table is a superset (every version's cased points): among them `re` picks what each literal matches,
-    the same code points as among this Python's own."""
+    """The table of code points with a case is a superset (every version's): among them `re` picks what each
+    literal matches, the same code points as among this Python's own."""
     import _sre  # type: ignore[import-not-found]
 
     from validator.harness import regex_classes
@@ -262,7 +297,7 @@ def test_a_case_insensitive_literal_matches_the_same_code_points_with_the_table_
     literals = [point for point in range(0x110000) if _sre.unicode_iscased(point)]
     regex_classes._cased.cache_clear()
     from_table = regex_classes._cased()
-    monkeypatch.setattr(regex_classes.cased_code_points, "UNICODE_VERSIONS", ())
+    monkeypatch.setattr(regex_classes.unicode_tables, "UNICODE_VERSIONS", ())
     regex_classes._cased.cache_clear()
     try:
         asked = regex_classes._cased()

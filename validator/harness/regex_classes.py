@@ -3,7 +3,9 @@
 linear_regex.py writes each literal, class and `.` for RE2 as an explicit set of
 code points, so that `\\w`, `\\d`, `\\s` and case folding mean what they mean to
 `re` (RE2's own differ beyond ASCII). Where the set is not plain (case folding,
-a Unicode category), `re` is asked over every code point once, and the answer kept.
+a Unicode category), `re` is asked over every code point once, and the answer kept;
+unicode_tables.py holds the answers for the classes of `\\d`, `\\s` and `\\w` and the
+code points with a case, for the Unicode versions of Python 3.11 to 3.13.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from array import array
 from functools import cache
 from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 
-from . import cased_code_points
+from . import unicode_tables
 
 _C = _constants
 
@@ -68,6 +70,10 @@ def members(node: tuple, flags: int) -> Ranges:
                 (value, value) if item is _C.LITERAL else value for item, value in items
             )
             return _complement(ranges) if negated else ranges
+    if op is _C.IN and not flags & (re.IGNORECASE | re.ASCII):
+        tabled = _tabled_class(argument)
+        if tabled is not None:
+            return tabled
     key = (repr(node), flags)
     known = _MEMBERS.get(key)
     if known is None:
@@ -80,6 +86,47 @@ def members(node: tuple, flags: int) -> Ranges:
             _SCANS[0] += 1
         known = _MEMBERS[key] = _asked_of_re(node, flags, _cased() if cased_literal else None)
     return known
+
+
+# `re`'s categories in a str pattern, by the class unicode_tables.py holds and whether they are its complement
+_TABLED = {
+    _C.CATEGORY_DIGIT: ("digit", False),
+    _C.CATEGORY_NOT_DIGIT: ("digit", True),
+    _C.CATEGORY_SPACE: ("space", False),
+    _C.CATEGORY_NOT_SPACE: ("space", True),
+    _C.CATEGORY_WORD: ("word", False),
+    _C.CATEGORY_NOT_WORD: ("word", True),
+}
+
+
+def _tabled_class(argument: list) -> Ranges | None:
+    """A class of literals, ranges and `\\d`, `\\s`, `\\w` (or their negations), `[^\\s,]` say, from the tables of
+    the running Python's Unicode version: the union `re` matches; None for another class or version."""
+    classes = unicode_tables.CLASSES.get(unicodedata.unidata_version)
+    if classes is None:
+        return None
+    negated = bool(argument) and argument[0][0] is _C.NEGATE
+    parts: list[tuple[int, int]] = []
+    for item, value in argument[1:] if negated else argument:
+        if item is _C.LITERAL:
+            parts.append((value, value))
+        elif item is _C.RANGE:
+            parts.append(value)
+        elif item is _C.CATEGORY and value in _TABLED:
+            name, inverted = _TABLED[value]
+            ranges = _class_ranges(classes[name])
+            parts.extend(_complement(ranges) if inverted else ranges)
+        else:
+            return None
+    ranges = _union(parts)
+    return _complement(ranges) if negated else ranges
+
+
+@cache
+def _class_ranges(written: str) -> Ranges:
+    return tuple(
+        (int(low), int(high)) for low, high in (part.split("-") for part in written.split())
+    )
 
 
 def _union(ranges) -> Ranges:
@@ -111,10 +158,10 @@ def _complement(ranges: Ranges) -> Ranges:
 @cache
 def _cased() -> str:
     """Every code point with a case, in order: all a case-insensitive literal can match besides itself. Read from
-    cased_code_points.py where it lists the running Python's Unicode version (a superset of its cased points,
+    unicode_tables.py where it lists the running Python's Unicode version (a superset of its cased points,
     among which `re` decides), else asked of each code point, about 80 ms."""
-    if unicodedata.unidata_version in cased_code_points.UNICODE_VERSIONS:
-        points = (point for low, high in cased_code_points.RANGES for point in range(low, high + 1))
+    if unicodedata.unidata_version in unicode_tables.UNICODE_VERSIONS:
+        points = (point for low, high in unicode_tables.CASED for point in range(low, high + 1))
         return "".join(map(chr, points))
     return "".join(filter(lambda c: _sre.unicode_iscased(ord(c)), _every_code_point()))
 
