@@ -17,7 +17,11 @@ cheaper loop that hashes each line's bytes instead (survey_bench.py: line_floor)
 - multiple choice as MMLU is: 40 logs of 100 to 300 docs, four short choices lettered in the prompt under
   a description that ends with a blank line;
 - long few-shot prompts: MMLU-Pro-like, a five-shot prompt of about 4 kB repeated in every request;
-- a few samples per log: 300 runs whose logs hold 5 samples each (per-log fixed costs dominate).
+- a few samples per log: 300 runs whose logs hold 5 samples each (per-log fixed costs dominate);
+- the Open LLM Leaderboard v2's generative tasks (bench/leaderboard_shapes.py): IFEval, 541 docs of one to
+  three instructions and responses of 1 to 3 kB, the audit replaying every instruction's checker strictly
+  and loosely; MATH hard, four subtasks of 123 to 307 docs, 4-shot prompts full of LaTeX and generations
+  of 500 to 1500 characters ending with a boxed answer.
 
 The process rows time what a person waits for: `lbnorm audit` (the console script pip writes) of
 each shape's run as a fresh process, start-up included, against a fresh process that imports click
@@ -48,6 +52,7 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests"), str(BENCH)]
 
+from leaderboard_shapes import ifeval_task, math_tasks  # noqa: E402
 from startup import AUDIT_FLOOR, CONSOLE_SCRIPT, clean_env  # noqa: E402
 from support import harness_logs as hl  # noqa: E402
 from survey_bench import audit_rows  # noqa: E402
@@ -239,11 +244,14 @@ def write_shapes(out: Path, seed: int, scale: float) -> dict[str, Path]:
     for run in range(max(1, round(300 * min(scale, 1.0)))):
         few = many_choices_task(rng, "few_samples", 5)
         hl.write_run(shapes["a few samples per log"] / f"org__model-{run:03d}", [few])
-    # Last, so that the shapes before it are written from the same draws as without it
+    # Last, so that a shape added here leaves the draws of every shape above unchanged
     subjects = [
         mmlu_like_task(rng, f"subject_{k:02d}", n(rng.randint(100, 300))) for k in range(40)
     ]
     hl.write_run(shapes["multiple choice, MMLU-like: 40 logs"] / "org__model", subjects)
+    ifeval = ifeval_task(rng, n(541))
+    hl.write_run(shapes["leaderboard IFEval"] / "org__model", [ifeval])
+    hl.write_run(shapes["leaderboard MATH hard"] / "org__model", math_tasks(rng, n))
     return shapes
 
 
@@ -255,6 +263,8 @@ SHAPES = (
     "multiple choice, MMLU-like: 40 logs",
     "long few-shot prompts",
     "a few samples per log",
+    "leaderboard IFEval",
+    "leaderboard MATH hard",
 )
 
 

@@ -96,7 +96,7 @@ def test_the_audit_shapes_benchmark_measures_every_shape(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
-    assert len(report["shapes"]) == 7
+    assert len(report["shapes"]) == 9
     for rows in report["shapes"].values():
         assert rows[0]["files"] >= 1 and not rows[0].get("left_out")
         assert rows[0]["ratio_line_floor"] > 0
