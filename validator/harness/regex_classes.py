@@ -4,7 +4,7 @@ linear_regex.py writes each literal, class and `.` for RE2 as an explicit set of
 code points, so that `\\w`, `\\d`, `\\s` and case folding mean what they mean to
 `re` (RE2's own differ beyond ASCII). Where the set is not plain (case folding,
 a Unicode category), `re` is asked over every code point once, and the answer kept;
-unicode_tables.py holds the answers for the classes of `\\d`, `\\s` and `\\w` and the
+unicode_tables.py holds the answers for the classes of `\\d` and `\\s` and the
 code points with a case, for the Unicode versions of Python 3.11 to 3.13.
 """
 
@@ -94,13 +94,11 @@ _TABLED = {
     _C.CATEGORY_NOT_DIGIT: ("digit", True),
     _C.CATEGORY_SPACE: ("space", False),
     _C.CATEGORY_NOT_SPACE: ("space", True),
-    _C.CATEGORY_WORD: ("word", False),
-    _C.CATEGORY_NOT_WORD: ("word", True),
 }
 
 
 def _tabled_class(argument: list) -> Ranges | None:
-    """A class of literals, ranges and `\\d`, `\\s`, `\\w` (or their negations), `[^\\s,]` say, from the tables of
+    """A class of literals, ranges and `\\d`, `\\s` (or their negations), `[^\\s,]` say, from the tables of
     the running Python's Unicode version: the union `re` matches; None for another class or version."""
     classes = unicode_tables.CLASSES.get(unicodedata.unidata_version)
     if classes is None:
