@@ -188,20 +188,44 @@ def test_the_depth_budget_is_the_parsed_depth(value, max_depth, indent):
 
 
 @settings(max_examples=300, deadline=None)
-@given(nested_values, st.integers(min_value=0, max_value=8))
-def test_a_record_s_depth_read_from_its_value_is_the_depth_of_its_text(value, max_depth):
-    """A log record within the value budget is parsed first and its depth read from the value: the same answer
-    as the pass over its text, brackets inside strings never counted."""
-    from validator.io.budgets import json_too_deep, nested_deeper
+@given(
+    nested_values,
+    st.integers(min_value=0, max_value=8),
+    st.integers(min_value=1, max_value=200),
+    st.booleans(),
+)
+def test_a_line_within_its_budgets_by_the_reader_s_shortcut_is_within_them(
+    value, max_depth, max_values, ascii
+):
+    """The log reader's shortcut on a line's bytes and counted openers never passes a line the exact passes
+    refuse."""
+    from validator.io.budgets import json_too_deep, json_too_many_values, line_openers, line_within
 
-    text = json.dumps(value)
-    assert nested_deeper(json.loads(text), max_depth) == json_too_deep(text, max_depth)
-    assert nested_deeper(value, max_depth) == (nesting_depth(value) > max_depth)
+    text = json.dumps(value, ensure_ascii=ascii)
+    raw = text.encode("utf-8")
+    if line_within(text, len(raw), line_openers(raw), max_depth, max_values):
+        assert not json_too_deep(text, max_depth)
+        assert not json_too_many_values(text, max_values)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet='[]{}"\\\na ', max_size=40), st.integers(min_value=0, max_value=6))
+def test_the_depth_found_by_splitting_at_quotes_is_the_depth_the_regex_finds(text, max_depth):
+    """nested_past cuts the strings out by splitting at the quotes where that finds what _STRING finds: on any
+    text at all, valid JSON or not, the same answer as the regex alone."""
+    from itertools import accumulate
+
+    from validator.io import budgets
+
+    brackets = budgets._NOT_A_BRACKET.sub("", budgets._STRING.sub("", text)).encode("ascii")
+    by_regex = max(accumulate(map(budgets._STEP.__getitem__, brackets)), default=0) > max_depth
+    assert budgets.nested_past(text, max_depth) == by_regex
 
 
 LATEX = (
     r"$\\frac{\\sqrt{x^{2}}}{\\left\\{y\\right\\}}$ " * 20
 )  # about a hundred braces, all in one string
+DEEP_THEN_SHALLOW = '{"doc_id": ' + "[" * 900 + "]" * 900 + ', "doc_id": 0}'
 
 
 @pytest.mark.parametrize(
@@ -214,10 +238,14 @@ LATEX = (
         ('{"a": ' * 70 + "1" + "}" * 70, "LB108"),  # 70 levels of objects: past the default 64
         ('{"a": ' * 70 + "1" + "}" * 69, "LB108"),  # past the budget and broken: the budget is told
         ('{"doc": "' + LATEX + '", "x": [1, }', "LB701"),  # openers in a string, then broken JSON
+        (
+            DEEP_THEN_SHALLOW,
+            "LB108",
+        ),  # a key repeated: json keeps the last value, the text holds the first
     ],
 )
-def test_a_log_record_with_many_openers_is_judged_by_its_depth(tmp_path, line, rule):
-    """Both readers of log records (the local one and the survey's streams) agree on what passes."""
+def test_a_log_record_with_many_openers_is_judged_by_its_text(tmp_path, line, rule):
+    """Both readers of log records (the local one and the survey's streams) judge the text before any parse."""
     from validator.io.limits import DEFAULT_LIMITS
     from validator.io.log_lines import load_record
     from validator.io.sample_logs import read_records

@@ -11,7 +11,6 @@ from .budgets import (
     json_plainly_within,
     json_too_deep,
     json_too_many_values,
-    nested_deeper,
     too_deep_message,
     too_many_values_message,
 )
@@ -77,35 +76,21 @@ def parse_json(text: str) -> Any:
 def load_record(text: str, line: int, column: int, limits: Limits, cut: bool = False) -> Any:
     """One record's JSON, within the nesting and value budgets (LB108, LB112; LB701 when it is not JSON).
 
-    A text longer than the value budget is judged on its text before a parse builds it; a shorter one with
-    more openers than the depth budget is parsed first and judged on its value (budgets.py). `cut`: the line
-    is the log's last and has no newline, so JSON that breaks off is a log cut off while it was written, and
-    the message says so rather than naming the parser's complaint alone."""
-    settled = json_plainly_within(text, limits.max_depth, limits.max_values)
-    if not settled and len(text) > limits.max_values:
+    `cut`: the line is the log's last and has no newline, so JSON that breaks off is a log cut off while
+    it was written, and the message says so rather than naming the parser's complaint alone."""
+    if not json_plainly_within(text, limits.max_depth, limits.max_values):
         within_budgets(text, line, column, limits)
-        settled = True
     try:
-        value = parse_json(text)
-    except (ValueError, RecursionError) as exc:  # json.JSONDecodeError is a ValueError
-        if not settled:  # a budget passed is told before what the parser makes of the text
-            within_budgets(text, line, column, limits)
-        raise _unreadable(exc, line, column, cut) from None
-    if not settled and nested_deeper(value, limits.max_depth):
-        raise DocumentError("LB108", "this record: " + too_deep_message(limits), line, column)
-    return value
-
-
-def _unreadable(exc: Exception, line: int, column: int, cut: bool) -> DocumentError:
-    """What a record the parser refused is: LB701 (a log cut off mid-record named so), or LB108."""
-    if isinstance(exc, json.JSONDecodeError):
+        return parse_json(text)
+    except json.JSONDecodeError as exc:
         if (
             cut and exc.msg != "Extra data"
-        ):  # "Extra data": a whole record with more after it, not a cut
-            return DocumentError("LB701", f"{CUT_OFF} ({exc.msg}); {CUT_OFF_FIX}", line, exc.colno)
-        return DocumentError("LB701", f"not valid JSON: {exc.msg}", line, exc.colno)
-    if isinstance(exc, RecursionError):
-        return DocumentError("LB108", "the record is nested too deeply", line, column)
-    return DocumentError(
-        "LB701", f"not valid JSON: {exc}", line, column
-    )  # an integer of 4,301 digits or more
+        ):  # "Extra data": a whole record with something after it, not a cut
+            raise DocumentError(
+                "LB701", f"{CUT_OFF} ({exc.msg}); {CUT_OFF_FIX}", line, exc.colno
+            ) from None
+        raise DocumentError("LB701", f"not valid JSON: {exc.msg}", line, exc.colno) from None
+    except RecursionError:
+        raise DocumentError("LB108", "the record is nested too deeply", line, column) from None
+    except ValueError as exc:  # an integer of more than 4,300 digits
+        raise DocumentError("LB701", f"not valid JSON: {exc}", line, column) from None

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 from .budgets import (
     line_openers,
-    nested_deeper,
+    line_within,
 )
 from .documents import DocumentError
 from .limits import LIMIT_OPTIONS, Limits, describe_size
@@ -265,22 +265,19 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
 
 def _line_value(raw: bytes, line: int, limits: Limits, cut: bool, openers: int) -> tuple[str, Any]:
     """(text, JSON value) of one log line: decode_line and load_record, with the usual line (UTF-8, within the
-    budgets, one value) taken without their calls, which were a measurable share of a short record's audit.
-    A line no longer than the value budget is parsed first (budgets.py); its depth is then plain from its
-    `openers` or read from the value. Anything else goes through them, and they raise what they raise."""
+    budgets by line_within, one value) taken without their calls, which were a measurable share of a short
+    record's audit. Anything else goes through them, and they raise what they raise."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = decode_line(raw, line, cut)  # raises LB701 with the reason
-    if len(raw) <= limits.max_values:
+    if line_within(text, len(raw), openers, limits.max_depth, limits.max_values):
         try:
             value, end = SCAN_ONCE(text, 0)
         except (StopIteration, ValueError, RecursionError):
             pass  # load_record parses it again and says what is wrong
         else:
-            if (end == len(text) or (end + 1 == len(text) and text[end] == "\n")) and (
-                openers <= limits.max_depth or not nested_deeper(value, limits.max_depth)
-            ):
+            if end == len(text) or (end + 1 == len(text) and text[end] == "\n"):
                 return text, value
     return text, load_record(text, line, 1, limits, cut=cut)
 
