@@ -309,3 +309,15 @@ def test_a_case_insensitive_literal_matches_the_same_code_points_with_the_table_
         assert regex_classes._asked_of_re(node, flags, from_table) == regex_classes._asked_of_re(
             node, flags, asked
         ), chr(point)
+
+
+def test_a_long_text_s_boundary_marking_is_not_kept():
+    """A reply is marked at its word boundaries once for all the \\b patterns run on it (kept for the next
+    pattern), but a string may hold a million characters: past MAX_MARKED the marking is done and let go."""
+    from validator.harness import linear_regex
+
+    pattern = compile_linear(r"\bwhale\b", re.IGNORECASE)
+    short, long = "a whale é", "é " * linear_regex.MAX_MARKED + "whale"
+    linear_regex._marked.cache_clear()
+    assert pattern.search(short) and pattern.search(long)
+    assert linear_regex._marked.cache_info().currsize == 1

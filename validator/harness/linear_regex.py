@@ -50,6 +50,8 @@ _NOT_RE2 = {
 # RE2's unanchored search, set by _re2(), which runs before any engine is compiled
 _UNANCHORED: Any = None
 _MARKERS = ("\U0010fffd", "\U000ffffd", "\U0010fffc")  # noncharacters no honest text holds
+# Characters of a text whose marking is kept (_marked): an IFEval reply is a few kB; a string may hold a million
+MAX_MARKED = 64 * 1024
 _BOUNDARY = re.compile(r"\b")
 _ANCHOR_ORDER = {
     _C.AT_BEGINNING_STRING: 0,
@@ -200,7 +202,7 @@ class LinearPattern:
             raise NotLinear("a `$` (not multiline) in a text ending in a newline")
         if not self.bounded_by_words or text.isascii():
             return self._engine(None), _utf8(text), None
-        marker, encoded = _marked(text)
+        marker, encoded = _marked(text) if len(text) <= MAX_MARKED else _marked.__wrapped__(text)
         return self._engine(marker), encoded, marker
 
     def search(self, text: str) -> bool:
@@ -239,7 +241,7 @@ def _utf8(text: str) -> bytes:
         raise NotLinear("a lone surrogate in the text") from error
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=32)  # at most 32 texts of MAX_MARKED characters: a few MB
 def _marked(text: str) -> tuple[str, bytes]:
     """(the marker, the text in UTF-8 with the marker at each place `re` finds a word boundary), once per text:
     IFEval's forbidden words are each searched for with \b on a response and its eight loose variants, and
