@@ -20,6 +20,8 @@ _STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
 # Where a budget was passed is looked for only once it was: re compiles these then
 _NESTING_TOKEN = r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]'
 _VALUE_TOKEN = r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{,]'
+# What nested_past splits at its quotes (its parts, at most a few MB): a MATH line is 7 kB with 70 quotes
+SPLIT_CHARS, SPLIT_QUOTES = 1 << 20, 4096
 # Finding the line of the offending bracket walks tokens in Python; past this many it is not worth it.
 _LOCATE_TOKENS = 2_000_000
 
@@ -42,13 +44,18 @@ def nested_past(text: str, max_depth: int) -> bool:
     pair up and no quote or line break follows a backslash, the strings _STRING
     finds are the text's odd parts split at its quotes, found by a few passes of
     str methods: a MATH solution's LaTeX (a hundred braces behind backslashes)
-    takes the regex, which steps over each escape, 26 us a line, the split 10.
-    Any other text takes the regex.
+    takes the regex, which steps over each escape, 26 us a line, the split 8.
+    The split makes a string of each part: only a text of at most SPLIT_CHARS
+    characters is split, at its first SPLIT_QUOTES quotes (a hostile line of
+    64 MiB of quotes would make millions), and only one with fewer quotes is
+    read so. Any other text takes the regex.
     """
-    parts = text.split('"')
-    if len(parts) % 2 and not _escaped(parts, text):
-        outside = "".join(parts[::2])
-    else:
+    outside = None
+    if len(text) <= SPLIT_CHARS:
+        parts = text.split('"', SPLIT_QUOTES)
+        if len(parts) <= SPLIT_QUOTES and len(parts) % 2 and not _escaped(parts, text):
+            outside = "".join(parts[::2])
+    if outside is None:
         outside = _STRING.sub("", text)
     brackets = _NOT_A_BRACKET.sub("", outside).encode("ascii")
     return max(accumulate(map(_STEP.__getitem__, brackets)), default=0) > max_depth
