@@ -244,7 +244,7 @@ def _utf8(text: str) -> bytes:
 @lru_cache(maxsize=32)  # at most 32 texts of MAX_MARKED characters, marked: about 20 MB
 def _marked(text: str) -> tuple[str, bytes]:
     """(the marker, the text in UTF-8 with the marker at each place `re` finds a word boundary), once per text:
-    IFEval's forbidden words are each searched for with \b on a response and its eight loose variants, and
+    IFEval's forbidden words are each searched for with \\b on a response and its eight loose variants, and
     marking a reply of 2 kB is about 70 us, several times the search."""
     _utf8(text)  # a lone surrogate is told before anything else, as for a text without \b
     marker = next((m for m in _MARKERS if m not in text), None)
@@ -297,7 +297,7 @@ def _find_all(engine: Any, encoded: bytes, groups: int) -> list:
 
 
 def _markers_placed(items) -> bool:
-    """Whether each \b stands where its marker is consumed once: in the pattern's own sequence (or one of its
+    r"""Whether each \b stands where its marker is consumed once: in the pattern's own sequence (or one of its
     alternatives), each neighbour an edge, an anchor or a node that matches at least one character. Two \b
     at one place (`(\b)\b`, `\b a* \b`) would each ask for a marker of their own."""
     if len(items) == 1 and items[0][0] is _C.BRANCH:
