@@ -222,6 +222,24 @@ def test_the_depth_found_by_splitting_at_quotes_is_the_depth_the_regex_finds(tex
     assert budgets.nested_past(text, max_depth) == by_regex
 
 
+def test_a_text_past_the_split_s_bounds_is_read_by_the_regex(monkeypatch):
+    """A text of more characters or quotes than the split takes (a hostile line of quotes would be millions
+    of parts) gives the regex's answer all the same."""
+    import random
+    from itertools import accumulate
+
+    from validator.io import budgets
+
+    monkeypatch.setattr(budgets, "SPLIT_CHARS", 24)
+    monkeypatch.setattr(budgets, "SPLIT_QUOTES", 4)
+    draw = random.Random(7)
+    for _ in range(20_000):
+        text = "".join(draw.choices('[]{}"\\\na', k=draw.randint(0, 40)))
+        brackets = budgets._NOT_A_BRACKET.sub("", budgets._STRING.sub("", text)).encode("ascii")
+        depth = max(accumulate(map(budgets._STEP.__getitem__, brackets)), default=0)
+        assert budgets.nested_past(text, 2) == (depth > 2), repr(text)
+
+
 LATEX = (
     r"$\\frac{\\sqrt{x^{2}}}{\\left\\{y\\right\\}}$ " * 20
 )  # about a hundred braces, all in one string
