@@ -261,11 +261,9 @@ PARSED_PROFILES = "profiles/parsed"
 
 def parsed_profile_copy(name: str, text: str, data: Any) -> dict[str, Any]:
     """The parsed copy of a built-in profile: its YAML `text`, parsed to `data`."""
-    import zlib  # here and in parsed_profile: an audit of tasks no built-in profile names never loads it
-
     return {
         "parsed_from": f"{name}.yaml",
-        "text_crc32": zlib.crc32(text.encode("utf-8")),
+        "text_crc32": _crc32(text),
         "text_length": len(text),
         "profile": data,
     }
@@ -273,8 +271,6 @@ def parsed_profile_copy(name: str, text: str, data: Any) -> dict[str, Any]:
 
 def parsed_profile(name: str, text: str, folder: Path | None = None) -> Any:
     """The profile data of the parsed copy of `name`, if there is one and it was parsed from `text`."""
-    import zlib
-
     path = (folder or package_files() / PARSED_PROFILES) / f"{name}.json"
     try:
         copy = json.loads(path.read_text(encoding="utf-8"))
@@ -283,10 +279,16 @@ def parsed_profile(name: str, text: str, folder: Path | None = None) -> Any:
     if not (
         isinstance(copy, dict)
         and copy.get("text_length") == len(text)
-        and copy.get("text_crc32") == zlib.crc32(text.encode("utf-8"))
+        and copy.get("text_crc32") == _crc32(text)
     ):
         return None
     return copy.get("profile")
+
+
+def _crc32(text: str) -> int:
+    import zlib  # here: an audit of tasks no built-in profile names never loads it
+
+    return zlib.crc32(text.encode("utf-8"))
 
 
 def load_profile_file(path: Path) -> Profile:
