@@ -226,10 +226,11 @@ dataclasses.dataclass = recorded
 def test_an_audit_builds_no_dataclass(tmp_path):
     """Python compiles a dataclass's methods as its module is imported, about 0.4 ms each (3.11), where an
     audit of a few samples takes 70 ms: the records an audit builds are named tuples or plain classes
-    (docs/architecture.md, Habits). The profile model (for tasks a built-in profile names) and the DROP
-    replay are imported by the audits that need them."""
+    (docs/architecture.md, Habits), among them the profile model (built for a task a built-in profile
+    names) and DROP's flags (for a DROP log), which the example of named tasks holds."""
     hl.write_run(tmp_path / "run", [hl.choice_task("quiz", docs=3)])
-    for run in ("examples/lm-eval-output/example-org__tiny-model", str(tmp_path / "run")):
+    named = str(EXAMPLES / "positive" / "samples_honest")
+    for run in ("examples/lm-eval-output/example-org__tiny-model", str(tmp_path / "run"), named):
         proc = run_python(DATACLASSES_BUILT, "audit", "-q", run)
         assert proc.stdout.splitlines()[-1:] == [""], proc.stdout + proc.stderr
 

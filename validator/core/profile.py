@@ -5,8 +5,6 @@ schemas/profile.schema.json; `build_profile` adds the cross-reference rules
 the schema cannot express. No I/O happens here (see `loaders.py`).
 """
 
-import functools
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from .errors import ConfigError
@@ -57,8 +55,7 @@ class OtherHarnessTasks(NamedTuple):
         return any(name.startswith(p[:-1]) if p.endswith("*") else name == p for p in self.patterns)
 
 
-@dataclass(frozen=True)
-class Task:
+class Task(NamedTuple):
     """A results entry a benchmark is scored from: its name and aliases, choice count and sample count."""
 
     name: str
@@ -67,15 +64,14 @@ class Task:
     n: int | None = None
     non_finite_as_zero: bool = False
     note: str | None = None
-    metric_n: dict[str, int] = field(default_factory=dict)
+    metric_n: dict[str, int] = {}  # shared: read, never written
 
     @property
     def names(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
 
 
-@dataclass(frozen=True)
-class Benchmark:
+class Benchmark(NamedTuple):
     """A column of the leaderboard: how its tasks are scored, averaged and normalized."""
 
     id: str
@@ -90,7 +86,7 @@ class Benchmark:
     num_fewshot: int | None = None
     retired: dict[str, str] | None = None
     notes: tuple[str, ...] = ()
-    sources: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    sources: dict[str, tuple[str, ...]] = {}  # shared: read, never written
     binary: bool = False
     version_gate: VersionGate | None = None
     # (relation, fields): fields of one doc that encode the same gold, choices or id (harness/doc_agreement.py)
@@ -103,8 +99,7 @@ class Benchmark:
         return task.num_choices if task.num_choices is not None else self.num_choices
 
 
-@dataclass(frozen=True)
-class Profile:
+class Profile(NamedTuple):
     """A leaderboard's rules as data: its benchmarks, whether scores are normalized, and how they are averaged."""
 
     name: str
@@ -114,8 +109,8 @@ class Profile:
     benchmarks: tuple[Benchmark, ...]
     revision: str | None = None
     average_note: str | None = None
-    sources: dict[str, dict[str, str]] = field(default_factory=dict)
-    other_entries: dict[str, str] = field(default_factory=dict)  # known, unscored entry -> why
+    sources: dict[str, dict[str, str]] = {}  # shared: read, never written
+    other_entries: dict[str, str] = {}  # known, unscored entry -> why (shared: read, never written)
     other_harness: tuple[OtherHarnessTasks, ...] = ()
     ignore_tasks: tuple[str, ...] = ()  # globs of unknown entries the maintainer accepts silently
 
@@ -126,8 +121,13 @@ class Profile:
         raise KeyError(benchmark_id)
 
     def task_index(self) -> dict[str, tuple[Benchmark, Task]]:
-        """Every task name and alias -> (benchmark, task)."""
-        return self._task_index
+        """Every task name and alias -> (benchmark, task); built at each call, which a command makes once or twice."""
+        return {
+            name: (bench, task)
+            for bench in self.benchmarks
+            for task in bench.tasks
+            for name in task.names
+        }
 
     def pooled_groups(
         self,
@@ -160,15 +160,6 @@ class Profile:
         """Every multiple-choice task name and alias -> the num_choices that sets its baseline (LB715's claim)."""
         counts = {name: bench.choices_of(task) for name, (bench, task) in self.task_index().items()}
         return {name: count for name, count in counts.items() if count is not None}
-
-    @functools.cached_property
-    def _task_index(self) -> dict[str, tuple[Benchmark, Task]]:
-        return {
-            name: (bench, task)
-            for bench in self.benchmarks
-            for task in bench.tasks
-            for name in task.names
-        }
 
 
 def build_profile(data: dict[str, Any], origin: str) -> Profile:

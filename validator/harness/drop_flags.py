@@ -13,7 +13,6 @@ the work.
 """
 
 import re
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .drop import (
@@ -42,11 +41,11 @@ _JOINERS = frozenset(
 # --- the deep dive's failure modes -------------------------------------------------------
 
 
-@dataclass(slots=True)
-class SampleFlags:
+class SampleFlags(NamedTuple):
     """What one DROP prediction shows (docs/reference/drop.md): W, D, D' and L, with the evidence."""
 
-    glued: list[str] = field(default_factory=list)  # W: numbers glued to text by \n, \t...
+    # W: numbers glued to text by \n, \t... (the default is shared: read, never written)
+    glued: list[str] = []
     glued_lost_gold: bool = False  # W-impacting: one of them was a gold number
     decimal_cut: str | None = None  # D: the gold decimal the '.' stop cut
     possibly_cut: bool = False  # D': ends in a digit under a '.' stop, no decimal gold
