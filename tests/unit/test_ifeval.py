@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validator.harness import ifeval
+from validator.harness import ifeval, ifeval_patterns
 
 RECORDED = json.loads(
     (Path(__file__).parents[1] / "data" / "ifeval" / "harness_outcomes.json").read_text("utf-8")
@@ -180,6 +180,21 @@ def test_the_linear_scans_count_what_the_harnesss_patterns_find(text):
     assert ifeval.bullet_count(text) == bullets
     assert ifeval.placeholder_count(text) == len(re.findall(r"\[.*?\]", text))
     assert ifeval.titles(text) == re.findall(r"<<[^\n]+>>", text)
+
+
+def test_the_word_mask_is_res_word_class_on_every_code_point():
+    """number_words counts the runs of \\w on a mask of the text: each character is a word character exactly
+    where `re`'s \\w matches it, under this Python's Unicode tables."""
+    every = "".join(map(chr, range(0x110000)))
+    word = re.compile(r"\w")
+    assert ifeval_patterns.word_mask(every) == bytes(0x61 if word.match(c) else 0x20 for c in every)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet="ab_1 \n-.é—“’ſ\u212a\u0301\u00aa\u2160\u0663\U0001f600", max_size=40))
+def test_the_word_count_is_findalls(text):
+    assert ifeval_patterns.word_count(text) == len(re.findall(r"\w+", text))
+    assert ifeval_patterns.word_count(text + "\ud800a") == len(re.findall(r"\w+", text + "\ud800a"))
 
 
 def test_a_word_list_longer_than_a_datasets_is_not_searched():

@@ -46,7 +46,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .ifeval_kwargs import RELATIONS, draws_at_random, rejected  # noqa: F401 (callers take them from here)
-from .ifeval_patterns import bullet_count, placeholder_count, titles
+from .ifeval_patterns import bullet_count, placeholder_count, titles, word_count
 from .ifeval_reads import (  # noqa: F401 (callers take them from here)
     HARNESS_RAISES,
     PAST_BUDGET,
@@ -65,7 +65,6 @@ CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is 
 MAX_WORDS = 16  # keywords or forbidden words replayed per instruction (a dataset's list a few)
 PAST_WORDS = f"a list of over {MAX_WORDS} words, more than the replay searches"
 BEYOND_BOUNDS = frozenset({PAST_LENGTH, PAST_WORDS})  # the replay's own limits, not the harness's
-_WORD = re.compile(r"\w+")
 _HIGHLIGHT = re.compile(r"\*[^\n\*]*\*")
 _DOUBLE_HIGHLIGHT = re.compile(r"\*\*[^\n\*]*\*\*")
 _PARAGRAPH_DIVIDER = re.compile(r"\s?\*\*\*\s?")
@@ -254,9 +253,7 @@ def _keyword_frequency(given: dict, value: str) -> bool:
 
 def _number_words(given: dict, value: str) -> bool:
     threshold, relation = _count(given, "num_words"), _relation(given)
-    return _compare(
-        len(_WORD.findall(value)), relation, threshold
-    )  # nltk's RegexpTokenizer(r"\w+")
+    return _compare(word_count(value), relation, threshold)  # nltk's RegexpTokenizer(r"\w+")
 
 
 def _json_format(given: dict, value: str) -> bool:

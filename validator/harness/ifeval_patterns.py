@@ -4,15 +4,47 @@ The harness's bullet, placeholder and title patterns (lm-eval's
 tasks/ifeval/instructions.py) backtrack without bound on some texts: runs of
 blank lines or brackets make them quadratic, and the submitter writes the
 response. These scans give what `re` finds, in one pass;
-tests/unit/test_ifeval.py holds them to `re` with hypothesis.
+tests/unit/test_ifeval.py holds them to `re` with hypothesis. The word count
+(`\\w+`, the one pattern every number_words check runs on the response and its
+loose variants) is taken on a mask of the text made in C, without building
+the words.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable
 
 _SPACES = re.compile(r"\s*")
+# A text's mask: each character "a" where `re`'s \w matches it, " " elsewhere. ASCII by a table; beyond ASCII
+# by the encoder's error handler, which `re`'s rule decides: alphanumeric (str.isalnum()) or "_", which is ASCII.
+_WORD_OR_SPACE = (
+    bytes(0x61 if chr(byte).isalnum() or byte == 0x5F else 0x20 for byte in range(128)) + b" " * 128
+)
+_MASK_ERRORS = "lbnorm-ifeval-word-mask"
+
+
+def _mask_beyond_ascii(error: UnicodeError) -> tuple[bytes, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    run = error.object[error.start : error.end]
+    return bytes(0x61 if char.isalnum() else 0x20 for char in run), error.end
+
+
+codecs.register_error(_MASK_ERRORS, _mask_beyond_ascii)
+
+
+def word_mask(value: str) -> bytes:
+    """One byte per character of `value`: b"a" where re's \\w matches it, b" " elsewhere."""
+    return value.encode("ascii", _MASK_ERRORS).translate(_WORD_OR_SPACE)
+
+
+def word_count(value: str) -> int:
+    """len(re.findall(r"\\w+", value)): the runs of word characters, each begun by an "a" at the mask's start or
+    after a " ". A 2 kB reply in about 2 us, where findall built its words in 35."""
+    mask = word_mask(value)
+    return mask.count(b" a") + mask.startswith(b"a")
 
 
 def bullet_count(value: str) -> int:
