@@ -23,7 +23,7 @@ from support.common import REPO
 from validator.harness.ifeval import replay
 from validator.harness.linear_regex import NotLinear, compile_linear
 
-ALPHABET = "aAbB kK\u212as\u017fİı_1٣é-\n.(\u2028"
+ALPHABET = "aAbB kK\u212as\u017fİı_1٣é-\n.(\u2028—"
 ATOMS = st.sampled_from(
     [
         "a",
@@ -321,3 +321,29 @@ def test_a_long_text_s_boundary_marking_is_not_kept():
     linear_regex._marked.cache_clear()
     assert pattern.search(short) and pattern.search(long)
     assert linear_regex._marked.cache_info().currsize == 1
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet=ALPHABET + "—“\U0001f600\u0301", max_size=40))
+def test_a_marked_text_holds_a_marker_at_each_place_re_finds_a_word_boundary(text):
+    """The marking joins the text's word runs and the rest with the marker: the places `re` finds \\b. A text
+    whose word characters are all ASCII is not marked: RE2's ASCII \\b stands where `re`'s does."""
+    from validator.harness import linear_regex
+
+    marker, encoded = linear_regex._marked.__wrapped__(text)
+    if marker is None:
+        assert not any(not c.isascii() and re.match(r"\w", c) for c in text)
+        assert re.sub(r"\b", "|", text) == re.sub(r"\b", "|", text, flags=re.ASCII)
+        assert encoded == text.encode("utf-8")
+    else:
+        assert encoded == re.sub(r"\b", marker, text).encode("utf-8")
+
+
+def test_a_text_beyond_ascii_without_a_word_character_beyond_it_is_searched_unmarked():
+    """Curly quotes and dashes are no word characters: \\b and \\B run as in an ASCII text."""
+    text = "“whale”—a whale’s tale"
+    for pattern in (r"\bwhale\b", r"\Bhal", r"(\bwh)ale", r"\btale\b"):
+        assert compile_linear(pattern).findall(text) == re.findall(pattern, text)
+    assert compile_linear(r"\Bhal").search("“whale”")
+    with pytest.raises(NotLinear):
+        compile_linear(r"\Bhal").search("“whale” é")
