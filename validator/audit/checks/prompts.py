@@ -296,16 +296,15 @@ def _other_context(contexts: list, prompt: str, mutual_info: bool) -> int | None
 
 
 def _as_usual(check: Prompts, sample: Sample, contexts: list, prompt: str, doc: dict) -> bool:
-    """The usual sample, checked without building its text: True when it is settled (as add() would settle
-    it), False when add() must look again (a mismatch, to be told; winogrande's number)."""
+    """The usual sample, settled by the doc's text at the prompt's end and a fixed head at its start: True when
+    it is settled (as add() would settle it), False when add() must look again (a mismatch, to be told;
+    winogrande's number)."""
     tail = ending_of(check.text, doc, prompt)
     # Anything else goes to add()'s general path, which words findings and settles the rest the same way
     # (a text of digits with choices is winogrande's number; an untraceable block, wherever it lies; a head
     # that runs into the doc's text).
-    if (
-        tail is None
-        or tail is UNTRACEABLE
-        or (check.has_choices and prompt[-1:].isdigit() and prompt[len(prompt) - tail :].isdigit())
+    if tail is None or (
+        check.has_choices and prompt[-1:].isdigit() and prompt[len(prompt) - tail :].isdigit()
     ):
         return False
     size, shortest, longest = len(prompt), -1, -1  # the heads the prompt starts with, by length
