@@ -173,13 +173,15 @@ LINES = st.text(alphabet=" \t\n\r*-[]<>ab\x0b\x0c\u2028\x85", max_size=60)
 @given(LINES)
 def test_the_linear_scans_count_what_the_harnesss_patterns_find(text):
     """The harness's bullet, placeholder and title patterns backtrack without bound on runs of blank lines or
-    brackets; the replay's scans count the same in linear time."""
+    brackets; the replay's scans count the same in linear time. Its paragraph divider is split at str.find's
+    pace."""
     bullets = len(re.findall(r"^\s*\*[^\*].*$", text, flags=re.MULTILINE)) + len(
         re.findall(r"^\s*-.*$", text, flags=re.MULTILINE)
     )
     assert ifeval.bullet_count(text) == bullets
     assert ifeval.placeholder_count(text) == len(re.findall(r"\[.*?\]", text))
     assert ifeval.titles(text) == re.findall(r"<<[^\n]+>>", text)
+    assert ifeval_patterns.divider_split(text) == re.split(r"\s?\*\*\*\s?", text)
 
 
 def test_the_word_mask_is_res_word_class_on_every_code_point():

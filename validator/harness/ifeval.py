@@ -46,7 +46,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .ifeval_kwargs import RELATIONS, draws_at_random, rejected  # noqa: F401 (callers take them from here)
-from .ifeval_patterns import bullet_count, placeholder_count, titles, word_count
+from .ifeval_patterns import bullet_count, divider_split, placeholder_count, titles, word_count
 from .ifeval_reads import (  # noqa: F401 (callers take them from here)
     HARNESS_RAISES,
     PAST_BUDGET,
@@ -67,7 +67,6 @@ PAST_WORDS = f"a list of over {MAX_WORDS} words, more than the replay searches"
 BEYOND_BOUNDS = frozenset({PAST_LENGTH, PAST_WORDS})  # the replay's own limits, not the harness's
 _HIGHLIGHT = re.compile(r"\*[^\n\*]*\*")
 _DOUBLE_HIGHLIGHT = re.compile(r"\*\*[^\n\*]*\*\*")
-_PARAGRAPH_DIVIDER = re.compile(r"\s?\*\*\*\s?")
 _POSTSCRIPTS = {"P.P.S": r"\s*p\.\s?p\.\s?s.*$", "P.S.": r"\s*p\.\s?s\..*$"}
 
 Check = Callable[[dict, str], Any]
@@ -214,7 +213,7 @@ def _multiple_sections(given: dict, value: str) -> bool:
 
 def _number_paragraphs(given: dict, value: str) -> bool:
     wanted = _count(given, "num_paragraphs")
-    paragraphs = _PARAGRAPH_DIVIDER.split(value)
+    paragraphs = divider_split(value)
     found = len(paragraphs)
     for index, paragraph in enumerate(paragraphs):
         if not paragraph.strip():

@@ -88,6 +88,20 @@ def _line_heads(value: str, head: Callable[[str, int], int]) -> int:
     return count
 
 
+def divider_split(value: str) -> list[str]:
+    """re.split(r"\\s?\\*\\*\\*\\s?", value), the harness's paragraph divider, found with str.find: each "***" left
+    to right, with the whitespace before it (when the last divider did not take it) and after it. `re` tried the
+    pattern at every position of the reply, about 15 us for 2 kB. (`re`'s \\s is str.isspace().)"""
+    parts, start = [], 0
+    while (found := value.find("***", start)) >= 0:
+        begin = found - 1 if found > start and value[found - 1].isspace() else found
+        end = found + 4 if value[found + 3 : found + 4].isspace() else found + 3
+        parts.append(value[start:begin])
+        start = end
+    parts.append(value[start:])
+    return parts
+
+
 def placeholder_count(value: str) -> int:
     """len(re.findall(r"\\[.*?\\]", value)): each '[' to the first ']' after it on its line."""
     count, at = 0, 0
