@@ -121,7 +121,7 @@ class Profile(NamedTuple):
         raise KeyError(benchmark_id)
 
     def task_index(self) -> dict[str, tuple[Benchmark, Task]]:
-        """Every task name and alias -> (benchmark, task); built at each call, which a command makes once or twice."""
+        """Every task name and alias -> (benchmark, task), built at each call (a command makes one or two)."""
         return {
             name: (bench, task)
             for bench in self.benchmarks

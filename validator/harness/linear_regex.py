@@ -12,11 +12,12 @@ the flags in force (regex_classes.py); a
 Unicode `\\b` in a text with word characters beyond ASCII is written into the
 text as a marker character where `re` finds a boundary, and the rewritten
 pattern steps over the markers (in a text whose word characters are all ASCII,
-RE2's `\\b` stands where `re`'s does). What RE2 cannot follow exactly raises NotLinear naming the feature:
-back-references, look-around, conditional, atomic and possessive groups, a
-repeat over RE2's 1000, a repeat of what can match empty text (`re` ends the
-loop on an empty pass, RE2 does not), `\\B` or a `\\b` inside a group in a text with word characters beyond ASCII,
-a non-multiline `$` in a text ending in a newline, and counting the matches of
+RE2's `\\b` stands where `re`'s does). What RE2 cannot follow exactly raises
+NotLinear naming the feature: back-references, look-around, conditional,
+atomic and possessive groups, a repeat over RE2's 1000, a repeat of what can
+match empty text (`re` ends the loop on an empty pass, RE2 does not), `\\B` or
+a `\\b` inside a group in a text with word characters beyond ASCII, a
+non-multiline `$` in a text ending in a newline, and counting the matches of
 a pattern that matches empty text. Where both engines run, leftmost-first matching makes their
 matches and groups the same (tests/unit/test_linear_regex.py holds them to `re` with
 hypothesis).
