@@ -46,6 +46,7 @@ ATOMS = st.sampled_from(
         "[^\\W\\d]",
         "\\(",
         "\\b",
+        "\\B",
         "^",
         "$",
         "\\A",
@@ -60,11 +61,11 @@ def patterns(draw, depth: int = 2) -> str:
     for _ in range(draw(st.integers(1, 4))):
         if depth and draw(st.booleans()):
             inner = draw(patterns(depth - 1))
-            kind = draw(st.sampled_from(["({})", "(?:{})", "(?:{}|{})", "(?i:{})"]))
+            kind = draw(st.sampled_from(["({})", "(?:{})", "(?:{}|{})", "(?i:{})", "(?a:{})"]))
             part = kind.format(inner, draw(patterns(depth - 1)))
         else:
             part = draw(ATOMS)
-        if not part.startswith(("\\b", "^", "$", "\\A", "\\Z")):
+        if not part.startswith(("\\b", "\\B", "^", "$", "\\A", "\\Z")):
             part += draw(st.sampled_from(["", "", "*", "+", "?", "{1,2}", "*?", "+?", "??"]))
         parts.append(part)
     return "".join(parts)
@@ -340,10 +341,40 @@ def test_a_marked_text_holds_a_marker_at_each_place_re_finds_a_word_boundary(tex
 
 
 def test_a_text_beyond_ascii_without_a_word_character_beyond_it_is_searched_unmarked():
-    """Curly quotes and dashes are no word characters: \\b and \\B run as in an ASCII text."""
+    """Curly quotes and dashes are no word characters: \\b runs as in an ASCII text. \\B does not: RE2 reads
+    bytes, and its \\B holds between two bytes of one such character, where `re` looks at none."""
     text = "“whale”—a whale’s tale"
-    for pattern in (r"\bwhale\b", r"\Bhal", r"(\bwh)ale", r"\btale\b"):
+    for pattern in (r"\bwhale\b", r"(\bwh)ale", r"\btale\b", r"\b.\b"):
+        assert compile_linear(pattern, re.DOTALL).findall(text) == re.findall(
+            pattern, text, re.DOTALL
+        )
+    for pattern, text in ((r"\Bhal", "“whale”"), (r"\B", "a—a"), (r"x\b|\B|\bx", "I—I")):
+        with pytest.raises(NotLinear, match="beyond ASCII"):
+            compile_linear(pattern).search(text)
+
+
+def test_a_match_ending_at_a_boundary_leaves_it_to_the_next():
+    """Matches side by side share the boundary between them, in a marked text as in `re`."""
+    for pattern, text in ((r"\b.\b", "é—é"), (r"\b\w+\b", "café au lait é"), (r"\b\W\b", "é é—é")):
         assert compile_linear(pattern).findall(text) == re.findall(pattern, text)
-    assert compile_linear(r"\Bhal").search("“whale”")
-    with pytest.raises(NotLinear):
-        compile_linear(r"\Bhal").search("“whale” é")
+        assert compile_linear(pattern).split_count(text) == len(re.split(pattern, text))
+
+
+def test_non_boundary_holds_nowhere_in_an_empty_text():
+    """Python 3.11 to 3.13: \\B does not match the empty text; RE2's does."""
+    for pattern in (r"\B", r"(?:\B|q)", r"(?:\B)?x?"):
+        assert compile_linear(pattern).search("") is (re.search(pattern, "") is not None)
+
+
+def test_a_scoped_ascii_flag_is_res():
+    """(?a:...) makes its classes and case folding ASCII, as `re`'s compiler combines the flags."""
+    for pattern, text, flags in (
+        (r"(?a:\s)", "\xa0", 0),
+        (r"(?a:\w)", "é", 0),
+        (r"(?a:\d)", "\u0663", 0),
+        (r"(?a:İ)", "i", re.IGNORECASE),
+        (r"(?a:k)", "\u212a", re.IGNORECASE),
+    ):
+        assert compile_linear(pattern, flags).search(text) is (
+            re.search(pattern, text, flags) is not None
+        )

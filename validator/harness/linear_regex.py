@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import warnings
 from functools import cache, lru_cache
-from re import _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
+from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 from typing import TYPE_CHECKING, Any
 
 from .regex_classes import NotLinear, Ranges, members
@@ -58,6 +58,9 @@ MAX_MARKED = 64 * 1024
 # finds \b (each run's two ends, the text's own ends among them), a quarter faster than re.sub at each \b.
 _WORD_RUNS = re.compile(r"(\w+)")
 _WORD_BEYOND_ASCII = re.compile(r"[^\W\x00-\x7f]")
+_NOTHING = r"[^\x00-\x{10ffff}]"  # a class RE2 matches nowhere
+_EMPTY_TEXT = ""  # the engine key of a pattern written for the empty text
+_POSITIONS = {_C.AT_BEGINNING, _C.AT_BEGINNING_STRING, _C.AT_END, _C.AT_END_STRING}
 _ANCHOR_ORDER = {
     _C.AT_BEGINNING_STRING: 0,
     _C.AT_BEGINNING: 0,
@@ -78,7 +81,7 @@ def _class(ranges: Ranges, marker: str | None) -> str:
             if part[0] <= part[1]
         )
     if not ranges:
-        return r"[^\x00-\x{10ffff}]"  # matches nothing, as an empty class in `re`
+        return _NOTHING  # as an empty class in `re`
     body = "".join(
         f"\\x{{{low:x}}}" if low == high else f"\\x{{{low:x}}}-\\x{{{high:x}}}"
         for low, high in ranges
@@ -87,10 +90,11 @@ def _class(ranges: Ranges, marker: str | None) -> str:
 
 
 class _Writer:
-    """One pattern in RE2's syntax, for texts that are ASCII (no marker) or that carry boundary markers."""
+    """One pattern in RE2's syntax, for texts whose word characters are all ASCII (no marker), for texts that
+    carry boundary markers, or for the empty text."""
 
-    def __init__(self, marker: str | None):
-        self.marker = marker
+    def __init__(self, marker: str | None, empty_text: bool = False):
+        self.marker, self.empty_text = marker, empty_text
         self.skip = f"\\x{{{ord(marker):x}}}?" if marker else ""
 
     def sequence(self, items, flags: int) -> str:
@@ -115,7 +119,9 @@ class _Writer:
             return self.skip + _class(members((op, argument), flags & _ATOM_FLAGS), self.marker)
         if op is _C.SUBPATTERN:
             group, add, remove, items = argument
-            inner = self.sequence(items, (flags | add) & ~remove)
+            inner = self.sequence(
+                items, _compiler._combine_flags(flags, add, remove)
+            )  # as `re` does: (?a:) drops UNICODE
             return f"({inner})" if group else f"(?:{inner})"
         if op is _C.BRANCH:
             return "(?:" + "|".join(self.sequence(items, flags) for items in argument[1]) + ")"
@@ -155,6 +161,8 @@ class _Writer:
         if at is _C.AT_END_STRING:
             return self.skip + r"\z"
         if self.marker is None:  # no word character beyond ASCII: RE2's ASCII \b is `re`'s
+            if at is _C.AT_NON_BOUNDARY and self.empty_text:
+                return _NOTHING  # `re`'s \B holds nowhere in an empty text (Python 3.11 to 3.13)
             return r"\b" if at is _C.AT_BOUNDARY else r"\B"
         if at is _C.AT_BOUNDARY and not flags & re.ASCII:
             return f"\\x{{{ord(self.marker):x}}}"
@@ -179,6 +187,7 @@ class LinearPattern:
         self.groups = self.parsed.state.groups - 1
         self.nullable = self.parsed.getwidth()[0] == 0
         self.bounded_by_words = _holds(self.parsed, {_C.AT_BOUNDARY, _C.AT_NON_BOUNDARY})
+        self.non_boundary = _holds(self.parsed, {_C.AT_NON_BOUNDARY})
         self.ends_at_dollar = not self.flags & re.MULTILINE and _holds(self.parsed, {_C.AT_END})
         self._compiled: dict[str | None, re2._Regexp] = {}
         self._engine(None)  # what RE2 cannot follow is raised here, before any text
@@ -186,11 +195,12 @@ class LinearPattern:
     def _engine(self, marker: str | None):
         engine = self._compiled.get(marker)
         if engine is None:
-            if marker is not None and not _markers_placed(self.parsed):
+            if marker and not _markers_placed(self.parsed):
                 raise NotLinear(
                     r"a \b inside a group or beside what can match empty, in a text beyond ASCII"
                 )
-            source = _Writer(marker).sequence(self.parsed, self.flags)
+            writer = _Writer(marker or None, empty_text=marker == _EMPTY_TEXT)
+            source = writer.sequence(self.parsed, self.flags)
             re2 = _re2()
             options = re2.Options()
             options.max_mem = _RE2_MEMORY
@@ -207,8 +217,13 @@ class LinearPattern:
         if self.ends_at_dollar and text.endswith("\n"):
             raise NotLinear("a `$` (not multiline) in a text ending in a newline")
         if not self.bounded_by_words or text.isascii():
+            if not text and self.non_boundary:
+                return self._engine(_EMPTY_TEXT), b"", None
             return self._engine(None), _utf8(text), None
         marker, encoded = _marked(text) if len(text) <= MAX_MARKED else _marked.__wrapped__(text)
+        if marker is None and self.non_boundary:
+            # RE2's \B holds between two bytes of one character beyond ASCII, where `re` looks at none
+            raise NotLinear(r"\B in a text beyond ASCII")
         return self._engine(marker), encoded, marker
 
     def search(self, text: str) -> bool:
@@ -221,7 +236,7 @@ class LinearPattern:
         if self.nullable:
             raise NotLinear("counting the matches of a pattern that matches empty text")
         engine, encoded, marker = self._prepared(text)
-        found = _find_all(engine, encoded, self.groups)
+        found = _find_all(engine, encoded, self.groups, marker.encode("utf-8") if marker else b"")
         if marker is None:
             return found
         return [
@@ -282,9 +297,10 @@ def _spans(engine: Any, encoded: bytes, start: int) -> Any:
     return engine._regexp.Match(_UNANCHORED, encoded, start, len(encoded))
 
 
-def _find_all(engine: Any, encoded: bytes, groups: int) -> list:
+def _find_all(engine: Any, encoded: bytes, groups: int, marker: bytes = b"") -> list:
     """findall's items over the UTF-8 text. The pattern matches no empty text (findall refuses one that can),
-    so each search starts where the last match ended, as `re` does."""
+    so each search starts where the last match ended, as `re` does; before the marker it ended on, if any:
+    a word boundary a match ends at is where the next one may start (`\\b.\\b` finds three in "é—é")."""
     found: list = []
     start = 0
     while True:
@@ -292,6 +308,7 @@ def _find_all(engine: Any, encoded: bytes, groups: int) -> list:
         begin, start = spans[0]
         if begin == -1:
             return found
+        resume = start - len(marker) if marker and encoded.endswith(marker, begin, start) else start
         if groups == 0:
             found.append(encoded[begin:start].decode("utf-8"))
         elif groups == 1:
@@ -304,12 +321,14 @@ def _find_all(engine: Any, encoded: bytes, groups: int) -> list:
                     for low, high in spans[1:]
                 )
             )
+        start = resume
 
 
 def _markers_placed(items) -> bool:
     r"""Whether each \b stands where its marker is consumed once: in the pattern's own sequence (or one of its
-    alternatives), each neighbour an edge, an anchor or a node that matches at least one character. Two \b
-    at one place (`(\b)\b`, `\b a* \b`) would each ask for a marker of their own."""
+    alternatives), each neighbour an edge, an anchor or a node that matches at least one character and holds
+    no anchor. Two \b at one place (`(\b)\b`, `\b a* \b`) would each ask for a marker of their own, and an
+    anchor inside a group beside one (`(?:é$)+\b`) would meet the marker on the wrong side of it."""
     if len(items) == 1 and items[0][0] is _C.BRANCH:
         return all(_markers_placed(alternative) for alternative in items[0][1][1])
     nodes = [
@@ -320,7 +339,11 @@ def _markers_placed(items) -> bool:
     for index, (op, argument) in enumerate(nodes):
         if op is _C.AT:
             beside = nodes[index - 1 : index] + nodes[index + 1 : index + 2]
-            if any(_width(node)[0] == 0 for node in beside if node[0] is not _C.AT):
+            if any(
+                _width(node)[0] == 0 or _holds([node], _POSITIONS)
+                for node in beside
+                if node[0] is not _C.AT
+            ):
                 return False
         elif _holds([(op, argument)], {_C.AT_BOUNDARY}):
             return False
