@@ -366,15 +366,28 @@ def test_non_boundary_holds_nowhere_in_an_empty_text():
         assert compile_linear(pattern).search("") is (re.search(pattern, "") is not None)
 
 
-def test_a_scoped_ascii_flag_is_res():
-    """(?a:...) makes its classes and case folding ASCII, as `re`'s compiler combines the flags."""
+def test_a_group_that_switches_between_ascii_and_unicode_is_not_replayed():
+    """`re` matches (?a:...) with ASCII classes, but skips ahead by the pattern's first class read with the outer
+    flags: (?a:\\W) is found at the start of "é" by re.match, not by re.search. Such a group is NotLinear; one
+    that keeps the pattern's flags is replayed."""
     for pattern, text, flags in (
-        (r"(?a:\s)", "\xa0", 0),
-        (r"(?a:\w)", "é", 0),
-        (r"(?a:\d)", "\u0663", 0),
+        (r"(?a:\W)", "é", 0),
+        (r"x(?a:\W)", "xé", 0),
         (r"(?a:İ)", "i", re.IGNORECASE),
-        (r"(?a:k)", "\u212a", re.IGNORECASE),
+        (r"(?u:\w)", "é", re.ASCII),
     ):
-        assert compile_linear(pattern, flags).search(text) is (
-            re.search(pattern, text, flags) is not None
-        )
+        with pytest.raises(NotLinear, match="switches between ASCII and Unicode"):
+            compile_linear(pattern, flags).search(text)
+    assert compile_linear(r"(?u:\w)").search("é") and compile_linear(r"(?a:\w)", re.ASCII).findall(
+        "aé"
+    ) == ["a"]
+
+
+def test_matches_that_each_read_to_the_end_of_a_long_text_are_not_counted():
+    """RE2 reads on past each match of `a(?:.*X)?` to the text's end: counted on "a a a ..." that is quadratic,
+    as in `re`. Past a bound the count is NotLinear; an honest reply's words are counted."""
+    with pytest.raises(NotLinear, match="read far on"):
+        compile_linear(r"a(?:.*X)?").count("a " * 200_000)
+    reply = "Here is my answer, in words. " * 1000
+    assert compile_linear(r"\w+").count(reply) == len(re.findall(r"\w+", reply))
+    assert compile_linear(r"(\w+) (\w+)").findall(reply) == re.findall(r"(\w+) (\w+)", reply)

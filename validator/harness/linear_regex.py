@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Iterator
 from functools import cache, lru_cache
 from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 from typing import TYPE_CHECKING, Any
 
+from .pattern_shape import holds, holds_group, markers_placed
 from .regex_classes import NotLinear, Ranges, members
 
 if TYPE_CHECKING:
@@ -60,7 +62,6 @@ _WORD_RUNS = re.compile(r"(\w+)")
 _WORD_BEYOND_ASCII = re.compile(r"[^\W\x00-\x7f]")
 _NOTHING = r"[^\x00-\x{10ffff}]"  # a class RE2 matches nowhere
 _EMPTY_TEXT = ""  # the engine key of a pattern written for the empty text
-_POSITIONS = {_C.AT_BEGINNING, _C.AT_BEGINNING_STRING, _C.AT_END, _C.AT_END_STRING}
 _ANCHOR_ORDER = {
     _C.AT_BEGINNING_STRING: 0,
     _C.AT_BEGINNING: 0,
@@ -119,9 +120,11 @@ class _Writer:
             return self.skip + _class(members((op, argument), flags & _ATOM_FLAGS), self.marker)
         if op is _C.SUBPATTERN:
             group, add, remove, items = argument
-            inner = self.sequence(
-                items, _compiler._combine_flags(flags, add, remove)
-            )  # as `re` does: (?a:) drops UNICODE
+            if add & _parser.TYPE_FLAGS and add & _parser.TYPE_FLAGS != flags & _parser.TYPE_FLAGS:
+                # `re` matches such a group with its own flags, but skips ahead to where a match may start by
+                # the pattern's first class read with the outer ones: (?a:\W) is not found in "é"
+                raise NotLinear("a group that switches between ASCII and Unicode classes")
+            inner = self.sequence(items, _compiler._combine_flags(flags, add, remove))
             return f"({inner})" if group else f"(?:{inner})"
         if op is _C.BRANCH:
             return "(?:" + "|".join(self.sequence(items, flags) for items in argument[1]) + ")"
@@ -133,11 +136,11 @@ class _Writer:
 
     def repeat(self, op, argument, flags: int) -> str:
         low, high, items = argument
-        if items.getwidth()[0] == 0 and (high > 1 or _holds_group(items)):
+        if items.getwidth()[0] == 0 and (high > 1 or holds_group(items)):
             # `re` ends a loop on an empty pass (keeping that pass's groups), RE2 does not: the two part where a
             # loop's body can match empty text
             raise NotLinear("a repeat of what can match empty text")
-        if self.marker is not None and _holds(items, {_C.AT_BOUNDARY}):
+        if self.marker is not None and holds(items, {_C.AT_BOUNDARY}):
             raise NotLinear(
                 r"a repeated \b in a text beyond ASCII"
             )  # its marker makes a pass non-empty
@@ -185,17 +188,18 @@ class LinearPattern:
             self.parsed = _parser.parse(pattern, flags)  # re.error where `re` refuses it
         self.flags = self.parsed.state.flags
         self.groups = self.parsed.state.groups - 1
-        self.nullable = self.parsed.getwidth()[0] == 0
-        self.bounded_by_words = _holds(self.parsed, {_C.AT_BOUNDARY, _C.AT_NON_BOUNDARY})
-        self.non_boundary = _holds(self.parsed, {_C.AT_NON_BOUNDARY})
-        self.ends_at_dollar = not self.flags & re.MULTILINE and _holds(self.parsed, {_C.AT_END})
+        shortest, self.widest = self.parsed.getwidth()
+        self.nullable = shortest == 0
+        self.bounded_by_words = holds(self.parsed, {_C.AT_BOUNDARY, _C.AT_NON_BOUNDARY})
+        self.non_boundary = holds(self.parsed, {_C.AT_NON_BOUNDARY})
+        self.ends_at_dollar = not self.flags & re.MULTILINE and holds(self.parsed, {_C.AT_END})
         self._compiled: dict[str | None, re2._Regexp] = {}
         self._engine(None)  # what RE2 cannot follow is raised here, before any text
 
     def _engine(self, marker: str | None):
         engine = self._compiled.get(marker)
         if engine is None:
-            if marker and not _markers_placed(self.parsed):
+            if marker and not markers_placed(self.parsed):
                 raise NotLinear(
                     r"a \b inside a group or beside what can match empty, in a text beyond ASCII"
                 )
@@ -236,7 +240,10 @@ class LinearPattern:
         if self.nullable:
             raise NotLinear("counting the matches of a pattern that matches empty text")
         engine, encoded, marker = self._prepared(text)
-        found = _find_all(engine, encoded, self.groups, marker.encode("utf-8") if marker else b"")
+        found = [
+            _texts(encoded, spans, self.groups)
+            for spans in _matches(engine, encoded, marker, self.widest)
+        ]
         if marker is None:
             return found
         return [
@@ -247,8 +254,11 @@ class LinearPattern:
         ]
 
     def count(self, text: str) -> int:
-        """len(re.findall(pattern, text))."""
-        return len(self.findall(text))
+        """len(re.findall(pattern, text)), without the texts."""
+        if self.nullable:
+            raise NotLinear("counting the matches of a pattern that matches empty text")
+        engine, encoded, marker = self._prepared(text)
+        return sum(1 for _ in _matches(engine, encoded, marker, self.widest))
 
     def split_count(self, text: str) -> int:
         """len(re.split(pattern, text)): each match splits once and adds its groups."""
@@ -297,95 +307,44 @@ def _spans(engine: Any, encoded: bytes, start: int) -> Any:
     return engine._regexp.Match(_UNANCHORED, encoded, start, len(encoded))
 
 
-def _find_all(engine: Any, encoded: bytes, groups: int, marker: bytes = b"") -> list:
-    """findall's items over the UTF-8 text. The pattern matches no empty text (findall refuses one that can),
-    so each search starts where the last match ended, as `re` does; before the marker it ended on, if any:
-    a word boundary a match ends at is where the next one may start (`\\b.\\b` finds three in "é—é")."""
-    found: list = []
-    start = 0
+# What findall may ask RE2 to read, in bytes: each search reads on from where it starts, past the match's end for
+# as far as a longer match could reach (`a(?:.*X)?` reads to the text's end at every "a"; counted so for every
+# pattern without a bound on its length, `\w+` too, which stops at the next space). Past this much the matches
+# are not counted (NotLinear): a hostile text and pattern would otherwise take hours (`re` takes as long). An
+# honest reply of 30 kB would need some 17,000 matches to come near it; a hostile one of 10 MB costs about a second.
+_READ_FLOOR, _READ_PER_BYTE = 256 << 20, 64
+
+
+def _matches(engine: Any, encoded: bytes, marker: str | None, widest: int) -> Iterator[Any]:
+    """Each match's spans (the whole match's, then its groups'), left to right as findall finds them. The pattern
+    matches no empty text (findall refuses one that can), so each search starts where the last match ended, as
+    `re` does; before the marker it ended on, if any: a word boundary a match ends at is where the next one may
+    start (`\\b.\\b` finds three in "é—é")."""
+    mark = marker.encode("utf-8") if marker else b""
+    start, read, most = 0, 0, _READ_FLOOR + _READ_PER_BYTE * len(encoded)
+    reach = 4 * widest  # UTF-8 bytes
     while True:
+        read += min(len(encoded) - start, reach)
+        if read > most:
+            raise NotLinear("a pattern whose many matches each read far on in a long text")
         spans = _spans(engine, encoded, start)
-        begin, start = spans[0]
+        begin, end = spans[0]
         if begin == -1:
-            return found
-        resume = start - len(marker) if marker and encoded.endswith(marker, begin, start) else start
-        if groups == 0:
-            found.append(encoded[begin:start].decode("utf-8"))
-        elif groups == 1:
-            low, high = spans[1]
-            found.append(encoded[low:high].decode("utf-8") if low != -1 else "")
-        else:
-            found.append(
-                tuple(
-                    encoded[low:high].decode("utf-8") if low != -1 else ""
-                    for low, high in spans[1:]
-                )
-            )
-        start = resume
+            return
+        yield spans
+        start = end - len(mark) if mark and encoded.endswith(mark, begin, end) else end
 
 
-def _markers_placed(items) -> bool:
-    r"""Whether each \b stands where its marker is consumed once: in the pattern's own sequence (or one of its
-    alternatives), each neighbour an edge, an anchor or a node that matches at least one character and holds
-    no anchor. Two \b at one place (`(\b)\b`, `\b a* \b`) would each ask for a marker of their own, and an
-    anchor inside a group beside one (`(?:é$)+\b`) would meet the marker on the wrong side of it."""
-    if len(items) == 1 and items[0][0] is _C.BRANCH:
-        return all(_markers_placed(alternative) for alternative in items[0][1][1])
-    nodes = [
-        (op, argument)
-        for op, argument in items
-        if not (op is _C.AT and argument is not _C.AT_BOUNDARY)
-    ]
-    for index, (op, argument) in enumerate(nodes):
-        if op is _C.AT:
-            beside = nodes[index - 1 : index] + nodes[index + 1 : index + 2]
-            if any(
-                _width(node)[0] == 0 or _holds([node], _POSITIONS)
-                for node in beside
-                if node[0] is not _C.AT
-            ):
-                return False
-        elif _holds([(op, argument)], {_C.AT_BOUNDARY}):
-            return False
-    return True
-
-
-def _width(node) -> tuple[int, int]:
-    state = _parser.State()
-    return _parser.SubPattern(state, [node]).getwidth()
-
-
-def _holds_group(items) -> bool:
-    """Whether the parsed pattern holds a capturing group."""
-    return any(
-        op is _C.SUBPATTERN
-        and (argument[0] is not None or _holds_group(argument[3]))
-        or op is _C.BRANCH
-        and any(_holds_group(part) for part in argument[1])
-        or op in (_C.MAX_REPEAT, _C.MIN_REPEAT)
-        and _holds_group(argument[2])
-        for op, argument in items
-    )
-
-
-def _holds(items, anchors: set) -> bool:
-    """Whether the parsed pattern holds one of these anchors anywhere."""
-    for op, argument in items:
-        if op is _C.AT and argument in anchors:
-            return True
-        if op is _C.SUBPATTERN:
-            inner = [argument[3]]
-        elif op is _C.BRANCH:
-            inner = argument[1]
-        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT):
-            inner = [argument[2]]
-        elif op in (_C.ASSERT, _C.ASSERT_NOT):
-            inner = [argument[1]]
-        else:
-            inner = []
-        if any(_holds(part, anchors) for part in inner):
-            return True
-    return False
+def _texts(encoded: bytes, spans: Any, groups: int) -> Any:
+    """findall's item for one match: its text, its one group's, or a tuple of its groups' (a UTF-8 slice of a
+    match is whole characters)."""
+    if groups == 0:
+        begin, end = spans[0]
+        return encoded[begin:end].decode("utf-8")
+    if groups == 1:
+        low, high = spans[1]
+        return encoded[low:high].decode("utf-8") if low != -1 else ""
+    return tuple(encoded[low:high].decode("utf-8") if low != -1 else "" for low, high in spans[1:])
 
 
 @lru_cache(maxsize=4096)

@@ -1,0 +1,72 @@
+"""What a pattern parsed by `re`'s own parser holds, for linear_regex.py: its anchors, its capturing groups,
+and whether each \\b stands where a boundary marker can be consumed once. Pure."""
+
+from re import _constants as _C  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]
+
+# The anchors that hold at a position of the text, not between two characters
+_POSITIONS = {_C.AT_BEGINNING, _C.AT_BEGINNING_STRING, _C.AT_END, _C.AT_END_STRING}
+
+
+def markers_placed(items) -> bool:
+    r"""Whether each \b stands where its marker is consumed once: in the pattern's own sequence (or one of its
+    alternatives), each neighbour an edge, an anchor or a node that matches at least one character and holds
+    no anchor. Two \b at one place (`(\b)\b`, `\b a* \b`) would each ask for a marker of their own, and an
+    anchor inside a group beside one (`(?:é$)+\b`) would meet the marker on the wrong side of it."""
+    if len(items) == 1 and items[0][0] is _C.BRANCH:
+        return all(markers_placed(alternative) for alternative in items[0][1][1])
+    nodes = [
+        (op, argument)
+        for op, argument in items
+        if not (op is _C.AT and argument is not _C.AT_BOUNDARY)
+    ]
+    for index, (op, argument) in enumerate(nodes):
+        if op is _C.AT:
+            beside = nodes[index - 1 : index] + nodes[index + 1 : index + 2]
+            if any(
+                _width(node)[0] == 0 or holds([node], _POSITIONS)
+                for node in beside
+                if node[0] is not _C.AT
+            ):
+                return False
+        elif holds([(op, argument)], {_C.AT_BOUNDARY}):
+            return False
+    return True
+
+
+def _width(node) -> tuple[int, int]:
+    state = _parser.State()
+    return _parser.SubPattern(state, [node]).getwidth()
+
+
+def holds_group(items) -> bool:
+    """Whether the parsed pattern holds a capturing group."""
+    return any(
+        op is _C.SUBPATTERN
+        and (argument[0] is not None or holds_group(argument[3]))
+        or op is _C.BRANCH
+        and any(holds_group(part) for part in argument[1])
+        or op in (_C.MAX_REPEAT, _C.MIN_REPEAT)
+        and holds_group(argument[2])
+        for op, argument in items
+    )
+
+
+def holds(items, anchors: set) -> bool:
+    """Whether the parsed pattern holds one of these anchors anywhere."""
+    for op, argument in items:
+        if op is _C.AT and argument in anchors:
+            return True
+        if op is _C.SUBPATTERN:
+            inner = [argument[3]]
+        elif op is _C.BRANCH:
+            inner = argument[1]
+        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT):
+            inner = [argument[2]]
+        elif op in (_C.ASSERT, _C.ASSERT_NOT):
+            inner = [argument[1]]
+        else:
+            inner = []
+        if any(holds(part, anchors) for part in inner):
+            return True
+    return False
