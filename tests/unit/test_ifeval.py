@@ -230,6 +230,27 @@ def test_every_read_of_the_response_is_asked_for_before_it_is_done():
     )  # strict's reads granted, loose's not
 
 
+def test_what_counting_matches_reads_past_each_one_is_asked_for_too():
+    """A keyword that reads on to the reply's end after each match ("a(?:.*X)?" on "a a a ...") counts its
+    matches in time quadratic in the reply; every search past the first pass is asked of the budget."""
+    kwargs = {"keyword": "a(?:.*X)?", "frequency": 3, "relation": "at least"}
+    reply = "a " * 2_000
+    asked: list[int] = []
+    found, why = ifeval.replay_explained(
+        "keywords:frequency", kwargs, reply, lambda n: asked.append(n) or True
+    )
+    assert found == (True, True) and why is None
+    assert sum(asked) > len(reply) * 1_000  # each of the 2,000 searches reads on to the end
+    left = [10 * len(reply)]  # a budget of ten passes over the reply
+
+    def spend(n: int) -> bool:
+        left[0] -= n
+        return left[0] >= 0
+
+    refused, why = ifeval.replay_explained("keywords:frequency", kwargs, reply, spend)
+    assert refused == (None, None) and why == ifeval.PAST_BUDGET
+
+
 @pytest.mark.parametrize(
     "instruction, kwargs, drawn",
     [

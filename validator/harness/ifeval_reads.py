@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from .linear_regex import LinearPattern, NotLinear, compile_linear
+from .linear_regex import LinearPattern, NotLinear, ReadsRefused, Spend, compile_linear
 
 PATTERN_MAX = 200  # longest keyword, splitter or marker replayed (a dataset's are words)
 PAST_BUDGET = (
@@ -69,13 +69,18 @@ def pattern(kwarg: Any, before: str = "", after: str = "", flags: int = 0) -> Li
         raise Unsettled(error.feature) from None
 
 
-def run(compiled: LinearPattern, how: Callable[[LinearPattern, str], Any], value: str) -> Any:
-    """how(compiled, value), its reads asked for first."""
+def run(
+    compiled: LinearPattern, how: Callable[[LinearPattern, str, Spend], Any], value: str
+) -> Any:
+    """how(compiled, value, spend): its one pass over the text asked for first, and what counting the matches
+    may read past each one asked for as it goes."""
     marked = (
         compiled.bounded_by_words and not value.isascii()
     )  # a \b beyond ASCII: the text is marked first
     read(value, 3 if marked else 1)
     try:
-        return how(compiled, value)
+        return how(compiled, value, _SPEND.get())
     except NotLinear as error:
         raise Unsettled(error.feature) from None
+    except ReadsRefused:
+        raise Unsettled(PAST_BUDGET) from None
