@@ -24,7 +24,9 @@ FILTERED = ["B", "C", "[invalid]", "D"]
 GOLDS = ["B", "A", "C", "D"]
 
 
-def custom_task(steps: list[dict], filtered: list[str] = FILTERED) -> harness.Task:
+def custom_task(
+    steps: list[dict], filtered: list[str] = FILTERED, responses: list[str] = RESPONSES
+) -> harness.Task:
     config = {
         "task": TASK,
         "output_type": "generate_until",
@@ -35,7 +37,7 @@ def custom_task(steps: list[dict], filtered: list[str] = FILTERED) -> harness.Ta
         "filter_list": [{"name": "get-letter", "filter": steps}],
     }
     task = harness.Task(TASK, config)
-    for doc_id, (response, value, gold) in enumerate(zip(RESPONSES, filtered, GOLDS, strict=True)):
+    for doc_id, (response, value, gold) in enumerate(zip(responses, filtered, GOLDS, strict=True)):
         question = f"Which letter is right in question {doc_id}?"
         sample = {
             "doc_id": doc_id,
@@ -122,3 +124,23 @@ def test_a_doc_to_target_function_is_told_in_one_line_with_the_way_forward(tmp_p
     [message] = {f.message for f in result.findings if f.rule == "LB716"}
     assert "doc_to_target is a Python function no log replays" in message
     assert "--warn LB716" in message and "\n" not in message and len(message) <= 200
+
+
+def test_a_filter_whose_matches_read_past_the_run_s_budget_is_not_audited(tmp_path, monkeypatch):
+    """A submitter's pattern that reads on to the response's end after every match (`a(?:.*X)?`) is quadratic to
+    count; what its searches read past one pass is asked of the run's work budget, and past it the filter's
+    numbers are LB716, saying so. The harness's own patterns (GSM8K's) are not counted so."""
+    from validator.audit import work_budget
+
+    monkeypatch.setattr(work_budget, "REPLAY_BUDGET", 100_000)
+    steps = [{"function": "regex", "regex_pattern": "a(?:.*X)?"}, {"function": "take_first"}]
+    task = custom_task(steps, filtered=["a"] * 4, responses=[" a" * 2_000] * 4)
+    found, result = audited(tmp_path, task)
+    assert ("LB716", f"results_{harness.DATE}.json") in {(rule, file) for rule, file, _ in found}
+    assert any("read past the run's work budget" in f.message for f in result.findings)
+    assert pipeline_of(steps).counts_matches  # type: ignore[union-attr]
+    gsm8k = [
+        {"function": "regex", "regex_pattern": "#### (\\-?[0-9\\.\\,]+)"},
+        {"function": "take_first"},
+    ]
+    assert not pipeline_of(gsm8k).counts_matches  # type: ignore[union-attr]

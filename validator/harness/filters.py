@@ -30,10 +30,11 @@ Step = Callable[[Any], Any]
 
 
 class Pipeline:
-    """A filter pipeline with take_first in it, replayed on one request's first response."""
+    """A filter pipeline with take_first in it, replayed on one request's first response. `counts_matches`: one
+    of its patterns is the submitter's, run by RE2, whose match count a caller may bound (read_budget.py)."""
 
-    def __init__(self, steps: list[Step], text: str):
-        self.steps, self.text = steps, text
+    def __init__(self, steps: list[Step], text: str, counts_matches: bool = False):
+        self.steps, self.text, self.counts_matches = steps, text, counts_matches
 
     def apply(self, response: Any) -> Any:
         """What the pipeline makes of the response; None where the harness would have raised. NotLinear where
@@ -110,6 +111,7 @@ def pipeline_of(steps: Any) -> Pipeline | str:
         return "it does not take each request's first response once (take_first)"
     replayed: list[Step] = []
     described = []
+    counts_matches = False
     for step, function in zip(steps, functions, strict=True):
         if function == "take_first":
             if len(step) != 1:
@@ -120,7 +122,9 @@ def pipeline_of(steps: Any) -> Pipeline | str:
             if isinstance(made, str):
                 return made
             replayed.append(made)
-            described.append(f"regex {step.get('regex_pattern', DEFAULT_PATTERN)!r}")
+            pattern = step.get("regex_pattern", DEFAULT_PATTERN)
+            described.append(f"regex {pattern!r}")
+            counts_matches = counts_matches or harness_regex(pattern) is None
         elif function == "map":
             mapped = _map(step)
             if isinstance(mapped, str):
@@ -136,4 +140,4 @@ def pipeline_of(steps: Any) -> Pipeline | str:
             shown = function if isinstance(function, str) else "a step without a function"
             return f"its step {shown[:40]!r} is not one lbnorm replays"
     described.append("take_first")
-    return Pipeline(replayed, ", ".join(described))
+    return Pipeline(replayed, ", ".join(described), counts_matches)

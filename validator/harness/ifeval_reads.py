@@ -15,7 +15,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-from .linear_regex import LinearPattern, NotLinear, ReadsRefused, Spend, compile_linear
+from .linear_regex import LinearPattern, NotLinear, compile_linear
+from .read_budget import ReadsRefused, reading
 
 PATTERN_MAX = 200  # longest keyword, splitter or marker replayed (a dataset's are words)
 PAST_BUDGET = (
@@ -39,10 +40,11 @@ _SPEND: ContextVar[Callable[[int], bool]] = ContextVar("spend", default=unbounde
 
 @contextmanager
 def spending(spend: Callable[[int], bool]) -> Iterator[None]:
-    """Every read inside is asked of `spend`."""
+    """Every read inside is asked of `spend`, what counting a pattern's matches reads among them."""
     token = _SPEND.set(spend)
     try:
-        yield
+        with reading(spend):
+            yield
     finally:
         _SPEND.reset(token)
 
@@ -69,17 +71,15 @@ def pattern(kwarg: Any, before: str = "", after: str = "", flags: int = 0) -> Li
         raise Unsettled(error.feature) from None
 
 
-def run(
-    compiled: LinearPattern, how: Callable[[LinearPattern, str, Spend], Any], value: str
-) -> Any:
-    """how(compiled, value, spend): its one pass over the text asked for first, and what counting the matches
-    may read past each one asked for as it goes."""
+def run(compiled: LinearPattern, how: Callable[[LinearPattern, str], Any], value: str) -> Any:
+    """how(compiled, value): its one pass over the text asked for first; what counting the matches reads past
+    each one is asked for as it goes (`spending`)."""
     marked = (
         compiled.bounded_by_words and not value.isascii()
     )  # a \b beyond ASCII: the text is marked first
     read(value, 3 if marked else 1)
     try:
-        return how(compiled, value, _SPEND.get())
+        return how(compiled, value)
     except NotLinear as error:
         raise Unsettled(error.feature) from None
     except ReadsRefused:

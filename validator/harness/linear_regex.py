@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import cache, lru_cache
 from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 from typing import TYPE_CHECKING, Any
 
 from .pattern_shape import holds, holds_group, markers_placed
+from .read_budget import READS, ReadsRefused
 from .regex_classes import NotLinear, Ranges, members
 
 if TYPE_CHECKING:
@@ -88,15 +89,6 @@ def _class(ranges: Ranges, marker: str | None) -> str:
         for low, high in ranges
     )
     return f"[{body}]"
-
-
-Spend = Callable[
-    [int], bool
-]  # asked for reads of a text, in bytes, before they are made: False refuses
-
-
-class ReadsRefused(Exception):
-    """The caller's `spend` refused what counting a pattern's matches may read beyond one pass over the text."""
 
 
 class _Writer:
@@ -239,20 +231,20 @@ class LinearPattern:
             raise NotLinear(r"\B in a text beyond ASCII")
         return self._engine(marker), encoded, marker
 
-    def search(self, text: str, spend: Spend | None = None) -> bool:
-        """Whether re.search finds a match: one pass over the text (`spend` is the other methods')."""
+    def search(self, text: str) -> bool:
+        """Whether re.search finds a match: one pass over the text."""
         engine, encoded, _ = self._prepared(text)
         return _spans(engine, encoded, 0)[0][0] != -1
 
-    def findall(self, text: str, spend: Spend | None = None) -> list:
-        """re.findall: the whole matches, the one group's text, or a tuple of the groups' texts. `spend` is asked
-        for what the searches may read beyond one pass over the text (ReadsRefused where it says no)."""
+    def findall(self, text: str) -> list:
+        """re.findall: the whole matches, the one group's text, or a tuple of the groups' texts. What the searches
+        may read past one pass over the text is asked of the `reading` in force (ReadsRefused where it says no)."""
         if self.nullable:
             raise NotLinear("counting the matches of a pattern that matches empty text")
         engine, encoded, marker = self._prepared(text)
         found = [
             _texts(encoded, spans, self.groups)
-            for spans in _matches(engine, encoded, marker, self.widest, spend)
+            for spans in _matches(engine, encoded, marker, self.widest)
         ]
         if marker is None:
             return found
@@ -263,16 +255,16 @@ class LinearPattern:
             for item in found
         ]
 
-    def count(self, text: str, spend: Spend | None = None) -> int:
-        """len(re.findall(pattern, text)), without the texts; `spend` as findall's."""
+    def count(self, text: str) -> int:
+        """len(re.findall(pattern, text)), without the texts; its reads asked for as findall's."""
         if self.nullable:
             raise NotLinear("counting the matches of a pattern that matches empty text")
         engine, encoded, marker = self._prepared(text)
-        return sum(1 for _ in _matches(engine, encoded, marker, self.widest, spend))
+        return sum(1 for _ in _matches(engine, encoded, marker, self.widest))
 
-    def split_count(self, text: str, spend: Spend | None = None) -> int:
-        """len(re.split(pattern, text)): each match splits once and adds its groups; `spend` as findall's."""
-        return 1 + self.count(text, spend) * (1 + self.groups)
+    def split_count(self, text: str) -> int:
+        """len(re.split(pattern, text)): each match splits once and adds its groups."""
+        return 1 + self.count(text) * (1 + self.groups)
 
 
 def _utf8(text: str) -> bytes:
@@ -325,19 +317,15 @@ def _spans(engine: Any, encoded: bytes, start: int) -> Any:
 _READ_FLOOR, _READ_PER_BYTE = 256 << 20, 64
 
 
-def _matches(
-    engine: Any, encoded: bytes, marker: str | None, widest: int, spend: Spend | None
-) -> Iterator[Any]:
+def _matches(engine: Any, encoded: bytes, marker: str | None, widest: int) -> Iterator[Any]:
     """Each match's spans (the whole match's, then its groups'), left to right as findall finds them. The pattern
     matches no empty text (findall refuses one that can), so each search starts where the last match ended, as
     `re` does; before the marker it ended on, if any: a word boundary a match ends at is where the next one may
-    start (`\\b.\\b` finds three in "é—é")."""
+    start (`\\b.\\b` finds three in "é—é"). What the searches may read past one pass over the text (which is
+    the caller's to count) is asked of the `reading` in force, search by search."""
     mark = marker.encode("utf-8") if marker else b""
     start, read, most = 0, 0, _READ_FLOOR + _READ_PER_BYTE * len(encoded)
-    reach, asked = (
-        4 * widest,
-        len(encoded),
-    )  # UTF-8 bytes; one pass over the text is the caller's to count
+    reach, asked, spend = 4 * widest, len(encoded), READS.get()  # in UTF-8 bytes
     while True:
         read += min(len(encoded) - start, reach)
         if read > most:

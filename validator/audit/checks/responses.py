@@ -28,8 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...findings import ERROR
 from ...findings.registry import rule
+from ...harness.read_budget import ReadsRefused, reading
 from ...harness.regex_classes import NotLinear
 from ...harness.samples import requests, stop_sequences
+from ..work_budget import run_budget
 from .base import AuditCheck, Sample, audit_check, shown
 
 if TYPE_CHECKING:
@@ -88,6 +90,7 @@ class Responses(AuditCheck):
         self.pipelines: dict[str, str | Pipeline] = {TAKE_FIRST: TAKE_FIRST}
         # filters whose pipeline lbnorm does not re-apply -> why (LB716 on their numbers)
         self.unreplayed: dict[str, str] = {}
+        self.budget = run_budget()  # shared with every replay of the run (audit/work_budget.py)
 
     def add(self, sample: Sample) -> None:
         firsts = _first_responses(sample.data.get("resps"))
@@ -109,12 +112,7 @@ class Responses(AuditCheck):
         elif isinstance(pipeline, str):  # not re-applied, so what was scored is the log's own word
             self.unreplayed.setdefault(sample.filter, pipeline)
         else:
-            try:
-                self._regex(sample, firsts, pipeline)
-            except NotLinear as error:
-                self.unreplayed.setdefault(
-                    sample.filter, f"its regex holds {error.feature}, which RE2 cannot run"
-                )
+            _replay(self, sample, firsts, pipeline)
         until = sample.until()
         if until is None and self.spec.output_type == "generate_until":
             until = (
@@ -219,6 +217,25 @@ class Responses(AuditCheck):
         return (
             "lm-eval cuts every generation at its first stop sequence, so the response or the stop sequences "
             "were edited (or the backend ignored them, and the scores are not the task's)"
+        )
+
+
+def _replay(check: Responses, sample: Sample, firsts: list, pipeline: Pipeline) -> None:
+    """The sample's pipeline replayed on its first responses (LB719); where it cannot be, why, for LB716. A
+    pattern of the submitter's has its matches counted within the run's work budget."""
+    try:
+        if pipeline.counts_matches:
+            with reading(check.budget.spend):
+                check._regex(sample, firsts, pipeline)
+        else:
+            check._regex(sample, firsts, pipeline)
+    except NotLinear as error:
+        check.unreplayed.setdefault(
+            sample.filter, f"its regex holds {error.feature}, which RE2 cannot run"
+        )
+    except ReadsRefused:
+        check.unreplayed.setdefault(
+            sample.filter, "its regex's matches read past the run's work budget"
         )
 
 
