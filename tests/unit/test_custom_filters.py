@@ -126,10 +126,9 @@ def test_a_doc_to_target_function_is_told_in_one_line_with_the_way_forward(tmp_p
     assert "--warn LB716" in message and "\n" not in message and len(message) <= 200
 
 
-def test_a_filter_whose_matches_read_past_the_run_s_budget_is_not_audited(tmp_path, monkeypatch):
-    """A submitter's pattern that reads on to the response's end after every match (`a(?:.*X)?`) is quadratic to
-    count; what its searches read past one pass is asked of the run's work budget, and past it the filter's
-    numbers are LB716, saying so. The harness's own patterns (GSM8K's) are not counted so."""
+def test_a_filter_whose_searches_run_past_the_run_s_budget_is_not_audited(tmp_path, monkeypatch):
+    """Counting a submitter's pattern's matches is a search per match, each asked of the run's work budget: past
+    it the filter's numbers are LB716, saying so. The harness's own patterns (GSM8K's) are not counted so."""
     from validator.audit import work_budget
 
     monkeypatch.setattr(work_budget, "REPLAY_BUDGET", 100_000)
@@ -137,10 +136,26 @@ def test_a_filter_whose_matches_read_past_the_run_s_budget_is_not_audited(tmp_pa
     task = custom_task(steps, filtered=["a"] * 4, responses=[" a" * 2_000] * 4)
     found, result = audited(tmp_path, task)
     assert ("LB716", f"results_{harness.DATE}.json") in {(rule, file) for rule, file, _ in found}
-    assert any("read past the run's work budget" in f.message for f in result.findings)
+    assert any("searches run past the run's work budget" in f.message for f in result.findings)
     assert pipeline_of(steps).counts_matches  # type: ignore[union-attr]
     gsm8k = [
         {"function": "regex", "regex_pattern": "#### (\\-?[0-9\\.\\,]+)"},
         {"function": "take_first"},
     ]
     assert not pipeline_of(gsm8k).counts_matches  # type: ignore[union-attr]
+
+
+def test_a_number_filter_over_long_honest_answers_is_asked_for_its_searches_alone():
+    """A number filter over a 20 kB chain of thought with 1,500 numbers: its searches stop with their matches
+    (pattern_shape.reads_far), so each is asked of the budget for its call alone, however long the answer."""
+    import re
+
+    from validator.harness.linear_regex import compile_linear
+    from validator.harness.read_budget import SEARCH_COST, reading
+
+    answer = " ".join(f"step {n} gives {n * 7}, then" for n in range(750))
+    asked: list[int] = []
+    with reading(lambda n: asked.append(n) or True):
+        found = compile_linear("(-?[0-9]+)").findall(answer)
+    assert found == re.findall("(-?[0-9]+)", answer) and len(found) == 1_500
+    assert asked == [SEARCH_COST] * 1_501

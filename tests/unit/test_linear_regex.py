@@ -391,3 +391,29 @@ def test_matches_that_each_read_to_the_end_of_a_long_text_are_not_counted():
     reply = "Here is my answer, in words. " * 1000
     assert compile_linear(r"\w+").count(reply) == len(re.findall(r"\w+", reply))
     assert compile_linear(r"(\w+) (\w+)").findall(reply) == re.findall(r"(\w+) (\w+)", reply)
+
+
+@pytest.mark.parametrize(
+    "pattern, far",
+    [
+        (r"a(?:.*X)?", True),
+        (r"a|a.*X", True),
+        (r"a(?:.{0,999}X)?", True),
+        (r"\w+(?:\s+\w+)?", True),
+        (r"(-?[0-9]+)", False),
+        (r"(\w+)", False),
+        (r"a[^X]*b", False),
+        (r"a.*?X", False),
+        (r"\s?SECTION\s?\d+\s?", False),
+        (r"The answer is (-?[0-9.,]+).", False),
+    ],
+)
+def test_a_pattern_reads_past_its_matches_only_where_a_longer_match_may_still_fail(pattern, far):
+    """Counting the matches of a pattern that reads past them is quadratic, and is bounded and budgeted; one whose
+    every search stops with its match is asked of the budget for its calls alone (read_budget.py)."""
+    from re import _parser  # type: ignore[attr-defined]
+
+    from validator.harness.pattern_shape import reads_far
+
+    assert reads_far(_parser.parse(pattern)) is far
+    assert (compile_linear(pattern).reach is not None) is far

@@ -32,8 +32,8 @@ from functools import cache, lru_cache
 from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 from typing import TYPE_CHECKING, Any
 
-from .pattern_shape import holds, holds_group, markers_placed
-from .read_budget import READS, ReadsRefused
+from .pattern_shape import holds, holds_group, markers_placed, reads_far
+from .read_budget import READS, SEARCH_COST, ReadsRefused
 from .regex_classes import NotLinear, Ranges, members
 
 if TYPE_CHECKING:
@@ -189,8 +189,10 @@ class LinearPattern:
             self.parsed = _parser.parse(pattern, flags)  # re.error where `re` refuses it
         self.flags = self.parsed.state.flags
         self.groups = self.parsed.state.groups - 1
-        shortest, self.widest = self.parsed.getwidth()
+        shortest, widest = self.parsed.getwidth()
         self.nullable = shortest == 0
+        # how far past its start a search may read, in UTF-8 bytes, where the pattern reads past its matches
+        self.reach = 4 * widest if reads_far(self.parsed) else None
         self.bounded_by_words = holds(self.parsed, {_C.AT_BOUNDARY, _C.AT_NON_BOUNDARY})
         self.non_boundary = holds(self.parsed, {_C.AT_NON_BOUNDARY})
         self.ends_at_dollar = not self.flags & re.MULTILINE and holds(self.parsed, {_C.AT_END})
@@ -244,7 +246,7 @@ class LinearPattern:
         engine, encoded, marker = self._prepared(text)
         found = [
             _texts(encoded, spans, self.groups)
-            for spans in _matches(engine, encoded, marker, self.widest)
+            for spans in _matches(engine, encoded, marker, self.reach)
         ]
         if marker is None:
             return found
@@ -260,7 +262,7 @@ class LinearPattern:
         if self.nullable:
             raise NotLinear("counting the matches of a pattern that matches empty text")
         engine, encoded, marker = self._prepared(text)
-        return sum(1 for _ in _matches(engine, encoded, marker, self.widest))
+        return sum(1 for _ in _matches(engine, encoded, marker, self.reach))
 
     def split_count(self, text: str) -> int:
         """len(re.split(pattern, text)): each match splits once and adds its groups."""
@@ -309,31 +311,32 @@ def _spans(engine: Any, encoded: bytes, start: int) -> Any:
     return engine._regexp.Match(_UNANCHORED, encoded, start, len(encoded))
 
 
-# What findall may ask RE2 to read, in bytes: each search reads on from where it starts, past the match's end for
-# as far as a longer match could reach (`a(?:.*X)?` reads to the text's end at every "a"; counted so for every
-# pattern without a bound on its length, `\w+` too, which stops at the next space). Past this much the matches
-# are not counted (NotLinear): a hostile text and pattern would otherwise take hours (`re` takes as long). An
-# honest reply of 30 kB would need some 17,000 matches to come near it; a hostile one of 10 MB costs about a second.
+# What findall may ask RE2 to read, in bytes, for a pattern that reads past its matches: each search reads on
+# from where it starts for as far as a longer match could reach (`a(?:.*X)?` reads to the text's end at every
+# "a"). Past this much the matches are not counted (NotLinear): a hostile text and pattern would otherwise take
+# hours (`re` takes as long). A hostile reply of 10 MB costs about a second.
 _READ_FLOOR, _READ_PER_BYTE = 256 << 20, 64
 
 
-def _matches(engine: Any, encoded: bytes, marker: str | None, widest: int) -> Iterator[Any]:
+def _matches(engine: Any, encoded: bytes, marker: str | None, reach: int | None) -> Iterator[Any]:
     """Each match's spans (the whole match's, then its groups'), left to right as findall finds them. The pattern
     matches no empty text (findall refuses one that can), so each search starts where the last match ended, as
     `re` does; before the marker it ended on, if any: a word boundary a match ends at is where the next one may
-    start (`\\b.\\b` finds three in "é—é"). What the searches may read past one pass over the text (which is
-    the caller's to count) is asked of the `reading` in force, search by search."""
+    start (`\\b.\\b` finds three in "é—é"). `reach`: how far past where it starts a search may read, for a
+    pattern that reads past its matches (pattern_shape.reads_far), else None. Each search is asked of the
+    `reading` in force (read_budget.py), with what such a pattern may read past one pass over the text."""
     mark = marker.encode("utf-8") if marker else b""
     start, read, most = 0, 0, _READ_FLOOR + _READ_PER_BYTE * len(encoded)
-    reach, asked, spend = 4 * widest, len(encoded), READS.get()  # in UTF-8 bytes
+    asked, spend = len(encoded), READS.get()  # in UTF-8 bytes: one pass is the caller's to count
     while True:
-        read += min(len(encoded) - start, reach)
-        if read > most:
-            raise NotLinear("a pattern whose many matches each read far on in a long text")
-        if spend is not None and read > asked:
-            if not spend(read - asked):
-                raise ReadsRefused
-            asked = read
+        past = 0
+        if reach is not None:
+            read += min(len(encoded) - start, reach)
+            if read > most:
+                raise NotLinear("a pattern whose many matches each read far on in a long text")
+            past, asked = max(read - asked, 0), max(read, asked)
+        if spend is not None and not spend(SEARCH_COST + past):
+            raise ReadsRefused
         spans = _spans(engine, encoded, start)
         begin, end = spans[0]
         if begin == -1:

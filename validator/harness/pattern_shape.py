@@ -70,3 +70,24 @@ def holds(items, anchors: set) -> bool:
         if any(holds(part, anchors) for part in inner):
             return True
     return False
+
+
+def reads_far(items, choice: bool = False, followed: bool = False) -> bool:
+    """Whether a search may read on past its match's end: a repeat of more than one inside an optional part, an
+    alternative or a lazy repeat, with something after it there that can fail (`a(?:.*X)?`, `a|a.*X`), so that
+    a short match is found while a longer one is still being looked for, as far as that repeat reaches. A
+    repeat elsewhere stops with its match (`(-?[0-9]+)`, `\\w+`, `a[^X]*b`): what it read, the match holds."""
+    for index, (op, argument) in enumerate(items):
+        after = followed or index < len(items) - 1
+        if op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT):
+            low, high, body = argument
+            if high > 1 and choice and after:
+                return True
+            inner = choice or low == 0 or op is _C.MIN_REPEAT
+            if reads_far(body, inner, after or high > 1):
+                return True
+        elif op is _C.SUBPATTERN and reads_far(argument[3], choice, after):
+            return True
+        elif op is _C.BRANCH and any(reads_far(part, True, after) for part in argument[1]):
+            return True
+    return False

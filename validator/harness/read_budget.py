@@ -1,31 +1,33 @@
-"""What counting a pattern's matches may read, asked of a caller's budget. Pure.
+"""What counting a pattern's matches may cost, asked of a caller's budget. Pure.
 
 linear_regex.py runs each search in time linear in the text, but counting
-matches searches once per match, and a pattern such as `a(?:.*X)?` reads on
-to the text's end after every one. Inside `reading(spend)`, what the searches
-may read past one pass over the text is asked of `spend` (a run's work budget:
-audit/work_budget.py) search by search; a refusal raises ReadsRefused, which
-the caller reports as work past its budget (LB716).
+matches searches once per match: each search is a call (about a microsecond,
+what RE2 takes to read SEARCH_COST bytes), and a pattern that reads past its
+matches (pattern_shape.reads_far: `a(?:.*X)?` reads on to the text's end
+after every match) makes the count quadratic. Inside `reading(spend)`, each
+search is asked of `spend` (a run's work budget: audit/work_budget.py) before
+it is made, with what a pattern that reads far may read past one pass over the
+text; a refusal raises ReadsRefused, which the caller reports as work past its
+budget (LB716). Outside, each count is bounded on its own (linear_regex.py).
 """
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-Spend = Callable[
-    [int], bool
-]  # asked for reads of a text, in bytes, before they are made: False refuses
+# Asked for what a search costs, in bytes read, before it is made: False refuses it
+Spend = Callable[[int], bool]
+SEARCH_COST = 256  # bytes RE2 reads in the time one search's call takes
 READS: ContextVar[Spend | None] = ContextVar("reads", default=None)
 
 
 class ReadsRefused(Exception):
-    """The `reading` in force refused what counting a pattern's matches may read past one pass over the text."""
+    """The `reading` in force refused a search of a pattern's matches."""
 
 
 @contextmanager
 def reading(spend: Spend) -> Iterator[None]:
-    """Inside, what counting matches reads past one pass over the text is asked of `spend`, search by search;
-    outside, each count is bounded alone (linear_regex.py)."""
+    """Inside, each search counting a pattern's matches is asked of `spend` (see the module's docstring)."""
     token = READS.set(spend)
     try:
         yield

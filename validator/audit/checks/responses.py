@@ -222,7 +222,7 @@ class Responses(AuditCheck):
 
 def _replay(check: Responses, sample: Sample, firsts: list, pipeline: Pipeline) -> None:
     """The sample's pipeline replayed on its first responses (LB719); where it cannot be, why, for LB716. A
-    pattern of the submitter's has its matches counted within the run's work budget."""
+    pattern of the submitter's has its searches counted against the run's work budget."""
     try:
         if pipeline.counts_matches:
             with reading(check.budget.spend):
@@ -235,7 +235,7 @@ def _replay(check: Responses, sample: Sample, firsts: list, pipeline: Pipeline) 
         )
     except ReadsRefused:
         check.unreplayed.setdefault(
-            sample.filter, "its regex's matches read past the run's work budget"
+            sample.filter, "its regex's searches run past the run's work budget"
         )
 
 
