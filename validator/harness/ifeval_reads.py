@@ -73,11 +73,11 @@ def pattern(kwarg: Any, before: str = "", after: str = "", flags: int = 0) -> Li
 
 def run(compiled: LinearPattern, how: Callable[[LinearPattern, str], Any], value: str) -> Any:
     """how(compiled, value): its one pass over the text asked for first; what counting the matches reads past
-    each one is asked for as it goes (`spending`)."""
+    each one is asked for as it goes (read_budget.py)."""
     marked = (
         compiled.bounded_by_words and not value.isascii()
-    )  # a \b beyond ASCII: the text is marked first
-    read(value, 3 if marked else 1)
+    )  # a \b beyond ASCII: searched for without it, then marked and searched
+    read(value, 4 if marked else 1)
     try:
         return how(compiled, value)
     except NotLinear as error:

@@ -12,7 +12,10 @@ the flags in force (regex_classes.py); a
 Unicode `\\b` in a text with word characters beyond ASCII is written into the
 text as a marker character where `re` finds a boundary, and the rewritten
 pattern steps over the markers (in a text whose word characters are all ASCII,
-RE2's `\\b` stands where `re`'s does). What RE2 cannot follow exactly raises
+RE2's `\\b` stands where `re`'s does). A search first runs the pattern
+without its `\\b` and `\\B` on the unmarked text: leaving out an assertion
+only adds ways to match, so where that finds nothing, nothing is marked.
+What RE2 cannot follow exactly raises
 NotLinear naming the feature: back-references, look-around, conditional,
 atomic and possessive groups, a repeat over RE2's 1000, a repeat of what can
 match empty text (`re` ends the loop on an empty pass, RE2 does not), `\\B` or
@@ -63,6 +66,7 @@ _WORD_RUNS = re.compile(r"(\w+)")
 _WORD_BEYOND_ASCII = re.compile(r"[^\W\x00-\x7f]")
 _NOTHING = r"[^\x00-\x{10ffff}]"  # a class RE2 matches nowhere
 _EMPTY_TEXT = ""  # the engine key of a pattern written for the empty text
+_NO_BOUNDARIES = "no \\b"  # the engine key of a pattern written without its \b and \B
 _ANCHOR_ORDER = {
     _C.AT_BEGINNING_STRING: 0,
     _C.AT_BEGINNING: 0,
@@ -93,10 +97,10 @@ def _class(ranges: Ranges, marker: str | None) -> str:
 
 class _Writer:
     """One pattern in RE2's syntax, for texts whose word characters are all ASCII (no marker), for texts that
-    carry boundary markers, or for the empty text."""
+    carry boundary markers, or for the empty text; or with its \\b and \\B left out (`boundaries` False)."""
 
-    def __init__(self, marker: str | None, empty_text: bool = False):
-        self.marker, self.empty_text = marker, empty_text
+    def __init__(self, marker: str | None, empty_text: bool = False, boundaries: bool = True):
+        self.marker, self.empty_text, self.boundaries = marker, empty_text, boundaries
         self.skip = f"\\x{{{ord(marker):x}}}?" if marker else ""
 
     def sequence(self, items, flags: int) -> str:
@@ -164,6 +168,8 @@ class _Writer:
             return self.skip + ("(?m:$)" if multiline else r"\z")
         if at is _C.AT_END_STRING:
             return self.skip + r"\z"
+        if not self.boundaries:
+            return ""
         if self.marker is None:  # no word character beyond ASCII: RE2's ASCII \b is `re`'s
             if at is _C.AT_NON_BOUNDARY and self.empty_text:
                 return _NOTHING  # `re`'s \B holds nowhere in an empty text (Python 3.11 to 3.13)
@@ -199,14 +205,19 @@ class LinearPattern:
         self._compiled: dict[str | None, re2._Regexp] = {}
         self._engine(None)  # what RE2 cannot follow is raised here, before any text
 
-    def _engine(self, marker: str | None):
-        engine = self._compiled.get(marker)
+    def _engine(self, key: str | None):
+        """RE2's engine for a text with this marker (None: none), for the empty text, or without boundaries."""
+        engine = self._compiled.get(key)
         if engine is None:
-            if marker and not markers_placed(self.parsed):
+            if key in _MARKERS and not markers_placed(self.parsed):
                 raise NotLinear(
                     r"a \b inside a group or beside what can match empty, in a text beyond ASCII"
                 )
-            writer = _Writer(marker or None, empty_text=marker == _EMPTY_TEXT)
+            writer = _Writer(
+                key if key in _MARKERS else None,
+                empty_text=key == _EMPTY_TEXT,
+                boundaries=key != _NO_BOUNDARIES,
+            )
             source = writer.sequence(self.parsed, self.flags)
             re2 = _re2()
             options = re2.Options()
@@ -215,7 +226,7 @@ class LinearPattern:
                 engine = re2.compile(source, options)
             except re2.error as error:
                 raise NotLinear("a pattern larger than RE2's memory bound") from error
-            self._compiled[marker] = engine
+            self._compiled[key] = engine
         return engine
 
     def _prepared(self, text: str) -> tuple[Any, bytes, str | None]:
@@ -234,9 +245,20 @@ class LinearPattern:
         return self._engine(marker), encoded, marker
 
     def search(self, text: str) -> bool:
-        """Whether re.search finds a match: one pass over the text."""
+        """Whether re.search finds a match: one pass over the text (two where it is marked)."""
+        if self.bounded_by_words and not text.isascii() and self._missed_unbounded(text):
+            return False
         engine, encoded, _ = self._prepared(text)
         return _spans(engine, encoded, 0)[0][0] != -1
+
+    def _missed_unbounded(self, text: str) -> bool:
+        """Whether the pattern with its \\b and \\B left out finds nothing in the unmarked text. Leaving out an
+        assertion only adds ways to match (no atomic group or possessive repeat is run, to commit to one), so the
+        pattern finds nothing there either, and the text need not be marked: an IFEval forbidden word is mostly
+        absent from a reply."""
+        if self.ends_at_dollar and text.endswith("\n"):
+            return False  # RE2's `\z` is not `re`'s `$` there: _prepared says so
+        return _spans(self._engine(_NO_BOUNDARIES), _utf8(text), 0)[0][0] == -1
 
     def findall(self, text: str) -> list:
         """re.findall: the whole matches, the one group's text, or a tuple of the groups' texts. What the searches
