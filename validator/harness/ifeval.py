@@ -52,7 +52,6 @@ from .ifeval_reads import (  # noqa: F401 (callers take them from here)
     PAST_BUDGET,
     PAST_LENGTH,
     PATTERN_MAX,
-    spending,
     unbounded,
 )
 from .ifeval_reads import Unsettled as _Unsettled
@@ -60,6 +59,7 @@ from .ifeval_reads import pattern as _pattern
 from .ifeval_reads import read as _read
 from .ifeval_reads import run as _run
 from .linear_regex import LinearPattern, compile_linear
+from .read_budget import reading
 
 CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
 MAX_WORDS = 16  # keywords or forbidden words replayed per instruction (a dataset's list a few)
@@ -88,7 +88,7 @@ def replay_explained(
         return (None, None), None
     given = {key: value for key, value in kwargs.items() if value}
     reasons: list[str] = []
-    with spending(spend):
+    with reading(spend):
         strict = _strict(check, given, response, reasons)
         loose = True if strict else _loose(check, given, response, strict, reasons)
     return (strict, loose), PAST_BUDGET if PAST_BUDGET in reasons else next(iter(reasons), None)

@@ -10,13 +10,11 @@ puts into a regular expression is compiled as the harness builds it, for RE2
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from typing import Any
 
 from .linear_regex import LinearPattern, NotLinear, compile_linear
-from .read_budget import ReadsRefused, reading
+from .read_budget import READS, ReadsRefused
 
 PATTERN_MAX = 200  # longest keyword, splitter or marker replayed (a dataset's are words)
 PAST_BUDGET = (
@@ -35,23 +33,10 @@ def unbounded(characters: int) -> bool:
     return True
 
 
-_SPEND: ContextVar[Callable[[int], bool]] = ContextVar("spend", default=unbounded)
-
-
-@contextmanager
-def spending(spend: Callable[[int], bool]) -> Iterator[None]:
-    """Every read inside is asked of `spend`, what counting a pattern's matches reads among them."""
-    token = _SPEND.set(spend)
-    try:
-        with reading(spend):
-            yield
-    finally:
-        _SPEND.reset(token)
-
-
 def read(text: str, times: int = 1) -> None:
-    """Ask the caller for `times` reads of the text, before they are made."""
-    if not _SPEND.get()(times * (len(text) + 1)):
+    """Ask the `reading` in force (read_budget.py) for `times` reads of the text, before they are made."""
+    spend = READS.get()
+    if spend is not None and not spend(times * (len(text) + 1)):
         raise Unsettled(PAST_BUDGET)
 
 

@@ -11,8 +11,7 @@ text; a refusal raises ReadsRefused, which the caller reports as work past its
 budget (LB716). Outside, each count is bounded on its own (linear_regex.py).
 """
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from contextvars import ContextVar
 
 # Asked for what a search costs, in bytes read, before it is made: False refuses it
@@ -25,11 +24,17 @@ class ReadsRefused(Exception):
     """The `reading` in force refused a search of a pattern's matches."""
 
 
-@contextmanager
-def reading(spend: Spend) -> Iterator[None]:
-    """Inside, each search counting a pattern's matches is asked of `spend` (see the module's docstring)."""
-    token = READS.set(spend)
-    try:
-        yield
-    finally:
-        READS.reset(token)
+class reading:  # noqa: N801 (used as a function: `with reading(spend):`)
+    """Inside, each search counting a pattern's matches is asked of `spend` (see the module's docstring). A class,
+    not a generator: IFEval enters one per response."""
+
+    __slots__ = ("spend", "token")
+
+    def __init__(self, spend: Spend):
+        self.spend = spend
+
+    def __enter__(self) -> None:
+        self.token = READS.set(self.spend)
+
+    def __exit__(self, *raised: object) -> None:
+        READS.reset(self.token)
