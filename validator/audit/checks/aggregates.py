@@ -331,7 +331,7 @@ def _logged_values(check: Aggregates, sample: Sample) -> dict[str, float]:
             if (kind is int and -(2**53) <= raw <= 2**53) or (kind is float and isfinite(raw))
             else as_number(raw)
         )
-        items = as_number_list(raw) if value is None and name not in check.means else None
+        items = sample.number_list(name) if value is None and name not in check.means else None
         if value is None and items is None:
             if name in check.averaged or raw is not None and not isinstance(raw, (dict, list, str)):
                 shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:37] + "..."

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from ...harness.samples import choice_continuations, generation_until
+from ...harness.samples import as_number_list, choice_continuations, generation_until
 from ...io.sample_logs import SampleRecord
 from ..model import TaskAudit
 from ..spec import TaskSpec
@@ -68,6 +68,7 @@ class Sample:
         "examples",
         "_continuations",
         "_until",
+        "_number_lists",
     )
 
     record: SampleRecord
@@ -89,13 +90,14 @@ class Sample:
     )  # (prompt, start, end): where its few-shot examples lie, rebuilt (prompts)
     _continuations: list | None
     _until: Any  # False: not read yet (None is an answer)
+    _number_lists: dict[str, list[float | int] | None] | None
 
     def __init__(self, record: SampleRecord, data: dict, doc_id: int, filter: str) -> None:
         self.record, self.data, self.doc_id, self.filter = record, data, doc_id, filter
         self.recomputed = {}
         self.recomputed_by = ""
         self.doc_hash_ok = self.doc_plain = self.target_traced = False
-        self.traced_target = self.examples = self._continuations = None
+        self.traced_target = self.examples = self._continuations = self._number_lists = None
         self._until = False
 
     def continuations(self) -> list:
@@ -109,6 +111,16 @@ class Sample:
         if self._until is False:
             self._until = generation_until(self.data.get("arguments"))
         return self._until
+
+    def number_list(self, name: str) -> list[float | int] | None:
+        """as_number_list of the field `name`, read once: four checks ask for IFEval's instruction levels."""
+        lists = self._number_lists
+        if lists is None:
+            lists = self._number_lists = {}
+        elif name in lists:
+            return lists[name]
+        found = lists[name] = as_number_list(self.data.get(name))
+        return found
 
 
 class AuditCheck:

@@ -37,8 +37,11 @@ writes the docs and the responses' length.
 
 from __future__ import annotations
 
+from functools import cache
+from types import ModuleType
+
 from ...harness.ifeval_kwargs import draws_at_random, rejected
-from ...harness.samples import as_number, as_number_list, first_response
+from ...harness.samples import as_number, first_response
 from ..work_budget import run_budget
 from .base import AuditCheck, Sample, audit_check, shown
 from .instruction_levels import LEVELS, instruction_list
@@ -108,7 +111,7 @@ class InstructionChecks(AuditCheck):
             self, sample, instructions, kwargs if isinstance(kwargs, list) else [], response, blank
         )
         for level, (prompt_level, inst_level) in self.levels:
-            outcomes = as_number_list(data.get(inst_level))
+            outcomes = sample.number_list(inst_level)
             if outcomes is None or len(outcomes) != len(instructions):
                 continue  # InstructionLevels reports it
             checked = [
@@ -129,15 +132,13 @@ class InstructionChecks(AuditCheck):
 
     def _replay_one(self, sample: Sample, index: int, instruction, given, response: str):
         """(strict, loose) as replayed, or None past the budget."""
-        # Imported here, with the first IFEval sample, so an audit without one never loads the checkers
-        from ...harness.ifeval import BEYOND_BOUNDS, HARNESS_RAISES, PAST_BUDGET, replay_explained
-
-        found, feature = replay_explained(instruction, given, response, self.budget.spend)
-        if feature == PAST_BUDGET:
+        ifeval = _ifeval()
+        found, feature = ifeval.replay_explained(instruction, given, response, self.budget.spend)
+        if feature == ifeval.PAST_BUDGET:
             return None
-        if feature == HARNESS_RAISES and self.ifeval_config:
+        if feature == ifeval.HARNESS_RAISES and self.ifeval_config:
             _harness_raises(self, sample, index, instruction)
-        elif feature in BEYOND_BOUNDS or feature == HARNESS_RAISES:
+        elif feature in ifeval.BEYOND_BOUNDS or feature == ifeval.HARNESS_RAISES:
             self.beyond[feature] = self.beyond.get(feature, 0) + 1
         elif feature is not None and len(self.not_linear) < MAX_NAMED:
             self.not_linear[feature] = self.not_linear.get(feature, 0) + 1
@@ -209,6 +210,14 @@ class InstructionChecks(AuditCheck):
             )
 
 
+@cache
+def _ifeval() -> ModuleType:
+    """The replay's checkers, imported with the first IFEval sample: an audit without one never loads them."""
+    from ...harness import ifeval
+
+    return ifeval
+
+
 def _deterministic(instruction: object, kwargs: object, index: int) -> bool:
     """Whether the harness checks this instruction the same way twice: none that asks langdetect, which is
     unseeded (an honest english_lowercase can pass strict and fail loose), and none whose checker draws
@@ -227,11 +236,10 @@ def _deterministic(instruction: object, kwargs: object, index: int) -> bool:
 def _unbuildable(check: InstructionChecks, sample: Sample, instructions: list, kwargs) -> None:
     """LB708 for each instruction IFEval's harness cannot build (an id its registry lacks, kwargs it rejects):
     no run logged such a doc, and the replay would settle nothing for it."""
-    from ...harness.ifeval import INSTRUCTIONS  # here, as in InstructionChecks._replay_one
-
+    known = _ifeval().INSTRUCTIONS
     where: tuple[str | int, ...]
     for index, instruction in enumerate(instructions[:MAX_INSTRUCTIONS]):
-        if not (isinstance(instruction, str) and instruction in INSTRUCTIONS):
+        if not (isinstance(instruction, str) and instruction in known):
             where, why = (
                 ("instruction_id_list", index),
                 f"is {shown(instruction, 50)}, which IFEval's registry lacks",
@@ -290,8 +298,8 @@ def _replay(
 def _loose_below_strict(check, sample: Sample, instructions: list, kwargs, replayed: list) -> None:
     """Where the replay settled neither level: loose also tries the response as it is, so it passes what
     strict passes, unless the checker is not the same twice."""
-    strict = as_number_list(sample.data.get("inst_level_strict_acc"))
-    loose = as_number_list(sample.data.get("inst_level_loose_acc"))
+    strict = sample.number_list("inst_level_strict_acc")
+    loose = sample.number_list("inst_level_loose_acc")
     if not strict or not loose or not len(strict) == len(loose) == len(instructions):
         return
     for index, (passed, loosely) in enumerate(zip(strict, loose, strict=True)):

@@ -12,7 +12,7 @@ Each outcome against the response itself is instruction_checks.py's.
 
 from __future__ import annotations
 
-from ...harness.samples import as_number, as_number_list
+from ...harness.samples import as_number
 from .base import AuditCheck, Sample, audit_check
 
 LEVELS = (
@@ -40,7 +40,7 @@ class InstructionLevels(AuditCheck):
         data = sample.data
         instructions = instruction_list(data)
         for prompt_level, inst_level in self.levels:
-            outcomes = as_number_list(data.get(inst_level))
+            outcomes = sample.number_list(inst_level)
             if outcomes is None:
                 continue  # not a list of numbers: the aggregates report it (LB702)
             problem = None
