@@ -141,6 +141,15 @@ def test_a_pattern_without_its_letters_in_the_text_is_settled_unmarked(pattern, 
     assert (re.search(pattern, text, re.IGNORECASE) is not None) is found
 
 
+@pytest.mark.parametrize("places", [1, 15, 16, 17, 40])
+@pytest.mark.parametrize("last", ["éa", " a"])
+def test_a_bounded_word_is_looked_for_at_each_place_it_stands(places, last):
+    """`\\bword\\b`: where the word stands inside other words, the next place is looked at, and past a few the
+    text is marked instead; either way the answer is `re`'s."""
+    text, found = "éa" * places + last, last == " a"
+    assert compile_linear(r"\ba\b").search(text) is found is bool(re.search(r"\ba\b", text))
+
+
 @pytest.mark.parametrize(
     "pattern, text",
     [(r"(\bcafé)", "un café"), (r"\Bfé", "un café"), (r"\bnoir$", "un café noir\n")],
@@ -352,13 +361,14 @@ def test_a_case_insensitive_literal_matches_the_same_code_points_with_the_table_
 def test_a_long_text_s_boundary_marking_is_not_kept():
     """A reply is marked at its word boundaries once for all the \\b patterns run on it (kept for the next
     pattern), but a string may hold a million characters: past MAX_MARKED the marking is done and let go."""
-    from validator.harness import linear_regex
+    from validator.harness import word_boundaries
 
     pattern = compile_linear(r"\bwhale\b", re.IGNORECASE)
-    short, long = "a whale é", "é " * linear_regex.MAX_MARKED + "whale"
-    linear_regex._marked.cache_clear()
+    short, long = "a whale é", "é " * word_boundaries.MAX_MARKED + "whale"
+    word_boundaries._kept_marking.cache_clear()
+    assert word_boundaries.marked(short) and word_boundaries.marked(long)
     assert pattern.search(short) and pattern.search(long)
-    assert linear_regex._marked.cache_info().currsize == 1
+    assert word_boundaries._kept_marking.cache_info().currsize == 1
 
 
 @settings(max_examples=600, deadline=None)
@@ -366,9 +376,9 @@ def test_a_long_text_s_boundary_marking_is_not_kept():
 def test_a_marked_text_holds_a_marker_at_each_place_re_finds_a_word_boundary(text):
     """The marking joins the text's word runs and the rest with the marker: the places `re` finds \\b. A text
     whose word characters are all ASCII is not marked: RE2's ASCII \\b stands where `re`'s does."""
-    from validator.harness import linear_regex
+    from validator.harness import word_boundaries
 
-    marker, encoded = linear_regex._marked.__wrapped__(text)
+    marker, encoded = word_boundaries._marking(text)
     if marker is None:
         assert not any(not c.isascii() and re.match(r"\w", c) for c in text)
         assert re.sub(r"\b", "|", text) == re.sub(r"\b", "|", text, flags=re.ASCII)

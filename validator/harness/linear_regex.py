@@ -14,7 +14,9 @@ text as a marker character where `re` finds a boundary, and the rewritten
 pattern steps over the markers (in a text whose word characters are all ASCII,
 RE2's `\\b` stands where `re`'s does). A search first runs the pattern
 without its `\\b` and `\\B` on the unmarked text: leaving out an assertion
-only adds ways to match, so where that finds nothing, nothing is marked.
+only adds ways to match, so where that finds nothing, nothing is marked;
+where a `\\bword\\b` pattern finds its word, `re`'s boundaries are looked
+at on its two sides (word_boundaries.py).
 What RE2 cannot follow exactly raises
 NotLinear naming the feature: back-references, look-around, conditional,
 atomic and possessive groups, a repeat over RE2's 1000, a repeat of what can
@@ -35,9 +37,10 @@ from functools import cache, lru_cache
 from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 from typing import TYPE_CHECKING, Any
 
-from .pattern_shape import holds, holds_group, markers_placed, reads_far
+from .pattern_shape import edge_bounded, holds, holds_group, markers_placed, reads_far
 from .read_budget import READS, SEARCH_COST, ReadsRefused
 from .regex_classes import NotLinear, Ranges, members
+from .word_boundaries import MARKERS, boundary_at, marked, next_character, utf8
 
 if TYPE_CHECKING:
     import re2
@@ -57,16 +60,11 @@ _NOT_RE2 = {
 }
 # RE2's unanchored search, set by _re2(), which runs before any engine is compiled
 _UNANCHORED: Any = None
-_MARKERS = ("\U0010fffd", "\U000ffffd", "\U0010fffc")  # noncharacters no honest text holds
-# Characters of a text whose marking is kept (_marked): an IFEval reply is a few kB; a string may hold a million
-MAX_MARKED = 64 * 1024
-# A text split at its runs of word characters, kept: joined with a marker, the marker stands at every place `re`
-# finds \b (each run's two ends, the text's own ends among them), a quarter faster than re.sub at each \b.
-_WORD_RUNS = re.compile(r"(\w+)")
-_WORD_BEYOND_ASCII = re.compile(r"[^\W\x00-\x7f]")
 _NOTHING = r"[^\x00-\x{10ffff}]"  # a class RE2 matches nowhere
 _EMPTY_TEXT = ""  # the engine key of a pattern written for the empty text
 _NO_BOUNDARIES = "no \\b"  # the engine key of a pattern written without its \b and \B
+# Places a `\bword\b` pattern's word is found at, looked at for boundaries, before the text is marked instead
+_BOUNDARY_LOOKS = 16
 _ANCHOR_ORDER = {
     _C.AT_BEGINNING_STRING: 0,
     _C.AT_BEGINNING: 0,
@@ -201,6 +199,7 @@ class LinearPattern:
         self.reach = 4 * widest if reads_far(self.parsed) else None
         self.bounded_by_words = holds(self.parsed, {_C.AT_BOUNDARY, _C.AT_NON_BOUNDARY})
         self.non_boundary = holds(self.parsed, {_C.AT_NON_BOUNDARY})
+        self.edge_bounded = not self.flags & re.ASCII and edge_bounded(self.parsed)
         self.ends_at_dollar = not self.flags & re.MULTILINE and holds(self.parsed, {_C.AT_END})
         self._compiled: dict[str | None, re2._Regexp] = {}
         self._engine(None)  # what RE2 cannot follow is raised here, before any text
@@ -209,12 +208,12 @@ class LinearPattern:
         """RE2's engine for a text with this marker (None: none), for the empty text, or without boundaries."""
         engine = self._compiled.get(key)
         if engine is None:
-            if key in _MARKERS and not markers_placed(self.parsed):
+            if key in MARKERS and not markers_placed(self.parsed):
                 raise NotLinear(
                     r"a \b inside a group or beside what can match empty, in a text beyond ASCII"
                 )
             writer = _Writer(
-                key if key in _MARKERS else None,
+                key if key in MARKERS else None,
                 empty_text=key == _EMPTY_TEXT,
                 boundaries=key != _NO_BOUNDARIES,
             )
@@ -237,28 +236,39 @@ class LinearPattern:
         if not self.bounded_by_words or text.isascii():
             if not text and self.non_boundary:
                 return self._engine(_EMPTY_TEXT), b"", None
-            return self._engine(None), _utf8(text), None
-        marker, encoded = _marked(text) if len(text) <= MAX_MARKED else _marked.__wrapped__(text)
+            return self._engine(None), utf8(text), None
+        marker, encoded = marked(text)
         if marker is None and self.non_boundary:
             # RE2's \B holds between two bytes of one character beyond ASCII, where `re` looks at none
             raise NotLinear(r"\B in a text beyond ASCII")
         return self._engine(marker), encoded, marker
 
     def search(self, text: str) -> bool:
-        """Whether re.search finds a match: one pass over the text (two where it is marked)."""
-        if self.bounded_by_words and not text.isascii() and self._missed_unbounded(text):
-            return False
+        """Whether re.search finds a match: one pass over the text (three where it is marked)."""
+        if self.bounded_by_words and not text.isascii():
+            found = self._search_unmarked(text)
+            if found is not None:
+                return found
         engine, encoded, _ = self._prepared(text)
         return _spans(engine, encoded, 0)[0][0] != -1
 
-    def _missed_unbounded(self, text: str) -> bool:
-        """Whether the pattern with its \\b and \\B left out finds nothing in the unmarked text. Leaving out an
-        assertion only adds ways to match (no atomic group or possessive repeat is run, to commit to one), so the
-        pattern finds nothing there either, and the text need not be marked: an IFEval forbidden word is mostly
-        absent from a reply."""
+    def _search_unmarked(self, text: str) -> bool | None:
+        """search's answer in a text beyond ASCII, without marking it, or None where the text is to be marked.
+        The pattern is searched for with its \\b and \\B left out: leaving out an assertion only adds ways to
+        match (no atomic group or possessive repeat is run, to commit to one), so where it finds nothing, neither
+        does the pattern (an IFEval forbidden word is mostly absent from a reply). Where a `\\bword\\b` pattern
+        (pattern_shape.edge_bounded) finds its word, `re`'s boundaries are looked at on each side of it."""
         if self.ends_at_dollar and text.endswith("\n"):
-            return False  # RE2's `\z` is not `re`'s `$` there: _prepared says so
-        return _spans(self._engine(_NO_BOUNDARIES), _utf8(text), 0)[0][0] == -1
+            return None  # RE2's `\z` is not `re`'s `$` there: _prepared says so
+        engine, encoded = self._engine(_NO_BOUNDARIES), utf8(text)
+        begin, end = _spans(engine, encoded, 0)[0]
+        looks = _BOUNDARY_LOOKS if self.edge_bounded else 0
+        while begin != -1 and looks:
+            if boundary_at(encoded, begin) and boundary_at(encoded, end):
+                return True
+            begin, end = _spans(engine, encoded, next_character(encoded, begin))[0]
+            looks -= 1
+        return False if begin == -1 else None
 
     def findall(self, text: str) -> list:
         """re.findall: the whole matches, the one group's text, or a tuple of the groups' texts. What the searches
@@ -289,29 +299,6 @@ class LinearPattern:
     def split_count(self, text: str) -> int:
         """len(re.split(pattern, text)): each match splits once and adds its groups."""
         return 1 + self.count(text) * (1 + self.groups)
-
-
-def _utf8(text: str) -> bytes:
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise NotLinear("a lone surrogate in the text") from error
-
-
-@lru_cache(maxsize=32)  # at most 32 texts of MAX_MARKED characters, marked: about 20 MB
-def _marked(text: str) -> tuple[str | None, bytes]:
-    """(the marker, the text in UTF-8 with the marker at each place `re` finds a word boundary), once per text:
-    IFEval's forbidden words are each searched for with \\b on a response and its eight loose variants, and
-    marking a reply of 2 kB is about 60 us, several times the search. (None, the text in UTF-8) when no
-    character beyond ASCII is a word character (curly quotes and dashes are not): `re`'s \\b then stands
-    where RE2's ASCII one does, as in an ASCII text."""
-    encoded = _utf8(text)  # a lone surrogate is told before anything else, as for a text without \b
-    if _WORD_BEYOND_ASCII.search(text) is None:
-        return None, encoded
-    marker = next((m for m in _MARKERS if m not in text), None)
-    if marker is None:
-        raise NotLinear("a text holding every boundary marker")
-    return marker, marker.join(_WORD_RUNS.split(text)).encode("utf-8")
 
 
 @cache

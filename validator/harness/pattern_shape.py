@@ -39,6 +39,17 @@ def _width(node) -> tuple[int, int]:
     return _parser.SubPattern(state, [node]).getwidth()
 
 
+def edge_bounded(items) -> bool:
+    r"""Whether the pattern is \b, then what matches a fixed number of characters and holds no anchor, then \b
+    (`\bword\b`, an IFEval forbidden word): each place its middle matches ends where a match would end, so
+    the two boundaries can be looked at there."""
+    if len(items) < 3 or not items[0] == items[-1] == (_C.AT, _C.AT_BOUNDARY):
+        return False
+    middle = _parser.SubPattern(_parser.State(), list(items)[1:-1])
+    shortest, widest = middle.getwidth()
+    return shortest == widest > 0 and not holds(middle, set(_C.ATCODES))
+
+
 def holds_group(items) -> bool:
     """Whether the parsed pattern holds a capturing group."""
     return any(
