@@ -27,12 +27,15 @@ RUN if [ -n "$LBNORM_VERSION" ]; then export SETUPTOOLS_SCM_PRETEND_VERSION_FOR_
 FROM python:3.12-slim-bookworm AS deps
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1
 COPY requirements-action.txt /build/requirements-action.txt
-# A venv without pip; the base's pip installs into it. The .pth file puts lbnorm's
-# own folder (the final layer) on the venv's path, which -I keeps (unlike PYTHONPATH).
+# A venv without pip; the base's pip installs into it. The dependencies' own test suites
+# (about 1 MB that nothing imports) are left out. The .pth file puts lbnorm's own folder
+# (the final layer) on the venv's path, which -I keeps (unlike PYTHONPATH).
 RUN python -m venv --without-pip /opt/lbnorm/venv \
     && pip --python /opt/lbnorm/venv/bin/python install --no-cache-dir --require-hashes --only-binary :all: \
        --no-deps -r /build/requirements-action.txt \
     && site=$(/opt/lbnorm/venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))') \
+    && rm -rf "$site/jsonschema/tests" "$site/jsonschema/benchmarks" "$site/referencing/tests" \
+       "$site/jsonschema_specifications/tests" \
     && echo /opt/lbnorm/app > "$site/lbnorm-app.pth"
 
 FROM python:3.12-slim-bookworm
