@@ -159,6 +159,14 @@ def test_a_pattern_found_without_its_boundaries_is_left_to_them(pattern, text):
         compile_linear(pattern).search(text)
 
 
+def test_a_dollar_scoped_out_of_multiline_is_not_read_as_multiline():
+    """`(?-m:$)` in a MULTILINE pattern also matches before a last line break, which RE2's end of text does not."""
+    assert re.search(r"a(?-m:$)", "a\n", re.MULTILINE)
+    with pytest.raises(NotLinear, match="not multiline"):
+        compile_linear(r"a(?-m:$)", re.MULTILINE).search("a\n")
+    assert compile_linear(r"a(?-m:$)", re.MULTILINE).search("ba")
+
+
 def test_a_word_boundary_beyond_ascii_is_res():
     """`re`'s \\b is Unicode: no boundary between 'f' and 'é'; RE2's alone would find one."""
     word = compile_linear(r"\bcaf\b", re.IGNORECASE)

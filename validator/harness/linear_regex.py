@@ -37,7 +37,14 @@ from functools import cache, lru_cache
 from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 from typing import TYPE_CHECKING, Any
 
-from .pattern_shape import edge_bounded, holds, holds_group, markers_placed, reads_far
+from .pattern_shape import (
+    dollar_ends_text,
+    edge_bounded,
+    holds,
+    holds_group,
+    markers_placed,
+    reads_far,
+)
 from .read_budget import READS, SEARCH_COST, ReadsRefused
 from .regex_classes import NotLinear, Ranges, members
 from .word_boundaries import MARKERS, boundary_at, marked, next_character, utf8
@@ -200,7 +207,7 @@ class LinearPattern:
         self.bounded_by_words = holds(self.parsed, {_C.AT_BOUNDARY, _C.AT_NON_BOUNDARY})
         self.non_boundary = holds(self.parsed, {_C.AT_NON_BOUNDARY})
         self.edge_bounded = not self.flags & re.ASCII and edge_bounded(self.parsed)
-        self.ends_at_dollar = not self.flags & re.MULTILINE and holds(self.parsed, {_C.AT_END})
+        self.ends_at_dollar = dollar_ends_text(self.parsed, self.flags)
         self._compiled: dict[str | None, re2._Regexp] = {}
         self._engine(None)  # what RE2 cannot follow is raised here, before any text
 

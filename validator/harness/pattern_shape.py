@@ -1,6 +1,7 @@
 """What a pattern parsed by `re`'s own parser holds, for linear_regex.py: its anchors, its capturing groups,
 and whether each \\b stands where a boundary marker can be consumed once. Pure."""
 
+import re
 from re import _constants as _C  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 
@@ -48,6 +49,27 @@ def edge_bounded(items) -> bool:
     middle = _parser.SubPattern(_parser.State(), list(items)[1:-1])
     shortest, widest = middle.getwidth()
     return shortest == widest > 0 and not holds(middle, set(_C.ATCODES))
+
+
+def dollar_ends_text(items, flags: int) -> bool:
+    """Whether the pattern holds a `$` read without MULTILINE, by the flags in force where it stands (a
+    `(?-m:$)` under a MULTILINE pattern among them): there `re` also matches before a last line break."""
+    for op, argument in items:
+        if op is _C.AT and argument is _C.AT_END and not flags & re.MULTILINE:
+            return True
+        if op is _C.SUBPATTERN:
+            inner, inner_flags = [argument[3]], (flags | argument[1]) & ~argument[2]
+        elif op is _C.BRANCH:
+            inner, inner_flags = argument[1], flags
+        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT):
+            inner, inner_flags = [argument[2]], flags
+        elif op in (_C.ASSERT, _C.ASSERT_NOT):
+            inner, inner_flags = [argument[1]], flags
+        else:
+            continue
+        if any(dollar_ends_text(part, inner_flags) for part in inner):
+            return True
+    return False
 
 
 def holds_group(items) -> bool:
