@@ -159,6 +159,22 @@ def test_a_pattern_found_without_its_boundaries_is_left_to_them(pattern, text):
         compile_linear(pattern).search(text)
 
 
+@pytest.mark.parametrize(
+    "pattern, text",
+    [
+        ("xy|a|K", "\u212a"),
+        ("i\\d|[a-z]|K", "\u212a"),
+        ("a|xy|s", "\u017f"),
+        ("(?:b|[Kk])+", "b\u212a"),
+    ],
+)
+def test_an_ascii_letter_s_two_cases_are_not_folded_by_unicode_in_an_alternative(pattern, text):
+    """Under ASCII and IGNORECASE, K is K or k alone; RE2 reads a class of a letter's two cases as the letter
+    case-folded, and once such a class is merged with other alternatives it finds the Kelvin sign too."""
+    flags = re.ASCII | re.IGNORECASE
+    assert compile_linear(pattern, flags).search(text) is bool(re.search(pattern, text, flags))
+
+
 def test_a_dollar_scoped_out_of_multiline_is_not_read_as_multiline():
     """`(?-m:$)` in a MULTILINE pattern also matches before a last line break, which RE2's end of text does not."""
     assert re.search(r"a(?-m:$)", "a\n", re.MULTILINE)

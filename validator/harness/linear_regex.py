@@ -68,6 +68,7 @@ _NOT_RE2 = {
 # RE2's unanchored search, set by _re2(), which runs before any engine is compiled
 _UNANCHORED: Any = None
 _NOTHING = r"[^\x00-\x{10ffff}]"  # a class RE2 matches nowhere
+_SURROGATE = 0xD800  # a code point no UTF-8 text holds (a text with a lone surrogate is NotLinear)
 _EMPTY_TEXT = ""  # the engine key of a pattern written for the empty text
 _NO_BOUNDARIES = "no \\b"  # the engine key of a pattern written without its \b and \B
 # Places a `\bword\b` pattern's word is found at, looked at for boundaries, before the text is marked instead
@@ -93,6 +94,12 @@ def _class(ranges: Ranges, marker: str | None) -> str:
         )
     if not ranges:
         return _NOTHING  # as an empty class in `re`
+    if len(ranges) == 2 and ranges[0][0] == ranges[0][1] == ranges[1][0] - 32 == ranges[1][1] - 32:
+        if 0x41 <= ranges[0][0] <= 0x5A:  # an ASCII letter's two cases, as `[Kk]`
+            # RE2 reads such a class as the letter case-folded, and folds it by Unicode once it merges it
+            # with other alternatives (`a|[Kk]` finds the Kelvin sign, `a|[Ss]` the long s); a lone
+            # surrogate, which no UTF-8 text holds, makes it a class of three
+            ranges = (*ranges, (_SURROGATE, _SURROGATE))
     body = "".join(
         f"\\x{{{low:x}}}" if low == high else f"\\x{{{low:x}}}-\\x{{{high:x}}}"
         for low, high in ranges
