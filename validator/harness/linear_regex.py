@@ -43,6 +43,7 @@ from .pattern_shape import (
     holds,
     holds_group,
     markers_placed,
+    nodes,
     reads_far,
 )
 from .read_budget import READS, SEARCH_COST, ReadsRefused
@@ -56,7 +57,9 @@ _C = _constants
 MAX_RE2_REPEAT = 1000  # RE2's largest counted repeat
 _RE2_MEMORY = 64 << 20  # bytes RE2 may give one compiled pattern
 _ATOMS = frozenset({_C.LITERAL, _C.NOT_LITERAL, _C.ANY, _C.IN})
-_ATOM_FLAGS = re.IGNORECASE | re.ASCII | re.DOTALL | re.UNICODE
+_ATOM_FLAGS = int(re.IGNORECASE | re.ASCII | re.DOTALL | re.UNICODE)
+# Flags as ints: `flags & re.MULTILINE` is a call of the enum's operator, several per node as a pattern is written
+_MULTILINE, _ASCII = int(re.MULTILINE), int(re.ASCII)
 _NOT_RE2 = {
     _C.GROUPREF: "a back-reference",
     _C.GROUPREF_EXISTS: "a conditional group",
@@ -117,7 +120,7 @@ class _Writer:
 
     def sequence(self, items, flags: int) -> str:
         written, anchors = [], []
-        for op, argument in [*items, (None, None)]:
+        for op, argument in [*nodes(items), (None, None)]:
             if op is _C.AT:
                 anchors.append(argument)
                 continue
@@ -171,7 +174,7 @@ class _Writer:
         return f"(?:{self.sequence(items, flags)}){count}{lazy}"
 
     def anchor(self, at, flags: int) -> str:
-        multiline = flags & re.MULTILINE
+        multiline = flags & _MULTILINE
         if at is _C.AT_BEGINNING:
             return "(?m:^)" if multiline else r"\A"
         if at is _C.AT_BEGINNING_STRING:
@@ -186,7 +189,7 @@ class _Writer:
             if at is _C.AT_NON_BOUNDARY and self.empty_text:
                 return _NOTHING  # `re`'s \B holds nowhere in an empty text (Python 3.11 to 3.13)
             return r"\b" if at is _C.AT_BOUNDARY else r"\B"
-        if at is _C.AT_BOUNDARY and not flags & re.ASCII:
+        if at is _C.AT_BOUNDARY and not flags & _ASCII:
             return f"\\x{{{ord(self.marker):x}}}"
         raise NotLinear(
             r"\B in a text beyond ASCII"
@@ -204,7 +207,7 @@ class LinearPattern:
             warnings.catch_warnings()
         ):  # "possible nested set": `re` warns the harness the same way
             warnings.simplefilter("ignore", FutureWarning)
-            self.parsed = _parser.parse(pattern, flags)  # re.error where `re` refuses it
+            self.parsed = _parser.parse(pattern, int(flags))  # re.error where `re` refuses it
         self.flags = self.parsed.state.flags
         self.groups = self.parsed.state.groups - 1
         shortest, widest = self.parsed.getwidth()
@@ -213,7 +216,7 @@ class LinearPattern:
         self.reach = 4 * widest if reads_far(self.parsed) else None
         self.bounded_by_words = holds(self.parsed, {_C.AT_BOUNDARY, _C.AT_NON_BOUNDARY})
         self.non_boundary = holds(self.parsed, {_C.AT_NON_BOUNDARY})
-        self.edge_bounded = not self.flags & re.ASCII and edge_bounded(self.parsed)
+        self.edge_bounded = not self.flags & _ASCII and edge_bounded(self.parsed)
         self.ends_at_dollar = dollar_ends_text(self.parsed, self.flags)
         self._compiled: dict[str | None, re2._Regexp] = {}
         self._engine(None)  # what RE2 cannot follow is raised here, before any text

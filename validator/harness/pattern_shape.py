@@ -5,8 +5,15 @@ import re
 from re import _constants as _C  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 
+_MULTILINE = int(re.MULTILINE)  # an int: `flags & re.MULTILINE` is a call of the enum's operator
 # The anchors that hold at a position of the text, not between two characters
 _POSITIONS = {_C.AT_BEGINNING, _C.AT_BEGINNING_STRING, _C.AT_END, _C.AT_END_STRING}
+
+
+def nodes(items) -> list:
+    """A parsed sequence's (op, argument) pairs: the list inside `re`'s SubPattern, which iterates by a call of
+    its __getitem__ per node (a pattern is walked several times as it is compiled)."""
+    return items.data if type(items) is _parser.SubPattern else items
 
 
 def markers_placed(items) -> bool:
@@ -14,16 +21,17 @@ def markers_placed(items) -> bool:
     alternatives), each neighbour an edge, an anchor or a node that matches at least one character and holds
     no anchor. Two \b at one place (`(\b)\b`, `\b a* \b`) would each ask for a marker of their own, and an
     anchor inside a group beside one (`(?:é$)+\b`) would meet the marker on the wrong side of it."""
+    items = nodes(items)
     if len(items) == 1 and items[0][0] is _C.BRANCH:
         return all(markers_placed(alternative) for alternative in items[0][1][1])
-    nodes = [
+    kept = [
         (op, argument)
         for op, argument in items
         if not (op is _C.AT and argument is not _C.AT_BOUNDARY)
     ]
-    for index, (op, argument) in enumerate(nodes):
+    for index, (op, argument) in enumerate(kept):
         if op is _C.AT:
-            beside = nodes[index - 1 : index] + nodes[index + 1 : index + 2]
+            beside = kept[index - 1 : index] + kept[index + 1 : index + 2]
             if any(
                 _width(node)[0] == 0 or holds([node], _POSITIONS)
                 for node in beside
@@ -54,8 +62,8 @@ def edge_bounded(items) -> bool:
 def dollar_ends_text(items, flags: int) -> bool:
     """Whether the pattern holds a `$` read without MULTILINE, by the flags in force where it stands (a
     `(?-m:$)` under a MULTILINE pattern among them): there `re` also matches before a last line break."""
-    for op, argument in items:
-        if op is _C.AT and argument is _C.AT_END and not flags & re.MULTILINE:
+    for op, argument in nodes(items):
+        if op is _C.AT and argument is _C.AT_END and not flags & _MULTILINE:
             return True
         if op is _C.SUBPATTERN:
             inner, inner_flags = [argument[3]], (flags | argument[1]) & ~argument[2]
@@ -81,13 +89,13 @@ def holds_group(items) -> bool:
         and any(holds_group(part) for part in argument[1])
         or op in (_C.MAX_REPEAT, _C.MIN_REPEAT)
         and holds_group(argument[2])
-        for op, argument in items
+        for op, argument in nodes(items)
     )
 
 
 def holds(items, anchors: set) -> bool:
     """Whether the parsed pattern holds one of these anchors anywhere."""
-    for op, argument in items:
+    for op, argument in nodes(items):
         if op is _C.AT and argument in anchors:
             return True
         if op is _C.SUBPATTERN:
@@ -110,6 +118,7 @@ def reads_far(items, choice: bool = False, followed: bool = False) -> bool:
     alternative or a lazy repeat, with something after it there that can fail (`a(?:.*X)?`, `a|a.*X`), so that
     a short match is found while a longer one is still being looked for, as far as that repeat reaches. A
     repeat elsewhere stops with its match (`(-?[0-9]+)`, `\\w+`, `a[^X]*b`): what it read, the match holds."""
+    items = nodes(items)
     for index, (op, argument) in enumerate(items):
         after = followed or index < len(items) - 1
         if op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT):

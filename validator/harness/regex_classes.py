@@ -46,18 +46,20 @@ MAX_SCANS = 64  # classes a run asks of `re` over every code point (each some 15
 _MEMBERS: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
 _SCANS = [0]  # classes asked of `re` over every code point so far in this process
 _EVERYTHING = ((0, 0xD7FF), (0xE000, 0x10FFFF))
+# As ints: `flags & re.IGNORECASE` is a call of the enum's operator
+_IGNORECASE, _DOTALL, _ASCII = int(re.IGNORECASE), int(re.DOTALL), int(re.ASCII)
 Ranges = tuple[tuple[int, int], ...]
 
 
 def members(node: tuple, flags: int) -> Ranges:
     """The code point ranges `re` matches with this one-character node under these flags."""
     op, argument = node
-    folds = bool(flags & re.IGNORECASE)
+    folds = bool(flags & _IGNORECASE)
     if op in (_C.LITERAL, _C.NOT_LITERAL) and not (folds and _sre.unicode_iscased(argument)):
         point = ((argument, argument),)
         return point if op is _C.LITERAL else _complement(point)
     if op is _C.ANY:
-        return _EVERYTHING if flags & re.DOTALL else _complement(((10, 10),))
+        return _EVERYTHING if flags & _DOTALL else _complement(((10, 10),))
     if (
         op is _C.IN
         and not folds
@@ -70,7 +72,7 @@ def members(node: tuple, flags: int) -> Ranges:
                 (value, value) if item is _C.LITERAL else value for item, value in items
             )
             return _complement(ranges) if negated else ranges
-    if op is _C.IN and not flags & (re.IGNORECASE | re.ASCII):
+    if op is _C.IN and not flags & (_IGNORECASE | _ASCII):
         tabled = _tabled_class(argument)
         if tabled is not None:
             return tabled
