@@ -59,10 +59,12 @@ def pattern(kwarg: Any, before: str = "", after: str = "", flags: int = 0) -> Li
 def run(compiled: LinearPattern, how: Callable[[LinearPattern, str], Any], value: str) -> Any:
     """how(compiled, value): its one pass over the text asked for first; what counting the matches reads past
     each one is asked for as it goes (read_budget.py)."""
-    marked = (
-        compiled.bounded_by_words and not value.isascii()
-    )  # a \b beyond ASCII: searched for without it, then marked and searched
-    read(value, 4 if marked else 1)
+    if compiled.bounded_by_words and not value.isascii():  # \b beyond ASCII: the text may be marked
+        read(
+            value, 4 if how is LinearPattern.search else 3
+        )  # a search reads it without the \b first
+    else:
+        read(value)
     try:
         return how(compiled, value)
     except NotLinear as error:

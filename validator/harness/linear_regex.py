@@ -216,10 +216,10 @@ class LinearPattern:
         self.reach = 4 * widest if reads_far(self.parsed) else None
         self.bounded_by_words = holds(self.parsed, {_C.AT_BOUNDARY, _C.AT_NON_BOUNDARY})
         self.non_boundary = holds(self.parsed, {_C.AT_NON_BOUNDARY})
-        self.edge_bounded = not self.flags & _ASCII and edge_bounded(self.parsed)
         self.ends_at_dollar = dollar_ends_text(self.parsed, self.flags)
         self._compiled: dict[str | None, re2._Regexp] = {}
         self._engine(None)  # what RE2 cannot follow is raised here, before any text
+        self.edge_bounded = not self.flags & _ASCII and edge_bounded(self.parsed)
 
     def _engine(self, key: str | None):
         """RE2's engine for a text with this marker (None: none), for the empty text, or without boundaries."""
@@ -261,7 +261,8 @@ class LinearPattern:
         return self._engine(marker), encoded, marker
 
     def search(self, text: str) -> bool:
-        """Whether re.search finds a match: one pass over the text (three where it is marked)."""
+        """Whether re.search finds a match: one pass over the text; in a text beyond ASCII, a pattern with \\b
+        reads it without the \\b first, then marks it and reads it marked where that cannot tell."""
         if self.bounded_by_words and not text.isascii():
             found = self._search_unmarked(text)
             if found is not None:

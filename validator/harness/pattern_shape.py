@@ -48,13 +48,16 @@ def _width(node) -> tuple[int, int]:
     return _parser.SubPattern(state, [node]).getwidth()
 
 
-def edge_bounded(items) -> bool:
+def edge_bounded(items: _parser.SubPattern) -> bool:
     r"""Whether the pattern is \b, then what matches a fixed number of characters and holds no anchor, then \b
     (`\bword\b`, an IFEval forbidden word): each place its middle matches ends where a match would end, so
     the two boundaries can be looked at there."""
-    if len(items) < 3 or not items[0] == items[-1] == (_C.AT, _C.AT_BOUNDARY):
+    sequence = nodes(items)
+    if len(sequence) < 3 or not sequence[0] == sequence[-1] == (_C.AT, _C.AT_BOUNDARY):
         return False
-    middle = _parser.SubPattern(_parser.State(), list(items)[1:-1])
+    middle = _parser.SubPattern(
+        items.state, sequence[1:-1]
+    )  # its groups' widths: a group reference asks
     shortest, widest = middle.getwidth()
     return shortest == widest > 0 and not holds(middle, set(_C.ATCODES))
 

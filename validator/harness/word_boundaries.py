@@ -26,6 +26,7 @@ _WORD_BEYOND_ASCII = re.compile(r"[^\W\x00-\x7f]")
 
 
 def utf8(text: str) -> bytes:
+    """The text as RE2 reads it; NotLinear for a lone surrogate, which UTF-8 cannot hold."""
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError as error:
