@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -217,7 +218,7 @@ def test_the_depth_found_by_splitting_at_quotes_is_the_depth_the_regex_finds(tex
 
     from validator.io import budgets
 
-    brackets = budgets._NOT_A_BRACKET.sub("", budgets._STRING.sub("", text)).encode("ascii")
+    brackets = re.sub(r"[^\[\]{}]+", "", budgets._STRING.sub("", text)).encode("ascii")
     by_regex = max(accumulate(map(budgets._STEP.__getitem__, brackets)), default=0) > max_depth
     assert budgets.nested_past(text, max_depth) == by_regex
 
@@ -235,7 +236,7 @@ def test_a_text_past_the_split_s_bounds_is_read_by_the_regex(monkeypatch):
     draw = random.Random(7)
     for _ in range(20_000):
         text = "".join(draw.choices('[]{}"\\\na', k=draw.randint(0, 40)))
-        brackets = budgets._NOT_A_BRACKET.sub("", budgets._STRING.sub("", text)).encode("ascii")
+        brackets = re.sub(r"[^\[\]{}]+", "", budgets._STRING.sub("", text)).encode("ascii")
         depth = max(accumulate(map(budgets._STEP.__getitem__, brackets)), default=0)
         assert budgets.nested_past(text, 2) == (depth > 2), repr(text)
 
