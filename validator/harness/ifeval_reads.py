@@ -59,10 +59,9 @@ def pattern(kwarg: Any, before: str = "", after: str = "", flags: int = 0) -> Li
 def run(compiled: LinearPattern, how: Callable[[LinearPattern, str], Any], value: str) -> Any:
     """how(compiled, value): its one pass over the text asked for first; what counting the matches reads past
     each one is asked for as it goes (read_budget.py)."""
-    if compiled.bounded_by_words and not value.isascii():  # \b beyond ASCII: the text may be marked
-        read(
-            value, 4 if how is LinearPattern.search else 3
-        )  # a search reads it without the \b first
+    if compiled.bounded_by_words and not value.isascii():
+        # \b beyond ASCII: the text may be marked, and a search reads it without the \b first
+        read(value, 4 if how is LinearPattern.search else 3)
     else:
         read(value)
     try:

@@ -26,7 +26,7 @@ class ReadsRefused(Exception):
 
 class reading:  # noqa: N801 (used as a function: `with reading(spend):`)
     """Inside, each search counting a pattern's matches is asked of `spend` (see the module's docstring). A class,
-    not a generator: IFEval enters one per response."""
+    not a generator: IFEval enters one for each instruction it replays."""
 
     __slots__ = ("spend", "token")
 
