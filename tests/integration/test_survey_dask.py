@@ -221,16 +221,21 @@ def test_a_worker_the_nanny_restarts_is_prepared_and_frozen_too():
 
 
 def test_the_workers_of_an_existing_cluster_are_not_frozen():
+    """The survey freezes the heap of the workers it starts (freeze_heap), never of a cluster's it connects to.
+    A worker may hold frozen objects of its own (Dask 2026.11 on Python 3.12 starts with a few hundred): the
+    survey leaves their count as it found it."""
     import gc
 
-    from distributed import LocalCluster
+    from distributed import Client, LocalCluster
 
     with LocalCluster(
         n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
     ) as existing:
+        with Client(existing.scheduler_address) as owner:
+            before = owner.run(gc.get_freeze_count)
         executor = DaskCluster(existing.scheduler_address)
         try:
-            assert set(executor.client.run(gc.get_freeze_count).values()) == {0}
+            assert executor.client.run(gc.get_freeze_count) == before
         finally:
             executor.close()
 
