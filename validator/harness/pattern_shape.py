@@ -55,9 +55,8 @@ def edge_bounded(items: _parser.SubPattern) -> bool:
     sequence = nodes(items)
     if len(sequence) < 3 or not sequence[0] == sequence[-1] == (_C.AT, _C.AT_BOUNDARY):
         return False
-    middle = _parser.SubPattern(
-        items.state, sequence[1:-1]
-    )  # its groups' widths: a group reference asks
+    # measured with the pattern's own state, which knows its groups' widths (a group reference asks)
+    middle = _parser.SubPattern(items.state, sequence[1:-1])
     shortest, widest = middle.getwidth()
     return shortest == widest > 0 and not holds(middle, set(_C.ATCODES))
 
@@ -68,19 +67,24 @@ def dollar_ends_text(items, flags: int) -> bool:
     for op, argument in nodes(items):
         if op is _C.AT and argument is _C.AT_END and not flags & _MULTILINE:
             return True
-        if op is _C.SUBPATTERN:
-            inner, inner_flags = [argument[3]], (flags | argument[1]) & ~argument[2]
-        elif op is _C.BRANCH:
-            inner, inner_flags = argument[1], flags
-        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT):
-            inner, inner_flags = [argument[2]], flags
-        elif op in (_C.ASSERT, _C.ASSERT_NOT):
-            inner, inner_flags = [argument[1]], flags
-        else:
-            continue
+        inner, inner_flags = _inner(op, argument, flags)
         if any(dollar_ends_text(part, inner_flags) for part in inner):
             return True
     return False
+
+
+def _inner(op, argument, flags: int) -> tuple[list, int]:
+    """The sequences inside one node (a group's, each alternative, a repeat's body, a look-around's), and the
+    flags in force there."""
+    if op is _C.SUBPATTERN:
+        return [argument[3]], (flags | argument[1]) & ~argument[2]
+    if op is _C.BRANCH:
+        return argument[1], flags
+    if op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT):
+        return [argument[2]], flags
+    if op in (_C.ASSERT, _C.ASSERT_NOT):
+        return [argument[1]], flags
+    return [], flags
 
 
 def holds_group(items) -> bool:
@@ -101,17 +105,7 @@ def holds(items, anchors: set) -> bool:
     for op, argument in nodes(items):
         if op is _C.AT and argument in anchors:
             return True
-        if op is _C.SUBPATTERN:
-            inner = [argument[3]]
-        elif op is _C.BRANCH:
-            inner = argument[1]
-        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT, _C.POSSESSIVE_REPEAT):
-            inner = [argument[2]]
-        elif op in (_C.ASSERT, _C.ASSERT_NOT):
-            inner = [argument[1]]
-        else:
-            inner = []
-        if any(holds(part, anchors) for part in inner):
+        if any(holds(part, anchors) for part in _inner(op, argument, 0)[0]):
             return True
     return False
 
