@@ -189,6 +189,16 @@ def test_the_depth_budget_is_the_parsed_depth(value, max_depth, indent):
 
 
 @settings(max_examples=300, deadline=None)
+@given(nested_values, st.integers(min_value=0, max_value=8))
+def test_the_depth_read_from_a_parsed_value_is_the_depth_its_text_has(value, max_depth):
+    """A log line parsed before its depth is known is held to the budget by its value's depth: its text's,
+    where no key is repeated."""
+    from validator.io.budgets import json_too_deep, value_within_depth
+
+    assert value_within_depth(value, max_depth) == (not json_too_deep(json.dumps(value), max_depth))
+
+
+@settings(max_examples=300, deadline=None)
 @given(
     nested_values,
     st.integers(min_value=0, max_value=8),
@@ -245,6 +255,12 @@ LATEX = (
     r"$\\frac{\\sqrt{x^{2}}}{\\left\\{y\\right\\}}$ " * 20
 )  # about a hundred braces, all in one string
 DEEP_THEN_SHALLOW = '{"doc_id": ' + "[" * 900 + "]" * 900 + ', "doc_id": 0}'
+# Within MAX_DEPTH_CEILING's 500 openers: parsed, and json keeps the last doc_id, 0
+SOMEWHAT_DEEP_THEN_SHALLOW = '{"doc_id": ' + "[" * 100 + "]" * 100 + ', "doc_id": 0}'
+# The same past PARSED_FIRST_CHARS characters: judged on its text
+LONG_SOMEWHAT_DEEP_THEN_SHALLOW = SOMEWHAT_DEEP_THEN_SHALLOW.replace(
+    ', "doc_id": 0}', ', "pad": "' + "x" * 70_000 + '", "doc_id": 0}'
+)
 
 
 @pytest.mark.parametrize(
@@ -260,11 +276,21 @@ DEEP_THEN_SHALLOW = '{"doc_id": ' + "[" * 900 + "]" * 900 + ', "doc_id": 0}'
         (
             DEEP_THEN_SHALLOW,
             "LB108",
-        ),  # a key repeated: json keeps the last value, the text holds the first
+        ),  # a key repeated: json would keep the last value, but 900 brackets are judged before any parse
+        (SOMEWHAT_DEEP_THEN_SHALLOW, None),  # the record json reads nests one level
+        (LONG_SOMEWHAT_DEEP_THEN_SHALLOW, "LB108"),
+        (
+            "[" * 100 + "]" * 100,
+            "LB108",
+        ),  # within the ceiling, past the budget: its value is too deep
     ],
 )
-def test_a_log_record_with_many_openers_is_judged_by_its_text(tmp_path, line, rule):
-    """Both readers of log records (the local one and the survey's streams) judge the text before any parse."""
+def test_a_log_record_with_many_openers_is_judged_by_its_value_or_past_the_ceiling_by_its_text(
+    tmp_path, line, rule
+):
+    """Both readers of log records (the local one and the survey's streams) hold a record of at most 500
+    openers and 65,536 characters to the depth budget by the value json reads, and judge any other by its
+    text before any parse."""
     from validator.io.limits import DEFAULT_LIMITS
     from validator.io.log_lines import load_record
     from validator.io.sample_logs import read_records
@@ -282,6 +308,24 @@ def test_a_log_record_with_many_openers_is_judged_by_its_text(tmp_path, line, ru
         with pytest.raises(DocumentError) as caught:
             read()
         assert (caught.value.rule, caught.value.line) == (rule, 1)
+
+
+def test_a_log_record_parsed_before_its_depth_is_known_is_held_to_the_value_budget(tmp_path):
+    """A record of 65 to 500 openers, past a value budget of 50: LB112 from both readers, before any parse."""
+    from validator.io.limits import Limits
+    from validator.io.log_lines import load_record
+    from validator.io.sample_logs import read_records
+
+    line = (
+        '{"doc": [' + ",".join(["[]"] * 70) + "]}"
+    )  # an object: a log that opens with "[" is an array
+    limits = Limits(max_values=50)
+    log = tmp_path / "samples_task_2024-01-01T00-00-00.jsonl"
+    log.write_text(line + "\n")
+    for read in (lambda: list(read_records(log, limits)), lambda: load_record(line, 1, 1, limits)):
+        with pytest.raises(DocumentError) as caught:
+            read()
+        assert (caught.value.rule, caught.value.line) == ("LB112", 1)
 
 
 def test_the_depth_limit_is_a_setting():

@@ -295,7 +295,18 @@ def test_a_log_line_parses_as_json_loads_parses_it(text):
 
 @settings(max_examples=600, deadline=None)
 @given(
-    json_texts, st.booleans(), st.sampled_from([DEFAULT_LIMITS, Limits(max_depth=1, max_values=4)])
+    json_texts,
+    st.booleans(),
+    # max_depth=2: a line of 3 to MAX_DEPTH_CEILING openers is parsed first and its depth read from the value,
+    # unless it is past the value budget
+    st.sampled_from(
+        [
+            DEFAULT_LIMITS,
+            Limits(max_depth=1, max_values=4),
+            Limits(max_depth=2),
+            Limits(max_depth=2, max_values=20),
+        ]
+    ),
 )
 def test_a_log_line_reads_as_decode_line_and_load_record_read_it(text, cut, limits):
     """The reader's one call per line (_line_value) gives load_record's value, or its finding, for any line."""

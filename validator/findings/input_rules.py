@@ -78,6 +78,11 @@ def nesting_too_deep(ctx):
 
     Results files nest about ten levels deep; a deeper file is hostile or
     broken, and arbitrarily deep nesting would exhaust the parser's stack.
+    A file's text is judged before it is parsed, and so is a sample-log
+    record, unless a parser takes it safely: at most 500 `[` and `{` (inside
+    strings too) in at most 65,536 characters, within `--max-values`. Such a
+    record is judged by the value it parses into (where a key is repeated,
+    by its last value, the one Python's json keeps).
     """
 
 

@@ -4,15 +4,18 @@ libyaml's composer recurses in C (a few thousand levels of `[`, `- ` or
 `? ` kill the process), json.loads and, on Python 3.12, json.dumps recurse
 once per level, and three bytes of `{},` become 72 bytes of dict. So depth
 and value count are judged first, in passes that run at C speed over the
-text (JSON) or stop at the first event over budget (YAML).
+text (JSON) or stop at the first event over budget (YAML). A short log line
+of too few openers to nest past MAX_DEPTH_CEILING, which parsers take safely,
+is parsed first and its depth read from its value (depth_read_after_parse).
 """
 
 from __future__ import annotations
 
 import re
 from itertools import accumulate
+from typing import Any
 
-from .limits import LIMIT_OPTIONS, Limits
+from .limits import LIMIT_OPTIONS, MAX_DEPTH_CEILING, Limits
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # unrolled: no backtracking state on long strings
 # Every byte but '[', ']', '{' and '}' (no byte of a character beyond ASCII is one of them): deleted at C speed
@@ -23,6 +26,8 @@ _NESTING_TOKEN = r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]'
 _VALUE_TOKEN = r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[{,]'
 # What nested_past splits at its quotes (its parts, at most a few MB): a MATH line is 7 kB with 70 quotes
 SPLIT_CHARS, SPLIT_QUOTES = 1 << 20, 4096
+# A longer log line is judged on its text: walking its values would cost more (depth_read_after_parse)
+PARSED_FIRST_CHARS = 1 << 16
 # Finding the line of the offending bracket walks tokens in Python; past this many it is not worth it.
 _LOCATE_TOKENS = 2_000_000
 
@@ -99,6 +104,30 @@ def line_within(text: str, size: int, openers: int, max_depth: int, max_values: 
     if size > max_values:
         return False
     return openers <= max_depth or not nested_past(text, max_depth)
+
+
+def depth_read_after_parse(openers: int, length: int, max_depth: int) -> bool:
+    """Whether a log line of `length` characters, holding `openers` '[' and '{' (strings' too) past the depth
+    budget, is parsed first and its depth read from its value (value_within_depth): at most MAX_DEPTH_CEILING
+    openers, which a parser nests safely (no option allows more), and at most PARSED_FIRST_CHARS characters,
+    so that a walk of its values costs less than a pass over its text. A MATH line's LaTeX braces, inside
+    its strings, count as openers: its walk takes a fifth of nested_past's time."""
+    return max_depth < openers <= MAX_DEPTH_CEILING and length <= PARSED_FIRST_CHARS
+
+
+def value_within_depth(value: Any, max_depth: int) -> bool:
+    """Whether a parsed JSON value nests objects and arrays at most max_depth deep."""
+    if type(value) is not dict and type(value) is not list:
+        return True
+    stack = [(value, 1)]
+    while stack:
+        container, depth = stack.pop()
+        if depth > max_depth:
+            return False
+        for child in container.values() if type(container) is dict else container:
+            if type(child) is dict or type(child) is list:
+                stack.append((child, depth + 1))
+    return True
 
 
 def _openers_at_most(text: str, limit: int) -> bool:

@@ -8,11 +8,14 @@ import json
 from typing import Any
 
 from .budgets import (
+    PARSED_FIRST_CHARS,
+    depth_read_after_parse,
     json_plainly_within,
     json_too_deep,
     json_too_many_values,
     too_deep_message,
     too_many_values_message,
+    value_within_depth,
 )
 from .documents import DocumentError
 from .limits import Limits
@@ -76,10 +79,42 @@ def parse_json(text: str) -> Any:
 def load_record(text: str, line: int, column: int, limits: Limits, cut: bool = False) -> Any:
     """One record's JSON, within the nesting and value budgets (LB108, LB112; LB701 when it is not JSON).
 
+    Its text is judged before it is parsed, too deep told before broken, except a record that
+    budgets.depth_read_after_parse takes (MATH's, whose LaTeX holds a hundred braces) and within the value
+    budget: it is parsed first and held to the depth budget by its value, where a key is repeated by its last
+    value, the one json keeps (sample_logs.py reads such lines so too).
+
     `cut`: the line is the log's last and has no newline, so JSON that breaks off is a log cut off while
     it was written, and the message says so rather than naming the parser's complaint alone."""
-    if not json_plainly_within(text, limits.max_depth, limits.max_values):
+    if json_plainly_within(text, limits.max_depth, limits.max_values):
+        return _parsed(text, line, column, cut)
+    if not _parsed_first(text, limits):
         within_budgets(text, line, column, limits)
+        return _parsed(text, line, column, cut)
+    try:
+        value = _parsed(text, line, column, cut)
+    except DocumentError:
+        within_budgets(
+            text, line, column, limits
+        )  # too deep is told before broken, as for any record
+        raise
+    if not value_within_depth(value, limits.max_depth):
+        raise DocumentError("LB108", "this record: " + too_deep_message(limits), line, column)
+    return value
+
+
+def _parsed_first(text: str, limits: Limits) -> bool:
+    """depth_read_after_parse of a record within the value budget; its openers are counted only where its
+    length lets it be parsed first."""
+    return (
+        len(text) <= PARSED_FIRST_CHARS
+        and depth_read_after_parse(text.count("[") + text.count("{"), len(text), limits.max_depth)
+        and not json_too_many_values(text, limits.max_values)
+    )
+
+
+def _parsed(text: str, line: int, column: int, cut: bool) -> Any:
+    """parse_json, its errors as LB701 (LB108 where the interpreter's recursion limit stopped it)."""
     try:
         return parse_json(text)
     except json.JSONDecodeError as exc:

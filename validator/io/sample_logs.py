@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from .budgets import (
+    depth_read_after_parse,
     line_openers,
     line_within,
+    value_within_depth,
 )
 from .documents import DocumentError
 from .limits import LIMIT_OPTIONS, Limits, describe_size
@@ -265,19 +267,27 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
 
 def _line_value(raw: bytes, line: int, limits: Limits, cut: bool, openers: int) -> tuple[str, Any]:
     """(text, JSON value) of one log line: decode_line and load_record, with the usual line (UTF-8, within the
-    budgets by line_within, one value) taken without their calls, which were a measurable share of a short
-    record's audit. Anything else goes through them, and they raise what they raise."""
+    budgets by line_within or, past the depth budget's count of openers, by its parsed value's depth; one value)
+    taken without their calls, which were a measurable share of a short record's audit. Anything else goes
+    through them, and they raise what they raise."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = decode_line(raw, line, cut)  # raises LB701 with the reason
-    if line_within(text, len(raw), openers, limits.max_depth, limits.max_values):
+    after_parse = openers > limits.max_depth and depth_read_after_parse(
+        openers, len(text), limits.max_depth
+    )
+    if (after_parse and len(raw) <= limits.max_values) or line_within(
+        text, len(raw), openers, limits.max_depth, limits.max_values
+    ):
         try:
             value, end = SCAN_ONCE(text, 0)
         except (StopIteration, ValueError, RecursionError):
             pass  # load_record parses it again and says what is wrong
         else:
-            if end == len(text) or (end + 1 == len(text) and text[end] == "\n"):
+            if (end == len(text) or (end + 1 == len(text) and text[end] == "\n")) and (
+                not after_parse or value_within_depth(value, limits.max_depth)
+            ):
                 return text, value
     return text, load_record(text, line, 1, limits, cut=cut)
 
