@@ -58,7 +58,7 @@ from .ifeval_reads import Unsettled as _Unsettled
 from .ifeval_reads import pattern as _pattern
 from .ifeval_reads import read as _read
 from .ifeval_reads import run as _run
-from .linear_regex import LinearPattern, compile_linear
+from .linear_regex import compile_linear
 from .read_budget import reading
 
 CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
@@ -208,7 +208,7 @@ def _number_highlighted_sections(given: dict, value: str) -> bool:
 def _multiple_sections(given: dict, value: str) -> bool:
     splitter = _pattern(_text(given, "section_spliter").strip(), r"\s?", r"\s?\d+\s?")
     wanted = _count(given, "num_sections")
-    return _run(splitter, LinearPattern.split_count, value) - 1 >= wanted
+    return _run(splitter, "split_count", value) - 1 >= wanted
 
 
 def _number_paragraphs(given: dict, value: str) -> bool:
@@ -233,13 +233,13 @@ def _postscript(given: dict, value: str) -> bool:
         else _pattern(marker.lower(), r"\s*", r".*$", re.MULTILINE)
     )
     return _run(
-        pattern, LinearPattern.search, value.lower()
+        pattern, "search", value.lower()
     )  # re.findall's list is empty where search finds none
 
 
 def _keywords_existence(given: dict, value: str) -> bool:
     return all(  # one keyword at a time, as the harness compiles and searches them
-        _run(_pattern(word, flags=re.IGNORECASE), LinearPattern.search, value)
+        _run(_pattern(word, flags=re.IGNORECASE), "search", value)
         for word in _words(given, "keywords")
     )
 
@@ -247,7 +247,7 @@ def _keywords_existence(given: dict, value: str) -> bool:
 def _keyword_frequency(given: dict, value: str) -> bool:
     keyword = _pattern(_text(given, "keyword").strip(), flags=re.IGNORECASE)
     threshold, relation = _count(given, "frequency"), _relation(given)
-    return _compare(_run(keyword, LinearPattern.count, value), relation, threshold)
+    return _compare(_run(keyword, "count", value), relation, threshold)
 
 
 def _number_words(given: dict, value: str) -> bool:
@@ -289,7 +289,7 @@ def _nth_paragraph_first_word(given: dict, value: str) -> bool:
 
 def _forbidden_words(given: dict, value: str) -> bool:
     return not any(  # one word at a time, as the harness compiles and searches them
-        _run(_pattern(word, r"\b", r"\b", re.IGNORECASE), LinearPattern.search, value)
+        _run(_pattern(word, r"\b", r"\b", re.IGNORECASE), "search", value)
         for word in _words(given, "forbidden_words")
     )
 

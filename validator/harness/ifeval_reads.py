@@ -4,16 +4,19 @@ Every read of a response (a checker's pass, each pattern's, the loose
 variants') is asked of the caller's `spend`, in characters, before it is made;
 a refusal leaves the outcome unsettled for PAST_BUDGET. A kwarg the harness
 puts into a regular expression is compiled as the harness builds it, for RE2
-(linear_regex.py), so each run of it reads the text once.
+(linear_regex.py), so each run of it reads the text once; a keyword of plain
+words is searched for with str methods where they find what re finds
+(plain_words.py).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from functools import lru_cache, partial
 from typing import Any
 
 from .linear_regex import LinearPattern, NotLinear, compile_linear
+from .plain_words import PlainWords, is_plain
 from .read_budget import READS, ReadsRefused
 
 PATTERN_MAX = 200  # longest keyword, splitter or marker replayed (a dataset's are words)
@@ -40,12 +43,26 @@ def read(text: str, times: int = 1) -> None:
         raise Unsettled(PAST_BUDGET)
 
 
-def pattern(kwarg: Any, before: str = "", after: str = "", flags: int = 0) -> LinearPattern:
-    """A kwarg the harness puts into a regular expression, compiled as the harness builds it, for RE2."""
+def pattern(
+    kwarg: Any, before: str = "", after: str = "", flags: int = 0
+) -> LinearPattern | PlainWords:
+    """A kwarg the harness puts into a regular expression, compiled as the harness builds it, for RE2; plain
+    words (plain_words.py) are compiled only for a text str methods cannot read."""
     if not isinstance(kwarg, str):
         raise Unsettled
     if len(kwarg) > PATTERN_MAX:
         raise Unsettled(PAST_LENGTH)
+    if is_plain(kwarg, before, after, flags):
+        return _plain_words(kwarg, before, after, flags)
+    return _compiled(kwarg, before, after, flags)
+
+
+@lru_cache(maxsize=4096)
+def _plain_words(kwarg: str, before: str, after: str, flags: int) -> PlainWords:
+    return PlainWords(kwarg, bool(before), partial(_compiled, kwarg, before, after, flags))
+
+
+def _compiled(kwarg: str, before: str, after: str, flags: int) -> LinearPattern:
     try:
         return compile_linear(before + kwarg + after, flags)
     except (re.error, RecursionError, OverflowError):
@@ -56,16 +73,17 @@ def pattern(kwarg: Any, before: str = "", after: str = "", flags: int = 0) -> Li
         raise Unsettled(error.feature) from None
 
 
-def run(compiled: LinearPattern, how: Callable[[LinearPattern, str], Any], value: str) -> Any:
-    """how(compiled, value): its one pass over the text asked for first; what counting the matches reads past
-    each one is asked for as it goes (read_budget.py)."""
+def run(compiled: LinearPattern | PlainWords, how: str, value: str) -> Any:
+    """compiled.how(value) ("search", "count" or "split_count"): its one pass over the text asked for first;
+    each search counting the matches runs, and what it reads past the last, is asked for as it goes
+    (read_budget.py)."""
     if compiled.bounded_by_words and not value.isascii():
         # \b beyond ASCII: the text may be marked, and a search reads it without the \b first
-        read(value, 4 if how is LinearPattern.search else 3)
+        read(value, 4 if how == "search" else 3)
     else:
         read(value)
     try:
-        return how(compiled, value)
+        return getattr(compiled, how)(value)
     except NotLinear as error:
         raise Unsettled(error.feature) from None
     except ReadsRefused:
