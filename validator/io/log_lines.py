@@ -94,9 +94,8 @@ def load_record(text: str, line: int, column: int, limits: Limits, cut: bool = F
     try:
         value = _parsed(text, line, column, cut)
     except DocumentError:
-        within_budgets(
-            text, line, column, limits
-        )  # too deep is told before broken, as for any record
+        # Too deep is told before broken, as for any record
+        within_budgets(text, line, column, limits)
         raise
     if not value_within_depth(value, limits.max_depth):
         raise DocumentError("LB108", "this record: " + too_deep_message(limits), line, column)
