@@ -81,9 +81,8 @@ class PlainWords:
             return self.compiled().count(text)
         found = lowered.count(self.words)
         spend = READS.get()
-        if (
-            spend is not None
-        ):  # one search a match, and the last that finds none, as linear_regex's _matches asks
+        # One search a match, and the last that finds none, as linear_regex's _matches asks for them
+        if spend is not None:
             for _ in range(found + 1):
                 if not spend(SEARCH_COST):
                     raise ReadsRefused
