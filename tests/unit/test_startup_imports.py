@@ -223,6 +223,30 @@ dataclasses.dataclass = recorded
 )
 
 
+FROZEN_AFTER = """
+import gc, sys
+from validator.cli import main
+from validator.cli.group import cli
+how, run = sys.argv[1:]
+sys.argv = ["lbnorm", "audit", "-q", run]
+try:
+    main() if how == "lbnorm" else cli(["audit", "-q", run], standalone_mode=False)
+except SystemExit:
+    pass
+sys.stdout = sys.__stdout__
+print(gc.get_freeze_count())
+"""
+
+
+@pytest.mark.parametrize("how, frozen", [("lbnorm", True), ("called from a program", False)])
+def test_an_audit_freezes_its_imports_only_in_its_own_process(how, frozen):
+    """`lbnorm audit` leaves what it imported out of later garbage collections (cli.freeze_imports); the same
+    command called from another program leaves that program's heap as it was."""
+    proc = run_python(FROZEN_AFTER, how, "examples/lm-eval-output/example-org__tiny-model")
+    assert proc.returncode == 0, proc.stderr
+    assert (int(proc.stdout.splitlines()[-1]) > 0) is frozen
+
+
 def test_an_audit_builds_no_dataclass(tmp_path):
     """Python compiles a dataclass's methods as its module is imported, about 0.4 ms each (3.11), where an
     audit of a few samples takes 70 ms: the records an audit builds are named tuples or plain classes
