@@ -227,22 +227,30 @@ FROZEN_AFTER = """
 import gc, sys
 from validator.cli import main
 from validator.cli.group import cli
-how, run = sys.argv[1:]
-sys.argv = ["lbnorm", "audit", "-q", run]
+how, *args = sys.argv[1:]
+sys.argv = ["lbnorm", *args]
 try:
-    main() if how == "lbnorm" else cli(["audit", "-q", run], standalone_mode=False)
+    main() if how == "lbnorm" else cli(args, standalone_mode=False)
 except SystemExit:
     pass
 sys.stdout = sys.__stdout__
 print(gc.get_freeze_count())
 """
+RUN = "examples/lm-eval-output/example-org__tiny-model"
 
 
 @pytest.mark.parametrize("how, frozen", [("lbnorm", True), ("called from a program", False)])
-def test_an_audit_freezes_its_imports_only_in_its_own_process(how, frozen):
-    """`lbnorm audit` leaves what it imported out of later garbage collections (cli.freeze_imports); the same
-    command called from another program leaves that program's heap as it was."""
-    proc = run_python(FROZEN_AFTER, how, "examples/lm-eval-output/example-org__tiny-model")
+@pytest.mark.parametrize("command", ["audit", "survey"])
+def test_an_audit_and_a_survey_freeze_their_imports_only_in_their_own_process(
+    command, how, frozen, tmp_path
+):
+    """`lbnorm audit`, and `lbnorm survey` before it forks its workers, leave what they imported out of later
+    garbage collections (cli.freeze_imports); the same command called from another program leaves that
+    program's heap as it was."""
+    args = ["audit", "-q", RUN]
+    if command == "survey":
+        args = ["survey", RUN, "--out", str(tmp_path / "out"), "--workers", "1", "--no-plots"]
+    proc = run_python(FROZEN_AFTER, how, *args)
     assert proc.returncode == 0, proc.stderr
     assert (int(proc.stdout.splitlines()[-1]) > 0) is frozen
 
