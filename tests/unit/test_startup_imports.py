@@ -144,6 +144,12 @@ def test_a_check_loads_only_its_own_command():
     assert not HEAVY & (loaded - loaded_by_python())
 
 
+def test_an_honest_check_loads_no_difflib():
+    """Only a name the profile does not know gets a "did you mean". (Without options: click loads difflib
+    to suggest an option's name whenever a short option such as -q is given.)"""
+    assert "difflib" not in loaded_by("check", "examples/pythia-1b/submission.json")
+
+
 def test_a_check_where_no_toml_file_is_found_loads_no_toml_parser(tmp_path):
     """The configuration search reads pyproject.toml and .lbnorm.toml; without one, tomllib stays out."""
     submission = str(REPO / "examples" / "pythia-1b" / "submission.json")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Iterator
 from typing import Any, TypeGuard
@@ -155,6 +154,8 @@ def reported_unknown(ctx: CheckContext) -> Iterator[Hit]:
     ids = [b.id for b in ctx.profile.benchmarks]
     for key in ctx.reported():
         if key != AVERAGE and key not in ids:
+            import difflib  # here: only a wrong id asks, and an honest check then never loads it
+
             close = difflib.get_close_matches(key, ids, n=1, cutoff=0.6)
             hint = f"; did you mean '{close[0]}'?" if close else f"; known ids: {', '.join(ids)}"
             yield Hit(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import fnmatch
 import math
 import os
@@ -179,6 +178,8 @@ def _closest(name: str, by_length: dict[int, list[str]], cutoff: float = 0.85) -
     ]
     if not candidates:
         return None
+    import difflib  # here: only an unknown task name asks, and an honest check then never loads it
+
     matcher = difflib.SequenceMatcher()
     matcher.set_seq2(name)
     best, best_ratio = None, cutoff
