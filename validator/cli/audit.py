@@ -65,12 +65,8 @@ def audit(
     1: errors (or warnings with --strict); 2: usage; 3: internal error.
     """
     from ..audit.auditor import audit_files
-    from ..audit.checks import check_classes
     from ..audit.spec import ProfileExpectations
-    from . import freeze_imports
 
-    check_classes()  # the checks' modules, which the first log would import, frozen with the rest
-    freeze_imports()
     run = effective(
         command_line_settings(
             strict=strict, profile=profile_name, profile_file=profile_file, **options

@@ -331,7 +331,6 @@ def canonical(selection: RuleSelection) -> RuleSelection:
 def _executor(workers: int | None, scheduler: str | None, local_cluster: int | None):
     from ..survey.dask_cluster import DaskCluster
     from ..survey.local_pool import LocalPool
-    from . import freeze_imports
 
     if scheduler or local_cluster:
         try:
@@ -340,9 +339,7 @@ def _executor(workers: int | None, scheduler: str | None, local_cluster: int | N
             raise click.UsageError(str(exc)) from None
         except OSError as exc:
             raise click.UsageError(f"cannot reach the Dask scheduler {scheduler}: {exc}") from None
-    pool = LocalPool(workers)  # it imports the audit's modules, for the workers it forks to inherit
-    freeze_imports()  # and they inherit them frozen
-    return pool
+    return LocalPool(workers)
 
 
 def _failed(rows: list[dict], strict: bool) -> bool:
