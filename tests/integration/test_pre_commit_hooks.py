@@ -42,21 +42,18 @@ def git(cwd, *args):
 
 
 def snapshot_of_this_tree(target) -> str:
-    """A repository holding the working tree as it is (committed or not), and its commit. A virtual environment
-    in the tree that .gitignore does not name (`venv/`, say) is left out: it is not lbnorm, and copying it would
-    take most of the suite's time."""
-    files = [
-        name
-        for name in git(REPO, "ls-files", "-co", "--exclude-standard", "-z").split("\0")
-        if name
-    ]
+    """A repository holding the working tree as it is (committed or not), and its commit. An untracked virtual
+    environment in the tree that .gitignore does not name (`venv/`, say) is left out: it is not lbnorm, and
+    copying it would take most of the suite's time."""
+    listed = git(REPO, "ls-files", "-co", "--exclude-standard", "-z").split("\0")
+    untracked = set(git(REPO, "ls-files", "-o", "--exclude-standard", "-z").split("\0"))
     environments = tuple(
-        name.removesuffix("pyvenv.cfg") for name in files if name.endswith("/pyvenv.cfg")
+        name.removesuffix("pyvenv.cfg") for name in untracked if name.endswith("/pyvenv.cfg")
     )
     target.mkdir()
     git(target, "init", "-q")
-    for name in files:
-        if environments and name.startswith(environments):
+    for name in filter(None, listed):
+        if environments and name in untracked and name.startswith(environments):
             continue
         source = REPO / name
         if not os.path.lexists(source):  # deleted but not yet committed

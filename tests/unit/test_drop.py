@@ -274,7 +274,7 @@ LARGEST_GOLDS = {
 def _bytes_held_by(roots) -> int:
     """What the objects reachable from `roots` occupy, each counted once (sys.getsizeof; an OrderedDict's counts
     its links). Classes, modules and functions are shared with the rest of the process, so not counted. It
-    agrees with tracemalloc's count of the same fill to within a percent, at a sixth of its cost."""
+    agrees with tracemalloc's count of the same fill to within a percent, in a fraction of its time."""
     seen, total, stack = set(), 0, list(roots)
     while stack:
         obj = stack.pop()
@@ -298,7 +298,10 @@ def test_the_caches_stay_under_100_mb_full_of_the_largest_entries_they_keep(shap
         drop_flags.score_sample([gold_of(k)], prediction, ["."])
     assert [len(cached) for cached in drop.CACHES] == [drop._CACHE_ENTRIES] * 2
     held = _bytes_held_by(drop.CACHES)
-    assert 40 * 2**20 < held < 100 * 2**20, f"{held / 2**20:.0f} MB"
+    assert held < 100 * 2**20, f"{held / 2**20:.0f} MB"
+    # The walk reaches inside the entries: it counts more than the keys and values themselves
+    entries = sum(sys.getsizeof(k) + sys.getsizeof(v) for c in drop.CACHES for k, v in c.items())
+    assert held > 2 * entries, (held, entries)
     print(f"the caches full of {shape} golds hold {held / 2**20:.0f} MB")
     _clear_caches()
 
