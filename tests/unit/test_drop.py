@@ -272,9 +272,9 @@ LARGEST_GOLDS = {
 
 
 def _bytes_held_by(roots) -> int:
-    """What the objects reachable from `roots` occupy, each counted once (sys.getsizeof; an OrderedDict's counts
-    its links). Classes, modules and functions are shared with the rest of the process, so not counted. It
-    agrees with tracemalloc's count of the same fill to within a percent, in a fraction of its time."""
+    """What the objects reachable from `roots` occupy, each counted once by sys.getsizeof (which counts an
+    OrderedDict's links too). Classes, modules and functions are shared with the rest of the process, so not
+    counted. It agrees with tracemalloc's count of the same fill to within a percent, in a fraction of its time."""
     seen, total, stack = set(), 0, list(roots)
     while stack:
         obj = stack.pop()
