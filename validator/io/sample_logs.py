@@ -274,6 +274,7 @@ def _line_value(raw: bytes, line: int, limits: Limits, cut: bool, openers: int) 
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         text = decode_line(raw, line, cut)  # raises LB701 with the reason
+    # depth_read_after_parse tests the openers too: tested here first, the usual line pays no call
     after_parse = openers > limits.max_depth and depth_read_after_parse(
         openers, len(text), limits.max_depth
     )
