@@ -333,6 +333,21 @@ def test_re2_loads_with_the_first_pattern_compiled():
     assert proc.returncode == 0, proc.stderr
 
 
+def test_plain_splitters_and_markers_are_replayed_without_re2():
+    """IFEval's splitters and postscript markers of plain words are run by re (harness/literal_patterns.py)."""
+    script = (
+        "import sys; from validator.harness.ifeval import replay\n"
+        "reply = 'SECTION 1 a SECTION 2 b\\nP.S. c'\n"
+        "assert replay('detectable_format:multiple_sections', "
+        "{'section_spliter': 'SECTION', 'num_sections': 2}, reply) == (True, True)\n"
+        "for marker in ('P.S.', 'P.P.S', 'Note'):\n"
+        "    replay('detectable_content:postscript', {'postscript_marker': marker}, reply)\n"
+        "assert 're2' not in sys.modules"
+    )
+    proc = run_python(script)
+    assert proc.returncode == 0, proc.stderr
+
+
 # Each task's own replay, by the module it starts from: what an audit of a run without that task never loads.
 REPLAYS = {
     "DROP": "validator.harness.drop_flags",

@@ -58,7 +58,7 @@ from .ifeval_reads import Unsettled as _Unsettled
 from .ifeval_reads import pattern as _pattern
 from .ifeval_reads import read as _read
 from .ifeval_reads import run as _run
-from .linear_regex import compile_linear
+from .literal_patterns import known_marker
 from .read_budget import reading
 
 CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
@@ -228,9 +228,7 @@ def _postscript(given: dict, value: str) -> bool:
     marker = _text(given, "postscript_marker").strip()
     known = _POSTSCRIPTS.get(marker)
     pattern = (
-        compile_linear(known, re.MULTILINE)
-        if known
-        else _pattern(marker.lower(), r"\s*", r".*$", re.MULTILINE)
+        known_marker(known) if known else _pattern(marker.lower(), r"\s*", r".*$", re.MULTILINE)
     )
     return _run(
         pattern, "search", value.lower()

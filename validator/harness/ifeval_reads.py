@@ -6,7 +6,8 @@ a refusal leaves the outcome unsettled for PAST_BUDGET. A kwarg the harness
 puts into a regular expression is compiled as the harness builds it, for RE2
 (linear_regex.py), so each run of it reads the text once; a keyword of plain
 words is searched for with str methods where they find what re finds
-(plain_words.py).
+(plain_words.py), and a section splitter or postscript marker of plain words
+is run by re itself, in linear time (literal_patterns.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from functools import lru_cache, partial
 from typing import Any
 
 from .linear_regex import LinearPattern, NotLinear, compile_linear
+from .literal_patterns import LiteralPattern, literal_pattern
 from .plain_words import PlainWords, is_plain
 from .read_budget import READS, ReadsRefused
 
@@ -45,15 +47,19 @@ def read(text: str, times: int = 1) -> None:
 
 def pattern(
     kwarg: Any, before: str = "", after: str = "", flags: int = 0
-) -> LinearPattern | PlainWords:
+) -> LinearPattern | PlainWords | LiteralPattern:
     """A kwarg the harness puts into a regular expression, compiled as the harness builds it, for RE2; plain
-    words (plain_words.py) are compiled only for a text str methods cannot read."""
+    words (plain_words.py) are compiled only for a text str methods cannot read, and a splitter or a marker of
+    plain words not at all (literal_patterns.py)."""
     if not isinstance(kwarg, str):
         raise Unsettled
     if len(kwarg) > PATTERN_MAX:
         raise Unsettled(PAST_LENGTH)
     if is_plain(kwarg, before, after, flags):
         return _plain_words(kwarg, before, after, flags)
+    literal = literal_pattern(kwarg, before, after, flags)
+    if literal is not None:
+        return literal
     return _compiled(kwarg, before, after, flags)
 
 
@@ -73,7 +79,7 @@ def _compiled(kwarg: str, before: str, after: str, flags: int) -> LinearPattern:
         raise Unsettled(error.feature) from None
 
 
-def run(compiled: LinearPattern | PlainWords, how: str, value: str) -> Any:
+def run(compiled: LinearPattern | PlainWords | LiteralPattern, how: str, value: str) -> Any:
     """compiled.how(value) ("search", "count" or "split_count"): its one pass over the text asked for first;
     each search counting the matches runs, and what it reads past the last, is asked for as it goes
     (read_budget.py)."""

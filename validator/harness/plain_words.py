@@ -42,8 +42,13 @@ def is_plain(words: str, before: str, after: str, flags: int) -> bool:
     return (
         flags == re.IGNORECASE
         and (before, after) in (("", ""), (r"\b", r"\b"))
-        and _PLAIN.fullmatch(words) is not None
+        and reads_as_itself(words)
     )
+
+
+def reads_as_itself(words: str) -> bool:
+    """Whether every character of `words` is one re reads as itself, whatever the flags but VERBOSE."""
+    return _PLAIN.fullmatch(words) is not None
 
 
 class PlainWords:

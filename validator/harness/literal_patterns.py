@@ -1,0 +1,108 @@
+"""IFEval's section splitters and postscript markers of plain words, run by Python's re itself. Pure.
+
+Besides its keywords (plain_words.py), the harness puts two kwargs into a
+regular expression: multiple_sections counts the parts of
+re.split(r"\\s?" + section_spliter + r"\\s?\\d+\\s?", reply), and postscript
+looks for r"\\s*" + marker + r".*$" (re.MULTILINE) in the lower-cased reply,
+its two known markers written out as r"\\s*p\\.\\s?s\\..*$" and
+r"\\s*p\\.\\s?p\\.\\s?s.*$". Where the kwarg is plain words (plain_words.py:
+no character re reads specially), re runs these in time linear in the text,
+and it is the harness's own engine: the replay runs it, instead of compiling
+the pattern for RE2 (linear_regex.py), which a fresh audit then does not
+import.
+
+- A splitter: at each place in the text, re compares at most the pattern's
+  characters, each `\\s?` with its space and without, before it matches there
+  or moves on; a match's digits are read once. Each run is asked of the
+  reading in force (read_budget.py) as that many passes over the text, so a
+  budget bounds its time as it bounds RE2's.
+- A marker: `\\s*` before it and `.*$` after it both match empty text (in
+  MULTILINE, `.*` stops where its line ends, where `$` holds), so the pattern
+  is found exactly where the marker is. re looks for the marker alone: a
+  leading `\\s*` makes its search quadratic over a run of spaces. A plain
+  marker is looked for with `in`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .plain_words import reads_as_itself
+from .read_budget import READS, SEARCH_COST, ReadsRefused
+
+SPLITTER = (r"\s?", r"\s?\d+\s?", 0)  # multiple_sections: (before, after, flags) around the kwarg
+MARKER = (r"\s*", r".*$", re.MULTILINE)  # postscript, of a marker it does not know
+# At most this many comparisons at each place in the text, for either known marker (two `\s?`, each tried
+# with its space and without, over at most seven characters)
+KNOWN_MARKER_PASSES = 28
+
+
+class LiteralPattern:
+    """A pattern re runs in linear time, with the searches the IFEval replay runs (`search`, `count`,
+    `split_count`), each asking the reading in force for `passes` reads of the text. The caller's run() asks
+    for one before it calls (ifeval_reads.run); the rest are asked here."""
+
+    __slots__ = ("regex", "text", "passes")
+    bounded_by_words = False
+
+    def __init__(self, regex: re.Pattern[str] | None, text: str, passes: int):
+        self.regex = regex  # None: `text` is searched for as it is
+        self.text = text
+        self.passes = passes
+
+    def search(self, text: str) -> bool:
+        """Whether re.search finds the pattern."""
+        _ask(text, self.passes - 1)
+        if self.regex is None:
+            return self.text in text
+        return self.regex.search(text) is not None
+
+    def count(self, text: str) -> int:
+        """len(re.findall(pattern, text)); one search a match, and the last, asked as linear_regex asks them."""
+        _ask(text, self.passes - 1)
+        assert self.regex is not None  # only a splitter is counted
+        found = sum(1 for _ in self.regex.finditer(text))
+        spend = READS.get()
+        if spend is not None:
+            for _ in range(found + 1):
+                if not spend(SEARCH_COST):
+                    raise ReadsRefused
+        return found
+
+    def split_count(self, text: str) -> int:
+        """len(re.split(pattern, text)): plain words hold no group, so each match splits once."""
+        return 1 + self.count(text)
+
+
+def _ask(text: str, passes: int) -> None:
+    spend = READS.get()
+    if passes > 0 and spend is not None and not spend(passes * (len(text) + 1)):
+        raise ReadsRefused
+
+
+def literal_pattern(kwarg: str, before: str, after: str, flags: int) -> LiteralPattern | None:
+    """The harness's pattern before + kwarg + after under `flags`, for re to run, where it is a splitter or a
+    marker of plain words; else None (the caller compiles it for RE2)."""
+    if not reads_as_itself(kwarg):
+        return None
+    if (before, after, flags) == SPLITTER:
+        return _splitter(kwarg)
+    if (before, after, flags) == MARKER:
+        return LiteralPattern(None, kwarg, 1)
+    return None
+
+
+@lru_cache(maxsize=256)
+def _splitter(kwarg: str) -> LiteralPattern:
+    # The kwarg, a space on each side and a digit, each `\s?` tried with its space and without
+    passes = 2 * (len(kwarg) + 3)
+    return LiteralPattern(re.compile(SPLITTER[0] + kwarg + SPLITTER[1]), kwarg, passes)
+
+
+@lru_cache(maxsize=4)
+def known_marker(harness_pattern: str) -> LiteralPattern:
+    """One of the harness's two written-out markers (r"\\s*p\\.\\s?s\\..*$"), looked for without its `\\s*`
+    and `.*$`."""
+    core = harness_pattern.removeprefix(MARKER[0]).removesuffix(MARKER[1])
+    return LiteralPattern(re.compile(core, re.MULTILINE), core, KNOWN_MARKER_PASSES)
