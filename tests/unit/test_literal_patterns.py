@@ -120,22 +120,45 @@ def test_a_marker_asks_for_its_passes():
     assert asked(plain, "search", text.lower()) == [len(text) + 1]
 
 
-@pytest.mark.parametrize("left", [0, 100, 2_000])
-def test_a_budget_that_refuses_the_passes_leaves_the_outcome_unsettled(left):
-    """Refused anywhere (run's pass, the comparisons, a match's search), no answer is given: PAST_BUDGET."""
-    text = "Section 1 a Section 2 b" * 20
+def test_a_known_marker_is_charged_for_every_comparison_re_may_make_at_one_place():
+    """Each `\\s?` is tried with its space and without: at most 2 ** (their number) times the longest match."""
+    for harness in HARNESS_MARKERS.values():
+        core = harness.removeprefix(r"\s*").removesuffix(r".*$")
+        longest = len(core.replace(r"\s?", " ").replace("\\", ""))
+        assert KNOWN_MARKER_PASSES >= 2 ** core.count(r"\s?") * longest
+
+
+TWENTY_SECTIONS = "Section 1 a Section 2 b" * 20  # 40 matches
+
+
+@pytest.mark.parametrize(
+    ("left", "refused_at"),
+    [
+        (0, "run()'s own pass"),
+        (500, "the comparisons' passes"),
+        (10_000, "a match's search"),
+    ],
+)
+def test_a_budget_that_refuses_any_read_leaves_the_outcome_unsettled(left, refused_at):
+    """Refused at any of its reads, the run gives no answer: PAST_BUDGET, as the replay reports it."""
     splitter = ifeval_reads.pattern("Section", r"\s?", r"\s?\d+\s?")
+    asked: list[int] = []
     budget = [left]
 
     def spend(amount: int) -> bool:
+        asked.append(amount)
         if amount > budget[0]:
             return False
         budget[0] -= amount
         return True
 
     with reading(spend), pytest.raises(ifeval_reads.Unsettled) as raised:
-        ifeval_reads.run(splitter, "split_count", text)
+        ifeval_reads.run(splitter, "split_count", TWENTY_SECTIONS)
     assert raised.value.args == (ifeval_reads.PAST_BUDGET,)
+    refused = {1: "run()'s own pass", 2: "the comparisons' passes"}.get(
+        len(asked), "a match's search"
+    )
+    assert refused == refused_at, asked
 
 
 @pytest.mark.parametrize(
@@ -164,6 +187,12 @@ def test_a_budget_that_refuses_the_passes_leaves_the_outcome_unsettled(left):
             {"postscript_marker": "P.P.S"},
             "Hi. P.S. bye",
             (False, False),
+        ),
+        (  # a lone surrogate, which RE2 cannot read: re answers as the harness does
+            "detectable_content:postscript",
+            {"postscript_marker": "P.S."},
+            "Hi.\ud800\np. s. bye",
+            (True, True),
         ),
         (
             "detectable_content:postscript",

@@ -13,7 +13,9 @@ Work past it is not done, and what it would have vouched for is not audited
 
 from __future__ import annotations
 
-REPLAY_BUDGET = 2_000_000_000  # characters read per run (an honest IFEval log: under 10 million)
+REPLAY_BUDGET = (
+    2_000_000_000  # characters read per run (an honest IFEval run of 541 docs: about 15 million)
+)
 
 
 class WorkBudget:

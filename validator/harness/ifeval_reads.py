@@ -7,7 +7,7 @@ puts into a regular expression is compiled as the harness builds it, for RE2
 (linear_regex.py), so each run of it reads the text once; a keyword of plain
 words is searched for with str methods where they find what re finds
 (plain_words.py), and a section splitter or postscript marker of plain words
-is run by re itself, in linear time (literal_patterns.py).
+is run by re itself, where re reads it in linear time (literal_patterns.py).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def pattern(
 ) -> LinearPattern | PlainWords | LiteralPattern:
     """A kwarg the harness puts into a regular expression, compiled as the harness builds it, for RE2; plain
     words (plain_words.py) are compiled only for a text str methods cannot read, and a splitter or a marker of
-    plain words not at all (literal_patterns.py)."""
+    plain words is run by re, not RE2 (literal_patterns.py)."""
     if not isinstance(kwarg, str):
         raise Unsettled
     if len(kwarg) > PATTERN_MAX:

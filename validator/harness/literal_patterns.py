@@ -6,21 +6,26 @@ re.split(r"\\s?" + section_spliter + r"\\s?\\d+\\s?", reply), and postscript
 looks for r"\\s*" + marker + r".*$" (re.MULTILINE) in the lower-cased reply,
 its two known markers written out as r"\\s*p\\.\\s?s\\..*$" and
 r"\\s*p\\.\\s?p\\.\\s?s.*$". Where the kwarg is plain words (plain_words.py:
-no character re reads specially), re runs these in time linear in the text,
-and it is the harness's own engine: the replay runs it, instead of compiling
-the pattern for RE2 (linear_regex.py), which a fresh audit then does not
-import.
+no character re reads specially), re runs what decides the outcome in time
+linear in the text, and it is the harness's own engine (on the same Python:
+`\\d` and `\\s` follow its Unicode version, as linear_regex.py's tables do).
+The replay runs it instead of compiling the pattern for RE2, which a fresh
+audit then does not import; a reply with a lone surrogate, which RE2 cannot
+read, is answered as the harness answers it.
 
 - A splitter: at each place in the text, re compares at most the pattern's
   characters, each `\\s?` with its space and without, before it matches there
-  or moves on; a match's digits are read once. Each run is asked of the
+  or moves on (`\\d+` is followed by an optional `\\s?` alone, so it never
+  gives a digit back); a match's digits are read once. Each run is asked of the
   reading in force (read_budget.py) as that many passes over the text, so a
   budget bounds its time as it bounds RE2's.
 - A marker: `\\s*` before it and `.*$` after it both match empty text (in
   MULTILINE, `.*` stops where its line ends, where `$` holds), so the pattern
   is found exactly where the marker is. re looks for the marker alone: a
   leading `\\s*` makes its search quadratic over a run of spaces. A plain
-  marker is looked for with `in`.
+  marker is a literal, which re looks for in linear time (`in` is not: its
+  search of a text under 30,000 characters can compare the marker at every
+  place).
 """
 
 from __future__ import annotations
@@ -39,29 +44,26 @@ KNOWN_MARKER_PASSES = 28
 
 
 class LiteralPattern:
-    """A pattern re runs in linear time, with the searches the IFEval replay runs (`search`, `count`,
-    `split_count`), each asking the reading in force for `passes` reads of the text. The caller's run() asks
-    for one before it calls (ifeval_reads.run); the rest are asked here."""
+    """What decides a splitter's or a marker's outcome, for re, with the searches the IFEval replay runs
+    (`search`, `count`, `split_count`), each asking the reading in force for `passes` reads of the text. The
+    caller's run() asks for one before it calls (ifeval_reads.run); the rest are asked here."""
 
-    __slots__ = ("regex", "text", "passes")
+    __slots__ = ("regex", "passes")
     bounded_by_words = False
 
-    def __init__(self, regex: re.Pattern[str] | None, text: str, passes: int):
-        self.regex = regex  # None: `text` is searched for as it is
-        self.text = text
+    def __init__(self, regex: re.Pattern[str], passes: int):
+        self.regex = regex
         self.passes = passes
 
     def search(self, text: str) -> bool:
         """Whether re.search finds the pattern."""
         _ask(text, self.passes - 1)
-        if self.regex is None:
-            return self.text in text
         return self.regex.search(text) is not None
 
     def count(self, text: str) -> int:
-        """len(re.findall(pattern, text)); one search a match, and the last, asked as linear_regex asks them."""
+        """len(re.findall(pattern, text)). One search a match, and the last, are asked for as linear_regex asks
+        for them, but after re has run them all: a run refused there has done its linear work."""
         _ask(text, self.passes - 1)
-        assert self.regex is not None  # only a splitter is counted
         found = sum(1 for _ in self.regex.finditer(text))
         spend = READS.get()
         if spend is not None:
@@ -89,7 +91,7 @@ def literal_pattern(kwarg: str, before: str, after: str, flags: int) -> LiteralP
     if (before, after, flags) == SPLITTER:
         return _splitter(kwarg)
     if (before, after, flags) == MARKER:
-        return LiteralPattern(None, kwarg, 1)
+        return _marker(kwarg)
     return None
 
 
@@ -97,7 +99,13 @@ def literal_pattern(kwarg: str, before: str, after: str, flags: int) -> LiteralP
 def _splitter(kwarg: str) -> LiteralPattern:
     # The kwarg, a space on each side and a digit, each `\s?` tried with its space and without
     passes = 2 * (len(kwarg) + 3)
-    return LiteralPattern(re.compile(SPLITTER[0] + kwarg + SPLITTER[1]), kwarg, passes)
+    return LiteralPattern(re.compile(SPLITTER[0] + kwarg + SPLITTER[1]), passes)
+
+
+@lru_cache(maxsize=256)
+def _marker(kwarg: str) -> LiteralPattern:
+    # A literal: re finds it with its prefix table, one pass
+    return LiteralPattern(re.compile(kwarg), 1)
 
 
 @lru_cache(maxsize=4)
@@ -105,4 +113,4 @@ def known_marker(harness_pattern: str) -> LiteralPattern:
     """One of the harness's two written-out markers (r"\\s*p\\.\\s?s\\..*$"), looked for without its `\\s*`
     and `.*$`."""
     core = harness_pattern.removeprefix(MARKER[0]).removesuffix(MARKER[1])
-    return LiteralPattern(re.compile(core, re.MULTILINE), core, KNOWN_MARKER_PASSES)
+    return LiteralPattern(re.compile(core, re.MULTILINE), KNOWN_MARKER_PASSES)
