@@ -1,9 +1,11 @@
 """The work one run may spend replaying the harness's checkers and filters, shared by every log it reads.
 
 A submitter writes the responses' length and how many patterns each doc asks
-to run over them. Every pattern runs under RE2, so each run of one reads the
-text once (harness/linear_regex.py); what is counted is those reads, in
-characters, as the replays do them. The budget belongs to the run, not to a
+to run over them. Every pattern runs in time linear in the text: under RE2
+(harness/linear_regex.py), or where its kwarg is plain words, by str methods
+or re (harness/plain_words.py, literal_patterns.py), each run charged as the passes
+over the text it may make. What is counted is those reads, in characters, as
+the replays do them. The budget belongs to the run, not to a
 log: more tasks or more logs share it rather than add to it. A run starts it
 afresh (`lbnorm check`, `lbnorm audit`, the Action, and each unit of survey
 work); worker processes each hold one, and their number is the maintainer's.
@@ -13,9 +15,8 @@ Work past it is not done, and what it would have vouched for is not audited
 
 from __future__ import annotations
 
-REPLAY_BUDGET = (
-    2_000_000_000  # characters read per run (an honest IFEval run of 541 docs: about 15 million)
-)
+# Characters read per run (an honest IFEval run of 541 docs: about 15 million)
+REPLAY_BUDGET = 2_000_000_000
 
 
 class WorkBudget:
