@@ -34,6 +34,8 @@ HARNESS_MARKERS = {"P.P.S": r"\s*p\.\s?p\.\s?s.*$", "P.S.": r"\s*p\.\s?s\..*$"}
 @example("1", "111 1")
 # The last \s? of a match takes the space a splitter starts with: one match, not two
 @example(" a", " a1 a1")
+# Spaces and digits beyond ASCII around a splitter without a space at either end (run as kwarg + \s?\d+)
+@example("a", "\u2003a\u2003\u0663\u2003a1\xa0a\uff11")
 def test_a_plain_splitter_splits_a_text_as_re_split_does(splitter, text):
     harness = r"\s?" + splitter + r"\s?\d+\s?"
     literal = literal_pattern(splitter, r"\s?", r"\s?\d+\s?", 0)

@@ -18,7 +18,14 @@ read, is answered as the harness answers it.
   or moves on (`\\d+` is followed by an optional `\\s?` alone, so it never
   gives a digit back); a match's digits are read once. Each run is asked of the
   reading in force (read_budget.py) as that many passes over the text, so a
-  budget bounds its time as it bounds RE2's.
+  budget bounds its time as it bounds RE2's. A splitter without a space at
+  either end (the replay strips it) is run as kwarg + `\\s?\\d+`, which matches
+  where the harness's pattern does, one for one: its leading `\\s?` only widens
+  a match by a space before the kwarg, and its trailing one by a space after
+  the digits, where no next match can start, as no such kwarg starts with one.
+  That pattern starts with the kwarg, which re finds with its prefix table
+  instead of trying the pattern at every place: about 3 µs against 25 on a
+  reply of 1.7 kB.
 - A marker: `\\s*` before it and `.*$` after it both match empty text (in
   MULTILINE, `.*` stops where its line ends, where `$` holds), so the pattern
   is found exactly where the marker is. re looks for the marker alone: a
@@ -37,6 +44,8 @@ from .plain_words import reads_as_itself
 from .read_budget import READS, SEARCH_COST, ReadsRefused
 
 SPLITTER = (r"\s?", r"\s?\d+\s?", 0)  # multiple_sections: (before, after, flags) around the kwarg
+# After a kwarg without a space at either end: the same matches as SPLITTER's, one for one
+SPLITTER_CORE = r"\s?\d+"
 MARKER = (r"\s*", r".*$", re.MULTILINE)  # postscript, of a marker it does not know
 # At most this many comparisons at each place in the text, for either known marker (two `\s?`, each tried
 # with its space and without, over at most seven characters)
@@ -99,6 +108,8 @@ def literal_pattern(kwarg: str, before: str, after: str, flags: int) -> LiteralP
 def _splitter(kwarg: str) -> LiteralPattern:
     # The kwarg, a space on each side and a digit, each `\s?` tried with its space and without
     passes = 2 * (len(kwarg) + 3)
+    if kwarg.strip(" ") == kwarg:
+        return LiteralPattern(re.compile(kwarg + SPLITTER_CORE), passes)
     return LiteralPattern(re.compile(SPLITTER[0] + kwarg + SPLITTER[1]), passes)
 
 
