@@ -17,7 +17,8 @@ cheaper loop that hashes each line's bytes instead (survey_bench.py: line_floor)
 - multiple choice as MMLU is: 40 logs of 100 to 300 docs, four short choices lettered in the prompt under
   a description that ends with a blank line;
 - long few-shot prompts: MMLU-Pro-like, a five-shot prompt of about 4 kB repeated in every request;
-- a few samples per log: 300 runs whose logs hold 5 samples each (per-log fixed costs dominate);
+- a few samples per log: 300 runs whose logs hold 5 samples each (per-log fixed costs dominate), and one
+  run of 60 tasks whose logs hold 5 samples each (one `lbnorm audit` process reads them all);
 - the Open LLM Leaderboard v2's generative tasks (bench/leaderboard_shapes.py): IFEval, 541 docs of one to
   three instructions and responses of 1 to 3 kB, the audit replaying every instruction's checker strictly
   and loosely; MATH hard, four subtasks of 123 to 307 docs, 4-shot prompts full of LaTeX and generations
@@ -252,6 +253,8 @@ def write_shapes(out: Path, seed: int, scale: float) -> dict[str, Path]:
     ifeval = ifeval_task(rng, n(541))
     hl.write_run(shapes["leaderboard IFEval"] / "org__model", [ifeval])
     hl.write_run(shapes["leaderboard MATH hard"] / "org__model", math_tasks(rng, n))
+    small = [many_choices_task(rng, f"small_{k:02d}", 5) for k in range(60)]
+    hl.write_run(shapes["a few samples per log: 60 logs in one run"] / "org__model", small)
     return shapes
 
 
@@ -265,6 +268,7 @@ SHAPES = (
     "a few samples per log",
     "leaderboard IFEval",
     "leaderboard MATH hard",
+    "a few samples per log: 60 logs in one run",
 )
 
 

@@ -96,7 +96,8 @@ def test_the_audit_shapes_benchmark_measures_every_shape(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())
-    assert len(report["shapes"]) == 9
+    assert len(report["shapes"]) == 10
+    assert report["shapes"]["a few samples per log: 60 logs in one run"][0]["files"] == 60
     for rows in report["shapes"].values():
         assert rows[0]["files"] >= 1 and not rows[0].get("left_out")
         assert rows[0]["ratio_line_floor"] > 0
