@@ -14,25 +14,25 @@ audit then does not import; a reply with a lone surrogate, which RE2 cannot
 read, is answered as the harness answers it.
 
 - A splitter: at each place in the text, re compares at most the pattern's
-  characters, each `\\s?` with its space and without, before it matches there
-  or moves on (`\\d+` is followed by an optional `\\s?` alone, so it never
-  gives a digit back); a match's digits are read once. Each run is asked of the
-  reading in force (read_budget.py) as that many passes over the text, so a
-  budget bounds its time as it bounds RE2's. A splitter without a space at
-  either end (the replay strips it) is run as kwarg + `\\s?\\d+`, which matches
-  where the harness's pattern does, one for one: its leading `\\s?` only widens
-  a match by a space before the kwarg, and its trailing one by a space after
-  the digits, where no next match can start, as no such kwarg starts with one.
-  That pattern starts with the kwarg, which re finds with its prefix table
-  instead of trying the pattern at every place: about 3 µs against 25 on a
-  reply of 1.7 kB.
+  characters, each `\\s?` with its space and without (2 * (len(kwarg) + 3)),
+  before it matches there or moves on (`\\d+` is followed by an optional `\\s?`
+  alone, so it never gives a digit back); a match's digits are read once. Each
+  run is asked of the reading in force (read_budget.py) as that many passes
+  over the text, so a budget bounds its time as it bounds RE2's. The replay
+  strips the splitter, as the harness does, so it has no space at either end,
+  and is run as kwarg + `\\s?\\d+`, which matches where the harness's pattern
+  does, one for one: the leading `\\s?` only widens a match by a space before
+  the kwarg, and the trailing one by a space after the digits, where no next
+  match can start, as no such kwarg starts with one. That pattern starts with
+  the kwarg, which re finds with its prefix table instead of trying the
+  pattern at every place: about 3 µs against 25 on a reply of 1.7 kB.
 - A marker: `\\s*` before it and `.*$` after it both match empty text (in
   MULTILINE, `.*` stops where its line ends, where `$` holds), so the pattern
-  is found exactly where the marker is. re looks for the marker alone: a
-  leading `\\s*` makes its search quadratic over a run of spaces. A plain
-  marker is a literal, which re looks for in linear time (`in` is not: its
-  search of a text under 30,000 characters can compare the marker at every
-  place).
+  is found exactly where the marker is. re looks for the marker alone: with
+  the leading `\\s*`, its search would be quadratic over a run of spaces. A
+  plain marker is a literal, which re looks for in linear time (`in` is not:
+  its search of a text under 30,000 characters can compare the marker, up to
+  200 characters, at every place).
 """
 
 from __future__ import annotations
