@@ -110,23 +110,43 @@ def test_the_replay_compiles_a_plain_keyword_only_for_a_reply_str_methods_cannot
     ("word", "text", "bounded"),
     [("a", "a a a a b", False), ("a", "xaa " * 3, False), ("cat", "the cat and the CAT", True)],
 )
-def test_a_plain_keyword_asks_the_budget_for_what_re2_would_have_read(word, text, bounded):
+def test_a_plain_keyword_asks_the_budget_for_what_re2_would_have_read_and_its_comparisons(
+    word, text, bounded
+):
     """The reads asked of the reading in force are those of the compiled pattern, one search a match (and the
-    last, which finds none) when counting: a budget settles what it settled before."""
+    last, which finds none) when counting, and after run()'s pass, the passes comparing the word at each place
+    of the text may take: its length less one."""
     from validator.harness.read_budget import reading
 
-    def asked_by(keyword) -> list[int]:
+    def asked_by(keyword, how: str) -> list[int]:
         amounts: list[int] = []
         with reading(lambda amount: amounts.append(amount) or True):
-            ifeval_reads.run(keyword, "search", text)
-            if not bounded:
-                ifeval_reads.run(keyword, "count", text)
+            ifeval_reads.run(keyword, how, text)
         return amounts
 
     before = after = r"\b" if bounded else ""
     plain = ifeval_reads.pattern(word, before, after, re.IGNORECASE)
     assert isinstance(plain, PlainWords)
-    assert asked_by(plain) == asked_by(compile_linear(before + word + after, re.IGNORECASE))
+    compiled = compile_linear(before + word + after, re.IGNORECASE)
+    comparisons = [(len(word) - 1) * (len(text) + 1)] if len(word) > 1 else []
+    for how in ("search",) if bounded else ("search", "count"):
+        first, *rest = asked_by(compiled, how)
+        assert asked_by(plain, how) == [first, *comparisons, *rest]
+
+
+def test_a_long_plain_keyword_past_the_budget_is_unsettled():
+    """A keyword of 99 letters on a reply of 29,999: CPython's search may compare it at every place, about 99
+    times a pass's work, which a budget of a few passes refuses."""
+    from validator.harness.read_budget import reading
+
+    keyword = ifeval_reads.pattern("a" * 96 + "baa", flags=re.IGNORECASE)
+    reply = "a" * 29_999
+    with (
+        reading(lambda amount: amount <= 10 * len(reply)),
+        pytest.raises(ifeval_reads.Unsettled) as raised,
+    ):
+        ifeval_reads.run(keyword, "search", reply)
+    assert raised.value.args == (ifeval_reads.PAST_BUDGET,)
 
 
 def test_re_matches_a_plain_character_ignoring_case_with_four_characters_beyond_ascii_and_no_other():

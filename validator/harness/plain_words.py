@@ -14,8 +14,10 @@ is bytes.find, a count bytes.count, and the keyword is not compiled for RE2,
 which took a fresh IFEval audit a fifth of its time. A text with one of the
 four, a lone surrogate (which UTF-8 cannot hold) or more than KEPT characters
 goes to the compiled pattern. Each search RE2 would have run is still asked of
-the reading in force (read_budget.py), so a budget settles what it settled
-before.
+the reading in force (read_budget.py), and with it the comparisons the bytes
+methods may make: CPython searches a text of under 30,000 bytes by comparing
+the word at each place, up to its length a place, so a run is asked for that
+many passes over the text, and a budget bounds its time as it bounds RE2's.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ class PlainWords:
         lowered, words = lower_case(text), self.words
         if lowered is None:
             return self.compiled().search(text)
+        _ask_comparisons(lowered, words)
         at = lowered.find(words)
         if not self.bounded_by_words:
             return at >= 0
@@ -84,6 +87,7 @@ class PlainWords:
         lowered = None if self.bounded_by_words else lower_case(text)
         if lowered is None:
             return self.compiled().count(text)
+        _ask_comparisons(lowered, self.words)
         found = lowered.count(self.words)
         spend = READS.get()
         # One search a match, and the last that finds none, as linear_regex's _matches asks for them
@@ -92,6 +96,13 @@ class PlainWords:
                 if not spend(SEARCH_COST):
                     raise ReadsRefused
         return found
+
+
+def _ask_comparisons(lowered: bytes, words: bytes) -> None:
+    """The passes past the one run() asked for (ifeval_reads.run) that comparing the word at each place may make."""
+    spend = READS.get()
+    if len(words) > 1 and spend is not None and not spend((len(words) - 1) * (len(lowered) + 1)):
+        raise ReadsRefused
 
 
 def lower_case(text: str) -> bytes | None:
