@@ -55,8 +55,8 @@ def reads_as_itself(words: str) -> bool:
 
 class PlainWords:
     """A plain keyword (is_plain) with the searches the IFEval replay runs: `search` and `count` answer, and ask
-    the reading in force, as linear_regex.LinearPattern's do, which `compiled()` gives for a text bytes methods
-    cannot read so."""
+    the reading in force what linear_regex.LinearPattern's ask, and for their comparisons; `compiled()` gives
+    that pattern for a text bytes methods cannot read so."""
 
     __slots__ = ("words", "bounded_by_words", "compiled")
 
