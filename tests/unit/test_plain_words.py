@@ -134,6 +134,19 @@ def test_a_plain_keyword_asks_the_budget_for_what_re2_would_have_read_and_its_co
         assert asked_by(plain, how) == [first, *comparisons, *rest]
 
 
+def test_each_look_past_a_place_inside_a_word_asks_for_a_search():
+    """A bounded word found inside other words is looked for again, up to sixteen times: each look past the
+    first is a call, asked as one search (SEARCH_COST), so a tiny reply cannot make many uncharged looks."""
+    from validator.harness.read_budget import SEARCH_COST, reading
+
+    keyword = ifeval_reads.pattern("x", r"\b", r"\b", re.IGNORECASE)
+    reply = "x" * 18  # eighteen places, none a word alone
+    asked: list[int] = []
+    with reading(lambda amount: asked.append(amount) or True):
+        ifeval_reads.run(keyword, "search", reply)
+    assert asked.count(SEARCH_COST) == 16
+
+
 def test_a_long_plain_keyword_past_the_budget_is_unsettled():
     """A keyword of 99 letters on a reply of 29,999: CPython's search may compare it at every place, about 99
     times a pass's work, which a budget of a few passes refuses."""

@@ -79,6 +79,7 @@ class PlainWords:
                 return False
             if boundary_at(lowered, at) and boundary_at(lowered, at + len(words)):
                 return True
+            _ask_call()  # the next look: its scan is within the passes asked, its call is not
             at = lowered.find(words, at + 1)
         return at >= 0 and self.compiled().search(text)
 
@@ -102,6 +103,13 @@ def _ask_comparisons(lowered: bytes, words: bytes) -> None:
     """The passes past the one run() asked for (ifeval_reads.run) that comparing the word at each place may make."""
     spend = READS.get()
     if len(words) > 1 and spend is not None and not spend((len(words) - 1) * (len(lowered) + 1)):
+        raise ReadsRefused
+
+
+def _ask_call() -> None:
+    """A search's call, asked as linear_regex asks for each of its searches (SEARCH_COST)."""
+    spend = READS.get()
+    if spend is not None and not spend(SEARCH_COST):
         raise ReadsRefused
 
 
