@@ -41,7 +41,7 @@ import re
 from functools import lru_cache
 
 from .plain_words import reads_as_itself
-from .read_budget import READS, SEARCH_COST, ReadsRefused
+from .read_budget import ask, ask_searches
 
 SPLITTER = (r"\s?", r"\s?\d+\s?", 0)  # multiple_sections: (before, after, flags) around the kwarg
 # After a kwarg without a space at either end: the same matches as SPLITTER's, one for one
@@ -74,11 +74,7 @@ class LiteralPattern:
         for them, but after re has run them all: a run refused there has done its linear work."""
         _ask(text, self.passes - 1)
         found = sum(1 for _ in self.regex.finditer(text))
-        spend = READS.get()
-        if spend is not None:
-            for _ in range(found + 1):
-                if not spend(SEARCH_COST):
-                    raise ReadsRefused
+        ask_searches(found + 1)
         return found
 
     def split_count(self, text: str) -> int:
@@ -87,9 +83,8 @@ class LiteralPattern:
 
 
 def _ask(text: str, passes: int) -> None:
-    spend = READS.get()
-    if passes > 0 and spend is not None and not spend(passes * (len(text) + 1)):
-        raise ReadsRefused
+    if passes > 0:
+        ask(passes * (len(text) + 1))
 
 
 def literal_pattern(kwarg: str, before: str, after: str, flags: int) -> LiteralPattern | None:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from .read_budget import READS, SEARCH_COST, ReadsRefused
+from .read_budget import ask, ask_searches
 from .word_boundaries import boundary_at
 
 # Characters that re reads as themselves, whatever the flags but VERBOSE (which the harness does not set)
@@ -79,7 +79,7 @@ class PlainWords:
                 return False
             if boundary_at(lowered, at) and boundary_at(lowered, at + len(words)):
                 return True
-            _ask_call()  # the next look: its scan is within the passes asked, its call is not
+            ask_searches(1)  # the next look: its scan is within the passes asked, its call is not
             at = lowered.find(words, at + 1)
         return at >= 0 and self.compiled().search(text)
 
@@ -90,27 +90,14 @@ class PlainWords:
             return self.compiled().count(text)
         _ask_comparisons(lowered, self.words)
         found = lowered.count(self.words)
-        spend = READS.get()
-        # One search a match, and the last that finds none, as linear_regex's _matches asks for them
-        if spend is not None:
-            for _ in range(found + 1):
-                if not spend(SEARCH_COST):
-                    raise ReadsRefused
+        ask_searches(found + 1)  # one search a match, and the last that finds none
         return found
 
 
 def _ask_comparisons(lowered: bytes, words: bytes) -> None:
     """The passes past the one run() asked for (ifeval_reads.run) that comparing the word at each place may make."""
-    spend = READS.get()
-    if len(words) > 1 and spend is not None and not spend((len(words) - 1) * (len(lowered) + 1)):
-        raise ReadsRefused
-
-
-def _ask_call() -> None:
-    """A search's call, asked as linear_regex asks for each of its searches (SEARCH_COST)."""
-    spend = READS.get()
-    if spend is not None and not spend(SEARCH_COST):
-        raise ReadsRefused
+    if len(words) > 1:
+        ask((len(words) - 1) * (len(lowered) + 1))
 
 
 def lower_case(text: str) -> bytes | None:

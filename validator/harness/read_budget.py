@@ -38,3 +38,19 @@ class reading:  # noqa: N801 (used as a function: `with reading(spend):`)
 
     def __exit__(self, *raised: object) -> None:
         READS.reset(self.token)
+
+
+def ask(amount: int) -> None:
+    """Ask the `reading` in force for `amount` (nothing outside one); ReadsRefused where it says no."""
+    spend = READS.get()
+    if spend is not None and not spend(amount):
+        raise ReadsRefused
+
+
+def ask_searches(count: int) -> None:
+    """Ask for `count` searches, one at a time (SEARCH_COST each), as linear_regex's _matches asks for them."""
+    spend = READS.get()
+    if spend is not None:
+        for _ in range(count):
+            if not spend(SEARCH_COST):
+                raise ReadsRefused
