@@ -20,6 +20,7 @@ from typing import Any
 
 from .exact_match import FindsAll, apply_regex_filter, harness_regex
 from .linear_regex import NotLinear, compile_linear
+from .read_budget import ReadsRefused
 
 DEFAULT_PATTERN = r"#### (\-?[0-9\.\,]+)"  # RegexFilter's default (GSM8K's strict-match)
 MAX_PATTERN = 1_000  # characters of a filter's pattern replayed (a task's are a line)
@@ -62,6 +63,8 @@ def _regex(step: dict) -> Step | str:
         return "its regex does not compile (the harness failed on it)"
     except NotLinear as error:
         return f"its regex holds {error.feature}, which RE2 cannot run"
+    except ReadsRefused:
+        return "its regex's compile runs past the run's work budget"
 
     def run(response: Any) -> Any:
         if not isinstance(response, str):

@@ -77,6 +77,8 @@ def _compiled(kwarg: str, before: str, after: str, flags: int) -> LinearPattern:
         ) from None  # the run stopped on this doc: none logs its outcome
     except NotLinear as error:
         raise Unsettled(error.feature) from None
+    except ReadsRefused:
+        raise Unsettled(PAST_BUDGET) from None
 
 
 def run(compiled: LinearPattern | PlainWords | LiteralPattern, how: str, value: str) -> Any:

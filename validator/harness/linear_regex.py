@@ -6,26 +6,28 @@ pattern and one text can take hours. RE2 (google-re2) never backtracks, but its
 syntax and classes differ from `re`'s: `\\w`, `\\d`, `\\s`, `\\b` and case folding
 are ASCII or differ in Unicode, `$` ends only the text, and it has no
 back-reference or look-around. So a pattern is parsed by `re`'s own parser and
-rewritten for RE2 node by node: every one-character node (a literal, a class,
-`.`) becomes the explicit set of code points `re` itself matches with it under
-the flags in force (regex_classes.py); a
-Unicode `\\b` in a text with word characters beyond ASCII is written into the
-text as a marker character where `re` finds a boundary, and the rewritten
-pattern steps over the markers (in a text whose word characters are all ASCII,
-RE2's `\\b` stands where `re`'s does). A search first runs the pattern
-without its `\\b` and `\\B` on the unmarked text: leaving out an assertion
-only adds ways to match, so where that finds nothing, nothing is marked;
-where a `\\bword\\b` pattern finds its word, `re`'s boundaries are looked
-at on its two sides (word_boundaries.py).
-What RE2 cannot follow exactly raises
-NotLinear naming the feature: back-references, look-around, conditional,
-atomic and possessive groups, a repeat over RE2's 1000, a repeat of what can
-match empty text (`re` ends the loop on an empty pass, RE2 does not), `\\B` or
-a `\\b` inside a group in a text with word characters beyond ASCII, a
-non-multiline `$` in a text ending in a newline, and counting the matches of
-a pattern that matches empty text. Where both engines run, leftmost-first matching makes their
-matches and groups the same (tests/unit/test_linear_regex.py holds them to `re` with
-hypothesis).
+written for RE2 node by node (re2_syntax.py). A Unicode `\\b` in a text with word
+characters beyond ASCII is written into the text as a marker character where
+`re` finds a boundary, and the written pattern steps over the markers (in a
+text whose word characters are all ASCII, RE2's `\\b` stands where `re`'s does).
+A search first runs the pattern without its `\\b` and `\\B` on the unmarked text:
+leaving out an assertion only adds ways to match, so where that finds nothing,
+nothing is marked; where a `\\bword\\b` pattern finds its word, `re`'s boundaries
+are looked at on its two sides (word_boundaries.py).
+What RE2 cannot follow exactly raises NotLinear naming the feature:
+back-references, look-around, conditional, atomic and possessive groups, a
+repeat over RE2's 1000, a repeat of what can match empty text (`re` ends the
+loop on an empty pass, RE2 does not), a pattern too large for RE2's memory
+bound, `\\B` or a `\\b` inside a group in a text with word characters beyond
+ASCII, a non-multiline `$` in a text ending in a newline, and counting the
+matches of a pattern that matches empty text. Where both engines run,
+leftmost-first matching makes their matches and groups the same
+(tests/unit/test_linear_regex.py holds them to `re` with hypothesis).
+
+What RE2 spends is asked of the `reading` in force (read_budget.py): each
+compile, by the pattern's size; each run of an engine, by its program's size,
+since RE2 reads a byte in a few nanoseconds only while its DFA holds the
+states the pattern needs.
 """
 
 from __future__ import annotations
@@ -34,168 +36,43 @@ import re
 import warnings
 from collections.abc import Iterator
 from functools import cache, lru_cache
-from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
+from re import _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 from typing import TYPE_CHECKING, Any
 
 from .pattern_shape import (
     dollar_ends_text,
     edge_bounded,
     holds,
-    holds_group,
     markers_placed,
-    nodes,
     reads_far,
 )
-from .read_budget import READS, SEARCH_COST, ReadsRefused
-from .regex_classes import NotLinear, Ranges, members
+from .re2_syntax import TOO_LARGE, RE2Writer
+from .read_budget import READS, SEARCH_COST, ReadsRefused, ask
+from .regex_classes import NotLinear
 from .word_boundaries import MARKERS, boundary_at, marked, next_character, utf8
 
 if TYPE_CHECKING:
     import re2
 
 _C = _constants
-MAX_RE2_REPEAT = 1000  # RE2's largest counted repeat
-_RE2_MEMORY = 64 << 20  # bytes RE2 may give one compiled pattern
-_ATOMS = frozenset({_C.LITERAL, _C.NOT_LITERAL, _C.ANY, _C.IN})
-_ATOM_FLAGS = int(re.IGNORECASE | re.ASCII | re.DOTALL | re.UNICODE)
-# Flags as ints: `flags & re.MULTILINE` is a call of the enum's operator, several per node as a pattern is written
-_MULTILINE, _ASCII = int(re.MULTILINE), int(re.ASCII)
-_NOT_RE2 = {
-    _C.GROUPREF: "a back-reference",
-    _C.GROUPREF_EXISTS: "a conditional group",
-    _C.ASSERT: "a look-around",
-    _C.ASSERT_NOT: "a look-around",
-    _C.ATOMIC_GROUP: "an atomic group",
-    _C.POSSESSIVE_REPEAT: "a possessive repeat",
-}
+_ASCII = int(re.ASCII)
+# Bytes RE2 may give one engine: its program (RE2 refuses one past about 50,000 instructions) and its DFA's
+# states. An honest pattern needs a few kilobytes; a kept engine holds no more than this.
+_RE2_MEMORY = 1 << 20
+# Characters of the run's budget asked for each compile (parsing and writing a short pattern take up to about
+# 250 microseconds), then for each unit of its size (re2_syntax.py): RE2 compiles a unit in up to 1.4 µs
+_COMPILE_BASE, _COMPILE_COST = 131_072, 1024
+# RE2 reads a text once by its DFA, but where a pattern's DFA needs more states than its memory holds
+# (`a[^ ]{500}x`, `[ab]*a[ab]{20}x`), it builds a state at each byte or steps through its program there: up to
+# about 250 ns plus 0.4 ns an instruction a byte, measured. Each run of an engine is asked for this many
+# passes over the text, base plus one for every so many instructions (an honest pattern reads at 1.5 ns a byte).
+_PASSES_BASE, _INSTRUCTIONS_A_PASS = 16, 32
 # RE2's unanchored search, set by _re2(), which runs before any engine is compiled
 _UNANCHORED: Any = None
-_NOTHING = r"[^\x00-\x{10ffff}]"  # a class RE2 matches nowhere
-_SURROGATE = 0xD800  # a code point no UTF-8 text holds (a text with a lone surrogate is NotLinear)
 _EMPTY_TEXT = ""  # the engine key of a pattern written for the empty text
 _NO_BOUNDARIES = "no \\b"  # the engine key of a pattern written without its \b and \B
 # Places a `\bword\b` pattern's word is found at, looked at for boundaries, before the text is marked instead
 _BOUNDARY_LOOKS = 16
-_ANCHOR_ORDER = {
-    _C.AT_BEGINNING_STRING: 0,
-    _C.AT_BEGINNING: 0,
-    _C.AT_BOUNDARY: 1,
-    _C.AT_NON_BOUNDARY: 1,
-    _C.AT_END: 2,
-    _C.AT_END_STRING: 2,
-}
-
-
-def _class(ranges: Ranges, marker: str | None) -> str:
-    if marker is not None:
-        point = ord(marker)
-        ranges = tuple(
-            part
-            for low, high in ranges
-            for part in ((low, min(high, point - 1)), (max(low, point + 1), high))
-            if part[0] <= part[1]
-        )
-    if not ranges:
-        return _NOTHING  # as an empty class in `re`
-    if len(ranges) == 2 and ranges[0][0] == ranges[0][1] == ranges[1][0] - 32 == ranges[1][1] - 32:
-        if 0x41 <= ranges[0][0] <= 0x5A:  # an ASCII letter's two cases, as `[Kk]`
-            # RE2 reads such a class as the letter case-folded, and folds it by Unicode once it merges it
-            # with other alternatives (`a|[Kk]` finds the Kelvin sign, `a|[Ss]` the long s); a lone
-            # surrogate, which no UTF-8 text holds, makes it a class of three
-            ranges = (*ranges, (_SURROGATE, _SURROGATE))
-    body = "".join(
-        f"\\x{{{low:x}}}" if low == high else f"\\x{{{low:x}}}-\\x{{{high:x}}}"
-        for low, high in ranges
-    )
-    return f"[{body}]"
-
-
-class _Writer:
-    """One pattern in RE2's syntax, for texts whose word characters are all ASCII (no marker), for texts that
-    carry boundary markers, or for the empty text; or with its \\b and \\B left out (`boundaries` False)."""
-
-    def __init__(self, marker: str | None, empty_text: bool = False, boundaries: bool = True):
-        self.marker, self.empty_text, self.boundaries = marker, empty_text, boundaries
-        self.skip = f"\\x{{{ord(marker):x}}}?" if marker else ""
-
-    def sequence(self, items, flags: int) -> str:
-        written, anchors = [], []
-        for op, argument in [*nodes(items), (None, None)]:
-            if op is _C.AT:
-                anchors.append(argument)
-                continue
-            # Anchors side by side hold at one place, in any order. A marker stands between the two places a
-            # boundary's position has in the marked text: begin anchors hold before it, end anchors after it.
-            for at in sorted(set(anchors), key=_ANCHOR_ORDER.__getitem__):
-                written.append(self.anchor(at, flags))
-            anchors = []
-            if op is not None:
-                written.append(self.node(op, argument, flags))
-        return "".join(written)
-
-    def node(self, op, argument, flags: int) -> str:
-        if op in _NOT_RE2:
-            raise NotLinear(_NOT_RE2[op])
-        if op in _ATOMS:
-            return self.skip + _class(members((op, argument), flags & _ATOM_FLAGS), self.marker)
-        if op is _C.SUBPATTERN:
-            group, add, remove, items = argument
-            if add & _parser.TYPE_FLAGS and add & _parser.TYPE_FLAGS != flags & _parser.TYPE_FLAGS:
-                # `re` matches such a group with its own flags, but skips ahead to where a match may start by
-                # the pattern's first class read with the outer ones: (?a:\W) is not found in "é"
-                raise NotLinear("a group that switches between ASCII and Unicode classes")
-            inner = self.sequence(items, _compiler._combine_flags(flags, add, remove))
-            return f"({inner})" if group else f"(?:{inner})"
-        if op is _C.BRANCH:
-            return "(?:" + "|".join(self.sequence(items, flags) for items in argument[1]) + ")"
-        if op in (_C.MAX_REPEAT, _C.MIN_REPEAT):
-            return self.repeat(op, argument, flags)
-        if op is _C.AT:
-            return self.anchor(argument, flags)
-        raise NotLinear(f"the node {op}")  # no other node comes out of `re`'s parser (3.11 to 3.13)
-
-    def repeat(self, op, argument, flags: int) -> str:
-        low, high, items = argument
-        if items.getwidth()[0] == 0 and (high > 1 or holds_group(items)):
-            # `re` ends a loop on an empty pass (keeping that pass's groups), RE2 does not: the two part where a
-            # loop's body can match empty text
-            raise NotLinear("a repeat of what can match empty text")
-        if self.marker is not None and holds(items, {_C.AT_BOUNDARY}):
-            raise NotLinear(
-                r"a repeated \b in a text beyond ASCII"
-            )  # its marker makes a pass non-empty
-        if low > MAX_RE2_REPEAT or (high != _C.MAXREPEAT and high > MAX_RE2_REPEAT):
-            raise NotLinear(f"a repeat count over {MAX_RE2_REPEAT}")
-        if high == _C.MAXREPEAT:
-            count = {0: "*", 1: "+"}.get(low, f"{{{low},}}")
-        else:
-            count = "?" if (low, high) == (0, 1) else f"{{{low},{high}}}"
-        lazy = "?" if op is _C.MIN_REPEAT else ""
-        return f"(?:{self.sequence(items, flags)}){count}{lazy}"
-
-    def anchor(self, at, flags: int) -> str:
-        multiline = flags & _MULTILINE
-        if at is _C.AT_BEGINNING:
-            return "(?m:^)" if multiline else r"\A"
-        if at is _C.AT_BEGINNING_STRING:
-            return r"\A"
-        if at is _C.AT_END:
-            return self.skip + ("(?m:$)" if multiline else r"\z")
-        if at is _C.AT_END_STRING:
-            return self.skip + r"\z"
-        if not self.boundaries:
-            return ""
-        if self.marker is None:  # no word character beyond ASCII: RE2's ASCII \b is `re`'s
-            if at is _C.AT_NON_BOUNDARY and self.empty_text:
-                return _NOTHING  # `re`'s \B holds nowhere in an empty text (Python 3.11 to 3.13)
-            return r"\b" if at is _C.AT_BOUNDARY else r"\B"
-        if at is _C.AT_BOUNDARY and not flags & _ASCII:
-            return f"\\x{{{ord(self.marker):x}}}"
-        raise NotLinear(
-            r"\B in a text beyond ASCII"
-            if at is _C.AT_NON_BOUNDARY
-            else r"an ASCII-only \b in a text beyond ASCII"
-        )
 
 
 class LinearPattern:
@@ -218,6 +95,9 @@ class LinearPattern:
         self.non_boundary = holds(self.parsed, {_C.AT_NON_BOUNDARY})
         self.ends_at_dollar = dollar_ends_text(self.parsed, self.flags)
         self._compiled: dict[str | None, re2._Regexp] = {}
+        self._passes_of: dict[
+            str | None, int
+        ] = {}  # per engine, asked for at each run (_PASSES_BASE)
         self._engine(None)  # what RE2 cannot follow is raised here, before any text
         self.edge_bounded = not self.flags & _ASCII and edge_bounded(self.parsed)
 
@@ -229,36 +109,53 @@ class LinearPattern:
                 raise NotLinear(
                     r"a \b inside a group or beside what can match empty, in a text beyond ASCII"
                 )
-            writer = _Writer(
+            writer = RE2Writer(
                 key if key in MARKERS else None,
                 empty_text=key == _EMPTY_TEXT,
                 boundaries=key != _NO_BOUNDARIES,
             )
-            source = writer.sequence(self.parsed, self.flags)
+            ask(_COMPILE_BASE)
+            source = writer.source(self.parsed)
+            ask(writer.units * _COMPILE_COST)
             re2 = _re2()
             options = re2.Options()
             options.max_mem = _RE2_MEMORY
+            options.log_errors = False  # RE2 would write its refusal to the run's own stderr
             try:
                 engine = re2.compile(source, options)
             except re2.error as error:
-                raise NotLinear("a pattern larger than RE2's memory bound") from error
+                raise NotLinear(TOO_LARGE) from error
             self._compiled[key] = engine
+            size = engine._regexp.ProgramSize()
+            self._passes_of[key] = _PASSES_BASE + size // _INSTRUCTIONS_A_PASS
         return engine
 
-    def _prepared(self, text: str) -> tuple[Any, bytes, str | None]:
+    def _run(self, key: str | None, encoded: bytes) -> Any:
+        """The engine for `key`, once what it may read of the text past one pass (_PASSES_BASE) is asked for."""
+        engine = self._engine(key)
+        ask(len(encoded) * (self._passes(key) - 1))
+        return engine
+
+    def _passes(self, key: str | None) -> int:
+        """The passes over a text one read of the engine for `key` is asked for as (_PASSES_BASE)."""
+        return self._passes_of[key]
+
+    def _prepared(self, text: str) -> tuple[Any, bytes, str | None, int]:
         """(engine, the text as RE2 reads it in UTF-8, its boundary marker or None: an ASCII text, a pattern
-        without \\b or \\B, or a text whose word characters are all ASCII)."""
+        without \\b or \\B, or a text whose word characters are all ASCII; the passes a byte read is asked for
+        as). What the engine may read past one pass over the text is asked for here (_PASSES_BASE)."""
         if self.ends_at_dollar and text.endswith("\n"):
             raise NotLinear("a `$` (not multiline) in a text ending in a newline")
         if not self.bounded_by_words or text.isascii():
             if not text and self.non_boundary:
-                return self._engine(_EMPTY_TEXT), b"", None
-            return self._engine(None), utf8(text), None
+                return self._run(_EMPTY_TEXT, b""), b"", None, self._passes(_EMPTY_TEXT)
+            encoded = utf8(text)
+            return self._run(None, encoded), encoded, None, self._passes(None)
         marker, encoded = marked(text)
         if marker is None and self.non_boundary:
             # RE2's \B holds between two bytes of one character beyond ASCII, where `re` looks at none
             raise NotLinear(r"\B in a text beyond ASCII")
-        return self._engine(marker), encoded, marker
+        return self._run(marker, encoded), encoded, marker, self._passes(marker)
 
     def search(self, text: str) -> bool:
         """Whether re.search finds a match: one pass over the text; in a text beyond ASCII, a pattern with \\b
@@ -267,7 +164,7 @@ class LinearPattern:
             found = self._search_unmarked(text)
             if found is not None:
                 return found
-        engine, encoded, _ = self._prepared(text)
+        engine, encoded, _, _ = self._prepared(text)
         return _spans(engine, encoded, 0)[0][0] != -1
 
     def _search_unmarked(self, text: str) -> bool | None:
@@ -278,12 +175,14 @@ class LinearPattern:
         (pattern_shape.edge_bounded) finds its word, `re`'s boundaries are looked at on each side of it."""
         if self.ends_at_dollar and text.endswith("\n"):
             return None  # RE2's `\z` is not `re`'s `$` there: _prepared says so
-        engine, encoded = self._engine(_NO_BOUNDARIES), utf8(text)
+        encoded = utf8(text)
+        engine = self._run(_NO_BOUNDARIES, encoded)
         begin, end = _spans(engine, encoded, 0)[0]
         looks = _BOUNDARY_LOOKS if self.edge_bounded else 0
         while begin != -1 and looks:
             if boundary_at(encoded, begin) and boundary_at(encoded, end):
                 return True
+            ask(SEARCH_COST)  # each look past the first is one more call
             begin, end = _spans(engine, encoded, next_character(encoded, begin))[0]
             looks -= 1
         return False if begin == -1 else None
@@ -293,10 +192,10 @@ class LinearPattern:
         may read past one pass over the text is asked of the `reading` in force (ReadsRefused where it says no)."""
         if self.nullable:
             raise NotLinear("counting the matches of a pattern that matches empty text")
-        engine, encoded, marker = self._prepared(text)
+        engine, encoded, marker, passes = self._prepared(text)
         found = [
             _texts(encoded, spans, self.groups)
-            for spans in _matches(engine, encoded, marker, self.reach)
+            for spans in _matches(engine, encoded, marker, self.reach, passes)
         ]
         if marker is None:
             return found
@@ -311,8 +210,8 @@ class LinearPattern:
         """len(re.findall(pattern, text)), without the texts; its reads asked for as findall's."""
         if self.nullable:
             raise NotLinear("counting the matches of a pattern that matches empty text")
-        engine, encoded, marker = self._prepared(text)
-        return sum(1 for _ in _matches(engine, encoded, marker, self.reach))
+        engine, encoded, marker, passes = self._prepared(text)
+        return sum(1 for _ in _matches(engine, encoded, marker, self.reach, passes))
 
     def split_count(self, text: str) -> int:
         """len(re.split(pattern, text)): each match splits once and adds its groups."""
@@ -345,13 +244,16 @@ def _spans(engine: Any, encoded: bytes, start: int) -> Any:
 _READ_FLOOR, _READ_PER_BYTE = 256 << 20, 64
 
 
-def _matches(engine: Any, encoded: bytes, marker: str | None, reach: int | None) -> Iterator[Any]:
+def _matches(
+    engine: Any, encoded: bytes, marker: str | None, reach: int | None, passes: int = 1
+) -> Iterator[Any]:
     """Each match's spans (the whole match's, then its groups'), left to right as findall finds them. The pattern
     matches no empty text (findall refuses one that can), so each search starts where the last match ended, as
     `re` does; before the marker it ended on, if any: a word boundary a match ends at is where the next one may
     start (`\\b.\\b` finds three in "é—é"). `reach`: how far past where it starts a search may read, for a
     pattern that reads past its matches (pattern_shape.reads_far), else None. Each search is asked of the
-    `reading` in force (read_budget.py), with what such a pattern may read past one pass over the text."""
+    `reading` in force (read_budget.py), with what such a pattern may read past one pass over the text, each
+    byte asked for as `passes` (_PASSES_BASE)."""
     mark = marker.encode("utf-8") if marker else b""
     start, read, most = 0, 0, _READ_FLOOR + _READ_PER_BYTE * len(encoded)
     asked, spend = len(encoded), READS.get()  # in UTF-8 bytes: one pass is the caller's to count
@@ -359,10 +261,10 @@ def _matches(engine: Any, encoded: bytes, marker: str | None, reach: int | None)
         past = 0
         if reach is not None:
             read += min(len(encoded) - start, reach)
-            if read > most:
+            if read * passes > most:
                 raise NotLinear("a pattern whose many matches each read far on in a long text")
             past, asked = max(read - asked, 0), max(read, asked)
-        if spend is not None and not spend(SEARCH_COST + past):
+        if spend is not None and not spend(SEARCH_COST + past * passes):
             raise ReadsRefused
         spans = _spans(engine, encoded, start)
         begin, end = spans[0]
@@ -384,7 +286,8 @@ def _texts(encoded: bytes, spans: Any, groups: int) -> Any:
     return tuple(encoded[low:high].decode("utf-8") if low != -1 else "" for low, high in spans[1:])
 
 
-@lru_cache(maxsize=4096)
+# Patterns kept compiled: each holds up to _RE2_MEMORY a text it reads, for each of its engines (at most four)
+@lru_cache(maxsize=128)
 def compile_linear(pattern: str, flags: int = 0) -> LinearPattern:
     """The pattern for RE2; re.error where `re` refuses it, NotLinear where RE2 cannot run it as `re` would."""
     return LinearPattern(pattern, flags)

@@ -152,7 +152,11 @@ class Responses(AuditCheck):
                 and type(steps[0]) is dict
                 and steps[0].get("function") == "take_first"
             )
-            self.pipelines[name] = TAKE_FIRST if takes_first else _pipeline_of(steps)
+            if takes_first:
+                self.pipelines[name] = TAKE_FIRST
+            else:
+                with reading(self.budget.spend):  # a pattern of the submitter's is compiled for RE2
+                    self.pipelines[name] = _pipeline_of(steps)
         return self.pipelines[name]
 
     def _regex(self, sample: Sample, firsts: list, pipeline: Pipeline) -> None:
