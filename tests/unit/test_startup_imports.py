@@ -241,7 +241,7 @@ except SystemExit:
     pass
 sys.stdout = sys.__stdout__
 command = getattr(sys.modules[f"validator.cli.{args[0]}"], args[0])  # the click command, made as it ran
-print(gc.get_freeze_count(), any(tracked is command for tracked in gc.get_objects()))
+print(gc.get_freeze_count(), any(tracked is command for tracked in gc.get_objects()), gc.get_threshold()[0])
 """
 RUN = "examples/lm-eval-output/example-org__tiny-model"
 
@@ -251,14 +251,16 @@ RUN = "examples/lm-eval-output/example-org__tiny-model"
     "args", [["audit", "-q", RUN], ["check", "-q", RUN], ["check", "-q", "no-such-file.json"]]
 )
 def test_lbnorm_freezes_its_heap_as_it_ends_only_in_its_own_process(args, how, frozen):
-    """`lbnorm`, whatever its command and outcome, freezes what it holds as it ends (cli.main), so that the
-    interpreter's collections at exit skip it; the same command called from another program leaves that
-    program's heap as it was."""
+    """`lbnorm`, whatever its command and outcome, collects its youngest objects only every 50,000 new ones
+    (not Python's 700: its imports were walked again and again) and freezes what it holds as it ends
+    (cli.main), so that the interpreter's collections at exit skip it; the same command called from another
+    program leaves that program's collector as it was."""
     proc = run_python(FROZEN_AFTER, how, *args)
     assert proc.returncode == 0, proc.stderr
-    count, command_tracked = proc.stdout.splitlines()[-1].split()
+    count, command_tracked, threshold = proc.stdout.splitlines()[-1].split()
     assert (int(count) > 0) is frozen
     assert command_tracked == str(not frozen)  # frozen after the command's modules were imported
+    assert int(threshold) == (50_000 if frozen else 700)
 
 
 def test_an_audit_builds_no_dataclass(tmp_path):
