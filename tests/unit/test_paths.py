@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from validator.io.paths import PathRefused, confine, confine_in, expand, relative_reference
+from validator.io.paths import (
+    PathRefused,
+    confine,
+    confine_in,
+    confine_listed,
+    expand,
+    relative_reference,
+)
 
 
 @pytest.fixture
@@ -140,6 +147,29 @@ def test_confining_in_a_resolved_folder_gives_what_confine_gives(workspace, name
     os.mkfifo(workspace / "pipe.json")
     root = os.path.realpath(workspace)
     assert _outcome(confine_in, root, name) == _outcome(confine, Path(root), Path(name))
+
+
+@pytest.mark.parametrize(
+    "name", ["a.json", "link.json", "out.json", "pipe.json", "loop.json", "missing.json", "dir"]
+)
+@pytest.mark.parametrize("fenced", [False, True])
+def test_a_name_listed_in_a_resolved_folder_gives_what_confine_gives(workspace, name, fenced):
+    """The audit's confine_listed takes a regular file listed in the folder a results file resolved into with
+    one lstat; a symlink, a FIFO or anything else goes through confine: the same file, display, refusal and
+    message either way, under the root or a boundary."""
+    folder = workspace / "sub"
+    (folder / "link.json").symlink_to(folder / "a.json")
+    (folder / "out.json").symlink_to(workspace.parent / "secret.json")
+    (folder / "loop.json").symlink_to("loop.json")
+    (folder / "dir").mkdir()
+    os.mkfifo(folder / "pipe.json")
+    root = Path(os.path.realpath(workspace))
+    boundary = root / "sub" if fenced else None
+    path = root / "sub" / name
+    relative = Path("sub") / name
+    assert _outcome(confine_listed, root, path, boundary) == _outcome(
+        confine, root, relative, boundary
+    )
 
 
 def test_a_plain_name_in_a_resolved_folder_is_that_file(workspace):

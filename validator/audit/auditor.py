@@ -18,7 +18,7 @@ from ..findings.internal import internal_error_finding
 from ..io.documents import Document, DocumentError
 from ..io.limits import DEFAULT_LIMITS, Limits
 from ..io.loaders import read_document
-from ..io.paths import PathRefused, Target, below, confine, display_path
+from ..io.paths import PathRefused, Target, confine, confine_listed, display_path
 from ..io.sample_logs import UNPLACED_LOG, SampleRecord, discover, read_records, task_of
 from . import rules as _rules  # noqa: F401  (registers the LB7xx rules)
 from .checks import Sample, check_classes
@@ -291,11 +291,14 @@ def place_logs(
                     ),
                 )
             )
-        named = [below(root, log.path) for log in found]
-        boundaries = {path: boundaries.get(results.path, root) for path in named}
+        # Listed in the folder the results file resolved into: each needs only an lstat (confine_listed)
+        paths, listed = [log.path for log in found], True
+        boundaries = {path: boundaries.get(results.path, root) for path in paths}
+    else:
+        paths, listed = named, False
     logs: list[LogTarget] = []
-    for path in named:
-        target = _confined(root, path, result, boundaries.get(path))
+    for path in paths:
+        target = _confined(root, path, result, boundaries.get(path), listed)
         if target is None:
             continue
         task = task_of(target.path.name, tasks)
@@ -307,10 +310,10 @@ def place_logs(
 
 
 def _confined(
-    root: Path, path: Path, result: AuditResult, boundary: Path | None = None
+    root: Path, path: Path, result: AuditResult, boundary: Path | None, listed: bool
 ) -> Target | None:
     try:
-        return confine(root, path, boundary)
+        return confine_listed(root, path, boundary) if listed else confine(root, path, boundary)
     except PathRefused as exc:
         result.findings.append(
             make_finding("LB700", display_path(root, path), f"{exc} (--root sets the workspace)")

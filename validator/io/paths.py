@@ -87,6 +87,18 @@ def confine(root: Path, path: Path, boundary: Path | None = None) -> Target:
     return Target(shown, Path(resolved))
 
 
+def confine_listed(root: Path, path: Path, boundary: Path | None = None) -> Target:
+    """confine() of `path`, a name listed in a folder already resolved inside the boundary (the folder of a
+    confined results file): a regular file there that is no symlink is itself inside it, and one lstat proves
+    that. Anything else is confine's to resolve or to refuse, with its messages."""
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            return Target(display_path(root, below(root, path)), path)
+    except (OSError, ValueError):  # confine says what is wrong
+        pass
+    return confine(root, below(root, path), boundary)
+
+
 def confine_in(resolved_root: str, name: str) -> Target:
     """confine() of `name` (relative, forward slashes) in a folder already resolved (os.path.realpath), for
     the survey, which confines every log it reads. Where each component of the name is a plain one (no
