@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from validator.harness import ifeval_reads
 from validator.harness.linear_regex import _INSTRUCTIONS_A_PASS, _PASSES_BASE, compile_linear
+from validator.harness.not_linear import NotLinear
 from validator.harness.plain_words import PlainWords, is_plain
-from validator.harness.regex_classes import NotLinear
 
 words = st.text(alphabet="aAbBkKsS09 '-", min_size=1, max_size=4)
 # ASCII around the words, and characters beyond it: letters and a superscript (\w to re), a combining mark and a

@@ -39,6 +39,7 @@ from functools import cache, lru_cache
 from re import _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 from typing import TYPE_CHECKING, Any
 
+from .not_linear import NotLinear
 from .pattern_shape import (
     dollar_ends_text,
     edge_bounded,
@@ -48,7 +49,6 @@ from .pattern_shape import (
 )
 from .re2_syntax import TOO_LARGE, RE2Writer
 from .read_budget import READS, SEARCH_COST, ReadsRefused, ask
-from .regex_classes import NotLinear
 from .word_boundaries import MARKERS, boundary_at, marked, next_character, utf8
 
 if TYPE_CHECKING:

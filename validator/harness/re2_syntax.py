@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 
+from .not_linear import NotLinear
 from .pattern_shape import holds, holds_group, nodes
-from .regex_classes import NotLinear, Ranges, members
+from .regex_classes import Ranges, members
 
 _C = _constants
 MAX_RE2_REPEAT = 1000  # RE2's largest counted repeat

@@ -18,16 +18,9 @@ from functools import cache
 from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 
 from . import unicode_tables
+from .not_linear import NotLinear
 
 _C = _constants
-
-
-class NotLinear(ValueError):
-    """A pattern, or a pattern on this text, that RE2 cannot run as `re` does; `feature` names what."""
-
-    def __init__(self, feature: str):
-        super().__init__(feature)
-        self.feature = feature
 
 
 @cache

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .regex_classes import NotLinear
+from .not_linear import NotLinear
 
 MARKERS = ("\U0010fffd", "\U000ffffd", "\U0010fffc")  # noncharacters no honest text holds
 # Characters of a text whose marking is kept: an IFEval reply is a few kB; a string may hold a million

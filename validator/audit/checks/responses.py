@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...findings import ERROR
 from ...findings.registry import rule
+from ...harness.not_linear import NotLinear
 from ...harness.read_budget import ReadsRefused, reading
-from ...harness.regex_classes import NotLinear
 from ...harness.samples import requests, stop_sequences
 from ..work_budget import run_budget
 from .base import AuditCheck, Sample, audit_check, shown
