@@ -277,13 +277,15 @@ def test_an_audit_builds_no_dataclass(tmp_path):
 
 def test_an_audit_loads_no_module_for_what_it_does_not_do(tmp_path):
     """A fresh audit of tasks no built-in profile names reads no profile's checksum (zlib), finds its checks
-    without pkgutil, and writes MMLU-Pro's letters without the string module, which compiles a regex at import."""
+    without pkgutil, writes MMLU-Pro's letters without the string module, which compiles a regex at import,
+    and, replaying no pattern, loads no Unicode table of `re`'s classes."""
     hl.write_run(tmp_path / "run", [hl.choice_task("quiz", docs=3)])
     loaded = loaded_by(
         "audit", "-q", str(tmp_path / "run"), cwd=tmp_path
     )  # no pyproject.toml: no tomllib
     assert "validator.audit.checks.multiple_choice" in loaded
     assert not {"pkgutil", "zlib", "string"} & (loaded - loaded_by_python())
+    assert not {"validator.harness.regex_classes", "validator.harness.unicode_tables"} & loaded
 
 
 RECORD_ANNOTATIONS = """
