@@ -150,7 +150,8 @@ def test_a_filter_whose_searches_run_past_the_run_s_budget_is_not_audited(tmp_pa
 def test_a_number_filter_over_long_honest_answers_is_asked_for_its_searches_alone():
     """A number filter over a 20 kB chain of thought with 1,500 numbers: its searches stop with their matches
     (pattern_shape.reads_far), so past the passes its engine is asked for at the start (linear_regex.py:
-    _PASSES_BASE, for a small program), each is asked of the budget for its call alone."""
+    _PASSES_BASE, for a small pattern), each is asked of the budget for its call alone, and its match's
+    group for the match's length."""
     import re
 
     from validator.harness.linear_regex import _PASSES_BASE, compile_linear
@@ -158,8 +159,15 @@ def test_a_number_filter_over_long_honest_answers_is_asked_for_its_searches_alon
 
     answer = " ".join(f"step {n} gives {n * 7}, then" for n in range(750))
     compiled = compile_linear("(-?[0-9]+)")
+    compiled.findall("1")  # its engine with a capturing group compiled
     asked: list[int] = []
     with reading(lambda n: asked.append(n) or True):
         found = compiled.findall(answer)
     assert found == re.findall("(-?[0-9]+)", answer) and len(found) == 1_500
-    assert asked == [(_PASSES_BASE - 1) * len(answer)] + [SEARCH_COST] * 1_501
+    # (-?[0-9]+): the group, -? and -, + and [0-9] are 5 places; each match's group asked for by its length
+    group_passes = 5 * (1 + 1) // 2
+    searches = [
+        [SEARCH_COST, len(found) * group_passes] for found in re.findall("-?[0-9]+", answer)
+    ]
+    engine = (_PASSES_BASE + 5 // 2 - 1) * len(answer)
+    assert asked == [engine, *(ask for search in searches for ask in search), SEARCH_COST]

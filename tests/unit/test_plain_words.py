@@ -7,7 +7,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from validator.harness import ifeval_reads
-from validator.harness.linear_regex import _INSTRUCTIONS_A_PASS, _PASSES_BASE, compile_linear
+from validator.harness.linear_regex import compile_linear
 from validator.harness.not_linear import NotLinear
 from validator.harness.plain_words import PlainWords, is_plain
 
@@ -115,8 +115,8 @@ def test_a_plain_keyword_asks_the_budget_for_what_re2_would_have_read_and_its_co
 ):
     """The reads asked of the reading in force are those of the compiled pattern, one search a match (and the
     last, which finds none) when counting, and after run()'s pass, the passes comparing the word at each place
-    of the text may take: its length less one. Only RE2's engine is asked for the passes its program may
-    make a byte (linear_regex._PASSES_BASE): no RE2 engine reads the text."""
+    of the text may take: its length less one. Only RE2's engine is asked for the passes it may make over
+    each byte (linear_regex._PASSES_BASE): no RE2 engine reads the text."""
     from validator.harness.read_budget import reading
 
     def asked_by(keyword, how: str) -> list[int]:
@@ -130,8 +130,7 @@ def test_a_plain_keyword_asks_the_budget_for_what_re2_would_have_read_and_its_co
     assert isinstance(plain, PlainWords)
     compiled = compile_linear(before + word + after, re.IGNORECASE)
     comparisons = [(len(word) - 1) * (len(text) + 1)] if len(word) > 1 else []
-    program = compiled._engine(None)._regexp.ProgramSize()
-    engine_passes = (_PASSES_BASE + program // _INSTRUCTIONS_A_PASS - 1) * len(text)
+    engine_passes = (compiled._passes(None) - 1) * len(text)
     for how in ("search",) if bounded else ("search", "count"):
         first, engines, *rest = asked_by(compiled, how)
         assert engines == engine_passes

@@ -2,9 +2,12 @@
 
 RE2 compiles a pattern in time that grows with its size, and reads a text at a
 few nanoseconds a byte only while its DFA holds the states the pattern needs;
-past that, each byte costs up to its program's size. So a pattern too large
-for RE2's memory bound is refused before RE2 compiles it, each compile is
-asked for by the pattern's size, and each run of an engine by its program's.
+past that, each byte costs a few nanoseconds for each place in the pattern a
+thread may stand on, and finding a match's groups more for each group. So a
+pattern too large for RE2's memory bound, too deeply nested or reporting too
+many groups is refused; each compile is asked for by the pattern's length and
+size, each run of an engine by its places, and each match's groups by their
+number; a search or a count runs an engine whose groups do not capture.
 """
 
 from __future__ import annotations
@@ -61,25 +64,42 @@ def test_a_pattern_too_large_for_re2_s_memory_bound_is_refused(pattern, refused_
     with reading(lambda amount: asked.append(amount) or True), pytest.raises(NotLinear) as raised:
         compile_linear(pattern)
     assert raised.value.feature == TOO_LARGE
-    assert asked[0] == linear_regex._COMPILE_BASE and len(asked) == (
-        1 if refused_by_its_size else 2
-    )
+    # the parse, by the pattern's length; the engine's compile; by its size where it is written whole
+    parse = linear_regex._COMPILE_BASE + linear_regex._COMPILE_COST * len(pattern)
+    assert asked[:2] == [parse, linear_regex._COMPILE_BASE]
+    assert len(asked) == (2 if refused_by_its_size else 3)
     assert capfd.readouterr().err == ""
 
 
 def test_a_pattern_is_sized_by_its_classes_times_the_copies_its_repeats_make():
-    """Each one-character node counts its ranges of code points plus one, once for each copy RE2 makes of it."""
+    """Each one-character node counts its ranges of code points plus one, and each other node one, once for
+    each copy RE2 makes of it (units); a thread may stand on each node once for each copy, on a class beyond
+    ASCII twice (steps)."""
     writer = RE2Writer(None)
     writer.source(_parser.parse(r"a(?:[bd-e]x{3}){2}y*z{2,}"))
-    assert writer.units == 2 + 2 * (3 + 3 * 2) + 2 + 2 * 2
+    # a; the repeat {2} (the group is `re`'s parser's to drop), in each of its 2 copies [bd-e] (two ranges),
+    # the repeat {3} and 3 copies of x; y* and its y; z{2,} and 2 copies of z
+    assert writer.units == 2 + 1 + 2 * (3 + 1 + 3 * 2) + (1 + 2) + (1 + 2 * 2)
+    assert writer.steps == 1 + 1 + 2 * (1 + 1 + 3) + (1 + 1) + (1 + 2)
+    beyond = RE2Writer(None)
+    beyond.source(_parser.parse(r"[é-ê]{3}"))
+    assert beyond.steps == 1 + 3 * 2
 
 
-def test_a_compile_is_asked_for_by_the_pattern_s_size_and_a_refusal_compiles_nothing():
-    pattern = r"a[^ ]{999}"  # 2 + 999 * 4 units
+def test_a_deeply_nested_pattern_is_refused_as_it_is_parsed():
+    """Walking a pattern's shape takes time with each level it nests: past 32, it is not run (LB716)."""
+    with pytest.raises(NotLinear, match="nested more than 32 groups deep"):
+        compile_linear("x" + "(?:" * 33 + "a" + ")?" * 33)
+    assert compile_linear("x" + "(?:" * 32 + "a" + ")?" * 32).search("xa")
+
+
+def test_a_compile_is_asked_for_by_the_pattern_s_length_and_size_and_a_refusal_compiles_nothing():
+    pattern = r"a[^ ]{999}"  # 2 + 1 + 999 * 4 units
     compile_linear.cache_clear()
     assert _asked(lambda: compile_linear(pattern)) == [
+        linear_regex._COMPILE_BASE + linear_regex._COMPILE_COST * len(pattern),
         linear_regex._COMPILE_BASE,
-        3_998 * linear_regex._COMPILE_COST,
+        3_999 * linear_regex._COMPILE_COST,
     ]
     compile_linear.cache_clear()
     with reading(lambda amount: False), pytest.raises(ReadsRefused):
@@ -87,22 +107,68 @@ def test_a_compile_is_asked_for_by_the_pattern_s_size_and_a_refusal_compiles_not
     assert compile_linear.cache_info().currsize == 0
 
 
-def test_each_run_of_an_engine_is_asked_for_passes_by_its_program_s_size():
-    """Past the caller's one pass, a search asks for the passes its engine's program may make a byte (base 16,
-    one more for every 32 instructions); each search counting matches asks for its call as before."""
+def test_each_run_of_an_engine_is_asked_for_passes_by_the_places_a_thread_may_stand_on():
+    """Past the caller's one pass, a search asks for the passes its engine may make a byte: 8, and one more
+    for every two places a thread may stand on (RE2Writer.steps, at most the program's size)."""
     text = _hostile_words(20_000)
-    compiled = compile_linear(r"a[^ ]{500}x")
-    program = compiled._engine(None)._regexp.ProgramSize()
-    passes = 16 + program // 32
-    assert program > 8_000 and passes > 250
+    pattern = r"a[^ ]{500}x"
+    compiled = compile_linear(pattern)
+    writer = RE2Writer(None)
+    writer.source(_parser.parse(pattern))
+    assert writer.steps == 1 + 1 + 500 * 2 + 1  # [^ ] holds characters beyond ASCII
+    passes = 8 + writer.steps // 2
     assert _asked(lambda: compiled.search(text)) == [(passes - 1) * len(text)]
     assert _asked(lambda: compiled.count(text))[0] == (passes - 1) * len(text)
-    small = compile_linear(r"(-?[0-9]+)")
-    assert _asked(lambda: small.search("12 and 13")) == [15 * 9]
+    small = compile_linear(r"(-?[0-9]+)")  # the group, -? and -, + and [0-9]: 5 places
+    assert _asked(lambda: small.search("12 and 13")) == [(8 + 5 // 2 - 1) * 9]
+
+
+def test_a_search_runs_an_engine_whose_groups_do_not_capture():
+    """RE2 finds a match's groups by stepping through the pattern over it; a search and a count need only
+    where the whole match is, which its DFA finds, so their engine's groups are written not capturing."""
+    compiled = compile_linear(r"(a)(b)?(c)")
+    assert compiled.search("xabc") and compiled.count("abc ac") == 2
+    assert compiled._compiled[None, False]._regexp.NumberOfCapturingGroups() == 0
+    assert (None, True) not in compiled._compiled
+    assert compiled.findall("abc ac") == [("a", "b", "c"), ("a", "", "c")]
+    assert compiled._compiled[None, True]._regexp.NumberOfCapturingGroups() == 3
+
+
+def test_each_match_s_groups_are_asked_for_by_its_length_and_their_number():
+    """A findall that reports groups asks, once each match is found, for its bytes times the places a thread
+    may stand on times one more than the groups, over two; each search's call for every four groups too."""
+    from validator.harness.read_budget import SEARCH_COST
+
+    compiled = compile_linear(r"(a+)(b)")  # a group, a+ and a, a group and b: 5 places
+    text = "aaab ab"
+    compiled.findall(text)  # its engine with capturing groups compiled
+    asked = _asked(lambda: compiled.findall(text))
+    group_passes = 5 * (1 + 2) // 2
+    engine_passes = (8 + 5 // 2 - 1) * len(text)
+    assert asked == [
+        engine_passes,
+        SEARCH_COST,
+        4 * group_passes,
+        SEARCH_COST,
+        2 * group_passes,
+        SEARCH_COST,
+    ]
+    many = compile_linear("(a)" * 9)
+    many.findall("b")
+    assert _asked(lambda: many.findall("b"))[1:] == [SEARCH_COST * 3]
+
+
+def test_a_findall_of_more_than_16_groups_is_not_run():
+    """Finding a match's groups copies each group's place at each step: past 16 groups, a filter's findall is
+    not replayed (LB716); a search or a count of the same pattern still runs."""
+    compiled = compile_linear("(a)" + "()" * 16)
+    with pytest.raises(NotLinear, match="more than 16 groups"):
+        compiled.findall("a")
+    assert compiled.search("a") and compiled.count("aa") == 2
 
 
 def test_a_keyword_re2_reads_slowly_is_replayed_within_the_budget_and_refused_past_it():
-    """`a[^ ]{500}x` on 50 kB of such words: about 0.15 s of RE2's work, asked for as about 14 million
+    """`a[^ ]{500}x` on 50 kB of such words: about 0.1 s of RE2's work, asked for as about 25 million
     characters a read; a budget of 5 million leaves it unsettled (LB716), and an unbounded one settles it."""
     from validator.audit.work_budget import WorkBudget
 

@@ -45,6 +45,7 @@ from .pattern_shape import (
     edge_bounded,
     holds,
     markers_placed,
+    nesting,
     reads_far,
 )
 from .re2_syntax import TOO_LARGE, RE2Writer
@@ -63,10 +64,17 @@ _RE2_MEMORY = 1 << 20
 # 250 microseconds), then for each unit of its size (re2_syntax.py): RE2 compiles a unit in up to 1.4 µs
 _COMPILE_BASE, _COMPILE_COST = 131_072, 1024
 # RE2 reads a text once by its DFA, but where a pattern's DFA needs more states than its memory holds
-# (`a[^ ]{500}x`, `[ab]*a[ab]{20}x`), it builds a state at each byte or steps through its program there: up to
-# about 250 ns plus 0.4 ns an instruction a byte, measured. Each run of an engine is asked for this many
-# passes over the text, base plus one for every so many instructions (an honest pattern reads at 1.5 ns a byte).
-_PASSES_BASE, _INSTRUCTIONS_A_PASS = 16, 32
+# (`a[^ ]{500}x`, `[ab]*a[ab]{999}`), it builds a state at each byte, or steps through the pattern there:
+# measured, up to about 250 ns a byte, or 4 to 10 ns for each place in the pattern a thread may stand on
+# (re2_syntax.RE2Writer.steps). Each run of an engine is asked for _PASSES_BASE passes over the text, plus one
+# for every _STEPS_A_PASS of those places. An honest pattern reads at about 1.5 ns a byte.
+_PASSES_BASE, _STEPS_A_PASS = 8, 2
+# Groups a findall may report: RE2 finds them by its step-by-step matcher, which copies every group's place
+# at each byte, so their cost grows with their number (a filter's pattern has a few)
+_MOST_GROUPS = 16
+_MOST_NESTING = (
+    32  # groups, alternatives and repeats one inside another (a dataset's patterns: a few)
+)
 # RE2's unanchored search, set by _re2(), which runs before any engine is compiled
 _UNANCHORED: Any = None
 _EMPTY_TEXT = ""  # the engine key of a pattern written for the empty text
@@ -80,11 +88,16 @@ class LinearPattern:
 
     def __init__(self, pattern: str, flags: int = 0):
         self.pattern = pattern
+        # `re`'s parser and the walks of its shape below take time with the text's length
+        ask(_COMPILE_BASE + _COMPILE_COST * len(pattern))
         with (
             warnings.catch_warnings()
         ):  # "possible nested set": `re` warns the harness the same way
             warnings.simplefilter("ignore", FutureWarning)
             self.parsed = _parser.parse(pattern, int(flags))  # re.error where `re` refuses it
+        if nesting(self.parsed) > _MOST_NESTING:
+            # the pattern's shape is walked once per level it nests (pattern_shape.py)
+            raise NotLinear(f"a pattern nested more than {_MOST_NESTING} groups deep")
         self.flags = self.parsed.state.flags
         self.groups = self.parsed.state.groups - 1
         shortest, widest = self.parsed.getwidth()
@@ -94,16 +107,18 @@ class LinearPattern:
         self.bounded_by_words = holds(self.parsed, {_C.AT_BOUNDARY, _C.AT_NON_BOUNDARY})
         self.non_boundary = holds(self.parsed, {_C.AT_NON_BOUNDARY})
         self.ends_at_dollar = dollar_ends_text(self.parsed, self.flags)
-        self._compiled: dict[str | None, re2._Regexp] = {}
-        self._passes_of: dict[
-            str | None, int
-        ] = {}  # per engine, asked for at each run (_PASSES_BASE)
+        # Engines by (the text's marker or _EMPTY_TEXT or _NO_BOUNDARIES or None, whether groups capture)
+        self._compiled: dict[tuple[str | None, bool], re2._Regexp] = {}
+        # The passes a byte is asked for at each run (_PASSES_BASE), and for a match's groups (_matches)
+        self._passes_of: dict[tuple[str | None, bool], int] = {}
+        self._group_passes: dict[str | None, int] = {}
         self._engine(None)  # what RE2 cannot follow is raised here, before any text
         self.edge_bounded = not self.flags & _ASCII and edge_bounded(self.parsed)
 
-    def _engine(self, key: str | None):
-        """RE2's engine for a text with this marker (None: none), for the empty text, or without boundaries."""
-        engine = self._compiled.get(key)
+    def _engine(self, key: str | None, captures: bool = False):
+        """RE2's engine for a text with this marker (None: none), for the empty text, or without boundaries; its
+        groups capturing for a findall that reports them, else not (RE2 then finds a match by its DFA alone)."""
+        engine = self._compiled.get((key, captures))
         if engine is None:
             if key in MARKERS and not markers_placed(self.parsed):
                 raise NotLinear(
@@ -113,49 +128,43 @@ class LinearPattern:
                 key if key in MARKERS else None,
                 empty_text=key == _EMPTY_TEXT,
                 boundaries=key != _NO_BOUNDARIES,
+                captures=captures,
             )
-            ask(_COMPILE_BASE)
-            source = writer.source(self.parsed)
-            ask(writer.units * _COMPILE_COST)
-            re2 = _re2()
-            options = re2.Options()
-            options.max_mem = _RE2_MEMORY
-            options.log_errors = False  # RE2 would write its refusal to the run's own stderr
-            try:
-                engine = re2.compile(source, options)
-            except re2.error as error:
-                raise NotLinear(TOO_LARGE) from error
-            self._compiled[key] = engine
-            size = engine._regexp.ProgramSize()
-            self._passes_of[key] = _PASSES_BASE + size // _INSTRUCTIONS_A_PASS
+            engine, steps = _compile(writer, self.parsed)
+            self._compiled[key, captures] = engine
+            self._passes_of[key, captures] = _PASSES_BASE + steps // _STEPS_A_PASS
+            # RE2 finds a match's groups by stepping through the pattern over the match, copying every
+            # group's place at each step: asked for each byte of each match, once it is found (_matches)
+            self._group_passes[key] = steps * (1 + self.groups) // _STEPS_A_PASS
         return engine
 
-    def _run(self, key: str | None, encoded: bytes) -> Any:
+    def _run(self, key: str | None, encoded: bytes, captures: bool = False) -> Any:
         """The engine for `key`, once what it may read of the text past one pass (_PASSES_BASE) is asked for."""
-        engine = self._engine(key)
-        ask(len(encoded) * (self._passes(key) - 1))
+        engine = self._engine(key, captures)
+        ask(len(encoded) * (self._passes(key, captures) - 1))
         return engine
 
-    def _passes(self, key: str | None) -> int:
+    def _passes(self, key: str | None, captures: bool = False) -> int:
         """The passes over a text one read of the engine for `key` is asked for as (_PASSES_BASE)."""
-        return self._passes_of[key]
+        return self._passes_of[key, captures]
 
-    def _prepared(self, text: str) -> tuple[Any, bytes, str | None, int]:
+    def _prepared(self, text: str, captures: bool = False) -> tuple[Any, bytes, str | None, int]:
         """(engine, the text as RE2 reads it in UTF-8, its boundary marker or None: an ASCII text, a pattern
         without \\b or \\B, or a text whose word characters are all ASCII; the passes a byte read is asked for
         as). What the engine may read past one pass over the text is asked for here (_PASSES_BASE)."""
         if self.ends_at_dollar and text.endswith("\n"):
             raise NotLinear("a `$` (not multiline) in a text ending in a newline")
         if not self.bounded_by_words or text.isascii():
-            if not text and self.non_boundary:
-                return self._run(_EMPTY_TEXT, b""), b"", None, self._passes(_EMPTY_TEXT)
-            encoded = utf8(text)
-            return self._run(None, encoded), encoded, None, self._passes(None)
-        marker, encoded = marked(text)
-        if marker is None and self.non_boundary:
-            # RE2's \B holds between two bytes of one character beyond ASCII, where `re` looks at none
-            raise NotLinear(r"\B in a text beyond ASCII")
-        return self._run(marker, encoded), encoded, marker, self._passes(marker)
+            key, encoded = (
+                (_EMPTY_TEXT, b"") if not text and self.non_boundary else (None, utf8(text))
+            )
+        else:
+            key, encoded = marked(text)
+            if key is None and self.non_boundary:
+                # RE2's \B holds between two bytes of one character beyond ASCII, where `re` looks at none
+                raise NotLinear(r"\B in a text beyond ASCII")
+        engine = self._run(key, encoded, captures)
+        return engine, encoded, key if key in MARKERS else None, self._passes(key, captures)
 
     def search(self, text: str) -> bool:
         """Whether re.search finds a match: one pass over the text; in a text beyond ASCII, a pattern with \\b
@@ -192,10 +201,14 @@ class LinearPattern:
         may read past one pass over the text is asked of the `reading` in force (ReadsRefused where it says no)."""
         if self.nullable:
             raise NotLinear("counting the matches of a pattern that matches empty text")
-        engine, encoded, marker, passes = self._prepared(text)
+        if self.groups > _MOST_GROUPS:
+            raise NotLinear(f"more than {_MOST_GROUPS} groups")
+        captures = self.groups > 0
+        engine, encoded, marker, passes = self._prepared(text, captures)
+        groups = (self.groups, self._group_passes[marker] if captures else 0)
         found = [
             _texts(encoded, spans, self.groups)
-            for spans in _matches(engine, encoded, marker, self.reach, passes)
+            for spans in _matches(engine, encoded, marker, self.reach, passes, groups)
         ]
         if marker is None:
             return found
@@ -216,6 +229,25 @@ class LinearPattern:
     def split_count(self, text: str) -> int:
         """len(re.split(pattern, text)): each match splits once and adds its groups."""
         return 1 + self.count(text) * (1 + self.groups)
+
+
+def _compile(writer: RE2Writer, parsed: Any) -> tuple[Any, int]:
+    """RE2's engine for the pattern as `writer` writes it, and how many places in it a thread may stand on at
+    one byte (at most its program's size). Each is asked of the `reading` in force before it is made: the
+    writing, a fixed amount (a pattern too large is refused as it is written, re2_syntax.py); the compile,
+    by the pattern's units."""
+    ask(_COMPILE_BASE)
+    source = writer.source(parsed)
+    ask(writer.units * _COMPILE_COST)
+    re2 = _re2()
+    options = re2.Options()
+    options.max_mem = _RE2_MEMORY
+    options.log_errors = False  # RE2 would write its refusal to the run's own stderr
+    try:
+        engine = re2.compile(source, options)
+    except re2.error as error:
+        raise NotLinear(TOO_LARGE) from error
+    return engine, min(engine._regexp.ProgramSize(), writer.steps)
 
 
 @cache
@@ -245,7 +277,12 @@ _READ_FLOOR, _READ_PER_BYTE = 256 << 20, 64
 
 
 def _matches(
-    engine: Any, encoded: bytes, marker: str | None, reach: int | None, passes: int = 1
+    engine: Any,
+    encoded: bytes,
+    marker: str | None,
+    reach: int | None,
+    passes: int = 1,
+    groups: tuple[int, int] = (0, 0),
 ) -> Iterator[Any]:
     """Each match's spans (the whole match's, then its groups'), left to right as findall finds them. The pattern
     matches no empty text (findall refuses one that can), so each search starts where the last match ended, as
@@ -253,10 +290,13 @@ def _matches(
     start (`\\b.\\b` finds three in "é—é"). `reach`: how far past where it starts a search may read, for a
     pattern that reads past its matches (pattern_shape.reads_far), else None. Each search is asked of the
     `reading` in force (read_budget.py), with what such a pattern may read past one pass over the text, each
-    byte asked for as `passes` (_PASSES_BASE)."""
+    byte asked for as `passes` (_PASSES_BASE). `groups`: how many groups each match reports, and the passes
+    each byte of a match is asked for, once it is found, for finding them; writing the texts of many groups
+    costs a search's call for every four."""
     mark = marker.encode("utf-8") if marker else b""
     start, read, most = 0, 0, _READ_FLOOR + _READ_PER_BYTE * len(encoded)
     asked, spend = len(encoded), READS.get()  # in UTF-8 bytes: one pass is the caller's to count
+    call, group_passes = SEARCH_COST * (1 + groups[0] // 4), groups[1]
     while True:
         past = 0
         if reach is not None:
@@ -264,12 +304,14 @@ def _matches(
             if read * passes > most:
                 raise NotLinear("a pattern whose many matches each read far on in a long text")
             past, asked = max(read - asked, 0), max(read, asked)
-        if spend is not None and not spend(SEARCH_COST + past * passes):
+        if spend is not None and not spend(call + past * passes):
             raise ReadsRefused
         spans = _spans(engine, encoded, start)
         begin, end = spans[0]
         if begin == -1:
             return
+        if group_passes and spend is not None and not spend((end - begin) * group_passes):
+            raise ReadsRefused
         yield spans
         start = end - len(mark) if mark and encoded.endswith(mark, begin, end) else end
 
@@ -286,8 +328,9 @@ def _texts(encoded: bytes, spans: Any, groups: int) -> Any:
     return tuple(encoded[low:high].decode("utf-8") if low != -1 else "" for low, high in spans[1:])
 
 
-# Patterns kept compiled: each holds up to _RE2_MEMORY a text it reads, for each of its engines (at most four)
-@lru_cache(maxsize=128)
+# Patterns kept compiled: each holds up to _RE2_MEMORY for each of its engines (up to eight: four texts' kinds,
+# groups capturing or not), 256 MiB at worst for all; an honest one holds a few kilobytes
+@lru_cache(maxsize=32)
 def compile_linear(pattern: str, flags: int = 0) -> LinearPattern:
     """The pattern for RE2; re.error where `re` refuses it, NotLinear where RE2 cannot run it as `re` would."""
     return LinearPattern(pattern, flags)

@@ -87,6 +87,17 @@ def _inner(op, argument, flags: int) -> tuple[list, int]:
     return [], flags
 
 
+def nesting(items) -> int:
+    """How many groups, alternatives, repeats and look-arounds deep the parsed pattern nests (0: none)."""
+    deepest, stack = 0, [(items, 0)]
+    while stack:
+        part, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for op, argument in nodes(part):
+            stack.extend((inner, depth + 1) for inner in _inner(op, argument, 0)[0])
+    return deepest
+
+
 def holds_group(items) -> bool:
     """Whether the parsed pattern holds a capturing group."""
     return any(

@@ -74,15 +74,24 @@ def _class(ranges: Ranges, marker: str | None) -> str:
 
 class RE2Writer:
     """One pattern in RE2's syntax, for texts whose word characters are all ASCII (no marker), for texts that
-    carry boundary markers, or for the empty text; or with its \\b and \\B left out (`boundaries` False)."""
+    carry boundary markers, or for the empty text; or with its \\b and \\B left out (`boundaries` False);
+    its groups capturing or not (`captures`: a search needs only where the whole match is).
 
-    def __init__(self, marker: str | None, empty_text: bool = False, boundaries: bool = True):
+    As it writes, it sizes the pattern: `units` (_MOST_UNITS), and `steps`, how many places in it RE2's
+    step-by-step matcher may stand on at one byte, for a pattern whose DFA needs more states than its
+    memory holds: each node once per copy, a class of characters beyond ASCII twice (one of several bytes)."""
+
+    def __init__(
+        self,
+        marker: str | None,
+        empty_text: bool = False,
+        boundaries: bool = True,
+        captures: bool = True,
+    ):
         self.marker, self.empty_text, self.boundaries = marker, empty_text, boundaries
+        self.captures = captures
         self.skip = f"\\x{{{ord(marker):x}}}?" if marker else ""
-        self.units, self.copies = (
-            0,
-            1,
-        )  # the pattern's size (_MOST_UNITS), and how many copies of this node
+        self.units, self.steps, self.copies = 0, 0, 1  # copies: how many RE2 makes of this node
 
     def source(self, parsed) -> str:
         """The pattern written for RE2; NotLinear where it is too large to compile (_MOST_UNITS), raised as
@@ -112,7 +121,10 @@ class RE2Writer:
             self.units += self.copies * (len(ranges) + 1)
             if self.units > _MOST_UNITS:
                 raise NotLinear(TOO_LARGE)
+            self.steps += self.copies * (2 if ranges and ranges[-1][1] > 0x7F else 1)
             return self.skip + _class(ranges, self.marker)
+        self.units += self.copies
+        self.steps += self.copies
         if op is _C.SUBPATTERN:
             group, add, remove, items = argument
             if add & _parser.TYPE_FLAGS and add & _parser.TYPE_FLAGS != flags & _parser.TYPE_FLAGS:
@@ -120,7 +132,7 @@ class RE2Writer:
                 # the pattern's first class read with the outer ones: (?a:\W) is not found in "é"
                 raise NotLinear("a group that switches between ASCII and Unicode classes")
             inner = self.sequence(items, _compiler._combine_flags(flags, add, remove))
-            return f"({inner})" if group else f"(?:{inner})"
+            return f"({inner})" if group and self.captures else f"(?:{inner})"
         if op is _C.BRANCH:
             return "(?:" + "|".join(self.sequence(items, flags) for items in argument[1]) + ")"
         if op in (_C.MAX_REPEAT, _C.MIN_REPEAT):
