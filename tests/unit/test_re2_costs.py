@@ -73,17 +73,21 @@ def test_a_pattern_too_large_for_re2_s_memory_bound_is_refused(pattern, refused_
 
 def test_a_pattern_is_sized_by_its_classes_times_the_copies_its_repeats_make():
     """Each one-character node counts its ranges of code points plus one, and each other node one, once for
-    each copy RE2 makes of it (units); a thread may stand on each node once for each copy, on a class beyond
-    ASCII twice (steps)."""
+    each copy RE2 makes of it (units); RE2's step-by-step matcher visits each node once for each copy, a
+    class once more for every two of its ranges and once more where it reaches beyond ASCII (steps)."""
     writer = RE2Writer(None)
     writer.source(_parser.parse(r"a(?:[bd-e]x{3}){2}y*z{2,}"))
     # a; the repeat {2} (the group is `re`'s parser's to drop), in each of its 2 copies [bd-e] (two ranges),
     # the repeat {3} and 3 copies of x; y* and its y; z{2,} and 2 copies of z
     assert writer.units == 2 + 1 + 2 * (3 + 1 + 3 * 2) + (1 + 2) + (1 + 2 * 2)
-    assert writer.steps == 1 + 1 + 2 * (1 + 1 + 3) + (1 + 1) + (1 + 2)
+    assert writer.steps == 1 + 1 + 2 * (1 + 1 + 3) + (1 + 1) + (1 + 2)  # [bd-e]: 1 + (2 - 1) // 2
     beyond = RE2Writer(None)
     beyond.source(_parser.parse(r"[é-ê]{3}"))
-    assert beyond.steps == 1 + 3 * 2
+    assert beyond.steps == 1 + 3 * 2  # one range, beyond ASCII
+    odd = "".join(chr(point) for point in range(0x21, 0x7F, 2) if chr(point) not in "\\]-^")
+    many = RE2Writer(None)
+    many.source(_parser.parse(f"[{odd}]{{3}}"))
+    assert many.steps == 1 + 3 * (1 + (len(odd) - 1) // 2)  # RE2 tries each range at each byte
 
 
 def test_a_deeply_nested_pattern_is_refused_as_it_is_parsed():
@@ -115,7 +119,7 @@ def test_each_run_of_an_engine_is_asked_for_passes_by_the_places_a_thread_may_st
     compiled = compile_linear(pattern)
     writer = RE2Writer(None)
     writer.source(_parser.parse(pattern))
-    assert writer.steps == 1 + 1 + 500 * 2 + 1  # [^ ] holds characters beyond ASCII
+    assert writer.steps == 1 + 1 + 500 * 3 + 1  # [^ ]: three ranges, reaching beyond ASCII
     passes = 8 + writer.steps // 2
     assert _asked(lambda: compiled.search(text)) == [(passes - 1) * len(text)]
     assert _asked(lambda: compiled.count(text))[0] == (passes - 1) * len(text)

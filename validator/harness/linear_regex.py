@@ -65,9 +65,10 @@ _RE2_MEMORY = 1 << 20
 _COMPILE_BASE, _COMPILE_COST = 131_072, 1024
 # RE2 reads a text once by its DFA, but where a pattern's DFA needs more states than its memory holds
 # (`a[^ ]{500}x`, `[ab]*a[ab]{999}`), it builds a state at each byte, or steps through the pattern there:
-# measured, up to about 250 ns a byte, or 4 to 10 ns for each place in the pattern a thread may stand on
-# (re2_syntax.RE2Writer.steps). Each run of an engine is asked for _PASSES_BASE passes over the text, plus one
-# for every _STEPS_A_PASS of those places. An honest pattern reads at about 1.5 ns a byte.
+# measured, up to about 250 ns a byte, or 4 to 10 ns for each place in the pattern a thread may stand on and
+# about 1.4 more for each range of a class it tries there (re2_syntax.RE2Writer.steps counts both). Each run of
+# an engine is asked for _PASSES_BASE passes over the text, plus one for every _STEPS_A_PASS steps. An honest
+# pattern reads at about 1.5 ns a byte.
 _PASSES_BASE, _STEPS_A_PASS = 8, 2
 # Groups a findall may report: RE2 finds them by its step-by-step matcher, which copies every group's place
 # at each byte, so their cost grows with their number (a filter's pattern has a few)
@@ -132,7 +133,9 @@ class LinearPattern:
             )
             engine, steps = _compile(writer, self.parsed)
             self._compiled[key, captures] = engine
-            self._passes_of[key, captures] = _PASSES_BASE + steps // _STEPS_A_PASS
+            # where the DFA gives up, the step-by-step matcher copies the groups' places as it goes
+            copies = 1 + self.groups // 4 if captures else 1
+            self._passes_of[key, captures] = _PASSES_BASE + steps * copies // _STEPS_A_PASS
             # RE2 finds a match's groups by stepping through the pattern over the match, copying every
             # group's place at each step: asked for each byte of each match, once it is found (_matches)
             self._group_passes[key] = steps * (1 + self.groups) // _STEPS_A_PASS
