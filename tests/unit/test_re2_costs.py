@@ -88,6 +88,11 @@ def test_a_pattern_is_sized_by_its_classes_times_the_copies_its_repeats_make():
     many = RE2Writer(None)
     many.source(_parser.parse(f"[{odd}]{{3}}"))
     assert many.steps == 1 + 3 * (1 + (len(odd) - 1) // 2)  # RE2 tries each range at each byte
+    from validator.harness.word_boundaries import MARKERS
+
+    marked = RE2Writer(next(iter(MARKERS)))
+    marked.source(_parser.parse(r"a[ab]{3}"))
+    assert marked.steps == (1 + 1) + 1 + 3 * (1 + 1)  # each class after its optional marker
 
 
 def test_a_deeply_nested_pattern_is_refused_as_it_is_parsed():

@@ -25,9 +25,11 @@ leftmost-first matching makes their matches and groups the same
 (tests/unit/test_linear_regex.py holds them to `re` with hypothesis).
 
 What RE2 spends is asked of the `reading` in force (read_budget.py): each
-compile, by the pattern's size; each run of an engine, by its program's size,
-since RE2 reads a byte in a few nanoseconds only while its DFA holds the
-states the pattern needs.
+parse, by the pattern's length; each compile, by its size; each run of an
+engine, by the steps RE2 may take at each byte (re2_syntax.RE2Writer.steps),
+since RE2 reads a byte in a few nanoseconds only while its DFA holds the states
+the pattern needs; and each match's groups, by its length and their number. A
+search or a count runs the pattern with groups that do not capture.
 """
 
 from __future__ import annotations
@@ -73,9 +75,8 @@ _PASSES_BASE, _STEPS_A_PASS = 8, 2
 # Groups a findall may report: RE2 finds them by its step-by-step matcher, which copies every group's place
 # at each byte, so their cost grows with their number (a filter's pattern has a few)
 _MOST_GROUPS = 16
-_MOST_NESTING = (
-    32  # groups, alternatives and repeats one inside another (a dataset's patterns: a few)
-)
+# Groups, alternatives and repeats one inside another (a dataset's patterns: a few)
+_MOST_NESTING = 32
 # RE2's unanchored search, set by _re2(), which runs before any engine is compiled
 _UNANCHORED: Any = None
 _EMPTY_TEXT = ""  # the engine key of a pattern written for the empty text
@@ -138,7 +139,10 @@ class LinearPattern:
             self._passes_of[key, captures] = _PASSES_BASE + steps * copies // _STEPS_A_PASS
             # RE2 finds a match's groups by stepping through the pattern over the match, copying every
             # group's place at each step: asked for each byte of each match, once it is found (_matches)
-            self._group_passes[key] = steps * (1 + self.groups) // _STEPS_A_PASS
+            # (by the marker findall knows: the empty text's engine has no match to ask for)
+            self._group_passes[key if key in MARKERS else None] = (
+                steps * (1 + self.groups) // _STEPS_A_PASS
+            )
         return engine
 
     def _run(self, key: str | None, encoded: bytes, captures: bool = False) -> Any:

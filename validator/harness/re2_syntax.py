@@ -80,7 +80,8 @@ class RE2Writer:
     As it writes, it sizes the pattern: `units` (_MOST_UNITS), and `steps`, what RE2's step-by-step matcher
     may do at one byte, for a pattern whose DFA needs more states than its memory holds: each node once per
     copy; a class one more time for every two of its ranges past the first (up to 64; a letter and its
-    other case count once), and once more where it reaches beyond ASCII (a character of several bytes)."""
+    other case count once), once more where it reaches beyond ASCII (a character of several bytes), and
+    once more in a marked text (the optional marker before it)."""
 
     def __init__(
         self,
@@ -124,7 +125,8 @@ class RE2Writer:
                 raise NotLinear(TOO_LARGE)
             # RE2 tries each of a class's byte ranges at each byte: about 1.4 ns a range of ASCII, less past it
             beyond = 1 if ranges and ranges[-1][1] > 0x7F else 0
-            self.steps += self.copies * (1 + (min(len(ranges), 64) - 1) // 2 + beyond)
+            marked = 1 if self.skip else 0  # the optional marker written before it
+            self.steps += self.copies * (1 + (min(len(ranges), 64) - 1) // 2 + beyond + marked)
             return self.skip + _class(ranges, self.marker)
         self.units += self.copies
         self.steps += self.copies
