@@ -134,15 +134,8 @@ class LinearPattern:
             )
             engine, steps = _compile(writer, self.parsed)
             self._compiled[key, captures] = engine
-            # where the DFA gives up, the step-by-step matcher copies the groups' places as it goes
-            copies = 1 + self.groups // 4 if captures else 1
-            self._passes_of[key, captures] = _PASSES_BASE + steps * copies // _STEPS_A_PASS
-            # RE2 finds a match's groups by stepping through the pattern over the match, copying every
-            # group's place at each step: asked for each byte of each match, once it is found (_matches)
-            # (by the marker findall knows: the empty text's engine has no match to ask for)
-            self._group_passes[key if key in MARKERS else None] = (
-                steps * (1 + self.groups) // _STEPS_A_PASS
-            )
+            self._passes_of[key, captures], group_passes = _passes_for(steps, self.groups, captures)
+            self._group_passes[key if key in MARKERS else None] = group_passes
         return engine
 
     def _run(self, key: str | None, encoded: bytes, captures: bool = False) -> Any:
@@ -236,6 +229,15 @@ class LinearPattern:
     def split_count(self, text: str) -> int:
         """len(re.split(pattern, text)): each match splits once and adds its groups."""
         return 1 + self.count(text) * (1 + self.groups)
+
+
+def _passes_for(steps: int, groups: int, captures: bool) -> tuple[int, int]:
+    """The passes each byte a run of an engine of `steps` reads is asked for (_PASSES_BASE), and each byte of a
+    match whose groups it finds (_matches): where the DFA gives up, the step-by-step matcher copies the groups'
+    places as it goes; and it steps through each match to find them, copying them at each step. The empty
+    text's engine has no match to ask for."""
+    copies = 1 + groups // 4 if captures else 1
+    return _PASSES_BASE + steps * copies // _STEPS_A_PASS, steps * (1 + groups) // _STEPS_A_PASS
 
 
 def _compile(writer: RE2Writer, parsed: Any) -> tuple[Any, int]:
