@@ -87,7 +87,13 @@ def test_a_pattern_is_sized_by_its_classes_times_the_copies_its_repeats_make():
     odd = "".join(chr(point) for point in range(0x21, 0x7F, 2) if chr(point) not in "\\]-^")
     many = RE2Writer(None)
     many.source(_parser.parse(f"[{odd}]{{3}}"))
-    assert many.steps == 1 + 3 * (1 + (len(odd) - 1) // 2)  # RE2 tries each range at each byte
+    # RE2 tries each range at each byte; the class holds A and a but neither B nor b: four more
+    assert many.steps == 1 + 3 * (1 + (len(odd) - 1) // 2 + 4)
+    # the complements leave the surrogates out: [^c] is three ranges, [^cC] and [^cD] four
+    for folded, steps in ((r"[^cC]", 1 + 1 + 1 + 4), (r"[^c]", 1 + 1 + 1), (r"[^cD]", 1 + 1 + 1)):
+        writer = RE2Writer(None)
+        writer.source(_parser.parse(folded))
+        assert writer.steps == steps, folded
     from validator.harness.word_boundaries import MARKERS
 
     marked = RE2Writer(next(iter(MARKERS)))
@@ -164,7 +170,8 @@ def test_each_match_s_groups_are_asked_for_by_its_length_and_their_number():
     ]
     many = compile_linear("(a)" * 9)
     many.findall("b")
-    assert _asked(lambda: many.findall("b"))[1:] == [SEARCH_COST * 3]
+    # 18 steps, each three times where its groups capture: 8 + 27 passes a byte, past 24 a search's set-up
+    assert _asked(lambda: many.findall("b"))[1:] == [SEARCH_COST * 3 + 35 * (35 - 24)]
 
 
 def test_a_findall_of_more_than_16_groups_is_not_run():
@@ -211,3 +218,29 @@ def test_each_look_past_a_bounded_word_s_place_inside_a_word_asks_for_a_search()
     text = "xy" * 18 + " é"  # eighteen places, none a word alone
     assert compiled.edge_bounded and not compiled.search(text)
     assert _asked(lambda: compiled.search(text)).count(SEARCH_COST) == 16
+
+
+def test_a_class_asked_of_re_over_every_code_point_is_asked_of_the_budget_and_kept_a_while(
+    monkeypatch,
+):
+    """A case-folded class `re` must be asked about code point by code point (about 16 ms) asks the reading for
+    SCAN_COST first, once: its members are kept, the 64 latest classes, so a worker that outlives runs keeps a
+    bounded table and no run's classes use up another's."""
+    from validator.harness import regex_classes
+    from validator.harness.regex_classes import SCAN_COST, members
+
+    def node(first: int) -> tuple:
+        return _parser.parse(f"[{chr(first)}-{chr(first + 3)}]", re.IGNORECASE)[0]
+
+    flags = int(re.IGNORECASE)
+    first = 0x1E00 + 8 * random.Random().randrange(
+        100
+    )  # Latin Extended Additional: letters with a case
+    assert _asked(lambda: members(node(first), flags)) == [SCAN_COST]
+    assert _asked(lambda: members(node(first), flags)) == []
+    with reading(lambda amount: False), pytest.raises(ReadsRefused):
+        members(node(first + 4), flags)
+    monkeypatch.setattr(regex_classes, "_KEPT", 4)  # 64 in a run
+    for offset in range(6):
+        members(node(0x400 + 2 * offset), flags)
+    assert len(regex_classes._MEMBERS) == 4

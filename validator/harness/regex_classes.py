@@ -3,7 +3,8 @@
 linear_regex.py writes each literal, class and `.` for RE2 as an explicit set of
 code points, so that `\\w`, `\\d`, `\\s` and case folding mean what they mean to
 `re` (RE2's own differ beyond ASCII). Where the set is not plain (case folding,
-a Unicode category), `re` is asked over every code point once, and the answer kept;
+a Unicode category), `re` is asked over every code point once (asked of the run's
+budget first: SCAN_COST), and the answer kept (the last 64 classes);
 unicode_tables.py holds the answers for the classes of `\\d` and `\\s` and the
 code points with a case, for the Unicode versions of Python 3.11 to 3.13.
 """
@@ -18,7 +19,7 @@ from functools import cache
 from re import _compiler, _constants, _parser  # type: ignore[attr-defined]  # `re`'s own parser and compiler
 
 from . import unicode_tables
-from .not_linear import NotLinear
+from .read_budget import ask
 
 _C = _constants
 
@@ -35,9 +36,11 @@ def _code_point(index: int) -> int:
     return index if index < 0xD800 else index + 0x800
 
 
-MAX_SCANS = 64  # classes a run asks of `re` over every code point (each some 15 ms); a dataset's patterns: none
+# Asking `re` about every code point for one class takes about 16 ms: asked of the `reading` in force first
+# (read_budget.py), as characters of a run's budget. A dataset's patterns need none.
+SCAN_COST = 8_000_000
+_KEPT = 64  # classes whose members are kept, the oldest forgotten first (a survey's worker outlives runs)
 _MEMBERS: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
-_SCANS = [0]  # classes asked of `re` over every code point so far in this process
 _EVERYTHING = ((0, 0xD7FF), (0xE000, 0x10FFFF))
 # As ints: `flags & re.IGNORECASE` is a call of the enum's operator
 _IGNORECASE, _DOTALL, _ASCII = int(re.IGNORECASE), int(re.DOTALL), int(re.ASCII)
@@ -74,11 +77,9 @@ def members(node: tuple, flags: int) -> Ranges:
     if known is None:
         cased_literal = op is _C.LITERAL
         if not cased_literal:
-            if _SCANS[0] >= MAX_SCANS:
-                raise NotLinear(
-                    f"more than {MAX_SCANS} distinct case-folded or Unicode classes in a run"
-                )
-            _SCANS[0] += 1
+            ask(SCAN_COST)
+        while len(_MEMBERS) >= _KEPT:
+            del _MEMBERS[next(iter(_MEMBERS))]
         known = _MEMBERS[key] = _asked_of_re(node, flags, _cased() if cased_literal else None)
     return known
 
