@@ -150,7 +150,17 @@ def test_confining_in_a_resolved_folder_gives_what_confine_gives(workspace, name
 
 
 @pytest.mark.parametrize(
-    "name", ["a.json", "link.json", "out.json", "pipe.json", "loop.json", "missing.json", "dir"]
+    "name",
+    [
+        "a.json",
+        "link.json",
+        "out.json",
+        "pipe.json",
+        "loop.json",
+        "missing.json",
+        "dir",
+        "../a.json",
+    ],
 )
 @pytest.mark.parametrize("fenced", [False, True])
 def test_a_name_listed_in_a_resolved_folder_gives_what_confine_gives(workspace, name, fenced):
@@ -165,9 +175,8 @@ def test_a_name_listed_in_a_resolved_folder_gives_what_confine_gives(workspace, 
     os.mkfifo(folder / "pipe.json")
     root = Path(os.path.realpath(workspace))
     boundary = root / "sub" if fenced else None
-    path = root / "sub" / name
     relative = Path("sub") / name
-    assert _outcome(confine_listed, root, path, boundary) == _outcome(
+    assert _outcome(confine_listed, root, root / "sub", name, boundary) == _outcome(
         confine, root, relative, boundary
     )
 

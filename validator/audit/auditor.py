@@ -313,7 +313,9 @@ def _confined(
     root: Path, path: Path, result: AuditResult, boundary: Path | None, listed: bool
 ) -> Target | None:
     try:
-        return confine_listed(root, path, boundary) if listed else confine(root, path, boundary)
+        if listed:
+            return confine_listed(root, path.parent, path.name, boundary)
+        return confine(root, path, boundary)
     except PathRefused as exc:
         result.findings.append(
             make_finding("LB700", display_path(root, path), f"{exc} (--root sets the workspace)")

@@ -19,8 +19,10 @@ back-references, look-around, conditional, atomic and possessive groups, a
 repeat over RE2's 1000, a repeat of what can match empty text (`re` ends the
 loop on an empty pass, RE2 does not), a pattern too large for RE2's memory
 bound, `\\B` or a `\\b` inside a group in a text with word characters beyond
-ASCII, a non-multiline `$` in a text ending in a newline, and counting the
-matches of a pattern that matches empty text. Where both engines run,
+ASCII, a non-multiline `$` in a text ending in a newline, counting the
+matches of a pattern that matches empty text; and past the replay's own
+bounds, a pattern nested more than 32 levels deep or a findall of more than
+16 groups. Where both engines run,
 leftmost-first matching makes their matches and groups the same
 (tests/unit/test_linear_regex.py holds them to `re` with hypothesis).
 
@@ -77,6 +79,8 @@ _PASSES_BASE, _STEPS_A_PASS = 8, 2
 _MOST_GROUPS = 16
 # Groups, alternatives and repeats one inside another (a dataset's patterns: a few)
 _MOST_NESTING = 32
+# The passes a byte of a run below which a search's set-up is not asked for (_set_up)
+_SET_UP_FREE = 24
 # RE2's unanchored search, set by _re2(), which runs before any engine is compiled
 _UNANCHORED: Any = None
 _EMPTY_TEXT = ""  # the engine key of a pattern written for the empty text
@@ -99,7 +103,7 @@ class LinearPattern:
             self.parsed = _parser.parse(pattern, int(flags))  # re.error where `re` refuses it
         if nesting(self.parsed) > _MOST_NESTING:
             # the pattern's shape is walked once per level it nests (pattern_shape.py)
-            raise NotLinear(f"a pattern nested more than {_MOST_NESTING} groups deep")
+            raise NotLinear(f"a pattern nested more than {_MOST_NESTING} levels deep")
         self.flags = self.parsed.state.flags
         self.groups = self.parsed.state.groups - 1
         shortest, widest = self.parsed.getwidth()
@@ -111,9 +115,8 @@ class LinearPattern:
         self.ends_at_dollar = dollar_ends_text(self.parsed, self.flags)
         # Engines by (the text's marker or _EMPTY_TEXT or _NO_BOUNDARIES or None, whether groups capture)
         self._compiled: dict[tuple[str | None, bool], re2._Regexp] = {}
-        # The passes a byte is asked for at each run (_PASSES_BASE), and for a match's groups (_matches)
-        self._passes_of: dict[tuple[str | None, bool], int] = {}
-        self._group_passes: dict[str | None, int] = {}
+        # Each engine's passes a byte is asked for: at each run, and for a match's groups (_passes_for)
+        self._passes_of: dict[tuple[str | None, bool], tuple[int, int]] = {}
         self._engine(None)  # what RE2 cannot follow is raised here, before any text
         self.edge_bounded = not self.flags & _ASCII and edge_bounded(self.parsed)
 
@@ -134,24 +137,24 @@ class LinearPattern:
             )
             engine, steps = _compile(writer, self.parsed)
             self._compiled[key, captures] = engine
-            self._passes_of[key, captures], group_passes = _passes_for(steps, self.groups, captures)
-            self._group_passes[key if key in MARKERS else None] = group_passes
+            self._passes_of[key, captures] = _passes_for(steps, self.groups, captures)
         return engine
 
     def _run(self, key: str | None, encoded: bytes, captures: bool = False) -> Any:
-        """The engine for `key`, once what it may read of the text past one pass (_PASSES_BASE) is asked for."""
+        """The engine for `key`, once the reading in force is asked for its passes over the text but the one
+        the caller asks for (_PASSES_BASE)."""
         engine = self._engine(key, captures)
         ask(len(encoded) * (self._passes(key, captures) - 1))
         return engine
 
     def _passes(self, key: str | None, captures: bool = False) -> int:
-        """The passes over a text one read of the engine for `key` is asked for as (_PASSES_BASE)."""
-        return self._passes_of[key, captures]
+        """How many passes over a text one run of the engine for `key` is asked for (_PASSES_BASE)."""
+        return self._passes_of[key, captures][0]
 
-    def _prepared(self, text: str, captures: bool = False) -> tuple[Any, bytes, str | None, int]:
-        """(engine, the text as RE2 reads it in UTF-8, its boundary marker or None: an ASCII text, a pattern
-        without \\b or \\B, or a text whose word characters are all ASCII; the passes a byte read is asked for
-        as). What the engine may read past one pass over the text is asked for here (_PASSES_BASE)."""
+    def _prepared(self, text: str, captures: bool = False) -> _Read:
+        """The text read by the engine it needs: its boundary marker is None for an ASCII text, a pattern
+        without \\b or \\B, or a text whose word characters are all ASCII. The run's passes but one are asked
+        for here (_PASSES_BASE)."""
         if self.ends_at_dollar and text.endswith("\n"):
             raise NotLinear("a `$` (not multiline) in a text ending in a newline")
         if not self.bounded_by_words or text.isascii():
@@ -164,7 +167,8 @@ class LinearPattern:
                 # RE2's \B holds between two bytes of one character beyond ASCII, where `re` looks at none
                 raise NotLinear(r"\B in a text beyond ASCII")
         engine = self._run(key, encoded, captures)
-        return engine, encoded, key if key in MARKERS else None, self._passes(key, captures)
+        passes, group_passes = self._passes_of[key, captures]
+        return _Read(engine, encoded, key if key in MARKERS else None, passes, group_passes)
 
     def search(self, text: str) -> bool:
         """Whether re.search finds a match: one pass over the text; in a text beyond ASCII, a pattern with \\b
@@ -173,8 +177,8 @@ class LinearPattern:
             found = self._search_unmarked(text)
             if found is not None:
                 return found
-        engine, encoded, _, _ = self._prepared(text)
-        return _spans(engine, encoded, 0)[0][0] != -1
+        read = self._prepared(text)
+        return _spans(read.engine, read.encoded, 0)[0][0] != -1
 
     def _search_unmarked(self, text: str) -> bool | None:
         """search's answer in a text beyond ASCII, without marking it, or None where the text is to be marked.
@@ -203,13 +207,12 @@ class LinearPattern:
             raise NotLinear("counting the matches of a pattern that matches empty text")
         if self.groups > _MOST_GROUPS:
             raise NotLinear(f"more than {_MOST_GROUPS} groups")
-        captures = self.groups > 0
-        engine, encoded, marker, passes = self._prepared(text, captures)
-        groups = (self.groups, self._group_passes[marker] if captures else 0)
+        read = self._prepared(text, captures=self.groups > 0)
         found = [
-            _texts(encoded, spans, self.groups)
-            for spans in _matches(engine, encoded, marker, self.reach, passes, groups)
+            _texts(read.encoded, spans, self.groups)
+            for spans in _matches(read, self.reach, self.groups)
         ]
+        marker = read.marker
         if marker is None:
             return found
         return [
@@ -223,21 +226,33 @@ class LinearPattern:
         """len(re.findall(pattern, text)), without the texts; its reads asked for as findall's."""
         if self.nullable:
             raise NotLinear("counting the matches of a pattern that matches empty text")
-        engine, encoded, marker, passes = self._prepared(text)
-        return sum(1 for _ in _matches(engine, encoded, marker, self.reach, passes))
+        return sum(1 for _ in _matches(self._prepared(text), self.reach))
 
     def split_count(self, text: str) -> int:
         """len(re.split(pattern, text)): each match splits once and adds its groups."""
         return 1 + self.count(text) * (1 + self.groups)
 
 
+class _Read:
+    """One text read by an engine: the engine, the text in UTF-8, its boundary marker (None: none), and the
+    passes each byte is asked for, for the run and for a match's groups (_passes_for)."""
+
+    __slots__ = ("engine", "encoded", "marker", "passes", "group_passes")
+
+    def __init__(
+        self, engine: Any, encoded: bytes, marker: str | None, passes: int, group_passes: int
+    ):
+        self.engine, self.encoded, self.marker = engine, encoded, marker
+        self.passes, self.group_passes = passes, group_passes
+
+
 def _passes_for(steps: int, groups: int, captures: bool) -> tuple[int, int]:
-    """The passes each byte a run of an engine of `steps` reads is asked for (_PASSES_BASE), and each byte of a
-    match whose groups it finds (_matches): where the DFA gives up, the step-by-step matcher copies the groups'
-    places as it goes; and it steps through each match to find them, copying them at each step. The empty
-    text's engine has no match to ask for."""
+    """The passes each byte is asked for, for an engine of `steps` (re2_syntax.RE2Writer.steps): by a run of it
+    (_PASSES_BASE), where the step-by-step matcher also copies the groups' places if they capture; and, for an
+    engine whose groups capture, by each match whose groups RE2 finds by stepping through it (_matches)."""
     copies = 1 + groups // 4 if captures else 1
-    return _PASSES_BASE + steps * copies // _STEPS_A_PASS, steps * (1 + groups) // _STEPS_A_PASS
+    run = _PASSES_BASE + steps * copies // _STEPS_A_PASS
+    return run, steps * (1 + groups) // _STEPS_A_PASS if captures else 0
 
 
 def _compile(writer: RE2Writer, parsed: Any) -> tuple[Any, int]:
@@ -278,34 +293,29 @@ def _spans(engine: Any, encoded: bytes, start: int) -> Any:
     return engine._regexp.Match(_UNANCHORED, encoded, start, len(encoded))
 
 
-# What findall may ask RE2 to read, in bytes, for a pattern that reads past its matches: each search reads on
-# from where it starts for as far as a longer match could reach (`a(?:.*X)?` reads to the text's end at every
-# "a"). Past this much the matches are not counted (NotLinear): a hostile text and pattern would otherwise take
-# hours (`re` takes as long). A hostile reply of 10 MB costs about a second.
+# What findall may ask RE2 to read, in bytes times the run's passes, for a pattern that reads past its matches:
+# each search reads on from where it starts for as far as a longer match could reach (`a(?:.*X)?` reads to the
+# text's end at every "a"). Past this much the matches are not counted (NotLinear): a hostile text and pattern
+# would otherwise take hours (`re` takes as long).
 _READ_FLOOR, _READ_PER_BYTE = 256 << 20, 64
 
 
-def _matches(
-    engine: Any,
-    encoded: bytes,
-    marker: str | None,
-    reach: int | None,
-    passes: int = 1,
-    groups: tuple[int, int] = (0, 0),
-) -> Iterator[Any]:
+def _matches(prepared: _Read, reach: int | None, groups: int = 0) -> Iterator[Any]:
     """Each match's spans (the whole match's, then its groups'), left to right as findall finds them. The pattern
     matches no empty text (findall refuses one that can), so each search starts where the last match ended, as
     `re` does; before the marker it ended on, if any: a word boundary a match ends at is where the next one may
     start (`\\b.\\b` finds three in "é—é"). `reach`: how far past where it starts a search may read, for a
     pattern that reads past its matches (pattern_shape.reads_far), else None. Each search is asked of the
-    `reading` in force (read_budget.py), with what such a pattern may read past one pass over the text, each
-    byte asked for as `passes` (_PASSES_BASE), and what setting the search up may cost (_set_up). `groups`:
-    how many groups each match reports, and the passes each byte of a match is asked for, once it is found,
-    for finding them; writing the texts of many groups costs a search's call for every four."""
+    `reading` in force (read_budget.py): its call, what setting it up may cost (_set_up), and what such a
+    pattern may read past one pass over the text, each byte as the run's passes; writing the texts of many
+    `groups` costs a call for every four; and once a match is found, each of its bytes as the passes of
+    finding its groups (_passes_for)."""
+    engine, encoded, marker = prepared.engine, prepared.encoded, prepared.marker
+    passes, group_passes = prepared.passes, prepared.group_passes
     mark = marker.encode("utf-8") if marker else b""
     start, read, most = 0, 0, _READ_FLOOR + _READ_PER_BYTE * len(encoded)
     asked, spend = len(encoded), READS.get()  # in UTF-8 bytes: one pass is the caller's to count
-    call, group_passes = SEARCH_COST * (1 + groups[0] // 4) + _set_up(passes), groups[1]
+    call = SEARCH_COST * (1 + groups // 4) + _set_up(passes)
     while True:
         past = 0
         if reach is not None:
@@ -328,9 +338,9 @@ def _matches(
 def _set_up(passes: int) -> int:
     """What one search may cost past its call, for an engine whose runs are asked for `passes` a byte: where
     its DFA gives up, RE2 tries it again and sets its step-by-step matcher up at each search, which takes time
-    with the pattern (measured: about 15 µs a search for a pattern of 95 passes). A pattern of at most 24 passes
-    is asked for nothing more."""
-    return passes * max(passes - 24, 0)
+    with the pattern (measured: about 15 µs a search for a pattern of 95 passes). A pattern of at most
+    _SET_UP_FREE passes is asked for nothing more."""
+    return passes * max(passes - _SET_UP_FREE, 0)
 
 
 def _texts(encoded: bytes, spans: Any, groups: int) -> Any:
@@ -345,9 +355,10 @@ def _texts(encoded: bytes, spans: Any, groups: int) -> Any:
     return tuple(encoded[low:high].decode("utf-8") if low != -1 else "" for low, high in spans[1:])
 
 
-# Patterns kept compiled: each holds up to _RE2_MEMORY for each of its engines (up to eight: four texts' kinds,
-# groups capturing or not), 256 MiB at worst for all; an honest one holds a few kilobytes
-@lru_cache(maxsize=32)
+# Patterns kept compiled: each holds up to _RE2_MEMORY for each of its engines (up to eleven: unmarked, each of
+# three markers and the empty text, groups capturing or not, and without boundaries), 176 MiB at worst for all;
+# an honest one holds a few kilobytes
+@lru_cache(maxsize=16)
 def compile_linear(pattern: str, flags: int = 0) -> LinearPattern:
     """The pattern for RE2; re.error where `re` refuses it, NotLinear where RE2 cannot run it as `re` would."""
     return LinearPattern(pattern, flags)

@@ -1,10 +1,11 @@
 """Which code points one character node of a Python pattern matches, as `re` itself decides it. Pure.
 
-linear_regex.py writes each literal, class and `.` for RE2 as an explicit set of
+re2_syntax.py writes each literal, class and `.` for RE2 as an explicit set of
 code points, so that `\\w`, `\\d`, `\\s` and case folding mean what they mean to
 `re` (RE2's own differ beyond ASCII). Where the set is not plain (case folding,
 a Unicode category), `re` is asked over every code point once (asked of the run's
-budget first: SCAN_COST), and the answer kept (the last 64 classes);
+budget first: SCAN_COST), and the answer kept (the 64 latest such classes; a
+cased letter ignoring case is asked among the code points with a case, and kept);
 unicode_tables.py holds the answers for the classes of `\\d` and `\\s` and the
 code points with a case, for the Unicode versions of Python 3.11 to 3.13.
 """
@@ -41,6 +42,8 @@ def _code_point(index: int) -> int:
 SCAN_COST = 8_000_000
 _KEPT = 64  # classes whose members are kept, the oldest forgotten first (a survey's worker outlives runs)
 _MEMBERS: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
+# A cased letter's members ignoring case, about 50 µs each: kept all, as there are a few thousand such letters
+_LITERALS: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
 _EVERYTHING = ((0, 0xD7FF), (0xE000, 0x10FFFF))
 # As ints: `flags & re.IGNORECASE` is a call of the enum's operator
 _IGNORECASE, _DOTALL, _ASCII = int(re.IGNORECASE), int(re.DOTALL), int(re.ASCII)
@@ -73,14 +76,19 @@ def members(node: tuple, flags: int) -> Ranges:
         if tabled is not None:
             return tabled
     key = (repr(node), flags)
+    if (
+        op is _C.LITERAL
+    ):  # a letter with a case, ignoring case: asked among the code points with one
+        known = _LITERALS.get(key)
+        if known is None:
+            known = _LITERALS[key] = _asked_of_re(node, flags, _cased())
+        return known
     known = _MEMBERS.get(key)
     if known is None:
-        cased_literal = op is _C.LITERAL
-        if not cased_literal:
-            ask(SCAN_COST)
+        ask(SCAN_COST)
         while len(_MEMBERS) >= _KEPT:
             del _MEMBERS[next(iter(_MEMBERS))]
-        known = _MEMBERS[key] = _asked_of_re(node, flags, _cased() if cased_literal else None)
+        known = _MEMBERS[key] = _asked_of_re(node, flags, None)
     return known
 
 

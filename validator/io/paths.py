@@ -87,15 +87,21 @@ def confine(root: Path, path: Path, boundary: Path | None = None) -> Target:
     return Target(shown, Path(resolved))
 
 
-def confine_listed(root: Path, path: Path, boundary: Path | None = None) -> Target:
-    """confine() of `path`, a name listed in a folder already resolved inside the boundary (the folder of a
-    confined results file): a regular file there that is no symlink is itself inside it, and one lstat proves
-    that. Anything else is confine's to resolve or to refuse, with its messages."""
-    try:
-        if stat.S_ISREG(os.lstat(path).st_mode):
-            return Target(display_path(root, below(root, path)), path)
-    except (OSError, ValueError):  # confine says what is wrong
-        pass
+def confine_listed(root: Path, folder: Path, name: str, boundary: Path | None = None) -> Target:
+    """confine() of `name`, listed in `folder`, a folder already resolved inside the boundary (the folder of a
+    confined results file): a regular file of a plain name there that is no symlink is itself inside it, and
+    one lstat proves that. Anything else is confine's to resolve or to refuse, with its messages."""
+    path = folder / name
+    if (
+        name not in ("", ".", "..")
+        and os.sep not in name
+        and (not os.altsep or os.altsep not in name)
+    ):
+        try:
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                return Target(display_path(root, below(root, path)), path)
+        except (OSError, ValueError):  # confine says what is wrong
+            pass
     return confine(root, below(root, path), boundary)
 
 
