@@ -65,11 +65,12 @@ def test_a_pattern_too_large_for_re2_s_memory_bound_is_refused(pattern, refused_
     with reading(lambda amount: asked.append(amount) or True), pytest.raises(NotLinear) as raised:
         compile_linear(pattern)
     assert raised.value.feature == TOO_LARGE
-    # the parse, by the pattern's length; the engine's writing; its compile, by its size where it is written
-    # whole (\w is read from unicode_tables.py and [^ ] is plain: no class is asked of `re` here)
+    # the parse, by the pattern's length; the engine's writing; then its units, as far as the writing went
+    # (\w is read from unicode_tables.py and [^ ] is plain: no class is asked of `re` here)
     parse = linear_regex._COMPILE_BASE + linear_regex._COMPILE_COST * len(pattern)
-    assert asked[:2] == [parse, linear_regex._COMPILE_BASE]
-    assert len(asked) == (2 if refused_by_its_size else 3)
+    assert asked[:2] == [parse, linear_regex._COMPILE_BASE] and len(asked) == 3
+    units = asked[2] // linear_regex._COMPILE_COST
+    assert units > 16_000 if refused_by_its_size else units == 15_988
     assert capfd.readouterr().err == ""
 
 
@@ -253,3 +254,25 @@ def test_a_class_asked_of_re_over_every_code_point_is_asked_of_the_budget_and_ke
     # the first class was forgotten to keep four; asked again, it asks for its scan again
     assert len(regex_classes._MEMBERS) == 4
     assert _asked(lambda: members(node(0x1E00), flags)) == [SCAN_COST]
+
+
+def test_a_cased_letter_ignoring_case_is_asked_of_the_budget_once(monkeypatch):
+    """Which code points `re` matches with a letter ignoring case is asked among the code points with a case
+    (up to about 50 µs): asked of the reading first (LITERAL_COST), then kept."""
+    from validator.harness import regex_classes
+    from validator.harness.regex_classes import LITERAL_COST, members
+
+    monkeypatch.setattr(regex_classes, "_LITERALS", {})
+    letter = _parser.parse("\u0101", re.IGNORECASE)[0]  # ā, whose other case is Ā
+    flags = int(re.IGNORECASE | re.UNICODE)  # a str pattern's flags
+    assert _asked(lambda: members(letter, flags)) == [LITERAL_COST]
+    assert members(letter, flags) == ((0x100, 0x101),)
+    assert _asked(lambda: members(letter, flags)) == []
+
+
+def test_a_pattern_refused_as_it_is_written_asks_for_what_was_written():
+    """A pattern RE2 cannot run, found partway through writing it, is asked for the units written so far:
+    refusals are not kept, so each replay of such a keyword writes it again."""
+    pattern = r"\d" * 400 + "(?=a)"  # a look-around after 400 classes
+    asked = _asked(lambda: pytest.raises(NotLinear, compile_linear, pattern))
+    assert asked[2] >= 400 * 2 * linear_regex._COMPILE_COST

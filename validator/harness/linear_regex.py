@@ -257,12 +257,14 @@ def _passes_for(steps: int, groups: int, captures: bool) -> tuple[int, int]:
 
 def _compile(writer: RE2Writer, parsed: Any) -> tuple[Any, int]:
     """RE2's engine for the pattern as `writer` writes it, and how many places in it a thread may stand on at
-    one byte (at most its program's size). Each is asked of the `reading` in force before it is made: the
-    writing, a fixed amount (a pattern too large is refused as it is written, re2_syntax.py); the compile,
-    by the pattern's units."""
+    one byte (at most its program's size). Asked of the `reading` in force: a fixed amount before the writing,
+    then the pattern's units, which measure both the writing and the compile, before the compile; or, where
+    the writing is refused partway (too large, or what RE2 cannot run: re2_syntax.py), as far as it went."""
     ask(_COMPILE_BASE)
-    source = writer.source(parsed)
-    ask(writer.units * _COMPILE_COST)
+    try:
+        source = writer.source(parsed)
+    finally:
+        ask(writer.units * _COMPILE_COST)
     re2 = _re2()
     options = re2.Options()
     options.max_mem = _RE2_MEMORY

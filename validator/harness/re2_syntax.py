@@ -84,11 +84,17 @@ def _class_steps(ranges: Ranges, marked: bool) -> int:
 
 
 def _folds_a_hole(ranges: Ranges) -> bool:
-    """Whether the class holds some ASCII letter in both cases and leaves out another in both."""
+    """Whether the class holds some ASCII letter in both cases and leaves out another in both. Only its ranges
+    that start at most at `z` are looked at (the ranges are in order)."""
+    letters = []
+    for low, high in ranges:
+        if low > 0x7A:
+            break
+        letters.append((low, high))
     holds = [
         (
-            any(low <= upper <= high for low, high in ranges),
-            any(low <= upper + 32 <= high for low, high in ranges),
+            any(low <= upper <= high for low, high in letters),
+            any(low <= upper + 32 <= high for low, high in letters),
         )
         for upper in range(0x41, 0x5B)
     ]

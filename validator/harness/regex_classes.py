@@ -42,7 +42,9 @@ def _code_point(index: int) -> int:
 SCAN_COST = 8_000_000
 _KEPT = 64  # classes whose members are kept, the oldest forgotten first (a survey's worker outlives runs)
 _MEMBERS: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
-# A cased letter's members ignoring case, about 50 µs each: kept all, as there are a few thousand such letters
+# A cased letter's members ignoring case, asked among the code points with a case (up to about 50 µs), kept
+# all: there are a few thousand such letters. Each is asked of the `reading` in force first.
+LITERAL_COST = 32_768
 _LITERALS: dict[tuple[str, int], tuple[tuple[int, int], ...]] = {}
 _EVERYTHING = ((0, 0xD7FF), (0xE000, 0x10FFFF))
 # As ints: `flags & re.IGNORECASE` is a call of the enum's operator
@@ -81,6 +83,7 @@ def members(node: tuple, flags: int) -> Ranges:
     ):  # a letter with a case, ignoring case: asked among the code points with one
         known = _LITERALS.get(key)
         if known is None:
+            ask(LITERAL_COST)
             known = _LITERALS[key] = _asked_of_re(node, flags, _cased())
         return known
     known = _MEMBERS.get(key)
