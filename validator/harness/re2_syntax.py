@@ -19,9 +19,10 @@ from .regex_classes import Ranges, members
 
 _C = _constants
 MAX_RE2_REPEAT = 1000  # RE2's largest counted repeat
-# A pattern's size before it is compiled: for each one-character node, its ranges of code points plus one,
-# times the copies its enclosing repeats make (RE2 writes `x{3}` as `xxx`). Past this many units, few patterns
-# fit RE2's memory bound (`\w{22}` does not): such a pattern is refused before RE2 spends time on it.
+# A pattern's size before it is compiled: for each one-character node, its ranges of code points plus one, and
+# for each other node one, times the copies its enclosing repeats make (RE2 writes `x{3}` as `xxx`). Past this
+# many units, few patterns fit RE2's memory bound (`\w{22}` does not): such a pattern is refused before RE2
+# spends time on it.
 _MOST_UNITS = 16_000
 TOO_LARGE = "a pattern larger than RE2's memory bound"
 _ATOMS = frozenset({_C.LITERAL, _C.NOT_LITERAL, _C.ANY, _C.IN})
@@ -91,14 +92,14 @@ def _folds_a_hole(ranges: Ranges) -> bool:
         if low > 0x7A:
             break
         letters.append((low, high))
-    holds = [
+    cases = [
         (
             any(low <= upper <= high for low, high in letters),
             any(low <= upper + 32 <= high for low, high in letters),
         )
         for upper in range(0x41, 0x5B)
     ]
-    return (True, True) in holds and (False, False) in holds
+    return (True, True) in cases and (False, False) in cases
 
 
 class RE2Writer:
@@ -108,9 +109,7 @@ class RE2Writer:
 
     As it writes, it sizes the pattern: `units` (_MOST_UNITS), and `steps`, what RE2's step-by-step matcher
     may do at one byte, for a pattern whose DFA needs more states than its memory holds: each node once per
-    copy; a class one more time for every two of its ranges past the first (up to 64; a letter and its
-    other case count once), once more where it reaches beyond ASCII (a character of several bytes), and
-    once more in a marked text (the optional marker before it)."""
+    copy, a class as _class_steps says."""
 
     def __init__(
         self,
