@@ -307,3 +307,72 @@ def test_kwargs_said_rejected_are_never_kwargs_the_harness_ran():
     assert [case for case in ran if ifeval.rejected(case[0], case[1]) is not None] == []
     raised = [case for case in RECORDED["fuzzed"] if case[3] == "raises"]
     assert sum(ifeval.rejected(case[0], case[1]) is not None for case in raised) > len(raised) // 2
+
+
+def _asked_in_all(instruction: str, kwargs: dict, response: str) -> int:
+    """What one replay asks of its budget in all (a spend that grants everything and counts)."""
+    from validator.harness.ifeval import replay_explained
+
+    asked = [0]
+
+    def spend(amount: int) -> bool:
+        asked[0] += amount
+        return True
+
+    replay_explained(instruction, kwargs, response, spend)
+    return asked[0]
+
+
+@pytest.mark.parametrize(
+    "instruction, kwargs, response, at_least",
+    [
+        # a turn of the placeholder loop for each '[' (LINE_COST: 128)
+        (
+            "detectable_content:number_placeholders",
+            {"num_placeholders": 1},
+            "[]" * 1000,
+            1000 * 128,
+        ),
+        # both kinds of bullet looked for at the head of each of 1,001 lines
+        ("detectable_format:number_bullet_lists", {"num_bullets": 1}, "x\n" * 1000, 2 * 1001 * 128),
+        ("detectable_format:title", {}, "x\n" * 1000, 1001 * 128),
+        # json.loads of many small values: 16 reads of the reply
+        ("detectable_format:json_format", {}, "[" + "1," * 999 + "1]", 16 * 2000),
+        # a reply beyond ASCII is counted by findall where it is dense: 32 reads
+        (
+            "length_constraints:number_words",
+            {"num_words": 1, "relation": "at least"},
+            "é " * 1000,
+            32 * 2000,
+        ),
+        # a kwarg is read as long as it is
+        ("startend:end_checker", {"end_phrase": "x" * 10_000}, "x", 10_000),
+        # a plain marker's re.compile: 65,536 and 1,024 a character
+        (
+            "detectable_content:postscript",
+            {"postscript_marker": "q" * 150 + " z"},
+            "x",
+            65_536 + 1024 * 152,
+        ),
+    ],
+)
+def test_each_checker_asks_for_what_its_work_costs(instruction, kwargs, response, at_least):
+    """A checker whose work is not one pass over the reply (a loop in Python per line or bracket, a parse of
+    many small values, a kwarg as long as its log line, a pattern compiled) asks the budget for it first, so
+    a small log cannot make it work far past what it was granted."""
+    assert _asked_in_all(instruction, kwargs, response) >= at_least
+
+
+def test_placeholders_are_counted_as_findall_counts_them_in_one_pass_a_line():
+    """Each line's end is looked for once, whatever the '[' on it (`[][]...` was read again for each)."""
+    from validator.harness.ifeval_patterns import placeholder_count
+
+    for text in (
+        "[]" * 50,
+        "[a] [b\n] [c]",
+        "[[x]\n[",
+        "[\n]" * 5,
+        "a[b[c]d]e\n[f] [",
+        "]" * 3 + "[]",
+    ):
+        assert placeholder_count(text) == len(re.findall(r"\[.*?\]", text)), text

@@ -113,10 +113,16 @@ def divider_split(value: str) -> list[str]:
 
 
 def placeholder_count(value: str) -> int:
-    """len(re.findall(r"\\[.*?\\]", value)): each '[' to the first ']' after it on its line."""
-    count, at = 0, 0
+    """len(re.findall(r"\\[.*?\\]", value)): each '[' to the first ']' after it on its line. Each line's end is
+    looked for once, not once a '[' (`[][][]...` on one line would be read again for each)."""
+    count, at, line_end = (
+        0,
+        0,
+        None,
+    )  # the end of the line of the last '[' (-1: none), looked for once a line
     while (opening := value.find("[", at)) >= 0:
-        line_end = value.find("\n", opening)
+        if line_end is None or 0 <= line_end < opening:
+            line_end = value.find("\n", opening)
         closing = value.find("]", opening + 1, len(value) if line_end < 0 else line_end)
         if closing >= 0:
             count, at = count + 1, closing + 1

@@ -38,6 +38,24 @@ def unbounded(characters: int) -> bool:
     return True
 
 
+# What a checker's loop in Python may spend on one line or bracket of a reply, in characters of a budget
+LINE_COST = 128
+
+
+def read_lines(text: str, walks: int = 1) -> None:
+    """Ask the `reading` in force for `walks` walks over the text's lines, before they are made: a reply of
+    short lines costs such a checker far more than one pass over its characters."""
+    read_items(walks * (text.count("\n") + 1))
+
+
+def read_items(count: int) -> None:
+    """Ask the `reading` in force for `count` turns of a checker's Python loop (LINE_COST each: a line, or a
+    bracket), before they are made."""
+    spend = READS.get()
+    if spend is not None and not spend(count * LINE_COST):
+        raise Unsettled(PAST_BUDGET)
+
+
 def read(text: str, times: int = 1) -> None:
     """Ask the `reading` in force (read_budget.py) for `times` reads of the text, before they are made."""
     spend = READS.get()
@@ -57,7 +75,10 @@ def pattern(
         raise Unsettled(PAST_LENGTH)
     if is_plain(kwarg, before, after, flags):
         return _plain_words(kwarg, before, after, flags)
-    literal = literal_pattern(kwarg, before, after, flags)
+    try:
+        literal = literal_pattern(kwarg, before, after, flags)
+    except ReadsRefused:  # its compile, asked of the budget first
+        raise Unsettled(PAST_BUDGET) from None
     if literal is not None:
         return literal
     return _compiled(kwarg, before, after, flags)
