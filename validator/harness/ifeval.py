@@ -200,9 +200,8 @@ def _constrained_response(given: dict, value: str) -> bool:
 
 
 def _number_highlighted_sections(given: dict, value: str) -> bool:
-    _read(
-        value, 2
-    )  # two patterns' findall, each tried at every '*' (a reply of asterisks: about 15 ns each)
+    # two patterns' findall, each tried at every '*' (a reply of asterisks: about 15 ns a character each)
+    _read(value, 2)
     wanted = _count(given, "num_highlights")
     found = sum(1 for h in _HIGHLIGHT.findall(value) if h.strip("*").strip())
     found += sum(
@@ -258,9 +257,8 @@ def _keyword_frequency(given: dict, value: str) -> bool:
 
 def _number_words(given: dict, value: str) -> bool:
     if not value.isascii():
-        _read(
-            value, 32
-        )  # a reply dense with letters beyond ASCII is counted by findall, about 50 ns a character
+        # a reply dense with letters beyond ASCII is counted by findall, about 50 ns a character
+        _read(value, 32)
     threshold, relation = _count(given, "num_words"), _relation(given)
     return _compare(word_count(value), relation, threshold)  # nltk's RegexpTokenizer(r"\w+")
 

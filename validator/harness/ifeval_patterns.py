@@ -115,11 +115,8 @@ def divider_split(value: str) -> list[str]:
 def placeholder_count(value: str) -> int:
     """len(re.findall(r"\\[.*?\\]", value)): each '[' to the first ']' after it on its line. Each line's end is
     looked for once, not once a '[' (`[][][]...` on one line would be read again for each)."""
-    count, at, line_end = (
-        0,
-        0,
-        None,
-    )  # the end of the line of the last '[' (-1: none), looked for once a line
+    # line_end: where the line of the last '[' ends (-1: at the text's end), looked for once a line
+    count, at, line_end = 0, 0, None
     while (opening := value.find("[", at)) >= 0:
         if line_end is None or 0 <= line_end < opening:
             line_end = value.find("\n", opening)

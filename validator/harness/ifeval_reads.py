@@ -51,15 +51,18 @@ def read_lines(text: str, walks: int = 1) -> None:
 def read_items(count: int) -> None:
     """Ask the `reading` in force for `count` turns of a checker's Python loop (LINE_COST each: a line, or a
     bracket), before they are made."""
-    spend = READS.get()
-    if spend is not None and not spend(count * LINE_COST):
-        raise Unsettled(PAST_BUDGET)
+    _ask(count * LINE_COST)
 
 
 def read(text: str, times: int = 1) -> None:
     """Ask the `reading` in force (read_budget.py) for `times` reads of the text, before they are made."""
+    _ask(times * (len(text) + 1))
+
+
+def _ask(amount: int) -> None:
+    """Ask the `reading` in force for `amount`; a refusal leaves the outcome unsettled (PAST_BUDGET)."""
     spend = READS.get()
-    if spend is not None and not spend(times * (len(text) + 1)):
+    if spend is not None and not spend(amount):
         raise Unsettled(PAST_BUDGET)
 
 
