@@ -210,11 +210,11 @@ def test_a_line_within_its_budgets_by_the_reader_s_shortcut_is_within_them(
 ):
     """The log reader's shortcut on a line's bytes and counted openers never passes a line the exact passes
     refuse."""
-    from validator.io.budgets import json_too_deep, json_too_many_values, line_shape, line_within
+    from validator.io.budgets import json_too_deep, json_too_many_values, line_openers, line_within
 
     text = json.dumps(value, ensure_ascii=ascii)
     raw = text.encode("utf-8")
-    if line_within(text, len(raw), line_shape(raw)[0], max_depth, max_values):
+    if line_within(text, len(raw), line_openers(raw), max_depth, max_values):
         assert not json_too_deep(text, max_depth)
         assert not json_too_many_values(text, max_values)
 

@@ -1,13 +1,11 @@
 """One line of a sample log as text and as JSON: UTF-8, within the nesting and value budgets (LB701, LB108,
-LB112), a log cut off mid-record named as such. The local reader (sample_logs.py: line_value, which lets
-orjson parse the usual line) and the survey's streams (survey/records.py) read every record through these."""
+LB112), a log cut off mid-record named as such. The local reader (sample_logs.py) and the survey's
+streams (survey/records.py) read every record through these."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
-
-import orjson
 
 from .budgets import (
     PARSED_FIRST_CHARS,
@@ -15,7 +13,6 @@ from .budgets import (
     json_plainly_within,
     json_too_deep,
     json_too_many_values,
-    line_within,
     too_deep_message,
     too_many_values_message,
     value_within_depth,
@@ -131,57 +128,3 @@ def _parsed(text: str, line: int, column: int, cut: bool) -> Any:
         raise DocumentError("LB108", "the record is nested too deeply", line, column) from None
     except ValueError as exc:  # an integer of more than 4,300 digits
         raise DocumentError("LB701", f"not valid JSON: {exc}", line, column) from None
-
-
-def line_value(
-    raw: bytes, line: int, limits: Limits, cut: bool, openers: int, long_digits: bool
-) -> tuple[str, Any]:
-    """(text, JSON value) of one log line: decode_line and load_record, with the usual line (UTF-8, within the
-    budgets by line_within or, past the depth budget's count of openers, by its parsed value's depth; one value)
-    taken without their calls, which were a measurable share of a short record's audit. Anything else goes
-    through them, and they raise what they raise. `long_digits`: line_shape's, False where no 19 digits stand
-    in a row (see _orjson_reads)."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        text = decode_line(raw, line, cut)  # raises LB701 with the reason
-    if not long_digits and openers <= limits.max_depth and len(raw) <= limits.max_values:
-        value = _orjson_reads(raw)
-        if value is not _REFUSED:
-            return text, value
-    # depth_read_after_parse tests the openers too: tested here first, the usual line pays no call
-    after_parse = openers > limits.max_depth and depth_read_after_parse(
-        openers, len(text), limits.max_depth
-    )
-    if (after_parse and len(raw) <= limits.max_values) or line_within(
-        text, len(raw), openers, limits.max_depth, limits.max_values
-    ):
-        try:
-            value, end = SCAN_ONCE(text, 0)
-        except (StopIteration, ValueError, RecursionError):
-            pass  # load_record parses it again and says what is wrong
-        else:
-            if (end == len(text) or (end + 1 == len(text) and text[end] == "\n")) and (
-                not after_parse or value_within_depth(value, limits.max_depth)
-            ):
-                return text, value
-    return text, load_record(text, line, 1, limits, cut=cut)
-
-
-_REFUSED = object()
-
-
-def _orjson_reads(raw: bytes) -> Any:
-    """orjson's value of an object on one line (a record as lm-eval writes it), or _REFUSED.
-
-    orjson parses a log line in under half json's time. Where it accepts a line, it gives json's value, but
-    for an integer past 64 bits, which it reads as a float: the caller leaves every line with 19 digits in a
-    row to json. What else the two read apart, orjson refuses (NaN and the infinities, a lone surrogate, a
-    number past a float's range), and json reads that line, with its own findings.
-    tests/unit/test_fast_paths.py holds the two to the same values."""
-    if raw[:1] != b"{" or not (raw.endswith(b"}\n") or raw.endswith(b"}")):
-        return _REFUSED  # whitespace around the value: json.loads's rules, not the scanner's
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return _REFUSED

@@ -16,11 +16,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .budgets import line_shape
+from .budgets import (
+    depth_read_after_parse,
+    line_openers,
+    line_within,
+    value_within_depth,
+)
 from .documents import DocumentError
 from .limits import LIMIT_OPTIONS, Limits, describe_size
 from .loaders import open_regular_file
-from .log_lines import line_value, within_budgets
+from .log_lines import SCAN_ONCE, decode_line, load_record, within_budgets
 
 # lm-eval's names: results_<date>.json beside samples_<task>_<date>.jsonl (0.4.3 on); NAME_<date>.json instead
 # with --output_path NAME.json (a results file only beside logs of its date: a JSON file of any other kind may
@@ -251,13 +256,41 @@ def _line_records(handle, limits: Limits) -> Iterator[SampleRecord]:
             check_blank_lines(line_number - index, line_number, limits)
             continue
         cut = not raw.endswith(b"\n")
-        containers, long_digits = line_shape(raw)
-        text, value = line_value(raw, line_number, limits, cut, containers, long_digits)
+        containers = line_openers(raw)
+        text, value = _line_value(raw, line_number, limits, cut, containers)
         record = SampleRecord(index, line_number, text, value, containers=containers)
         if index >= records_max:
             check_record_count(record, limits)
         yield record
         index += 1
+
+
+def _line_value(raw: bytes, line: int, limits: Limits, cut: bool, openers: int) -> tuple[str, Any]:
+    """(text, JSON value) of one log line: decode_line and load_record, with the usual line (UTF-8, within the
+    budgets by line_within or, past the depth budget's count of openers, by its parsed value's depth; one value)
+    taken without their calls, which were a measurable share of a short record's audit. Anything else goes
+    through them, and they raise what they raise."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = decode_line(raw, line, cut)  # raises LB701 with the reason
+    # depth_read_after_parse tests the openers too: tested here first, the usual line pays no call
+    after_parse = openers > limits.max_depth and depth_read_after_parse(
+        openers, len(text), limits.max_depth
+    )
+    if (after_parse and len(raw) <= limits.max_values) or line_within(
+        text, len(raw), openers, limits.max_depth, limits.max_values
+    ):
+        try:
+            value, end = SCAN_ONCE(text, 0)
+        except (StopIteration, ValueError, RecursionError):
+            pass  # load_record parses it again and says what is wrong
+        else:
+            if (end == len(text) or (end + 1 == len(text) and text[end] == "\n")) and (
+                not after_parse or value_within_depth(value, limits.max_depth)
+            ):
+                return text, value
+    return text, load_record(text, line, 1, limits, cut=cut)
 
 
 def _lines_before(handle) -> int:
