@@ -46,7 +46,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .ifeval_kwargs import RELATIONS, draws_at_random, rejected  # noqa: F401 (callers take them from here)
-from .ifeval_patterns import bullet_count, divider_split, placeholder_count, titles, word_count
+from .ifeval_patterns import bullet_count, divider_parts, placeholder_count, titles, word_count
 from .ifeval_reads import (  # noqa: F401 (callers take them from here)
     HARNESS_RAISES,
     PAST_BUDGET,
@@ -61,7 +61,8 @@ from .ifeval_reads import read_items as _read_items
 from .ifeval_reads import read_lines as _read_lines
 from .ifeval_reads import run as _run
 from .literal_patterns import known_marker
-from .read_budget import reading
+from .lowered import count_lowered, ends_lowered, starts_lowered
+from .read_budget import READS
 
 CONSTRAINED_RESPONSES = ("My answer is yes.", "My answer is no.", "My answer is maybe.")
 MAX_WORDS = 16  # keywords or forbidden words replayed per instruction (a dataset's list a few)
@@ -90,9 +91,12 @@ def replay_explained(
         return (None, None), None
     given = {key: value for key, value in kwargs.items() if value}
     reasons: list[str] = []
-    with reading(spend):
+    token = READS.set(spend)  # `with reading(spend)` without its object: once an instruction
+    try:
         strict = _strict(check, given, response, reasons)
         loose = True if strict else _loose(check, given, response, strict, reasons)
+    finally:
+        READS.reset(token)
     return (strict, loose), PAST_BUDGET if PAST_BUDGET in reasons else next(iter(reasons), None)
 
 
@@ -108,22 +112,22 @@ def _loose(
     except _Unsettled as past:
         reasons.extend(past.args)
         return None
-    variants = dict.fromkeys(_loose_variants(response)[1:])
-    variants.pop(response, None)
-    for variant in variants:
-        followed = _strict(check, given, variant, reasons)
-        if followed:
-            return True
-        unsettled = unsettled or followed is None
+    checked = [response]  # compared, not hashed: hashing reads each new text whole
+    for variant in _loose_variants(response)[1:]:
+        if variant not in checked:
+            checked.append(variant)
+            followed = _strict(check, given, variant, reasons)
+            if followed:
+                return True
+            unsettled = unsettled or followed is None
     return None if unsettled else False
 
 
 def _strict(check: Check, given: dict, response: str, reasons: list[str]) -> bool | None:
     try:
         _read(response)  # the checker's own reads: a few scans of the response, each linear
-        followed = check(
-            given, response
-        )  # first, as the harness builds the checker before it reads the response
+        # first, as the harness builds the checker before it reads the response
+        followed = check(given, response)
     except _Unsettled as unsettled:
         reasons.extend(unsettled.args[:1])
         return None
@@ -131,9 +135,12 @@ def _strict(check: Check, given: dict, response: str, reasons: list[str]) -> boo
 
 
 def _loose_variants(response: str) -> list[str]:
-    """utils.test_instruction_following_loose's eight responses, in its order."""
-    lines = response.split("\n")
-    first, last, both = ("\n".join(part).strip() for part in (lines[1:], lines[:-1], lines[1:-1]))
+    """utils.test_instruction_following_loose's eight responses, in its order; its lines joined without the
+    first, the last or both are the text past the first line break, before the last, or between (else none)."""
+    start, end = response.find("\n"), response.rfind("\n")
+    first = response[start + 1 :].strip() if start >= 0 else ""
+    last = response[:end].strip() if end >= 0 else ""
+    both = response[start + 1 : end].strip() if start < end else ""
     return [
         response,
         response.replace("*", ""),
@@ -220,7 +227,7 @@ def _multiple_sections(given: dict, value: str) -> bool:
 
 def _number_paragraphs(given: dict, value: str) -> bool:
     wanted = _count(given, "num_paragraphs")
-    paragraphs = divider_split(value)
+    paragraphs = divider_parts(value)  # how many, and whether each is blank
     found = len(paragraphs)
     for index, paragraph in enumerate(paragraphs):
         if not paragraph.strip():
@@ -287,7 +294,7 @@ def _nth_paragraph_first_word(given: dict, value: str) -> bool:
     found = sum(1 for paragraph in paragraphs if paragraph.strip())
     if nth > found or not (paragraph := paragraphs[nth - 1].strip()):
         return False
-    word = paragraph.split()[0].strip().lstrip("'").lstrip('"')
+    word = paragraph.split(None, 1)[0].strip().lstrip("'").lstrip('"')  # the rest not split
     letters = []
     for letter in word:
         if letter in {".", ",", "?", "!", "'", '"'}:
@@ -315,11 +322,11 @@ def _two_responses(given: dict, value: str) -> bool:
 
 
 def _repeat_prompt(given: dict, value: str) -> bool:
-    return value.strip().lower().startswith(_text(given, "prompt_to_repeat").strip().lower())
+    return starts_lowered(value.strip(), _text(given, "prompt_to_repeat").strip().lower())
 
 
 def _end_checker(given: dict, value: str) -> bool:
-    return value.strip().strip('"').lower().endswith(_text(given, "end_phrase").strip().lower())
+    return ends_lowered(value.strip().strip('"'), _text(given, "end_phrase").strip().lower())
 
 
 def _title(given: dict, value: str) -> bool:
@@ -333,7 +340,7 @@ def _letter_frequency(given: dict, value: str) -> bool:
     if not (len(lowered) == 1 and "a" <= lowered <= "z"):
         raise _Unsettled  # drawn at random (or, for a letter whose lower case is two characters, a TypeError)
     threshold, relation = _count(given, "let_frequency"), _relation(given, "let_relation")
-    return _compare(value.lower().count(lowered), relation, threshold)
+    return _compare(count_lowered(value, lowered), relation, threshold)
 
 
 def _english_capital(given: dict, value: str) -> bool:

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable
+from operator import methodcaller
 
-_SPACES = re.compile(r"\s*")
 _WORDS = re.compile(r"\w+")
-_DIVIDER = re.compile(r"\s?\*\*\*\s?")
+_DASH_HEAD = methodcaller("startswith", "-")
 # A text's mask: each character "a" where `re`'s \w matches it, " " elsewhere. ASCII by a table; beyond ASCII
 # by the encoder's error handler, which `re`'s rule decides: alphanumeric (str.isalnum()) or "_", which is ASCII.
 _WORD_OR_SPACE = (
@@ -55,61 +54,38 @@ def word_count(value: str) -> int:
 
 
 def bullet_count(value: str) -> int:
-    """len(re.findall(r"^\\s*\\*[^\\*].*$", value, re.M)) + len(re.findall(r"^\\s*-.*$", value, re.M))."""
-    return _line_heads(value, _star_head) + _line_heads(value, _dash_head)
+    """len(re.findall(r"^\\s*\\*[^\\*].*$", value, re.M)) + len(re.findall(r"^\\s*-.*$", value, re.M)).
+
+    Either pattern is tried at a line's start, where its \\s* (str.isspace(), as lstrip() reads it) runs on
+    over blank lines to the next line holding anything else: so each such line is tried once, on its first
+    character past whitespace, and the scan goes on at the next line. A dash's `.*$` ends with its line; a
+    star's `[^\\*]` may be the line break after a line holding only the star, its `.*$` then taking the next
+    line whole. Read a line at a time, where `re` tried each start of a run of blank lines (quadratic), and
+    a scan per match took twice as long."""
+    lines = list(map(str.lstrip, value.split("\n")))
+    dashes = sum(map(_DASH_HEAD, lines)) if "-" in value else 0
+    return dashes + (_star_lines(lines) if "*" in value else 0)
 
 
-def _star_head(value: str, at: int) -> int:
-    return (
-        at + 2 if value.startswith("*", at) and at + 1 < len(value) and value[at + 1] != "*" else -1
-    )
-
-
-def _dash_head(value: str, at: int) -> int:
-    return at + 1 if value.startswith("-", at) else -1
-
-
-def _line_heads(value: str, head: Callable[[str, int], int]) -> int:
-    """Matches of ^\\s*<head>.*$ (re.M), found left to right as findall does. The whitespace may span lines;
-    where the head fails after it, every line start inside that whitespace fails the same way, so the scan
-    resumes at the first line start past it (re tries each, each time re-reading the whitespace)."""
-    count, start, size = 0, 0, len(value)
-    while start <= size:
-        after_spaces = _SPACES.match(value, start).end()  # type: ignore[union-attr]  # \s* matches anywhere
-        body = head(value, after_spaces)
-        if body >= 0:
+def _star_lines(lines: list[str]) -> int:
+    """The lines, each past its whitespace, on which the star pattern matches (see bullet_count)."""
+    count, last, taken = 0, len(lines) - 1, False
+    for index, line in enumerate(lines):
+        if taken:  # the line after a lone star: inside its match
+            taken = False
+        elif line.startswith("*") and (line[1:2] not in ("*", "") or line == "*" and index < last):
             count += 1
-            end = value.find("\n", body)
-            resume = size if end < 0 else end
-            if (
-                resume > 0 and value[resume - 1] == "\n"
-            ):  # the match ended on a line start: re tries it next
-                start = resume
-                continue
-        else:
-            resume = after_spaces
-        newline = value.find("\n", resume)
-        if newline < 0:
-            return count
-        start = newline + 1
+            taken = line == "*"
     return count
 
 
-def divider_split(value: str) -> list[str]:
-    """re.split(r"\\s?\\*\\*\\*\\s?", value), the harness's paragraph divider, found with str.find: each "***" left
-    to right, with the whitespace before it (when the last divider did not take it) and after it. `re` tried the
-    pattern at every position of the reply, about 15 us for 2 kB. (`re`'s \\s is str.isspace().) A text
-    dense with dividers (over one in 64 characters: a line of stars) is split by `re`, four times faster there."""
-    if value.count("***") * 64 > len(value):
-        return _DIVIDER.split(value)
-    parts, start = [], 0
-    while (found := value.find("***", start)) >= 0:
-        begin = found - 1 if found > start and value[found - 1].isspace() else found
-        end = found + 4 if value[found + 3 : found + 4].isspace() else found + 3
-        parts.append(value[start:begin])
-        start = end
-    parts.append(value[start:])
-    return parts
+def divider_parts(value: str) -> list[str]:
+    """re.split(r"\\s?\\*\\*\\*\\s?", value)'s parts, the harness's paragraphs, but for a whitespace character the
+    divider may take at either end of each, which number_paragraphs strips anyway: str.split at each "***". re
+    matches at the same "***", left to right: the first past its last match (with the whitespace character
+    before it, where that is past the last match too), then the one after it (the whitespace character it may
+    take cannot start a "***"). `re` tried the pattern at every position of the reply, about 15 us for 2 kB."""
+    return value.split("***")
 
 
 def placeholder_count(value: str) -> int:

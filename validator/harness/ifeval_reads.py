@@ -55,8 +55,11 @@ def read_items(count: int) -> None:
 
 
 def read(text: str, times: int = 1) -> None:
-    """Ask the `reading` in force (read_budget.py) for `times` reads of the text, before they are made."""
-    _ask(times * (len(text) + 1))
+    """Ask the `reading` in force (read_budget.py) for `times` reads of the text, before they are made. _ask's
+    work written out: every check of a text asks this first."""
+    spend = READS.get()
+    if spend is not None and not spend(times * (len(text) + 1)):
+        raise Unsettled(PAST_BUDGET)
 
 
 def _ask(amount: int) -> None:
@@ -76,8 +79,8 @@ def pattern(
         raise Unsettled
     if len(kwarg) > PATTERN_MAX:
         raise Unsettled(PAST_LENGTH)
-    if is_plain(kwarg, before, after, flags):
-        return _plain_words(kwarg, before, after, flags)
+    if (plain := _plain_words(kwarg, before, after, flags)) is not None:
+        return plain
     try:
         literal = literal_pattern(kwarg, before, after, flags)
     except ReadsRefused:  # its compile, asked of the budget first
@@ -88,7 +91,11 @@ def pattern(
 
 
 @lru_cache(maxsize=4096)
-def _plain_words(kwarg: str, before: str, after: str, flags: int) -> PlainWords:
+def _plain_words(kwarg: str, before: str, after: str, flags: int) -> PlainWords | None:
+    """The kwarg as PlainWords where is_plain, else None; kept with its answer, as a doc's keywords are looked
+    for in each loose variant of its reply."""
+    if not is_plain(kwarg, before, after, flags):
+        return None
     return PlainWords(kwarg, bool(before), partial(_compiled, kwarg, before, after, flags))
 
 

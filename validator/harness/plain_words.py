@@ -32,8 +32,8 @@ from .word_boundaries import boundary_at
 
 # Characters that re reads as themselves, whatever the flags but VERBOSE (which the harness does not set)
 _PLAIN = re.compile(r"[A-Za-z0-9 '-]+")
-# İ, ı, ſ and the Kelvin sign in UTF-8 (tests/unit/test_plain_words.py asks re about every code point)
-_FOLDING_TO_ASCII = tuple(character.encode("utf-8") for character in "\u0130\u0131\u017f\u212a")
+# İ, ı, ſ and the Kelvin sign (tests/unit/test_plain_words.py asks re about every code point)
+_FOLDING_TO_ASCII = "\u0130\u0131\u017f\u212a"
 # Places the word is found in one text before the compiled pattern decides (a reply of one letter repeated)
 _LOOKS = 16
 
@@ -112,7 +112,9 @@ def _lower_case(text: str) -> bytes | None:
         encoded = text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: RE2 cannot read it either, and says so
         return None
-    if not text.isascii() and any(character in encoded for character in _FOLDING_TO_ASCII):
+    # Looked for in the text, not in its UTF-8: their first bytes begin é and most letters beyond ASCII, where
+    # bytes.find stops at each; a str of letters below U+0100 cannot hold them, and says so at once
+    if not text.isascii() and any(character in text for character in _FOLDING_TO_ASCII):
         return None
     return encoded.lower()
 

@@ -102,14 +102,13 @@ class InstructionChecks(AuditCheck):
             return
         assert isinstance(doc, dict)  # instruction_list gives a list only from a dict doc
         kwargs = doc.get("kwargs")
+        given = _given(kwargs, len(instructions))
         if self.ifeval_config:
-            _unbuildable(self, sample, instructions, kwargs)
+            _unbuildable(self, sample, instructions, kwargs, given)
         blank = (
             not response or response.isspace()
         )  # the harness's `not response.strip()`, without the copy
-        replayed = _replay(
-            self, sample, instructions, kwargs if isinstance(kwargs, list) else [], response, blank
-        )
+        replayed = _replay(self, sample, instructions, given, response, blank)
         for level, (prompt_level, inst_level) in self.levels:
             outcomes = sample.number_list(inst_level)
             if outcomes is None or len(outcomes) != len(instructions):
@@ -118,11 +117,12 @@ class InstructionChecks(AuditCheck):
                 logged if found[level] is None else float(found[level])
                 for logged, found in zip(outcomes, replayed, strict=False)
             ]
+            changed = checked != outcomes  # else nothing to report or recompute
             if blank:
                 self._blank_response(sample, inst_level, outcomes, response)
-            else:
+            elif changed:
                 self._compare(sample, inst_level, instructions, outcomes, checked)
-            if as_number(data.get(prompt_level)) is not None and checked != outcomes:
+            if as_number(data.get(prompt_level)) is not None and changed:
                 sample.recomputed[prompt_level] = 1.0 if all(checked) else 0.0
                 sample.recomputed_by = (
                     "all() of its instruction outcomes, re-checked on the response, gives"
@@ -233,7 +233,22 @@ def _deterministic(instruction: object, kwargs: object, index: int) -> bool:
     return isinstance(given, dict) and not draws_at_random(instruction, given)
 
 
-def _unbuildable(check: InstructionChecks, sample: Sample, instructions: list, kwargs) -> None:
+def _given(kwargs: object, count: int) -> list:
+    """The doc's kwargs entries the checks read (up to one an instruction, MAX_INSTRUCTIONS at most), each object
+    without its falsy values, as the harness builds a checker from it. rejected() and the replay each drop
+    them too, which keeps such an entry as it is: dropped once here, not twice over IFEval's two dozen kwargs,
+    most of them null."""
+    if not isinstance(kwargs, list):
+        return []
+    return [
+        {key: value for key, value in entry.items() if value} if isinstance(entry, dict) else entry
+        for entry in kwargs[: min(count, MAX_INSTRUCTIONS)]
+    ]
+
+
+def _unbuildable(
+    check: InstructionChecks, sample: Sample, instructions: list, kwargs, given: list
+) -> None:
     """LB708 for each instruction IFEval's harness cannot build (an id its registry lacks, kwargs it rejects):
     no run logged such a doc, and the replay would settle nothing for it."""
     known = _ifeval().INSTRUCTIONS
@@ -246,7 +261,7 @@ def _unbuildable(check: InstructionChecks, sample: Sample, instructions: list, k
             )
         elif not isinstance(kwargs, list) or index >= len(kwargs):
             where, why = ("kwargs",), "has no kwargs entry (the harness reads kwargs[index])"
-        elif (reason := rejected(instruction, kwargs[index])) is not None:
+        elif (reason := rejected(instruction, given[index])) is not None:
             where, why = ("kwargs", index), f"({instruction}): {reason}"
         else:
             continue
@@ -274,7 +289,7 @@ def _harness_raises(check: InstructionChecks, sample: Sample, index: int, instru
 
 
 def _replay(
-    check, sample: Sample, instructions: list, kwargs: list, response: str, blank: bool
+    check, sample: Sample, instructions: list, given: list, response: str, blank: bool
 ) -> list[tuple]:
     replayed = []
     found: tuple[bool, bool] | tuple[None, None] | None
@@ -282,9 +297,9 @@ def _replay(
         if blank:
             found = (False, False)  # before any checker: `if response.strip() and ...`
         else:
-            given = kwargs[index] if index < len(kwargs) else None
+            kept = given[index] if index < len(given) else None
             found = (
-                check._replay_one(sample, index, instruction, given, response)
+                check._replay_one(sample, index, instruction, kept, response)
                 if index < MAX_INSTRUCTIONS
                 else None
             )
@@ -298,6 +313,8 @@ def _replay(
 def _loose_below_strict(check, sample: Sample, instructions: list, kwargs, replayed: list) -> None:
     """Where the replay settled neither level: loose also tries the response as it is, so it passes what
     strict passes, unless the checker is not the same twice."""
+    if NOT_SETTLED not in replayed:
+        return  # the usual sample: every outcome the replay settled, nothing to look at
     strict = sample.number_list("inst_level_strict_acc")
     loose = sample.number_list("inst_level_loose_acc")
     if not strict or not loose or not len(strict) == len(loose) == len(instructions):
