@@ -69,7 +69,12 @@ def orjson_writes_it(value: Any, depth: int = 0) -> bool:
         return False
     for item in value:  # a loop: a call per item, a string's too, was most of a doc's test
         kind = type(item)
-        if kind is not str and kind is not int and not orjson_writes_it(item, depth + 1):
+        if kind is str or kind is int:
+            continue
+        # a list of scalars (a doc's choices) passed by the one test in C the call would make first
+        if kind is list and _ORJSON_SCALARS.issuperset(map(type, item)):
+            continue
+        if not orjson_writes_it(item, depth + 1):
             return False
     return True
 

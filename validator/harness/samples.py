@@ -162,8 +162,8 @@ def log_likelihoods(filtered_resps: list) -> list[float | None]:
     through _float."""
     try:
         return [
-            float(pair[0])
-            if type(pair) is list and type(pair[0]) is str and len(pair[0]) < 64
+            float(first)
+            if type(pair) is list and type(first := pair[0]) is str and len(first) < 64
             else _first_float(pair)
             for pair in filtered_resps
         ]

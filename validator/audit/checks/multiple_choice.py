@@ -31,6 +31,7 @@ class MultipleChoice(AuditCheck):
     def __init__(self, log):
         super().__init__(log)
         self.delimiters = self.spec.choice_delimiters  # once per log: _delimiter runs per sample
+        self.output_type = self.spec.output_type  # once per log: a property's call per sample
         self.own_scorer = bool(
             self.spec.config.get("process_results")
         )  # TruthfulQA mc2: acc is its function's
@@ -42,7 +43,7 @@ class MultipleChoice(AuditCheck):
         # em and f1 beside acc do not make a sample DROP's: they must not switch its log-likelihoods' scoring off
         if "acc" not in data and "acc_norm" not in data:
             return
-        output_type, resps = self.spec.output_type, data.get("filtered_resps")
+        output_type, resps = self.output_type, data.get("filtered_resps")
         if output_type == "multiple_choice":
             _score_choices(self, sample)
         elif _one_pair_per_choice(resps):

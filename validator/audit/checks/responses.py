@@ -91,6 +91,8 @@ class Responses(AuditCheck):
         # filters whose pipeline lbnorm does not re-apply -> why (LB716 on their numbers)
         self.unreplayed: dict[str, str] = {}
         self.budget = run_budget()  # shared with every replay of the run (audit/work_budget.py)
+        # Once per log: a property's call per sample was a measurable share of a short sample's audit
+        self.generative = self.spec.output_type == "generate_until"
 
     def add(self, sample: Sample) -> None:
         firsts = _first_responses(sample.data.get("resps"))
@@ -105,7 +107,10 @@ class Responses(AuditCheck):
                 ),
             )
             return
-        pipeline = self._pipeline(sample.filter)
+        # A filter met before, without _pipeline's call (no pipeline is None)
+        pipeline = self.pipelines.get(sample.filter)
+        if pipeline is None:
+            pipeline = self._pipeline(sample.filter)
         if pipeline is TAKE_FIRST:
             if sample.data.get("filtered_resps") != firsts:
                 _take_first(self, sample, sample.data["resps"])
@@ -114,7 +119,7 @@ class Responses(AuditCheck):
         else:
             _replay(self, sample, firsts, pipeline)
         until = sample.until()
-        if until is None and self.spec.output_type == "generate_until":
+        if until is None and self.generative:
             until = (
                 self.spec.until
             )  # a request that logs no stops was made with the config's (as DropScoring)
