@@ -11,8 +11,11 @@ out, cannot count.
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from array import array
 
 SMALL = 1 << 15  # entries a table holds as a dict or set before it moves to arrays
 # doc_ids below this are bits of a bitmap (2 MiB at most); larger ones stay in a set
@@ -106,6 +109,9 @@ class FirstSeen:
         slots = 8
         while slots * 2 < count * 3:
             slots *= 2
+        # Imported here: only a log past SMALL docs makes arrays (a fresh audit's start-up)
+        from array import array
+
         self.keys = keys = array("q", bytes(8 * slots))
         self.ids = array("i", bytes(4 * slots))
         self.aside = {}

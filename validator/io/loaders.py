@@ -19,7 +19,6 @@ from ..core.errors import ConfigError, DataError, FoldedKeys
 from ..core.results import HarnessResults
 from .documents import Document, DocumentError, kind_of, parse_document
 from .limits import DEFAULT_LIMITS, LIMIT_OPTIONS, Limits, describe_size
-from .readers import read_results
 
 # The profile model is imported where a profile is built: an audit of tasks no built-in profile names
 # never loads it (a fresh process's start-up).
@@ -179,6 +178,9 @@ def _with_rule(error: Exception, rule: str) -> Exception:
 
 
 def load_results(path: Path, limits: Limits = DEFAULT_LIMITS) -> HarnessResults:
+    # Imported here: an audit reads no results file this way (a fresh audit's start-up)
+    from .readers import read_results
+
     doc = parse(read_text(path, limits=limits), str(path), kind_of(path), limits=limits)
     try:
         return read_results(doc)

@@ -301,7 +301,8 @@ class _Walk:
         if self.entries_left < 0:
             self.exhausted = True
             return []
-        wanted = [n for n in names if fnmatch.fnmatchcase(n, pattern)]
+        # "*" matches every name (fnmatch's '(?s:.*)\\Z'): not compiled for a folder named whole
+        wanted = names if pattern == "*" else [n for n in names if fnmatch.fnmatchcase(n, pattern)]
         if not pattern.startswith("."):
             hidden = [n for n in wanted if n.startswith(".")]
             self.skipped.update(

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import unicodedata
 from typing import TextIO
 
 MAX_CHARS = 300
@@ -36,11 +35,12 @@ def one_line(text: object, limit: int = MAX_CHARS) -> str:
 def _no_workflow_commands(s: str) -> str:
     """The runner reads `##[cmd]` anywhere in a line and `::cmd` at its start (after blanks)."""
     s = s.replace("##[", "##\\[")
-    return _LINE_START_COMMAND.sub(r"\1\\::", s)
+    # Without "::" the pattern cannot match, and its compiling waits for a text that holds one (a fresh start-up)
+    return re.sub(_LINE_START_COMMAND, r"\1\\::", s) if "::" in s else s
 
 
 # `::` at the start of the text or of any line the runner sees (it splits at CR and LF).
-_LINE_START_COMMAND = re.compile(r"(^|[\r\n])[^\S\r\n]*::")
+_LINE_START_COMMAND = r"(^|[\r\n])[^\S\r\n]*::"
 
 
 class CommandSafeWriter:
@@ -183,7 +183,15 @@ def table_cell(text: str) -> str:
 def _escaped(text: str) -> str:
     if text.isprintable():
         return text
-    return "".join(ch if unicodedata.category(ch) == "Zs" else _escape(ch) for ch in text)
+    return "".join(ch if _space(ch) else _escape(ch) for ch in text)
+
+
+def _space(ch: str) -> bool:
+    """A space separator (Unicode's Zs), kept as a space; unicodedata is imported by the first text that is not
+    printable (a fresh audit's start-up)."""
+    import unicodedata
+
+    return unicodedata.category(ch) == "Zs"
 
 
 def _escape(ch: str) -> str:
@@ -191,7 +199,7 @@ def _escape(ch: str) -> str:
         return ch
     if ch in "\n\r\t":
         return {"\n": "\\n", "\r": "\\r", "\t": "\\t"}[ch]
-    if unicodedata.category(ch) == "Zs":
+    if _space(ch):
         return " "
     code = ord(ch)
     return (
