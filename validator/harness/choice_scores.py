@@ -47,10 +47,10 @@ def choice_scores(
     when the caller has them. `typed`: the target is doc_to_target's value, not the log's str() of it."""
     if not isinstance(filtered_resps, list) or not filtered_resps:
         raise NotRecomputable("filtered_resps is not a list of [log-likelihood, is_greedy] pairs")
-    logged = log_likelihoods(filtered_resps)
-    if None in logged:
+    # Annotated, not cast(): a call per sample for the type checker alone
+    lls: list[float] = log_likelihoods(filtered_resps)  # type: ignore[assignment]
+    if None in lls:
         raise NotRecomputable("a log-likelihood in filtered_resps is not a number")
-    lls = cast("list[float]", logged)
     if continuations is None:
         continuations = choice_continuations(arguments)
     if len(continuations) != len(lls) or not all(map(isinstance, continuations, repeat(str))):
@@ -83,7 +83,7 @@ def choice_scores(
         choices = _without_delimiter(continuations, target_delimiter)
         lengths = list(map(len, choices))
     gold = (
-        _index_gold(target, len(lengths))
+        (target if target < len(lengths) else -100)  # _index_gold's, without its call
         if type(target) is int
         else _gold_index(
             target,
@@ -114,7 +114,11 @@ def choice_scores(
                 for ll, n in zip(lls, lengths, strict=False)
             ]
         )
-    return ChoiceScores(acc, 1.0 if best == gold else 0.0, mutual)
+    # tuple.__new__ is what ChoiceScores(...) calls, without the named tuple's __new__ in Python before it
+    return _tuple_new(ChoiceScores, (acc, 1.0 if best == gold else 0.0, mutual))
+
+
+_tuple_new = tuple.__new__
 
 
 def _without_delimiter(continuations: list[str], delimiter: str) -> list[str]:

@@ -78,6 +78,9 @@ def generation_until(arguments: Any) -> list[str] | None:
             )  # by its key: the first value is the prompt (see choice_continuations)
             next(keys)
             settings = first[next(keys)]
+        # A multiple-choice request's continuation: stop_sequences' None, without its call
+        if not isinstance(settings, dict):
+            return None
     else:
         call = first_request(arguments)
         settings = call[1] if len(call) > 1 else None

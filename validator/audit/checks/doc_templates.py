@@ -30,6 +30,8 @@ from .base import AuditCheck, Sample, audit_check, shown
 class DocTemplates(AuditCheck):
     """LB722: a sample's target or a choice's continuation is not what the config's templates give for its doc."""
 
+    joined_choices: list | None = None  # _joined's, once a log
+
     def __init__(self, log):
         super().__init__(log)
         config = self.spec.config
@@ -99,7 +101,11 @@ class DocTemplates(AuditCheck):
             return
         logged = sample.continuations()
         try:  # the usual case, in one comparison
-            if logged == list(map(self.delimiters[0].__add__, choices)):
+            if logged == (
+                _joined(self, choices)
+                if choices is self.choices.text
+                else list(map(self.delimiters[0].__add__, choices))
+            ):
                 return
         except TypeError:
             pass  # a choice that is no string (a number): the general path below writes it as str() does
@@ -177,3 +183,12 @@ def _mutual_info_layout(
     ):
         return [item for pair in zip(continuations, choices, strict=False) for item in pair]
     return continuations * 2
+
+
+def _joined(check: DocTemplates, choices: list) -> list:
+    """The config's own list of choices (a doc_to_choice that is a list), each after the delimiter. choices_of
+    gives that one list for every doc, and neither it nor the delimiter changes in a log: joined at the first
+    sample, not at each."""
+    if check.joined_choices is None:
+        check.joined_choices = list(map(check.delimiters[0].__add__, choices))
+    return check.joined_choices

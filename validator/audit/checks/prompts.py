@@ -317,7 +317,12 @@ def _as_usual(check: Prompts, sample: Sample, contexts: list, prompt: str, doc: 
                 longest = length
     if shortest < 0 or longest + tail > size:
         return False
-    if len(contexts) > 1 and _other_context(contexts, prompt, check.mutual_info):
+    # Every context the prompt (the usual sample): _other_context's None, without its call
+    if (
+        len(contexts) > 1
+        and contexts.count(prompt) != len(contexts)
+        and _other_context(contexts, prompt, check.mutual_info)
+    ):
         return False
     shots = check.shots
     if shots is not None:
