@@ -132,6 +132,13 @@ class AuditCheck:
         self.spec: Any = log.spec
         self.summary: Any = log.summary
 
+    @classmethod
+    def applies(cls, log: AuditedLog) -> bool:
+        """Whether the check can do anything for this log, at a sample or at its finish (asked before it is made):
+        a check that cannot is not made. On a log of a few samples, making and finishing every check is most of
+        its audit."""
+        return True
+
     def sees_samples(self) -> bool:
         """Whether `add` can do anything for this log (asked once, before its first sample): a check that
         cannot is not called per sample, where a call is a measurable share of a small sample's audit."""

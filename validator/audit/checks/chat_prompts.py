@@ -54,10 +54,12 @@ class ChatPrompts(AuditCheck):
         self.without_examples: list = []  # [count, first record] of prompts without examples under a count above 0
         self.with_examples = False
 
+    @classmethod
+    def applies(cls, log) -> bool:
+        return _under_chat_template(log.spec)  # finish reports only what add found
+
     def sees_samples(self) -> bool:
-        if not self.spec.chat_template_claimed or self.spec.config.get("use_prompt"):
-            return False  # no chat template: prompts.py rebuilds the whole prompt
-        return self.text is not None
+        return _under_chat_template(self.spec) and self.text is not None
 
     def add(self, sample: Sample) -> None:
         if sample.examples is not None:
@@ -145,3 +147,9 @@ class ChatPrompts(AuditCheck):
             f"{message} (under a chat template); n-shot and the "
             "config were edited after the run, or the prompts were",
         )
+
+
+def _under_chat_template(spec) -> bool:
+    """The file claims a chat template, and no promptsource prompt: without one, prompts.py rebuilds the whole
+    prompt."""
+    return spec.chat_template_claimed and not spec.config.get("use_prompt")

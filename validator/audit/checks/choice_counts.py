@@ -56,6 +56,10 @@ class ChoiceCounts(AuditCheck):
         self.first_over: tuple[SampleRecord, int, int] | None = None  # record, doc_id, count
         self.first: tuple[SampleRecord, int, int] | None = None
 
+    @classmethod
+    def applies(cls, log) -> bool:
+        return log.expected_choices is not None  # the profile's count, to prove
+
     def sees_samples(self) -> bool:
         return self.expected is not None and self.spec.output_type in (None, "multiple_choice")
 

@@ -64,6 +64,10 @@ class DocAgreement(AuditCheck):
         self.relations = declared or builtin_agreements(self.spec.name)
         self.told = 0
 
+    @classmethod
+    def applies(cls, log) -> bool:
+        return bool(getattr(log, "doc_agreements", None) or builtin_agreements(log.spec.name))
+
     def sees_samples(self) -> bool:
         return bool(self.relations)
 

@@ -36,6 +36,11 @@ class ExactMatch(AuditCheck):
             None  # why the task's exact_match cannot be re-scored (LB716 on its numbers)
         )
 
+    @classmethod
+    def applies(cls, log) -> bool:
+        # sees_samples reads the config of a generate_until task, or says why a reported exact_match is not re-scored
+        return log.spec.output_type == "generate_until" or METRIC in log.spec.reported_metrics
+
     def sees_samples(self) -> bool:
         config = self.spec.config
         # The last entry of the name: lm-eval's ConfigurableTask overwrites its options entry by entry

@@ -81,6 +81,16 @@ class FixedExamples(AuditCheck):
         )
         self.told = False
 
+    @classmethod
+    def applies(cls, log) -> bool:
+        # _plan's first test: a task that lists no examples, or declares no count, has nothing checked or noted
+        fewshot = log.spec.config.get("fewshot_config")
+        return (
+            isinstance(fewshot, dict)
+            and fewshot.get("samples") is not None
+            and bool(log.spec.declared_shots)
+        )
+
     def sees_samples(self) -> bool:
         if self.why_not:
             self.summary.notes.append(

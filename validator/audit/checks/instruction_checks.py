@@ -43,8 +43,8 @@ from types import ModuleType
 from ...harness.ifeval_kwargs import draws_at_random, rejected
 from ...harness.samples import as_number, first_response
 from ..work_budget import run_budget
-from .base import AuditCheck, Sample, audit_check, shown
-from .instruction_levels import LEVELS, instruction_list
+from .base import Sample, audit_check, shown
+from .instruction_levels import LEVELS, IFEvalCheck, instruction_list, reported_levels
 
 IFEVAL_MARK = (
     "test_instruction_following_strict"  # in the source lm-eval writes of IFEval's process_results
@@ -60,14 +60,13 @@ LANGDETECT = frozenset({"change_case:english_capital", "change_case:english_lowe
 @audit_check(
     order=46
 )  # after InstructionLevels, which recomputes the prompt levels from the logged outcomes
-class InstructionChecks(AuditCheck):
+class InstructionChecks(IFEvalCheck):
     """LB708: an instruction's logged outcome is not what IFEval's checker gives on the response, or its id is
     none the harness knows; LB716: outcomes past the replay's bounds."""
 
     def __init__(self, log):
         super().__init__(log)
-        reported = self.spec.reported_metrics
-        self.levels = [(index, pair) for index, pair in enumerate(LEVELS) if reported & set(pair)]
+        self.levels = [(LEVELS.index(pair), pair) for pair in reported_levels(self.spec)]
         source = self.spec.config.get("process_results")
         # IFEval's task by its scorer, or by its name (deleting the scorer's source from the config is no way out)
         self.ifeval_config = (
@@ -78,9 +77,6 @@ class InstructionChecks(AuditCheck):
         self.not_linear: dict[str, int] = {}  # what RE2 cannot run -> outcomes it left unsettled
         self.beyond: dict[str, int] = {}  # a kwarg past the replay's bounds -> outcomes it left
         self.unsettled: dict[str, int] = {}  # instruction id -> outcomes the replay did not settle
-
-    def sees_samples(self) -> bool:
-        return bool(self.levels)
 
     def add(self, sample: Sample) -> None:
         data = sample.data

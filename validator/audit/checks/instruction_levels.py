@@ -21,20 +21,37 @@ LEVELS = (
 )
 
 
+def reported_levels(spec) -> list[tuple[str, str]]:
+    """The LEVELS pairs the results entry reports a metric of: the task is IFEval's, for both IFEval checks."""
+    reported = spec.reported_metrics
+    return [pair for pair in LEVELS if reported & set(pair)]
+
+
+class IFEvalCheck(AuditCheck):
+    """The IFEval checks' base: made for a task whose results entry reports one of the LEVELS."""
+
+    levels: list
+
+    @classmethod
+    def applies(cls, log) -> bool:
+        return bool(
+            reported_levels(log.spec)
+        )  # neither reports at its finish what its adds did not find
+
+    def sees_samples(self) -> bool:
+        return bool(self.levels)
+
+
 @audit_check(
     order=45
 )  # before the aggregates, which compare sample.recomputed with the logged values
-class InstructionLevels(AuditCheck):
+class InstructionLevels(IFEvalCheck):
     """LB708: prompt_level_*_acc is not all() of inst_level_*_acc, or that list has not one pass or fail
     per instruction of the doc (a doc without its instruction_id_list cannot be held to it)."""
 
     def __init__(self, log):
         super().__init__(log)
-        reported = self.spec.reported_metrics
-        self.levels = [pair for pair in LEVELS if reported & set(pair)]
-
-    def sees_samples(self) -> bool:
-        return bool(self.levels)
+        self.levels = reported_levels(self.spec)
 
     def add(self, sample: Sample) -> None:
         data = sample.data

@@ -58,6 +58,10 @@ class MathAnswers(AuditCheck):
         super().__init__(log)
         self.leaderboard_math = is_leaderboard_math(self.spec)
 
+    @classmethod
+    def applies(cls, log) -> bool:
+        return is_leaderboard_math(log.spec)
+
     def sees_samples(self) -> bool:
         return self.leaderboard_math
 

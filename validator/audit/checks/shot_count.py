@@ -43,6 +43,10 @@ class ShotCount(AuditCheck):
         # counting them again. The empty text holds no delimiter, so it starts the log.
         self.last_examples, self.last_held = "", (0, False)
 
+    @classmethod
+    def applies(cls, log) -> bool:
+        return (log.spec.declared_shots or 0) >= 2  # sees_samples's count; it has no finish
+
     def sees_samples(self) -> bool:
         counted = self.mark if self.chat else self.delimiter
         return counted is not None and self.expected >= 2
