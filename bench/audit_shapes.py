@@ -28,7 +28,9 @@ The process rows time what a person waits for: `lbnorm audit` (the console scrip
 each shape's run as a fresh process, start-up included, against a fresh process that imports click
 and runs the floor's loop over the same logs (bench/startup.py's AUDIT_FLOOR); wall time, median of
 --process-repeat, taking turns; for logs of a few samples, one process per run over the first ten
-runs.
+runs. They run --python (bench/setup.sh's bench/.venv when it is there): an interpreter where lbnorm is
+installed as users install it. An editable install's import hook (a .pth file site runs) loads pathlib
+and importlib.util in every process, the floor's too, and the ratios read lower than a user's.
 
 The memory rows run `lbnorm audit` and `lbnorm survey` in fresh processes on the multiple-choice
 shape at 1× and 10× its size and report each one's peak resident memory (the largest process).
@@ -54,7 +56,14 @@ REPO = BENCH.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests"), str(BENCH)]
 
 from leaderboard_shapes import ifeval_task, math_tasks  # noqa: E402
-from startup import AUDIT_FLOOR, CONSOLE_SCRIPT, clean_env  # noqa: E402
+from startup import (  # noqa: E402
+    AUDIT_FLOOR,
+    CLEAN_PYTHON,
+    CONSOLE_SCRIPT,
+    clean_env,
+    default_python,
+    warn_if_editable,
+)
 from support import harness_logs as hl  # noqa: E402
 from survey_bench import audit_rows  # noqa: E402
 from survey_corpus import drop_run_task, mc_task, prose  # noqa: E402
@@ -272,15 +281,15 @@ SHAPES = (
 )
 
 
-def process_row(folder: Path, repeat: int, bytecode: Path) -> dict:
+def process_row(folder: Path, repeat: int, bytecode: Path, python: str) -> dict:
     """`lbnorm audit` of each run in `folder` (the first ten) against the floor's loop, each a fresh process."""
     runs = sorted(path.name for path in folder.iterdir() if path.is_dir())[:10]
     env = clean_env({}, bytecode)
     script = bytecode.parent / "lbnorm"  # what pip's `lbnorm` script runs; `python -m` adds runpy
     script.write_text(CONSOLE_SCRIPT)
     commands = {
-        "audit": [[sys.executable, str(script), "audit", run] for run in runs],
-        "floor": [[sys.executable, "-c", AUDIT_FLOOR, run] for run in runs],
+        "audit": [[python, str(script), "audit", run] for run in runs],
+        "floor": [[python, "-c", AUDIT_FLOOR, run] for run in runs],
     }
     seconds: dict[str, list[float]] = {"audit": [], "floor": []}
     # Turn 0 warms the page cache and writes the bytecode; it is not counted
@@ -378,8 +387,15 @@ def main() -> None:
     parser.add_argument(
         "--no-processes", action="store_true", help="leave out the fresh-process rows"
     )
+    parser.add_argument(
+        "--python",
+        default=default_python(),
+        help=f"the process rows' interpreter (default: {CLEAN_PYTHON.relative_to(REPO)} when it is there)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    if not args.no_processes:
+        warn_if_editable(args.python)
     out = args.keep or Path(tempfile.mkdtemp(prefix="audit-shapes-"))
     try:
         folders = write_shapes(out, args.seed, args.scale)
@@ -388,7 +404,7 @@ def main() -> None:
             {}
             if args.no_processes
             else {
-                name: process_row(folder, args.process_repeat, out / "bytecode")
+                name: process_row(folder, args.process_repeat, out / "bytecode", args.python)
                 for name, folder in folders.items()
             }
         )

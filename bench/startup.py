@@ -16,6 +16,10 @@ so a slow spell on a shared machine lands on all of them alike. Ratios are taken
   against its floor, a process that imports click and parses and hashes every line of the same
   logs (the loop bench/audit_shapes.py measures the audit against, with the C sha256).
 
+Every process runs --python, by default bench/setup.sh's bench/.venv when it is there: lbnorm installed
+as users install it. An editable install's import hook (a .pth file site runs) loads pathlib and
+importlib.util in every process, the floors' too, which moves every ratio toward 1.
+
 lbnorm runs from this checkout through the same three lines as the `lbnorm` script pip installs,
 so an installed copy of another version is never what is timed. Every row runs with compiled
 bytecode, as an installed copy does (pip compiles what it installs): PYTHONDONTWRITEBYTECODE is
@@ -40,6 +44,9 @@ SUBMISSION = "examples/pythia-1b/submission.json"
 RESULTS = "examples/pythia-1b/results_2025-01-27T10-10-36.877664.json"
 PROFILE = "validator/profiles/open-llm-leaderboard-v2.yaml"
 AUDITED_RUN = "examples/lm-eval-output/example-org__tiny-model"
+CLEAN_PYTHON = (
+    REPO / "bench" / ".venv" / "bin" / "python"
+)  # bench/setup.sh: lbnorm as pip installs it
 # What pip writes as the `lbnorm` console script.
 CONSOLE_SCRIPT = "import sys\nfrom validator.cli import main\nsys.exit(main())\n"
 CLICK_ALONE = "import click"
@@ -171,12 +178,30 @@ def markdown(medians: dict[str, float]) -> str:
     return "\n".join(lines)
 
 
+def default_python() -> str:
+    return str(CLEAN_PYTHON) if CLEAN_PYTHON.exists() else sys.executable
+
+
+def warn_if_editable(python: str) -> None:
+    """Say so when a bare process of `python` imports an editable install's finder (site runs its .pth)."""
+    probe = "import sys; print(any(name.startswith('__editable__') for name in sys.modules))"
+    done = subprocess.run([python, "-c", probe], capture_output=True, text=True)
+    if done.stdout.strip() == "True":
+        print(
+            f"warning: {python} loads an editable install's import hook in every process, the floors' "
+            "too: the ratios read closer to 1 than a user's. Run bench/setup.sh, then pass "
+            "--python bench/.venv/bin/python",
+            file=sys.stderr,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=21)
-    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--python", default=default_python())
     parser.add_argument("--json", type=Path, help="also write the medians (seconds) here")
     args = parser.parse_args()
+    warn_if_editable(args.python)
     medians = measure(args.repeat, args.python)
     print(markdown(medians))
     if args.json:
