@@ -44,9 +44,8 @@ SUBMISSION = "examples/pythia-1b/submission.json"
 RESULTS = "examples/pythia-1b/results_2025-01-27T10-10-36.877664.json"
 PROFILE = "validator/profiles/open-llm-leaderboard-v2.yaml"
 AUDITED_RUN = "examples/lm-eval-output/example-org__tiny-model"
-CLEAN_PYTHON = (
-    REPO / "bench" / ".venv" / "bin" / "python"
-)  # bench/setup.sh: lbnorm as pip installs it
+# bench/setup.sh's environment: lbnorm installed as pip installs it
+CLEAN_PYTHON = REPO / "bench" / ".venv" / "bin" / "python"
 # What pip writes as the `lbnorm` console script.
 CONSOLE_SCRIPT = "import sys\nfrom validator.cli import main\nsys.exit(main())\n"
 CLICK_ALONE = "import click"

@@ -69,7 +69,7 @@ class LogAuditor:
         self.tolerance = tolerance
         self.summary = TaskAudit(spec.name, log, expected=spec.n_effective)
         self.checks = [check(self) for check in check_classes() if check.applies(self)]
-        # Each check's bound add, looked up once: every sample goes through each (every check still finishes).
+        # Each check's bound add, looked up once: every sample goes through each (every check made still finishes).
         self.adders: list[Callable[[Sample], None]] = [
             check.add for check in self.checks if check.sees_samples()
         ]

@@ -1,7 +1,8 @@
 """The audit check: one concern of the sample-log audit, registered like a rule.
 
 A check sees every sample of one log (`add`), then reports against the
-results file (`finish`). Checks run in `order`; a check that recomputes a
+results file (`finish`); one that can do neither for a log says so up front
+(`applies`) and is not made. Checks run in `order`; a check that recomputes a
 metric puts it in `sample.recomputed` for the checks after it.
 """
 

@@ -34,9 +34,8 @@ class IFEvalCheck(AuditCheck):
 
     @classmethod
     def applies(cls, log) -> bool:
-        return bool(
-            reported_levels(log.spec)
-        )  # neither reports at its finish what its adds did not find
+        # Neither reports at its finish what its adds did not find
+        return bool(reported_levels(log.spec))
 
     def sees_samples(self) -> bool:
         return bool(self.levels)
